@@ -1,0 +1,27 @@
+import type { ReactNode } from 'react'
+import { requirePortalUser } from '@/lib/auth/session'
+import { PortalNav } from '@/components/portal-nav'
+import { SignOutButton } from '@/components/sign-out-button'
+
+export default async function PortalLayout({ children }: { children: ReactNode }) {
+  const user = await requirePortalUser()
+  return (
+    <div className="shell">
+      <PortalNav role={user.role} />
+      <div className="main">
+        <header className="topbar">
+          <div>
+            <strong>{user.tenantName}</strong>
+          </div>
+          <div>
+            <span data-testid="signed-in-user">
+              {user.name} <span className="muted">({user.role})</span>
+            </span>{' '}
+            <SignOutButton />
+          </div>
+        </header>
+        {children}
+      </div>
+    </div>
+  )
+}

@@ -1,0 +1,14 @@
+import Link from 'next/link'
+import type { Role } from '@/lib/db/generated/enums'
+
+/** Navigation by role. Hiding a link is for clarity only; every page and procedure checks the role itself. */
+export function PortalNav({ role }: { role: Role }) {
+  return (
+    <nav className="sidebar" aria-label="Main">
+      <strong>Newsroom</strong>
+      <div className="section">Newsroom</div>
+      <Link href="/">Home</Link>
+      {role === 'admin' && <div className="section">Settings</div>}
+    </nav>
+  )
+}

@@ -1,0 +1,60 @@
+'use client'
+
+import { zodResolver } from '@hookform/resolvers/zod'
+import { signIn } from 'next-auth/react'
+import { useRouter } from 'next/navigation'
+import { useState } from 'react'
+import { useForm } from 'react-hook-form'
+import { z } from 'zod'
+
+const signInSchema = z.object({
+  email: z.string().trim().email('Enter the e-mail address you were invited with.'),
+  password: z.string().min(1, 'Enter your password.'),
+})
+
+type SignInValues = z.infer<typeof signInSchema>
+
+export function SignInForm() {
+  const router = useRouter()
+  const [failure, setFailure] = useState<string | null>(null)
+  const { register, handleSubmit, formState } = useForm<SignInValues>({
+    resolver: zodResolver(signInSchema),
+    shouldFocusError: true,
+  })
+
+  const onSubmit = handleSubmit(async (values) => {
+    setFailure(null)
+    const result = await signIn('credentials', { ...values, redirect: false })
+    if (!result || result.error) {
+      setFailure(
+        result?.status === 429
+          ? 'Too many attempts. Wait a minute, then try again.'
+          : 'That e-mail and password do not match an active account.',
+      )
+      return
+    }
+    router.replace('/')
+    router.refresh()
+  })
+
+  return (
+    <form onSubmit={onSubmit} noValidate>
+      {failure && (
+        <p role="alert" className="alert error">
+          {failure}
+        </p>
+      )}
+      <label htmlFor="email">E-mail</label>
+      <input id="email" type="email" autoComplete="username" aria-invalid={!!formState.errors.email} aria-describedby="email-error" {...register('email')} />
+      {formState.errors.email && <p id="email-error" className="field-error">{formState.errors.email.message}</p>}
+      <label htmlFor="password">Password</label>
+      <input id="password" type="password" autoComplete="current-password" aria-invalid={!!formState.errors.password} aria-describedby="password-error" {...register('password')} />
+      {formState.errors.password && <p id="password-error" className="field-error">{formState.errors.password.message}</p>}
+      <p>
+        <button type="submit" disabled={formState.isSubmitting}>
+          {formState.isSubmitting ? 'Signing in…' : 'Sign in'}
+        </button>
+      </p>
+    </form>
+  )
+}

@@ -1,0 +1,29 @@
+/**
+ * Starts the production build for the e2e suite: a fresh seeded database on the test
+ * PostgreSQL server, then `scripts/serve.ts start`. Run `next build` first (npm run test:e2e does).
+ */
+import { spawn } from 'node:child_process'
+import pg from 'pg'
+import { e2eAdminDatabaseUrl, e2eDatabaseName, e2eDatabaseUrl } from './e2e-env.ts'
+
+const admin = new pg.Client({ connectionString: e2eAdminDatabaseUrl() })
+await admin.connect()
+await admin.query(`DROP DATABASE IF EXISTS ${e2eDatabaseName} WITH (FORCE)`)
+await admin.query(`CREATE DATABASE ${e2eDatabaseName}`)
+await admin.end()
+
+const server = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts', 'start'], {
+  stdio: 'inherit',
+  env: {
+    ...process.env,
+    DATABASE_URL: e2eDatabaseUrl(),
+    SEED: 'true',
+    PORT: process.env.E2E_PORT ?? '3100',
+    NODE_ENV: 'production',
+    LOCAL_SECRETS_FILE: '.data/e2e-secrets.json',
+  },
+})
+const stop = () => server.kill('SIGTERM')
+process.on('SIGTERM', stop)
+process.on('SIGINT', stop)
+server.on('exit', (code) => process.exit(code ?? 0))

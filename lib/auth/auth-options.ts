@@ -1,0 +1,60 @@
+import type { AuthOptions } from 'next-auth'
+import CredentialsProvider from 'next-auth/providers/credentials'
+import type { Role } from '../db/generated/enums.ts'
+import { authenticateUser, loadActiveMember } from './members.ts'
+
+declare module 'next-auth' {
+  interface Session {
+    user: { id: string; email: string; name: string; role: Role; tenantId: string; tenantName: string }
+  }
+}
+
+declare module 'next-auth/jwt' {
+  interface JWT {
+    userId?: string
+    role?: Role
+    tenantId?: string
+    tenantName?: string
+  }
+}
+
+const secureCookies = process.env.NODE_ENV === 'production' && (process.env.NEXTAUTH_URL ?? '').startsWith('https://')
+
+export const authOptions: AuthOptions = {
+  session: { strategy: 'jwt', maxAge: 8 * 60 * 60 },
+  pages: { signIn: '/signin' },
+  useSecureCookies: secureCookies,
+  providers: [
+    CredentialsProvider({
+      name: 'Email and password',
+      credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
+      async authorize(credentials) {
+        if (!credentials?.email || !credentials.password) return null
+        const member = await authenticateUser(credentials.email, credentials.password)
+        return member ? { id: member.id, email: member.email, name: member.name } : null
+      },
+    }),
+  ],
+  callbacks: {
+    // Runs on every session read: a deactivated user loses the session on the next request,
+    // and a changed role applies at once.
+    async jwt({ token, user }) {
+      const userId = user?.id ?? token.userId
+      if (!userId) throw new Error('Session without a user')
+      const member = await loadActiveMember(userId)
+      if (!member) throw new Error('User is deactivated or gone')
+      return { ...token, userId: member.id, email: member.email, name: member.name, role: member.role, tenantId: member.tenantId, tenantName: member.tenantName }
+    },
+    async session({ session, token }) {
+      session.user = {
+        id: token.userId!,
+        email: token.email ?? '',
+        name: token.name ?? '',
+        role: token.role!,
+        tenantId: token.tenantId!,
+        tenantName: token.tenantName!,
+      }
+      return session
+    },
+  },
+}

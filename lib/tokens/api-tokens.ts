@@ -1,0 +1,138 @@
+import { recordAudit } from '../audit.ts'
+import { ForbiddenError, NotFoundError, ValidationError } from '../errors.ts'
+import { createId } from '../ids.ts'
+import { tenantDb } from '../tenancy/tenant-db.ts'
+import { grantableScopes, isScope, type Scope } from './scopes.ts'
+import { displayPrefix, generateToken, hashToken } from './token-secret.ts'
+
+export type ApiTokenSummary = {
+  id: string
+  name: string
+  prefix: string
+  scopes: string[]
+  ownerId: string
+  ownerName: string
+  createdById: string | null
+  createdByName: string | null
+  createdAt: Date
+  lastUsedAt: Date | null
+  revokedAt: Date | null
+}
+
+/** Keys older than this are flagged: the spec recommends rotating every 90 days. */
+export const rotationRecommendedAfterDays = 90
+
+export async function createApiToken(input: {
+  tenantId: string
+  name: string
+  scopes: string[]
+  ownerId: string
+  createdById: string | null
+}): Promise<{ token: string; summary: ApiTokenSummary }> {
+  const tdb = tenantDb(input.tenantId)
+  const name = input.name.trim()
+  if (name.length === 0 || name.length > 100) {
+    throw new ValidationError([{ field: 'name', message: 'Give the key a name of 1 to 100 characters.' }])
+  }
+  const unknown = input.scopes.filter((scope) => !isScope(scope))
+  if (unknown.length > 0 || input.scopes.length === 0) {
+    throw new ValidationError([
+      { field: 'scopes', message: unknown.length > 0 ? `Unknown scopes: ${unknown.join(', ')}.` : 'Choose at least one scope.' },
+    ])
+  }
+  const scopes = [...new Set(input.scopes)] as Scope[]
+
+  const owner = await tdb.user.findUnique({ where: { id: input.ownerId } })
+  if (!owner || !owner.active) throw new NotFoundError('active user', input.ownerId)
+  const creator = input.createdById ? await tdb.user.findUnique({ where: { id: input.createdById } }) : null
+  for (const person of [owner, creator]) {
+    if (!person) continue
+    const allowed = new Set(grantableScopes(person.role))
+    const beyond = scopes.filter((scope) => !allowed.has(scope))
+    if (beyond.length > 0) {
+      throw new ForbiddenError(`A ${person.role} cannot grant: ${beyond.join(', ')}.`, 'scope_not_grantable')
+    }
+  }
+
+  const token = generateToken()
+  const created = await tdb.$transaction(async (tx) => {
+    const row = await tx.apiToken.create({
+      data: {
+        id: createId('tok'),
+        tenantId: input.tenantId,
+        name,
+        prefix: displayPrefix(token),
+        tokenHash: hashToken(token),
+        scopes,
+        ownerId: owner.id,
+        createdById: creator?.id ?? null,
+      },
+    })
+    await recordAudit(tx, {
+      tenantId: input.tenantId,
+      actorId: creator?.id ?? null,
+      action: 'api_token.created',
+      targetType: 'api_token',
+      targetId: row.id,
+      metadata: { name, scopes, prefix: row.prefix },
+    })
+    return row
+  })
+  return {
+    token,
+    summary: {
+      ...pick(created),
+      ownerName: owner.name,
+      createdByName: creator?.name ?? null,
+    },
+  }
+}
+
+function pick(row: {
+  id: string; name: string; prefix: string; scopes: string[]; ownerId: string; createdById: string | null
+  createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null
+}) {
+  const { id, name, prefix, scopes, ownerId, createdById, createdAt, lastUsedAt, revokedAt } = row
+  return { id, name, prefix, scopes, ownerId, createdById, createdAt, lastUsedAt, revokedAt }
+}
+
+export async function listApiTokens(tenantId: string): Promise<ApiTokenSummary[]> {
+  const rows = await tenantDb(tenantId).apiToken.findMany({
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    include: { owner: { select: { name: true } }, createdBy: { select: { name: true } } },
+  })
+  return rows.map((row) => ({ ...pick(row), ownerName: row.owner.name, createdByName: row.createdBy?.name ?? null }))
+}
+
+/** Revokes by id or display prefix; takes effect on the token's next request. */
+export async function revokeApiToken(input: {
+  tenantId: string
+  idOrPrefix: string
+  actorId: string | null
+}): Promise<ApiTokenSummary> {
+  const tdb = tenantDb(input.tenantId)
+  const row = await tdb.apiToken.findFirst({
+    where: { OR: [{ id: input.idOrPrefix }, { prefix: input.idOrPrefix }] },
+    include: { owner: { select: { name: true } }, createdBy: { select: { name: true } } },
+  })
+  if (!row) throw new NotFoundError('API key', input.idOrPrefix)
+  const revokedAt = row.revokedAt ?? new Date()
+  if (!row.revokedAt) {
+    await tdb.$transaction(async (tx) => {
+      await tx.apiToken.update({ where: { id: row.id }, data: { revokedAt } })
+      await recordAudit(tx, {
+        tenantId: input.tenantId,
+        actorId: input.actorId,
+        action: 'api_token.revoked',
+        targetType: 'api_token',
+        targetId: row.id,
+        metadata: { name: row.name, prefix: row.prefix },
+      })
+    })
+  }
+  return { ...pick(row), revokedAt, ownerName: row.owner.name, createdByName: row.createdBy?.name ?? null }
+}
+
+export function isRotationRecommended(createdAt: Date, now = new Date()): boolean {
+  return now.getTime() - createdAt.getTime() > rotationRecommendedAfterDays * 24 * 60 * 60 * 1000
+}

@@ -1,0 +1,56 @@
+/**
+ * Starts the service: `tsx scripts/serve.ts dev|start`.
+ * With no DATABASE_URL it runs the embedded PGlite database (data in .data/pglite), applies
+ * migrations with `prisma migrate deploy`, seeds an empty embedded database, then runs Next.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { ensureLocalSecrets } from '../lib/config/local-secrets.ts'
+import { startEmbeddedDatabase, type EmbeddedDatabase } from '../lib/db/embedded-server.ts'
+import { runPrisma } from './run-prisma.ts'
+
+const mode = process.argv[2] === 'start' ? 'start' : 'dev'
+const port = process.env.PORT ?? '3000'
+
+async function main() {
+  const startedAt = performance.now()
+  ensureLocalSecrets()
+  process.env.NEXTAUTH_URL ??= `http://localhost:${port}`
+
+  let embedded: EmbeddedDatabase | undefined
+  if (!process.env.DATABASE_URL) {
+    embedded = await startEmbeddedDatabase()
+    process.env.DATABASE_URL = embedded.url
+    console.log(`Embedded database (PGlite) listening at ${embedded.url.replace(/:[^:@/]*@/, ':***@')}`)
+  }
+
+  await runPrisma(['migrate', 'deploy'])
+  const shouldSeed = process.env.SEED === 'true' || (embedded !== undefined && process.env.SEED !== 'false')
+  if (shouldSeed) {
+    const { seed } = await import('../prisma/seed.ts')
+    await seed()
+  }
+  console.log(`Database ready in ${Math.round(performance.now() - startedAt)} ms; starting Next (${mode}) on port ${port}.`)
+
+  const next = spawn(process.execPath, ['node_modules/next/dist/bin/next', mode, '--port', port], {
+    stdio: 'inherit',
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+  })
+  const children: ChildProcess[] = [next]
+
+  let stopping = false
+  const stop = async (code: number) => {
+    if (stopping) return
+    stopping = true
+    for (const child of children) child.kill('SIGTERM')
+    await embedded?.stop().catch(() => undefined)
+    process.exit(code)
+  }
+  next.on('exit', (code) => void stop(code ?? 0))
+  process.on('SIGINT', () => void stop(0))
+  process.on('SIGTERM', () => void stop(0))
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error)
+  process.exit(1)
+})

@@ -1,0 +1,17 @@
+import path from 'node:path'
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
+  test: {
+    include: ['lib/**/*.test.ts', 'inngest/**/*.test.ts', 'scripts/**/*.test.ts', 'prisma/**/*.test.ts', 'tests/**/*.test.ts'],
+    exclude: ['node_modules/**', 'e2e/**', '.next/**'],
+    globalSetup: ['tests/support/global-setup.ts'],
+    setupFiles: ['tests/support/database-per-file.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Two cores: two workers keep the machine responsive for the database and Redis.
+    maxWorkers: 2,
+    env: { NODE_ENV: 'test', NEXT_TELEMETRY_DISABLED: '1' },
+  },
+})
