@@ -1,8 +1,5 @@
-import path from 'node:path'
-
-/** Where the embedded PGlite database keeps its files, and where its server listens. */
+/** Where the embedded PGlite database server listens (lib/db/embedded-server.ts starts it). */
 export const embeddedDatabase = {
-  dataDir: path.resolve(process.env.EMBEDDED_DB_DIR ?? '.data/pglite'),
   host: '127.0.0.1',
   port: Number(process.env.EMBEDDED_DB_PORT ?? 54329),
 }

@@ -1,8 +1,11 @@
 import { mkdirSync } from 'node:fs'
 import { connect } from 'node:net'
+import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
 import { embeddedDatabase, embeddedDatabaseUrl } from './embedded-config.ts'
+
+const dataDir = () => path.resolve(process.env.EMBEDDED_DB_DIR ?? '.data/pglite')
 
 export type EmbeddedDatabase = { url: string; stop: () => Promise<void> }
 
@@ -11,8 +14,8 @@ export type EmbeddedDatabase = { url: string; stop: () => Promise<void> }
  * over TCP, so the app reaches it through the same adapter-pg path as real PostgreSQL.
  */
 export async function startEmbeddedDatabase(): Promise<EmbeddedDatabase> {
-  mkdirSync(embeddedDatabase.dataDir, { recursive: true })
-  const pglite = await PGlite.create(embeddedDatabase.dataDir)
+  mkdirSync(dataDir(), { recursive: true })
+  const pglite = await PGlite.create(dataDir())
   const server = new PGLiteSocketServer({
     db: pglite,
     host: embeddedDatabase.host,

@@ -17,7 +17,17 @@ async function adminQuery(sql: string) {
   }
 }
 
-await adminQuery(`CREATE DATABASE ${name} TEMPLATE ${templateDatabaseName}`)
+// PostgreSQL refuses to copy a template while another session is connected to it, which
+// happens for a moment when files start together; wait and try again.
+for (let attempt = 1; ; attempt++) {
+  try {
+    await adminQuery(`CREATE DATABASE ${name} TEMPLATE ${templateDatabaseName}`)
+    break
+  } catch (error) {
+    if (attempt >= 20 || !/being accessed by other users/.test((error as Error).message)) throw error
+    await new Promise((resolve) => setTimeout(resolve, 100 * attempt))
+  }
+}
 process.env.DATABASE_URL = databaseUrl(name)
 
 afterAll(async () => {
