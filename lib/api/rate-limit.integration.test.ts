@@ -1,0 +1,208 @@
+import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import net from 'node:net'
+import path from 'node:path'
+import { createInterface } from 'node:readline'
+import { Redis } from 'ioredis'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { testRedisUrl } from '../../tests/support/test-env.ts'
+import { closeRedis } from '../redis.ts'
+import { consumeTokenRequest, rateLimitHeaders, resetRateLimitersForTests, type RateLimitDecision } from './rate-limit.ts'
+
+const repoRoot = path.resolve(import.meta.dirname, '../..')
+const workerScript = path.join(repoRoot, 'tests/support/rate-limit-worker.ts')
+// Every key this file writes starts with this, so the clean-up cannot touch anyone else's.
+const prefix = `test:rl:${randomBytes(6).toString('hex')}`
+const savedEnv = { ...process.env }
+let admin: Redis
+
+beforeAll(async () => {
+  admin = new Redis(testRedisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 })
+  await admin.connect()
+})
+
+afterEach(async () => {
+  await closeRedis()
+  resetRateLimitersForTests()
+  process.env = { ...savedEnv }
+  vi.restoreAllMocks()
+})
+
+afterAll(async () => {
+  const keys: string[] = []
+  for await (const batch of admin.scanStream({ match: `${prefix}:*`, count: 500 })) keys.push(...(batch as string[]))
+  if (keys.length > 0) await admin.del(...keys)
+  await admin.quit()
+})
+
+type WorkerResult = { elapsedMs: number; results: { decision: RateLimitDecision; headers: Record<string, string> }[] }
+
+/** Starts one worker process; `ready` resolves once it is connected and waiting for `go`. */
+function startWorker(env: Record<string, string>, tokenId: string, count: number) {
+  const child = spawn(process.execPath, ['--import', 'tsx', workerScript, tokenId, String(count)], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  const killTimer = setTimeout(() => child.kill('SIGKILL'), 25_000)
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const lines = createInterface({ input: child.stdout })
+  const output: string[] = []
+  let onLine: (() => void) | undefined
+  lines.on('line', (line) => {
+    output.push(line)
+    onLine?.()
+  })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const failIfExited = exited.then((code) => {
+    throw new Error(`worker exited (${code}) early: ${stderr}`)
+  })
+  const waitForLine = (index: number) =>
+    Promise.race([
+      new Promise<string>((resolve) => {
+        const check = () => {
+          if (output[index] !== undefined) resolve(output[index])
+        }
+        onLine = check
+        check()
+      }),
+      failIfExited,
+    ])
+  return {
+    ready: waitForLine(0).then((line) => expect(line).toBe('ready')),
+    go: () => child.stdin.write('go\n'),
+    result: async (): Promise<WorkerResult> => {
+      const line = await waitForLine(1)
+      expect(await exited).toBe(0)
+      clearTimeout(killTimer)
+      return JSON.parse(line) as WorkerResult
+    },
+  }
+}
+
+/** A port on 127.0.0.1 that nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = net.createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as net.AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+describe('rate limits shared through Redis', () => {
+  it('holds one count across two processes spending the same token at once', async () => {
+    const env = {
+      REDIS_URL: testRedisUrl,
+      RATE_LIMIT_KEY_PREFIX: `${prefix}:shared`,
+      RATE_LIMIT_STANDARD_PER_MINUTE: '10',
+      RATE_LIMIT_WINDOW_SECONDS: '60',
+    }
+    const workers = [startWorker(env, 'token-a', 15), startWorker(env, 'token-a', 15)]
+    await Promise.all(workers.map((worker) => worker.ready))
+    for (const worker of workers) worker.go()
+    const [first, second] = await Promise.all(workers.map((worker) => worker.result()))
+    const results = [...first!.results, ...second!.results]
+    // Separate budgets would have let 10 through in each process.
+    expect(results).toHaveLength(30)
+
+    const allowed = results.filter((result) => result.decision.allowed)
+    const denied = results.filter((result) => !result.decision.allowed)
+    expect(allowed).toHaveLength(10)
+    expect(denied).toHaveLength(20)
+    // Each allowed request saw its own step of the shared count: 9 left, 8 left, ... 0 left.
+    expect(allowed.map((result) => result.decision.remaining).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+
+    const ttlSeconds = (await admin.pttl(`${prefix}:shared:token:token-a`)) / 1000
+    expect(ttlSeconds).toBeGreaterThan(50)
+    expect(ttlSeconds).toBeLessThanOrEqual(60)
+    expect(Number(await admin.get(`${prefix}:shared:token:token-a`))).toBeGreaterThanOrEqual(11)
+    for (const { decision, headers } of denied) {
+      expect(decision.remaining).toBe(0)
+      expect(decision.retryAfterSeconds).toBeGreaterThanOrEqual(Math.floor(ttlSeconds))
+      expect(decision.retryAfterSeconds).toBeLessThanOrEqual(60)
+      expect(headers['Retry-After']).toBe(String(decision.retryAfterSeconds))
+      expect(headers.RateLimit).toBe(`"per-token";r=0;t=${decision.resetSeconds}`)
+    }
+  })
+
+  it('opens a new window when the old one expires, with Retry-After telling when', async () => {
+    Object.assign(process.env, {
+      REDIS_URL: testRedisUrl,
+      RATE_LIMIT_KEY_PREFIX: `${prefix}:expiry`,
+      RATE_LIMIT_STANDARD_PER_MINUTE: '3',
+      RATE_LIMIT_WINDOW_SECONDS: '2',
+    })
+    for (const remaining of [2, 1, 0]) {
+      expect(await consumeTokenRequest('token-b', 'standard')).toMatchObject({ allowed: true, remaining })
+    }
+    // Counted in Redis from the very first request, made while the client was still connecting.
+    expect(await admin.get(`${prefix}:expiry:token:token-b`)).toBe('3')
+    const denied = await consumeTokenRequest('token-b', 'standard')
+    expect(denied).toMatchObject({ allowed: false, remaining: 0 })
+    expect(denied.retryAfterSeconds).toBeGreaterThanOrEqual(1)
+    expect(denied.retryAfterSeconds).toBeLessThanOrEqual(2)
+    expect(rateLimitHeaders(denied)['RateLimit-Policy']).toBe('"per-token";q=3;w=2')
+
+    await new Promise((resolve) => setTimeout(resolve, denied.retryAfterSeconds * 1000 + 100))
+    expect(await consumeTokenRequest('token-b', 'standard')).toMatchObject({ allowed: true, remaining: 2 })
+  })
+
+  it('keeps the count when the tenant changes plan within a window', async () => {
+    Object.assign(process.env, {
+      REDIS_URL: testRedisUrl,
+      RATE_LIMIT_KEY_PREFIX: `${prefix}:plans`,
+      RATE_LIMIT_STANDARD_PER_MINUTE: '3',
+      RATE_LIMIT_ENTERPRISE_PER_MINUTE: '5',
+    })
+    for (let i = 0; i < 3; i++) await consumeTokenRequest('token-c', 'standard')
+    expect(await consumeTokenRequest('token-c', 'standard')).toMatchObject({ allowed: false })
+    expect(await consumeTokenRequest('token-c', 'enterprise')).toMatchObject({ allowed: true, limit: 5, remaining: 0 })
+  })
+})
+
+describe('rate limits when Redis is unreachable', () => {
+  it('still limits, per process, without throwing or waiting', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+    Object.assign(process.env, {
+      REDIS_URL: `redis://127.0.0.1:${await closedPort()}`,
+      RATE_LIMIT_KEY_PREFIX: `${prefix}:down`,
+      RATE_LIMIT_STANDARD_PER_MINUTE: '10',
+    })
+    const started = performance.now()
+    const decisions = await Promise.all(Array.from({ length: 15 }, () => consumeTokenRequest('token-d', 'standard')))
+    expect(performance.now() - started).toBeLessThan(1_500)
+    expect(decisions.filter((decision) => decision.allowed)).toHaveLength(10)
+    expect(decisions.filter((decision) => !decision.allowed).every((decision) => decision.retryAfterSeconds >= 1)).toBe(true)
+    expect(logged).toHaveBeenCalledWith(expect.stringContaining('Redis unavailable'))
+
+    // Once the first connection attempt has failed, requests never wait for Redis.
+    const again = performance.now()
+    for (let i = 0; i < 200; i++) await consumeTokenRequest(`token-e-${i % 5}`, 'standard')
+    expect(performance.now() - again).toBeLessThan(200)
+    expect(await consumeTokenRequest('token-e-0', 'standard')).toMatchObject({ allowed: false })
+  })
+
+  it('answers from memory when Redis accepts the connection but never replies', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    const sockets = new Set<net.Socket>()
+    const silent = net.createServer((socket) => sockets.add(socket))
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    try {
+      Object.assign(process.env, {
+        REDIS_URL: `redis://127.0.0.1:${(silent.address() as net.AddressInfo).port}`,
+        RATE_LIMIT_KEY_PREFIX: `${prefix}:silent`,
+        RATE_LIMIT_STANDARD_PER_MINUTE: '2',
+      })
+      const started = performance.now()
+      const decisions = [] as RateLimitDecision[]
+      for (let i = 0; i < 3; i++) decisions.push(await consumeTokenRequest('token-f', 'standard'))
+      expect(performance.now() - started).toBeLessThan(3_000)
+      expect(decisions.map((decision) => decision.allowed)).toEqual([true, true, false])
+    } finally {
+      await closeRedis()
+      for (const socket of sockets) socket.destroy()
+      await new Promise((resolve) => silent.close(resolve))
+    }
+  })
+})

@@ -1,0 +1,221 @@
+import { createHash } from 'node:crypto'
+import type { Redis } from 'ioredis'
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
+import type { Plan } from '../db/generated/enums.ts'
+import { getRedis } from '../redis.ts'
+
+/**
+ * Request budgets: per API token (by the tenant's plan), per client address for requests
+ * without a valid token, and per account and address for portal sign-in.
+ *
+ * Window semantics: rate-limiter-flexible counts in a fixed window that opens at a key's
+ * first request and lasts the window (60 s by default); it is not aligned to the clock, and
+ * the count starts again from zero when it closes. Denied requests also count, but cannot
+ * stretch the window. So no window ever admits more than the limit, but a client that spends
+ * its budget at the end of one window and again at the start of the next can get up to twice
+ * the limit through in a short span: it is a per-key minute, not a strictly sliding one.
+ *
+ * With REDIS_URL the counts live in Redis and hold across every app instance. If Redis is
+ * down or slow, each instance counts in memory instead (rate-limiter-flexible's insurance
+ * limiter, same limits), so requests stay limited per instance and are never failed because
+ * of Redis.
+ */
+export type RateLimitDecision = {
+  allowed: boolean
+  limit: number
+  remaining: number
+  /** Seconds until the window closes and the full budget is back. */
+  resetSeconds: number
+  /** Seconds to wait before retrying; 0 when allowed, at least 1 when not. */
+  retryAfterSeconds: number
+  /** The name of the policy that decided, as it appears in the RateLimit headers. */
+  policy: string
+}
+
+type Policy = { name: string; limit: number; windowSeconds: number; limiter: RateLimiterAbstract }
+
+type Limiters = {
+  token: Record<Plan, Policy>
+  unauthenticated: Policy
+  signInAccount: Policy
+  signInAddress: Policy
+  /** By policy name, for RateLimit-Policy's w. */
+  windowSeconds: Record<string, number>
+  /** Set while the first connection to Redis is being made; see whenSettled. */
+  warmingUp: Promise<void> | undefined
+}
+
+let limiters: Limiters | undefined
+
+export async function consumeTokenRequest(tokenId: string, plan: Plan): Promise<RateLimitDecision> {
+  const current = limiters ?? (limiters = createLimiters())
+  if (current.warmingUp) await current.warmingUp
+  return consume(current.token[plan] ?? current.token.standard, tokenId)
+}
+
+/** For requests without a valid token: bounds how fast one address can guess tokens. */
+export async function consumeUnauthenticatedRequest(clientAddress: string): Promise<RateLimitDecision> {
+  const current = limiters ?? (limiters = createLimiters())
+  if (current.warmingUp) await current.warmingUp
+  return consume(current.unauthenticated, addressKey(clientAddress))
+}
+
+/**
+ * For portal sign-in: the account budget stops guessing one person's password from many
+ * addresses, the address budget stops one address trying many accounts. Both are spent on
+ * every attempt; the answer is the more restrictive of the two.
+ */
+export async function consumeSignInAttempt(email: string, clientAddress: string): Promise<RateLimitDecision> {
+  const current = limiters ?? (limiters = createLimiters())
+  if (current.warmingUp) await current.warmingUp
+  const [account, address] = await Promise.all([
+    consume(current.signInAccount, accountKey(email)),
+    consume(current.signInAddress, addressKey(clientAddress)),
+  ])
+  return moreRestrictive(account, address)
+}
+
+/**
+ * The response headers for a decision: RateLimit-Policy and RateLimit in the structured-field
+ * form of draft-ietf-httpapi-ratelimit-headers (-10/-11: a quoted policy name with q/w and
+ * r/t parameters), the de facto X-RateLimit-* trio many clients already read, and Retry-After
+ * on a denial.
+ */
+export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
+  const window = limiters?.windowSeconds[decision.policy]
+  const headers: Record<string, string> = {
+    'RateLimit-Policy': `"${decision.policy}";q=${decision.limit}${window ? `;w=${window}` : ''}`,
+    RateLimit: `"${decision.policy}";r=${decision.remaining};t=${decision.resetSeconds}`,
+    'X-RateLimit-Limit': String(decision.limit),
+    'X-RateLimit-Remaining': String(decision.remaining),
+    // Unix epoch seconds when the window resets (as GitHub sends it), not a delta. Rounded up
+    // so a client that waits until then never finds the old window still open.
+    'X-RateLimit-Reset': String(Math.ceil(Date.now() / 1000) + decision.resetSeconds),
+  }
+  if (!decision.allowed) headers['Retry-After'] = String(Math.max(1, decision.retryAfterSeconds))
+  return headers
+}
+
+/** Forgets the limiters (and their in-memory counts) so the next call reads the environment again. */
+export function resetRateLimitersForTests(): void {
+  limiters = undefined
+}
+
+async function consume(policy: Policy, key: string): Promise<RateLimitDecision> {
+  try {
+    return decide(policy, await policy.limiter.consume(key), true)
+  } catch (outcome) {
+    // A rejection with a RateLimiterRes is a denial; anything else is a failure of the store
+    // that the insurance limiter did not absorb. Losing the limit for a moment is better than
+    // failing requests for it, so that request goes through.
+    if (outcome instanceof RateLimiterRes) return decide(policy, outcome, false)
+    console.error(`Rate limiter '${policy.name}' failed; letting the request through.`, outcome)
+    return decide(policy, new RateLimiterRes(policy.limit, policy.windowSeconds * 1000, 0), true)
+  }
+}
+
+function decide(policy: Policy, res: RateLimiterRes, allowed: boolean): RateLimitDecision {
+  const resetSeconds = Math.max(0, Math.ceil(res.msBeforeNext / 1000))
+  return {
+    allowed,
+    limit: policy.limit,
+    remaining: allowed ? Math.min(policy.limit, res.remainingPoints) : 0,
+    resetSeconds,
+    retryAfterSeconds: allowed ? 0 : Math.max(1, resetSeconds),
+    policy: policy.name,
+  }
+}
+
+function moreRestrictive(a: RateLimitDecision, b: RateLimitDecision): RateLimitDecision {
+  if (a.allowed !== b.allowed) return a.allowed ? b : a
+  if (!a.allowed) return a.retryAfterSeconds >= b.retryAfterSeconds ? a : b
+  if (a.remaining !== b.remaining) return a.remaining < b.remaining ? a : b
+  return a.resetSeconds >= b.resetSeconds ? a : b
+}
+
+function createLimiters(): Limiters {
+  const redis = getRedis()
+  const prefix = process.env.RATE_LIMIT_KEY_PREFIX || 'newsroom:rl'
+  const window = positiveInteger('RATE_LIMIT_WINDOW_SECONDS', 60)
+  const signInWindow = positiveInteger('RATE_LIMIT_SIGN_IN_WINDOW_SECONDS', 15 * 60)
+
+  const policy = (name: string, key: string, limit: number, windowSeconds: number): Policy => ({
+    name,
+    limit,
+    windowSeconds,
+    limiter: createLimiter(redis, `${prefix}:${key}`, limit, windowSeconds),
+  })
+  const created: Limiters = {
+    // Both plans count under one key, so a plan change mid-window keeps the count.
+    token: {
+      standard: policy('per-token', 'token', positiveInteger('RATE_LIMIT_STANDARD_PER_MINUTE', 1_000), window),
+      enterprise: policy('per-token', 'token', positiveInteger('RATE_LIMIT_ENTERPRISE_PER_MINUTE', 10_000), window),
+    },
+    unauthenticated: policy('per-address', 'address', positiveInteger('RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE', 60), window),
+    signInAccount: policy('sign-in-account', 'sign-in:account', positiveInteger('RATE_LIMIT_SIGN_IN_PER_ACCOUNT', 10), signInWindow),
+    signInAddress: policy('sign-in-address', 'sign-in:address', positiveInteger('RATE_LIMIT_SIGN_IN_PER_ADDRESS', 50), signInWindow),
+    windowSeconds: { 'per-token': window, 'per-address': window, 'sign-in-account': signInWindow, 'sign-in-address': signInWindow },
+    warmingUp: undefined,
+  }
+  // The client starts connecting now and, with the offline queue off, would send the first
+  // requests to the per-process insurance; they wait for the first connection instead.
+  if (redis && redis.status !== 'ready') {
+    created.warmingUp = whenSettled(redis).then(() => {
+      created.warmingUp = undefined
+    })
+  }
+  return created
+}
+
+function createLimiter(redis: Redis | undefined, keyPrefix: string, points: number, duration: number): RateLimiterAbstract {
+  if (!redis) return new RateLimiterMemory({ keyPrefix, points, duration })
+  return new RateLimiterRedis({
+    storeClient: redis,
+    useRedisPackage: false,
+    keyPrefix,
+    points,
+    duration,
+    // Fail over to the insurance at once while the connection is down, without a round trip.
+    rejectIfRedisNotReady: true,
+    // Once a key is over its limit, this instance answers the rest of the window from memory,
+    // so a client hammering past its limit costs no Redis traffic.
+    inMemoryBlockOnConsumed: points + 1,
+    insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration }),
+  })
+}
+
+/** Resolves when the client is ready, has failed to connect, or after the timeout. */
+function whenSettled(redis: Redis, timeoutMs = 1_500): Promise<void> {
+  return new Promise((resolve) => {
+    const settle = () => {
+      clearTimeout(timer)
+      redis.off('ready', settle).off('error', settle).off('end', settle)
+      resolve()
+    }
+    const timer = setTimeout(settle, timeoutMs)
+    timer.unref()
+    redis.once('ready', settle).once('error', settle).once('end', settle)
+  })
+}
+
+function positiveInteger(name: string, fallback: number): number {
+  const raw = process.env[name]
+  if (raw === undefined || raw.trim() === '') return fallback
+  const value = Number(raw)
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new Error(`${name} must be a whole number of at least 1, not '${raw}'.`)
+  }
+  return value
+}
+
+/** Addresses kept out of Redis keys and dumps: the key is a digest of the normalised address. */
+function accountKey(email: string): string {
+  return createHash('sha256').update(email.trim().toLowerCase()).digest('base64url').slice(0, 32)
+}
+
+// Dual-stack sockets report IPv4 clients as ::ffff:a.b.c.d; one client gets one budget.
+function addressKey(clientAddress: string): string {
+  const address = clientAddress.trim().toLowerCase()
+  if (address === '') return 'unknown'
+  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address
+}
