@@ -2,6 +2,7 @@ import { recordAudit } from '../audit.ts'
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.ts'
 import { createId } from '../ids.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
+import { forgetCachedTokens } from './authenticate-token.ts'
 import { grantableScopes, isScope, type Scope } from './scopes.ts'
 import { displayPrefix, generateToken, hashToken } from './token-secret.ts'
 
@@ -129,6 +130,7 @@ export async function revokeApiToken(input: {
         metadata: { name: row.name, prefix: row.prefix },
       })
     })
+    forgetCachedTokens()
   }
   return { ...pick(row), revokedAt, ownerName: row.owner.name, createdByName: row.createdBy?.name ?? null }
 }

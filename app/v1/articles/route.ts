@@ -1,0 +1,17 @@
+import { apiRoute, jsonResponse, withApi } from '@/lib/api/with-api'
+import { articleHeaders } from '@/lib/articles/article-responses'
+import { toArticleRecord } from '@/lib/articles/article-record'
+import { createArticleSchema, listArticlesQuerySchema } from '@/lib/articles/article-schemas'
+import { createArticle } from '@/lib/articles/create-article'
+import { listArticles } from '@/lib/articles/list-articles'
+
+export const { GET, POST, PUT, PATCH, DELETE } = apiRoute({
+  GET: withApi({ scope: 'articles:read', query: listArticlesQuerySchema }, async ({ actor, query }) => {
+    const page = await listArticles(actor.tenant.id, query)
+    return jsonResponse({ items: page.items.map(toArticleRecord), total: page.total, limit: page.limit, offset: page.offset, next_offset: page.nextOffset })
+  }),
+  POST: withApi({ scope: 'articles:write', body: createArticleSchema }, async ({ actor, body }) => {
+    const article = await createArticle(actor, body)
+    return jsonResponse(toArticleRecord(article), { status: 201, headers: articleHeaders(article, { location: true }) })
+  }),
+})

@@ -1,0 +1,44 @@
+import { DomainError } from '../errors.ts'
+
+export class BodyError extends DomainError {}
+
+/**
+ * Reads a JSON body: refuses other media types (415), bodies over `maxBytes` before reading
+ * them whole (413), and text that is not JSON (400). An empty body reads as `{}`.
+ */
+export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  const declaredLength = Number(request.headers.get('content-length') ?? NaN)
+  if (Number.isFinite(declaredLength) && declaredLength > maxBytes) throw tooLarge(maxBytes)
+  if (declaredLength === 0 || request.body === null) return {}
+
+  const contentType = request.headers.get('content-type') ?? ''
+  const mediaType = contentType.split(';')[0]!.trim().toLowerCase()
+  if (mediaType !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(mediaType)) {
+    throw new BodyError('unsupported_media_type', 415, `Send the body as JSON with Content-Type: application/json${mediaType ? ` (got ${mediaType})` : ''}.`)
+  }
+
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let received = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    received += value.byteLength
+    if (received > maxBytes) {
+      await reader.cancel().catch(() => undefined)
+      throw tooLarge(maxBytes)
+    }
+    chunks.push(value)
+  }
+  const text = Buffer.concat(chunks).toString('utf8')
+  if (text.trim() === '') return {}
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    throw new BodyError('malformed_json', 400, `The body is not valid JSON: ${(error as Error).message}.`)
+  }
+}
+
+function tooLarge(maxBytes: number) {
+  return new BodyError('payload_too_large', 413, `The body is larger than this endpoint accepts (${maxBytes.toLocaleString('en')} bytes).`)
+}

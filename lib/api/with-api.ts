@@ -1,0 +1,171 @@
+import type { z } from 'zod'
+import { DomainError, ValidationError } from '../errors.ts'
+import { createId } from '../ids.ts'
+import type { Actor } from '../tenancy/actor.ts'
+import { authenticateToken, touchToken, type TokenPrincipal } from '../tokens/authenticate-token.ts'
+import { hasScope, type Scope } from '../tokens/scopes.ts'
+import { zodFieldErrors } from '../validation.ts'
+import { isDatabaseUnavailable } from './database-errors.ts'
+import { problemResponse, type Problem } from './problem.ts'
+import { consumeTokenRequest, consumeUnauthenticatedRequest, rateLimitHeaders } from './rate-limit.ts'
+import { readJsonBody } from './read-json-body.ts'
+
+export type ApiContext<Query, Body, Params> = {
+  request: Request
+  requestId: string
+  principal: TokenPrincipal
+  actor: Actor
+  query: Query
+  body: Body
+  params: Params
+}
+
+type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> }
+export type RouteHandler = (request: Request, context: RouteContext) => Promise<Response>
+
+type Infer<S> = S extends z.ZodType ? z.output<S> : undefined
+
+export type ApiOptions<QuerySchema, BodySchema, ParamsSchema> = {
+  scope: Scope
+  query?: QuerySchema
+  body?: BodySchema
+  params?: ParamsSchema
+  /** Bodies larger than this are refused with 413 before they are read whole. */
+  maxBodyBytes?: number
+}
+
+const defaultMaxBodyBytes = 1024 * 1024
+const realm = 'Bearer realm="newsroom"'
+
+/**
+ * The one door of every /v1 handler: bearer token → rate limit → scope → input validation
+ * → handler, with every failure turned into problem+json and every response carrying
+ * X-Request-Id and the rate-limit headers. Handlers see a tenant-bound actor and parsed input.
+ */
+export function withApi<
+  QuerySchema extends z.ZodType | undefined = undefined,
+  BodySchema extends z.ZodType | undefined = undefined,
+  ParamsSchema extends z.ZodType | undefined = undefined,
+>(
+  options: ApiOptions<QuerySchema, BodySchema, ParamsSchema>,
+  handler: (context: ApiContext<Infer<QuerySchema>, Infer<BodySchema>, Infer<ParamsSchema>>) => Promise<Response>,
+): RouteHandler {
+  return async (request, routeContext) => {
+    const requestId = createId('req')
+    let headers: Record<string, string> = {}
+    try {
+      const token = bearerToken(request)
+      const principal = token ? await authenticateToken(token) : null
+      if (!principal) {
+        const decision = await consumeUnauthenticatedRequest(clientAddress(request))
+        if (!decision.allowed) {
+          return problemResponse({ status: 429, code: 'rate_limited', detail: `Too many unauthenticated requests from your address; retry in ${decision.retryAfterSeconds} s.` }, requestId, rateLimitHeaders(decision))
+        }
+        return problemResponse(
+          {
+            status: 401,
+            code: 'unauthenticated',
+            detail: token
+              ? 'The bearer token is unknown, revoked, or belongs to a deactivated user. Create a new key in Settings → API Keys.'
+              : 'Send your API key as Authorization: Bearer <token>.',
+          },
+          requestId,
+          { 'WWW-Authenticate': `${realm}, error="invalid_token"` },
+        )
+      }
+
+      const decision = await consumeTokenRequest(principal.tokenId, principal.tenant.plan)
+      headers = rateLimitHeaders(decision)
+      if (!decision.allowed) {
+        return problemResponse({ status: 429, code: 'rate_limited', detail: `This token made more than ${decision.limit} requests in the current window; retry in ${decision.retryAfterSeconds} s.` }, requestId, headers)
+      }
+      touchToken(principal.tokenId)
+
+      if (!hasScope(principal.scopes, options.scope)) {
+        return problemResponse(
+          { status: 403, code: 'insufficient_scope', detail: `This endpoint needs the ${options.scope} scope; the token has: ${principal.scopes.join(', ') || 'none'}.` },
+          requestId,
+          { ...headers, 'WWW-Authenticate': `${realm}, error="insufficient_scope", scope="${options.scope}"` },
+        )
+      }
+
+      const params = parseInput(options.params, await routeContext.params, 'path')
+      const query = parseInput(options.query, Object.fromEntries(new URL(request.url).searchParams), 'query')
+      const body = options.body ? parseInput(options.body, await readJsonBody(request, options.maxBodyBytes ?? defaultMaxBodyBytes), 'body') : undefined
+
+      const response = await handler({
+        request,
+        requestId,
+        principal,
+        actor: { tenant: principal.tenant, user: principal.user },
+        query: query as Infer<QuerySchema>,
+        body: body as Infer<BodySchema>,
+        params: params as Infer<ParamsSchema>,
+      })
+      response.headers.set('X-Request-Id', requestId)
+      for (const [name, value] of Object.entries(headers)) response.headers.set(name, value)
+      return response
+    } catch (error) {
+      return errorResponse(error, requestId, headers)
+    }
+  }
+}
+
+function parseInput(schema: z.ZodType | undefined, input: unknown, where: 'path' | 'query' | 'body'): unknown {
+  if (!schema) return undefined
+  const parsed = schema.safeParse(input)
+  if (parsed.success) return parsed.data
+  throw new ValidationError(zodFieldErrors(parsed.error), `The request ${where === 'body' ? 'body' : `${where} parameters`} has invalid fields; see errors.`)
+}
+
+function bearerToken(request: Request): string | null {
+  const header = request.headers.get('authorization')
+  const match = header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null
+  return match ? match[1]! : null
+}
+
+/** The client's address as the nearest proxy (or Next itself) reports it. */
+function clientAddress(request: Request): string {
+  const forwarded = request.headers.get('x-forwarded-for')
+  return forwarded?.split(',')[0]?.trim() || request.headers.get('x-real-ip') || 'unknown'
+}
+
+export function errorResponse(error: unknown, requestId: string, headers: Record<string, string> = {}): Response {
+  if (error instanceof ValidationError) {
+    return problemResponse({ status: 422, code: 'validation_failed', detail: error.message, errors: error.fieldErrors }, requestId, headers)
+  }
+  if (error instanceof DomainError) {
+    const problem: Problem = { status: error.status, code: error.code, detail: error.message, extra: error.extra }
+    // The unread rest of an oversized body would otherwise poison a kept-alive connection.
+    return problemResponse(problem, requestId, error.code === 'payload_too_large' ? { ...headers, Connection: 'close' } : headers)
+  }
+  if (isDatabaseUnavailable(error)) {
+    console.error(`[api] ${requestId} database unavailable: ${(error as Error).message}`)
+    return problemResponse({ status: 503, code: 'service_unavailable', detail: 'The service cannot reach its database right now; retry shortly.' }, requestId, { ...headers, 'Retry-After': '5' })
+  }
+  console.error(`[api] ${requestId} unexpected error`, error)
+  return problemResponse({ status: 500, code: 'internal_error', detail: `Something went wrong on our side. Quote request id ${requestId} if you contact support.` }, requestId, headers)
+}
+
+const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
+type Method = (typeof methods)[number]
+
+/**
+ * The exports of a /v1 route file: the given handlers, and a 405 problem naming the allowed
+ * methods for every other one (Next would otherwise answer 405 with no body).
+ */
+export function apiRoute(handlers: Partial<Record<Method, RouteHandler>>): Record<Method, RouteHandler> {
+  const allowed = methods.filter((method) => handlers[method])
+  const allow = [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ')
+  const notAllowed: RouteHandler = async (request) =>
+    problemResponse({ status: 405, code: 'method_not_allowed', detail: `${request.method} is not allowed here; use ${allowed.join(' or ')}.` }, createId('req'), { Allow: allow })
+  return Object.fromEntries(methods.map((method) => [method, handlers[method] ?? notAllowed])) as Record<Method, RouteHandler>
+}
+
+/** A JSON response with the API's headers. */
+export function jsonResponse(data: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
+  return new Response(JSON.stringify(data), {
+    status: init.status ?? 200,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...init.headers },
+  })
+}

@@ -1,0 +1,42 @@
+import type { FieldError } from '../errors.ts'
+import type { TenantDb } from '../tenancy/tenant-db.ts'
+
+/**
+ * Checks that departments and authors named by articles belong to the tenant, with one
+ * query per kind however many articles are checked (bulk imports check 500 at once).
+ */
+export async function findForeignReferences(
+  tdb: TenantDb,
+  refs: { departmentIds: Iterable<string>; authorIds: Iterable<string> },
+): Promise<{ unknownDepartments: Set<string>; unknownAuthors: Set<string> }> {
+  const departmentIds = [...new Set(refs.departmentIds)]
+  const authorIds = [...new Set(refs.authorIds)]
+  const [departments, authors] = await Promise.all([
+    departmentIds.length ? tdb.department.findMany({ where: { id: { in: departmentIds } }, select: { id: true } }) : [],
+    authorIds.length ? tdb.user.findMany({ where: { id: { in: authorIds }, active: true }, select: { id: true } }) : [],
+  ])
+  const knownDepartments = new Set(departments.map((row) => row.id))
+  const knownAuthors = new Set(authors.map((row) => row.id))
+  return {
+    unknownDepartments: new Set(departmentIds.filter((id) => !knownDepartments.has(id))),
+    unknownAuthors: new Set(authorIds.filter((id) => !knownAuthors.has(id))),
+  }
+}
+
+export function referenceErrors(
+  input: { department_id?: string | null; author_id?: string },
+  unknown: { unknownDepartments: Set<string>; unknownAuthors: Set<string> },
+): FieldError[] {
+  const errors: FieldError[] = []
+  if (input.department_id && unknown.unknownDepartments.has(input.department_id)) {
+    errors.push({ field: 'department_id', message: `No department '${input.department_id}' in this newsroom.` })
+  }
+  if (input.author_id && unknown.unknownAuthors.has(input.author_id)) {
+    errors.push({ field: 'author_id', message: `No active user '${input.author_id}' in this newsroom.` })
+  }
+  return errors
+}
+
+export function uniqueTags(tags: readonly string[] | undefined): string[] {
+  return [...new Set((tags ?? []).map((tag) => tag.trim()))]
+}

@@ -1,0 +1,185 @@
+import { z } from 'zod'
+import { withoutNul } from '../validation.ts'
+import { apiStatuses, creatableStatuses } from './article-status.ts'
+
+// The single source of the article API's shapes: validation, TypeScript types and the
+// OpenAPI document all come from these schemas.
+
+const timestamp = z.iso.datetime({ offset: true })
+const nullableTimestamp = timestamp.nullable()
+const id = (example: string) => withoutNul(z.string().min(1).max(64)).meta({ example })
+
+export const headlineSchema = withoutNul(z.string().trim().min(1, 'headline must not be empty.').max(300, 'headline must be at most 300 characters.'))
+  .meta({ description: '1 to 300 characters.', example: 'Council approves riverside plan' })
+
+export const tagsSchema = z
+  .array(withoutNul(z.string().trim().min(1, 'Each tag must have 1 to 64 characters.').max(64, 'Each tag must have 1 to 64 characters.')))
+  .max(50, 'At most 50 tags.')
+  .meta({ description: 'At most 50 tags of 1 to 64 characters; duplicates are removed.', example: ['local', 'politics'] })
+
+const articleFields = {
+  headline: headlineSchema,
+  lede: withoutNul(z.string().max(2_000, 'lede must be at most 2,000 characters.')).nullable().meta({ example: 'The vote ends a decade of debate.' }),
+  body: withoutNul(z.string().max(1_000_000, 'body must be at most 1,000,000 characters.'))
+    .nullable()
+    .meta({ description: 'HTML, stored as sent; sanitised wherever it is rendered.', example: '<p>The council voted 7–2…</p>' }),
+  department_id: id('dep_0mhx2k1s9q3v8w4t6y1z2a3b4c').nullable().meta({ description: "One of the tenant's departments." }),
+  tags: tagsSchema,
+  author_id: id('usr_0mhx2k1s9q3v8w4t6y1z2a3b4c').meta({ description: 'A user of the tenant; defaults to the owner of the token.' }),
+}
+
+export const createArticleSchema = z
+  .strictObject({
+    ...articleFields,
+    lede: articleFields.lede.optional(),
+    body: articleFields.body.optional(),
+    department_id: articleFields.department_id.optional(),
+    tags: articleFields.tags.optional(),
+    author_id: articleFields.author_id.optional(),
+    status: z
+      .enum(creatableStatuses, {
+        error: 'A new article starts as draft or in-review; move it on with POST /v1/articles/{article_id}/transitions.',
+      })
+      .optional()
+      .meta({ description: 'draft (default) or in-review.' }),
+  })
+  .meta({ id: 'CreateArticle', description: 'A new article. Unknown fields are rejected.' })
+
+export type CreateArticleInput = z.infer<typeof createArticleSchema>
+
+export const updateArticleSchema = z
+  .strictObject({
+    headline: articleFields.headline.optional(),
+    lede: articleFields.lede.optional(),
+    body: articleFields.body.optional(),
+    department_id: articleFields.department_id.optional(),
+    tags: articleFields.tags.optional(),
+    author_id: articleFields.author_id.optional(),
+    status: z
+      .never({ error: 'status cannot be patched; use POST /v1/articles/{article_id}/transitions.' })
+      .optional()
+      .meta({ description: 'Not patchable: move articles with the transitions endpoint.' }),
+  })
+  .meta({ id: 'UpdateArticle', description: 'The fields to change; the others keep their values.' })
+
+export type UpdateArticleInput = z.infer<typeof updateArticleSchema>
+
+export const articleStatusSchema = z.enum(apiStatuses).meta({ id: 'ArticleStatus' })
+
+export const transitionArticleSchema = z
+  .strictObject({
+    to_state: articleStatusSchema.meta({ description: 'The state to move to.', example: 'published' }),
+    publish_at: timestamp.optional().meta({
+      description:
+        'Only with to_state=published. In the future: the article stays approved and is published then. Now or past: published at once.',
+      example: '2026-12-01T06:00:00Z',
+    }),
+  })
+  .meta({ id: 'TransitionArticle' })
+
+export type TransitionArticleInput = z.infer<typeof transitionArticleSchema>
+
+export const listArticlesQuerySchema = z
+  .strictObject({
+    status: articleStatusSchema.optional(),
+    author_id: withoutNul(z.string().min(1).max(64)).optional(),
+    department_id: withoutNul(z.string().min(1).max(64)).optional(),
+    tag: withoutNul(z.string().min(1).max(64)).optional(),
+    published_after: timestamp.optional().meta({ description: 'Inclusive: published_at ≥ this instant.' }),
+    published_before: timestamp.optional().meta({ description: 'Exclusive: published_at < this instant.' }),
+    limit: z.coerce.number().int('limit must be a whole number.').min(1, 'limit must be 1 to 200.').max(200, 'limit must be 1 to 200.').default(50),
+    offset: z.coerce.number().int('offset must be a whole number.').min(0, 'offset must be 0 or more.').max(10_000_000).default(0),
+  })
+  .meta({ id: 'ListArticlesQuery' })
+
+export type ListArticlesQuery = z.infer<typeof listArticlesQuerySchema>
+
+export const articleSchema = z
+  .object({
+    article_id: id('art_0mhx2k1s9q3v8w4t6y1z2a3b4c'),
+    headline: z.string(),
+    lede: z.string().nullable(),
+    body: z.string().nullable(),
+    department_id: z.string().nullable(),
+    tags: z.array(z.string()),
+    status: articleStatusSchema,
+    author_id: z.string(),
+    published_at: nullableTimestamp,
+    scheduled_publish_at: nullableTimestamp,
+    url: z.url().nullable().meta({ description: 'Public address; set while published.' }),
+    created_at: timestamp,
+    updated_at: timestamp,
+    version: z.number().int().min(1).meta({ description: 'Increases with every change; the ETag carries it.' }),
+  })
+  .meta({
+    id: 'Article',
+    example: {
+      article_id: 'art_0mhx2k1s9q3v8w4t6y1z2a3b4c',
+      headline: 'Council approves riverside plan',
+      lede: 'The vote ends a decade of debate.',
+      body: '<p>The council voted 7–2…</p>',
+      department_id: 'dep_0mhx2k1s9q3v8w4t6y1z2a3b4d',
+      tags: ['local', 'politics'],
+      status: 'published',
+      author_id: 'usr_0mhx2k1s9q3v8w4t6y1z2a3b4e',
+      published_at: '2026-11-20T09:30:00.000Z',
+      scheduled_publish_at: null,
+      url: 'https://dailyplanet.example/articles/council-approves-riverside-plan-0mhx2k1s9q3v8w4t6y1z2a3b4c',
+      created_at: '2026-11-20T08:00:00.000Z',
+      updated_at: '2026-11-20T09:30:00.000Z',
+      version: 4,
+    },
+  })
+
+export type ArticleRecord = z.infer<typeof articleSchema>
+
+export const articleListSchema = z
+  .object({
+    items: z.array(articleSchema),
+    total: z.number().int().min(0),
+    limit: z.number().int(),
+    offset: z.number().int(),
+    next_offset: z.number().int().nullable().meta({ description: 'Offset of the next page, or null on the last page.' }),
+  })
+  .meta({ id: 'ArticleList' })
+
+export const maxBulkArticles = 500
+
+export const bulkArticleSchema = createArticleSchema
+  .extend({
+    external_id: withoutNul(z.string().trim().min(1).max(200))
+      .optional()
+      .meta({ description: "The wire service's id, unique per tenant: re-sending it updates that article.", example: 'AP-2026-11-20-0042' }),
+  })
+  .meta({ id: 'BulkArticle' })
+
+// Items are validated one by one by the import itself, so one bad item cannot sink the rest;
+// the request schema only checks the envelope. The documented shape names the item schema.
+export const bulkImportSchema = z.strictObject({
+  articles: z.array(z.unknown()).min(1, 'Send 1 to 500 articles.'),
+})
+
+export const bulkImportDocumentedSchema = z
+  .strictObject({ articles: z.array(bulkArticleSchema).min(1).max(maxBulkArticles) })
+  .meta({ id: 'BulkImport', description: `1 to ${maxBulkArticles} articles; more is refused with 413 and nothing is stored.` })
+
+export const bulkImportResultSchema = z
+  .object({
+    created: z.number().int(),
+    updated: z.number().int(),
+    failed: z.number().int(),
+    results: z.array(
+      z.object({
+        index: z.number().int(),
+        status: z.enum(['created', 'updated', 'failed']),
+        article_id: z.string().optional(),
+        external_id: z.string().optional(),
+        errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+      }),
+    ),
+  })
+  .meta({ id: 'BulkImportResult' })
+
+export const articlePathSchema = z.object({
+  article_id: withoutNul(z.string().min(1).max(200)).meta({ description: 'The article id, e.g. art_0mhx2k1s9q3v8w4t6y1z2a3b4c.' }),
+})

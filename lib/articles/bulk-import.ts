@@ -1,0 +1,178 @@
+import type { z } from 'zod'
+import type { Article } from '../db/generated/client.ts'
+import { DomainError, type FieldError } from '../errors.ts'
+import { dispatchEvents } from '../events/dispatch-events.ts'
+import { recordEvents } from '../events/record-event.ts'
+import { createId } from '../ids.ts'
+import type { Actor } from '../tenancy/actor.ts'
+import { tenantDb } from '../tenancy/tenant-db.ts'
+import { findForeignReferences, referenceErrors, uniqueTags } from './article-references.ts'
+import { toArticleRecord } from './article-record.ts'
+import { bulkArticleSchema, maxBulkArticles } from './article-schemas.ts'
+import { fromApiStatus } from './article-status.ts'
+import { zodFieldErrors } from '../validation.ts'
+
+export type BulkItemResult = {
+  index: number
+  status: 'created' | 'updated' | 'failed'
+  article_id?: string
+  external_id?: string
+  errors?: FieldError[]
+}
+
+export type BulkImportResult = { created: number; updated: number; failed: number; results: BulkItemResult[] }
+
+type ValidItem = { index: number; id: string; input: z.infer<typeof bulkArticleSchema> }
+
+type UpsertedRow = {
+  id: string
+  tenant_id: string
+  external_id: string | null
+  headline: string
+  lede: string | null
+  body: string | null
+  department_id: string | null
+  tags: string[]
+  // The database's own label, e.g. 'in-review'.
+  status: string
+  author_id: string
+  published_at: Date | null
+  scheduled_publish_at: Date | null
+  url: string | null
+  version: number
+  created_at: Date
+  updated_at: Date
+  inserted: boolean
+}
+
+/**
+ * Imports wire copy: every item is validated on its own, the valid ones are stored in one
+ * statement (new ones created, known external_ids updated) with one event each, and the
+ * invalid ones are reported. The number of queries does not grow with the number of items.
+ */
+export async function importArticles(actor: Actor, items: unknown[]): Promise<BulkImportResult> {
+  if (items.length > maxBulkArticles) {
+    throw new DomainError('too_many_items', 413, `A bulk import takes at most ${maxBulkArticles} articles; this one has ${items.length}. Split it; nothing was stored.`)
+  }
+  const tdb = tenantDb(actor.tenant.id)
+  const results: BulkItemResult[] = items.map((_, index) => ({ index, status: 'failed' }))
+  const valid: ValidItem[] = []
+  const seenExternalIds = new Map<string, number>()
+
+  items.forEach((item, index) => {
+    const parsed = bulkArticleSchema.safeParse(item)
+    if (!parsed.success) {
+      results[index]!.errors = zodFieldErrors(parsed.error)
+      return
+    }
+    const externalId = parsed.data.external_id
+    if (externalId !== undefined) {
+      results[index]!.external_id = externalId
+      const first = seenExternalIds.get(externalId)
+      if (first !== undefined) {
+        results[index]!.errors = [{ field: 'external_id', message: `external_id '${externalId}' appears already at index ${first} of this request.` }]
+        return
+      }
+      seenExternalIds.set(externalId, index)
+    }
+    valid.push({ index, id: createId('art'), input: parsed.data })
+  })
+
+  const unknown = await findForeignReferences(tdb, {
+    departmentIds: valid.flatMap((item) => (item.input.department_id ? [item.input.department_id] : [])),
+    authorIds: valid.flatMap((item) => (item.input.author_id ? [item.input.author_id] : [])),
+  })
+  const storable = valid.filter((item) => {
+    const errors = referenceErrors(item.input, unknown)
+    if (errors.length > 0) results[item.index]!.errors = errors
+    return errors.length === 0
+  })
+
+  const defaultAuthor = actor.user?.id
+  const rows = storable.map((item, ord) => ({
+    ord,
+    id: item.id,
+    external_id: item.input.external_id ?? null,
+    headline: item.input.headline,
+    lede: item.input.lede ?? null,
+    body: item.input.body ?? null,
+    department_id: item.input.department_id ?? null,
+    tags: item.input.tags === undefined ? null : uniqueTags(item.input.tags),
+    status: fromApiStatus(item.input.status ?? 'draft'),
+    author_id: item.input.author_id ?? defaultAuthor,
+  }))
+
+  if (rows.length > 0) {
+    const events = await tdb.$transaction(async (tx) => {
+      // One statement for all items. Raw SQL bypasses the tenant scope, so tenant_id is bound
+      // explicitly here and in the conflict target. On re-sent external_ids, fields left out
+      // (or null) keep their values, status and author stay as the newsroom set them, and
+      // archived articles are left alone (they are read-only).
+      const upserted = await tx.$queryRaw<UpsertedRow[]>`
+        INSERT INTO articles (id, tenant_id, external_id, headline, lede, body, department_id, tags, status, author_id, version, created_at, updated_at)
+        SELECT x.id, ${actor.tenant.id}, x.external_id, x.headline, x.lede, x.body, x.department_id,
+               COALESCE(x.tags, '{}'), x.status::"ArticleStatus", x.author_id, 1, now(), now()
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+          AS x(ord int, id text, external_id text, headline text, lede text, body text, department_id text, tags text[], status text, author_id text)
+        ORDER BY x.ord
+        ON CONFLICT (tenant_id, external_id) DO UPDATE SET
+          headline = EXCLUDED.headline,
+          lede = COALESCE(EXCLUDED.lede, articles.lede),
+          body = COALESCE(EXCLUDED.body, articles.body),
+          department_id = COALESCE(EXCLUDED.department_id, articles.department_id),
+          tags = CASE WHEN EXCLUDED.tags = '{}' THEN articles.tags ELSE EXCLUDED.tags END,
+          version = articles.version + 1,
+          updated_at = now()
+        WHERE articles.status <> 'archived'
+        RETURNING articles.*, (xmax = 0) AS inserted`
+
+      const byId = new Map(storable.map((item) => [item.id, item]))
+      const byExternalId = new Map(storable.flatMap((item) => (item.input.external_id ? [[item.input.external_id, item] as const] : [])))
+      for (const row of upserted) {
+        const item = row.inserted ? byId.get(row.id) : byExternalId.get(row.external_id ?? '')
+        if (!item) continue
+        results[item.index] = {
+          index: item.index,
+          status: row.inserted ? 'created' : 'updated',
+          article_id: row.id,
+          ...(row.external_id !== null && { external_id: row.external_id }),
+        }
+      }
+      for (const item of storable) {
+        if (results[item.index]!.status === 'failed') {
+          results[item.index]!.errors = [{ field: 'external_id', message: `The article with external_id '${item.input.external_id}' is archived and read-only; restore it first.` }]
+        }
+      }
+      return recordEvents(
+        tx,
+        actor.tenant.id,
+        upserted.map((row) => ({ kind: row.inserted ? 'article.created' : 'article.updated', data: toArticleRecord(fromRow(row)) })),
+      )
+    })
+    await dispatchEvents(events)
+  }
+
+  const count = (status: BulkItemResult['status']) => results.filter((result) => result.status === status).length
+  return { created: count('created'), updated: count('updated'), failed: count('failed'), results }
+}
+
+function fromRow(row: UpsertedRow): Article {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    externalId: row.external_id,
+    headline: row.headline,
+    lede: row.lede,
+    body: row.body,
+    departmentId: row.department_id,
+    tags: row.tags,
+    status: (row.status === 'in-review' ? 'in_review' : row.status) as Article['status'],
+    authorId: row.author_id,
+    publishedAt: row.published_at,
+    scheduledPublishAt: row.scheduled_publish_at,
+    url: row.url,
+    version: row.version,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  }
+}

@@ -1,0 +1,44 @@
+import type { Article } from '../db/generated/client.ts'
+import { ValidationError } from '../errors.ts'
+import { dispatchEvents } from '../events/dispatch-events.ts'
+import { recordEvents } from '../events/record-event.ts'
+import { createId } from '../ids.ts'
+import type { Actor } from '../tenancy/actor.ts'
+import { tenantDb } from '../tenancy/tenant-db.ts'
+import { findForeignReferences, referenceErrors, uniqueTags } from './article-references.ts'
+import { toArticleRecord } from './article-record.ts'
+import type { CreateArticleInput } from './article-schemas.ts'
+import { fromApiStatus } from './article-status.ts'
+
+export async function createArticle(actor: Actor, input: CreateArticleInput): Promise<Article> {
+  const tdb = tenantDb(actor.tenant.id)
+  const authorId = input.author_id ?? actor.user?.id
+  if (!authorId) throw new ValidationError([{ field: 'author_id', message: 'author_id is required when the system creates an article.' }])
+
+  const unknown = await findForeignReferences(tdb, {
+    departmentIds: input.department_id ? [input.department_id] : [],
+    authorIds: input.author_id ? [input.author_id] : [],
+  })
+  const errors = referenceErrors(input, unknown)
+  if (errors.length > 0) throw new ValidationError(errors)
+
+  const { article, events } = await tdb.$transaction(async (tx) => {
+    const article = await tx.article.create({
+      data: {
+        id: createId('art'),
+        tenantId: actor.tenant.id,
+        headline: input.headline,
+        lede: input.lede ?? null,
+        body: input.body ?? null,
+        departmentId: input.department_id ?? null,
+        tags: uniqueTags(input.tags),
+        status: fromApiStatus(input.status ?? 'draft'),
+        authorId,
+      },
+    })
+    const events = await recordEvents(tx, actor.tenant.id, [{ kind: 'article.created', data: toArticleRecord(article) }])
+    return { article, events }
+  })
+  await dispatchEvents(events)
+  return article
+}

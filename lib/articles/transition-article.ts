@@ -1,0 +1,188 @@
+import type { Article } from '../db/generated/client.ts'
+import type { ArticleStatus } from '../db/generated/enums.ts'
+import { ConflictError, ForbiddenError, NotFoundError, PreconditionFailedError, ValidationError } from '../errors.ts'
+import { dispatchEvents } from '../events/dispatch-events.ts'
+import { recordEvents, type RecordedEvent } from '../events/record-event.ts'
+import type { EventKind } from '../events/event-kinds.ts'
+import { createId } from '../ids.ts'
+import type { Actor } from '../tenancy/actor.ts'
+import { tenantDb, type TenantDb } from '../tenancy/tenant-db.ts'
+import { buildArticleUrl } from './article-url.ts'
+import { ifMatchSatisfied, toArticleRecord } from './article-record.ts'
+import type { TransitionArticleInput } from './article-schemas.ts'
+import { allowedNextStates, canTransition, fromApiStatus, roleMayTransition, toApiStatus, type ApiStatus } from './article-status.ts'
+
+type Transaction = Parameters<Parameters<TenantDb['$transaction']>[0]>[0]
+
+export type TransitionOutcome = { article: Article; scheduled: boolean }
+
+const maxAttempts = 3
+
+/**
+ * Moves an article through the workflow (contract: Articles, Transition). The move, its
+ * history row and its events commit together, and only from the version that was checked,
+ * so two simultaneous moves from one state cannot both succeed.
+ */
+export async function transitionArticle(
+  actor: Actor,
+  articleId: string,
+  input: TransitionArticleInput,
+  options: { ifMatch?: string | null; now?: Date } = {},
+): Promise<TransitionOutcome> {
+  if (input.publish_at !== undefined && input.to_state !== 'published') {
+    throw new ValidationError([{ field: 'publish_at', message: 'publish_at goes only with to_state = published.' }])
+  }
+  const tdb = tenantDb(actor.tenant.id)
+
+  for (let attempt = 1; ; attempt++) {
+    const now = options.now ?? new Date()
+    const current = await tdb.article.findUnique({ where: { id: articleId } })
+    if (!current) throw new NotFoundError('article', articleId)
+    if (!ifMatchSatisfied(options.ifMatch, current.version)) {
+      throw new PreconditionFailedError(`The article changed since you read it; it is now at version ${current.version}.`)
+    }
+    const from = toApiStatus(current.status)
+    assertMoveAllowed(actor, from, input.to_state)
+
+    const publishAt = input.publish_at ? new Date(input.publish_at) : undefined
+    const schedule = input.to_state === 'published' && publishAt !== undefined && publishAt.getTime() > now.getTime()
+
+    const result = await tdb.$transaction(async (tx) =>
+      schedule
+        ? scheduleInTransaction(tx, actor, current, publishAt!)
+        : moveInTransaction(tx, actor, current, fromApiStatus(input.to_state), now),
+    )
+    if (result) {
+      await dispatchEvents(result.events)
+      return { article: result.article, scheduled: schedule }
+    }
+    // Someone changed the article between our read and our write: judge the move again
+    // against what it is now, unless the caller pinned the version it saw.
+    if (options.ifMatch) throw new PreconditionFailedError('The article changed while the transition was applied.')
+    if (attempt >= maxAttempts) throw new ConflictError('concurrent_update', 'The article is being changed by others right now; retry in a moment.')
+  }
+}
+
+function assertMoveAllowed(actor: Actor, from: ApiStatus, to: ApiStatus): void {
+  if (!canTransition(from, to)) {
+    const allowed = allowedNextStates(from)
+    throw new ConflictError('invalid_transition', `An article cannot move from ${from} to ${to}. From ${from} it can move to: ${allowed.join(', ')}.`, {
+      from_state: from,
+      allowed_to_states: allowed,
+    })
+  }
+  if (!roleMayTransition(actor.user?.role ?? null, from, to)) {
+    throw new ForbiddenError(`A ${actor.user?.role} cannot move an article from ${from} to ${to}; ask an editor.`)
+  }
+}
+
+async function moveInTransaction(
+  tx: Transaction,
+  actor: Actor,
+  current: Article,
+  to: ArticleStatus,
+  now: Date,
+): Promise<{ article: Article; events: RecordedEvent[] } | undefined> {
+  const publishing = to === 'published'
+  const updated = await tx.article.updateManyAndReturn({
+    where: { id: current.id, version: current.version, status: current.status },
+    data: {
+      status: to,
+      version: { increment: 1 },
+      // Any move cancels a pending scheduled publication.
+      scheduledPublishAt: null,
+      ...(publishing && { publishedAt: now, url: buildArticleUrl(actor.tenant.publicSiteUrl, current.id, current.headline) }),
+      // Unpublishing takes the article off the site; published_at keeps when it last went out.
+      ...(current.status === 'published' && to === 'draft' && { url: null }),
+    },
+  })
+  const article = updated[0]
+  if (!article) return undefined
+  await tx.articleTransition.create({
+    data: { id: createId('trn'), tenantId: actor.tenant.id, articleId: article.id, fromState: current.status, toState: to, actorId: actor.user?.id ?? null },
+  })
+  const record = toArticleRecord(article)
+  const kinds: EventKind[] = []
+  if (to === 'published') kinds.push('article.published')
+  if (current.status === 'published' && to === 'draft') kinds.push('article.unpublished')
+  if (to === 'archived') kinds.push('article.archived')
+  const events = await recordEvents(tx, actor.tenant.id, [
+    {
+      kind: 'workflow.transitioned',
+      data: { article_id: article.id, from_state: toApiStatus(current.status), to_state: toApiStatus(to), actor_id: actor.user?.id ?? null },
+      occurredAt: now,
+    },
+    ...kinds.map((kind) => ({ kind, data: record, occurredAt: now })),
+  ])
+  return { article, events }
+}
+
+async function scheduleInTransaction(
+  tx: Transaction,
+  actor: Actor,
+  current: Article,
+  publishAt: Date,
+): Promise<{ article: Article; events: RecordedEvent[] } | undefined> {
+  const updated = await tx.article.updateManyAndReturn({
+    where: { id: current.id, version: current.version, status: current.status },
+    data: { scheduledPublishAt: publishAt, version: { increment: 1 } },
+  })
+  const article = updated[0]
+  if (!article) return undefined
+  // The history shows the scheduling as an approved → published row carrying publish_at.
+  await tx.articleTransition.create({
+    data: { id: createId('trn'), tenantId: actor.tenant.id, articleId: article.id, fromState: current.status, toState: 'published', actorId: actor.user?.id ?? null, publishAt },
+  })
+  const events = await recordEvents(tx, actor.tenant.id, [
+    { kind: 'article.updated', data: toArticleRecord(article) },
+    { kind: 'article.publish_scheduled', data: { article_id: article.id, publish_at: publishAt.toISOString() } },
+  ])
+  return { article, events }
+}
+
+/**
+ * Called by the scheduled-publishing job at `scheduledFor`: publishes the article only if it
+ * is still approved and still scheduled for exactly that instant, so a job for a schedule
+ * that was cancelled or moved does nothing.
+ */
+export async function publishIfStillScheduled(
+  actor: Actor,
+  articleId: string,
+  scheduledFor: Date,
+  now = new Date(),
+): Promise<{ published: boolean; article: Article | null }> {
+  const tdb = tenantDb(actor.tenant.id)
+  const current = await tdb.article.findUnique({ where: { id: articleId } })
+  if (!current || current.status !== 'approved' || current.scheduledPublishAt?.getTime() !== scheduledFor.getTime()) {
+    return { published: false, article: current }
+  }
+  const result = await tdb.$transaction((tx) => moveInTransaction(tx, actor, current, 'published', now))
+  if (!result) return { published: false, article: await tdb.article.findUnique({ where: { id: articleId } }) }
+  await dispatchEvents(result.events)
+  return { published: true, article: result.article }
+}
+
+/** Takes a pending scheduled publication back; the article stays approved. */
+export async function cancelScheduledPublication(actor: Actor, articleId: string, options: { ifMatch?: string | null } = {}): Promise<Article> {
+  const tdb = tenantDb(actor.tenant.id)
+  const current = await tdb.article.findUnique({ where: { id: articleId } })
+  if (!current) throw new NotFoundError('article', articleId)
+  if (!ifMatchSatisfied(options.ifMatch, current.version)) throw new PreconditionFailedError('The article changed since you read it.')
+  if (!roleMayTransition(actor.user?.role ?? null, 'approved', 'published')) {
+    throw new ForbiddenError(`A ${actor.user?.role} cannot change a publication schedule; ask an editor.`)
+  }
+  if (!current.scheduledPublishAt) return current
+  const result = await tdb.$transaction(async (tx) => {
+    const updated = await tx.article.updateManyAndReturn({
+      where: { id: current.id, version: current.version },
+      data: { scheduledPublishAt: null, version: { increment: 1 } },
+    })
+    const article = updated[0]
+    if (!article) return undefined
+    const events = await recordEvents(tx, actor.tenant.id, [{ kind: 'article.updated', data: toArticleRecord(article) }])
+    return { article, events }
+  })
+  if (!result) throw new PreconditionFailedError('The article changed while the schedule was cancelled.')
+  await dispatchEvents(result.events)
+  return result.article
+}

@@ -1,0 +1,71 @@
+import type { Article, Prisma } from '../db/generated/client.ts'
+import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../errors.ts'
+import { dispatchEvents } from '../events/dispatch-events.ts'
+import { recordEvents } from '../events/record-event.ts'
+import type { Actor } from '../tenancy/actor.ts'
+import { tenantDb } from '../tenancy/tenant-db.ts'
+import { findForeignReferences, referenceErrors, uniqueTags } from './article-references.ts'
+import { ifMatchSatisfied, toArticleRecord } from './article-record.ts'
+import type { UpdateArticleInput } from './article-schemas.ts'
+
+const maxAttempts = 3
+
+/**
+ * Applies a partial update. With `ifMatch` (an If-Match header, or the version the portal's
+ * editor loaded) a concurrent change is refused with 412 instead of being overwritten.
+ */
+export async function updateArticle(
+  actor: Actor,
+  articleId: string,
+  input: UpdateArticleInput,
+  options: { ifMatch?: string | null } = {},
+): Promise<Article> {
+  const tdb = tenantDb(actor.tenant.id)
+  const unknown = await findForeignReferences(tdb, {
+    departmentIds: input.department_id ? [input.department_id] : [],
+    authorIds: input.author_id ? [input.author_id] : [],
+  })
+  const errors = referenceErrors(input, unknown)
+  if (errors.length > 0) throw new ValidationError(errors)
+
+  const changes: Prisma.ArticleUpdateManyMutationInput & { departmentId?: string | null; authorId?: string } = {}
+  if (input.headline !== undefined) changes.headline = input.headline
+  if (input.lede !== undefined) changes.lede = input.lede
+  if (input.body !== undefined) changes.body = input.body
+  if (input.department_id !== undefined) changes.departmentId = input.department_id
+  if (input.tags !== undefined) changes.tags = uniqueTags(input.tags)
+  if (input.author_id !== undefined) changes.authorId = input.author_id
+
+  for (let attempt = 1; ; attempt++) {
+    const current = await tdb.article.findUnique({ where: { id: articleId } })
+    if (!current) throw new NotFoundError('article', articleId)
+    if (!ifMatchSatisfied(options.ifMatch, current.version)) {
+      throw new PreconditionFailedError(`The article changed since you read it; it is now at version ${current.version}. Fetch it again and re-apply your change.`)
+    }
+    if (current.status === 'archived') {
+      throw new ConflictError('article_archived', 'Archived articles are read-only; restore it to draft first.', { from_state: 'archived' })
+    }
+
+    const result = await tdb.$transaction(async (tx) => {
+      // Only the version we read may be changed: a concurrent writer makes this match nothing.
+      const updated = await tx.article.updateManyAndReturn({
+        where: { id: articleId, version: current.version },
+        data: { ...changes, version: { increment: 1 } },
+      })
+      const article = updated[0]
+      if (!article) return undefined
+      const events = await recordEvents(tx, actor.tenant.id, [{ kind: 'article.updated', data: toArticleRecord(article) }])
+      return { article, events }
+    })
+    if (result) {
+      await dispatchEvents(result.events)
+      return result.article
+    }
+    if (options.ifMatch) {
+      throw new PreconditionFailedError('The article changed while your update was applied. Fetch it again and re-apply your change.')
+    }
+    if (attempt >= maxAttempts) {
+      throw new ConflictError('concurrent_update', 'The article is being changed by others right now; retry in a moment.')
+    }
+  }
+}

@@ -1,0 +1,12 @@
+import type { Plan, Role } from '../db/generated/enums.ts'
+
+export type ActingTenant = { id: string; slug: string; name: string; plan: Plan; publicSiteUrl: string }
+
+/**
+ * Who is acting, in which newsroom: a person in the portal, the owner of an API token,
+ * or the system itself (user null) for scheduled work.
+ */
+export type Actor = {
+  tenant: ActingTenant
+  user: { id: string; role: Role } | null
+}

@@ -1,0 +1,70 @@
+import type { Role } from '../db/generated/enums.ts'
+import type { ActingTenant } from '../tenancy/actor.ts'
+import { systemDb } from '../tenancy/tenant-db.ts'
+import { effectiveScopes, type Scope } from './scopes.ts'
+import { hashToken, looksLikeToken } from './token-secret.ts'
+
+export type TokenPrincipal = {
+  tokenId: string
+  scopes: Scope[]
+  tenant: ActingTenant
+  user: { id: string; role: Role }
+}
+
+type CacheEntry = { principal: TokenPrincipal | null; expiresAt: number }
+
+// A few seconds of caching spares the database a lookup on every request, while a revoked
+// token, a deactivated owner or a changed role still takes effect within that time.
+const cacheTtlMs = () => Number(process.env.TOKEN_CACHE_TTL_MS ?? 5_000)
+const maxCacheEntries = 10_000
+const cache = new Map<string, CacheEntry>()
+
+/** The token's principal, or null for an unknown or revoked token or a deactivated owner. */
+export async function authenticateToken(token: string): Promise<TokenPrincipal | null> {
+  if (!looksLikeToken(token)) return null
+  const tokenHash = hashToken(token)
+  const cached = cache.get(tokenHash)
+  if (cached && cached.expiresAt > Date.now()) return cached.principal
+
+  const row = await systemDb().apiToken.findUnique({
+    where: { tokenHash },
+    include: {
+      owner: { select: { id: true, role: true, active: true } },
+      tenant: { select: { id: true, slug: true, name: true, plan: true, publicSiteUrl: true } },
+    },
+  })
+  const principal: TokenPrincipal | null =
+    row && !row.revokedAt && row.owner.active
+      ? { tokenId: row.id, scopes: effectiveScopes(row.scopes, row.owner.role), tenant: row.tenant, user: { id: row.owner.id, role: row.owner.role } }
+      : null
+  if (cache.size >= maxCacheEntries) cache.clear()
+  cache.set(tokenHash, { principal, expiresAt: Date.now() + cacheTtlMs() })
+  if (principal) rememberLastUse(principal.tokenId, row?.lastUsedAt ?? null)
+  return principal
+}
+
+/** Drops cached lookups so a revocation in this process applies to the very next request. */
+export function forgetCachedTokens(): void {
+  cache.clear()
+}
+
+const lastUseWrittenAt = new Map<string, number>()
+const lastUseIntervalMs = 60_000
+
+function rememberLastUse(tokenId: string, lastUsedAt: Date | null) {
+  if (lastUsedAt && !lastUseWrittenAt.has(tokenId)) lastUseWrittenAt.set(tokenId, lastUsedAt.getTime())
+}
+
+/**
+ * Records that a token was used, at most once a minute per token and without making the
+ * request wait: a lost update only makes "last used" a minute staler.
+ */
+export function touchToken(tokenId: string, now = Date.now()): void {
+  const written = lastUseWrittenAt.get(tokenId)
+  if (written !== undefined && now - written < lastUseIntervalMs) return
+  lastUseWrittenAt.set(tokenId, now)
+  if (lastUseWrittenAt.size > maxCacheEntries) lastUseWrittenAt.clear()
+  systemDb()
+    .apiToken.update({ where: { id: tokenId }, data: { lastUsedAt: new Date(now) } })
+    .catch((error: Error) => console.warn(`[tokens] could not record last use of ${tokenId}: ${error.message}`))
+}
