@@ -1,5 +1,9 @@
 import path from 'node:path'
+import { randomBytes } from 'node:crypto'
 import { defineConfig } from 'vitest/config'
+
+// Names this run's template database; workers inherit it through the environment.
+process.env.NEWSROOM_TEST_RUN ??= randomBytes(4).toString('hex')
 
 export default defineConfig({
   resolve: { alias: { '@': path.resolve(import.meta.dirname) } },

@@ -8,6 +8,7 @@ export function PortalNav({ role }: { role: Role }) {
       <strong>Newsroom</strong>
       <div className="section">Newsroom</div>
       <Link href="/">Home</Link>
+      <Link href="/docs/api">API reference</Link>
       {role === 'admin' && <div className="section">Settings</div>}
     </nav>
   )

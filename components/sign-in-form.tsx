@@ -27,7 +27,7 @@ export function SignInForm() {
     const result = await signIn('credentials', { ...values, redirect: false })
     if (!result || result.error) {
       setFailure(
-        result?.status === 429
+        result?.error === 'TooManySignInAttempts'
           ? 'Too many attempts. Wait a minute, then try again.'
           : 'That e-mail and password do not match an active account.',
       )

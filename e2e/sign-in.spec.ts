@@ -7,7 +7,7 @@ test('the seeded admin signs in, sees the home page, and signs out', async ({ pa
   await page.getByLabel('E-mail').fill('admin@dailyplanet.example')
   await page.getByLabel('Password').fill('wrong password')
   await page.getByRole('button', { name: 'Sign in' }).click()
-  await expect(page.getByRole('alert')).toContainText('do not match')
+  await expect(page.getByRole('alert').filter({ hasText: 'do not match' })).toBeVisible()
 
   await page.getByLabel('Password').fill('newsroom-admin-dev')
   await page.getByRole('button', { name: 'Sign in' }).click()

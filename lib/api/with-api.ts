@@ -115,7 +115,7 @@ function parseInput(schema: z.ZodType | undefined, input: unknown, where: 'path'
   if (!schema) return undefined
   const parsed = schema.safeParse(input)
   if (parsed.success) return parsed.data
-  throw new ValidationError(zodFieldErrors(parsed.error), `The request ${where === 'body' ? 'body' : `${where} parameters`} has invalid fields; see errors.`)
+  throw new ValidationError(zodFieldErrors(parsed.error), `The request ${where === 'body' ? 'body has' : `${where} parameters have`} invalid fields; see errors.`)
 }
 
 function bearerToken(request: Request): string | null {

@@ -1,7 +1,11 @@
 import type { AuthOptions } from 'next-auth'
 import CredentialsProvider from 'next-auth/providers/credentials'
 import type { Role } from '../db/generated/enums.ts'
+import { consumeSignInAttempt } from '../api/rate-limit.ts'
 import { authenticateUser, loadActiveMember } from './members.ts'
+
+/** The error a refused sign-in carries to the form, which explains it. */
+export const tooManySignInAttempts = 'TooManySignInAttempts'
 
 declare module 'next-auth' {
   interface Session {
@@ -28,8 +32,12 @@ export const authOptions: AuthOptions = {
     CredentialsProvider({
       name: 'Email and password',
       credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
-      async authorize(credentials) {
+      async authorize(credentials, request) {
         if (!credentials?.email || !credentials.password) return null
+        const forwarded = request.headers?.['x-forwarded-for']
+        const address = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim() || 'unknown'
+        const decision = await consumeSignInAttempt(credentials.email.trim().toLowerCase(), address)
+        if (!decision.allowed) throw new Error(tooManySignInAttempts)
         const member = await authenticateUser(credentials.email, credentials.password)
         return member ? { id: member.id, email: member.email, name: member.name } : null
       },

@@ -16,4 +16,14 @@ export default async function setup() {
     await admin.end()
   }
   await runPrisma(['migrate', 'deploy'], { ...process.env, DATABASE_URL: databaseUrl(templateDatabaseName) })
+
+  return async function teardown() {
+    const client = new pg.Client({ connectionString: testDatabaseUrl })
+    await client.connect()
+    try {
+      await client.query(`DROP DATABASE IF EXISTS ${templateDatabaseName} WITH (FORCE)`)
+    } finally {
+      await client.end()
+    }
+  }
 }
