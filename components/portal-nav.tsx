@@ -8,8 +8,18 @@ export function PortalNav({ role }: { role: Role }) {
       <strong>Newsroom</strong>
       <div className="section">Newsroom</div>
       <Link href="/">Home</Link>
+      <Link href="/articles">Articles</Link>
       <Link href="/docs/api">API reference</Link>
-      {role === 'admin' && <div className="section">Settings</div>}
+      {role === 'admin' && (
+        <>
+          <div className="section">Settings</div>
+          <Link href="/settings/api-keys">API Keys</Link>
+          <Link href="/settings/webhooks">Webhooks</Link>
+          <Link href="/settings/users">Users</Link>
+          <Link href="/settings/departments">Departments</Link>
+          <Link href="/settings/audit-log">Audit log</Link>
+        </>
+      )}
     </nav>
   )
 }

@@ -2,6 +2,7 @@ import type { ReactNode } from 'react'
 import { requirePortalUser } from '@/lib/auth/session'
 import { PortalNav } from '@/components/portal-nav'
 import { SignOutButton } from '@/components/sign-out-button'
+import { PortalTrpcProvider } from '@/components/trpc-provider'
 
 export default async function PortalLayout({ children }: { children: ReactNode }) {
   const user = await requirePortalUser()
@@ -20,7 +21,7 @@ export default async function PortalLayout({ children }: { children: ReactNode }
             <SignOutButton />
           </div>
         </header>
-        {children}
+        <PortalTrpcProvider>{children}</PortalTrpcProvider>
       </div>
     </div>
   )

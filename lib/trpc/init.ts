@@ -1,0 +1,66 @@
+import { initTRPC, TRPCError } from '@trpc/server'
+import type { Role } from '../db/generated/enums.ts'
+import { DomainError, ValidationError } from '../errors.ts'
+import type { Member } from '../auth/members.ts'
+import type { Actor, ActingTenant } from '../tenancy/actor.ts'
+
+export type PortalContext = { member: Member | null; tenant: ActingTenant | null; clientAddress: string }
+
+const t = initTRPC.context<PortalContext>().create({
+  errorFormatter({ shape, error }) {
+    const cause = error.cause
+    return {
+      ...shape,
+      data: {
+        ...shape.data,
+        // The domain's own code and field errors, so forms can show them beside the fields.
+        domainCode: cause instanceof DomainError ? cause.code : null,
+        fieldErrors: cause instanceof ValidationError ? cause.fieldErrors : null,
+      },
+    }
+  },
+})
+
+const statusToTrpc: Record<number, TRPCError['code']> = {
+  400: 'BAD_REQUEST',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  412: 'PRECONDITION_FAILED',
+  413: 'PAYLOAD_TOO_LARGE',
+  422: 'UNPROCESSABLE_CONTENT',
+  429: 'TOO_MANY_REQUESTS',
+}
+
+/** Domain errors become tRPC errors with the same message; the domain decides, tRPC only carries. */
+const mapDomainErrors = t.middleware(async ({ next }) => {
+  const result = await next()
+  if (!result.ok && result.error.cause instanceof DomainError) {
+    const cause = result.error.cause
+    throw new TRPCError({ code: statusToTrpc[cause.status] ?? 'BAD_REQUEST', message: cause.message, cause })
+  }
+  return result
+})
+
+export const router = t.router
+export const createCallerFactory = t.createCallerFactory
+export const publicProcedure = t.procedure.use(mapDomainErrors)
+
+/** A signed-in, active member of a newsroom, acting in it. */
+export const memberProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.member || !ctx.tenant) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in again: your session has ended.' })
+  const actor: Actor = { tenant: ctx.tenant, user: { id: ctx.member.id, role: ctx.member.role } }
+  return next({ ctx: { ...ctx, member: ctx.member, tenant: ctx.tenant, actor } })
+})
+
+function requireRole(roles: readonly Role[]) {
+  return memberProcedure.use(({ ctx, next }) => {
+    if (!roles.includes(ctx.member.role)) {
+      throw new TRPCError({ code: 'FORBIDDEN', message: `Only ${roles.join(' or ')} users can do this.` })
+    }
+    return next()
+  })
+}
+
+export const editorProcedure = requireRole(['admin', 'editor'])
+export const adminProcedure = requireRole(['admin'])

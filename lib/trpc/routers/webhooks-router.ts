@@ -1,0 +1,3 @@
+import { router } from '../init.ts'
+
+export const webhooksRouter = router({})
