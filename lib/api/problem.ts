@@ -3,6 +3,7 @@ import type { FieldError } from '../errors.ts'
 /** The title of each problem code (contract: Errors). */
 export const problemTitles: Record<string, string> = {
   malformed_json: 'Malformed JSON',
+  request_aborted: 'Request aborted',
   unauthenticated: 'Authentication required',
   insufficient_scope: 'Insufficient scope',
   forbidden: 'Forbidden',

@@ -21,7 +21,10 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   const chunks: Uint8Array[] = []
   let received = 0
   for (;;) {
-    const { done, value } = await reader.read()
+    const { done, value } = await reader.read().catch(() => {
+      // The client went away mid-body: nobody waits for this answer, and it is no fault of ours.
+      throw new BodyError('request_aborted', 400, 'The request body was cut off before it ended.')
+    })
     if (done) break
     received += value.byteLength
     if (received > maxBytes) {

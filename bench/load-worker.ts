@@ -1,0 +1,50 @@
+/**
+ * The load generator, run as its own process so it does not share a CPU budget with the
+ * service's event loop: `tsx bench/load-worker.ts '<json scenario>'` prints autocannon's result.
+ * A scenario with `paths` sends each request to the next path in turn (each article is moved once).
+ */
+import autocannon from 'autocannon'
+
+type Scenario = {
+  url: string
+  method: 'GET' | 'POST' | 'PATCH'
+  path?: string
+  paths?: string[]
+  body?: string
+  token: string
+  connections: number
+  duration?: number
+  amount?: number
+}
+
+const scenario = JSON.parse(process.argv[2]!) as Scenario
+let next = 0
+
+const result = await autocannon({
+  url: scenario.url,
+  connections: scenario.connections,
+  ...(scenario.amount ? { amount: scenario.amount } : { duration: scenario.duration ?? 10 }),
+  requests: [
+    {
+      method: scenario.method,
+      path: scenario.path ?? scenario.paths?.[0] ?? '/',
+      headers: { authorization: `Bearer ${scenario.token}`, 'content-type': 'application/json' },
+      ...(scenario.body && { body: scenario.body }),
+      ...(scenario.paths && {
+        setupRequest: (request: Record<string, unknown>) => ({ ...request, path: scenario.paths![next++ % scenario.paths!.length] }),
+      }),
+    } as autocannon.Request,
+  ],
+})
+
+process.stdout.write(
+  JSON.stringify({
+    requests: result.requests.total,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+    non2xx: result.non2xx,
+    duration: result.duration,
+  }),
+)

@@ -1,0 +1,47 @@
+export type BenchRow = {
+  name: string
+  target: 'service' | 'baseline'
+  requests: number
+  rps: number
+  p50: number
+  p99: number
+  errors: number
+  peakRssMb: number | null
+}
+
+type Summary = {
+  machine: { cores: number; node: string }
+  connections: number
+  seconds: number
+  articles: number
+  rows: BenchRow[]
+  bulk: { requests: number; p50: number; p99: number; eventsPerRequest: number }
+  soak: { rps: number; p99: number; errors: number; rssStartMb: number; rssEndMb: number; peakRssMb: number }
+  authOverhead: { microsecondsPerRequest: number; iterations: number; store: string }
+}
+
+const round = (value: number) => Math.round(value * 10) / 10
+
+/** The results as a Markdown report: throughput as a ratio to the framework-free baseline. */
+export function formatReport(summary: Summary): string {
+  const baseline = new Map(summary.rows.filter((row) => row.target === 'baseline').map((row) => [row.name, row.rps]))
+  const lines = [
+    `# Benchmark: ${summary.articles.toLocaleString('en')} articles, ${summary.connections} connections, ${summary.seconds} s per endpoint`,
+    '',
+    `Machine: ${summary.machine.cores} cores, Node ${summary.machine.node}. Compare ratios within one run; absolute numbers move with the machine's load.`,
+    '',
+    '| endpoint | server | req/s | p50 ms | p99 ms | errors | peak RSS MB | × baseline |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
+    ...summary.rows.map((row) => {
+      const ratio = row.target === 'service' && baseline.has(row.name) ? (row.rps / baseline.get(row.name)!).toFixed(2) : ''
+      return `| ${row.name} | ${row.target} | ${round(row.rps)} | ${row.p50} | ${row.p99} | ${row.errors} | ${row.peakRssMb ?? ''} | ${ratio} |`
+    }),
+    '',
+    `Bulk import of 500 articles (${summary.bulk.requests} requests, one at a time): p50 ${round(summary.bulk.p50)} ms, p99 ${round(summary.bulk.p99)} ms, ${summary.bulk.eventsPerRequest} outbox events per request.`,
+    '',
+    `Memory over a ${summary.seconds > 0 ? 'soak' : ''} run of GET /v1/articles: RSS ${summary.soak.rssStartMb} MB at the start, ${summary.soak.rssEndMb} MB at the end, peak ${summary.soak.peakRssMb} MB; ${round(summary.soak.rps)} req/s, p99 ${summary.soak.p99} ms, ${summary.soak.errors} errors.`,
+    '',
+    `Authentication + scope + rate limit (${summary.authOverhead.store} store, cached token): ${summary.authOverhead.microsecondsPerRequest} µs per request over ${summary.authOverhead.iterations.toLocaleString('en')} iterations.`,
+  ]
+  return lines.join('\n')
+}

@@ -1,0 +1,203 @@
+/**
+ * npm run bench: builds and starts the service in production mode on real PostgreSQL with
+ * 100,000 + 10,000 articles, drives each endpoint with autocannon from a separate process,
+ * runs the framework-free baseline in the same run, and writes bench/results/*.{json,md}.
+ * Traffic goes only to 127.0.0.1; every phase is bounded in time.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import pg from 'pg'
+import { runPrisma } from '../scripts/run-prisma.ts'
+import { sampleMemory, type MemorySampler } from './process-memory.ts'
+import { formatReport, type BenchRow } from './report.ts'
+
+const adminUrl = process.env.BENCH_DATABASE_ADMIN_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test'
+const databaseName = 'newsroom_bench'
+const appPort = Number(process.env.BENCH_PORT ?? 3400)
+const baselinePort = appPort + 1
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
+const seconds = Number(process.env.BENCH_SECONDS ?? 10)
+const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 60)
+const articleCount = Number(process.env.BENCH_ARTICLES ?? 100_000)
+
+const databaseUrl = (() => {
+  const url = new URL(adminUrl)
+  url.pathname = `/${databaseName}`
+  return url.toString()
+})()
+
+function log(message: string) {
+  console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`)
+}
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: 'inherit', env })
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} exited with ${code}`))))
+  })
+}
+
+async function waitFor(url: string, timeoutMs = 120_000) {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(url)
+      if (response.status < 500) return
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500))
+  }
+  throw new Error(`${url} did not come up within ${timeoutMs} ms`)
+}
+
+type LoadResult = { requests: number; rps: number; p50: number; p99: number; errors: number; non2xx: number }
+
+function load(scenario: Record<string, unknown>): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/load-worker.ts', JSON.stringify({ connections, duration: seconds, ...scenario })], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let output = ''
+    child.stdout.on('data', (chunk) => (output += chunk))
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(output) as LoadResult) : reject(new Error(`load worker exited with ${code}`))))
+  })
+}
+
+async function recreateDatabase() {
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`)
+  await admin.query(`CREATE DATABASE ${databaseName}`)
+  await admin.end()
+}
+
+async function main() {
+  const children: ChildProcess[] = []
+  const stopAll = () => children.forEach((child) => child.kill('SIGTERM'))
+  process.on('exit', stopAll)
+  try {
+    log(`database ${databaseName}: migrate and seed ${articleCount.toLocaleString('en')} + ${(articleCount / 10).toLocaleString('en')} articles`)
+    await recreateDatabase()
+    process.env.DATABASE_URL = databaseUrl
+    await runPrisma(['migrate', 'deploy'])
+    const seedStarted = performance.now()
+    const { seedBenchData } = await import('./seed-bench-data.ts')
+    const [big, small] = await seedBenchData(databaseUrl, [
+      { name: 'large', plan: 'enterprise', articles: articleCount },
+      { name: 'small', plan: 'standard', articles: articleCount / 10 },
+    ])
+    log(`seeded in ${Math.round(performance.now() - seedStarted)} ms`)
+
+    if (process.env.BENCH_SKIP_BUILD !== '1') {
+      log('next build')
+      await run(process.execPath, ['node_modules/next/dist/bin/next', 'build'], { ...process.env, NEXT_TELEMETRY_DISABLED: '1' })
+    }
+
+    // The limiter still runs on every request; its limits are raised so it measures its cost, not its refusals.
+    const serviceEnv: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      NODE_ENV: 'production' as const,
+      NEXT_TELEMETRY_DISABLED: '1',
+      SEED: 'false',
+      PORT: String(appPort),
+      RATE_LIMIT_STANDARD_PER_MINUTE: '100000000',
+      RATE_LIMIT_ENTERPRISE_PER_MINUTE: '100000000',
+      LOCAL_SECRETS_FILE: '.data/bench-secrets.json',
+    }
+    const service = spawn(process.execPath, ['node_modules/next/dist/bin/next', 'start', '--port', String(appPort)], { stdio: ['ignore', 'ignore', 'inherit'], env: serviceEnv })
+    children.push(service)
+    const baseline = spawn(process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts', String(baselinePort)], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DATABASE_URL: databaseUrl } })
+    children.push(baseline)
+    await waitFor(`http://127.0.0.1:${appPort}/v1/openapi.json`)
+    await waitFor(`http://127.0.0.1:${baselinePort}/`)
+    const memory: MemorySampler = sampleMemory(service.pid!)
+
+    const app = `http://127.0.0.1:${appPort}`
+    const base = `http://127.0.0.1:${baselinePort}`
+    const sampleId = 'art_bench' + big!.id + '_' + String(4242).padStart(7, '0')
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 })
+    const draftIds = (await pool.query(`SELECT id FROM articles WHERE tenant_id = $1 AND status = 'draft' ORDER BY id LIMIT 20000`, [big!.id])).rows.map((row) => row.id as string)
+    const publishedWindow = (await pool.query(`SELECT min(published_at) AS lo, max(published_at) AS hi FROM articles WHERE tenant_id = $1`, [big!.id])).rows[0]
+    const from = new Date((publishedWindow.lo.getTime() * 3 + publishedWindow.hi.getTime()) / 4).toISOString()
+    const to = new Date((publishedWindow.lo.getTime() + publishedWindow.hi.getTime() * 3) / 4).toISOString()
+
+    // Warm both servers (JIT, connection pools, token caches) before measuring.
+    await load({ url: app, method: 'GET', path: '/v1/articles?limit=50', token: big!.token, duration: 3 })
+    await load({ url: base, method: 'GET', path: '/v1/articles?limit=50', token: big!.token, duration: 3 })
+
+    const rows: BenchRow[] = []
+    const measure = async (name: string, target: 'service' | 'baseline', scenario: Record<string, unknown>) => {
+      log(`${target}: ${name}`)
+      const result = await load({ url: target === 'service' ? app : base, token: big!.token, ...scenario })
+      rows.push({ name, target, ...result, peakRssMb: target === 'service' ? memory.peakMb() : null })
+    }
+
+    await measure('GET /v1/articles?limit=50', 'baseline', { method: 'GET', path: '/v1/articles?limit=50' })
+    await measure('GET /v1/articles?limit=50', 'service', { method: 'GET', path: '/v1/articles?limit=50' })
+    await measure('GET /v1/articles/{id}', 'baseline', { method: 'GET', path: `/v1/articles/${sampleId}` })
+    await measure('GET /v1/articles/{id}', 'service', { method: 'GET', path: `/v1/articles/${sampleId}` })
+    await measure('GET /v1/articles?tag=tag-7', 'service', { method: 'GET', path: '/v1/articles?tag=tag-7&limit=50' })
+    await measure('GET /v1/articles?status+department+published range', 'service', {
+      method: 'GET',
+      path: `/v1/articles?status=published&department_id=${big!.departmentIds[2]}&published_after=${from}&published_before=${to}&limit=50`,
+    })
+    await measure('GET /v1/articles?offset=50000', 'service', { method: 'GET', path: '/v1/articles?limit=50&offset=50000' })
+    await measure('POST /v1/articles', 'service', { method: 'POST', path: '/v1/articles', body: JSON.stringify({ headline: 'Load test article', lede: 'Created under load.', body: '<p>Bench.</p>'.repeat(50), tags: ['bench'] }) })
+    // Each PATCH goes to another article: 32 connections on one article would measure lock contention, not the endpoint.
+    await measure('PATCH /v1/articles/{id}', 'service', { method: 'PATCH', paths: draftIds.slice(10_000).map((id) => `/v1/articles/${id}`), body: JSON.stringify({ tags: ['bench', 'patched'] }) })
+    await measure('POST /v1/articles/{id}/transitions', 'service', {
+      method: 'POST',
+      paths: draftIds.slice(0, 10_000).map((id) => `/v1/articles/${id}/transitions`),
+      body: JSON.stringify({ to_state: 'in-review' }),
+      amount: Math.min(draftIds.length, 5_000),
+    })
+
+    log('bulk import: 20 requests of 500 articles, one at a time')
+    const bulkLatencies: number[] = []
+    const eventsBefore = Number((await pool.query(`SELECT count(*) FROM events WHERE tenant_id = $1`, [small!.id])).rows[0].count)
+    for (let round = 0; round < 20; round++) {
+      const articles = Array.from({ length: 500 }, (_, i) => ({ external_id: `BULK-${round}-${i}`, headline: `Wire ${round}/${i}`, lede: 'Wire copy.', body: '<p>Wire copy body.</p>'.repeat(40), tags: ['wire', `round-${round}`] }))
+      const started = performance.now()
+      const response = await fetch(`${app}/v1/articles/bulk`, { method: 'POST', headers: { authorization: `Bearer ${small!.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ articles }) })
+      const result = (await response.json()) as { created: number }
+      bulkLatencies.push(performance.now() - started)
+      if (response.status !== 200 || result.created !== 500) throw new Error(`bulk import answered ${response.status} with ${JSON.stringify(result).slice(0, 200)}`)
+    }
+    const eventsAfter = Number((await pool.query(`SELECT count(*) FROM events WHERE tenant_id = $1`, [small!.id])).rows[0].count)
+    bulkLatencies.sort((a, b) => a - b)
+    const bulk = { requests: 20, p50: bulkLatencies[10]!, p99: bulkLatencies[19]!, eventsPerRequest: (eventsAfter - eventsBefore) / 20 }
+
+    log(`memory soak: ${soakSeconds} s of GET /v1/articles`)
+    const soakStart = memory.currentMb()
+    const soak = await load({ url: app, token: big!.token, method: 'GET', path: '/v1/articles?limit=50', duration: soakSeconds })
+    const soakEnd = memory.currentMb()
+
+    // Imported only now: lib/ reads DATABASE_URL when first loaded.
+    const { measureAuthOverhead } = await import('./auth-overhead.ts')
+    const authOverhead = await measureAuthOverhead(big!.token)
+    await pool.end()
+    memory.stop()
+
+    const summary = { machine: { cores: (await import('node:os')).cpus().length, node: process.version }, connections, seconds, articles: articleCount, rows, bulk, soak: { ...soak, rssStartMb: soakStart, rssEndMb: soakEnd, peakRssMb: memory.peakMb() }, authOverhead }
+    const report = formatReport(summary)
+    console.log('\n' + report)
+    const resultsDir = path.resolve('bench/results')
+    mkdirSync(resultsDir, { recursive: true })
+    const stamp = new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-')
+    writeFileSync(path.join(resultsDir, `${stamp}.json`), JSON.stringify(summary, null, 2) + '\n')
+    writeFileSync(path.join(resultsDir, `${stamp}.md`), report + '\n')
+    writeFileSync(path.join(resultsDir, 'latest.md'), report + '\n')
+    log(`results written to bench/results/${stamp}.{json,md}`)
+  } finally {
+    stopAll()
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error)
+    process.exit(1)
+  },
+)

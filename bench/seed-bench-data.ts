@@ -1,0 +1,79 @@
+import pg from 'pg'
+import { createApiToken } from '../lib/tokens/api-tokens.ts'
+import { hashPassword } from '../lib/auth/passwords.ts'
+import { createId } from '../lib/ids.ts'
+
+export type BenchTenant = { id: string; slug: string; token: string; departmentIds: string[]; authorIds: string[] }
+
+const tagPool = Array.from({ length: 50 }, (_, i) => `tag-${i}`)
+
+/**
+ * Generates realistic articles inside PostgreSQL (generate_series), so 100,000 rows with
+ * bodies of a few KB take seconds rather than minutes of round trips.
+ */
+async function insertArticles(client: pg.Client, tenant: { id: string; departmentIds: string[]; authorIds: string[] }, count: number) {
+  const batch = 10_000
+  for (let start = 0; start < count; start += batch) {
+    const end = Math.min(count, start + batch)
+    await client.query(
+      `INSERT INTO articles (id, tenant_id, external_id, headline, lede, body, department_id, tags, status, author_id,
+                             published_at, url, version, created_at, updated_at)
+       SELECT 'art_bench' || $1::text || '_' || lpad(i::text, 7, '0'),
+              $1,
+              CASE WHEN i % 3 = 0 THEN 'WIRE-' || i END,
+              (ARRAY['Council','Harbour board','University','Rail operator','Museum','Hospital trust','Football club','Water utility'])[1 + i % 8]
+                || ' ' || (ARRAY['approves','delays','rejects','unveils','reviews','expands','cuts','celebrates'])[1 + (i / 8) % 8]
+                || ' ' || (ARRAY['new budget','riverside plan','night service','summer exhibition','ward closures','stadium deal','price rise','research centre'])[1 + (i / 64) % 8]
+                || ' (' || i || ')',
+              'What the decision means for readers in the city, story ' || i || '.',
+              '<p>' || md5(i::text) || '</p>' || repeat('<p>The committee met on Tuesday evening and heard from residents, officials and experts about the proposal, which has divided opinion for months. ' || md5((i * 7)::text) || '</p>', 20),
+              ($3::text[])[1 + i % cardinality($3::text[])],
+              ARRAY[($5::text[])[1 + i % 50], ($5::text[])[1 + (i * 7) % 50]],
+              (ARRAY['draft','in-review','approved','published','published','published','archived']::"ArticleStatus"[])[1 + i % 7],
+              ($4::text[])[1 + i % cardinality($4::text[])],
+              CASE WHEN i % 7 IN (3, 4, 5) THEN now() - ((i % 20000) || ' minutes')::interval END,
+              CASE WHEN i % 7 IN (3, 4, 5) THEN 'https://bench.example/articles/' || i END,
+              1,
+              now() - ((i % 50000) || ' seconds')::interval,
+              now()
+       FROM generate_series($2::int, $6::int) AS i`,
+      [tenant.id, start, tenant.departmentIds, tenant.authorIds, tagPool, end - 1],
+    )
+  }
+}
+
+export async function seedBenchData(databaseUrl: string, sizes: { name: string; plan: 'standard' | 'enterprise'; articles: number }[]): Promise<BenchTenant[]> {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  const tenants: BenchTenant[] = []
+  try {
+    const passwordHash = await hashPassword('bench-password')
+    for (const size of sizes) {
+      const id = createId('ten')
+      const slug = `bench-${size.name}`
+      await client.query(`INSERT INTO tenants (id, name, slug, plan, public_site_url, updated_at) VALUES ($1, $2, $3, $4, $5, now())`, [id, `Bench ${size.name}`, slug, size.plan, `https://${slug}.example`])
+      const authorIds: string[] = []
+      for (const role of ['admin', 'editor', 'writer']) {
+        const userId = createId('usr')
+        await client.query(`INSERT INTO users (id, tenant_id, email, name, role, password_hash, updated_at) VALUES ($1, $2, $3, $4, $5, $6, now())`, [userId, id, `${role}@${slug}.example`, `${slug} ${role}`, role, passwordHash])
+        authorIds.push(userId)
+      }
+      const departmentIds: string[] = []
+      for (const name of ['Politics', 'Business', 'Sport', 'Culture', 'Science', 'World', 'City', 'Opinion']) {
+        const departmentId = createId('dep')
+        await client.query(`INSERT INTO departments (id, tenant_id, name, updated_at) VALUES ($1, $2, $3, now())`, [departmentId, id, name])
+        departmentIds.push(departmentId)
+      }
+      await insertArticles(client, { id, departmentIds, authorIds }, size.articles)
+      tenants.push({ id, slug, token: '', departmentIds, authorIds })
+    }
+    await client.query('ANALYZE')
+  } finally {
+    await client.end()
+  }
+  for (const tenant of tenants) {
+    const admin = tenant.authorIds[0]!
+    tenant.token = (await createApiToken({ tenantId: tenant.id, name: 'bench', scopes: ['articles:read', 'articles:write'], ownerId: admin, createdById: admin })).token
+  }
+  return tenants
+}
