@@ -1,6 +1,5 @@
 import type { Prisma } from './db/generated/client.ts'
 import { createId } from './ids.ts'
-import type { TenantDb } from './tenancy/tenant-db.ts'
 
 export type AuditAction =
   | 'api_token.created'
@@ -9,11 +8,13 @@ export type AuditAction =
   | 'webhook.updated'
   | 'webhook.deleted'
   | 'webhook.reenabled'
+  | 'webhook.disabled'
   | 'user.created'
   | 'user.role_changed'
   | 'user.deactivated'
 
-type AuditWriter = Pick<TenantDb, 'auditEntry'>
+// Any client or transaction, tenant-scoped or not: jobs that act for the system audit too.
+type AuditWriter = { auditEntry: { create(args: { data: Prisma.AuditEntryUncheckedCreateInput }): PromiseLike<unknown> } }
 
 /** Records who did a security-relevant thing; call it inside the change's own transaction. */
 export async function recordAudit(

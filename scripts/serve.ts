@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { ensureLocalSecrets } from '../lib/config/local-secrets.ts'
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../lib/db/embedded-server.ts'
+import { startInngestDevServer } from './inngest-dev.ts'
 import { runPrisma } from './run-prisma.ts'
 
 const mode = process.argv[2] === 'start' ? 'start' : 'dev'
@@ -31,23 +32,39 @@ async function main() {
   }
   console.log(`Database ready in ${Math.round(performance.now() - startedAt)} ms; starting Next (${mode}) on port ${port}.`)
 
+  // In development, Inngest's dev server runs the durable jobs; it must start before Next so
+  // that Next inherits INNGEST_DEV. In production, Inngest Cloud or a self-hosted server does.
+  const inngest = mode === 'dev' ? await startInngestDevServer(`http://localhost:${port}`) : undefined
+
   const next = spawn(process.execPath, ['node_modules/next/dist/bin/next', mode, '--port', port], {
     stdio: 'inherit',
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
   })
   const children: ChildProcess[] = [next]
+  scheduleStartupSweep()
 
   let stopping = false
   const stop = async (code: number) => {
     if (stopping) return
     stopping = true
     for (const child of children) child.kill('SIGTERM')
+    inngest?.stop()
     await embedded?.stop().catch(() => undefined)
     process.exit(code)
   }
   next.on('exit', (code) => void stop(code ?? 0))
   process.on('SIGINT', () => void stop(0))
   process.on('SIGTERM', () => void stop(0))
+}
+
+/** Events left in the outbox by a previous run (Inngest was down) go out once Inngest is up. */
+function scheduleStartupSweep() {
+  const timer = setTimeout(async () => {
+    const { sweepOutbox } = await import('../lib/events/sweep-outbox.ts')
+    const result = await sweepOutbox().catch((error: Error) => ({ sent: 0, remaining: true, error: error.message }))
+    if (result.sent > 0) console.log(`Outbox: sent ${result.sent} waiting event(s) to Inngest.`)
+  }, 10_000)
+  timer.unref()
 }
 
 main().catch((error) => {

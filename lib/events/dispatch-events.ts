@@ -1,8 +1,11 @@
 import type { RecordedEvent } from './record-event.ts'
+import { QueueNotConfiguredError, sendOutboxEvents } from './send-outbox-events.ts'
 
-type Dispatcher = (events: RecordedEvent[]) => Promise<void>
+// How long a request waits for Inngest to take its events. A slow Inngest must not make the
+// API slow: after this the send goes on in the background, and the sweeper covers a loss.
+const waitForQueueMs = 3_000
 
-let dispatcher: Dispatcher | undefined
+let warnedNotConfigured = false
 
 /**
  * Hands committed events to the queue (Inngest). Never throws: an event that cannot be
@@ -10,15 +13,20 @@ let dispatcher: Dispatcher | undefined
  * has already committed, is never reported as failed because of it.
  */
 export async function dispatchEvents(events: RecordedEvent[]): Promise<void> {
-  if (events.length === 0 || !dispatcher) return
-  try {
-    await dispatcher(events)
-  } catch (error) {
+  if (events.length === 0) return
+  const sending = sendOutboxEvents(events).catch((error: unknown) => {
+    if (error instanceof QueueNotConfiguredError) {
+      if (!warnedNotConfigured) console.warn(`[outbox] ${error.message}`)
+      warnedNotConfigured = true
+      return
+    }
     console.warn(`[outbox] ${events.length} event(s) left in the outbox for the sweeper: ${(error as Error).message}`)
-  }
-}
-
-/** Installed once by the queue integration (inngest/). */
-export function setEventDispatcher(next: Dispatcher | undefined): void {
-  dispatcher = next
+  })
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, waitForQueueMs)
+    timer.unref()
+  })
+  await Promise.race([sending, deadline])
+  clearTimeout(timer)
 }

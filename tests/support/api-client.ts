@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- test answers are asserted field by field; typing every body adds nothing */
 /** A small HTTP client for the integration tests: real requests, parsed answers. */
 export type ApiAnswer<T = any> = { status: number; headers: Headers; body: T; text: string }
 

@@ -1,0 +1,13 @@
+import { z } from 'zod'
+import { apiRoute, jsonResponse, withApi } from '@/lib/api/with-api'
+import { listDeliveries, toDeliveryRecord } from '@/lib/webhooks/deliveries-log'
+import { listDeliveriesQuerySchema } from '@/lib/webhooks/webhook-schemas'
+
+const params = z.object({ webhook_id: z.string() })
+
+export const { GET, POST, PUT, PATCH, DELETE } = apiRoute({
+  GET: withApi({ scope: 'webhooks:manage', params, query: listDeliveriesQuerySchema }, async ({ actor, params, query }) => {
+    const page = await listDeliveries(actor.tenant.id, params.webhook_id, query)
+    return jsonResponse({ items: page.items.map(toDeliveryRecord), total: page.total, limit: page.limit, offset: page.offset, next_offset: page.nextOffset })
+  }),
+})

@@ -1,0 +1,16 @@
+import { apiRoute, jsonResponse, withApi } from '@/lib/api/with-api'
+import { createWebhook, listWebhooks } from '@/lib/webhooks/manage-subscriptions'
+import { toWebhookRecord } from '@/lib/webhooks/webhook-record'
+import { webhookLocation } from '@/lib/webhooks/webhook-responses'
+import { createWebhookSchema, listWebhooksQuerySchema } from '@/lib/webhooks/webhook-schemas'
+
+export const { GET, POST, PUT, PATCH, DELETE } = apiRoute({
+  GET: withApi({ scope: 'webhooks:manage', query: listWebhooksQuerySchema }, async ({ actor, query }) => {
+    const page = await listWebhooks(actor.tenant.id, query)
+    return jsonResponse({ items: page.items.map(toWebhookRecord), total: page.total, limit: page.limit, offset: page.offset, next_offset: page.nextOffset })
+  }),
+  POST: withApi({ scope: 'webhooks:manage', body: createWebhookSchema }, async ({ actor, body }) => {
+    const subscription = await createWebhook(actor, body)
+    return jsonResponse(toWebhookRecord(subscription), { status: 201, headers: webhookLocation(subscription) })
+  }),
+})

@@ -1,0 +1,187 @@
+import type { z } from 'zod'
+import type { oas31, ZodOpenApiOperationObject, ZodOpenApiParameters, ZodOpenApiResponseObject, ZodOpenApiResponsesObject } from 'zod-openapi'
+import type { FieldError } from '../../errors.ts'
+import type { Scope } from '../../tokens/scopes.ts'
+import { problemExample, problemSchema } from './problem-schema.ts'
+import { headerRefs, rateLimitHeaderNames, type HeaderName } from './response-headers.ts'
+import { scopeRequirement } from './security.ts'
+
+/** One way an operation can fail, as documented: when it happens and an example body. */
+export type ProblemCase = {
+  status: number
+  code: string
+  /** One sentence for the response's description. */
+  when: string
+  /** The example's `detail`. */
+  detail: string
+  /** The example's key, when one status has several examples of one code. */
+  name?: string
+  /** The example's summary, when it differs from `when`. */
+  summary?: string
+  errors?: FieldError[]
+  extra?: Record<string, unknown>
+}
+
+type Examples = Record<string, oas31.ExampleObject>
+
+export type ApiOperationSpec = {
+  operationId: string
+  summary: string
+  /** Markdown. The required scope is added in front. */
+  description: string
+  tags: string[]
+  scope: Scope
+  requestParams?: ZodOpenApiParameters
+  requestBody?: {
+    schema: z.ZodType
+    description?: string
+    examples: Examples
+    /** The endpoint's body size limit, for the 413 example. */
+    maxBytes: number
+  }
+  success: {
+    status: 200 | 201 | 204
+    description: string
+    schema?: z.ZodType
+    examples?: Examples
+    headers?: HeaderName[]
+  }
+  /** The operation's own failures; authentication, rate limit and server failures are added. */
+  problems?: ProblemCase[]
+}
+
+const mebibyte = 1024 * 1024
+
+/**
+ * A /v1 operation as the wrapper in lib/api/with-api.ts serves it: bearer token and scope,
+ * rate-limit headers, and problem+json failures, so each resource module only states what
+ * is particular to it.
+ */
+export function apiOperation(spec: ApiOperationSpec): ZodOpenApiOperationObject {
+  const problems = [...authenticationProblems(spec.scope), ...(spec.requestBody ? bodyProblems(spec.requestBody.maxBytes) : []), ...(spec.problems ?? []), ...serverProblems]
+  const responses: Record<string, ZodOpenApiResponseObject> = { [spec.success.status]: successResponse(spec.success) }
+  for (const status of [...new Set(problems.map((problem) => problem.status))].sort((a, b) => a - b)) {
+    responses[status] = problemResponse(status, problems.filter((problem) => problem.status === status))
+  }
+
+  return {
+    operationId: spec.operationId,
+    summary: spec.summary,
+    description: `**Required scope:** \`${spec.scope}\`${spec.scope === 'admin' ? '' : ' (or `admin`)'}.\n\n${spec.description}`,
+    tags: spec.tags,
+    ...scopeRequirement(spec.scope),
+    ...(spec.requestParams && { requestParams: spec.requestParams }),
+    ...(spec.requestBody && {
+      requestBody: {
+        required: true,
+        ...(spec.requestBody.description && { description: spec.requestBody.description }),
+        content: { 'application/json': { schema: spec.requestBody.schema, examples: spec.requestBody.examples } },
+      },
+    }),
+    responses: responses as ZodOpenApiResponsesObject,
+  }
+}
+
+function successResponse(success: ApiOperationSpec['success']): ZodOpenApiResponseObject {
+  return {
+    description: success.description,
+    headers: headerRefs(['X-Request-Id', ...rateLimitHeaderNames, ...(success.headers ?? [])]),
+    ...(success.schema && {
+      content: { 'application/json': { schema: success.schema, ...(success.examples && { examples: success.examples }) } },
+    }),
+  }
+}
+
+function problemResponse(status: number, cases: ProblemCase[]): ZodOpenApiResponseObject {
+  const headers: HeaderName[] = ['X-Request-Id']
+  if (status === 401 || status === 403) headers.push('WWW-Authenticate')
+  if (status === 429 || status === 503) headers.push('Retry-After')
+  if (status !== 401) headers.push(...rateLimitHeaderNames)
+
+  const examples: Examples = {}
+  for (const problem of cases) {
+    examples[problem.name ?? problem.code] = {
+      summary: problem.summary ?? problem.when,
+      value: problemExample(problem.status, problem.code, problem.detail, { errors: problem.errors, extra: problem.extra }),
+    }
+  }
+  return {
+    description: [...new Set(cases.map((problem) => problem.when))].join(' '),
+    headers: headerRefs(headers),
+    content: { 'application/problem+json': { schema: problemSchema, examples } },
+  }
+}
+
+const noValidToken = "No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, or its owner's account is deactivated."
+
+function authenticationProblems(scope: Scope): ProblemCase[] {
+  return [
+    {
+      status: 401,
+      code: 'unauthenticated',
+      name: 'missing_token',
+      when: noValidToken,
+      summary: 'No Authorization header.',
+      detail: 'Send your API key as Authorization: Bearer <token>.',
+    },
+    {
+      status: 401,
+      code: 'unauthenticated',
+      name: 'invalid_token',
+      when: noValidToken,
+      summary: 'An unknown or revoked token.',
+      detail: 'The bearer token is unknown, revoked, or belongs to a deactivated user. Create a new key in Settings → API Keys.',
+    },
+    {
+      status: 403,
+      code: 'insufficient_scope',
+      when: `The token lacks the \`${scope}\` scope.`,
+      detail: `This endpoint needs the ${scope} scope; the token has: articles:read.`,
+    },
+    {
+      status: 429,
+      code: 'rate_limited',
+      when: "The request budget for the current window is spent (the token's, or the client address's for requests without a valid token); wait `Retry-After` seconds.",
+      detail: 'This token made more than 1000 requests in the current window; retry in 42 s.',
+    },
+  ]
+}
+
+function bodyProblems(maxBytes: number): ProblemCase[] {
+  const size = maxBytes % mebibyte === 0 ? `${maxBytes / mebibyte} MiB` : `${maxBytes.toLocaleString('en')} bytes`
+  return [
+    {
+      status: 400,
+      code: 'malformed_json',
+      when: 'The body is not valid JSON.',
+      detail: "The body is not valid JSON: Expected ',' or '}' after property value in JSON at position 27.",
+    },
+    {
+      status: 413,
+      code: 'payload_too_large',
+      when: `The body is larger than ${size}; nothing was stored.`,
+      detail: `The body is larger than this endpoint accepts (${maxBytes.toLocaleString('en')} bytes).`,
+    },
+    {
+      status: 415,
+      code: 'unsupported_media_type',
+      when: 'The body is not sent as `application/json`.',
+      detail: 'Send the body as JSON with Content-Type: application/json (got application/x-www-form-urlencoded).',
+    },
+  ]
+}
+
+const serverProblems: ProblemCase[] = [
+  {
+    status: 500,
+    code: 'internal_error',
+    when: 'An unexpected failure on our side; quote `request_id` to support.',
+    detail: 'Something went wrong on our side. Quote request id req_0mhx2k1s9a1b2c3d4e5f6g7h8 if you contact support.',
+  },
+  {
+    status: 503,
+    code: 'service_unavailable',
+    when: 'The database is unreachable for a moment; retry after `Retry-After` seconds.',
+    detail: 'The service cannot reach its database right now; retry shortly.',
+  },
+]

@@ -1,0 +1,39 @@
+import type { oas31 } from 'zod-openapi'
+import { scopeDescriptions, type Scope } from '../../tokens/scopes.ts'
+
+export const securitySchemeName = 'bearerAuth'
+
+const scopeTable = Object.entries(scopeDescriptions)
+  .map(([scope, grants]) => `| \`${scope}\` | ${grants} |`)
+  .join('\n')
+
+export const bearerSecurityScheme: oas31.SecuritySchemeObject = {
+  type: 'http',
+  scheme: 'bearer',
+  bearerFormat: 'nrs_…',
+  description: [
+    'Send an API key on every request: `Authorization: Bearer nrs_…`.',
+    '',
+    'Keys start with `nrs_`. An admin creates them in the portal under **Settings → API Keys → Create new key**, naming the key and choosing its scopes. ' +
+      'The key is shown once, at creation: store it in your secret manager. Only a hash is kept, so a lost key cannot be recovered; create a new one.',
+    '',
+    "A key belongs to one newsroom (tenant) and acts as its owner, so its scopes are bounded by the owner's role, and it stops working when the owner is deactivated. " +
+      'Keys never expire; rotate them every 90 days: create a new key, deploy it, then revoke the old one. Revocation takes effect on the next request.',
+    '',
+    '| Scope | Grants |',
+    '|---|---|',
+    scopeTable,
+  ].join('\n'),
+}
+
+/**
+ * The security requirement of an operation that needs `scope`: the scope itself or `admin`,
+ * which grants everything. OpenAPI 3.1 lets non-OAuth schemes list the roles they need.
+ */
+export function scopeRequirement(scope: Scope): { security: oas31.SecurityRequirementObject[]; 'x-required-scope': Scope } {
+  const alternatives = scope === 'admin' ? [scope] : [scope, 'admin']
+  return {
+    security: alternatives.map((needed) => ({ [securitySchemeName]: [needed] })),
+    'x-required-scope': scope,
+  }
+}

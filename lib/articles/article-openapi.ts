@@ -1,0 +1,440 @@
+import { z } from 'zod'
+import type { oas31, ZodOpenApiPathsObject } from 'zod-openapi'
+import { apiOperation, type ProblemCase } from '../api/openapi/api-operation.ts'
+import type { FieldError } from '../errors.ts'
+import { zodFieldErrors } from '../validation.ts'
+import { referenceErrors } from './article-references.ts'
+import {
+  articleListSchema,
+  articlePathSchema,
+  articleSchema,
+  bulkImportDocumentedSchema,
+  bulkImportResultSchema,
+  bulkImportSchema,
+  createArticleSchema,
+  listArticlesQuerySchema,
+  maxBulkArticles,
+  transitionArticleSchema,
+  updateArticleSchema,
+  type ArticleRecord,
+} from './article-schemas.ts'
+import { allowedNextStates, apiStatuses, roleMayTransition } from './article-status.ts'
+
+// The article endpoints of the OpenAPI document. Shapes come from article-schemas.ts; this
+// module adds what a schema cannot say: semantics, ordering, examples and the failures.
+
+// The body limits of the route files (lib/api/with-api.ts's default, and bulk's own).
+const maxBodyBytes = 1024 * 1024
+const maxBulkBodyBytes = 32 * 1024 * 1024
+
+export const articleTags: oas31.TagObject[] = [
+  { name: 'Articles', description: "The newsroom's articles: list, read, create and edit." },
+  { name: 'Workflow', description: 'Moving an article through review to publication, unpublishing, archiving and restoring.' },
+  { name: 'Bulk import', description: 'High-volume imports of wire copy, up to 500 articles per request.' },
+]
+
+// ---------------------------------------------------------------------------------------
+// Examples. The article itself is the Article schema's own example; failures are produced
+// by the real validators, so their messages are the ones clients will see.
+
+const publishedArticle = articleSchema.parse(articleSchema.meta()?.example)
+
+const draftArticle: ArticleRecord = {
+  ...publishedArticle,
+  article_id: 'art_0mhx3b7d2k4f6h8j0l2n4p6r8t',
+  headline: 'Ferry timetable changes from Monday',
+  lede: null,
+  body: null,
+  tags: ['transport'],
+  status: 'draft',
+  published_at: null,
+  url: null,
+  created_at: '2026-11-20T10:15:00.000Z',
+  updated_at: '2026-11-20T10:15:00.000Z',
+  version: 1,
+}
+
+const approvedArticle: ArticleRecord = { ...publishedArticle, status: 'approved', published_at: null, url: null, version: 3, updated_at: '2026-11-20T09:10:00.000Z' }
+
+const scheduledArticle: ArticleRecord = { ...approvedArticle, scheduled_publish_at: '2026-12-01T06:00:00.000Z', version: 4, updated_at: '2026-11-20T09:30:00.000Z' }
+
+function validationErrors(schema: z.ZodType, input: unknown): FieldError[] {
+  const parsed = schema.safeParse(input)
+  if (parsed.success) throw new Error(`The example ${JSON.stringify(input)} was meant to be invalid.`)
+  return zodFieldErrors(parsed.error)
+}
+
+function validationProblem(when: string, errors: FieldError[], name?: string): ProblemCase {
+  return { status: 422, code: 'validation_failed', when, name, detail: 'The request body has invalid fields; see errors.', errors }
+}
+
+const notFound: ProblemCase = {
+  status: 404,
+  code: 'not_found',
+  when: "No article with this id in the token's newsroom (another newsroom's article included).",
+  detail: "No article with id 'art_0mhx2k1s9q3v8w4t6y1z2a3b4c' exists in this newsroom.",
+}
+
+const concurrentUpdate: ProblemCase = {
+  status: 409,
+  code: 'concurrent_update',
+  when: 'Others kept changing the article while the change was applied; retry.',
+  detail: 'The article is being changed by others right now; retry in a moment.',
+}
+
+const unknownDepartment = 'dep_0mhxunknown0000000000000000'
+const unknownAuthor = 'usr_0mhxunknown0000000000000000'
+const unknownReferences = referenceErrors(
+  { department_id: unknownDepartment, author_id: unknownAuthor },
+  { unknownDepartments: new Set([unknownDepartment]), unknownAuthors: new Set([unknownAuthor]) },
+)
+
+const ifMatchHeader = z.object({
+  'If-Match': z
+    .string()
+    .optional()
+    .meta({
+      description:
+        "The `ETag` you read. If the article has changed since, nothing is changed and the answer is 412. Without it, the last write wins (within the workflow's rules).",
+      example: '"4"',
+    }),
+})
+
+// The path parameter exactly as the route files validate it.
+const articlePathParams = articlePathSchema
+
+// The list query as validated, with the descriptions a reader needs per parameter.
+const { shape: query } = listArticlesQuerySchema
+const documentedListQuery = listArticlesQuerySchema.extend({
+  status: query.status.meta({ description: 'Only articles in this state.' }),
+  author_id: query.author_id.meta({ description: 'Only articles by this user (`usr_…`).' }),
+  department_id: query.department_id.meta({ description: 'Only articles of this department (`dep_…`).' }),
+  tag: query.tag.meta({ description: 'Only articles carrying this tag (exact match).' }),
+  published_after: query.published_after.meta({ description: 'Only articles published at or after this instant (inclusive).', example: '2026-11-01T00:00:00Z' }),
+  published_before: query.published_before.meta({ description: 'Only articles published before this instant (exclusive).', example: '2026-12-01T00:00:00Z' }),
+  limit: query.limit.meta({ description: 'Page size, 1 to 200.' }),
+  offset: query.offset.meta({ description: 'How many articles to skip; use the previous page\'s `next_offset`.' }),
+})
+
+// ---------------------------------------------------------------------------------------
+
+const workflowTable = [
+  '| From | Allowed `to_state` |',
+  '|---|---|',
+  ...apiStatuses.map((from) => `| \`${from}\` | ${allowedNextStates(from).map((to) => `\`${to}\``).join(', ')} |`),
+].join('\n')
+
+const writerMoves = apiStatuses.flatMap((from) =>
+  allowedNextStates(from)
+    .filter((to) => roleMayTransition('writer', from, to))
+    .map((to) => `\`${from}\` → \`${to}\``),
+)
+
+const listArticles = apiOperation({
+  operationId: 'listArticles',
+  summary: 'List articles',
+  tags: ['Articles'],
+  scope: 'articles:read',
+  description: [
+    "A page of the newsroom's articles. Filters combine with AND.",
+    '',
+    '**Order:** most recently published first; articles never published (`published_at` null) come last. Ties are broken by `created_at`, newest first, then by `article_id`, ' +
+      'so the order is total and walking the pages with `next_offset` returns every article exactly once (as long as the articles do not change meanwhile).',
+    '',
+    '**Paging:** `limit` 1 to 200 (default 50) and `offset` 0 or more (default 0); values out of range, and unknown parameters, are a 422. ' +
+      '`next_offset` is `offset + limit` while more articles follow, and `null` on the last page. `total` counts every match.',
+  ].join('\n'),
+  requestParams: { query: documentedListQuery },
+  success: {
+    status: 200,
+    description: 'A page of articles.',
+    schema: articleListSchema,
+    examples: {
+      first_page: {
+        summary: 'GET /v1/articles?limit=2: the first of several pages',
+        value: { items: [publishedArticle, draftArticle], total: 137, limit: 2, offset: 0, next_offset: 2 },
+      },
+      last_page: {
+        summary: 'GET /v1/articles?tag=transport: everything fits on one page',
+        value: { items: [draftArticle], total: 1, limit: 50, offset: 0, next_offset: null },
+      },
+    },
+  },
+  problems: [
+    {
+      status: 422,
+      code: 'validation_failed',
+      when: 'A parameter is out of range, malformed or unknown.',
+      detail: 'The request query parameters has invalid fields; see errors.',
+      errors: validationErrors(listArticlesQuerySchema, { limit: '500', offset: '-1', stauts: 'draft' }),
+    },
+  ],
+})
+
+const createArticle = apiOperation({
+  operationId: 'createArticle',
+  summary: 'Create an article',
+  tags: ['Articles'],
+  scope: 'articles:write',
+  description: [
+    'Creates an article in `draft` (the default) or `in-review`. Any other `status` is a 422: articles reach `approved` and `published` only through the transitions endpoint.',
+    '',
+    '- `headline` is required, 1 to 300 characters; surrounding whitespace is trimmed.',
+    "- `tags`: at most 50, each 1 to 64 characters; duplicates are removed.",
+    "- `department_id` must be one of the newsroom's departments.",
+    "- `author_id` defaults to the token's owner; if sent, it must be an active user of the newsroom.",
+    '- `body` is HTML and is stored as sent; it is sanitised wherever the service renders it.',
+    '',
+    'The answer is `201` with the article, its `Location` and its `ETag`. An `article.created` event is sent to subscribed webhooks.',
+  ].join('\n'),
+  requestBody: {
+    schema: createArticleSchema,
+    maxBytes: maxBodyBytes,
+    examples: {
+      minimal: { summary: 'Only the headline', value: { headline: 'Ferry timetable changes from Monday' } },
+      complete: {
+        summary: 'Every field',
+        value: {
+          headline: 'Council approves riverside plan',
+          lede: 'The vote ends a decade of debate.',
+          body: '<p>The council voted 7–2…</p>',
+          department_id: publishedArticle.department_id,
+          tags: ['local', 'politics'],
+          author_id: publishedArticle.author_id,
+          status: 'draft',
+        },
+      },
+    },
+  },
+  success: {
+    status: 201,
+    description: 'The article was created.',
+    schema: articleSchema,
+    headers: ['Location', 'ETag'],
+    examples: { created: { summary: 'A new draft', value: draftArticle } },
+  },
+  problems: [
+    validationProblem('A field is invalid or unknown, a `status` other than draft or in-review, or a department or author outside the newsroom.', validationErrors(createArticleSchema, { headline: ' ', status: 'published', headlien: 'Typo' }), 'invalid_fields'),
+    validationProblem('A field is invalid or unknown, a `status` other than draft or in-review, or a department or author outside the newsroom.', unknownReferences, 'unknown_references'),
+  ],
+})
+
+const getArticle = apiOperation({
+  operationId: 'getArticle',
+  summary: 'Get an article',
+  tags: ['Articles'],
+  scope: 'articles:read',
+  description: 'One article of the newsroom, with its `ETag` for a later conditional PATCH or transition.',
+  requestParams: { path: articlePathParams },
+  success: {
+    status: 200,
+    description: 'The article.',
+    schema: articleSchema,
+    headers: ['ETag'],
+    examples: { published: { summary: 'A published article', value: publishedArticle } },
+  },
+  problems: [notFound],
+})
+
+const updateArticle = apiOperation({
+  operationId: 'updateArticle',
+  summary: 'Update an article',
+  tags: ['Articles'],
+  scope: 'articles:write',
+  description: [
+    'Changes the fields sent and keeps the others. Send `null` to clear `lede`, `body` or `department_id`. Field rules are those of creation.',
+    '',
+    '`status` cannot be patched (422): move the article with `POST /v1/articles/{article_id}/transitions`. Archived articles are read-only (409 `article_archived`) until restored to draft.',
+    '',
+    'Send the `ETag` you read as `If-Match` to make sure you do not overwrite someone else\'s change (412 if you would). Every change increases `version`, and with it the `ETag`. ' +
+      'An `article.updated` event is sent to subscribed webhooks.',
+  ].join('\n'),
+  requestParams: { path: articlePathParams, header: ifMatchHeader },
+  requestBody: {
+    schema: updateArticleSchema,
+    maxBytes: maxBodyBytes,
+    examples: {
+      headline: { summary: 'Change the headline', value: { headline: 'Council approves riverside plan after decade of debate' } },
+      clear: { summary: 'Clear the lede and retag', value: { lede: null, tags: ['local', 'planning'] } },
+    },
+  },
+  success: {
+    status: 200,
+    description: 'The updated article.',
+    schema: articleSchema,
+    headers: ['ETag'],
+    examples: { updated: { summary: 'The headline changed', value: { ...draftArticle, headline: 'Ferry timetable changes from Monday 1 December', version: 2, updated_at: '2026-11-20T10:40:00.000Z' } } },
+  },
+  problems: [
+    notFound,
+    {
+      status: 409,
+      code: 'article_archived',
+      when: 'The article is archived, and archived articles are read-only.',
+      detail: 'Archived articles are read-only; restore it to draft first.',
+      extra: { from_state: 'archived' },
+    },
+    concurrentUpdate,
+    {
+      status: 412,
+      code: 'precondition_failed',
+      when: '`If-Match` does not match the current `ETag`: the article changed since you read it.',
+      detail: 'The article changed since you read it; it is now at version 5. Fetch it again and re-apply your change.',
+    },
+    validationProblem('A field is invalid or unknown, `status` was sent, or a department or author is outside the newsroom.', validationErrors(updateArticleSchema, { status: 'published', tags: ['x'.repeat(65)] })),
+  ],
+})
+
+const transitionArticle = apiOperation({
+  operationId: 'transitionArticle',
+  summary: 'Move an article through the workflow',
+  tags: ['Workflow'],
+  scope: 'articles:write',
+  description: [
+    'Moves the article to `to_state` and answers with the article. The workflow allows these moves; any other is a 409 `invalid_transition` whose body lists `from_state` and `allowed_to_states`:',
+    '',
+    workflowTable,
+    '',
+    '**Publishing** (`approved` → `published`) sets `published_at` and the public `url`. `publish_at` is accepted only with `to_state: "published"`:',
+    '',
+    '- in the future, it **schedules** the publication: the article stays `approved` with `scheduled_publish_at` set, and the service publishes it at that time;',
+    '- now or in the past (or left out), the article is published at once.',
+    '',
+    'Any later transition cancels a pending schedule. **Unpublishing** (`published` → `draft`) clears `url`; `published_at` keeps when it last went out. ' +
+      '**Archiving** makes the article read-only; **restoring** (`archived` → `draft`) makes it editable again.',
+    '',
+    "**Roles:** the token acts as its owner. Editors and admins make every move above; a writer's token may only make " +
+      `${writerMoves.join(' and ')} (403 \`forbidden\` otherwise).`,
+    '',
+    '**Events:** every move sends `workflow.transitioned` (`article_id`, `from_state`, `to_state`, `actor_id`); publishing also sends `article.published`, ' +
+      'unpublishing `article.unpublished`, archiving `article.archived`.',
+    '',
+    'Send the `ETag` you read as `If-Match` to make the move only from the version you saw (412 otherwise).',
+  ].join('\n'),
+  requestParams: { path: articlePathParams, header: ifMatchHeader },
+  requestBody: {
+    schema: transitionArticleSchema,
+    maxBytes: maxBodyBytes,
+    examples: {
+      submit: { summary: 'Submit a draft for review', value: { to_state: 'in-review' } },
+      approve: { summary: 'Approve it', value: { to_state: 'approved' } },
+      publish: { summary: 'Publish now', value: { to_state: 'published' } },
+      schedule: { summary: 'Publish on 1 December at 06:00 UTC', value: { to_state: 'published', publish_at: '2026-12-01T06:00:00Z' } },
+    },
+  },
+  success: {
+    status: 200,
+    description: 'The article after the move (or with its publication scheduled).',
+    schema: articleSchema,
+    headers: ['ETag'],
+    examples: {
+      published: { summary: 'Published now', value: publishedArticle },
+      scheduled: { summary: 'Scheduled: still approved, with scheduled_publish_at', value: scheduledArticle },
+    },
+  },
+  problems: [
+    {
+      status: 403,
+      code: 'forbidden',
+      when: "The token's owner's role may not make this move (e.g. a writer approving).",
+      detail: 'A writer cannot move an article from in-review to approved; ask an editor.',
+    },
+    notFound,
+    {
+      status: 409,
+      code: 'invalid_transition',
+      when: 'The workflow does not allow this move from the current state.',
+      detail: `An article cannot move from draft to published. From draft it can move to: ${allowedNextStates('draft').join(', ')}.`,
+      extra: { from_state: 'draft', allowed_to_states: allowedNextStates('draft') },
+    },
+    concurrentUpdate,
+    {
+      status: 412,
+      code: 'precondition_failed',
+      when: '`If-Match` does not match the current `ETag`: the article changed since you read it.',
+      detail: 'The article changed since you read it; it is now at version 5.',
+    },
+    validationProblem('`to_state` is missing or not a state, `publish_at` is not a timestamp, or `publish_at` came without `to_state: "published"`.', [
+      { field: 'publish_at', message: 'publish_at goes only with to_state = published.' },
+    ]),
+  ],
+})
+
+const bulkImport = apiOperation({
+  operationId: 'bulkImportArticles',
+  summary: 'Import articles in bulk',
+  tags: ['Bulk import'],
+  scope: 'articles:write',
+  description: [
+    `Creates or updates 1 to ${maxBulkArticles} articles in one request, for high-volume imports such as daily wire copy. ` +
+      `More than ${maxBulkArticles} is a 413 \`too_many_items\` and nothing is stored; the body may be up to 32 MiB.`,
+    '',
+    '**Each item is judged on its own**: the valid ones are stored and the invalid ones reported, so one bad item never sinks the rest. ' +
+      'The answer is `200` even when some or all items failed: check `failed` and each result. Items take the fields of article creation, plus `external_id`.',
+    '',
+    "**`external_id`** is the wire service's id for the item, unique in the newsroom. Sending an `external_id` the newsroom already has **updates** that article instead of creating a duplicate, " +
+      'so re-sending a feed is safe. On such an update `headline` is replaced; `lede`, `body`, `department_id` and `tags` are replaced when sent and kept when left out or null; ' +
+      '`status` and `author_id` stay as the newsroom set them. An archived article is not updated (its item fails). One `external_id` may appear only once per request.',
+    '',
+    '`results` has one entry per item, in request order, with its `index`: `created` or `updated` with the `article_id`, or `failed` with `errors`. ' +
+      'Each stored item sends an `article.created` or `article.updated` event.',
+  ].join('\n'),
+  requestBody: {
+    schema: bulkImportDocumentedSchema,
+    maxBytes: maxBulkBodyBytes,
+    examples: {
+      wire: {
+        summary: "Three wire items, one naming a department the newsroom does not have",
+        value: {
+          articles: [
+            { external_id: 'AP-2026-11-20-0042', headline: 'Storm closes coastal roads', tags: ['weather'] },
+            { external_id: 'AP-2026-11-20-0043', headline: 'Markets open higher', body: '<p>Shares rose…</p>', status: 'in-review' },
+            { external_id: 'AP-2026-11-20-0044', headline: 'Transfer window opens', department_id: unknownDepartment },
+          ],
+        },
+      },
+    },
+  },
+  success: {
+    status: 200,
+    description: 'What happened to each item. Stored items are committed even when others failed.',
+    schema: bulkImportResultSchema,
+    examples: {
+      mixed: {
+        summary: 'One new, one re-sent (updated), one failed',
+        value: {
+          created: 1,
+          updated: 1,
+          failed: 1,
+          results: [
+            { index: 0, status: 'created', article_id: 'art_0mhx4c1e3g5i7k9m1o3q5s7u9w', external_id: 'AP-2026-11-20-0042' },
+            { index: 1, status: 'updated', article_id: 'art_0mhx1a2b3c4d5e6f7g8h9i0j1k', external_id: 'AP-2026-11-20-0043' },
+            { index: 2, status: 'failed', external_id: 'AP-2026-11-20-0044', errors: referenceErrors({ department_id: unknownDepartment }, { unknownDepartments: new Set([unknownDepartment]), unknownAuthors: new Set() }) },
+          ],
+        },
+      },
+    },
+  },
+  problems: [
+    {
+      status: 413,
+      code: 'too_many_items',
+      when: `More than ${maxBulkArticles} articles; nothing was stored.`,
+      detail: `A bulk import takes at most ${maxBulkArticles} articles; this one has 612. Split it; nothing was stored.`,
+    },
+    validationProblem(
+      'The envelope is wrong: `articles` missing, empty or not an array, or a field next to it. (Invalid items are reported in the 200 answer instead.)',
+      validationErrors(bulkImportSchema, { articles: [], source: 'AP' }),
+    ),
+  ],
+})
+
+export const articlePaths: ZodOpenApiPathsObject = {
+  '/v1/articles': { get: listArticles, post: createArticle },
+  '/v1/articles/{article_id}': { get: getArticle, patch: updateArticle },
+  '/v1/articles/{article_id}/transitions': { post: transitionArticle },
+  '/v1/articles/bulk': { post: bulkImport },
+}
+
+/** The examples above, for the tests that check them against the schemas. */
+export const articleExamples = { publishedArticle, draftArticle, approvedArticle, scheduledArticle }

@@ -1,0 +1,57 @@
+import { inngest, queueConfigured } from '../../inngest/client.ts'
+import { outboxEventName, type EnvelopeData } from '../../inngest/events.ts'
+import { systemDb } from '../tenancy/tenant-db.ts'
+import { eventEnvelope } from './record-event.ts'
+
+export type OutboxRow = { id: string; tenantId: string; kind: string; occurredAt: Date; data: unknown }
+
+export class QueueNotConfiguredError extends Error {
+  constructor() {
+    super('Inngest is not configured (set INNGEST_DEV=1 for the dev server, or INNGEST_EVENT_KEY and INNGEST_SIGNING_KEY); events wait in the outbox.')
+  }
+}
+
+// Inngest refuses large events; the functions read the outbox row anyway, so an event
+// whose data is big (an article with a long body) travels without it.
+const maxInlineDataBytes = 200 * 1024
+const eventsPerRequest = 100
+
+/** An outbox row as an Inngest event: its id is the outbox id, so a re-send is deduplicated. */
+export function toInngestEvent(row: OutboxRow) {
+  const envelope: EnvelopeData = eventEnvelope(row)
+  const tooLarge = Buffer.byteLength(JSON.stringify(envelope.data ?? null)) > maxInlineDataBytes
+  return {
+    id: row.id,
+    name: outboxEventName(row.kind),
+    data: tooLarge ? { ...envelope, data: null, data_omitted: true } : envelope,
+    ts: row.occurredAt.getTime(),
+  }
+}
+
+/**
+ * Sends outbox rows to Inngest in order and marks each batch sent. A failure counts an
+ * attempt on the rows not yet sent, keeps the error for operators, and is rethrown.
+ */
+export async function sendOutboxEvents(rows: OutboxRow[]): Promise<number> {
+  if (rows.length === 0) return 0
+  if (!queueConfigured()) throw new QueueNotConfiguredError()
+  const db = systemDb()
+  let sent = 0
+  try {
+    for (let start = 0; start < rows.length; start += eventsPerRequest) {
+      const batch = rows.slice(start, start + eventsPerRequest)
+      await inngest.send(batch.map(toInngestEvent))
+      await db.event.updateMany({ where: { id: { in: batch.map((row) => row.id) }, sentToQueueAt: null }, data: { sentToQueueAt: new Date() } })
+      sent += batch.length
+    }
+    return sent
+  } catch (error) {
+    await db.event
+      .updateMany({
+        where: { id: { in: rows.slice(sent).map((row) => row.id) }, sentToQueueAt: null },
+        data: { sendAttempts: { increment: 1 }, lastSendError: (error as Error).message.slice(0, 1_000) },
+      })
+      .catch(() => undefined)
+    throw error
+  }
+}

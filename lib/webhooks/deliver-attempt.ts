@@ -1,0 +1,121 @@
+import type { Delivery, DeliveryStatus } from '../db/generated/client.ts'
+import { eventEnvelope } from '../events/record-event.ts'
+import { createId } from '../ids.ts'
+import { systemDb } from '../tenancy/tenant-db.ts'
+import { decryptSecret } from './secret-box.ts'
+import { sendWebhookRequest, webhookUserAgent, type RequestOutcome } from './send-webhook-request.ts'
+import { signPayload } from './sign-payload.ts'
+
+/**
+ * `scheduled`: an attempt of the automatic schedule; `retryDelayMs` is the wait before the
+ * next one, null for the last. `manual`: a redelivery or test someone asked for, which may
+ * go to a disabled subscription and never changes the schedule.
+ */
+export type AttemptMode = { kind: 'scheduled'; retryDelayMs: number | null } | { kind: 'manual' }
+
+/** What an attempt came to; plain JSON, so a durable step can return and memoise it. */
+export type AttemptOutcome = {
+  result: 'succeeded' | 'failed' | 'stopped'
+  attempt: number | null
+  responseStatus: number | null
+  durationMs: number
+  error: string | null
+}
+
+function stopped(reason: string): AttemptOutcome {
+  return { result: 'stopped', attempt: null, responseStatus: null, durationMs: 0, error: reason }
+}
+
+/** The headers of a delivery; X-Service-Delivery stays the same on every retry of one delivery. */
+export function deliveryHeaders(options: { kind: string; deliveryId: string; signature: string }): Record<string, string> {
+  return {
+    'Content-Type': 'application/json',
+    'User-Agent': webhookUserAgent,
+    'X-Service-Event': options.kind,
+    'X-Service-Delivery': options.deliveryId,
+    'X-Service-Signature': options.signature,
+  }
+}
+
+/**
+ * One attempt of one delivery: checks the delivery is still wanted (a scheduled attempt
+ * stops if the subscription was deleted or disabled, or the delivery was settled), signs
+ * the envelope with the subscription's current secret, POSTs it, and records the attempt.
+ * Delivery failures are results, not exceptions; only infrastructure trouble throws.
+ */
+export async function deliverAttempt(deliveryId: string, mode: AttemptMode): Promise<AttemptOutcome> {
+  const db = systemDb()
+  const delivery = await db.delivery.findUnique({ where: { id: deliveryId }, include: { event: true, subscription: true } })
+  if (!delivery) return stopped('The delivery no longer exists; its subscription was deleted.')
+  if (mode.kind === 'scheduled') {
+    if (delivery.status !== 'pending') return stopped(`The delivery is already ${delivery.status}.`)
+    if (delivery.subscription.status !== 'enabled') {
+      await db.delivery.updateMany({ where: { id: deliveryId, status: 'pending' }, data: { status: 'failed', nextAttemptAt: null } })
+      return stopped('The subscription is disabled.')
+    }
+  }
+
+  const body = JSON.stringify(eventEnvelope(delivery.event))
+  const signature = signPayload(body, decryptSecret(delivery.subscription.secretEncrypted))
+  const at = new Date()
+  const outcome = await sendWebhookRequest({
+    url: delivery.subscription.url,
+    body,
+    headers: deliveryHeaders({ kind: delivery.event.kind, deliveryId, signature }),
+  })
+  const attempt = await recordAttempt(delivery, at, outcome, mode)
+  return {
+    result: outcome.ok ? 'succeeded' : 'failed',
+    attempt,
+    responseStatus: outcome.responseStatus,
+    durationMs: outcome.durationMs,
+    error: outcome.error,
+  }
+}
+
+function statusAfter(delivery: Delivery, outcome: RequestOutcome, mode: AttemptMode): { status: DeliveryStatus; nextAttemptAt: Date | null } {
+  if (outcome.ok) return { status: 'succeeded', nextAttemptAt: null }
+  if (mode.kind === 'scheduled') {
+    return mode.retryDelayMs === null ? { status: 'failed', nextAttemptAt: null } : { status: 'pending', nextAttemptAt: new Date(Date.now() + mode.retryDelayMs) }
+  }
+  // A failed manual attempt leaves a delivery that is still being retried (or already
+  // succeeded once) as it was; anything else has nothing more coming, so it failed.
+  if (delivery.status === 'succeeded' || (delivery.status === 'pending' && delivery.nextAttemptAt)) {
+    return { status: delivery.status, nextAttemptAt: delivery.nextAttemptAt }
+  }
+  return { status: 'failed', nextAttemptAt: null }
+}
+
+/**
+ * Numbers attempts per delivery in the order they happened. A manual redelivery can race a
+ * scheduled retry for the same number; the loser takes the next one.
+ */
+async function recordAttempt(delivery: Delivery, at: Date, outcome: RequestOutcome, mode: AttemptMode): Promise<number | null> {
+  const db = systemDb()
+  for (let tries = 1; ; tries++) {
+    try {
+      return await db.$transaction(async (tx) => {
+        const last = await tx.deliveryAttempt.aggregate({ where: { deliveryId: delivery.id }, _max: { attempt: true } })
+        const attempt = (last._max.attempt ?? 0) + 1
+        await tx.deliveryAttempt.create({
+          data: {
+            id: createId('att'),
+            deliveryId: delivery.id,
+            attempt,
+            at,
+            responseStatus: outcome.responseStatus,
+            durationMs: outcome.durationMs,
+            error: outcome.error?.slice(0, 1_000) ?? null,
+          },
+        })
+        await tx.delivery.update({ where: { id: delivery.id }, data: statusAfter(delivery, outcome, mode) })
+        return attempt
+      })
+    } catch (error) {
+      const code = (error as { code?: string }).code
+      // The subscription (and with it the delivery) was deleted while we were sending.
+      if (code === 'P2003' || code === 'P2025') return null
+      if (code !== 'P2002' || tries >= 3) throw error
+    }
+  }
+}

@@ -1,0 +1,43 @@
+import type { Delivery, DeliveryAttempt } from '../db/generated/client.ts'
+import { tenantDb } from '../tenancy/tenant-db.ts'
+import { getWebhook } from './manage-subscriptions.ts'
+import type { DeliveryRecord, ListDeliveriesQuery } from './webhook-schemas.ts'
+
+export type DeliveryWithAttempts = Delivery & { attempts: DeliveryAttempt[]; event: { kind: string } }
+export type DeliveryPage = { items: DeliveryWithAttempts[]; total: number; limit: number; offset: number; nextOffset: number | null }
+
+/** A subscription's deliveries, newest first, each with every attempt in order. */
+export async function listDeliveries(tenantId: string, webhookId: string, query: ListDeliveriesQuery): Promise<DeliveryPage> {
+  await getWebhook(tenantId, webhookId)
+  const tdb = tenantDb(tenantId)
+  const where = { subscriptionId: webhookId }
+  const [items, total] = await Promise.all([
+    tdb.delivery.findMany({
+      where,
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      skip: query.offset,
+      take: query.limit,
+      include: { attempts: { orderBy: { attempt: 'asc' } }, event: { select: { kind: true } } },
+    }),
+    tdb.delivery.count({ where }),
+  ])
+  const nextOffset = query.offset + items.length < total ? query.offset + query.limit : null
+  return { items, total, limit: query.limit, offset: query.offset, nextOffset }
+}
+
+export function toDeliveryRecord(delivery: DeliveryWithAttempts): DeliveryRecord {
+  return {
+    delivery_id: delivery.id,
+    event_id: delivery.eventId,
+    event: delivery.event.kind,
+    status: delivery.status,
+    attempts: delivery.attempts.map((attempt) => ({
+      attempt: attempt.attempt,
+      at: attempt.at.toISOString(),
+      response_status: attempt.responseStatus,
+      duration_ms: attempt.durationMs,
+      error: attempt.error,
+    })),
+    next_attempt_at: delivery.nextAttemptAt?.toISOString() ?? null,
+  }
+}

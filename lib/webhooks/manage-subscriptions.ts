@@ -1,0 +1,113 @@
+import type { Prisma, WebhookSubscription } from '../db/generated/client.ts'
+import { recordAudit } from '../audit.ts'
+import { ForbiddenError, NotFoundError, ValidationError } from '../errors.ts'
+import { createId } from '../ids.ts'
+import type { Actor } from '../tenancy/actor.ts'
+import { tenantDb } from '../tenancy/tenant-db.ts'
+import { encryptSecret } from './secret-box.ts'
+import { checkWebhookUrl } from './url-safety.ts'
+import type { CreateWebhookInput, ListWebhooksQuery, UpdateWebhookInput } from './webhook-schemas.ts'
+
+export type WebhookPage = { items: WebhookSubscription[]; total: number; limit: number; offset: number; nextOffset: number | null }
+
+const targetType = 'webhook'
+
+async function assertSafeUrl(url: string): Promise<void> {
+  const problem = await checkWebhookUrl(url)
+  if (problem) throw new ValidationError([{ field: 'url', message: problem }])
+}
+
+/** Creates a subscription owned by the acting user (for a token: the token's owner). */
+export async function createWebhook(actor: Actor, input: CreateWebhookInput): Promise<WebhookSubscription> {
+  const ownerId = actor.user?.id
+  if (!ownerId) throw new ForbiddenError('A webhook subscription needs a person as its owner; the system cannot create one.')
+  await assertSafeUrl(input.url)
+  return tenantDb(actor.tenant.id).$transaction(async (tx) => {
+    const subscription = await tx.webhookSubscription.create({
+      data: { id: createId('whk'), tenantId: actor.tenant.id, url: input.url, events: input.events, secretEncrypted: encryptSecret(input.secret), ownerId },
+    })
+    await recordAudit(tx, {
+      tenantId: actor.tenant.id,
+      actorId: ownerId,
+      action: 'webhook.created',
+      targetType,
+      targetId: subscription.id,
+      metadata: { url: subscription.url, events: subscription.events },
+    })
+    return subscription
+  })
+}
+
+/** Newest first; created_at then id, so walking the pages returns each subscription once. */
+export async function listWebhooks(tenantId: string, query: ListWebhooksQuery): Promise<WebhookPage> {
+  const tdb = tenantDb(tenantId)
+  const [items, total] = await Promise.all([
+    tdb.webhookSubscription.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: query.offset, take: query.limit }),
+    tdb.webhookSubscription.count(),
+  ])
+  const nextOffset = query.offset + items.length < total ? query.offset + query.limit : null
+  return { items, total, limit: query.limit, offset: query.offset, nextOffset }
+}
+
+/** The tenant's subscription, or a 404: another tenant's id looks exactly like a missing one. */
+export async function getWebhook(tenantId: string, webhookId: string): Promise<WebhookSubscription> {
+  const subscription = await tenantDb(tenantId).webhookSubscription.findUnique({ where: { id: webhookId } })
+  if (!subscription) throw new NotFoundError('webhook', webhookId)
+  return subscription
+}
+
+/**
+ * Changes url, events or secret, and re-enables a disabled subscription on `status:
+ * "enabled"`. Deliveries still waiting for a retry use the new url and secret.
+ */
+export async function updateWebhook(actor: Actor, webhookId: string, input: UpdateWebhookInput): Promise<WebhookSubscription> {
+  const tdb = tenantDb(actor.tenant.id)
+  const current = await getWebhook(actor.tenant.id, webhookId)
+  if (input.url !== undefined && input.url !== current.url) await assertSafeUrl(input.url)
+
+  const changed = (['url', 'events', 'secret'] as const).filter((field) => input[field] !== undefined)
+  const reenable = input.status === 'enabled' && current.status === 'disabled'
+  if (changed.length === 0 && !reenable) return current
+
+  const data: Prisma.WebhookSubscriptionUpdateManyMutationInput = {
+    ...(input.url !== undefined && { url: input.url }),
+    ...(input.events !== undefined && { events: input.events }),
+    ...(input.secret !== undefined && { secretEncrypted: encryptSecret(input.secret) }),
+    ...(reenable && { status: 'enabled', disabledAt: null, disabledReason: null }),
+  }
+  return tdb.$transaction(async (tx) => {
+    const [updated] = await tx.webhookSubscription.updateManyAndReturn({ where: { id: webhookId }, data })
+    if (!updated) throw new NotFoundError('webhook', webhookId)
+    const audit = { tenantId: actor.tenant.id, actorId: actor.user?.id ?? null, targetType, targetId: webhookId }
+    if (changed.length > 0) {
+      await recordAudit(tx, {
+        ...audit,
+        action: 'webhook.updated',
+        // Which fields changed, never the secret itself.
+        metadata: { changed: [...changed], url: updated.url, events: updated.events },
+      })
+    }
+    if (reenable) {
+      await recordAudit(tx, { ...audit, action: 'webhook.reenabled', metadata: { previous_reason: current.disabledReason } })
+    }
+    return updated
+  })
+}
+
+/** Deletes the subscription; its deliveries go with it, so pending retries stop at their next check. */
+export async function deleteWebhook(actor: Actor, webhookId: string): Promise<void> {
+  await tenantDb(actor.tenant.id).$transaction(async (tx) => {
+    const existing = await tx.webhookSubscription.findUnique({ where: { id: webhookId } })
+    if (!existing) throw new NotFoundError('webhook', webhookId)
+    const { count } = await tx.webhookSubscription.deleteMany({ where: { id: webhookId } })
+    if (count === 0) throw new NotFoundError('webhook', webhookId)
+    await recordAudit(tx, {
+      tenantId: actor.tenant.id,
+      actorId: actor.user?.id ?? null,
+      action: 'webhook.deleted',
+      targetType,
+      targetId: webhookId,
+      metadata: { url: existing.url, events: existing.events },
+    })
+  })
+}

@@ -1,0 +1,91 @@
+import { request as httpRequest } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import { isIP } from 'node:net'
+import { bareHostname, isPrivateAddress, privateUrlsAllowed, safeLookup } from './url-safety.ts'
+
+export const deliveryTimeoutMs = 10_000
+export const webhookUserAgent = 'Newsroom-Webhooks/1.0'
+
+export type RequestOutcome = {
+  ok: boolean
+  responseStatus: number | null
+  durationMs: number
+  error: string | null
+}
+
+// Receivers only need to answer 2xx; their bodies are read (so the connection can finish)
+// but never kept, and a chatty receiver cannot make us buffer megabytes.
+const maxResponseBytes = 64 * 1024
+
+/**
+ * POSTs one webhook body and reports what happened; never throws. Redirects are not
+ * followed, the whole exchange has `timeoutMs`, and the connection goes only to addresses
+ * that passed the private-address check (see safeLookup).
+ */
+export async function sendWebhookRequest(options: {
+  url: string
+  body: string
+  headers: Record<string, string>
+  timeoutMs?: number
+  allowPrivate?: boolean
+}): Promise<RequestOutcome> {
+  const started = performance.now()
+  const elapsed = () => Math.round(performance.now() - started)
+  const allowPrivate = options.allowPrivate ?? privateUrlsAllowed()
+  const timeoutMs = options.timeoutMs ?? deliveryTimeoutMs
+
+  let url: URL
+  try {
+    url = new URL(options.url)
+  } catch {
+    return { ok: false, responseStatus: null, durationMs: elapsed(), error: 'The subscription url is not a valid URL.' }
+  }
+  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
+    return { ok: false, responseStatus: null, durationMs: elapsed(), error: `Refused: ${url.protocol.replace(':', '')} URLs are not allowed; use https.` }
+  }
+  // Sockets skip `lookup` for literal addresses, so those are checked here.
+  const hostname = bareHostname(url)
+  if (!allowPrivate && isIP(hostname) && isPrivateAddress(hostname)) {
+    return { ok: false, responseStatus: null, durationMs: elapsed(), error: `Refused: ${hostname} is a private, loopback or link-local address.` }
+  }
+
+  return new Promise<RequestOutcome>((resolve) => {
+    let settled = false
+    const finish = (outcome: Omit<RequestOutcome, 'durationMs'>) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      resolve({ ...outcome, durationMs: elapsed() })
+    }
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest
+    const request = send(url, {
+      method: 'POST',
+      headers: { ...options.headers, 'Content-Length': String(Buffer.byteLength(options.body)) },
+      lookup: safeLookup(allowPrivate),
+      agent: false,
+    })
+    const timer = setTimeout(() => {
+      finish({ ok: false, responseStatus: null, error: `Timed out after ${timeoutMs / 1000} s without a complete response.` })
+      request.destroy()
+    }, timeoutMs)
+
+    request.on('response', (response) => {
+      const status = response.statusCode ?? 0
+      let received = 0
+      response.on('data', (chunk: Buffer) => {
+        received += chunk.length
+        if (received > maxResponseBytes) response.destroy()
+      })
+      const done = () => {
+        if (status >= 200 && status < 300) finish({ ok: true, responseStatus: status, error: null })
+        else if (status >= 300 && status < 400) finish({ ok: false, responseStatus: status, error: `The receiver answered ${status} (redirects are not followed; use the final URL).` })
+        else finish({ ok: false, responseStatus: status, error: `The receiver answered ${status}.` })
+      }
+      response.on('end', done)
+      response.on('close', done)
+      response.on('error', done)
+    })
+    request.on('error', (error) => finish({ ok: false, responseStatus: null, error: error.message }))
+    request.end(options.body)
+  })
+}

@@ -1,0 +1,345 @@
+import { z } from 'zod'
+import type { oas31, ZodOpenApiPathsObject } from 'zod-openapi'
+import { apiOperation, type ProblemCase } from '../api/openapi/api-operation.ts'
+import { articleSchema } from '../articles/article-schemas.ts'
+import { apiStatuses } from '../articles/article-status.ts'
+import { eventKindGroups } from '../events/event-kinds.ts'
+import type { FieldError } from '../errors.ts'
+import { zodFieldErrors } from '../validation.ts'
+import { retrySchedule } from './retry-schedule.ts'
+import { deliveryTimeoutMs, webhookUserAgent } from './send-webhook-request.ts'
+import { signPayload } from './sign-payload.ts'
+import {
+  createWebhookSchema,
+  deliveryListSchema,
+  listDeliveriesQuerySchema,
+  listWebhooksQuerySchema,
+  updateWebhookSchema,
+  webhookListSchema,
+  webhookSchema,
+  type DeliveryRecord,
+  type WebhookRecord,
+} from './webhook-schemas.ts'
+
+// The webhook endpoints of the OpenAPI document, and the deliveries the service sends
+// (OpenAPI's top-level `webhooks`). Shapes come from webhook-schemas.ts.
+
+const maxBodyBytes = 1024 * 1024
+
+export const webhookTags: oas31.TagObject[] = [
+  {
+    name: 'Webhooks',
+    description: 'Subscriptions that make the service POST signed events to your system, and the log of those deliveries.',
+  },
+]
+
+// ---------------------------------------------------------------------------------------
+// Examples
+
+const webhook = webhookSchema.parse(webhookSchema.meta()?.example)
+
+const disabledWebhook: WebhookRecord = {
+  ...webhook,
+  status: 'disabled',
+  updated_at: '2026-11-22T09:31:00.000Z',
+  disabled_at: '2026-11-22T09:31:00.000Z',
+  disabled_reason: 'delivery_failures',
+}
+
+const deliveries: DeliveryRecord[] = [
+  {
+    delivery_id: 'dlv_0mhx5e2g4i6k8m0o2q4s6u8w0y',
+    event_id: 'evt_0mhx5e2g4i6k8m0o2q4s6u8w0y',
+    event: 'article.published',
+    status: 'pending',
+    attempts: [
+      { attempt: 1, at: '2026-11-20T09:30:01.000Z', response_status: 503, duration_ms: 214, error: 'The receiver answered 503.' },
+      { attempt: 2, at: '2026-11-20T09:31:01.000Z', response_status: null, duration_ms: 10000, error: 'No answer within 10 s.' },
+    ],
+    next_attempt_at: '2026-11-20T09:36:01.000Z',
+  },
+  {
+    delivery_id: 'dlv_0mhx2k1s9q3v8w4t6y1z2a3b4c',
+    event_id: 'evt_0mhx2k1s9q3v8w4t6y1z2a3b4c',
+    event: 'workflow.transitioned',
+    status: 'succeeded',
+    attempts: [{ attempt: 1, at: '2026-11-20T09:10:00.000Z', response_status: 200, duration_ms: 87, error: null }],
+    next_attempt_at: null,
+  },
+]
+
+function validationErrors(schema: z.ZodType, input: unknown): FieldError[] {
+  const parsed = schema.safeParse(input)
+  if (parsed.success) throw new Error(`The example ${JSON.stringify(input)} was meant to be invalid.`)
+  return zodFieldErrors(parsed.error)
+}
+
+function validationProblem(when: string, errors: FieldError[], name?: string): ProblemCase {
+  return { status: 422, code: 'validation_failed', when, name, detail: 'The request body has invalid fields; see errors.', errors }
+}
+
+const notFound: ProblemCase = {
+  status: 404,
+  code: 'not_found',
+  when: "No subscription with this id in the token's newsroom (another newsroom's included).",
+  detail: `No webhook with id '${webhook.webhook_id}' exists in this newsroom.`,
+}
+
+const webhookPathParams = z.object({
+  webhook_id: z.string().meta({ description: 'The subscription\'s identifier (`whk_…`).', example: webhook.webhook_id }),
+})
+
+const pageQuery = (schema: typeof listWebhooksQuerySchema) =>
+  schema.extend({
+    limit: schema.shape.limit.meta({ description: 'Page size, 1 to 200.' }),
+    offset: schema.shape.offset.meta({ description: "How many to skip; use the previous page's `next_offset`." }),
+  })
+
+const eventKindList = Object.entries(eventKindGroups)
+  .map(([group, kinds]) => `- ${group}: ${kinds.map((kind) => `\`${kind}\``).join(', ')}`)
+  .join('\n')
+
+const retryWaits = retrySchedule.map((step) => step.duration.replace(/m$/, ' min').replace(/h$/, ' h')).join(', ')
+
+const pagingRules =
+  '**Paging:** `limit` 1 to 200 (default 50) and `offset` 0 or more (default 0); out of range is a 422. `next_offset` is `null` on the last page.'
+
+// ---------------------------------------------------------------------------------------
+
+const createWebhook = apiOperation({
+  operationId: 'createWebhook',
+  summary: 'Create a webhook subscription',
+  tags: ['Webhooks'],
+  scope: 'webhooks:manage',
+  description: [
+    'Subscribes `url` to the event kinds in `events`. From now on each such event is POSTed to `url`, signed with `secret` (see **Event deliveries**).',
+    '',
+    '- `url` must be `https` and reach a public address: private, loopback and link-local addresses are refused, also when a host name resolves to one. ' +
+      '(An operator may allow `http` and private addresses on a development installation.)',
+    '- `events`: at least one kind; duplicates are removed. The kinds are:',
+    '',
+    eventKindList,
+    '',
+    '- `secret`: 16 to 512 characters of your choosing. It is stored encrypted and **never returned**; keep your own copy to verify signatures.',
+    '',
+    "The subscription's owner is the token's owner, who is emailed if the subscription is disabled after repeated delivery failures.",
+  ].join('\n'),
+  requestBody: {
+    schema: createWebhookSchema,
+    maxBytes: maxBodyBytes,
+    examples: {
+      subscribe: {
+        summary: 'Publication events to one receiver',
+        value: { url: 'https://hooks.example.com/newsroom', events: ['article.published', 'article.unpublished'], secret: 'whsec_3f8a1c9e27d44b6f9a0c' },
+      },
+    },
+  },
+  success: {
+    status: 201,
+    description: 'The subscription was created; it is `enabled`.',
+    schema: webhookSchema,
+    headers: ['Location'],
+    examples: { created: { summary: 'A new subscription (the secret is not returned)', value: { ...webhook, events: ['article.published', 'article.unpublished'] } } },
+  },
+  problems: [
+    validationProblem(
+      'A field is missing, invalid or unknown, an event kind does not exist, or `url` is not https or points to a private address.',
+      validationErrors(createWebhookSchema, { url: 'https://hooks.example.com/newsroom', events: [], secret: 'short' }),
+      'invalid_fields',
+    ),
+    validationProblem(
+      'A field is missing, invalid or unknown, an event kind does not exist, or `url` is not https or points to a private address.',
+      [{ field: 'url', message: 'url points to a private, loopback or link-local address (10.0.0.5), which webhooks cannot reach.' }],
+      'private_address',
+    ),
+  ],
+})
+
+const listWebhooks = apiOperation({
+  operationId: 'listWebhooks',
+  summary: 'List webhook subscriptions',
+  tags: ['Webhooks'],
+  scope: 'webhooks:manage',
+  description: ["The newsroom's subscriptions, newest first (by `created_at`, then `webhook_id`).", '', pagingRules].join('\n'),
+  requestParams: { query: pageQuery(listWebhooksQuerySchema) },
+  success: {
+    status: 200,
+    description: 'A page of subscriptions.',
+    schema: webhookListSchema,
+    examples: { page: { summary: 'Two subscriptions, one disabled', value: { items: [webhook, { ...disabledWebhook, webhook_id: 'whk_0mhx1a2b3c4d5e6f7g8h9i0j1k' }], total: 2, limit: 50, offset: 0, next_offset: null } } },
+  },
+  problems: [
+    {
+      status: 422,
+      code: 'validation_failed',
+      when: 'A parameter is out of range, malformed or unknown.',
+      detail: 'The request query parameters has invalid fields; see errors.',
+      errors: validationErrors(listWebhooksQuerySchema, { limit: '0' }),
+    },
+  ],
+})
+
+const getWebhook = apiOperation({
+  operationId: 'getWebhook',
+  summary: 'Get a webhook subscription',
+  tags: ['Webhooks'],
+  scope: 'webhooks:manage',
+  description: 'One subscription, with its status: `disabled` (and why, and since when) after repeated delivery failures.',
+  requestParams: { path: webhookPathParams },
+  success: {
+    status: 200,
+    description: 'The subscription.',
+    schema: webhookSchema,
+    examples: { enabled: { summary: 'An enabled subscription', value: webhook }, disabled: { summary: 'Disabled after delivery failures', value: disabledWebhook } },
+  },
+  problems: [notFound],
+})
+
+const updateWebhook = apiOperation({
+  operationId: 'updateWebhook',
+  summary: 'Update or re-enable a webhook subscription',
+  tags: ['Webhooks'],
+  scope: 'webhooks:manage',
+  description: [
+    'Changes the fields sent and keeps the others; the rules are those of creation. A new `url` is checked again.',
+    '',
+    '- A new `secret` signs every delivery from now on, retries of earlier events included.',
+    '- `status: "enabled"` re-enables a subscription the service disabled after repeated delivery failures; it clears `disabled_at` and `disabled_reason`. ' +
+      'Deliveries that failed while it was disabled are not re-sent. `enabled` is the only value accepted: delete a subscription to stop it.',
+  ].join('\n'),
+  requestParams: { path: webhookPathParams },
+  requestBody: {
+    schema: updateWebhookSchema,
+    maxBytes: maxBodyBytes,
+    examples: {
+      events: { summary: 'Change the event kinds', value: { events: ['article.published', 'article.unpublished', 'article.archived'] } },
+      rotate: { summary: 'Rotate the signing secret', value: { secret: 'whsec_9b2e7d41c0a84f3e8d5a' } },
+      reenable: { summary: 'Re-enable after fixing the receiver', value: { status: 'enabled' } },
+    },
+  },
+  success: {
+    status: 200,
+    description: 'The updated subscription.',
+    schema: webhookSchema,
+    examples: { reenabled: { summary: 'Re-enabled', value: { ...webhook, updated_at: '2026-11-23T08:00:00.000Z' } } },
+  },
+  problems: [notFound, validationProblem('A field is invalid or unknown, or `status` is not `enabled`.', validationErrors(updateWebhookSchema, { status: 'disabled' }))],
+})
+
+const deleteWebhook = apiOperation({
+  operationId: 'deleteWebhook',
+  summary: 'Delete a webhook subscription',
+  tags: ['Webhooks'],
+  scope: 'webhooks:manage',
+  description: 'Deletes the subscription and its delivery log. Nothing more is sent to it; pending retries stop.',
+  requestParams: { path: webhookPathParams },
+  success: { status: 204, description: 'Deleted; no body.' },
+  problems: [notFound],
+})
+
+const listDeliveries = apiOperation({
+  operationId: 'listWebhookDeliveries',
+  summary: "List a subscription's deliveries",
+  tags: ['Webhooks'],
+  scope: 'webhooks:manage',
+  description: [
+    'The deliveries of events to this subscription, newest first, each with every attempt in order: when, the HTTP status your receiver answered (or `null`), how long it took, and why it failed.',
+    '',
+    '`status` is `pending` while attempts remain (`next_attempt_at` says when the next is due), `succeeded` once your receiver answered 2xx, and `failed` when every attempt failed ' +
+      'or the subscription was disabled or deleted.',
+    '',
+    pagingRules,
+  ].join('\n'),
+  requestParams: { path: webhookPathParams, query: pageQuery(listDeliveriesQuerySchema) },
+  success: {
+    status: 200,
+    description: 'A page of deliveries.',
+    schema: deliveryListSchema,
+    examples: { page: { summary: 'A delivery being retried, and one that succeeded', value: { items: deliveries, total: 2, limit: 50, offset: 0, next_offset: null } } },
+  },
+  problems: [notFound],
+})
+
+export const webhookPaths: ZodOpenApiPathsObject = {
+  '/v1/webhooks': { get: listWebhooks, post: createWebhook },
+  '/v1/webhooks/{webhook_id}': { get: getWebhook, patch: updateWebhook, delete: deleteWebhook },
+  '/v1/webhooks/{webhook_id}/deliveries': { get: listDeliveries },
+}
+
+// ---------------------------------------------------------------------------------------
+// The deliveries the service sends: documented with OpenAPI's top-level `webhooks`.
+
+const workflowTransitionedSchema = z
+  .object({
+    article_id: z.string(),
+    from_state: z.enum(apiStatuses),
+    to_state: z.enum(apiStatuses),
+    actor_id: z.string().nullable().meta({ description: 'The user who made the move; null when the service did (scheduled publication).' }),
+  })
+  .meta({ id: 'WorkflowTransitionedData', description: '`data` of `workflow.transitioned`.' })
+
+export const eventEnvelopeSchema = z
+  .object({
+    event_id: z.string().meta({ description: 'Identifies the event; the same on every retry. Use it to ignore duplicates.', example: 'evt_0mhx2k1s9q3v8w4t6y1z2a3b4c' }),
+    event: z.string().meta({ description: 'The event kind.', example: 'article.published' }),
+    tenant_id: z.string().meta({ description: 'The newsroom the event belongs to.' }),
+    occurred_at: z.iso.datetime({ offset: true }),
+    data: z
+      .union([articleSchema, workflowTransitionedSchema, z.record(z.string(), z.unknown())])
+      .meta({ description: 'Depends on `event`: the Article for `article.*` kinds, WorkflowTransitionedData for `workflow.transitioned`, an object for the other kinds.' }),
+  })
+  .meta({ id: 'EventEnvelope', description: 'The body of every delivery.' })
+
+const exampleSecret = 'whsec_3f8a1c9e27d44b6f9a0c'
+const exampleEnvelope = {
+  event_id: 'evt_0mhx2k1s9q3v8w4t6y1z2a3b4c',
+  event: 'article.published',
+  tenant_id: 'ten_0mhx0a1b2c3d4e5f6g7h8i9j0k',
+  occurred_at: '2026-11-20T09:30:00.000Z',
+  data: articleSchema.parse(articleSchema.meta()?.example),
+}
+
+const deliveryHeaders = z.object({
+  'X-Service-Signature': z.string().meta({
+    description: "Lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the subscription's secret.",
+    example: signPayload(JSON.stringify(exampleEnvelope), exampleSecret),
+  }),
+  'X-Service-Event': z.string().meta({ description: 'The event kind, as in the body.', example: 'article.published' }),
+  'X-Service-Delivery': z.string().meta({ description: 'Identifies the delivery; the same on every retry of it.', example: 'dlv_0mhx2k1s9q3v8w4t6y1z2a3b4c' }),
+  'User-Agent': z.string().meta({ example: webhookUserAgent }),
+})
+
+const eventDelivery = {
+  operationId: 'receiveEvent',
+  summary: 'Event delivery (sent by the service to your url)',
+  tags: ['Webhooks'],
+  description: [
+    'For every event of a subscribed kind the service POSTs the envelope below to the subscription\'s `url` as `application/json`.',
+    '',
+    '**Verify before you process:** compute the HMAC-SHA256 of the raw body bytes (before any JSON parsing) keyed with your secret, encode it as lowercase hex, ' +
+      'and compare it with `X-Service-Signature` in constant time. Equal means the delivery is genuine.',
+    '',
+    `**Answer 2xx quickly.** Any other status, a redirect (redirects are not followed), a network error or no answer within ${deliveryTimeoutMs / 1000} s is a failure. ` +
+      `A failed delivery is retried after ${retryWaits}. When the last retry fails too, the subscription is disabled (\`disabled_reason: "delivery_failures"\`), ` +
+      'its remaining deliveries stop, and its owner is emailed; re-enable it with PATCH `status: "enabled"`.',
+    '',
+    '**Expect duplicates and disorder:** a retry repeats `X-Service-Delivery` and `event_id`, and deliveries are not ordered. Events are recorded in the same transaction as the change, ' +
+      'so every delivered event describes a committed change.',
+  ].join('\n'),
+  requestParams: { header: deliveryHeaders },
+  requestBody: {
+    required: true,
+    content: {
+      'application/json': {
+        schema: eventEnvelopeSchema,
+        examples: { published: { summary: 'article.published', value: exampleEnvelope } },
+      },
+    },
+  },
+  responses: {
+    '2XX': { description: 'Received. Any 2xx settles the delivery; the body is ignored.' },
+    default: { description: 'Any other answer, or none within the time-out, is a failure and is retried.' },
+  },
+}
+
+export const webhookDeliveries: ZodOpenApiPathsObject = { event: { post: eventDelivery } }

@@ -1,0 +1,17 @@
+import type { WebhookSubscription } from '../db/generated/client.ts'
+import type { EventKind } from '../events/event-kinds.ts'
+import type { WebhookRecord } from './webhook-schemas.ts'
+
+/** The subscription as the API shows it; the signing secret never leaves the service. */
+export function toWebhookRecord(subscription: WebhookSubscription): WebhookRecord {
+  return {
+    webhook_id: subscription.id,
+    url: subscription.url,
+    events: subscription.events as EventKind[],
+    status: subscription.status,
+    created_at: subscription.createdAt.toISOString(),
+    updated_at: subscription.updatedAt.toISOString(),
+    disabled_at: subscription.disabledAt?.toISOString() ?? null,
+    disabled_reason: subscription.disabledReason,
+  }
+}

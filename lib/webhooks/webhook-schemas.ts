@@ -1,0 +1,148 @@
+import { z } from 'zod'
+import { eventKinds, type EventKind } from '../events/event-kinds.ts'
+
+// The single source of the webhook API's shapes: validation, TypeScript types and the
+// OpenAPI document all come from these schemas.
+
+const timestamp = z.iso.datetime({ offset: true })
+const webhookIdExample = 'whk_0mhx2k1s9q3v8w4t6y1z2a3b4c'
+
+export const eventKindSchema = z
+  .enum(eventKinds as [EventKind, ...EventKind[]], { error: (issue) => `Unknown event kind '${String(issue.input)}'. Allowed: ${eventKinds.join(', ')}.` })
+  .meta({ id: 'EventKind', description: 'A kind of platform event (spec section 6).', example: 'article.published' })
+
+export const webhookUrlSchema = z
+  .string({ error: 'url must be a string.' })
+  .trim()
+  .min(1, 'url must not be empty.')
+  .max(2_048, 'url must be at most 2,048 characters.')
+  .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), 'url must be an absolute https URL such as https://example.com/webhooks.')
+  .meta({
+    description: 'Receiver address; deliveries are POSTed to it. Must be https and reach a public address.',
+    example: 'https://hooks.example.com/newsroom',
+  })
+
+export const webhookEventsSchema = z
+  .array(eventKindSchema)
+  .min(1, 'events must list at least one event kind.')
+  .max(50, 'events must list at most 50 kinds.')
+  .transform((kinds) => [...new Set(kinds)])
+  .meta({ description: 'The event kinds to deliver; duplicates are removed.', example: ['article.published', 'article.unpublished'] })
+
+export const webhookSecretSchema = z
+  .string({ error: 'secret must be a string.' })
+  .min(16, 'secret must have 16 to 512 characters.')
+  .max(512, 'secret must have 16 to 512 characters.')
+  .meta({
+    description: 'Signing secret you choose, 16 to 512 characters. Each delivery carries X-Service-Signature, the hex HMAC-SHA256 of the body keyed with it. Never returned.',
+    example: 'whsec_3f8a1c9e27d44b6f9a0c',
+  })
+
+export const createWebhookSchema = z
+  .strictObject({ url: webhookUrlSchema, events: webhookEventsSchema, secret: webhookSecretSchema })
+  .meta({ id: 'CreateWebhook', description: 'A new webhook subscription. Unknown fields are rejected.' })
+
+export type CreateWebhookInput = z.infer<typeof createWebhookSchema>
+
+export const updateWebhookSchema = z
+  .strictObject({
+    url: webhookUrlSchema.optional(),
+    events: webhookEventsSchema.optional(),
+    secret: webhookSecretSchema.optional().meta({ description: 'A new signing secret; deliveries from now on are signed with it.' }),
+    status: z
+      .literal('enabled', { error: 'status can only be set to enabled (to re-enable a disabled subscription); delete a subscription to stop it.' })
+      .optional()
+      .meta({ description: 'Send enabled to re-enable a subscription that was disabled after repeated delivery failures.' }),
+  })
+  .meta({ id: 'UpdateWebhook', description: 'The fields to change; the others keep their values.' })
+
+export type UpdateWebhookInput = z.infer<typeof updateWebhookSchema>
+
+const pageQuery = {
+  limit: z.coerce.number().int('limit must be a whole number.').min(1, 'limit must be 1 to 200.').max(200, 'limit must be 1 to 200.').default(50),
+  offset: z.coerce.number().int('offset must be a whole number.').min(0, 'offset must be 0 or more.').max(10_000_000).default(0),
+}
+
+export const listWebhooksQuerySchema = z.strictObject(pageQuery).meta({ id: 'ListWebhooksQuery' })
+export type ListWebhooksQuery = z.infer<typeof listWebhooksQuerySchema>
+
+export const listDeliveriesQuerySchema = z.strictObject(pageQuery).meta({ id: 'ListDeliveriesQuery' })
+export type ListDeliveriesQuery = z.infer<typeof listDeliveriesQuerySchema>
+
+export const webhookStatusSchema = z.enum(['enabled', 'disabled']).meta({ id: 'WebhookStatus' })
+
+export const webhookSchema = z
+  .object({
+    webhook_id: z.string().meta({ example: webhookIdExample }),
+    url: z.string(),
+    events: z.array(eventKindSchema),
+    status: webhookStatusSchema,
+    created_at: timestamp,
+    updated_at: timestamp,
+    disabled_at: timestamp.nullable(),
+    disabled_reason: z
+      .string()
+      .nullable()
+      .meta({ description: 'delivery_failures when the service disabled it after seven failed attempts of one delivery.' }),
+  })
+  .meta({
+    id: 'Webhook',
+    description: 'A webhook subscription. The signing secret is never returned.',
+    example: {
+      webhook_id: webhookIdExample,
+      url: 'https://hooks.example.com/newsroom',
+      events: ['article.published'],
+      status: 'enabled',
+      created_at: '2026-11-20T08:00:00.000Z',
+      updated_at: '2026-11-20T08:00:00.000Z',
+      disabled_at: null,
+      disabled_reason: null,
+    },
+  })
+
+export type WebhookRecord = z.infer<typeof webhookSchema>
+
+export const webhookListSchema = z
+  .object({
+    items: z.array(webhookSchema),
+    total: z.number().int().min(0),
+    limit: z.number().int(),
+    offset: z.number().int(),
+    next_offset: z.number().int().nullable().meta({ description: 'Offset of the next page, or null on the last page.' }),
+  })
+  .meta({ id: 'WebhookList' })
+
+export const deliveryAttemptSchema = z
+  .object({
+    attempt: z.number().int().min(1),
+    at: timestamp,
+    response_status: z.number().int().nullable().meta({ description: "The receiver's HTTP status, or null when no response arrived." }),
+    duration_ms: z.number().int(),
+    error: z.string().nullable().meta({ description: 'Why the attempt failed (time-out, network error, non-2xx), or null.' }),
+  })
+  .meta({ id: 'DeliveryAttempt' })
+
+export const deliveryStatusSchema = z.enum(['pending', 'succeeded', 'failed']).meta({ id: 'DeliveryStatus' })
+
+export const deliverySchema = z
+  .object({
+    delivery_id: z.string().meta({ example: 'dlv_0mhx2k1s9q3v8w4t6y1z2a3b4c' }),
+    event_id: z.string().meta({ example: 'evt_0mhx2k1s9q3v8w4t6y1z2a3b4c' }),
+    event: z.string().meta({ description: 'The event kind (webhook.test for test events).', example: 'article.published' }),
+    status: deliveryStatusSchema,
+    attempts: z.array(deliveryAttemptSchema),
+    next_attempt_at: timestamp.nullable().meta({ description: 'When the next automatic retry is due, or null.' }),
+  })
+  .meta({ id: 'Delivery' })
+
+export type DeliveryRecord = z.infer<typeof deliverySchema>
+
+export const deliveryListSchema = z
+  .object({
+    items: z.array(deliverySchema),
+    total: z.number().int().min(0),
+    limit: z.number().int(),
+    offset: z.number().int(),
+    next_offset: z.number().int().nullable(),
+  })
+  .meta({ id: 'DeliveryList' })

@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { createArticle } from '../../lib/articles/create-article.ts'
+import { transitionArticle } from '../../lib/articles/transition-article.ts'
+import { db } from '../../lib/db/client.ts'
+import { dispatchEvents } from '../../lib/events/dispatch-events.ts'
+import { recordEvents } from '../../lib/events/record-event.ts'
+import { sweepOutbox } from '../../lib/events/sweep-outbox.ts'
+import { tenantDb } from '../../lib/tenancy/tenant-db.ts'
+import { startFakeInngest } from '../support/fake-inngest.ts'
+import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+import { stubEnv } from '../support/stub-env.ts'
+
+// What the app hands to Inngest, captured by a listener on 127.0.0.1 set as the dev server
+// (INNGEST_DEV=<url>): names, ids and envelopes; and what happens while it is down.
+
+let inngest: Awaited<ReturnType<typeof startFakeInngest>>
+let newsroom: TestTenant
+
+beforeAll(async () => {
+  inngest = await startFakeInngest()
+  stubEnv({ INNGEST_DEV: inngest.url })
+  newsroom = await createTestTenant()
+})
+
+afterAll(async () => {
+  await inngest.stop()
+  vi.unstubAllEnvs()
+})
+
+async function eventuallyRow(id: string, done: (row: { sentToQueueAt: Date | null; sendAttempts: number }) => boolean) {
+  const deadline = Date.now() + 15_000
+  for (;;) {
+    const row = await db.event.findUniqueOrThrow({ where: { id } })
+    if (done(row)) return row
+    if (Date.now() > deadline) throw new Error(`Outbox row ${id} never reached the expected state: ${JSON.stringify(row)}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+describe('outbox → Inngest', () => {
+  it('sends committed events right after the change, named by kind, with the outbox id and the envelope', async () => {
+    const article = await createArticle(newsroom.actor('editor'), { headline: 'Harbour festival returns' })
+    const row = await db.event.findFirstOrThrow({ where: { tenantId: newsroom.tenant.id, kind: 'article.created' }, orderBy: { createdAt: 'desc' } })
+    const [sent] = await inngest.waitForEvents((event) => event.id === row.id)
+
+    expect(sent).toMatchObject({
+      id: row.id,
+      name: 'newsroom/article.created',
+      ts: row.occurredAt.getTime(),
+      data: {
+        event_id: row.id,
+        event: 'article.created',
+        tenant_id: newsroom.tenant.id,
+        occurred_at: row.occurredAt.toISOString(),
+        data: { article_id: article.id, headline: 'Harbour festival returns', status: 'draft' },
+      },
+    })
+    expect((await db.event.findUniqueOrThrow({ where: { id: row.id } })).sentToQueueAt).toBeInstanceOf(Date)
+  })
+
+  it('sends the internal publish_scheduled event for scheduled publishing, and workflow events with their data', async () => {
+    const editor = newsroom.actor('editor')
+    const article = await createArticle(editor, { headline: 'Tomorrow’s front page', status: 'in-review' })
+    await transitionArticle(editor, article.id, { to_state: 'approved' })
+    const publishAt = new Date(Date.now() + 3_600_000).toISOString().replace(/\.\d{3}Z$/, '.000Z')
+    await transitionArticle(editor, article.id, { to_state: 'published', publish_at: publishAt })
+
+    const [transitioned] = await inngest.waitForEvents((event) => event.name === 'newsroom/workflow.transitioned' && event.data.data.article_id === article.id)
+    expect(transitioned!.data.data).toEqual({ article_id: article.id, from_state: 'in-review', to_state: 'approved', actor_id: newsroom.users.editor.id })
+    const [scheduled] = await inngest.waitForEvents((event) => event.name === 'newsroom/article.publish_scheduled' && event.data.data.article_id === article.id)
+    expect(scheduled!.data).toMatchObject({ event: 'article.publish_scheduled', tenant_id: newsroom.tenant.id, data: { article_id: article.id, publish_at: publishAt } })
+    expect(scheduled!.id).toMatch(/^evt_/)
+  })
+
+  it('keeps events in the outbox while Inngest is down and sends them, deduplicable by id, once it is back', async () => {
+    await inngest.stop()
+    const before = inngest.events.length
+    const [event] = await tenantDb(newsroom.tenant.id).$transaction((tx) =>
+      recordEvents(tx, newsroom.tenant.id, [{ kind: 'article.updated', data: { article_id: 'art_offline', headline: 'Written while Inngest was down' } }]),
+    )
+    await dispatchEvents([event!])
+    const failed = await eventuallyRow(event!.id, (row) => row.sendAttempts >= 1)
+    expect(failed.sentToQueueAt).toBeNull()
+    expect((await db.event.findUniqueOrThrow({ where: { id: event!.id } })).lastSendError).toMatch(/fetch failed|ECONNREFUSED/i)
+    const offline = await sweepOutbox()
+    expect(offline).toMatchObject({ remaining: true, error: expect.stringMatching(/Inngest refused or did not answer/) })
+    expect(inngest.events.length).toBe(before)
+    expect((await db.event.findUniqueOrThrow({ where: { id: event!.id } })).sentToQueueAt).toBeNull()
+
+    await inngest.start()
+    const swept = await sweepOutbox()
+    expect(swept.sent).toBeGreaterThanOrEqual(1)
+    expect(swept).toMatchObject({ remaining: false, error: null })
+    const [resent] = await inngest.waitForEvents((captured) => captured.id === event!.id)
+    expect(resent).toMatchObject({ name: 'newsroom/article.updated', data: { event_id: event!.id, data: { headline: 'Written while Inngest was down' } } })
+    expect((await db.event.findUniqueOrThrow({ where: { id: event!.id } })).sentToQueueAt).toBeInstanceOf(Date)
+    // Nothing unsent is left, so a second sweep sends nothing.
+    expect(await sweepOutbox()).toEqual({ sent: 0, remaining: false, error: null })
+  })
+
+  it('sends oldest first in bounded batches', async () => {
+    const events = []
+    for (let i = 0; i < 5; i++) {
+      const [event] = await tenantDb(newsroom.tenant.id).$transaction((tx) => recordEvents(tx, newsroom.tenant.id, [{ kind: 'article.updated', data: { n: i } }]))
+      events.push(event!)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+    const from = inngest.events.length
+    const result = await sweepOutbox({ batchSize: 2, maxBatches: 2 })
+    expect(result).toEqual({ sent: 4, remaining: true, error: null })
+    expect(inngest.events.slice(from).map((event) => event.id)).toEqual(events.slice(0, 4).map((event) => event.id))
+    expect(await sweepOutbox({ batchSize: 2 })).toEqual({ sent: 1, remaining: false, error: null })
+  })
+
+  it('lets an event too large for Inngest travel without its data', async () => {
+    const [event] = await tenantDb(newsroom.tenant.id).$transaction((tx) =>
+      recordEvents(tx, newsroom.tenant.id, [{ kind: 'article.updated', data: { article_id: 'art_big', body: 'x'.repeat(300_000) } }]),
+    )
+    await dispatchEvents([event!])
+    const [sent] = await inngest.waitForEvents((captured) => captured.id === event!.id)
+    expect(sent!.data).toMatchObject({ event_id: event!.id, event: 'article.updated', data: null, data_omitted: true })
+  })
+})
