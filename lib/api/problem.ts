@@ -17,6 +17,8 @@ export const problemTitles: Record<string, string> = {
   payload_too_large: 'Payload too large',
   unsupported_media_type: 'Unsupported media type',
   validation_failed: 'Validation failed',
+  idempotency_key_reused: 'Idempotency key reused',
+  idempotency_key_in_use: 'Idempotency key in use',
   rate_limited: 'Rate limit exceeded',
   internal_error: 'Internal error',
   service_unavailable: 'Service unavailable',

@@ -6,6 +6,7 @@ import { authenticateToken, touchToken, type TokenPrincipal } from '../tokens/au
 import { hasScope, type Scope } from '../tokens/scopes.ts'
 import { zodFieldErrors } from '../validation.ts'
 import { isDatabaseUnavailable } from './database-errors.ts'
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, replayResponse, requestFingerprint, validateIdempotencyKey } from './idempotency.ts'
 import { problemResponse, type Problem } from './problem.ts'
 import { consumeTokenRequest, consumeUnauthenticatedRequest, rateLimitHeaders } from './rate-limit.ts'
 import { readJsonBody } from './read-json-body.ts'
@@ -89,19 +90,29 @@ export function withApi<
         )
       }
 
-      const params = parseInput(options.params, await routeContext.params, 'path')
-      const query = parseInput(options.query, Object.fromEntries(new URL(request.url).searchParams), 'query')
-      const body = options.body ? parseInput(options.body, await readJsonBody(request, options.maxBodyBytes ?? defaultMaxBodyBytes), 'body') : undefined
+      const url = new URL(request.url)
+      const rawBody = options.body ? await readJsonBody(request, options.maxBodyBytes ?? defaultMaxBodyBytes) : undefined
+      const run = async () => {
+        try {
+          const params = parseInput(options.params, await routeContext.params, 'path')
+          const query = parseInput(options.query, Object.fromEntries(url.searchParams), 'query')
+          const body = parseInput(options.body, rawBody, 'body')
+          return await handler({
+            request,
+            requestId,
+            principal,
+            actor: { tenant: principal.tenant, user: principal.user },
+            query: query as Infer<QuerySchema>,
+            body: body as Infer<BodySchema>,
+            params: params as Infer<ParamsSchema>,
+          })
+        } catch (error) {
+          return errorResponse(error, requestId)
+        }
+      }
 
-      const response = await handler({
-        request,
-        requestId,
-        principal,
-        actor: { tenant: principal.tenant, user: principal.user },
-        query: query as Infer<QuerySchema>,
-        body: body as Infer<BodySchema>,
-        params: params as Infer<ParamsSchema>,
-      })
+      const idempotencyKey = request.method === 'POST' ? request.headers.get('idempotency-key') : null
+      const response = idempotencyKey === null ? await run() : await runOnce(principal.tokenId, idempotencyKey, requestFingerprint(request.method, url.pathname + url.search, rawBody), run)
       response.headers.set('X-Request-Id', requestId)
       for (const [name, value] of Object.entries(headers)) response.headers.set(name, value)
       return response
@@ -109,6 +120,25 @@ export function withApi<
       return errorResponse(error, requestId, headers)
     }
   }
+}
+
+/**
+ * A POST with an Idempotency-Key runs once per token and key: a retry, or a twin sent at the
+ * same moment, gets the first request's answer instead of repeating its effect.
+ */
+async function runOnce(tokenId: string, key: string, fingerprint: string, run: () => Promise<Response>): Promise<Response> {
+  validateIdempotencyKey(key)
+  const claim = await claimIdempotencyKey(tokenId, key, fingerprint)
+  if ('replay' in claim) return replayResponse(claim.replay)
+  let response: Response
+  try {
+    response = await run()
+  } catch (error) {
+    await releaseIdempotencyKey(tokenId, key)
+    throw error
+  }
+  await completeIdempotencyKey(tokenId, key, response)
+  return response
 }
 
 function parseInput(schema: z.ZodType | undefined, input: unknown, where: 'path' | 'query' | 'body'): unknown {

@@ -172,6 +172,7 @@ const listArticles = apiOperation({
 })
 
 const createArticle = apiOperation({
+  idempotent: true,
   operationId: 'createArticle',
   summary: 'Create an article',
   tags: ['Articles'],
@@ -286,6 +287,7 @@ const updateArticle = apiOperation({
 })
 
 const transitionArticle = apiOperation({
+  idempotent: true,
   operationId: 'transitionArticle',
   summary: 'Move an article through the workflow',
   tags: ['Workflow'],
@@ -361,6 +363,7 @@ const transitionArticle = apiOperation({
 })
 
 const bulkImport = apiOperation({
+  idempotent: true,
   operationId: 'bulkImportArticles',
   summary: 'Import articles in bulk',
   tags: ['Bulk import'],

@@ -107,6 +107,7 @@ const pagingRules =
 // ---------------------------------------------------------------------------------------
 
 const createWebhook = apiOperation({
+  idempotent: true,
   operationId: 'createWebhook',
   summary: 'Create a webhook subscription',
   tags: ['Webhooks'],

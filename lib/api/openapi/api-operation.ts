@@ -1,4 +1,4 @@
-import type { z } from 'zod'
+import { z } from 'zod'
 import type { oas31, ZodOpenApiOperationObject, ZodOpenApiParameters, ZodOpenApiResponseObject, ZodOpenApiResponsesObject } from 'zod-openapi'
 import type { FieldError } from '../../errors.ts'
 import type { Scope } from '../../tokens/scopes.ts'
@@ -48,6 +48,8 @@ export type ApiOperationSpec = {
   }
   /** The operation's own failures; authentication, rate limit and server failures are added. */
   problems?: ProblemCase[]
+  /** A POST that honours Idempotency-Key (every POST under /v1 does). */
+  idempotent?: boolean
 }
 
 const mebibyte = 1024 * 1024
@@ -58,7 +60,14 @@ const mebibyte = 1024 * 1024
  * is particular to it.
  */
 export function apiOperation(spec: ApiOperationSpec): ZodOpenApiOperationObject {
-  const problems = [...authenticationProblems(spec.scope), ...(spec.requestBody ? bodyProblems(spec.requestBody.maxBytes) : []), ...(spec.problems ?? []), ...serverProblems]
+  const problems = [
+    ...authenticationProblems(spec.scope),
+    ...(spec.requestBody ? bodyProblems(spec.requestBody.maxBytes) : []),
+    ...(spec.problems ?? []),
+    ...(spec.idempotent ? idempotencyProblems : []),
+    ...serverProblems,
+  ]
+  const requestParams = spec.idempotent ? { ...spec.requestParams, header: idempotencyKeyHeader } : spec.requestParams
   const responses: Record<string, ZodOpenApiResponseObject> = { [spec.success.status]: successResponse(spec.success) }
   for (const status of [...new Set(problems.map((problem) => problem.status))].sort((a, b) => a - b)) {
     responses[status] = problemResponse(status, problems.filter((problem) => problem.status === status))
@@ -70,7 +79,7 @@ export function apiOperation(spec: ApiOperationSpec): ZodOpenApiOperationObject 
     description: `**Required scope:** \`${spec.scope}\`${spec.scope === 'admin' ? '' : ' (or `admin`)'}.\n\n${spec.description}`,
     tags: spec.tags,
     ...scopeRequirement(spec.scope),
-    ...(spec.requestParams && { requestParams: spec.requestParams }),
+    ...(requestParams && { requestParams }),
     ...(spec.requestBody && {
       requestBody: {
         required: true,
@@ -170,6 +179,35 @@ function bodyProblems(maxBytes: number): ProblemCase[] {
     },
   ]
 }
+
+const idempotencyKeyHeader = z.object({
+  'Idempotency-Key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .meta({
+      description:
+        'Makes a retry safe: the same key from the same token within 24 hours returns the first answer again (with `Idempotent-Replayed: true`) instead of repeating the effect. ' +
+        'A request sent while the first is still running waits for its answer. The same key with a different request is refused with 422. Use a new UUID per logical request.',
+      example: '5f1c2a9e-8a4e-4c4b-9b8e-2f0d6a1c3e77',
+    }),
+})
+
+const idempotencyProblems: ProblemCase[] = [
+  {
+    status: 409,
+    code: 'idempotency_key_in_use',
+    when: 'A request with this Idempotency-Key is still running after 10 seconds; retry to get its answer.',
+    detail: 'A request with this Idempotency-Key is still being processed; retry in a moment to get its answer.',
+  },
+  {
+    status: 422,
+    code: 'idempotency_key_reused',
+    when: 'The Idempotency-Key was already used with a different request.',
+    detail: 'This Idempotency-Key was used with a different request; use a new key for a new request.',
+  },
+]
 
 const serverProblems: ProblemCase[] = [
   {

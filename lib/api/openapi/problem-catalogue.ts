@@ -86,6 +86,14 @@ const catalogue: Record<string, { status: number; description: string }> = {
     status: 415,
     description: 'The body is not sent as `Content-Type: application/json`.',
   },
+  idempotency_key_reused: {
+    status: 422,
+    description: 'The Idempotency-Key was already used, within 24 hours, with a different request. Use a new key for a new request.',
+  },
+  idempotency_key_in_use: {
+    status: 409,
+    description: 'A request with this Idempotency-Key is still running. Retry shortly: once it ends, the retry receives its answer.',
+  },
   validation_failed: {
     status: 422,
     description:
