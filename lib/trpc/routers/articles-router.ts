@@ -1,3 +1,66 @@
-import { router } from '../init.ts'
+import { z } from 'zod'
+import { listArticleHistory } from '../../articles/article-history.ts'
+import { listArticleFilterOptions } from '../../articles/article-options.ts'
+import { articleEtag, toArticleRecord } from '../../articles/article-record.ts'
+import {
+  articlePathSchema,
+  createArticleSchema,
+  listArticlesQuerySchema,
+  transitionArticleSchema,
+  updateArticleSchema,
+} from '../../articles/article-schemas.ts'
+import { createArticle } from '../../articles/create-article.ts'
+import { getArticle } from '../../articles/get-article.ts'
+import { listArticles } from '../../articles/list-articles.ts'
+import { mayManageSchedule, offeredMoves } from '../../articles/offered-moves.ts'
+import { cancelScheduledPublication, transitionArticle } from '../../articles/transition-article.ts'
+import { updateArticle } from '../../articles/update-article.ts'
+import { memberProcedure, router } from '../init.ts'
 
-export const articlesRouter = router({})
+const articleId = z.strictObject({ article_id: articlePathSchema.shape.article_id })
+
+// In the portal the author is the person signed in, so the editor never sends author_id.
+const portalCreateSchema = createArticleSchema.omit({ author_id: true })
+const portalChangesSchema = updateArticleSchema.omit({ author_id: true, status: true })
+
+/**
+ * The editors' workflow. Every procedure is open to every member: what a role may do is the
+ * domain's decision (transitionArticle, cancelScheduledPublication), not the router's, so the
+ * portal and /v1 refuse the same moves with the same words.
+ */
+export const articlesRouter = router({
+  list: memberProcedure.input(listArticlesQuerySchema).query(async ({ ctx, input }) => {
+    const page = await listArticles(ctx.tenant.id, input)
+    return { items: page.items.map(toArticleRecord), total: page.total, limit: page.limit, offset: page.offset, next_offset: page.nextOffset }
+  }),
+
+  filterOptions: memberProcedure.query(({ ctx }) => listArticleFilterOptions(ctx.tenant.id)),
+
+  get: memberProcedure.input(articleId).query(async ({ ctx, input }) => {
+    const article = toArticleRecord(await getArticle(ctx.tenant.id, input.article_id))
+    return { article, moves: offeredMoves(ctx.member.role, article.status), canManageSchedule: mayManageSchedule(ctx.member.role) }
+  }),
+
+  history: memberProcedure.input(articleId).query(({ ctx, input }) => listArticleHistory(ctx.tenant.id, input.article_id)),
+
+  create: memberProcedure.input(portalCreateSchema).mutation(async ({ ctx, input }) => toArticleRecord(await createArticle(ctx.actor, input))),
+
+  /** Saves from the version the editor loaded: a change made meanwhile by someone else is a 412, never overwritten. */
+  update: memberProcedure
+    .input(z.strictObject({ article_id: articleId.shape.article_id, version: z.number().int().min(1), changes: portalChangesSchema }))
+    .mutation(async ({ ctx, input }) =>
+      toArticleRecord(await updateArticle(ctx.actor, input.article_id, input.changes, { ifMatch: articleEtag({ version: input.version }) })),
+    ),
+
+  // No version here: a move is judged against the article's state now, so a move someone
+  // else made meanwhile is refused as an invalid transition that names the current state.
+  transition: memberProcedure.input(transitionArticleSchema.extend({ article_id: articleId.shape.article_id })).mutation(async ({ ctx, input }) => {
+    const { article_id, ...move } = input
+    const outcome = await transitionArticle(ctx.actor, article_id, move)
+    return { article: toArticleRecord(outcome.article), scheduled: outcome.scheduled }
+  }),
+
+  cancelSchedule: memberProcedure
+    .input(articleId)
+    .mutation(async ({ ctx, input }) => toArticleRecord(await cancelScheduledPublication(ctx.actor, input.article_id))),
+})

@@ -1,0 +1,276 @@
+'use client'
+
+import { zodResolver } from '@hookform/resolvers/zod'
+import { useMutation, useQueryClient } from '@tanstack/react-query'
+import dynamic from 'next/dynamic'
+import { useRouter } from 'next/navigation'
+import { useEffect, useRef, useState } from 'react'
+import { Controller, useForm, useWatch } from 'react-hook-form'
+import type { ArticleFilterOptions } from '@/lib/articles/article-options'
+import type { ArticleRecord } from '@/lib/articles/article-schemas'
+import { useTRPC } from '@/components/trpc-provider'
+import {
+  articleFormSchema,
+  articleToForm,
+  emptyArticleForm,
+  formFieldOf,
+  type ArticleFormInput,
+  type ArticleFormValues,
+} from './article-form-schema'
+import { describePortalError, type PortalError } from './portal-error'
+import { RichTextEditor } from './rich-text-editor'
+import styles from './articles.module.css'
+
+// The sanitiser (sanitize-html and its parsers) is loaded when a preview is first asked for.
+const BodyPreview = dynamic(() => import('./body-preview').then((module) => module.BodyPreview), {
+  ssr: false,
+  loading: () => <p role="status">Loading the preview…</p>,
+})
+
+type Props = {
+  /** The article as last loaded; null on the new-article page. */
+  article: ArticleRecord | null
+  departments: ArticleFilterOptions['departments']
+  onDirtyChange?: (dirty: boolean) => void
+}
+
+const describedBy = (...ids: (string | false | undefined)[]) => ids.filter(Boolean).join(' ') || undefined
+
+/**
+ * Headline, lede, body, department and tags. Saving sends the version the form was loaded
+ * from, so a change someone else saved meanwhile is reported (412), never overwritten.
+ */
+export function ArticleForm({ article, departments, onDirtyChange }: Props) {
+  const trpc = useTRPC()
+  const queryClient = useQueryClient()
+  const router = useRouter()
+  const readOnly = article?.status === 'archived'
+  // The version the form's contents came from: what a save asks to replace.
+  const baseVersion = useRef(article?.version ?? 0)
+  const [status, setStatus] = useState('')
+  const [failure, setFailure] = useState<PortalError | null>(null)
+  const [showPreview, setShowPreview] = useState(false)
+  const alertRef = useRef<HTMLDivElement>(null)
+
+  const form = useForm<ArticleFormInput, unknown, ArticleFormValues>({
+    resolver: zodResolver(articleFormSchema),
+    defaultValues: article ? articleToForm(article) : emptyArticleForm,
+    shouldFocusError: true,
+  })
+  const { register, control, formState, handleSubmit, reset, setError } = form
+  const { errors, isDirty, isSubmitting } = formState
+  const [headline, lede, body] = useWatch({ control, name: ['headline', 'lede', 'body'] })
+
+  const create = useMutation(trpc.articles.create.mutationOptions())
+  const update = useMutation(trpc.articles.update.mutationOptions())
+
+  useEffect(() => onDirtyChange?.(isDirty), [isDirty, onDirtyChange])
+
+  // A newer version arrived (our own workflow move, a refetch): take it while nothing is
+  // being edited. With edits pending, the form keeps them and a save will meet the conflict.
+  useEffect(() => {
+    if (!article || isDirty || article.version <= baseVersion.current) return
+    baseVersion.current = article.version
+    reset(articleToForm(article))
+  }, [article, isDirty, reset])
+
+  // Closing or reloading the tab would lose the edits; the browser asks first.
+  useEffect(() => {
+    if (!isDirty) return
+    const warn = (event: BeforeUnloadEvent) => event.preventDefault()
+    window.addEventListener('beforeunload', warn)
+    return () => window.removeEventListener('beforeunload', warn)
+  }, [isDirty])
+
+  // Failures are announced (role=alert) and take the focus, so keyboard users land on them.
+  useEffect(() => {
+    if (failure) alertRef.current?.focus()
+  }, [failure])
+
+  const refresh = () => {
+    void queryClient.invalidateQueries(trpc.articles.list.pathFilter())
+    if (article) void queryClient.invalidateQueries(trpc.articles.history.queryFilter({ article_id: article.article_id }))
+  }
+
+  const save = async (values: ArticleFormValues) => {
+    setFailure(null)
+    setStatus('')
+    try {
+      if (!article) {
+        const created = await create.mutateAsync(values)
+        refresh()
+        router.push(`/articles/${created.article_id}?created=1`)
+        return
+      }
+      const saved = await update.mutateAsync({ article_id: article.article_id, version: baseVersion.current, changes: values })
+      baseVersion.current = saved.version
+      reset(articleToForm(saved))
+      queryClient.setQueryData(trpc.articles.get.queryKey({ article_id: saved.article_id }), (previous) =>
+        previous ? { ...previous, article: saved } : previous,
+      )
+      refresh()
+      setStatus(`Saved. This is now version ${saved.version}.`)
+    } catch (error) {
+      const described = describePortalError(error)
+      const fields = described.fieldErrors.flatMap((fieldError) => {
+        const name = formFieldOf(fieldError.field)
+        return name ? [{ name, message: fieldError.message }] : []
+      })
+      if (fields.length > 0) {
+        fields.forEach(({ name, message }, index) => setError(name, { type: 'server', message }, { shouldFocus: index === 0 }))
+        return
+      }
+      setFailure(described)
+    }
+  }
+
+  const reload = async () => {
+    if (!article) return
+    const fresh = await queryClient.fetchQuery(trpc.articles.get.queryOptions({ article_id: article.article_id }, { staleTime: 0 }))
+    baseVersion.current = fresh.article.version
+    reset(articleToForm(fresh.article))
+    setFailure(null)
+    refresh()
+    setStatus(`Loaded the latest version (${fresh.article.version}).`)
+  }
+
+  const conflict = failure?.code === 'PRECONDITION_FAILED'
+
+  return (
+    <div>
+      {failure && (
+        <div role="alert" className="alert error" tabIndex={-1} ref={alertRef} data-testid="save-failure">
+          {conflict ? (
+            <>
+              <p>
+                <strong>Not saved: someone else changed this article after you opened it.</strong> {failure.message}
+              </p>
+              <p>Reload to see their version. Reloading replaces what is in this form, so copy anything you want to keep first.</p>
+              <button type="button" onClick={() => void reload()}>
+                Reload the latest version
+              </button>
+            </>
+          ) : (
+            <p>
+              <strong>Not saved.</strong> {failure.message}
+            </p>
+          )}
+        </div>
+      )}
+
+      <form onSubmit={(event) => void handleSubmit(save)(event)} noValidate className={styles.form} aria-label={article ? 'Edit article' : 'New article'}>
+        {readOnly && <p className="alert warning">Archived articles are read-only. Restore it to draft to edit it.</p>}
+        <fieldset disabled={readOnly} className={styles.plainFieldset}>
+          <label htmlFor="headline">Headline</label>
+          <input
+            id="headline"
+            type="text"
+            autoComplete="off"
+            aria-invalid={!!errors.headline}
+            aria-describedby={describedBy(errors.headline && 'headline-error')}
+            {...register('headline')}
+          />
+          {errors.headline && (
+            <p id="headline-error" className="field-error">
+              {errors.headline.message}
+            </p>
+          )}
+
+          <label htmlFor="lede">Lede</label>
+          <textarea id="lede" rows={2} aria-invalid={!!errors.lede} aria-describedby={describedBy(errors.lede && 'lede-error')} {...register('lede')} />
+          {errors.lede && (
+            <p id="lede-error" className="field-error">
+              {errors.lede.message}
+            </p>
+          )}
+
+          <span id="body-label" className={styles.fieldLabel}>
+            Body
+          </span>
+          <Controller
+            control={control}
+            name="body"
+            render={({ field }) => (
+              <RichTextEditor
+                id="body"
+                value={field.value}
+                onChange={field.onChange}
+                onBlur={field.onBlur}
+                fieldRef={field.ref}
+                labelId="body-label"
+                describedBy={errors.body ? 'body-error' : undefined}
+                invalid={!!errors.body}
+                readOnly={readOnly}
+              />
+            )}
+          />
+          {errors.body && (
+            <p id="body-error" className="field-error">
+              {errors.body.message}
+            </p>
+          )}
+
+          <div className={styles.twoFields}>
+            <div>
+              <label htmlFor="department_id">Department</label>
+              <select
+                id="department_id"
+                aria-invalid={!!errors.department_id}
+                aria-describedby={describedBy(errors.department_id && 'department-error')}
+                {...register('department_id')}
+              >
+                <option value="">No department</option>
+                {departments.map((department) => (
+                  <option key={department.id} value={department.id}>
+                    {department.name}
+                  </option>
+                ))}
+              </select>
+              {errors.department_id && (
+                <p id="department-error" className="field-error">
+                  {errors.department_id.message}
+                </p>
+              )}
+            </div>
+            <div>
+              <label htmlFor="tags">Tags</label>
+              <input
+                id="tags"
+                type="text"
+                autoComplete="off"
+                aria-invalid={!!errors.tags}
+                aria-describedby={describedBy('tags-hint', errors.tags && 'tags-error')}
+                {...register('tags')}
+              />
+              <p id="tags-hint" className={styles.hint}>
+                Separate tags with commas, e.g. local, politics.
+              </p>
+              {errors.tags && (
+                <p id="tags-error" className="field-error">
+                  {errors.tags.message}
+                </p>
+              )}
+            </div>
+          </div>
+        </fieldset>
+
+        <div className={styles.actions}>
+          {!readOnly && (
+            <button type="submit" disabled={isSubmitting}>
+              {isSubmitting ? 'Saving…' : article ? 'Save changes' : 'Create draft'}
+            </button>
+          )}
+          <button type="button" className="secondary" aria-expanded={showPreview} aria-controls={showPreview ? 'body-preview' : undefined} onClick={() => setShowPreview(!showPreview)}>
+            {showPreview ? 'Hide preview' : 'Show preview'}
+          </button>
+          {article && isDirty && <span className={styles.hint}>Unsaved changes</span>}
+        </div>
+        <p role="status" aria-live="polite" className={styles.hint} data-testid="save-status">
+          {status}
+        </p>
+      </form>
+
+      {showPreview && <BodyPreview id="body-preview" headline={headline} lede={lede} body={body} />}
+    </div>
+  )
+}

@@ -1,0 +1,57 @@
+'use client'
+
+import type { ArticleHistoryEntry } from '@/lib/articles/article-history'
+import type { ArticleRecord } from '@/lib/articles/article-schemas'
+import { LocalTime } from './local-time'
+import { statusLabels } from './status-badge'
+import styles from './articles.module.css'
+
+/** The row that set the article's current schedule: the last scheduling row, if it still matches. */
+function pendingScheduleRow(entries: ArticleHistoryEntry[], article: ArticleRecord): string | null {
+  const last = entries.findLast((entry) => entry.publish_at !== null)
+  return last && last.publish_at === article.scheduled_publish_at ? last.id : null
+}
+
+export function ArticleHistory({ entries, article, loading }: { entries: ArticleHistoryEntry[] | undefined; article: ArticleRecord; loading: boolean }) {
+  const pending = entries ? pendingScheduleRow(entries, article) : null
+  return (
+    <section className={styles.history} aria-labelledby="history-heading">
+      <h2 id="history-heading">History</h2>
+      {loading && <p className="muted">Loading the history…</p>}
+      {entries && entries.length === 0 && <p className="muted">No workflow moves yet: the article is where it started.</p>}
+      {entries && entries.length > 0 && (
+        <table data-testid="article-history">
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Who</th>
+              <th scope="col">Change</th>
+            </tr>
+          </thead>
+          <tbody>
+            {entries.map((entry) => (
+              <tr key={entry.id}>
+                <td>
+                  <LocalTime iso={entry.at} />
+                </td>
+                <td>{entry.actor?.name ?? 'The system (scheduled publication)'}</td>
+                <td>
+                  {entry.publish_at ? (
+                    <>
+                      Scheduled for <LocalTime iso={entry.publish_at} />
+                      {entry.id === pending ? ' (pending)' : ' (no longer pending)'}
+                    </>
+                  ) : (
+                    <>
+                      {statusLabels[entry.from_state]} → {statusLabels[entry.to_state]}
+                    </>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  )
+}

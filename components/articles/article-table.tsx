@@ -1,0 +1,65 @@
+'use client'
+
+import Link from 'next/link'
+import type { ArticleFilterOptions } from '@/lib/articles/article-options'
+import type { ArticleRecord } from '@/lib/articles/article-schemas'
+import { LocalTime } from './local-time'
+import { StatusBadge } from './status-badge'
+import styles from './articles.module.css'
+
+export function ArticleTable({ items, options, busy }: { items: ArticleRecord[]; options: ArticleFilterOptions | undefined; busy: boolean }) {
+  const departments = new Map(options?.departments.map((department) => [department.id, department.name]))
+  const authors = new Map(options?.authors.map((author) => [author.id, author.name]))
+  return (
+    <div className={styles.tableWrap}>
+      <table aria-busy={busy} className={styles.table}>
+        <caption className={styles.visuallyHidden}>Articles, most recently published first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Headline</th>
+            <th scope="col">Status</th>
+            <th scope="col">Department</th>
+            <th scope="col">Author</th>
+            <th scope="col">Published or scheduled</th>
+            <th scope="col">Tags</th>
+          </tr>
+        </thead>
+        <tbody>
+          {items.map((article) => (
+            <tr key={article.article_id}>
+              <td className={styles.headlineCell}>
+                <Link href={`/articles/${article.article_id}`}>{article.headline}</Link>
+                {article.url && (
+                  <a href={article.url} title={article.url} className={styles.publicUrl} target="_blank" rel="noopener noreferrer">
+                    {article.url}
+                    <span className={styles.visuallyHidden}> (public page, opens in a new tab)</span>
+                  </a>
+                )}
+              </td>
+              <td>
+                <StatusBadge status={article.status} scheduled={article.scheduled_publish_at !== null} />
+              </td>
+              <td>{article.department_id ? (departments.get(article.department_id) ?? '…') : <span className="muted">None</span>}</td>
+              <td>{authors.get(article.author_id) ?? '…'}</td>
+              <td>
+                {article.scheduled_publish_at ? (
+                  <>
+                    Scheduled for <LocalTime iso={article.scheduled_publish_at} />
+                  </>
+                ) : article.published_at ? (
+                  <>
+                    {article.status !== 'published' && 'Last published '}
+                    <LocalTime iso={article.published_at} />
+                  </>
+                ) : (
+                  <span className="muted">Not published</span>
+                )}
+              </td>
+              <td>{article.tags.length > 0 ? article.tags.join(', ') : <span className="muted">None</span>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+}

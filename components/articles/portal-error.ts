@@ -1,0 +1,45 @@
+import { TRPCClientError } from '@trpc/client'
+import type { FieldError } from '@/lib/errors'
+import type { AppRouter } from '@/lib/trpc/routers/app-router'
+
+export type PortalError = {
+  /** What to tell the person: the domain's own sentence where there is one. */
+  message: string
+  /** tRPC's code, e.g. PRECONDITION_FAILED, FORBIDDEN, CONFLICT. */
+  code: string | null
+  /** The domain's code, e.g. invalid_transition, article_archived. */
+  domainCode: string | null
+  fieldErrors: FieldError[]
+}
+
+// Words for failures that carry no domain sentence (the session, the network, a crash).
+const fallbackMessages: Record<string, string> = {
+  UNAUTHORIZED: 'Your session has ended. Sign in again, then retry.',
+  INTERNAL_SERVER_ERROR: 'Something went wrong on our side; nothing was changed. Try again in a moment.',
+  BAD_REQUEST: 'Some of the information sent was not valid. Check the fields and try again.',
+  TOO_MANY_REQUESTS: 'Too many requests just now. Wait a moment and try again.',
+}
+
+/** A failed procedure call, reduced to what a form or an alert shows. */
+export function describePortalError(error: unknown): PortalError {
+  if (error instanceof TRPCClientError) {
+    const data = (error as TRPCClientError<AppRouter>).data
+    const code = data?.code ?? null
+    const domainCode = data?.domainCode ?? null
+    const fieldErrors = data?.fieldErrors ?? []
+    // "see errors" means nothing to a person: say what the errors are.
+    const message =
+      fieldErrors.length > 0
+        ? fieldErrors.map((fieldError) => fieldError.message).join(' ')
+        : domainCode
+          ? error.message
+          : ((code && fallbackMessages[code]) ?? error.message)
+    return { message, code, domainCode, fieldErrors }
+  }
+  return {
+    message: 'The newsroom service could not be reached; nothing was changed. Check your connection and try again.',
+    code: null,
+    domainCode: null,
+    fieldErrors: [],
+  }
+}

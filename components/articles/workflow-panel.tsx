@@ -1,0 +1,192 @@
+'use client'
+
+import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useEffect, useRef, useState } from 'react'
+import type { ApiStatus } from '@/lib/articles/article-status'
+import type { ArticleRecord } from '@/lib/articles/article-schemas'
+import type { Role } from '@/lib/db/generated/enums'
+import { formatLocalInstant } from '@/lib/time/local-datetime'
+import { useTRPC } from '@/components/trpc-provider'
+import { LocalTime } from './local-time'
+import { describePortalError } from './portal-error'
+import { ScheduleForm } from './schedule-form'
+import { StatusBadge, statusLabels } from './status-badge'
+import styles from './articles.module.css'
+
+type Props = {
+  article: ArticleRecord
+  /** The moves the domain offers this person from the current state (offeredMoves). */
+  moves: ApiStatus[]
+  canManageSchedule: boolean
+  role: Role
+  authorName: string | undefined
+  /** Unsaved edits in the form: moving now would publish or review something else than what is on screen. */
+  blocked: boolean
+}
+
+/** Words for a move. Which moves exist is the domain's decision; this only names them. */
+function moveLabel(from: ApiStatus, to: ApiStatus, role: Role): string {
+  if (to === 'archived') return 'Archive'
+  if (to === 'published') return 'Publish now'
+  if (to === 'approved') return 'Approve'
+  if (to === 'in-review') return from === 'draft' ? 'Submit for review' : 'Return to review'
+  if (from === 'published') return 'Unpublish'
+  if (from === 'archived') return 'Restore to draft'
+  return role === 'writer' ? 'Withdraw to draft' : 'Send back to draft'
+}
+
+function doneMessage(article: ArticleRecord, scheduled: boolean): string {
+  if (scheduled && article.scheduled_publish_at) return `Scheduled for ${formatLocalInstant(article.scheduled_publish_at)}.`
+  if (article.status === 'published') return `Published. It is live at ${article.url}.`
+  return `Moved to ${statusLabels[article.status].toLowerCase()}.`
+}
+
+export function WorkflowPanel({ article, moves, canManageSchedule, role, authorName, blocked }: Props) {
+  const trpc = useTRPC()
+  const queryClient = useQueryClient()
+  const [message, setMessage] = useState('')
+  const [failure, setFailure] = useState<string | null>(null)
+  const alertRef = useRef<HTMLDivElement>(null)
+
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries(trpc.articles.get.queryFilter({ article_id: article.article_id })),
+      queryClient.invalidateQueries(trpc.articles.history.queryFilter({ article_id: article.article_id })),
+      queryClient.invalidateQueries(trpc.articles.list.pathFilter()),
+    ])
+
+  const fail = (error: unknown) => {
+    setMessage('')
+    setFailure(describePortalError(error).message)
+    // Someone else may have moved it: show the moves that are possible now.
+    void refresh()
+  }
+
+  const transition = useMutation(
+    trpc.articles.transition.mutationOptions({
+      onMutate: () => setFailure(null),
+      onSuccess: async (result) => {
+        await refresh()
+        setMessage(doneMessage(result.article, result.scheduled))
+      },
+      onError: fail,
+    }),
+  )
+  const cancelSchedule = useMutation(
+    trpc.articles.cancelSchedule.mutationOptions({
+      onMutate: () => setFailure(null),
+      onSuccess: async () => {
+        await refresh()
+        setMessage('The scheduled publication was cancelled; the article stays approved.')
+      },
+      onError: fail,
+    }),
+  )
+
+  useEffect(() => {
+    if (failure) alertRef.current?.focus()
+  }, [failure])
+
+  const busy = transition.isPending || cancelSchedule.isPending
+  const disabled = busy || blocked
+  const move = (to: ApiStatus, publishAt?: string) =>
+    transition.mutate({ article_id: article.article_id, to_state: to, ...(publishAt && { publish_at: publishAt }) })
+  const canPublish = moves.includes('published')
+  const otherMoves = moves.filter((to) => to !== 'published')
+
+  return (
+    <aside className={styles.panel} aria-label="Workflow">
+      <section className="card" aria-labelledby="workflow-status-heading">
+        <h2 id="workflow-status-heading">Status</h2>
+        <dl className={styles.facts}>
+          <dt>State</dt>
+          <dd data-testid="article-status">
+            <StatusBadge status={article.status} scheduled={article.scheduled_publish_at !== null} />
+          </dd>
+          <dt>Author</dt>
+          <dd>{authorName ?? '…'}</dd>
+          {article.scheduled_publish_at && (
+            <>
+              <dt>Scheduled</dt>
+              <dd data-testid="scheduled-for">
+                <LocalTime iso={article.scheduled_publish_at} withZoneId />
+              </dd>
+            </>
+          )}
+          {article.published_at && (
+            <>
+              <dt>{article.status === 'published' ? 'Published' : 'Last published'}</dt>
+              <dd data-testid="published-at">
+                <LocalTime iso={article.published_at} withZoneId />
+              </dd>
+            </>
+          )}
+          {article.url && (
+            <>
+              <dt>Public URL</dt>
+              <dd>
+                <a href={article.url} target="_blank" rel="noopener noreferrer" data-testid="public-url">
+                  {article.url}
+                </a>
+              </dd>
+            </>
+          )}
+          <dt>Version</dt>
+          <dd>{article.version}</dd>
+        </dl>
+      </section>
+
+      <section className="card" aria-labelledby="workflow-actions-heading">
+        <h2 id="workflow-actions-heading">Workflow</h2>
+        {failure && (
+          <div role="alert" className="alert error" tabIndex={-1} ref={alertRef} data-testid="workflow-failure">
+            <strong>Not done.</strong> {failure}
+          </div>
+        )}
+        <p role="status" aria-live="polite" className={styles.hint} data-testid="workflow-status">
+          {message}
+        </p>
+        {blocked && (
+          <p id="workflow-blocked" className={styles.hint}>
+            Save your changes first: moves apply to the saved article.
+          </p>
+        )}
+        {moves.length === 0 && !article.scheduled_publish_at && <p className={styles.hint}>Your role has no moves from {statusLabels[article.status].toLowerCase()}.</p>}
+        {otherMoves.length > 0 && (
+          <div className={styles.moves}>
+            {otherMoves.map((to) => (
+              <button
+                key={to}
+                type="button"
+                className={to === 'archived' || article.status === 'published' ? 'danger' : undefined}
+                disabled={disabled}
+                aria-describedby={blocked ? 'workflow-blocked' : undefined}
+                onClick={() => move(to)}
+              >
+                {moveLabel(article.status, to, role)}
+              </button>
+            ))}
+          </div>
+        )}
+        {canPublish && (
+          <div className={styles.publishGroup}>
+            <h3>Publish</h3>
+            <button type="button" disabled={disabled} aria-describedby={blocked ? 'workflow-blocked' : undefined} onClick={() => move('published')}>
+              {moveLabel(article.status, 'published', role)}
+            </button>
+            {canManageSchedule && (
+              <ScheduleForm disabled={disabled} rescheduling={article.scheduled_publish_at !== null} onSchedule={(publishAt) => move('published', publishAt)} />
+            )}
+          </div>
+        )}
+        {article.scheduled_publish_at && canManageSchedule && (
+          <div className={styles.actions}>
+            <button type="button" className="secondary" disabled={busy} onClick={() => cancelSchedule.mutate({ article_id: article.article_id })}>
+              Cancel schedule
+            </button>
+          </div>
+        )}
+      </section>
+    </aside>
+  )
+}

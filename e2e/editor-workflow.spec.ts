@@ -1,0 +1,350 @@
+import { expect, test, type Page } from '@playwright/test'
+import { createE2eApiToken, queryE2eDatabase } from './support/e2e-database.ts'
+import { seedUsers, signedInContext } from './support/portal-session.ts'
+
+// Journeys through the editors' workflow as people make them, against the seeded Daily Planet.
+// Every test writes its own articles under unique headlines, so none depends on another.
+
+const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`
+
+function articleIdOf(page: Page): string {
+  const match = /\/articles\/(art_[a-z0-9]+)/.exec(page.url())
+  if (!match?.[1]) throw new Error(`Not on an article page: ${page.url()}`)
+  return match[1]
+}
+
+async function createDraft(page: Page, fields: { headline: string; lede?: string; body?: string; department?: string; tags?: string }): Promise<string> {
+  await page.goto('/articles/new')
+  await page.getByLabel('Headline').fill(fields.headline)
+  if (fields.lede) await page.getByLabel('Lede').fill(fields.lede)
+  if (fields.body) {
+    await page.getByRole('textbox', { name: 'Body' }).click()
+    await page.keyboard.type(fields.body)
+  }
+  if (fields.department) await page.getByLabel('Department').selectOption({ label: fields.department })
+  if (fields.tags) await page.getByLabel('Tags').fill(fields.tags)
+  await page.getByRole('button', { name: 'Create draft' }).click()
+  await expect(page.getByRole('heading', { level: 1, name: fields.headline })).toBeVisible()
+  return articleIdOf(page)
+}
+
+async function move(page: Page, button: string, expected: RegExp | string) {
+  await page.getByRole('button', { name: button, exact: true }).click()
+  await expect(page.getByTestId('workflow-status')).toContainText(expected)
+}
+
+async function expectNoHorizontalScroll(page: Page) {
+  const { scrollWidth, clientWidth } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    clientWidth: document.documentElement.clientWidth,
+  }))
+  expect(scrollWidth).toBeLessThanOrEqual(clientWidth)
+}
+
+/** The list shows the previous page while the next loads; wait for the one asked for. */
+async function listSettled(page: Page) {
+  await expect(page.locator('table[aria-busy="false"], p:text("No articles match these filters.")').first()).toBeVisible()
+}
+
+async function storedArticle(id: string) {
+  const [row] = await queryE2eDatabase<{ status: string; headline: string; lede: string | null; body: string | null; version: number; scheduled_publish_at: Date | null }>(
+    'SELECT status, headline, lede, body, version, scheduled_publish_at FROM articles WHERE id = $1',
+    [id],
+  )
+  if (!row) throw new Error(`No article ${id}`)
+  return row
+}
+
+test('a writer submits, an editor approves and publishes; the page, /v1 and the outbox agree', async ({ browser, request }) => {
+  const headline = `Harbour reopens after the storm ${unique()}`
+
+  // The writer creates the draft and submits it; approving and publishing are not offered.
+  const writerContext = await signedInContext(browser, 'writer')
+  const writer = await writerContext.newPage()
+  const id = await createDraft(writer, { headline, lede: 'Boats are back.', body: 'The harbour master reopened the quay at dawn.', department: 'Business', tags: 'local, harbour' })
+  await expect(writer.getByText('Draft created.')).toBeVisible()
+  await expect(writer.getByRole('button', { name: 'Approve' })).toHaveCount(0)
+  await move(writer, 'Submit for review', 'Moved to in review.')
+  await expect(writer.getByTestId('article-status')).toHaveText('In review')
+  await expect(writer.getByRole('button', { name: 'Withdraw to draft' })).toBeVisible()
+  await expect(writer.getByRole('button', { name: 'Approve' })).toHaveCount(0)
+  await expect(writer.getByRole('button', { name: 'Publish now' })).toHaveCount(0)
+
+  // Going around the UI does not help: the procedure itself refuses, in the domain's words.
+  const refused = await writer.request.post('/api/trpc/articles.transition', {
+    data: { article_id: id, to_state: 'approved' },
+    headers: { 'x-newsroom-portal': '1' },
+  })
+  expect(refused.status()).toBe(403)
+  const refusal = (await refused.json()) as { error: { message: string; data: { code: string; domainCode: string } } }
+  expect(refusal.error.data).toMatchObject({ code: 'FORBIDDEN', domainCode: 'forbidden' })
+  expect(refusal.error.message).toBe('A writer cannot move an article from in-review to approved; ask an editor.')
+  expect((await storedArticle(id)).status).toBe('in-review')
+  await writerContext.close()
+
+  // The editor finds it among the articles in review, approves it and publishes it.
+  const editorContext = await signedInContext(browser, 'editor')
+  const editor = await editorContext.newPage()
+  await editor.goto('/articles?status=in-review')
+  await editor.getByRole('link', { name: headline }).click()
+  await expect(editor.getByRole('heading', { level: 1, name: headline })).toBeVisible()
+  await move(editor, 'Approve', 'Moved to approved.')
+  await move(editor, 'Publish now', 'Published. It is live at https://dailyplanet.example/articles/harbour-reopens-after-the-storm-')
+
+  const publicUrl = editor.getByTestId('public-url')
+  await expect(publicUrl).toHaveText(/^https:\/\/dailyplanet\.example\/articles\/harbour-reopens-after-the-storm-/)
+  await expect(editor.getByTestId('published-at')).toBeVisible()
+  const history = editor.getByTestId('article-history')
+  await expect(history.getByRole('row')).toHaveCount(4)
+  await expect(history.getByRole('row').nth(1)).toContainText(`${seedUsers.writer.name}Draft → In review`)
+  await expect(history.getByRole('row').nth(2)).toContainText(`${seedUsers.editor.name}In review → Approved`)
+  await expect(history.getByRole('row').nth(3)).toContainText(`${seedUsers.editor.name}Approved → Published`)
+  await expectNoHorizontalScroll(editor)
+  await editor.screenshot({ path: 'docs/screenshots/editor.png' })
+
+  // /v1 says the same.
+  const token = await createE2eApiToken('daily-planet', seedUsers.editor.email, ['articles:read'])
+  const api = await request.get(`/v1/articles/${id}`, { headers: { Authorization: `Bearer ${token}` } })
+  expect(api.status()).toBe(200)
+  const record = (await api.json()) as { status: string; url: string; published_at: string; headline: string }
+  expect(record).toMatchObject({ status: 'published', headline, url: await publicUrl.textContent() })
+  expect(await editor.getByTestId('published-at').locator('time').getAttribute('datetime')).toBe(record.published_at)
+  const listed = await request.get('/v1/articles?status=published&limit=200', { headers: { Authorization: `Bearer ${token}` } })
+  expect(((await listed.json()) as { items: { article_id: string }[] }).items.map((item) => item.article_id)).toContain(id)
+
+  // The outbox holds the events of the publication, written with it.
+  const events = await queryE2eDatabase<{ kind: string; data: Record<string, unknown> }>(
+    "SELECT kind, data FROM events WHERE data->>'article_id' = $1 ORDER BY created_at, id",
+    [id],
+  )
+  const [editorRow] = await queryE2eDatabase<{ id: string }>('SELECT id FROM users WHERE email = $1', [seedUsers.editor.email])
+  expect(events.filter((event) => event.kind === 'article.published')).toEqual([
+    { kind: 'article.published', data: expect.objectContaining({ article_id: id, status: 'published', url: record.url, published_at: record.published_at }) },
+  ])
+  expect(events.filter((event) => event.kind === 'workflow.transitioned').map((event) => [event.data.from_state, event.data.to_state])).toEqual([
+    ['draft', 'in-review'],
+    ['in-review', 'approved'],
+    ['approved', 'published'],
+  ])
+  expect(events.find((event) => event.kind === 'workflow.transitioned' && event.data.to_state === 'published')?.data.actor_id).toBe(editorRow!.id)
+  await editorContext.close()
+})
+
+test('scheduling takes a New York wall time and stores its UTC instant; cancelling unschedules', async ({ browser }) => {
+  const context = await signedInContext(browser, 'editor', { timezoneId: 'America/New_York' })
+  const page = await context.newPage()
+  const id = await createDraft(page, { headline: `Council budget vote ${unique()}` })
+  await move(page, 'Submit for review', 'Moved to in review.')
+  await move(page, 'Approve', 'Moved to approved.')
+
+  // A time in the past would publish at once, so the form refuses it and says why.
+  const publishAt = page.getByLabel('Publish at')
+  await publishAt.fill('2020-01-01T10:00')
+  await page.getByRole('button', { name: 'Schedule publication' }).click()
+  await expect(page.getByText('Choose a time in the future, or use “Publish now”.')).toBeVisible()
+  await expect(publishAt).toBeFocused()
+  await expect(publishAt).toHaveAttribute('aria-invalid', 'true')
+  expect((await storedArticle(id)).scheduled_publish_at).toBeNull()
+
+  // Summer: New York is UTC−4.
+  await publishAt.fill('2031-07-15T09:30')
+  await expect(page.getByText('Your time zone: America/New_York. That is Jul 15, 2031, 1:30 PM UTC.')).toBeVisible()
+  await page.getByRole('button', { name: 'Schedule publication' }).click()
+  await expect(page.getByTestId('workflow-status')).toHaveText('Scheduled for Jul 15, 2031, 9:30 AM EDT.')
+  await expect(page.getByTestId('scheduled-for')).toHaveText('Jul 15, 2031, 9:30 AM EDT (America/New_York)')
+  await expect(page.getByTestId('article-status')).toHaveText('Approved, scheduled')
+  expect(await storedArticle(id)).toMatchObject({ status: 'approved', scheduled_publish_at: new Date('2031-07-15T13:30:00.000Z') })
+  await expect(page.getByTestId('article-history').getByRole('row').last()).toContainText('Scheduled for Jul 15, 2031, 9:30 AM EDT (pending)')
+
+  // Winter: UTC−5.
+  await page.getByLabel('Move the publication to').fill('2031-01-15T09:30')
+  await page.getByRole('button', { name: 'Reschedule' }).click()
+  await expect(page.getByTestId('scheduled-for')).toHaveText('Jan 15, 2031, 9:30 AM EST (America/New_York)')
+  expect((await storedArticle(id)).scheduled_publish_at).toEqual(new Date('2031-01-15T14:30:00.000Z'))
+
+  await page.getByRole('button', { name: 'Cancel schedule' }).click()
+  await expect(page.getByTestId('workflow-status')).toHaveText('The scheduled publication was cancelled; the article stays approved.')
+  await expect(page.getByTestId('scheduled-for')).toHaveCount(0)
+  await expect(page.getByTestId('article-status')).toHaveText('Approved')
+  expect(await storedArticle(id)).toMatchObject({ status: 'approved', scheduled_publish_at: null })
+  await expect(page.getByRole('button', { name: 'Cancel schedule' })).toHaveCount(0)
+  await context.close()
+})
+
+test('two people save the same article: the second is told of the conflict and can reload', async ({ browser }) => {
+  const editorContext = await signedInContext(browser, 'editor')
+  const adminContext = await signedInContext(browser, 'admin')
+  const editor = await editorContext.newPage()
+  const admin = await adminContext.newPage()
+  const headline = `Rail strike talks ${unique()}`
+  const id = await createDraft(editor, { headline, lede: 'First lede.' })
+  await admin.goto(`/articles/${id}`)
+  await expect(admin.getByLabel('Lede')).toHaveValue('First lede.')
+
+  // Both have it open at version 1; the admin starts changing the headline.
+  await admin.getByLabel('Headline').fill(`${headline} (admin)`)
+  await expect(admin.getByText('Save your changes first: moves apply to the saved article.')).toBeVisible()
+  await expect(admin.getByRole('button', { name: 'Submit for review' })).toBeDisabled()
+
+  await editor.getByLabel('Lede').fill('The editor’s lede.')
+  await editor.getByRole('button', { name: 'Save changes' }).click()
+  await expect(editor.getByTestId('save-status')).toHaveText('Saved. This is now version 2.')
+
+  await admin.getByRole('button', { name: 'Save changes' }).click()
+  const conflict = admin.getByRole('alert').filter({ hasText: 'Not saved: someone else changed this article after you opened it.' })
+  await expect(conflict).toBeVisible()
+  await expect(conflict).toContainText('it is now at version 2')
+  await expect(conflict).toBeFocused()
+  expect(await storedArticle(id)).toMatchObject({ headline, lede: 'The editor’s lede.', version: 2 })
+
+  await conflict.getByRole('button', { name: 'Reload the latest version' }).click()
+  await expect(admin.getByTestId('save-status')).toHaveText('Loaded the latest version (2).')
+  await expect(admin.getByLabel('Lede')).toHaveValue('The editor’s lede.')
+  await expect(admin.getByLabel('Headline')).toHaveValue(headline)
+  await admin.getByLabel('Headline').fill(`${headline} (admin)`)
+  await admin.getByRole('button', { name: 'Save changes' }).click()
+  await expect(admin.getByTestId('save-status')).toHaveText('Saved. This is now version 3.')
+  expect(await storedArticle(id)).toMatchObject({ headline: `${headline} (admin)`, lede: 'The editor’s lede.', version: 3 })
+  await editorContext.close()
+  await adminContext.close()
+})
+
+test('a move someone else made first is refused in the domain\'s words, and the page catches up', async ({ browser }) => {
+  const editorContext = await signedInContext(browser, 'editor')
+  const adminContext = await signedInContext(browser, 'admin')
+  const editor = await editorContext.newPage()
+  const admin = await adminContext.newPage()
+  const id = await createDraft(editor, { headline: `Ferry timetable ${unique()}` })
+  await move(editor, 'Submit for review', 'Moved to in review.')
+
+  // The admin approves and publishes while the editor's page still shows it in review.
+  await admin.goto(`/articles/${id}`)
+  await move(admin, 'Approve', 'Moved to approved.')
+  await move(admin, 'Publish now', 'Published.')
+
+  await editor.getByRole('button', { name: 'Approve', exact: true }).click()
+  const refusal = editor.getByTestId('workflow-failure')
+  await expect(refusal).toHaveText('Not done. An article cannot move from published to approved. From published it can move to: draft, archived.')
+  await expect(refusal).toBeFocused()
+  await expect(editor.getByTestId('article-status')).toHaveText('Published')
+  await expect(editor.getByRole('button', { name: 'Unpublish' })).toBeVisible()
+  await expect(editor.getByRole('button', { name: 'Approve', exact: true })).toHaveCount(0)
+  expect((await storedArticle(id)).status).toBe('published')
+  await editorContext.close()
+  await adminContext.close()
+})
+
+test('a body with scripts and handlers is stored as typed and previews harmlessly', async ({ browser }) => {
+  const context = await signedInContext(browser, 'editor')
+  const page = await context.newPage()
+  const dialogs: string[] = []
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message())
+    void dialog.dismiss()
+  })
+  const hostile =
+    '<p>Safe words.</p><img src=x onerror=alert(1)><script>alert(2)</script>' +
+    '<a href="javascript:alert(3)">click me</a><svg onload=alert(4)></svg><p style="position:fixed;inset:0">Styled</p>'
+
+  const id = await createDraft(page, { headline: `Hostile body ${unique()}` })
+  await page.getByRole('button', { name: 'Edit HTML' }).click()
+  await page.getByRole('textbox', { name: 'Body' }).fill(hostile)
+
+  const checkPreview = async () => {
+    await page.getByRole('button', { name: 'Show preview' }).click()
+    const preview = page.getByTestId('body-preview')
+    await expect(preview).toContainText('Safe words.')
+    await expect(preview.locator('img')).toHaveCount(1)
+    expect(await preview.locator('a', { hasText: 'click me' }).getAttribute('href')).toBeNull()
+    expect(await preview.locator('script, svg, [onerror], [onload], [style]').count()).toBe(0)
+    expect(await page.locator('[onerror], [onload]').count()).toBe(0)
+    // Give a broken image time to fire its (removed) error handler.
+    await page.waitForTimeout(500)
+  }
+  await checkPreview()
+  await page.getByRole('button', { name: 'Save changes' }).click()
+  await expect(page.getByTestId('save-status')).toHaveText('Saved. This is now version 2.')
+  // Stored as typed (contract), made safe where it is rendered.
+  expect((await storedArticle(id)).body).toBe(hostile)
+
+  // Loading it back into the editor and the preview runs nothing either.
+  await page.reload()
+  await expect(page.getByRole('textbox', { name: 'Body' })).toContainText('Safe words.')
+  await checkPreview()
+  expect(dialogs).toEqual([])
+  await context.close()
+})
+
+test('a new article without a headline: the error is announced and takes the focus', async ({ browser }) => {
+  const context = await signedInContext(browser, 'writer')
+  const page = await context.newPage()
+  await page.goto('/articles/new')
+  await page.getByLabel('Tags').fill('x'.repeat(65))
+  await page.getByRole('button', { name: 'Create draft' }).click()
+  await expect(page.getByLabel('Headline')).toBeFocused()
+  await expect(page.getByLabel('Headline')).toHaveAttribute('aria-invalid', 'true')
+  await expect(page.getByText('headline must not be empty.')).toBeVisible()
+  await expect(page.getByText('Each tag must have 1 to 64 characters.')).toBeVisible()
+  await expect(page).toHaveURL(/\/articles\/new$/)
+  await context.close()
+})
+
+test('the article list filters through a linkable URL and pages', async ({ browser }) => {
+  const context = await signedInContext(browser, 'editor')
+  const page = await context.newPage()
+  await page.goto('/articles')
+  await expect(page.getByRole('heading', { level: 1, name: 'Articles' })).toBeVisible()
+  await expect(page.getByRole('status').filter({ hasText: /^Showing 1–\d+ of \d+ articles\.$/ })).toBeVisible()
+  await expectNoHorizontalScroll(page)
+  await page.screenshot({ path: 'docs/screenshots/article-list.png' })
+
+  // Published ones: badges, public URLs, and the URL carries the filter.
+  await page.getByLabel('Status').selectOption('published')
+  await page.getByRole('button', { name: 'Apply filters' }).click()
+  await expect(page).toHaveURL(/\/articles\?status=published$/)
+  await listSettled(page)
+  const rows = page.locator('tbody tr')
+  await expect(rows.first()).toBeVisible()
+  for (const row of await rows.all()) {
+    await expect(row.locator('[data-status]')).toHaveText('Published')
+    await expect(row.getByRole('link', { name: /^https:\/\/dailyplanet\.example\/articles\// })).toBeVisible()
+  }
+
+  // Tag and department combine; a link with filters opens with them filled in.
+  await page.goto('/articles?department_id=unknown&tag=explainer&limit=10')
+  await expect(page.getByLabel('Tag')).toHaveValue('explainer')
+  await expect(page.getByLabel('Per page')).toHaveValue('10')
+  await expect(page.getByText('No articles match these filters.')).toBeVisible()
+  await page.getByLabel('Department').selectOption({ label: 'Culture' })
+  await page.getByRole('button', { name: 'Apply filters' }).click()
+  await expect(page).toHaveURL(/department_id=dep_[a-z0-9]+&tag=explainer&limit=10/)
+  await listSettled(page)
+  await expect(rows.first()).toBeVisible()
+  for (const row of await rows.all()) await expect(row.locator('td').nth(2)).toHaveText('Culture')
+
+  // Invalid parameters are named, not fatal.
+  await page.goto('/articles?limit=5000&status=drafty')
+  await expect(page.getByText('Ignored invalid filters in the address: status, limit.')).toBeVisible()
+
+  // Pages of ten: next, then previous, each its own address.
+  await page.goto('/articles?limit=10')
+  await expect(page.getByText(/^Showing 1–10 of \d+ articles\.$/)).toBeVisible()
+  const firstPage = await rows.first().locator('td').first().textContent()
+  await page.getByRole('link', { name: 'Next 10 →' }).click()
+  await expect(page).toHaveURL(/limit=10&offset=10$/)
+  await expect(page.getByText(/^Showing 11–20 of \d+ articles\.$/)).toBeVisible()
+  await expect(rows.first().locator('td').first()).not.toHaveText(firstPage ?? '')
+  await page.getByRole('link', { name: '← Previous 10' }).click()
+  await expect(page).toHaveURL(/\/articles\?limit=10$/)
+  await expect(page.getByText(/^Showing 1–10 of \d+ articles\.$/)).toBeVisible()
+
+  // Published between two days, in the reader's zone, travels as UTC instants.
+  await page.getByLabel('Published from').fill('2020-01-01')
+  await page.getByLabel('Published to').fill('2020-01-31')
+  await page.getByRole('button', { name: 'Apply filters' }).click()
+  await expect(page).toHaveURL(/published_after=2020-01-01T\d\d%3A00%3A00\.000Z&published_before=2020-02-01T\d\d%3A00%3A00\.000Z/)
+  await expect(page.getByLabel('Published from')).toHaveValue('2020-01-01')
+  await expect(page.getByLabel('Published to')).toHaveValue('2020-01-31')
+  await expect(page.getByText('No articles match these filters.')).toBeVisible()
+  await context.close()
+})

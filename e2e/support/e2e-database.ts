@@ -1,0 +1,34 @@
+import pg from 'pg'
+import { e2eDatabaseUrl } from './e2e-env.ts'
+
+/** One query against the e2e server's database, from the test process (Node side). */
+export async function queryE2eDatabase<Row extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: e2eDatabaseUrl() })
+  await client.connect()
+  try {
+    return (await client.query<Row>(sql, params)).rows
+  } finally {
+    await client.end()
+  }
+}
+
+/**
+ * A /v1 token made with the domain's own createApiToken against the e2e database. The
+ * database client reads DATABASE_URL when first imported, so the import waits until it is set.
+ */
+export async function createE2eApiToken(tenantSlug: string, ownerEmail: string, scopes: string[]): Promise<string> {
+  process.env.DATABASE_URL = e2eDatabaseUrl()
+  const [owner] = await queryE2eDatabase<{ id: string; tenant_id: string }>(
+    'SELECT u.id, u.tenant_id FROM users u JOIN tenants t ON t.id = u.tenant_id WHERE t.slug = $1 AND u.email = $2',
+    [tenantSlug, ownerEmail],
+  )
+  if (!owner) throw new Error(`No user ${ownerEmail} in ${tenantSlug}`)
+  const { createApiToken } = await import('../../lib/tokens/api-tokens.ts')
+  const { db } = await import('../../lib/db/client.ts')
+  try {
+    const created = await createApiToken({ tenantId: owner.tenant_id, name: `e2e ${scopes.join(' ')}`, scopes, ownerId: owner.id, createdById: null })
+    return created.token
+  } finally {
+    await db.$disconnect()
+  }
+}

@@ -1,0 +1,34 @@
+import { NotFoundError } from '../errors.ts'
+import { tenantDb } from '../tenancy/tenant-db.ts'
+import { toApiStatus, type ApiStatus } from './article-status.ts'
+
+export type ArticleHistoryEntry = {
+  id: string
+  from_state: ApiStatus
+  to_state: ApiStatus
+  /** Null when the system acted (a scheduled publication) or the user was deleted. */
+  actor: { id: string; name: string } | null
+  at: string
+  /** Set on the row that scheduled a publication: approved → published, due at this instant. */
+  publish_at: string | null
+}
+
+/** The article's workflow moves, oldest first, with who made each. */
+export async function listArticleHistory(tenantId: string, articleId: string): Promise<ArticleHistoryEntry[]> {
+  const tdb = tenantDb(tenantId)
+  const article = await tdb.article.findUnique({ where: { id: articleId }, select: { id: true } })
+  if (!article) throw new NotFoundError('article', articleId)
+  const rows = await tdb.articleTransition.findMany({
+    where: { articleId },
+    include: { actor: { select: { id: true, name: true } } },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+  })
+  return rows.map((row) => ({
+    id: row.id,
+    from_state: toApiStatus(row.fromState),
+    to_state: toApiStatus(row.toState),
+    actor: row.actor,
+    at: row.createdAt.toISOString(),
+    publish_at: row.publishAt?.toISOString() ?? null,
+  }))
+}

@@ -1,0 +1,19 @@
+import { tenantDb } from '../tenancy/tenant-db.ts'
+
+export type ArticleFilterOptions = {
+  departments: { id: string; name: string }[]
+  authors: { id: string; name: string; active: boolean }[]
+}
+
+/**
+ * The newsroom's departments and people, for the portal's filter and editor selects.
+ * Deactivated users are included: their articles remain and must stay findable by author.
+ */
+export async function listArticleFilterOptions(tenantId: string): Promise<ArticleFilterOptions> {
+  const tdb = tenantDb(tenantId)
+  const [departments, authors] = await Promise.all([
+    tdb.department.findMany({ select: { id: true, name: true }, orderBy: [{ name: 'asc' }, { id: 'asc' }] }),
+    tdb.user.findMany({ select: { id: true, name: true, active: true }, orderBy: [{ name: 'asc' }, { id: 'asc' }] }),
+  ])
+  return { departments, authors }
+}

@@ -1,0 +1,195 @@
+import { TRPCError } from '@trpc/server'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { db } from '../../db/client.ts'
+import type { Role } from '../../db/generated/enums.ts'
+import { createTestTenant, type TestTenant } from '../../../tests/support/fixtures.ts'
+import { createCallerFactory, type PortalContext } from '../init.ts'
+import { appRouter } from './app-router.ts'
+
+const createCaller = createCallerFactory(appRouter)
+
+let newsroom: TestTenant
+let other: TestTenant
+
+function contextOf(tenant: TestTenant, role: Role): PortalContext {
+  const user = tenant.users[role]
+  const acting = tenant.actor(role).tenant
+  return {
+    member: { id: user.id, email: user.email, name: `${tenant.tenant.slug} ${role}`, role, tenantId: tenant.tenant.id, tenantName: tenant.tenant.name },
+    tenant: acting,
+    clientAddress: '127.0.0.1',
+  }
+}
+
+const as = (role: Role, tenant: TestTenant = newsroom) => createCaller(contextOf(tenant, role))
+
+async function rejection(promise: Promise<unknown>): Promise<TRPCError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  )
+  expect(error).toBeInstanceOf(TRPCError)
+  return error as TRPCError
+}
+
+async function articleInReview(headline: string) {
+  const created = await as('writer').articles.create({ headline, tags: ['workflow'] })
+  await as('writer').articles.transition({ article_id: created.article_id, to_state: 'in-review' })
+  return created.article_id
+}
+
+async function snapshot(id: string) {
+  const article = await db.article.findUniqueOrThrow({ where: { id } })
+  const transitions = await db.articleTransition.count({ where: { articleId: id } })
+  const events = await db.event.count({ where: { tenantId: newsroom.tenant.id } })
+  return { status: article.status, version: article.version, publishedAt: article.publishedAt, scheduledPublishAt: article.scheduledPublishAt, transitions, events }
+}
+
+beforeAll(async () => {
+  newsroom = await createTestTenant()
+  other = await createTestTenant()
+})
+
+describe('a writer', () => {
+  it('creates an article as its author and submits it for review', async () => {
+    const created = await as('writer').articles.create({ headline: '  Harbour reopens  ', lede: 'After the storm.', body: '<p>Boats are back.</p>', department_id: newsroom.departments[0]!.id, tags: ['local', 'local'] })
+    expect(created).toMatchObject({ headline: 'Harbour reopens', status: 'draft', author_id: newsroom.users.writer.id, tags: ['local'], version: 1 })
+
+    const { article, moves, canManageSchedule } = await as('writer').articles.get({ article_id: created.article_id })
+    expect(article.article_id).toBe(created.article_id)
+    expect(moves).toEqual(['in-review'])
+    expect(canManageSchedule).toBe(false)
+
+    const moved = await as('writer').articles.transition({ article_id: created.article_id, to_state: 'in-review' })
+    expect(moved.article.status).toBe('in-review')
+    expect((await as('writer').articles.get({ article_id: created.article_id })).moves).toEqual(['draft'])
+  })
+
+  it('cannot approve: FORBIDDEN with the domain\'s words, and nothing changes', async () => {
+    const id = await articleInReview('Writer tries to approve')
+    const before = await snapshot(id)
+    const error = await rejection(as('writer').articles.transition({ article_id: id, to_state: 'approved' }))
+    expect(error.code).toBe('FORBIDDEN')
+    expect(error.message).toBe('A writer cannot move an article from in-review to approved; ask an editor.')
+    expect(await snapshot(id)).toEqual(before)
+  })
+
+  it('cannot publish, schedule or cancel a schedule: FORBIDDEN, and nothing changes', async () => {
+    const id = await articleInReview('Writer tries to publish')
+    await as('editor').articles.transition({ article_id: id, to_state: 'approved' })
+    const before = await snapshot(id)
+
+    expect((await rejection(as('writer').articles.transition({ article_id: id, to_state: 'published' }))).code).toBe('FORBIDDEN')
+    const future = new Date(Date.now() + 86_400_000).toISOString()
+    expect((await rejection(as('writer').articles.transition({ article_id: id, to_state: 'published', publish_at: future }))).code).toBe('FORBIDDEN')
+    expect(await snapshot(id)).toEqual(before)
+
+    await as('editor').articles.transition({ article_id: id, to_state: 'published', publish_at: future })
+    const scheduled = await snapshot(id)
+    expect((await rejection(as('writer').articles.cancelSchedule({ article_id: id }))).code).toBe('FORBIDDEN')
+    expect(await snapshot(id)).toEqual(scheduled)
+    expect(scheduled.scheduledPublishAt?.toISOString()).toBe(future)
+  })
+})
+
+describe('an editor', () => {
+  it('approves and publishes: published_at and the public url are set', async () => {
+    const id = await articleInReview('Council approves riverside plan')
+    const editor = as('editor')
+    const approved = await editor.articles.get({ article_id: id })
+    expect(approved.moves).toEqual(['draft', 'approved', 'archived'])
+    await editor.articles.transition({ article_id: id, to_state: 'approved' })
+    expect((await editor.articles.get({ article_id: id })).moves).toEqual(['published', 'draft', 'in-review', 'archived'])
+    const { article, scheduled } = await editor.articles.transition({ article_id: id, to_state: 'published' })
+    expect(scheduled).toBe(false)
+    expect(article.status).toBe('published')
+    expect(article.published_at).not.toBeNull()
+    expect(article.url).toMatch(new RegExp(`^https://${newsroom.tenant.slug}\\.example/articles/council-approves-riverside-plan-`))
+  })
+
+  it('schedules in UTC and cancels the schedule; the history shows who did what', async () => {
+    const id = await articleInReview('Scheduled story')
+    await as('editor').articles.transition({ article_id: id, to_state: 'approved' })
+    const publishAt = '2099-03-01T14:30:00.000Z'
+    const { article, scheduled } = await as('editor').articles.transition({ article_id: id, to_state: 'published', publish_at: publishAt })
+    expect(scheduled).toBe(true)
+    expect(article).toMatchObject({ status: 'approved', scheduled_publish_at: publishAt, published_at: null })
+
+    const history = await as('writer').articles.history({ article_id: id })
+    expect(history.map((row) => [row.from_state, row.to_state, row.actor?.name ?? null, row.publish_at])).toEqual([
+      ['draft', 'in-review', `${newsroom.tenant.slug} writer`, null],
+      ['in-review', 'approved', `${newsroom.tenant.slug} editor`, null],
+      ['approved', 'published', `${newsroom.tenant.slug} editor`, publishAt],
+    ])
+
+    const cancelled = await as('admin').articles.cancelSchedule({ article_id: id })
+    expect(cancelled).toMatchObject({ status: 'approved', scheduled_publish_at: null })
+  })
+
+  it('is told when someone else moved the article first: CONFLICT naming the current state', async () => {
+    const id = await articleInReview('Two editors approve at once')
+    await as('admin').articles.transition({ article_id: id, to_state: 'approved' })
+    await as('admin').articles.transition({ article_id: id, to_state: 'published' })
+    const error = await rejection(as('editor').articles.transition({ article_id: id, to_state: 'approved' }))
+    expect(error.code).toBe('CONFLICT')
+    expect(error.message).toContain('cannot move from published to approved')
+  })
+})
+
+describe('saving from a loaded version', () => {
+  it('saves when nobody changed the article, and refuses a stale version with PRECONDITION_FAILED', async () => {
+    const created = await as('writer').articles.create({ headline: 'First headline' })
+    const saved = await as('writer').articles.update({ article_id: created.article_id, version: 1, changes: { headline: 'Second headline', tags: ['a', 'b'] } })
+    expect(saved).toMatchObject({ headline: 'Second headline', tags: ['a', 'b'], version: 2 })
+
+    const error = await rejection(as('editor').articles.update({ article_id: created.article_id, version: 1, changes: { headline: 'Stale overwrite' } }))
+    expect(error.code).toBe('PRECONDITION_FAILED')
+    expect(error.message).toContain('it is now at version 2')
+    const stored = await db.article.findUniqueOrThrow({ where: { id: created.article_id } })
+    expect(stored).toMatchObject({ headline: 'Second headline', version: 2 })
+  })
+
+  it('reports invalid fields as the domain\'s field errors', async () => {
+    const created = await as('writer').articles.create({ headline: 'Valid' })
+    const error = await rejection(
+      as('writer').articles.update({ article_id: created.article_id, version: 1, changes: { department_id: other.departments[0]!.id } }),
+    )
+    expect(error.code).toBe('UNPROCESSABLE_CONTENT')
+    expect((error.cause as { fieldErrors?: unknown }).fieldErrors).toEqual([
+      { field: 'department_id', message: `No department '${other.departments[0]!.id}' in this newsroom.` },
+    ])
+  })
+})
+
+describe('lists and tenancy', () => {
+  it('filters and pages like /v1, newest publications first', async () => {
+    const tag = 'paging-check'
+    const ids: string[] = []
+    for (let i = 0; i < 3; i++) ids.push((await as('editor').articles.create({ headline: `Paged ${i}`, tags: [tag] })).article_id)
+    const first = await as('writer').articles.list({ tag, limit: 2, offset: 0 })
+    expect(first).toMatchObject({ total: 3, limit: 2, offset: 0, next_offset: 2 })
+    expect(first.items.map((item) => item.article_id)).toEqual([ids[2], ids[1]])
+    const second = await as('writer').articles.list({ tag, limit: 2, offset: 2 })
+    expect(second).toMatchObject({ total: 3, next_offset: null })
+    expect(second.items.map((item) => item.article_id)).toEqual([ids[0]])
+    expect((await as('writer').articles.list({ tag, status: 'published', limit: 50, offset: 0 })).total).toBe(0)
+  })
+
+  it('offers the newsroom\'s own departments and authors only', async () => {
+    const options = await as('writer').articles.filterOptions()
+    expect(options.departments.map((department) => department.name)).toEqual(['News', 'Sport'])
+    expect(options.authors.map((author) => author.id).sort()).toEqual(Object.values(newsroom.users).map((user) => user.id).sort())
+  })
+
+  it('does not reveal another newsroom\'s article', async () => {
+    const foreign = await as('writer', other).articles.create({ headline: 'Elsewhere' })
+    expect((await rejection(as('editor').articles.get({ article_id: foreign.article_id }))).code).toBe('NOT_FOUND')
+    expect((await rejection(as('editor').articles.history({ article_id: foreign.article_id }))).code).toBe('NOT_FOUND')
+    expect((await rejection(as('admin').articles.transition({ article_id: foreign.article_id, to_state: 'in-review' }))).code).toBe('NOT_FOUND')
+  })
+
+  it('refuses callers without a session', async () => {
+    const anonymous = createCaller({ member: null, tenant: null, clientAddress: '127.0.0.1' })
+    expect((await rejection(anonymous.articles.list({ limit: 50, offset: 0 }))).code).toBe('UNAUTHORIZED')
+  })
+})
