@@ -5,6 +5,7 @@ import { createTRPCClient, httpBatchLink } from '@trpc/client'
 import { createTRPCContext } from '@trpc/tanstack-react-query'
 import { useState, type ReactNode } from 'react'
 import type { AppRouter } from '@/lib/trpc/routers/app-router'
+import { portalRequestHeader } from '@/lib/security/same-origin'
 
 export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>()
 
@@ -16,7 +17,7 @@ export function PortalTrpcProvider({ children }: { children: ReactNode }) {
         httpBatchLink({
           url: '/api/trpc',
           // A custom header a cross-site form cannot send: with SameSite cookies, the portal's CSRF guard.
-          headers: () => ({ 'x-newsroom-portal': '1' }),
+          headers: () => ({ [portalRequestHeader]: '1' }),
         }),
       ],
     }),

@@ -1,8 +1,12 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch'
 import { createPortalContext } from '@/lib/trpc/context'
 import { appRouter } from '@/lib/trpc/routers/app-router'
+import { isPortalRequest } from '@/lib/security/same-origin'
 
 function handler(request: Request) {
+  if (request.method !== 'GET' && !isPortalRequest(request)) {
+    return Response.json({ error: { message: 'Cross-site request refused.', code: 'FORBIDDEN' } }, { status: 403 })
+  }
   return fetchRequestHandler({
     endpoint: '/api/trpc',
     req: request,
