@@ -21,6 +21,7 @@ const server = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts', '
     PORT: process.env.E2E_PORT ?? '3100',
     NODE_ENV: 'production',
     LOCAL_SECRETS_FILE: '.data/e2e-secrets.json',
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
   },
 })
 const stop = () => server.kill('SIGTERM')

@@ -1,3 +1,96 @@
-import { router } from '../init.ts'
+import type { WebhookSubscription } from '../../db/generated/client.ts'
+import { z } from 'zod'
+import { listDeliveries, type DeliveryWithAttempts } from '../../webhooks/deliveries-log.ts'
+import { lastDeliveryResults, type LastDeliveryResult } from '../../webhooks/last-delivery-results.ts'
+import { createWebhook, deleteWebhook, getWebhook, listWebhooks, updateWebhook } from '../../webhooks/manage-subscriptions.ts'
+import { redeliver, sendTestEvent } from '../../webhooks/manual-deliveries.ts'
+import { createWebhookSchema, listDeliveriesQuerySchema, updateWebhookSchema } from '../../webhooks/webhook-schemas.ts'
+import { domainInput } from '../domain-input.ts'
+import { adminProcedure, router } from '../init.ts'
 
-export const webhooksRouter = router({})
+const webhookIdSchema = z.object({ webhookId: z.string().min(1) })
+
+function toWebhookView(subscription: WebhookSubscription, last: LastDeliveryResult | undefined) {
+  return {
+    id: subscription.id,
+    url: subscription.url,
+    events: subscription.events,
+    status: subscription.status,
+    disabledAt: subscription.disabledAt?.toISOString() ?? null,
+    disabledReason: subscription.disabledReason,
+    createdAt: subscription.createdAt.toISOString(),
+    updatedAt: subscription.updatedAt.toISOString(),
+    lastDelivery: last ? { ...last, at: last.at.toISOString() } : null,
+  }
+}
+
+export type WebhookView = ReturnType<typeof toWebhookView>
+
+function toDeliveryView(delivery: DeliveryWithAttempts) {
+  return {
+    id: delivery.id,
+    eventId: delivery.eventId,
+    event: delivery.event.kind,
+    status: delivery.status,
+    createdAt: delivery.createdAt.toISOString(),
+    nextAttemptAt: delivery.nextAttemptAt?.toISOString() ?? null,
+    attempts: delivery.attempts.map((attempt) => ({
+      attempt: attempt.attempt,
+      at: attempt.at.toISOString(),
+      responseStatus: attempt.responseStatus,
+      durationMs: attempt.durationMs,
+      error: attempt.error,
+    })),
+  }
+}
+
+export type DeliveryView = ReturnType<typeof toDeliveryView>
+
+async function withLastDelivery(tenantId: string, subscription: WebhookSubscription) {
+  const last = await lastDeliveryResults(tenantId, [subscription.id])
+  return toWebhookView(subscription, last.get(subscription.id))
+}
+
+export const webhooksRouter = router({
+  list: adminProcedure.query(async ({ ctx }) => {
+    const page = await listWebhooks(ctx.tenant.id, { limit: 200, offset: 0 })
+    const last = await lastDeliveryResults(ctx.tenant.id, page.items.map((item) => item.id))
+    return { items: page.items.map((item) => toWebhookView(item, last.get(item.id))), total: page.total }
+  }),
+
+  get: adminProcedure.input(domainInput(webhookIdSchema)).query(async ({ ctx, input }) => withLastDelivery(ctx.tenant.id, await getWebhook(ctx.tenant.id, input.webhookId))),
+
+  create: adminProcedure.input(domainInput(createWebhookSchema)).mutation(async ({ ctx, input }) => toWebhookView(await createWebhook(ctx.actor, input), undefined)),
+
+  /** url, events, and a new secret only when one is given (the current one is never shown). */
+  update: adminProcedure
+    .input(domainInput(updateWebhookSchema.omit({ status: true }).extend({ webhookId: z.string().min(1) })))
+    .mutation(async ({ ctx, input }) => {
+      const { webhookId, ...changes } = input
+      return withLastDelivery(ctx.tenant.id, await updateWebhook(ctx.actor, webhookId, changes))
+    }),
+
+  reenable: adminProcedure
+    .input(domainInput(webhookIdSchema))
+    .mutation(async ({ ctx, input }) => withLastDelivery(ctx.tenant.id, await updateWebhook(ctx.actor, input.webhookId, { status: 'enabled' }))),
+
+  delete: adminProcedure.input(domainInput(webhookIdSchema)).mutation(async ({ ctx, input }) => {
+    await deleteWebhook(ctx.actor, input.webhookId)
+    return { webhookId: input.webhookId }
+  }),
+
+  /** Delivered at once, not through the queue, so the answer says how the receiver responded. */
+  sendTest: adminProcedure.input(domainInput(webhookIdSchema)).mutation(({ ctx, input }) => sendTestEvent(ctx.actor, input.webhookId)),
+
+  deliveries: adminProcedure
+    .input(domainInput(listDeliveriesQuerySchema.extend({ webhookId: z.string().min(1) })))
+    .query(async ({ ctx, input }) => {
+      const { webhookId, ...page } = input
+      const result = await listDeliveries(ctx.tenant.id, webhookId, page)
+      return { items: result.items.map(toDeliveryView), total: result.total, limit: result.limit, offset: result.offset, nextOffset: result.nextOffset }
+    }),
+
+  redeliver: adminProcedure
+    .input(domainInput(z.object({ deliveryId: z.string().min(1) })))
+    .mutation(({ ctx, input }) => redeliver(ctx.actor, input.deliveryId)),
+})

@@ -1,0 +1,28 @@
+import type { Metadata } from 'next'
+import Link from 'next/link'
+import { getSettingsAdmin } from '@/lib/auth/settings-admin'
+import { SettingsForbidden } from '@/components/settings/settings-forbidden'
+import { WebhookDeliveries } from '@/components/settings/webhooks/webhook-deliveries'
+
+export const metadata: Metadata = { title: 'Webhook deliveries' }
+
+export default async function WebhookDeliveriesPage(props: {
+  params: Promise<{ webhook_id: string }>
+  searchParams: Promise<Record<string, string | string[] | undefined>>
+}) {
+  if (!(await getSettingsAdmin())) return <SettingsForbidden />
+  const { webhook_id: webhookId } = await props.params
+  const created = (await props.searchParams).created !== undefined
+  return (
+    <section aria-labelledby="page-heading">
+      <p>
+        <Link href="/settings/webhooks">← Webhooks</Link>
+      </p>
+      <h1 id="page-heading">Webhook deliveries</h1>
+      <WebhookDeliveries
+        webhookId={webhookId}
+        initialStatus={created ? { kind: 'success', text: 'Subscription created. Send a test event to check that your receiver accepts it.' } : null}
+      />
+    </section>
+  )
+}

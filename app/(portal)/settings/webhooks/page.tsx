@@ -1,0 +1,28 @@
+import type { Metadata } from 'next'
+import Link from 'next/link'
+import { getSettingsAdmin } from '@/lib/auth/settings-admin'
+import { SettingsForbidden } from '@/components/settings/settings-forbidden'
+import { WebhookList } from '@/components/settings/webhooks/webhook-list'
+import styles from '@/components/settings/settings.module.css'
+
+export const metadata: Metadata = { title: 'Webhooks' }
+
+export default async function WebhooksPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  if (!(await getSettingsAdmin())) return <SettingsForbidden />
+  const saved = typeof (await searchParams).saved === 'string'
+  return (
+    <section aria-labelledby="page-heading">
+      <div className={styles.headerRow}>
+        <h1 id="page-heading">Webhooks</h1>
+        <Link href="/settings/webhooks/new" className={styles.buttonLink}>
+          Add subscription
+        </Link>
+      </div>
+      <p className={styles.intro}>
+        Subscriptions send the events you choose to your own systems as signed HTTP POST requests. A delivery that fails is retried after
+        1 min, 5 min, 30 min, 2 h, 12 h and 24 h; when the last retry fails too, the subscription is disabled and its owner is e-mailed.
+      </p>
+      <WebhookList initialStatus={saved ? { kind: 'success', text: 'Saved the subscription.' } : null} />
+    </section>
+  )
+}

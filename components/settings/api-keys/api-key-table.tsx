@@ -1,0 +1,74 @@
+import type { ApiKeyView } from '@/lib/trpc/routers/api-keys-router'
+import { formatDateTime } from '../format'
+import styles from '../settings.module.css'
+
+/** Keys as rows; the token itself is never part of this data, only its display prefix. */
+export function ApiKeyTable({ keys, caption, onRevoke }: { keys: ApiKeyView[]; caption: string; onRevoke?: (key: ApiKeyView) => void }) {
+  return (
+    <div className={styles.tableWrap}>
+      <table>
+        <caption className={styles.visuallyHidden}>{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Prefix</th>
+            <th scope="col">Scopes</th>
+            <th scope="col">Created by</th>
+            <th scope="col">Created</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Status</th>
+            {onRevoke && <th scope="col"><span className={styles.visuallyHidden}>Actions</span></th>}
+          </tr>
+        </thead>
+        <tbody>
+          {keys.map((key) => (
+            <tr key={key.id} data-testid={`api-key-${key.id}`}>
+              <th scope="row">{key.name}</th>
+              <td className={`${styles.mono} ${styles.nowrap}`}>{key.prefix}…</td>
+              <td>
+                <ul className={styles.chips} aria-label={`Scopes of ${key.name}`}>
+                  {key.scopes.map((scope) => (
+                    <li key={scope} className={styles.chip}>
+                      {scope}
+                    </li>
+                  ))}
+                </ul>
+              </td>
+              <td>{key.createdByName ?? <span className="muted">Command line</span>}</td>
+              <td className={styles.date}>
+                <time dateTime={key.createdAt}>{formatDateTime(key.createdAt)}</time>
+              </td>
+              <td className={styles.date}>{key.lastUsedAt ? <time dateTime={key.lastUsedAt}>{formatDateTime(key.lastUsedAt)}</time> : <span className="muted">Never</span>}</td>
+              <td>
+                {key.revokedAt ? (
+                  <>
+                    <span className={`${styles.badge} ${styles.danger}`}>Revoked</span>
+                    <div className={`${styles.small} muted`}>{formatDateTime(key.revokedAt)}</div>
+                  </>
+                ) : !key.ownerActive ? (
+                  <>
+                    <span className={`${styles.badge} ${styles.danger}`}>Not working</span>
+                    <div className={`${styles.small} muted`}>Its owner, {key.ownerName}, is deactivated.</div>
+                  </>
+                ) : key.rotationRecommended ? (
+                  <span className={`${styles.badge} ${styles.warn}`} title="Older than 90 days">
+                    Rotation recommended
+                  </span>
+                ) : (
+                  <span className={`${styles.badge} ${styles.ok}`}>Active</span>
+                )}
+              </td>
+              {onRevoke && (
+                <td>
+                  <button type="button" className="secondary" onClick={() => onRevoke(key)} aria-label={`Revoke ${key.name}`}>
+                    Revoke
+                  </button>
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+}

@@ -1,0 +1,125 @@
+'use client'
+
+import { zodResolver } from '@hookform/resolvers/zod'
+import { useMutation } from '@tanstack/react-query'
+import Link from 'next/link'
+import { useState } from 'react'
+import { useForm } from 'react-hook-form'
+import { z } from 'zod'
+import { useTRPC } from '@/components/trpc-provider'
+import { OneTimeSecret } from '../one-time-secret'
+import { fieldErrorsOf, refusalMessage } from '../portal-errors'
+import { StatusMessage, type Status } from '../status-message'
+import styles from '../settings.module.css'
+
+export type ScopeOption = { scope: string; description: string }
+
+const keySchema = z.object({
+  name: z.string().trim().min(1, 'Give the key a name, such as the integration that will use it.').max(100, 'A name has at most 100 characters.'),
+  scopes: z.array(z.string()).min(1, 'Choose at least one scope.'),
+})
+
+type KeyValues = z.infer<typeof keySchema>
+
+type Created = { token: string; name: string; scopes: string[]; prefix: string }
+
+/** "Create new key": the form, then the one and only view of the new token. */
+export function CreateApiKey({ scopes }: { scopes: ScopeOption[] }) {
+  const trpc = useTRPC()
+  // The token is kept here and nowhere else (not in the query cache, the URL or storage).
+  const [created, setCreated] = useState<Created | null>(null)
+  const [failure, setFailure] = useState<Status>(null)
+  const form = useForm<KeyValues>({ resolver: zodResolver(keySchema), defaultValues: { name: '', scopes: [] }, shouldFocusError: true })
+  const create = useMutation(trpc.apiKeys.create.mutationOptions({ gcTime: 0 }))
+  const { errors, isSubmitting } = form.formState
+
+  const onSubmit = form.handleSubmit(async (values) => {
+    setFailure(null)
+    try {
+      const result = await create.mutateAsync(values)
+      setCreated({ token: result.token, name: result.key.name, scopes: result.key.scopes, prefix: result.key.prefix })
+      create.reset()
+      form.reset()
+    } catch (error) {
+      const fields = fieldErrorsOf(error).filter((field) => field.field === 'name' || field.field === 'scopes')
+      for (const field of fields) form.setError(field.field as keyof KeyValues, { message: field.message })
+      if (fields[0]) form.setFocus(fields[0].field as keyof KeyValues)
+      else setFailure({ kind: 'error', text: refusalMessage(error), focus: true })
+    }
+  })
+
+  if (created) {
+    return (
+      <>
+        <OneTimeSecret title={`Key “${created.name}” created`} valueLabel="Your new API token" value={created.token} copyLabel="Copy token" testId="new-api-token">
+          <p>
+            <strong>Copy this token now: it is shown only this once.</strong> The service stores only a fingerprint of it, so nobody can
+            show it to you again. If it is lost, revoke the key and create a new one. Treat it like a password: keep it in your
+            integration’s secret store, never in code or chat.
+          </p>
+          <p className={styles.small}>
+            Scopes: {created.scopes.join(', ')} · Listed as <span className={styles.mono}>{created.prefix}…</span>
+          </p>
+        </OneTimeSecret>
+        <p>
+          <Link href="/settings/api-keys" className={styles.buttonLink}>
+            Done, back to API keys
+          </Link>
+        </p>
+      </>
+    )
+  }
+
+  return (
+    <form onSubmit={onSubmit} noValidate aria-describedby="create-key-intro">
+      <p id="create-key-intro" className={styles.intro}>
+        The token of the new key is shown once, right after you create it. It acts for you: it can never do more than your role allows.
+      </p>
+      <StatusMessage status={failure} />
+      <label htmlFor="key-name">Name</label>
+      <input
+        id="key-name"
+        autoComplete="off"
+        aria-invalid={!!errors.name}
+        aria-describedby={errors.name ? 'key-name-error key-name-hint' : 'key-name-hint'}
+        {...form.register('name')}
+      />
+      <p id="key-name-hint" className={styles.hint}>
+        Say who uses it, e.g. “Wire importer” or “Mobile app (production)”.
+      </p>
+      {errors.name && (
+        <p id="key-name-error" className="field-error">
+          {errors.name.message}
+        </p>
+      )}
+
+      <fieldset className={styles.fieldset} aria-describedby={errors.scopes ? 'scopes-error' : undefined} aria-invalid={!!errors.scopes}>
+        <legend>Scopes</legend>
+        <p className={styles.hint}>Choose only what the integration needs. These are the scopes your role may grant.</p>
+        {scopes.map((option) => (
+          <label key={option.scope} className={styles.checkboxRow}>
+            <input type="checkbox" value={option.scope}{...form.register('scopes')} />
+            <span>
+              <strong className={styles.mono}>{option.scope}</strong>{' '}
+              <span className="muted">
+                {option.description}
+              </span>
+            </span>
+          </label>
+        ))}
+        {errors.scopes && (
+          <p id="scopes-error" className="field-error">
+            {errors.scopes.message}
+          </p>
+        )}
+      </fieldset>
+
+      <div className={styles.actions}>
+        <button type="submit" disabled={isSubmitting}>
+          {isSubmitting ? 'Creating…' : 'Create key'}
+        </button>
+        <Link href="/settings/api-keys">Cancel</Link>
+      </div>
+    </form>
+  )
+}

@@ -1,0 +1,157 @@
+'use client'
+
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
+import type { Role } from '@/lib/db/generated/enums'
+import type { UserView } from '@/lib/trpc/routers/users-router'
+import { roles } from '@/lib/users/user-schemas'
+import { useTRPC } from '@/components/trpc-provider'
+import { ConfirmDialog } from '../confirm-dialog'
+import { formatDateTime } from '../format'
+import { refusalMessage } from '../portal-errors'
+import { StatusMessage, type Status } from '../status-message'
+import styles from '../settings.module.css'
+
+const article = (role: string) => (role === 'admin' || role === 'editor' ? 'an' : 'a')
+
+function RoleControl({ user, busy, onChange }: { user: UserView; busy: boolean; onChange: (role: Role) => void }) {
+  const [role, setRole] = useState<Role>(user.role)
+  const selectId = `role-${user.id}`
+  return (
+    <form
+      className={`${styles.inlineForm} ${styles.compact}`}
+      onSubmit={(event) => {
+        event.preventDefault()
+        if (role !== user.role) onChange(role)
+      }}
+    >
+      <label htmlFor={selectId} className={styles.visuallyHidden}>
+        Role of {user.name}
+      </label>
+      <select id={selectId} value={role} onChange={(event) => setRole(event.target.value as Role)}>
+        {roles.map((option) => (
+          <option key={option} value={option}>
+            {option}
+          </option>
+        ))}
+      </select>
+      <button type="submit" className="secondary" disabled={busy || role === user.role} aria-label={`Change role of ${user.name}`}>
+        Change role
+      </button>
+    </form>
+  )
+}
+
+export function UserList({ currentUserId }: { currentUserId: string }) {
+  const trpc = useTRPC()
+  const queryClient = useQueryClient()
+  const users = useQuery(trpc.users.list.queryOptions())
+  const [status, setStatus] = useState<Status>(null)
+  const [pending, setPending] = useState<UserView | null>(null)
+  const refresh = () => queryClient.invalidateQueries(trpc.users.list.queryFilter())
+  const announce = (next: NonNullable<Status>) => setStatus({ ...next, focus: true })
+
+  const changeRole = useMutation(
+    trpc.users.changeRole.mutationOptions({
+      onSuccess: async (user) => {
+        announce({ kind: 'success', text: `${user.name} is now ${article(user.role)} ${user.role}. Their session and API keys follow the new role at once.` })
+        await refresh()
+      },
+      onError: (error) => announce({ kind: 'error', text: refusalMessage(error) }),
+    }),
+  )
+  const deactivate = useMutation(
+    trpc.users.deactivate.mutationOptions({
+      onSuccess: async (user) => {
+        setPending(null)
+        announce({ kind: 'success', text: `${user.name} was deactivated: signed out and their API keys no longer work.` })
+        await refresh()
+      },
+    }),
+  )
+
+  return (
+    <section aria-labelledby="users-heading">
+      <h2 id="users-heading">People</h2>
+      <StatusMessage status={status} />
+      {users.isPending && <p className="muted">Loading people…</p>}
+      {users.isError && <p className="alert error" role="alert">The people could not be loaded. {refusalMessage(users.error)}</p>}
+      {users.data && (
+        <div className={styles.tableWrap}>
+          <table>
+            <caption className={styles.visuallyHidden}>People of this newsroom</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">E-mail</th>
+                <th scope="col">Role</th>
+                <th scope="col">Status</th>
+                <th scope="col">Added</th>
+                <th scope="col"><span className={styles.visuallyHidden}>Actions</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              {users.data.map((user) => (
+                <tr key={user.id} data-testid={`user-${user.email}`}>
+                  <th scope="row">
+                    {user.name} {user.id === currentUserId && <span className="muted">(you)</span>}
+                  </th>
+                  <td className={styles.breakAll}>{user.email}</td>
+                  <td>
+                    {user.active ? (
+                      // Keyed by role so the select starts from the saved role after every change.
+                      <RoleControl key={user.role} user={user} busy={changeRole.isPending} onChange={(role) => changeRole.mutate({ userId: user.id, role })} />
+                    ) : (
+                      user.role
+                    )}
+                  </td>
+                  <td>
+                    {user.active ? (
+                      <span className={`${styles.badge} ${styles.ok}`}>Active</span>
+                    ) : (
+                      <>
+                        <span className={`${styles.badge} ${styles.danger}`}>Deactivated</span>
+                        {user.deactivatedAt && <div className={`${styles.small} muted`}>{formatDateTime(user.deactivatedAt)}</div>}
+                      </>
+                    )}
+                  </td>
+                  <td className={styles.date}>{formatDateTime(user.createdAt)}</td>
+                  <td>
+                    {user.active && user.id !== currentUserId && (
+                      <button
+                        type="button"
+                        className="secondary"
+                        aria-label={`Deactivate ${user.name}`}
+                        onClick={() => {
+                          deactivate.reset()
+                          setPending(user)
+                        }}
+                      >
+                        Deactivate
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <ConfirmDialog
+        open={pending !== null}
+        title={`Deactivate ${pending?.name ?? ''}?`}
+        confirmLabel="Deactivate"
+        busyLabel="Deactivating…"
+        busy={deactivate.isPending}
+        error={deactivate.isError ? refusalMessage(deactivate.error) : null}
+        onCancel={() => setPending(null)}
+        onConfirm={() => pending && deactivate.mutate({ userId: pending.id })}
+      >
+        <p>
+          {pending?.name} ({pending?.email}) is signed out on their next click and can no longer sign in. Every API key they own stops
+          working at once. Their articles stay.
+        </p>
+      </ConfirmDialog>
+    </section>
+  )
+}

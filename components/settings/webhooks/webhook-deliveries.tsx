@@ -1,0 +1,198 @@
+'use client'
+
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import Link from 'next/link'
+import { useState } from 'react'
+import type { DeliveryView } from '@/lib/trpc/routers/webhooks-router'
+import { useTRPC } from '@/components/trpc-provider'
+import { formatDateTime, formatDuration } from '../format'
+import { refusalMessage } from '../portal-errors'
+import { StatusMessage, type Status } from '../status-message'
+import styles from '../settings.module.css'
+import { describeAttempt } from './test-event-result'
+import { disabledExplanation, LastDelivery, WebhookStatusBadge } from './webhook-status'
+import pageStyles from './webhooks.module.css'
+
+const pageSize = 20
+
+function DeliveryStatusBadge({ delivery }: { delivery: DeliveryView }) {
+  const tone = delivery.status === 'succeeded' ? styles.ok : delivery.status === 'failed' ? styles.danger : styles.warn
+  return <span className={`${styles.badge} ${tone}`}>{delivery.status}</span>
+}
+
+function DeliveryCard({ delivery, busy, onRedeliver }: { delivery: DeliveryView; busy: boolean; onRedeliver: () => void }) {
+  const headingId = `delivery-${delivery.id}`
+  return (
+    <article className={pageStyles.delivery} aria-labelledby={headingId} data-testid={headingId}>
+      <div className={pageStyles.deliveryHeader}>
+        <h3 id={headingId}>
+          <span className={styles.mono}>{delivery.event}</span> <DeliveryStatusBadge delivery={delivery} />
+        </h3>
+        <button type="button" className="secondary" disabled={busy} onClick={onRedeliver} aria-label={`Redeliver ${delivery.event} (${delivery.id})`}>
+          {busy ? 'Redelivering…' : 'Redeliver'}
+        </button>
+      </div>
+      <p className={pageStyles.deliveryMeta}>
+        <span>
+          Delivery <span className={styles.mono}>{delivery.id}</span>
+        </span>
+        <span>
+          Event <span className={styles.mono}>{delivery.eventId}</span>
+        </span>
+        <span>Created {formatDateTime(delivery.createdAt, { seconds: true })}</span>
+        {delivery.nextAttemptAt && <span>Next retry {formatDateTime(delivery.nextAttemptAt)}</span>}
+      </p>
+      {delivery.attempts.length === 0 ? (
+        <p className="muted">No attempt yet; the first one is on its way.</p>
+      ) : (
+        <div className={styles.tableWrap}>
+          <table>
+            <caption className={styles.visuallyHidden}>Attempts of delivery {delivery.id}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Attempt</th>
+                <th scope="col">Time</th>
+                <th scope="col">Status code</th>
+                <th scope="col">Duration</th>
+                <th scope="col">Error</th>
+              </tr>
+            </thead>
+            <tbody>
+              {delivery.attempts.map((attempt) => (
+                <tr key={attempt.attempt}>
+                  <td>#{attempt.attempt}</td>
+                  <td className={styles.nowrap}>
+                    <time dateTime={attempt.at}>{formatDateTime(attempt.at, { seconds: true })}</time>
+                  </td>
+                  <td>
+                    {attempt.responseStatus === null ? (
+                      <span className="muted">No response</span>
+                    ) : (
+                      <span className={`${styles.badge} ${attempt.responseStatus >= 200 && attempt.responseStatus < 300 ? styles.ok : styles.danger}`}>
+                        {attempt.responseStatus}
+                      </span>
+                    )}
+                  </td>
+                  <td className={styles.nowrap}>{formatDuration(attempt.durationMs)}</td>
+                  <td className={styles.breakAll}>{attempt.error ?? <span className="muted">—</span>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </article>
+  )
+}
+
+export function WebhookDeliveries({ webhookId, initialStatus }: { webhookId: string; initialStatus: Status }) {
+  const trpc = useTRPC()
+  const queryClient = useQueryClient()
+  const [offset, setOffset] = useState(0)
+  const [status, setStatus] = useState<Status>(initialStatus)
+  const webhook = useQuery(trpc.webhooks.get.queryOptions({ webhookId }))
+  const deliveries = useQuery(trpc.webhooks.deliveries.queryOptions({ webhookId, limit: pageSize, offset }))
+  const refresh = () => queryClient.invalidateQueries(trpc.webhooks.pathFilter())
+  const announce = (next: NonNullable<Status>) => setStatus({ ...next, focus: true })
+  const url = webhook.data?.url ?? 'The receiver'
+
+  const sendTest = useMutation(
+    trpc.webhooks.sendTest.mutationOptions({
+      onSuccess: async (outcome) => {
+        setOffset(0)
+        announce(describeAttempt('Test event', url, outcome))
+        await refresh()
+      },
+      onError: (error) => announce({ kind: 'error', text: refusalMessage(error) }),
+    }),
+  )
+  const redeliver = useMutation(
+    trpc.webhooks.redeliver.mutationOptions({
+      onSuccess: async (outcome) => {
+        announce(describeAttempt(`Redelivery of ${outcome.deliveryId}`, url, outcome))
+        await refresh()
+      },
+      onError: (error) => announce({ kind: 'error', text: refusalMessage(error) }),
+    }),
+  )
+  const reenable = useMutation(
+    trpc.webhooks.reenable.mutationOptions({
+      onSuccess: async () => {
+        announce({ kind: 'success', text: 'Re-enabled. New events are delivered again.' })
+        await refresh()
+      },
+      onError: (error) => announce({ kind: 'error', text: refusalMessage(error) }),
+    }),
+  )
+
+  if (webhook.isError) {
+    return (
+      <p className="alert error" role="alert">
+        {refusalMessage(webhook.error)} <Link href="/settings/webhooks">Back to webhooks</Link>
+      </p>
+    )
+  }
+
+  return (
+    <>
+      <StatusMessage status={status} />
+      {webhook.data && (
+        <dl className={pageStyles.summary}>
+          <dt>URL</dt>
+          <dd className={pageStyles.url}>{webhook.data.url}</dd>
+          <dt>Status</dt>
+          <dd>
+            <WebhookStatusBadge webhook={webhook.data} /> {disabledExplanation(webhook.data)}
+          </dd>
+          <dt>Events</dt>
+          <dd className={styles.mono}>{webhook.data.events.join(', ')}</dd>
+          <dt>Last delivery</dt>
+          <dd>
+            <LastDelivery webhook={webhook.data} />
+          </dd>
+        </dl>
+      )}
+      <div className={styles.actions}>
+        <button type="button" disabled={sendTest.isPending || !webhook.data} onClick={() => sendTest.mutate({ webhookId })}>
+          {sendTest.isPending ? 'Sending…' : 'Send test event'}
+        </button>
+        {webhook.data?.status === 'disabled' && (
+          <button type="button" disabled={reenable.isPending} onClick={() => reenable.mutate({ webhookId })}>
+            Re-enable
+          </button>
+        )}
+        <Link href={`/settings/webhooks/${webhookId}/edit`} className={`${styles.buttonLink} ${styles.secondaryLink}`}>
+          Edit subscription
+        </Link>
+      </div>
+
+      <section aria-labelledby="deliveries-heading">
+        <h2 id="deliveries-heading">Deliveries {deliveries.data && <span className="muted">({deliveries.data.total})</span>}</h2>
+        {deliveries.isPending && <p className="muted">Loading deliveries…</p>}
+        {deliveries.isError && <p className="alert error" role="alert">The deliveries could not be loaded. {refusalMessage(deliveries.error)}</p>}
+        {deliveries.data?.items.length === 0 && <p className="muted">Nothing was delivered yet. Send a test event to check your receiver.</p>}
+        {deliveries.data?.items.map((delivery) => (
+          <DeliveryCard
+            key={delivery.id}
+            delivery={delivery}
+            busy={redeliver.isPending && redeliver.variables?.deliveryId === delivery.id}
+            onRedeliver={() => redeliver.mutate({ deliveryId: delivery.id })}
+          />
+        ))}
+        {deliveries.data && deliveries.data.total > pageSize && (
+          <nav aria-label="Delivery pages" className={styles.pager}>
+            <button type="button" className="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - pageSize))}>
+              ← Newer
+            </button>
+            <span className="muted">
+              {offset + 1}–{offset + deliveries.data.items.length} of {deliveries.data.total}
+            </span>
+            <button type="button" className="secondary" disabled={deliveries.data.nextOffset === null} onClick={() => setOffset(deliveries.data.nextOffset ?? offset)}>
+              Older →
+            </button>
+          </nav>
+        )}
+      </section>
+    </>
+  )
+}

@@ -1,0 +1,114 @@
+'use client'
+
+import { zodResolver } from '@hookform/resolvers/zod'
+import { useMutation, useQueryClient } from '@tanstack/react-query'
+import Link from 'next/link'
+import { useRouter } from 'next/navigation'
+import { useState } from 'react'
+import { Controller, useForm } from 'react-hook-form'
+import type { EventKind } from '@/lib/events/event-kinds'
+import { useTRPC } from '@/components/trpc-provider'
+import { fieldErrorsOf, refusalMessage } from '../portal-errors'
+import { StatusMessage, type Status } from '../status-message'
+import styles from '../settings.module.css'
+import { EventKindPicker } from './event-kind-picker'
+import { SecretField } from './secret-field'
+import { createWebhookFormSchema, editWebhookFormSchema, type WebhookFormValues } from './webhook-form-schema'
+
+type Field = keyof WebhookFormValues
+
+// The service names nested fields "events.0"; the form shows them on the field itself.
+function formField(field: string): Field | null {
+  const root = field.split('.')[0]
+  return root === 'url' || root === 'events' || root === 'secret' ? root : null
+}
+
+export function WebhookForm(props: { mode: 'create' } | { mode: 'edit'; webhookId: string; initial: { url: string; events: EventKind[] } }) {
+  const trpc = useTRPC()
+  const router = useRouter()
+  const queryClient = useQueryClient()
+  const [failure, setFailure] = useState<Status>(null)
+  const form = useForm<WebhookFormValues>({
+    resolver: zodResolver(props.mode === 'create' ? createWebhookFormSchema : editWebhookFormSchema),
+    defaultValues: props.mode === 'create' ? { url: '', events: [], secret: '' } : { ...props.initial, secret: '' },
+    shouldFocusError: true,
+  })
+  const create = useMutation(trpc.webhooks.create.mutationOptions())
+  const update = useMutation(trpc.webhooks.update.mutationOptions())
+  const { errors, isSubmitting } = form.formState
+
+  const onSubmit = form.handleSubmit(async (values) => {
+    setFailure(null)
+    try {
+      if (props.mode === 'create') {
+        const created = await create.mutateAsync(values)
+        await queryClient.invalidateQueries(trpc.webhooks.list.queryFilter())
+        router.push(`/settings/webhooks/${created.id}?created=1`)
+      } else {
+        const { secret, ...rest } = values
+        await update.mutateAsync({ webhookId: props.webhookId, ...rest, ...(secret && { secret }) })
+        await queryClient.invalidateQueries(trpc.webhooks.pathFilter())
+        router.push(`/settings/webhooks?saved=${encodeURIComponent(props.webhookId)}`)
+      }
+    } catch (error) {
+      const fields = fieldErrorsOf(error).flatMap((item) => {
+        const field = formField(item.field)
+        return field ? [{ field, message: item.message }] : []
+      })
+      for (const item of fields) form.setError(item.field, { message: item.message })
+      if (fields[0]) form.setFocus(fields[0].field)
+      else setFailure({ kind: 'error', text: refusalMessage(error), focus: true })
+    }
+  })
+
+  return (
+    <form onSubmit={onSubmit} noValidate>
+      <StatusMessage status={failure} />
+      <label htmlFor="webhook-url">Receiver URL</label>
+      <input
+        id="webhook-url"
+        type="url"
+        inputMode="url"
+        autoComplete="off"
+        placeholder="https://hooks.example.com/newsroom"
+        aria-invalid={!!errors.url}
+        aria-describedby={errors.url ? 'webhook-url-hint webhook-url-error' : 'webhook-url-hint'}
+        {...form.register('url')}
+      />
+      <p id="webhook-url-hint" className={styles.hint}>
+        Events are POSTed here as JSON. It must be https and publicly reachable; redirects are not followed.
+      </p>
+      {errors.url && <p id="webhook-url-error" className="field-error">{errors.url.message}</p>}
+
+      <Controller
+        control={form.control}
+        name="events"
+        render={({ field }) => (
+          <EventKindPicker value={field.value} onChange={field.onChange} invalid={!!errors.events} describedBy={errors.events ? 'webhook-events-error' : undefined} firstRef={field.ref} />
+        )}
+      />
+      {errors.events && <p id="webhook-events-error" className="field-error">{errors.events.message}</p>}
+
+      <SecretField
+        id="webhook-secret"
+        label={props.mode === 'create' ? 'Signing secret' : 'New signing secret (optional)'}
+        hint={
+          props.mode === 'create'
+            ? 'Every delivery carries X-Service-Signature, the hex HMAC-SHA256 of the body keyed with this secret. Type one (16–512 characters) or generate one, and store it in your receiver: the service never shows it again.'
+            : 'Leave empty to keep the current secret. A new one signs every delivery from now on, retries included, so update your receiver at the same time.'
+        }
+        error={errors.secret?.message}
+        onGenerate={(secret) => form.setValue('secret', secret, { shouldValidate: true, shouldDirty: true })}
+        getValue={() => form.getValues('secret')}
+        inputProps={form.register('secret')}
+      />
+
+      <div className={styles.actions}>
+        <button type="submit" disabled={isSubmitting}>
+          {isSubmitting ? 'Saving…' : props.mode === 'create' ? 'Create subscription' : 'Save changes'}
+        </button>
+        <Link href="/settings/webhooks">Cancel</Link>
+      </div>
+    </form>
+  )
+}

@@ -1,0 +1,157 @@
+'use client'
+
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import Link from 'next/link'
+import { useState } from 'react'
+import type { WebhookView } from '@/lib/trpc/routers/webhooks-router'
+import { useTRPC } from '@/components/trpc-provider'
+import { ConfirmDialog } from '../confirm-dialog'
+import { refusalMessage } from '../portal-errors'
+import { StatusMessage, type Status } from '../status-message'
+import styles from '../settings.module.css'
+import { describeAttempt } from './test-event-result'
+import { disabledExplanation, LastDelivery, WebhookStatusBadge } from './webhook-status'
+import listStyles from './webhooks.module.css'
+
+export function WebhookList({ initialStatus }: { initialStatus: Status }) {
+  const trpc = useTRPC()
+  const queryClient = useQueryClient()
+  const webhooks = useQuery(trpc.webhooks.list.queryOptions())
+  const [status, setStatus] = useState<Status>(initialStatus)
+  const [pendingDelete, setPendingDelete] = useState<WebhookView | null>(null)
+  const refresh = () => queryClient.invalidateQueries(trpc.webhooks.pathFilter())
+  const announce = (next: NonNullable<Status>) => setStatus({ ...next, focus: true })
+
+  const sendTest = useMutation(
+    trpc.webhooks.sendTest.mutationOptions({
+      onSuccess: async (outcome, { webhookId }) => {
+        const url = webhooks.data?.items.find((item) => item.id === webhookId)?.url ?? 'The receiver'
+        announce(describeAttempt('Test event', url, outcome))
+        await refresh()
+      },
+      onError: (error) => announce({ kind: 'error', text: refusalMessage(error) }),
+    }),
+  )
+  const reenable = useMutation(
+    trpc.webhooks.reenable.mutationOptions({
+      onSuccess: async (webhook) => {
+        announce({ kind: 'success', text: `Re-enabled ${webhook.url}. New events are delivered to it again.` })
+        await refresh()
+      },
+      onError: (error) => announce({ kind: 'error', text: refusalMessage(error) }),
+    }),
+  )
+  const remove = useMutation(
+    trpc.webhooks.delete.mutationOptions({
+      onSuccess: async () => {
+        const url = pendingDelete?.url
+        setPendingDelete(null)
+        announce({ kind: 'success', text: `Deleted the subscription to ${url}. Nothing more is sent to it.` })
+        await refresh()
+      },
+    }),
+  )
+
+  return (
+    <section aria-labelledby="subscriptions-heading">
+      <h2 id="subscriptions-heading" className={styles.visuallyHidden}>
+        Subscriptions
+      </h2>
+      <StatusMessage status={status} />
+      {webhooks.isPending && <p className="muted">Loading subscriptions…</p>}
+      {webhooks.isError && <p className="alert error" role="alert">The subscriptions could not be loaded. {refusalMessage(webhooks.error)}</p>}
+      {webhooks.data?.items.length === 0 && <p className="muted">No subscriptions yet. Add one to receive events.</p>}
+      {webhooks.data && webhooks.data.items.length > 0 && (
+        <div className={styles.tableWrap}>
+          <table>
+            <caption className={styles.visuallyHidden}>Webhook subscriptions</caption>
+            <thead>
+              <tr>
+                <th scope="col">URL</th>
+                <th scope="col">Events</th>
+                <th scope="col">Status</th>
+                <th scope="col">Last delivery</th>
+                <th scope="col"><span className={styles.visuallyHidden}>Actions</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              {webhooks.data.items.map((webhook) => (
+                <tr key={webhook.id} data-testid={`webhook-${webhook.id}`}>
+                  <th scope="row" className={listStyles.url}>
+                    {webhook.url}
+                  </th>
+                  <td>
+                    <ul className={listStyles.eventList} aria-label={`Events sent to ${webhook.url}`}>
+                      {webhook.events.map((kind) => (
+                        <li key={kind} className={styles.mono}>
+                          {kind}
+                        </li>
+                      ))}
+                    </ul>
+                  </td>
+                  <td>
+                    <WebhookStatusBadge webhook={webhook} />
+                    {webhook.status === 'disabled' && <p className={`${styles.small} muted`}>{disabledExplanation(webhook)}</p>}
+                  </td>
+                  <td>
+                    <LastDelivery webhook={webhook} />
+                  </td>
+                  <td>
+                    <div className={styles.rowActions}>
+                      <button
+                        type="button"
+                        className="secondary"
+                        disabled={sendTest.isPending}
+                        onClick={() => sendTest.mutate({ webhookId: webhook.id })}
+                        aria-label={`Send test event to ${webhook.url}`}
+                      >
+                        {sendTest.isPending && sendTest.variables?.webhookId === webhook.id ? 'Sending…' : 'Send test event'}
+                      </button>
+                      {webhook.status === 'disabled' && (
+                        <button type="button" disabled={reenable.isPending} onClick={() => reenable.mutate({ webhookId: webhook.id })} aria-label={`Re-enable ${webhook.url}`}>
+                          Re-enable
+                        </button>
+                      )}
+                      <Link href={`/settings/webhooks/${webhook.id}`} className={`${styles.buttonLink} ${styles.secondaryLink}`} aria-label={`Deliveries of ${webhook.url}`}>
+                        Deliveries
+                      </Link>
+                      <Link href={`/settings/webhooks/${webhook.id}/edit`} className={`${styles.buttonLink} ${styles.secondaryLink}`} aria-label={`Edit ${webhook.url}`}>
+                        Edit
+                      </Link>
+                      <button
+                        type="button"
+                        className="secondary"
+                        onClick={() => {
+                          remove.reset()
+                          setPendingDelete(webhook)
+                        }}
+                        aria-label={`Delete ${webhook.url}`}
+                      >
+                        Delete
+                      </button>
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <ConfirmDialog
+        open={pendingDelete !== null}
+        title="Delete this subscription?"
+        confirmLabel="Delete subscription"
+        busyLabel="Deleting…"
+        busy={remove.isPending}
+        error={remove.isError ? refusalMessage(remove.error) : null}
+        onCancel={() => setPendingDelete(null)}
+        onConfirm={() => pendingDelete && remove.mutate({ webhookId: pendingDelete.id })}
+      >
+        <p>
+          Nothing more is sent to <span className={listStyles.url}>{pendingDelete?.url}</span>. Its deliveries log is deleted with it and
+          pending retries stop. This cannot be undone.
+        </p>
+      </ConfirmDialog>
+    </section>
+  )
+}

@@ -1,0 +1,36 @@
+import type { WebhookView } from '@/lib/trpc/routers/webhooks-router'
+import { maxDeliveryAttempts } from '@/lib/webhooks/retry-schedule'
+import { formatDateTime, formatDuration } from '../format'
+import styles from '../settings.module.css'
+
+export function WebhookStatusBadge({ webhook }: { webhook: WebhookView }) {
+  return webhook.status === 'enabled' ? (
+    <span className={`${styles.badge} ${styles.ok}`}>Enabled</span>
+  ) : (
+    <span className={`${styles.badge} ${styles.danger}`}>Disabled</span>
+  )
+}
+
+export function disabledExplanation(webhook: WebhookView): string | null {
+  if (webhook.status !== 'disabled') return null
+  const since = webhook.disabledAt ? ` on ${formatDateTime(webhook.disabledAt)}` : ''
+  return webhook.disabledReason === 'delivery_failures'
+    ? `Disabled${since} after one delivery failed ${maxDeliveryAttempts} times in a row (the first attempt and every retry). No events are sent until it is re-enabled.`
+    : `Disabled${since}. No events are sent until it is re-enabled.`
+}
+
+export function LastDelivery({ webhook }: { webhook: WebhookView }) {
+  const last = webhook.lastDelivery
+  if (!last) return <span className="muted">No deliveries yet</span>
+  return (
+    <span>
+      <span className={`${styles.badge} ${last.succeeded ? styles.ok : styles.danger}`}>
+        {last.responseStatus ?? 'No response'}
+      </span>{' '}
+      <span className={styles.small}>
+        {formatDateTime(last.at)} · {formatDuration(last.durationMs)}
+      </span>
+      {last.error && <span className={`${styles.small} ${styles.block} muted`}>{last.error}</span>}
+    </span>
+  )
+}

@@ -1,0 +1,101 @@
+import { expect, test } from '@playwright/test'
+import { seeded, signIn, sql } from './support/portal.ts'
+
+test.use({ viewport: { width: 1280, height: 800 } })
+
+test('an admin creates a key, copies its token once, uses it with exactly its scopes, and revokes it', async ({ page, context, request }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'])
+  await signIn(page, seeded.admin)
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API Keys' }).click()
+  await expect(page.getByRole('heading', { level: 1, name: 'API Keys' })).toBeVisible()
+  await expect(page.getByRole('heading', { name: 'Rotating a key' })).toBeVisible()
+  await expect(page.getByText('Revoke the old key here.')).toBeVisible()
+
+  await page.getByRole('link', { name: 'Create new key' }).click()
+  await expect(page).toHaveURL(/\/settings\/api-keys\/new$/)
+  const scopes = page.getByRole('group', { name: 'Scopes' })
+  // An admin may grant every scope of the spec; each comes with the spec's description.
+  await expect(scopes.getByRole('checkbox')).toHaveCount(7)
+  await expect(scopes.getByText('Create and delete webhook subscriptions.')).toBeVisible()
+  await expect(scopes.getByText('Read articles.', { exact: true })).toBeVisible()
+
+  // Refusals are explained beside the field, and focus goes to the first one.
+  await page.getByRole('button', { name: 'Create key' }).click()
+  await expect(page.getByText('Give the key a name')).toBeVisible()
+  await expect(page.getByText('Choose at least one scope.')).toBeVisible()
+  await expect(page.getByLabel('Name')).toBeFocused()
+
+  await page.getByLabel('Name').fill('E2E importer')
+  await scopes.getByRole('checkbox', { name: /articles:read/ }).check()
+  await scopes.getByRole('checkbox', { name: /webhooks:manage/ }).check()
+  await page.getByRole('button', { name: 'Create key' }).click()
+
+  const shown = page.getByTestId('new-api-token')
+  await expect(shown).toHaveText(/^nrs_[A-Za-z0-9_-]{43}$/)
+  await expect(page.getByText('it is shown only this once')).toBeVisible()
+  await expect(page.getByRole('heading', { name: 'Key “E2E importer” created' })).toBeFocused()
+  await page.screenshot({ path: 'docs/screenshots/api-key-created.png' })
+
+  await page.getByRole('button', { name: 'Copy token' }).click()
+  await expect(page.getByText('Copied to the clipboard.')).toBeVisible()
+  const token = await page.evaluate(() => navigator.clipboard.readText())
+  expect(token).toBe(await shown.textContent())
+
+  // The token works at once, with exactly the two scopes it was given.
+  const auth = { Authorization: `Bearer ${token}` }
+  expect((await request.get('/v1/articles', { headers: auth })).status()).toBe(200)
+  expect((await request.get('/v1/webhooks', { headers: auth })).status()).toBe(200)
+  const write = await request.post('/v1/articles', { headers: auth, data: { headline: 'Not allowed' } })
+  expect(write.status()).toBe(403)
+  expect(await write.json()).toMatchObject({ code: 'insufficient_scope' })
+
+  // Never shown again: not after a reload, not in the list, not kept in the browser.
+  await page.reload()
+  await expect(page.getByRole('heading', { level: 1, name: 'Create new key' })).toBeVisible()
+  expect(await page.content()).not.toContain(token)
+  await page.goto('/settings/api-keys')
+  const row = page.getByRole('row', { name: /E2E importer/ })
+  await expect(row).toContainText(`${token.slice(0, 12)}…`)
+  await expect(row).toContainText('articles:read')
+  await expect(row).toContainText('webhooks:manage')
+  await expect(row).toContainText(seeded.admin.name)
+  await expect(row).toContainText('Active')
+  expect(await page.content()).not.toContain(token)
+  const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }))
+  expect(stored).not.toContain(token)
+
+  // Revoking asks first; Escape or Cancel leaves the key alone.
+  await row.getByRole('button', { name: 'Revoke E2E importer' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Revoke “E2E importer”?' })
+  await expect(dialog).toBeVisible()
+  await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused()
+  await page.keyboard.press('Escape')
+  await expect(dialog).toBeHidden()
+  expect((await request.get('/v1/articles', { headers: auth })).status()).toBe(200)
+
+  await row.getByRole('button', { name: 'Revoke E2E importer' }).click()
+  await dialog.getByRole('button', { name: 'Revoke key' }).click()
+  await expect(page.getByRole('status').filter({ hasText: 'Revoked “E2E importer”' })).toBeVisible()
+  await expect(page.getByRole('row', { name: /E2E importer/ })).toHaveCount(0)
+  // Immediately: the revocation cleared this server's token cache.
+  const refused = await request.get('/v1/articles', { headers: auth })
+  expect(refused.status()).toBe(401)
+  expect(await refused.json()).toMatchObject({ code: 'unauthenticated' })
+
+  await page.getByText(/^Revoked keys \(\d+\)$/).click()
+  await expect(page.getByRole('row', { name: /E2E importer/ })).toContainText('Revoked')
+})
+
+test('keys older than 90 days are flagged for rotation', async ({ page }) => {
+  await signIn(page, seeded.admin)
+  await page.goto('/settings/api-keys/new')
+  await page.getByLabel('Name').fill('Legacy feed')
+  await page.getByRole('checkbox', { name: /articles:read/ }).check()
+  await page.getByRole('button', { name: 'Create key' }).click()
+  await expect(page.getByTestId('new-api-token')).toBeVisible()
+  await sql(`UPDATE api_tokens SET created_at = now() - interval '91 days' WHERE name = 'Legacy feed'`)
+
+  await page.getByRole('link', { name: 'Done, back to API keys' }).click()
+  await expect(page.getByRole('row', { name: /Legacy feed/ })).toContainText('Rotation recommended')
+})

@@ -1,0 +1,135 @@
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { expect, test } from '@playwright/test'
+import { seeded, signIn, sql } from './support/portal.ts'
+
+test.use({ viewport: { width: 1280, height: 800 } })
+
+// A receiver on this machine; the e2e server runs with WEBHOOK_ALLOW_PRIVATE_URLS=true.
+let receiver: Server
+let receiverUrl: string
+const received: { path: string; headers: IncomingHttpHeaders; body: Buffer }[] = []
+
+test.beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) })
+      res.writeHead(req.url?.startsWith('/fails') ? 500 : 200, { 'content-type': 'text/plain' }).end('ok')
+    })
+  })
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`
+})
+
+test.afterAll(async () => {
+  receiver.closeAllConnections()
+  await new Promise((resolve) => receiver.close(resolve))
+})
+
+function signatureValid(secret: string, body: Buffer, header: string | string[] | undefined): boolean {
+  if (typeof header !== 'string') return false
+  const expected = Buffer.from(createHmac('sha256', secret).update(body).digest('hex'))
+  const given = Buffer.from(header)
+  return expected.length === given.length && timingSafeEqual(expected, given)
+}
+
+test('an admin subscribes a receiver, sends a test event, sees the attempt, redelivers, edits, re-enables and deletes', async ({ page }) => {
+  await signIn(page, seeded.admin)
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click()
+  await expect(page.getByRole('heading', { level: 1, name: 'Webhooks' })).toBeVisible()
+  await page.getByRole('link', { name: 'Add subscription' }).click()
+
+  // Every refusal is explained, and focus goes to the first field at fault.
+  await page.getByRole('button', { name: 'Create subscription' }).click()
+  await expect(page.getByText('Enter the URL that should receive the events.')).toBeVisible()
+  await expect(page.getByText('Choose at least one event.')).toBeVisible()
+  await expect(page.getByText('The secret needs 16 to 512 characters.')).toBeVisible()
+  await expect(page.getByLabel('Receiver URL')).toBeFocused()
+
+  const hookUrl = `${receiverUrl}/hooks/newsroom`
+  await page.getByLabel('Receiver URL').fill(hookUrl)
+  const events = page.getByRole('group', { name: 'Events', exact: true })
+  // Events by group, as the spec's table groups them.
+  for (const group of ['Article', 'Media', 'User', 'Workflow', 'Billing']) await expect(events.getByRole('group', { name: group })).toBeVisible()
+  await events.getByRole('checkbox', { name: 'All User events' }).check()
+  for (const kind of ['user.created', 'user.role_changed', 'user.deactivated']) await expect(events.getByRole('checkbox', { name: kind })).toBeChecked()
+  await events.getByRole('checkbox', { name: 'article.published' }).check()
+  await page.getByRole('button', { name: 'Generate' }).click()
+  const secret = await page.getByLabel('Signing secret').inputValue()
+  expect(secret).toMatch(/^whsec_[0-9a-f]{64}$/)
+  await page.getByRole('button', { name: 'Create subscription' }).click()
+
+  await expect(page).toHaveURL(/\/settings\/webhooks\/whk_[a-z0-9]+\?created=1$/)
+  await expect(page.getByRole('status').filter({ hasText: 'Subscription created' })).toBeVisible()
+  await expect(page.getByText('Nothing was delivered yet.')).toBeVisible()
+
+  // "Send test event" delivers at once, signed with the secret, and reports how it went.
+  await page.getByRole('button', { name: 'Send test event' }).click()
+  await expect(page.getByRole('status').filter({ hasText: `Test event delivered: ${hookUrl} answered 200` })).toBeVisible()
+  expect(received).toHaveLength(1)
+  const delivered = received[0]!
+  expect(delivered.path).toBe('/hooks/newsroom')
+  expect(delivered.headers['x-service-event']).toBe('webhook.test')
+  expect(signatureValid(secret, delivered.body, delivered.headers['x-service-signature'])).toBe(true)
+  expect(JSON.parse(delivered.body.toString())).toMatchObject({ event: 'webhook.test', tenant_id: expect.any(String) })
+
+  const delivery = page.getByRole('article').filter({ hasText: 'webhook.test' })
+  await expect(delivery.getByRole('heading')).toContainText('succeeded')
+  const attempts = delivery.getByRole('table')
+  await expect(attempts.getByRole('columnheader')).toHaveText(['Attempt', 'Time', 'Status code', 'Duration', 'Error'])
+  await expect(attempts.getByRole('row').nth(1)).toContainText('#1')
+  await expect(attempts.getByRole('row').nth(1)).toContainText('200')
+  await expect(attempts.getByRole('row').nth(1)).toContainText(/\d+ ms/)
+
+  await delivery.getByRole('button', { name: /^Redeliver webhook\.test/ }).click()
+  await expect(page.getByRole('status').filter({ hasText: 'answered 200' })).toBeVisible()
+  await expect(attempts.getByRole('row')).toHaveCount(3)
+  await expect(attempts.getByRole('row').nth(2)).toContainText('#2')
+  expect(received).toHaveLength(2)
+  // A redelivery is the same delivery: same id header, same event.
+  expect(received[1]!.headers['x-service-delivery']).toBe(delivered.headers['x-service-delivery'])
+  await page.screenshot({ path: 'docs/screenshots/webhook-deliveries.png' })
+
+  // The list: url, events, status and the last delivery's result.
+  await page.getByRole('link', { name: '← Webhooks' }).click()
+  const row = page.getByRole('row', { name: new RegExp(hookUrl.replace(/[.?]/g, '\\$&')) })
+  await expect(row).toContainText('user.created')
+  await expect(row).toContainText('article.published')
+  await expect(row).toContainText('Enabled')
+  await expect(row.getByRole('cell').nth(2)).toContainText('200')
+
+  // Edit: point it at a failing receiver; the secret field left empty keeps the secret.
+  await row.getByRole('link', { name: `Edit ${hookUrl}` }).click()
+  await expect(page.getByLabel('Receiver URL')).toHaveValue(hookUrl)
+  await expect(page.getByRole('checkbox', { name: 'user.deactivated' })).toBeChecked()
+  const failingUrl = `${receiverUrl}/fails`
+  await page.getByLabel('Receiver URL').fill(failingUrl)
+  await page.getByRole('button', { name: 'Save changes' }).click()
+  await expect(page.getByRole('status').filter({ hasText: 'Saved the subscription.' })).toBeVisible()
+  const failingRow = page.getByRole('row', { name: new RegExp(failingUrl.replace(/[.?]/g, '\\$&')) })
+  await failingRow.getByRole('button', { name: `Send test event to ${failingUrl}` }).click()
+  await expect(page.getByRole('alert').filter({ hasText: 'Test event failed: The receiver answered 500.' })).toBeVisible()
+  await expect(failingRow.getByRole('cell').nth(2)).toContainText('500')
+  expect(signatureValid(secret, received.at(-1)!.body, received.at(-1)!.headers['x-service-signature'])).toBe(true)
+
+  // A subscription the service disabled after a day of failures is re-enabled from the list.
+  await sql(`UPDATE webhook_subscriptions SET status = 'disabled', disabled_at = now(), disabled_reason = 'delivery_failures' WHERE url = $1`, [failingUrl])
+  await page.reload()
+  await expect(failingRow).toContainText('Disabled')
+  await expect(failingRow).toContainText('after one delivery failed 7 times in a row')
+  await failingRow.getByRole('button', { name: `Re-enable ${failingUrl}` }).click()
+  await expect(page.getByRole('status').filter({ hasText: `Re-enabled ${failingUrl}` })).toBeVisible()
+  await expect(failingRow).toContainText('Enabled')
+  await expect(failingRow.getByRole('button', { name: /^Re-enable/ })).toHaveCount(0)
+
+  // Delete asks first.
+  await failingRow.getByRole('button', { name: `Delete ${failingUrl}` }).click()
+  const dialog = page.getByRole('dialog', { name: 'Delete this subscription?' })
+  await expect(dialog).toContainText(failingUrl)
+  await dialog.getByRole('button', { name: 'Delete subscription' }).click()
+  await expect(page.getByRole('status').filter({ hasText: `Deleted the subscription to ${failingUrl}` })).toBeVisible()
+  await expect(failingRow).toHaveCount(0)
+})

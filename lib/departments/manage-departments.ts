@@ -1,0 +1,96 @@
+import { assertAdmin } from '../auth/assert-admin.ts'
+import { ConflictError, NotFoundError, ValidationError } from '../errors.ts'
+import { createId } from '../ids.ts'
+import { parseInput } from '../parse-input.ts'
+import type { Actor } from '../tenancy/actor.ts'
+import { tenantDb, type TenantDb } from '../tenancy/tenant-db.ts'
+import { addDepartmentSchema, departmentIdSchema, renameDepartmentSchema } from './department-schemas.ts'
+
+export type DepartmentSummary = { id: string; name: string; articleCount: number; createdAt: Date }
+
+type Reader = Pick<TenantDb, 'department'>
+
+export async function listDepartments(tenantId: string): Promise<DepartmentSummary[]> {
+  const rows = await tenantDb(tenantId).department.findMany({
+    orderBy: [{ name: 'asc' }, { id: 'asc' }],
+    select: { id: true, name: true, createdAt: true, _count: { select: { articles: true } } },
+  })
+  return rows.map((row) => ({ id: row.id, name: row.name, createdAt: row.createdAt, articleCount: row._count.articles }))
+}
+
+function nameTaken(name: string): ValidationError {
+  return new ValidationError([{ field: 'name', message: `A department named “${name}” exists already.` }])
+}
+
+// "Sport" and "sport" would be two departments to the database but one to every reader.
+async function assertNameFree(db: Reader, name: string, exceptId?: string): Promise<void> {
+  const clash = await db.department.findFirst({
+    where: { name: { equals: name, mode: 'insensitive' }, ...(exceptId && { id: { not: exceptId } }) },
+    select: { name: true },
+  })
+  if (clash) throw nameTaken(clash.name)
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: string }).code === 'P2002'
+}
+
+export async function addDepartment(actor: Actor, raw: { name: string }): Promise<DepartmentSummary> {
+  assertAdmin(actor)
+  const { name } = parseInput(addDepartmentSchema, raw)
+  const tdb = tenantDb(actor.tenant.id)
+  await assertNameFree(tdb, name)
+  try {
+    const row = await tdb.department.create({ data: { id: createId('dep'), tenantId: actor.tenant.id, name } })
+    return { id: row.id, name: row.name, createdAt: row.createdAt, articleCount: 0 }
+  } catch (error) {
+    if (isUniqueViolation(error)) throw nameTaken(name)
+    throw error
+  }
+}
+
+/** Renaming keeps the id, so articles and API filters that use it are unaffected. */
+export async function renameDepartment(actor: Actor, raw: { departmentId: string; name: string }): Promise<DepartmentSummary> {
+  assertAdmin(actor)
+  const { departmentId, name } = parseInput(renameDepartmentSchema, raw)
+  const tdb = tenantDb(actor.tenant.id)
+  const existing = await tdb.department.findUnique({ where: { id: departmentId } })
+  if (!existing) throw new NotFoundError('department', departmentId)
+  await assertNameFree(tdb, name, departmentId)
+  try {
+    const [row] = await tdb.department.updateManyAndReturn({ where: { id: departmentId }, data: { name } })
+    if (!row) throw new NotFoundError('department', departmentId)
+    const articleCount = await tdb.article.count({ where: { departmentId } })
+    return { id: row.id, name: row.name, createdAt: row.createdAt, articleCount }
+  } catch (error) {
+    if (isUniqueViolation(error)) throw nameTaken(name)
+    throw error
+  }
+}
+
+function inUse(name: string, count: number): ConflictError {
+  const articles = count === 1 ? '1 article uses it' : `${count} articles use it`
+  return new ConflictError(
+    'department_in_use',
+    `“${name}” cannot be removed while ${articles}. Move those articles to another department first.`,
+    { article_count: count },
+  )
+}
+
+/** Removes an unused department; one that articles still use is refused, never emptied silently. */
+export async function removeDepartment(actor: Actor, raw: { departmentId: string }): Promise<void> {
+  assertAdmin(actor)
+  const { departmentId } = parseInput(departmentIdSchema, raw)
+  const tdb = tenantDb(actor.tenant.id)
+  const existing = await tdb.department.findUnique({ where: { id: departmentId } })
+  if (!existing) throw new NotFoundError('department', departmentId)
+  const count = await tdb.article.count({ where: { departmentId } })
+  if (count > 0) throw inUse(existing.name, count)
+  try {
+    await tdb.department.deleteMany({ where: { id: departmentId } })
+  } catch (error) {
+    // An article was filed under it between the count and the delete: the foreign key refuses.
+    if ((error as { code?: string }).code === 'P2003') throw inUse(existing.name, await tdb.article.count({ where: { departmentId } }))
+    throw error
+  }
+}

@@ -1,0 +1,137 @@
+import { beforeEach, describe, expect, it } from 'vitest'
+import { createArticle } from '../../lib/articles/create-article.ts'
+import { listAuditEntries } from '../../lib/audit/list-audit-entries.ts'
+import { db } from '../../lib/db/client.ts'
+import { addDepartment, listDepartments, removeDepartment, renameDepartment } from '../../lib/departments/manage-departments.ts'
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors.ts'
+import { createId } from '../../lib/ids.ts'
+import { createApiToken, revokeApiToken } from '../../lib/tokens/api-tokens.ts'
+import { changeRole, createUser } from '../../lib/users/manage-users.ts'
+import { lastDeliveryResults } from '../../lib/webhooks/last-delivery-results.ts'
+import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+
+let newsroom: TestTenant
+
+beforeEach(async () => {
+  newsroom = await createTestTenant()
+})
+
+async function refusal(promise: Promise<unknown>) {
+  return promise.then(() => null, (error: unknown) => error as Error & { code?: string; fieldErrors?: unknown })
+}
+
+describe('departments', () => {
+  it('adds, renames and lists with article counts', async () => {
+    const admin = newsroom.actor('admin')
+    const culture = await addDepartment(admin, { name: '  Culture ' })
+    expect(culture).toMatchObject({ name: 'Culture', articleCount: 0 })
+    await createArticle(newsroom.actor('writer'), { headline: 'Filed under sport', department_id: newsroom.departments[1]!.id })
+
+    const renamed = await renameDepartment(admin, { departmentId: newsroom.departments[1]!.id, name: 'Sports' })
+    expect(renamed).toMatchObject({ id: newsroom.departments[1]!.id, name: 'Sports', articleCount: 1 })
+    expect((await listDepartments(newsroom.tenant.id)).map((d) => [d.name, d.articleCount])).toEqual([
+      ['Culture', 0],
+      ['News', 0],
+      ['Sports', 1],
+    ])
+  })
+
+  it('refuses a name in use (whatever its case) and an empty one, naming the field', async () => {
+    const admin = newsroom.actor('admin')
+    const duplicate = await refusal(addDepartment(admin, { name: 'news' }))
+    expect(duplicate).toBeInstanceOf(ValidationError)
+    expect(duplicate?.fieldErrors).toEqual([{ field: 'name', message: 'A department named “News” exists already.' }])
+    expect(await refusal(renameDepartment(admin, { departmentId: newsroom.departments[1]!.id, name: 'NEWS' }))).toBeInstanceOf(ValidationError)
+    expect(await refusal(addDepartment(admin, { name: '   ' }))).toBeInstanceOf(ValidationError)
+    // Renaming to its own name in another case is fine.
+    expect((await renameDepartment(admin, { departmentId: newsroom.departments[0]!.id, name: 'NEWS' })).name).toBe('NEWS')
+  })
+
+  it('removes an unused department and refuses one that articles use, saying how many', async () => {
+    const admin = newsroom.actor('admin')
+    const [news, sport] = newsroom.departments
+    await createArticle(newsroom.actor('writer'), { headline: 'One', department_id: sport!.id })
+    await createArticle(newsroom.actor('writer'), { headline: 'Two', department_id: sport!.id })
+
+    const inUse = await refusal(removeDepartment(admin, { departmentId: sport!.id }))
+    expect(inUse).toBeInstanceOf(ConflictError)
+    expect(inUse?.code).toBe('department_in_use')
+    expect(inUse?.message).toBe('“Sport” cannot be removed while 2 articles use it. Move those articles to another department first.')
+    expect(await db.department.findUnique({ where: { id: sport!.id } })).not.toBeNull()
+
+    await removeDepartment(admin, { departmentId: news!.id })
+    expect(await db.department.findUnique({ where: { id: news!.id } })).toBeNull()
+  })
+
+  it('keeps to its own newsroom and to admins', async () => {
+    const other = await createTestTenant()
+    const admin = newsroom.actor('admin')
+    expect(await refusal(renameDepartment(admin, { departmentId: other.departments[0]!.id, name: 'Mine now' }))).toBeInstanceOf(NotFoundError)
+    expect(await refusal(removeDepartment(admin, { departmentId: other.departments[0]!.id }))).toBeInstanceOf(NotFoundError)
+    expect(await db.department.findUnique({ where: { id: other.departments[0]!.id } })).toMatchObject({ name: 'News' })
+    expect(await refusal(addDepartment(newsroom.actor('editor'), { name: 'Editors’ own' }))).toBeInstanceOf(ForbiddenError)
+  })
+})
+
+describe('audit log', () => {
+  it('lists who did what to which target, newest first, for this newsroom only', async () => {
+    const admin = newsroom.actor('admin')
+    const { summary } = await createApiToken({ tenantId: newsroom.tenant.id, name: 'Wire importer', scopes: ['articles:read'], ownerId: newsroom.users.admin.id, createdById: newsroom.users.admin.id })
+    await revokeApiToken({ tenantId: newsroom.tenant.id, idOrPrefix: summary.id, actorId: newsroom.users.admin.id })
+    const { user } = await createUser(admin, { email: 'clark@example.com', name: 'Clark Kent', role: 'writer' })
+    await changeRole(admin, { userId: user.id, role: 'editor' })
+    const other = await createTestTenant()
+    await createUser(other.actor('admin'), { email: 'elsewhere@example.com', name: 'Elsewhere', role: 'writer' })
+
+    const page = await listAuditEntries(newsroom.tenant.id)
+    expect(page.total).toBe(4)
+    expect(page.items.map((entry) => [entry.action, entry.targetLabel])).toEqual([
+      ['user.role_changed', 'Clark Kent (clark@example.com)'],
+      ['user.created', 'Clark Kent (clark@example.com)'],
+      ['api_token.revoked', 'Wire importer'],
+      ['api_token.created', 'Wire importer'],
+    ])
+    expect(page.items[0]).toMatchObject({
+      actor: { id: newsroom.users.admin.id, name: `${newsroom.tenant.slug} admin`, email: newsroom.users.admin.email },
+      targetType: 'user',
+      targetId: user.id,
+      metadata: { previous_role: 'writer', role: 'editor' },
+    })
+
+    const second = await listAuditEntries(newsroom.tenant.id, { limit: 3, offset: 0 })
+    expect(second.nextOffset).toBe(3)
+    expect((await listAuditEntries(newsroom.tenant.id, { limit: 3, offset: 3 })).items.map((entry) => entry.action)).toEqual(['api_token.created'])
+  })
+})
+
+describe('last delivery results', () => {
+  it('gives each subscription its latest attempt, and nothing of other newsrooms', async () => {
+    const makeSubscription = async (tenant: TestTenant) =>
+      db.webhookSubscription.create({
+        data: { id: createId('whk'), tenantId: tenant.tenant.id, url: 'https://hooks.example.com/x', events: ['user.created'], secretEncrypted: 'x', ownerId: tenant.users.admin.id },
+      })
+    const attempt = async (tenant: TestTenant, subscriptionId: string, results: { status: number | null; at: Date; error?: string }[]) => {
+      const event = await db.event.create({ data: { id: createId('evt'), tenantId: tenant.tenant.id, kind: 'user.created', occurredAt: new Date(), data: {} } })
+      const delivery = await db.delivery.create({ data: { id: createId('dlv'), tenantId: tenant.tenant.id, eventId: event.id, subscriptionId } })
+      for (const [index, result] of results.entries()) {
+        await db.deliveryAttempt.create({
+          data: { id: createId('att'), deliveryId: delivery.id, attempt: index + 1, at: result.at, responseStatus: result.status, durationMs: 12, error: result.error ?? null },
+        })
+      }
+    }
+    const first = await makeSubscription(newsroom)
+    const quiet = await makeSubscription(newsroom)
+    await attempt(newsroom, first.id, [
+      { status: 500, at: new Date('2026-01-01T10:00:00Z'), error: 'The receiver answered 500.' },
+      { status: 204, at: new Date('2026-01-01T10:01:00Z') },
+    ])
+    await attempt(newsroom, first.id, [{ status: null, at: new Date('2026-01-01T11:00:00Z'), error: 'Timed out' }])
+    const other = await createTestTenant()
+    const foreign = await makeSubscription(other)
+    await attempt(other, foreign.id, [{ status: 200, at: new Date() }])
+
+    const results = await lastDeliveryResults(newsroom.tenant.id, [first.id, quiet.id, foreign.id])
+    expect([...results.keys()]).toEqual([first.id])
+    expect(results.get(first.id)).toMatchObject({ responseStatus: null, error: 'Timed out', succeeded: false, at: new Date('2026-01-01T11:00:00Z') })
+  })
+})
