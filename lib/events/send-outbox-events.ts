@@ -1,5 +1,6 @@
 import { inngest, queueConfigured } from '../../inngest/client.ts'
 import { outboxEventName, type EnvelopeData } from '../../inngest/events.ts'
+import type { Database } from '../db/client.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
 import { eventEnvelope } from './record-event.ts'
 
@@ -31,11 +32,12 @@ export function toInngestEvent(row: OutboxRow) {
 /**
  * Sends outbox rows to Inngest in order and marks each batch sent. A failure counts an
  * attempt on the rows not yet sent, keeps the error for operators, and is rethrown.
+ * `db` is the client that marks them: the sweeper passes the transaction that holds their
+ * row locks (another connection would wait on those locks until the transaction gave up).
  */
-export async function sendOutboxEvents(rows: OutboxRow[]): Promise<number> {
+export async function sendOutboxEvents(rows: OutboxRow[], db: Pick<Database, 'event'> = systemDb()): Promise<number> {
   if (rows.length === 0) return 0
   if (!queueConfigured()) throw new QueueNotConfiguredError()
-  const db = systemDb()
   let sent = 0
   try {
     for (let start = 0; start < rows.length; start += eventsPerRequest) {

@@ -16,6 +16,8 @@ export const webhookUrlSchema = z
   .trim()
   .min(1, 'url must not be empty.')
   .max(2_048, 'url must be at most 2,048 characters.')
+  // PostgreSQL text cannot hold NUL, and URL.canParse lets it through.
+  .refine((value) => !value.includes('\u0000'), 'url must not contain NUL (\\u0000) characters.')
   .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), 'url must be an absolute https URL such as https://example.com/webhooks.')
   .meta({
     description: 'Receiver address; deliveries are POSTed to it. Must be https and reach a public address.',

@@ -35,7 +35,7 @@ function match(route: Route, parts: string[]): Record<string, string | string[]>
       return params
     }
     if (i >= parts.length) return null
-    if (segment.startsWith('[')) params[segment.slice(1, -1)] = decodeURIComponent(parts[i]!)
+    if (segment.startsWith('[')) params[segment.slice(1, -1)] = safeDecode(parts[i]!)
     else if (segment !== parts[i]) return null
   }
   return route.segments.length === parts.length ? params : null
@@ -80,6 +80,15 @@ export async function startApiServer(): Promise<{ url: string; close: () => Prom
     url: `http://127.0.0.1:${port}`,
     server,
     close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }),
+  }
+}
+
+// Next hands a route the raw segment when it is not valid percent-encoding.
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
   }
 }
 
