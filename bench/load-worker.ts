@@ -1,8 +1,9 @@
 /**
  * The load generator, run as its own process so it does not share a CPU budget with the
- * service's event loop: `tsx bench/load-worker.ts '<json scenario>'` prints autocannon's result.
+ * service's event loop: `tsx bench/load-worker.ts <scenario.json>` prints autocannon's result.
  * A scenario with `paths` sends each request to the next path in turn (each article is moved once).
  */
+import { readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
 
 type Scenario = {
@@ -17,7 +18,7 @@ type Scenario = {
   amount?: number
 }
 
-const scenario = JSON.parse(process.argv[2]!) as Scenario
+const scenario = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Scenario
 let next = 0
 
 const result = await autocannon({

@@ -5,7 +5,8 @@
  * Traffic goes only to 127.0.0.1; every phase is bounded in time.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
 import { runPrisma } from '../scripts/run-prisma.ts'
@@ -56,7 +57,10 @@ type LoadResult = { requests: number; rps: number; p50: number; p99: number; err
 
 function load(scenario: Record<string, unknown>): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/load-worker.ts', JSON.stringify({ connections, duration: seconds, ...scenario })], { stdio: ['ignore', 'pipe', 'inherit'] })
+    // A scenario can list thousands of paths: too long for one command-line argument.
+    const scenarioFile = path.join(mkdtempSync(path.join(tmpdir(), 'bench-')), 'scenario.json')
+    writeFileSync(scenarioFile, JSON.stringify({ connections, duration: seconds, ...scenario }))
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/load-worker.ts', scenarioFile], { stdio: ['ignore', 'pipe', 'inherit'] })
     let output = ''
     child.stdout.on('data', (chunk) => (output += chunk))
     child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(output) as LoadResult) : reject(new Error(`load worker exited with ${code}`))))
