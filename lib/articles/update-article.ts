@@ -1,5 +1,5 @@
 import type { Article, Prisma } from '../db/generated/client.ts'
-import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../errors.ts'
+import { ConflictError, ForbiddenError, NotFoundError, PreconditionFailedError, ValidationError } from '../errors.ts'
 import { dispatchEvents } from '../events/dispatch-events.ts'
 import { recordEvents } from '../events/record-event.ts'
 import type { Actor } from '../tenancy/actor.ts'
@@ -45,6 +45,7 @@ export async function updateArticle(
     if (current.status === 'archived') {
       throw new ConflictError('article_archived', 'Archived articles are read-only; restore it to draft first.', { from_state: 'archived' })
     }
+    assertWriterMayEdit(actor, current, input)
 
     const result = await tdb.$transaction(async (tx) => {
       // Only the version we read may be changed: a concurrent writer makes this match nothing.
@@ -67,5 +68,23 @@ export async function updateArticle(
     if (attempt >= maxAttempts) {
       throw new ConflictError('concurrent_update', 'The article is being changed by others right now; retry in a moment.')
     }
+  }
+}
+
+/**
+ * Writers work on their own copy until an editor takes it over: they may change their own
+ * articles while draft or in review, and may not hand them to another author. Editors and
+ * admins (and API tokens, whose scopes already follow their owner's role) change any.
+ */
+function assertWriterMayEdit(actor: Actor, article: Article, input: UpdateArticleInput): void {
+  if (actor.user?.role !== 'writer') return
+  if (article.authorId !== actor.user.id) {
+    throw new ForbiddenError('A writer can change only their own articles; ask an editor to change this one.')
+  }
+  if (article.status !== 'draft' && article.status !== 'in_review') {
+    throw new ForbiddenError('This article has left review; ask an editor to change it.')
+  }
+  if (input.author_id !== undefined && input.author_id !== actor.user.id) {
+    throw new ForbiddenError('A writer cannot hand an article to another author.')
   }
 }

@@ -149,6 +149,24 @@ describe('saving from a loaded version', () => {
     expect(stored).toMatchObject({ headline: 'Second headline', version: 2 })
   })
 
+  it("changes only their own articles, and only before they leave review", async () => {
+    const editorsOwn = await as('editor').articles.create({ headline: "The editor's piece" })
+    const notTheirs = await rejection(as('writer').articles.update({ article_id: editorsOwn.article_id, version: 1, changes: { headline: 'Rewritten by a writer' } }))
+    expect(notTheirs.code).toBe('FORBIDDEN')
+    expect(notTheirs.message).toContain('only their own articles')
+
+    const own = await articleInReview('Mine until approved')
+    await as('editor').articles.transition({ article_id: own, to_state: 'approved' })
+    const approved = await db.article.findUniqueOrThrow({ where: { id: own } })
+    const tooLate = await rejection(as('writer').articles.update({ article_id: own, version: approved.version, changes: { headline: 'Sneaky edit after approval' } }))
+    expect(tooLate.code).toBe('FORBIDDEN')
+    expect((await db.article.findUniqueOrThrow({ where: { id: own } })).headline).toBe('Mine until approved')
+    expect((await db.article.findUniqueOrThrow({ where: { id: editorsOwn.article_id } })).headline).toBe("The editor's piece")
+
+    const edited = await as('editor').articles.update({ article_id: own, version: approved.version, changes: { headline: 'Edited by the desk' } })
+    expect(edited.headline).toBe('Edited by the desk')
+  })
+
   it('reports invalid fields as the domain\'s field errors', async () => {
     const created = await as('writer').articles.create({ headline: 'Valid' })
     const error = await rejection(
