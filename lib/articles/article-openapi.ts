@@ -1,8 +1,6 @@
 import { z } from 'zod'
 import type { oas31, ZodOpenApiPathsObject } from 'zod-openapi'
 import { apiOperation, type ProblemCase } from '../api/openapi/api-operation.ts'
-import type { FieldError } from '../errors.ts'
-import { zodFieldErrors } from '../validation.ts'
 import { referenceErrors } from './article-references.ts'
 import {
   articleListSchema,
@@ -19,6 +17,7 @@ import {
   type ArticleRecord,
 } from './article-schemas.ts'
 import { allowedNextStates, apiStatuses, roleMayTransition } from './article-status.ts'
+import { validationErrors, validationProblem } from '../api/openapi/validation-examples.ts'
 
 // The article endpoints of the OpenAPI document. Shapes come from article-schemas.ts; this
 // module adds what a schema cannot say: semantics, ordering, examples and the failures.
@@ -57,16 +56,6 @@ const draftArticle: ArticleRecord = {
 const approvedArticle: ArticleRecord = { ...publishedArticle, status: 'approved', published_at: null, url: null, version: 3, updated_at: '2026-11-20T09:10:00.000Z' }
 
 const scheduledArticle: ArticleRecord = { ...approvedArticle, scheduled_publish_at: '2026-12-01T06:00:00.000Z', version: 4, updated_at: '2026-11-20T09:30:00.000Z' }
-
-function validationErrors(schema: z.ZodType, input: unknown): FieldError[] {
-  const parsed = schema.safeParse(input)
-  if (parsed.success) throw new Error(`The example ${JSON.stringify(input)} was meant to be invalid.`)
-  return zodFieldErrors(parsed.error)
-}
-
-function validationProblem(when: string, errors: FieldError[], name?: string): ProblemCase {
-  return { status: 422, code: 'validation_failed', when, name, detail: 'The request body has invalid fields; see errors.', errors }
-}
 
 const notFound: ProblemCase = {
   status: 404,

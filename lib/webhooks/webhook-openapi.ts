@@ -4,11 +4,10 @@ import { apiOperation, type ProblemCase } from '../api/openapi/api-operation.ts'
 import { articleSchema } from '../articles/article-schemas.ts'
 import { apiStatuses } from '../articles/article-status.ts'
 import { eventKindGroups } from '../events/event-kinds.ts'
-import type { FieldError } from '../errors.ts'
-import { zodFieldErrors } from '../validation.ts'
 import { retrySchedule } from './retry-schedule.ts'
 import { deliveryTimeoutMs, webhookUserAgent } from './send-webhook-request.ts'
 import { signPayload } from './sign-payload.ts'
+import { validationErrors, validationProblem } from '../api/openapi/validation-examples.ts'
 import {
   createWebhookSchema,
   deliveryListSchema,
@@ -67,16 +66,6 @@ const deliveries: DeliveryRecord[] = [
     next_attempt_at: null,
   },
 ]
-
-function validationErrors(schema: z.ZodType, input: unknown): FieldError[] {
-  const parsed = schema.safeParse(input)
-  if (parsed.success) throw new Error(`The example ${JSON.stringify(input)} was meant to be invalid.`)
-  return zodFieldErrors(parsed.error)
-}
-
-function validationProblem(when: string, errors: FieldError[], name?: string): ProblemCase {
-  return { status: 422, code: 'validation_failed', when, name, detail: 'The request body has invalid fields; see errors.', errors }
-}
 
 const notFound: ProblemCase = {
   status: 404,

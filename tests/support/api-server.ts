@@ -92,7 +92,8 @@ function safeDecode(segment: string): string {
   }
 }
 
-function toRequest(req: IncomingMessage, url: URL): Request {
+/** A Node request as the web Request a route handler receives. */
+export function toRequest(req: IncomingMessage, url: URL): Request {
   const headers = new Headers()
   for (const [name, value] of Object.entries(req.headers)) {
     if (Array.isArray(value)) value.forEach((v) => headers.append(name, v))

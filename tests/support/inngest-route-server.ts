@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { Readable } from 'node:stream'
+import { toRequest } from './api-server.ts'
 
 type RouteHandler = (request: Request, context: unknown) => Promise<Response>
 
@@ -35,17 +35,3 @@ export async function startInngestRouteServer(): Promise<{ url: string; close: (
   }
 }
 
-function toRequest(req: IncomingMessage, url: URL): Request {
-  const headers = new Headers()
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (Array.isArray(value)) value.forEach((v) => headers.append(name, v))
-    else if (value !== undefined) headers.set(name, value)
-  }
-  const hasBody = req.method !== 'GET' && req.method !== 'HEAD'
-  return new Request(url, {
-    method: req.method,
-    headers,
-    body: hasBody ? (Readable.toWeb(req) as ReadableStream) : undefined,
-    duplex: 'half',
-  } as RequestInit)
-}
