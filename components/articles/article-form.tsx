@@ -32,6 +32,8 @@ type Props = {
   article: ArticleRecord | null
   departments: ArticleFilterOptions['departments']
   onDirtyChange?: (dirty: boolean) => void
+  /** Why the signed-in user may not change this article (the domain decides), if they may not. */
+  readOnlyReason?: string | null
 }
 
 const describedBy = (...ids: (string | false | undefined)[]) => ids.filter(Boolean).join(' ') || undefined
@@ -40,11 +42,12 @@ const describedBy = (...ids: (string | false | undefined)[]) => ids.filter(Boole
  * Headline, lede, body, department and tags. Saving sends the version the form was loaded
  * from, so a change someone else saved meanwhile is reported (412), never overwritten.
  */
-export function ArticleForm({ article, departments, onDirtyChange }: Props) {
+export function ArticleForm({ article, departments, onDirtyChange, readOnlyReason }: Props) {
   const trpc = useTRPC()
   const queryClient = useQueryClient()
   const router = useRouter()
-  const readOnly = article?.status === 'archived'
+  const archived = article?.status === 'archived'
+  const readOnly = archived || Boolean(readOnlyReason)
   // The version the form's contents came from: what a save asks to replace.
   const baseVersion = useRef(article?.version ?? 0)
   const [status, setStatus] = useState('')
@@ -159,7 +162,8 @@ export function ArticleForm({ article, departments, onDirtyChange }: Props) {
       )}
 
       <form onSubmit={(event) => void handleSubmit(save)(event)} noValidate className={styles.form} aria-label={article ? 'Edit article' : 'New article'}>
-        {readOnly && <p className="alert warning">Archived articles are read-only. Restore it to draft to edit it.</p>}
+        {archived && <p className="alert warning">Archived articles are read-only. Restore it to draft to edit it.</p>}
+        {!archived && readOnlyReason && <p className="alert warning">{readOnlyReason}</p>}
         <fieldset disabled={readOnly} className={styles.plainFieldset}>
           <label htmlFor="headline">Headline</label>
           <input

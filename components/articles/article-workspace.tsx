@@ -46,7 +46,7 @@ export function ArticleWorkspace({ articleId, role, justCreated }: { articleId: 
     )
   }
 
-  const { article, moves, canManageSchedule } = current.data
+  const { article, moves, canManageSchedule, readOnlyReason } = current.data
   const authorName = options.data.authors.find((author) => author.id === article.author_id)?.name
   return (
     <section aria-labelledby="article-heading">
@@ -58,7 +58,7 @@ export function ArticleWorkspace({ articleId, role, justCreated }: { articleId: 
         </p>
       )}
       <div className={styles.workspace}>
-        <ArticleForm article={article} departments={options.data.departments} onDirtyChange={setDirty} />
+        <ArticleForm article={article} departments={options.data.departments} onDirtyChange={setDirty} readOnlyReason={readOnlyReason} />
         <WorkflowPanel
           article={article}
           moves={moves}

@@ -72,19 +72,22 @@ export async function updateArticle(
 }
 
 /**
- * Writers work on their own copy until an editor takes it over: they may change their own
- * articles while draft or in review, and may not hand them to another author. Editors and
- * admins (and API tokens, whose scopes already follow their owner's role) change any.
+ * Why this user may not change the article's content, or null when they may. Writers work
+ * on their own copy until an editor takes it over: they may change their own articles while
+ * draft or in review. Editors and admins change any (API tokens follow their owner's role
+ * through their scopes, so a writer's token cannot write at all).
  */
+export function contentEditRefusal(user: Actor['user'], article: Pick<Article, 'authorId' | 'status'>): string | null {
+  if (user?.role !== 'writer') return null
+  if (article.authorId !== user.id) return 'A writer can change only their own articles; ask an editor to change this one.'
+  if (article.status !== 'draft' && article.status !== 'in_review') return 'This article has left review; ask an editor to change it.'
+  return null
+}
+
 function assertWriterMayEdit(actor: Actor, article: Article, input: UpdateArticleInput): void {
-  if (actor.user?.role !== 'writer') return
-  if (article.authorId !== actor.user.id) {
-    throw new ForbiddenError('A writer can change only their own articles; ask an editor to change this one.')
-  }
-  if (article.status !== 'draft' && article.status !== 'in_review') {
-    throw new ForbiddenError('This article has left review; ask an editor to change it.')
-  }
-  if (input.author_id !== undefined && input.author_id !== actor.user.id) {
+  const refusal = contentEditRefusal(actor.user, article)
+  if (refusal) throw new ForbiddenError(refusal)
+  if (actor.user?.role === 'writer' && input.author_id !== undefined && input.author_id !== actor.user.id) {
     throw new ForbiddenError('A writer cannot hand an article to another author.')
   }
 }

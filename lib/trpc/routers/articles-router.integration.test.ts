@@ -154,12 +154,16 @@ describe('saving from a loaded version', () => {
     const notTheirs = await rejection(as('writer').articles.update({ article_id: editorsOwn.article_id, version: 1, changes: { headline: 'Rewritten by a writer' } }))
     expect(notTheirs.code).toBe('FORBIDDEN')
     expect(notTheirs.message).toContain('only their own articles')
+    // The editor page learns the same refusal up front and shows the form read-only.
+    expect((await as('writer').articles.get({ article_id: editorsOwn.article_id })).readOnlyReason).toBe(notTheirs.message)
+    expect((await as('editor').articles.get({ article_id: editorsOwn.article_id })).readOnlyReason).toBeNull()
 
     const own = await articleInReview('Mine until approved')
     await as('editor').articles.transition({ article_id: own, to_state: 'approved' })
     const approved = await db.article.findUniqueOrThrow({ where: { id: own } })
     const tooLate = await rejection(as('writer').articles.update({ article_id: own, version: approved.version, changes: { headline: 'Sneaky edit after approval' } }))
     expect(tooLate.code).toBe('FORBIDDEN')
+    expect((await as('writer').articles.get({ article_id: own })).readOnlyReason).toBe(tooLate.message)
     expect((await db.article.findUniqueOrThrow({ where: { id: own } })).headline).toBe('Mine until approved')
     expect((await db.article.findUniqueOrThrow({ where: { id: editorsOwn.article_id } })).headline).toBe("The editor's piece")
 

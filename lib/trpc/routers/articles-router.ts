@@ -14,7 +14,7 @@ import { getArticle } from '../../articles/get-article.ts'
 import { listArticles } from '../../articles/list-articles.ts'
 import { mayManageSchedule, offeredMoves } from '../../articles/offered-moves.ts'
 import { cancelScheduledPublication, transitionArticle } from '../../articles/transition-article.ts'
-import { updateArticle } from '../../articles/update-article.ts'
+import { contentEditRefusal, updateArticle } from '../../articles/update-article.ts'
 import { memberProcedure, router } from '../init.ts'
 
 const articleId = z.strictObject({ article_id: articlePathSchema.shape.article_id })
@@ -37,8 +37,14 @@ export const articlesRouter = router({
   filterOptions: memberProcedure.query(({ ctx }) => listArticleFilterOptions(ctx.tenant.id)),
 
   get: memberProcedure.input(articleId).query(async ({ ctx, input }) => {
-    const article = toArticleRecord(await getArticle(ctx.tenant.id, input.article_id))
-    return { article, moves: offeredMoves(ctx.member.role, article.status), canManageSchedule: mayManageSchedule(ctx.member.role) }
+    const row = await getArticle(ctx.tenant.id, input.article_id)
+    const article = toArticleRecord(row)
+    return {
+      article,
+      moves: offeredMoves(ctx.member.role, article.status),
+      canManageSchedule: mayManageSchedule(ctx.member.role),
+      readOnlyReason: contentEditRefusal(ctx.actor.user, row),
+    }
   }),
 
   history: memberProcedure.input(articleId).query(({ ctx, input }) => listArticleHistory(ctx.tenant.id, input.article_id)),
