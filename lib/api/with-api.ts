@@ -4,7 +4,7 @@ import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { authenticateToken, touchToken, type TokenPrincipal } from '../tokens/authenticate-token.ts'
 import { hasScope, type Scope } from '../tokens/scopes.ts'
-import { zodFieldErrors } from '../validation.ts'
+import { parseInput } from '../parse-input.ts'
 import { isDatabaseUnavailable } from './database-errors.ts'
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, replayResponse, requestFingerprint, validateIdempotencyKey } from './idempotency.ts'
 import { problemResponse, type Problem } from './problem.ts'
@@ -94,9 +94,9 @@ export function withApi<
       const rawBody = options.body ? await readJsonBody(request, options.maxBodyBytes ?? defaultMaxBodyBytes) : undefined
       const run = async () => {
         try {
-          const params = parseInput(options.params, await routeContext.params, 'path')
-          const query = parseInput(options.query, Object.fromEntries(url.searchParams), 'query')
-          const body = parseInput(options.body, rawBody, 'body')
+          const params = parseRequestPart(options.params, await routeContext.params, 'path')
+          const query = parseRequestPart(options.query, Object.fromEntries(url.searchParams), 'query')
+          const body = parseRequestPart(options.body, rawBody, 'body')
           return await handler({
             request,
             requestId,
@@ -141,11 +141,9 @@ async function runOnce(tokenId: string, key: string, fingerprint: string, run: (
   return response
 }
 
-function parseInput(schema: z.ZodType | undefined, input: unknown, where: 'path' | 'query' | 'body'): unknown {
+function parseRequestPart(schema: z.ZodType | undefined, input: unknown, where: 'path' | 'query' | 'body'): unknown {
   if (!schema) return undefined
-  const parsed = schema.safeParse(input)
-  if (parsed.success) return parsed.data
-  throw new ValidationError(zodFieldErrors(parsed.error), `The request ${where === 'body' ? 'body has' : `${where} parameters have`} invalid fields; see errors.`)
+  return parseInput(schema, input, `The request ${where === 'body' ? 'body has' : `${where} parameters have`} invalid fields; see errors.`)
 }
 
 function bearerToken(request: Request): string | null {

@@ -8,6 +8,7 @@ import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb, type TenantDb } from '../tenancy/tenant-db.ts'
 import { buildArticleUrl } from './article-url.ts'
+import { mayManageSchedule } from './offered-moves.ts'
 import { ifMatchSatisfied, toArticleRecord } from './article-record.ts'
 import type { TransitionArticleInput } from './article-schemas.ts'
 import { allowedNextStates, canTransition, fromApiStatus, roleMayTransition, toApiStatus, type ApiStatus } from './article-status.ts'
@@ -168,7 +169,7 @@ export async function cancelScheduledPublication(actor: Actor, articleId: string
   const current = await tdb.article.findUnique({ where: { id: articleId } })
   if (!current) throw new NotFoundError('article', articleId)
   if (!ifMatchSatisfied(options.ifMatch, current.version)) throw new PreconditionFailedError('The article changed since you read it.')
-  if (!roleMayTransition(actor.user?.role ?? null, 'approved', 'published')) {
+  if (actor.user && !mayManageSchedule(actor.user.role)) {
     throw new ForbiddenError(`A ${actor.user?.role} cannot change a publication schedule; ask an editor.`)
   }
   if (!current.scheduledPublishAt) return current

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { eventKinds, type EventKind } from '../events/event-kinds.ts'
+import { withoutNul } from '../validation.ts'
 
 // The single source of the webhook API's shapes: validation, TypeScript types and the
 // OpenAPI document all come from these schemas.
@@ -7,17 +8,16 @@ import { eventKinds, type EventKind } from '../events/event-kinds.ts'
 const timestamp = z.iso.datetime({ offset: true })
 const webhookIdExample = 'whk_0mhx2k1s9q3v8w4t6y1z2a3b4c'
 
+/** A subscription id as it arrives in a path or a portal call; the routes and procedures share it. */
+export const webhookIdSchema = withoutNul(z.string().min(1).max(200)).meta({ description: 'The subscription id.', example: webhookIdExample })
+
+export const webhookPathSchema = z.object({ webhook_id: webhookIdSchema })
+
 export const eventKindSchema = z
   .enum(eventKinds as [EventKind, ...EventKind[]], { error: (issue) => `Unknown event kind '${String(issue.input)}'. Allowed: ${eventKinds.join(', ')}.` })
   .meta({ id: 'EventKind', description: 'A kind of platform event (spec section 6).', example: 'article.published' })
 
-export const webhookUrlSchema = z
-  .string({ error: 'url must be a string.' })
-  .trim()
-  .min(1, 'url must not be empty.')
-  .max(2_048, 'url must be at most 2,048 characters.')
-  // PostgreSQL text cannot hold NUL, and URL.canParse lets it through.
-  .refine((value) => !value.includes('\u0000'), 'url must not contain NUL (\\u0000) characters.')
+export const webhookUrlSchema = withoutNul(z.string({ error: 'url must be a string.' }).trim().min(1, 'url must not be empty.').max(2_048, 'url must be at most 2,048 characters.'))
   .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), 'url must be an absolute https URL such as https://example.com/webhooks.')
   .meta({
     description: 'Receiver address; deliveries are POSTed to it. Must be https and reach a public address.',

@@ -4,11 +4,11 @@ import { listDeliveries, type DeliveryWithAttempts } from '../../webhooks/delive
 import { lastDeliveryResults, type LastDeliveryResult } from '../../webhooks/last-delivery-results.ts'
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, updateWebhook } from '../../webhooks/manage-subscriptions.ts'
 import { redeliver, sendTestEvent } from '../../webhooks/manual-deliveries.ts'
-import { createWebhookSchema, listDeliveriesQuerySchema, updateWebhookSchema } from '../../webhooks/webhook-schemas.ts'
+import { createWebhookSchema, listDeliveriesQuerySchema, updateWebhookSchema, webhookIdSchema } from '../../webhooks/webhook-schemas.ts'
 import { domainInput } from '../domain-input.ts'
 import { adminProcedure, router } from '../init.ts'
 
-const webhookIdSchema = z.object({ webhookId: z.string().min(1) })
+const webhookIdInput = z.object({ webhookId: webhookIdSchema })
 
 function toWebhookView(subscription: WebhookSubscription, last: LastDeliveryResult | undefined) {
   return {
@@ -58,32 +58,32 @@ export const webhooksRouter = router({
     return { items: page.items.map((item) => toWebhookView(item, last.get(item.id))), total: page.total }
   }),
 
-  get: adminProcedure.input(domainInput(webhookIdSchema)).query(async ({ ctx, input }) => withLastDelivery(ctx.tenant.id, await getWebhook(ctx.tenant.id, input.webhookId))),
+  get: adminProcedure.input(domainInput(webhookIdInput)).query(async ({ ctx, input }) => withLastDelivery(ctx.tenant.id, await getWebhook(ctx.tenant.id, input.webhookId))),
 
   create: adminProcedure.input(domainInput(createWebhookSchema)).mutation(async ({ ctx, input }) => toWebhookView(await createWebhook(ctx.actor, input), undefined)),
 
   /** url, events, and a new secret only when one is given (the current one is never shown). */
   update: adminProcedure
-    .input(domainInput(updateWebhookSchema.omit({ status: true }).extend({ webhookId: z.string().min(1) })))
+    .input(domainInput(updateWebhookSchema.omit({ status: true }).extend({ webhookId: webhookIdSchema })))
     .mutation(async ({ ctx, input }) => {
       const { webhookId, ...changes } = input
       return withLastDelivery(ctx.tenant.id, await updateWebhook(ctx.actor, webhookId, changes))
     }),
 
   reenable: adminProcedure
-    .input(domainInput(webhookIdSchema))
+    .input(domainInput(webhookIdInput))
     .mutation(async ({ ctx, input }) => withLastDelivery(ctx.tenant.id, await updateWebhook(ctx.actor, input.webhookId, { status: 'enabled' }))),
 
-  delete: adminProcedure.input(domainInput(webhookIdSchema)).mutation(async ({ ctx, input }) => {
+  delete: adminProcedure.input(domainInput(webhookIdInput)).mutation(async ({ ctx, input }) => {
     await deleteWebhook(ctx.actor, input.webhookId)
     return { webhookId: input.webhookId }
   }),
 
   /** Delivered at once, not through the queue, so the answer says how the receiver responded. */
-  sendTest: adminProcedure.input(domainInput(webhookIdSchema)).mutation(({ ctx, input }) => sendTestEvent(ctx.actor, input.webhookId)),
+  sendTest: adminProcedure.input(domainInput(webhookIdInput)).mutation(({ ctx, input }) => sendTestEvent(ctx.actor, input.webhookId)),
 
   deliveries: adminProcedure
-    .input(domainInput(listDeliveriesQuerySchema.extend({ webhookId: z.string().min(1) })))
+    .input(domainInput(listDeliveriesQuerySchema.extend({ webhookId: webhookIdSchema })))
     .query(async ({ ctx, input }) => {
       const { webhookId, ...page } = input
       const result = await listDeliveries(ctx.tenant.id, webhookId, page)

@@ -1,10 +1,9 @@
-import { z } from 'zod'
 import { apiRoute, jsonResponse, withApi } from '@/lib/api/with-api'
 import { deleteWebhook, getWebhook, updateWebhook } from '@/lib/webhooks/manage-subscriptions'
 import { toWebhookRecord } from '@/lib/webhooks/webhook-record'
-import { updateWebhookSchema } from '@/lib/webhooks/webhook-schemas'
+import { updateWebhookSchema, webhookPathSchema } from '@/lib/webhooks/webhook-schemas'
 
-const params = z.object({ webhook_id: z.string() })
+const params = webhookPathSchema
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiRoute({
   GET: withApi({ scope: 'webhooks:manage', params }, async ({ actor, params }) => {

@@ -1,9 +1,8 @@
-import { z } from 'zod'
 import { apiRoute, jsonResponse, withApi } from '@/lib/api/with-api'
 import { listDeliveries, toDeliveryRecord } from '@/lib/webhooks/deliveries-log'
-import { listDeliveriesQuerySchema } from '@/lib/webhooks/webhook-schemas'
+import { listDeliveriesQuerySchema, webhookPathSchema } from '@/lib/webhooks/webhook-schemas'
 
-const params = z.object({ webhook_id: z.string() })
+const params = webhookPathSchema
 
 export const { GET, POST, PUT, PATCH, DELETE } = apiRoute({
   GET: withApi({ scope: 'webhooks:manage', params, query: listDeliveriesQuerySchema }, async ({ actor, params, query }) => {
