@@ -1,11 +1,11 @@
 import { PrismaPg } from '@prisma/adapter-pg'
 import { PrismaClient } from './generated/client.ts'
 import { embeddedDatabaseUrl } from './embedded-config.ts'
+import { processSingleton } from '../process-singleton.ts'
 
 export type Database = PrismaClient
 
-function createDatabase(): Database {
-  const connectionString = process.env.DATABASE_URL ?? embeddedDatabaseUrl()
+function createDatabase(connectionString: string): Database {
   const adapter = new PrismaPg({
     connectionString,
     max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
@@ -15,9 +15,6 @@ function createDatabase(): Database {
   return new PrismaClient({ adapter })
 }
 
-// One client per process. Next's dev server re-evaluates modules on every edit, so in
-// development the client is kept on globalThis instead of opening a new pool each time.
-const globalForDb = globalThis as unknown as { newsroomDb?: Database }
-
-export const db: Database = globalForDb.newsroomDb ?? createDatabase()
-if (process.env.NODE_ENV === 'development') globalForDb.newsroomDb = db
+// One pool per process and database, shared by every copy of this module (see process-singleton.ts).
+const connectionString = process.env.DATABASE_URL ?? embeddedDatabaseUrl()
+export const db: Database = processSingleton(`db ${connectionString}`, () => createDatabase(connectionString))

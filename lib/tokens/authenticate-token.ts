@@ -1,4 +1,5 @@
 import type { Role } from '../db/generated/enums.ts'
+import { processSingleton } from '../process-singleton.ts'
 import type { ActingTenant } from '../tenancy/actor.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
 import { effectiveScopes, type Scope } from './scopes.ts'
@@ -17,7 +18,9 @@ type CacheEntry = { principal: TokenPrincipal | null; expiresAt: number }
 // token, a deactivated owner or a changed role still takes effect within that time.
 const cacheTtlMs = () => Number(process.env.TOKEN_CACHE_TTL_MS ?? 5_000)
 const maxCacheEntries = 10_000
-const cache = new Map<string, CacheEntry>()
+// Shared by every copy of this module in the process, so a revocation in the portal clears
+// the cache /v1 reads (see process-singleton.ts).
+const cache = processSingleton('token-cache', () => new Map<string, CacheEntry>())
 
 /** The token's principal, or null for an unknown or revoked token or a deactivated owner. */
 export async function authenticateToken(token: string): Promise<TokenPrincipal | null> {
@@ -48,7 +51,7 @@ export function forgetCachedTokens(): void {
   cache.clear()
 }
 
-const lastUseWrittenAt = new Map<string, number>()
+const lastUseWrittenAt = processSingleton('token-last-use', () => new Map<string, number>())
 const lastUseIntervalMs = 60_000
 
 function rememberLastUse(tokenId: string, lastUsedAt: Date | null) {

@@ -1,0 +1,13 @@
+/**
+ * One value per Node process, however many copies of the calling module are loaded.
+ *
+ * The production server runs /v1 from the route modules as tsx loads them and everything else
+ * through Next's bundle, so lib/ exists twice in one process. State that must be shared —
+ * the database pool, the token cache a revocation clears — lives here, under a global symbol,
+ * instead of in a module variable. It also survives Next's dev server re-evaluating modules.
+ */
+export function processSingleton<T>(name: string, create: () => T): T {
+  const store = globalThis as unknown as Record<symbol, T | undefined>
+  const key = Symbol.for(`newsroom.${name}`)
+  return (store[key] ??= create())
+}
