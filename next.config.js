@@ -1,4 +1,5 @@
 // @ts-check
+import { securityHeaders } from './lib/security/response-headers.mjs'
 
 /** @type {import('next').NextConfig} */
 const nextConfig = {
@@ -19,15 +20,9 @@ const nextConfig = {
     return [
       {
         source: '/:path*',
-        headers: [
-          { key: 'X-Content-Type-Options', value: 'nosniff' },
-          { key: 'Referrer-Policy', value: 'strict-origin-when-cross-origin' },
-          { key: 'X-Frame-Options', value: 'DENY' },
-          { key: 'Permissions-Policy', value: 'camera=(), microphone=(), geolocation=()' },
-          ...(process.env.NODE_ENV === 'production' && (process.env.NEXTAUTH_URL ?? '').startsWith('https://')
-            ? [{ key: 'Strict-Transport-Security', value: 'max-age=31536000; includeSubDomains' }]
-            : []),
-        ],
+        headers: Object.entries(securityHeaders({ production: process.env.NODE_ENV === 'production', publicUrl: process.env.NEXTAUTH_URL })).map(
+          ([key, value]) => ({ key, value }),
+        ),
       },
     ]
   },

@@ -1,7 +1,9 @@
 /**
  * Starts the service: `tsx scripts/serve.ts dev|start`.
  * With no DATABASE_URL it runs the embedded PGlite database (data in .data/pglite), applies
- * migrations with `prisma migrate deploy`, seeds an empty embedded database, then runs Next.
+ * migrations with `prisma migrate deploy`, seeds an empty embedded database, then serves:
+ * `dev` runs `next dev` for everything (hot reload); `start` runs the production app server
+ * (lib/server/app-server.ts), which answers /v1 from its route files and hands the rest to Next.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { ensureLocalSecrets } from '../lib/config/local-secrets.ts'
@@ -36,7 +38,25 @@ async function main() {
   // that Next inherits INNGEST_DEV. In production, Inngest Cloud or a self-hosted server does.
   const inngest = mode === 'dev' ? await startInngestDevServer(`http://localhost:${port}`) : undefined
 
-  const next = spawn(process.execPath, ['node_modules/next/dist/bin/next', mode, '--port', port], {
+  if (mode === 'start') {
+    // Next reads NODE_ENV when it loads; `next start` would set it the same way.
+    ;(process.env as Record<string, string>).NODE_ENV = 'production'
+    process.env.NEXT_TELEMETRY_DISABLED = '1'
+    const { startAppServer } = await import('../lib/server/app-server.ts')
+    const server = await startAppServer({ port: Number(port) })
+    console.log(`Ready on http://localhost:${port} (production; /v1 served from its route files, the rest by Next).`)
+    scheduleStartupSweep()
+    const stop = () => {
+      server.close()
+      server.closeIdleConnections()
+      void (embedded?.stop() ?? Promise.resolve()).catch(() => undefined).then(() => process.exit(0))
+    }
+    process.on('SIGINT', stop)
+    process.on('SIGTERM', stop)
+    return
+  }
+
+  const next = spawn(process.execPath, ['node_modules/next/dist/bin/next', 'dev', '--port', port], {
     stdio: 'inherit',
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
   })

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { toRequest } from './api-server.ts'
+import { sendWebResponse, toWebRequest } from '../../lib/server/node-http.ts'
 
 type RouteHandler = (request: Request, context: unknown) => Promise<Response>
 
@@ -19,9 +19,7 @@ export async function startInngestRouteServer(): Promise<{ url: string; close: (
         res.writeHead(404).end()
         return
       }
-      const response = await handler(toRequest(req, url), { params: Promise.resolve({}) })
-      res.writeHead(response.status, Object.fromEntries(response.headers))
-      res.end(Buffer.from(await response.arrayBuffer()))
+      await sendWebResponse(req, res, await handler(toWebRequest(req, url), { params: Promise.resolve({}) }))
     } catch (error) {
       res.writeHead(599, { 'content-type': 'text/plain' }).end(String((error as Error).stack))
     }

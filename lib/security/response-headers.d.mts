@@ -1,0 +1,1 @@
+export declare function securityHeaders(options: { production: boolean; publicUrl: string | undefined }): Record<string, string>
