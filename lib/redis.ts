@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis'
+import { processSingleton } from './process-singleton.ts'
 
-// Next's dev server re-evaluates modules on every edit; keeping the client on globalThis
-// stops each edit from opening (and leaking) another connection.
-const shared = globalThis as unknown as { newsroomRedis?: { url: string; client: Redis } }
+// One client per process, however many copies of this module are loaded (process-singleton.ts).
+const shared = processSingleton<{ newsroomRedis?: { url: string; client: Redis } }>('redis', () => ({}))
 
 /**
  * The process's shared Redis client, or undefined when REDIS_URL is not set: the embedded
@@ -35,6 +35,40 @@ export async function closeRedis(): Promise<void> {
   } else {
     current.client.disconnect()
   }
+}
+
+/**
+ * Resolves once a new client has connected, failed, or had `timeoutMs` to try: with the
+ * offline queue off, commands sent before that would fail at once instead of waiting.
+ */
+export function whenSettled(redis: Redis, timeoutMs = 1_500): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve()
+  return new Promise((resolve) => {
+    const settle = () => {
+      clearTimeout(timer)
+      redis.off('ready', settle).off('error', settle).off('end', settle)
+      resolve()
+    }
+    const timer = setTimeout(settle, timeoutMs)
+    timer.unref()
+    redis.once('ready', settle).once('error', settle).once('end', settle)
+  })
+}
+
+const firstConnections = new WeakMap<Redis, Promise<void>>()
+
+/**
+ * Resolves once the client's first connection attempt has settled (at most `whenSettled`'s
+ * wait, once per client); during a later outage it resolves at once, so callers fall back
+ * instead of waiting on every request.
+ */
+export function firstConnectionSettled(redis: Redis): Promise<void> {
+  let settled = firstConnections.get(redis)
+  if (!settled) {
+    settled = whenSettled(redis)
+    firstConnections.set(redis, settled)
+  }
+  return settled
 }
 
 function createClient(url: string): Redis {

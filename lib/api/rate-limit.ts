@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { Plan } from '../db/generated/enums.ts'
-import { getRedis } from '../redis.ts'
+import { getRedis, whenSettled } from '../redis.ts'
 
 /**
  * Request budgets: per API token (by the tenant's plan), per client address for requests
@@ -185,19 +185,6 @@ function createLimiter(redis: Redis | undefined, keyPrefix: string, points: numb
 }
 
 /** Resolves when the client is ready, has failed to connect, or after the timeout. */
-function whenSettled(redis: Redis, timeoutMs = 1_500): Promise<void> {
-  return new Promise((resolve) => {
-    const settle = () => {
-      clearTimeout(timer)
-      redis.off('ready', settle).off('error', settle).off('end', settle)
-      resolve()
-    }
-    const timer = setTimeout(settle, timeoutMs)
-    timer.unref()
-    redis.once('ready', settle).once('error', settle).once('end', settle)
-  })
-}
-
 function positiveInteger(name: string, fallback: number): number {
   const raw = process.env[name]
   if (raw === undefined || raw.trim() === '') return fallback

@@ -2,6 +2,7 @@ import type { Article, Prisma } from '../db/generated/client.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import type { ListArticlesQuery } from './article-schemas.ts'
 import { fromApiStatus } from './article-status.ts'
+import { articleTotal } from './article-totals.ts'
 
 export type ArticlePage = { items: Article[]; total: number; limit: number; offset: number; nextOffset: number | null }
 
@@ -35,7 +36,7 @@ export async function listArticles(tenantId: string, query: ListArticlesQuery): 
   const where = articleListFilter(query)
   const [items, total] = await Promise.all([
     tdb.article.findMany({ where, orderBy: articleListOrder, skip: query.offset, take: query.limit }),
-    tdb.article.count({ where }),
+    articleTotal(tenantId, where, () => tdb.article.count({ where })),
   ])
   const nextOffset = query.offset + items.length < total ? query.offset + query.limit : null
   return { items, total, limit: query.limit, offset: query.offset, nextOffset }

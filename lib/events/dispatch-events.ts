@@ -1,3 +1,4 @@
+import { articlesChanged } from '../articles/article-totals.ts'
 import type { RecordedEvent } from './record-event.ts'
 import { QueueNotConfiguredError, sendOutboxEvents } from './send-outbox-events.ts'
 
@@ -8,12 +9,16 @@ const waitForQueueMs = 3_000
 let warnedNotConfigured = false
 
 /**
- * Hands committed events to the queue (Inngest). Never throws: an event that cannot be
+ * Announces committed events: cached article totals of their tenants are dropped, and the
+ * events go to the queue (Inngest). Never throws: an event that cannot be
  * sent now stays in the outbox and the sweeper re-sends it, so the caller's change, which
  * has already committed, is never reported as failed because of it.
  */
 export async function dispatchEvents(events: RecordedEvent[]): Promise<void> {
   if (events.length === 0) return
+  // Before the writer answers its client, so its next list counts the change. Every kind
+  // counts (a transition's only event is workflow.transitioned); other kinds are rare.
+  await articlesChanged(events.map((event) => event.tenantId))
   const sending = sendOutboxEvents(events).catch((error: unknown) => {
     if (error instanceof QueueNotConfiguredError) {
       if (!warnedNotConfigured) console.warn(`[outbox] ${error.message}`)

@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto'
+import type { Redis } from 'ioredis'
+import { processSingleton } from '../process-singleton.ts'
+import { firstConnectionSettled, getRedis } from '../redis.ts'
+
+/**
+ * The `total` of article lists, counted once per change instead of once per request.
+ *
+ * An exact count(*) over a newsroom's archive costs more than the page it accompanies (14 ms
+ * for 100,000 articles, against 2 ms for the page; bench/results), and integrations poll the
+ * same lists over and over. So a total is cached under the tenant's *generation*, which every
+ * committed article change advances (dispatchEvents calls articlesChanged after commit, before
+ * the writer answers its client): a client that creates an article and then lists sees it
+ * counted. A total is only ever used under the generation it was counted in.
+ *
+ * With REDIS_URL the generation and totals live in Redis, shared by every instance; without
+ * it (the embedded default: one instance), in process memory. If Redis cannot be reached the
+ * list counts every time. The expiry bounds what a lost advance (a crash between commit and
+ * dispatch, Redis unreachable for the writer only) can leave stale.
+ */
+const totalTtlSeconds = 30
+const maxLocalEntries = 10_000
+
+type LocalStore = { generations: Map<string, number>; totals: Map<string, { generation: number; total: number; expiresAt: number }> }
+const local = processSingleton<LocalStore>('article-totals', () => ({ generations: new Map(), totals: new Map() }))
+
+let warnedRedisDown = false
+
+/** The list's total for `filter` in `tenantId`: cached for the tenant's current generation, else counted. */
+export async function articleTotal(tenantId: string, filter: unknown, count: () => Promise<number>): Promise<number> {
+  const filterKey = createHash('sha256').update(JSON.stringify(filter)).digest('base64url').slice(0, 22)
+  const redis = await readyRedis()
+  return redis ? redisTotal(redis, tenantId, filterKey, count) : localTotal(tenantId, filterKey, count)
+}
+
+/** Called once the changes to these tenants' articles have committed: their cached totals no longer hold. */
+export async function articlesChanged(tenantIds: Iterable<string>): Promise<void> {
+  const tenants = [...new Set(tenantIds)]
+  if (tenants.length === 0) return
+  const redis = await readyRedis()
+  if (!redis) {
+    for (const tenantId of tenants) local.generations.set(tenantId, (local.generations.get(tenantId) ?? 0) + 1)
+    return
+  }
+  const pipeline = redis.pipeline()
+  for (const tenantId of tenants) pipeline.incr(generationKey(tenantId))
+  await pipeline.exec().then(
+    (results) => results?.forEach(([error]) => error && reportRedisDown(error)),
+    reportRedisDown,
+  )
+}
+
+/** The Redis client, once its first connection has settled; undefined without REDIS_URL. */
+async function readyRedis(): Promise<Redis | undefined> {
+  const redis = getRedis()
+  if (redis && redis.status !== 'ready') await firstConnectionSettled(redis)
+  return redis
+}
+
+async function redisTotal(redis: Redis, tenantId: string, filterKey: string, count: () => Promise<number>): Promise<number> {
+  const key = totalKey(tenantId, filterKey)
+  let generation: string
+  try {
+    const results = await redis.pipeline().get(generationKey(tenantId)).get(key).exec()
+    const [generationResult, cachedResult] = results ?? []
+    if (!generationResult || !cachedResult || generationResult[0] || cachedResult[0]) throw generationResult?.[0] ?? cachedResult?.[0] ?? new Error('no reply')
+    generation = (generationResult[1] as string | null) ?? '0'
+    const cached = cachedResult[1] as string | null
+    if (cached?.startsWith(`${generation}:`)) return Number(cached.slice(generation.length + 1))
+  } catch (error) {
+    reportRedisDown(error as Error)
+    return count()
+  }
+  const total = await count()
+  // Not awaited: the answer does not depend on it, and a lost write only costs a recount.
+  redis.set(key, `${generation}:${total}`, 'EX', totalTtlSeconds).catch(reportRedisDown)
+  return total
+}
+
+async function localTotal(tenantId: string, filterKey: string, count: () => Promise<number>): Promise<number> {
+  const key = totalKey(tenantId, filterKey)
+  const generation = local.generations.get(tenantId) ?? 0
+  const cached = local.totals.get(key)
+  if (cached && cached.generation === generation && cached.expiresAt > Date.now()) return cached.total
+  const total = await count()
+  if (local.totals.size >= maxLocalEntries) local.totals.clear()
+  local.totals.set(key, { generation, total, expiresAt: Date.now() + totalTtlSeconds * 1000 })
+  return total
+}
+
+const generationKey = (tenantId: string) => `newsroom:article-generation:${tenantId}`
+const totalKey = (tenantId: string, filterKey: string) => `newsroom:article-total:${tenantId}:${filterKey}`
+
+function reportRedisDown(error: Error) {
+  if (warnedRedisDown) return
+  warnedRedisDown = true
+  console.warn(`[article-totals] Redis unreachable (${error.message}); lists count their totals every time until it is back.`)
+  setTimeout(() => (warnedRedisDown = false), 60_000).unref()
+}
