@@ -1,20 +1,34 @@
 import { PrismaPg } from '@prisma/adapter-pg'
+import pg from 'pg'
 import { PrismaClient } from './generated/client.ts'
 import { embeddedDatabaseUrl } from './embedded-config.ts'
 import { processSingleton } from '../process-singleton.ts'
 
 export type Database = PrismaClient
 
-function createDatabase(connectionString: string): Database {
-  const adapter = new PrismaPg({
+type Connections = { db: Database; pool: pg.Pool }
+
+function connect(connectionString: string): Connections {
+  const pool = new pg.Pool({
     connectionString,
     max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
     // A dead database must fail a request quickly (and visibly), not hang it.
     connectionTimeoutMillis: 5_000,
   })
-  return new PrismaClient({ adapter })
+  // An idle connection the server drops (restart, failover) is replaced on next use; without a
+  // listener pg would throw the error and end the process.
+  pool.on('error', (error) => console.warn(`[db] an idle connection failed: ${error.message}`))
+  const adapter = new PrismaPg(pool, { disposeExternalPool: true })
+  return { db: new PrismaClient({ adapter }), pool }
 }
 
 // One pool per process and database, shared by every copy of this module (see process-singleton.ts).
 const connectionString = process.env.DATABASE_URL ?? embeddedDatabaseUrl()
-export const db: Database = processSingleton(`db ${connectionString}`, () => createDatabase(connectionString))
+const connections = processSingleton(`db ${connectionString}`, () => connect(connectionString))
+
+export const db: Database = connections.db
+/**
+ * Prisma's own connection pool, for the few hot reads that go around Prisma's row mapping
+ * (lib/tenancy/tenant-sql.ts). Not for writes: those go through Prisma and its transactions.
+ */
+export const sqlPool: pg.Pool = connections.pool
