@@ -1,6 +1,8 @@
 /**
  * The practical limit of this machine for the list and get endpoints: node:http and pg with
  * the same token lookup (hash, 5 s cache) and the same SQL as the service, no framework.
+ * Like the service (lib/articles/article-totals.ts), it counts a list's total once and reuses
+ * it; no write reaches the baseline, so it never has to recount.
  * Run as its own process: `tsx bench/baseline-server.ts <port>` with DATABASE_URL set.
  */
 import { createHash } from 'node:crypto'
@@ -9,6 +11,16 @@ import pg from 'pg'
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) })
 const tokenCache = new Map<string, { tenantId: string | null; expiresAt: number }>()
+const totals = new Map<string, Promise<number>>()
+
+function total(tenantId: string): Promise<number> {
+  let counted = totals.get(tenantId)
+  if (!counted) {
+    counted = pool.query(`SELECT count(*)::int AS total FROM articles WHERE tenant_id = $1`, [tenantId]).then((result) => result.rows[0].total as number)
+    totals.set(tenantId, counted)
+  }
+  return counted
+}
 
 async function tenantOf(authorization: string | undefined): Promise<string | null> {
   const token = authorization?.startsWith('Bearer ') ? authorization.slice(7) : ''
@@ -62,11 +74,10 @@ const server = createServer(async (req, res) => {
     if (url.pathname === '/v1/articles') {
       const limit = Number(url.searchParams.get('limit') ?? 50)
       const offset = Number(url.searchParams.get('offset') ?? 0)
-      const [items, total] = await Promise.all([
+      const [items, count] = await Promise.all([
         pool.query(`SELECT ${columns} FROM articles WHERE tenant_id = $1 ORDER BY published_at DESC NULLS LAST, created_at DESC, id DESC LIMIT $2 OFFSET $3`, [tenantId, limit, offset]),
-        pool.query(`SELECT count(*)::int AS total FROM articles WHERE tenant_id = $1`, [tenantId]),
+        total(tenantId),
       ])
-      const count = total.rows[0].total as number
       res.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({ items: items.rows.map((row) => record(row as Row)), total: count, limit, offset, next_offset: offset + limit < count ? offset + limit : null }),
       )

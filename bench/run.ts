@@ -21,6 +21,8 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 60)
 const articleCount = Number(process.env.BENCH_ARTICLES ?? 100_000)
+// As in production with more than one instance: rate limits and list totals shared in Redis.
+const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 
 const databaseUrl = (() => {
   const url = new URL(adminUrl)
@@ -97,6 +99,9 @@ async function main() {
       await run(process.execPath, ['node_modules/next/dist/bin/next', 'build'], { ...process.env, NEXT_TELEMETRY_DISABLED: '1' })
     }
 
+    // Events go to a stand-in for Inngest (tests/support/fake-inngest.ts), as they would to Inngest.
+    const { startFakeInngest } = await import('../tests/support/fake-inngest.ts')
+    const fakeInngest = await startFakeInngest()
     // The limiter still runs on every request; its limits are raised so it measures its cost, not its refusals.
     const serviceEnv: NodeJS.ProcessEnv = {
       ...process.env,
@@ -108,8 +113,12 @@ async function main() {
       RATE_LIMIT_STANDARD_PER_MINUTE: '100000000',
       RATE_LIMIT_ENTERPRISE_PER_MINUTE: '100000000',
       LOCAL_SECRETS_FILE: '.data/bench-secrets.json',
+      REDIS_URL: redisUrl,
+      RATE_LIMIT_KEY_PREFIX: `newsroom:bench:${Date.now()}`,
+      INNGEST_DEV: fakeInngest.url,
     }
-    const service = spawn(process.execPath, ['node_modules/next/dist/bin/next', 'start', '--port', String(appPort)], { stdio: ['ignore', 'ignore', 'inherit'], env: serviceEnv })
+    // The production server, as `npm start` runs it, but without the npm and tsx wrappers: its pid is the one measured.
+    const service = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts', 'start'], { stdio: ['ignore', 'ignore', 'inherit'], env: serviceEnv })
     children.push(service)
     const baseline = spawn(process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts', String(baselinePort)], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DATABASE_URL: databaseUrl } })
     children.push(baseline)
@@ -172,18 +181,24 @@ async function main() {
     bulkLatencies.sort((a, b) => a - b)
     const bulk = { requests: 20, p50: bulkLatencies[10]!, p99: bulkLatencies[19]!, eventsPerRequest: (eventsAfter - eventsBefore) / 20 }
 
+    log('fan-out: one event to 100 subscriptions, 10 times')
+    const { measureFanOut } = await import('./fan-out.ts')
+    const fanOut = await measureFanOut({ appUrl: app, fakeInngest, pool, tenant: small! })
+
     log(`memory soak: ${soakSeconds} s of GET /v1/articles`)
     const soakStart = memory.currentMb()
     const soak = await load({ url: app, token: big!.token, method: 'GET', path: '/v1/articles?limit=50', duration: soakSeconds })
     const soakEnd = memory.currentMb()
 
-    // Imported only now: lib/ reads DATABASE_URL when first loaded.
+    // Imported only now: lib/ reads DATABASE_URL when first loaded. The same store as the service's.
+    process.env.REDIS_URL = redisUrl
     const { measureAuthOverhead } = await import('./auth-overhead.ts')
     const authOverhead = await measureAuthOverhead(big!.token)
     await pool.end()
+    await fakeInngest.stop()
     memory.stop()
 
-    const summary = { machine: { cores: (await import('node:os')).cpus().length, node: process.version }, connections, seconds, articles: articleCount, rows, bulk, soak: { ...soak, rssStartMb: soakStart, rssEndMb: soakEnd, peakRssMb: memory.peakMb() }, authOverhead }
+    const summary = { machine: { cores: (await import('node:os')).cpus().length, node: process.version }, connections, seconds, articles: articleCount, rows, bulk, fanOut, soak: { ...soak, rssStartMb: soakStart, rssEndMb: soakEnd, peakRssMb: memory.peakMb() }, authOverhead }
     const report = formatReport(summary)
     console.log('\n' + report)
     const resultsDir = path.resolve('bench/results')

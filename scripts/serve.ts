@@ -46,10 +46,17 @@ async function main() {
     const server = await startAppServer({ port: Number(port) })
     console.log(`Ready on http://localhost:${port} (production; /v1 served from its route files, the rest by Next).`)
     scheduleStartupSweep()
+    // Requests in flight finish (for up to 10 s) before the process and its database stop.
     const stop = () => {
-      server.close()
+      let exiting = false
+      const exit = () => {
+        if (exiting) return
+        exiting = true
+        void (embedded?.stop() ?? Promise.resolve()).catch(() => undefined).then(() => process.exit(0))
+      }
+      server.close(exit)
       server.closeIdleConnections()
-      void (embedded?.stop() ?? Promise.resolve()).catch(() => undefined).then(() => process.exit(0))
+      setTimeout(exit, 10_000).unref()
     }
     process.on('SIGINT', stop)
     process.on('SIGTERM', stop)
