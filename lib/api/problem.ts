@@ -1,4 +1,5 @@
 import type { FieldError } from '../errors.ts'
+import { textResponse } from './text-response.ts'
 
 /** The title of each problem code (contract: Errors). */
 export const problemTitles: Record<string, string> = {
@@ -48,5 +49,5 @@ export function problemResponse(problem: Problem, requestId: string, headers: He
   responseHeaders.set('Content-Type', 'application/problem+json')
   responseHeaders.set('X-Request-Id', requestId)
   responseHeaders.set('Cache-Control', 'no-store')
-  return new Response(JSON.stringify(body), { status: problem.status, headers: responseHeaders })
+  return textResponse(JSON.stringify(body), { status: problem.status, headers: responseHeaders })
 }

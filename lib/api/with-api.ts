@@ -10,6 +10,7 @@ import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, rep
 import { problemResponse, type Problem } from './problem.ts'
 import { consumeTokenRequest, consumeUnauthenticatedRequest, rateLimitHeaders } from './rate-limit.ts'
 import { readJsonBody } from './read-json-body.ts'
+import { textResponse } from './text-response.ts'
 
 export type ApiContext<Query, Body, Params> = {
   request: Request
@@ -192,7 +193,7 @@ export function apiRoute(handlers: Partial<Record<Method, RouteHandler>>): Recor
 
 /** A JSON response with the API's headers. */
 export function jsonResponse(data: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
-  return new Response(JSON.stringify(data), {
+  return textResponse(JSON.stringify(data), {
     status: init.status ?? 200,
     headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...init.headers },
   })

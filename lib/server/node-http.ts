@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Readable } from 'node:stream'
 import { promisify } from 'node:util'
 import { gzip } from 'node:zlib'
+import { knownText } from '../api/text-response.ts'
 import { securityHeaders } from '../security/response-headers.mjs'
 
 const gzipAsync = promisify(gzip)
@@ -38,7 +39,8 @@ export async function sendWebResponse(req: IncomingMessage, res: ServerResponse,
   const setCookies = response.headers.getSetCookie()
   if (setCookies.length > 0) headers['set-cookie'] = setCookies
 
-  let body: Buffer = Buffer.from(await response.arrayBuffer())
+  const text = knownText(response)
+  let body: Buffer = text !== undefined ? Buffer.from(text) : Buffer.from(await response.arrayBuffer())
   if (body.length >= compressFromBytes && acceptsGzip(req) && !response.headers.has('content-encoding')) {
     body = await gzipAsync(body)
     headers['content-encoding'] = 'gzip'
