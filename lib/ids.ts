@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomFillSync } from 'node:crypto'
 
 export type IdPrefix =
   | 'ten' | 'usr' | 'dep' | 'art' | 'trn' | 'tok' | 'whk' | 'evt' | 'dlv' | 'att' | 'mail' | 'aud' | 'req'
@@ -11,8 +11,22 @@ const alphabet = '0123456789abcdefghijklmnopqrstuvwxyz'
  */
 export function createId(prefix: IdPrefix): string {
   const time = Date.now().toString(36).padStart(9, '0')
-  const random = randomBytes(16)
+  const random = randomChunk()
   let suffix = ''
   for (let i = 0; i < 16; i++) suffix += alphabet[random[i]! % 36]
   return `${prefix}_${time}${suffix}`
+}
+
+// Every request makes at least one id; asking the system for 16 bytes each time was 3% of a
+// GET's CPU. The bytes come from the same CSPRNG, 4 KB at a time, and each is used once.
+const randomPool = Buffer.alloc(4096)
+let randomOffset = randomPool.length
+
+function randomChunk(): Buffer {
+  if (randomOffset + 16 > randomPool.length) {
+    randomFillSync(randomPool)
+    randomOffset = 0
+  }
+  randomOffset += 16
+  return randomPool.subarray(randomOffset - 16, randomOffset)
 }
