@@ -16,7 +16,7 @@ type Summary = {
   articles: number
   rows: BenchRow[]
   bulk: { requests: number; p50: number; p99: number; eventsPerRequest: number }
-  fanOut: { subscriptions: number; runs: number; p50Ms: number; maxMs: number; deliveriesPerRun: number }
+  fanOut: { subscriptions: number; runs: number; p50Ms: number; maxMs: number; allMs: number[]; deliveriesPerRun: number }
   soak: { rps: number; p99: number; errors: number; rssStartMb: number; rssEndMb: number; peakRssMb: number }
   authOverhead: { microsecondsPerRequest: number; iterations: number; store: string }
 }
@@ -40,7 +40,7 @@ export function formatReport(summary: Summary): string {
     '',
     `Bulk import of 500 articles (${summary.bulk.requests} requests, one at a time): p50 ${round(summary.bulk.p50)} ms, p99 ${round(summary.bulk.p99)} ms, ${summary.bulk.eventsPerRequest} outbox events per request.`,
     '',
-    `Fan-out of one event to ${summary.fanOut.subscriptions} subscriptions through /api/inngest (${summary.fanOut.runs} runs): all ${summary.fanOut.deliveriesPerRun} delivery events enqueued in p50 ${round(summary.fanOut.p50Ms)} ms, max ${round(summary.fanOut.maxMs)} ms.`,
+    `Fan-out of one event to ${summary.fanOut.subscriptions} subscriptions through /api/inngest (${summary.fanOut.runs} runs): all ${summary.fanOut.deliveriesPerRun} delivery events enqueued in p50 ${round(summary.fanOut.p50Ms)} ms, max ${round(summary.fanOut.maxMs)} ms (each run, sorted: ${summary.fanOut.allMs.join(', ')} ms).`,
     '',
     `Memory over a ${summary.seconds > 0 ? 'soak' : ''} run of GET /v1/articles: RSS ${summary.soak.rssStartMb} MB at the start, ${summary.soak.rssEndMb} MB at the end, peak ${summary.soak.peakRssMb} MB; ${round(summary.soak.rps)} req/s, p99 ${summary.soak.p99} ms, ${summary.soak.errors} errors.`,
     '',
