@@ -32,7 +32,7 @@ async function main() {
     const { seed } = await import('../prisma/seed.ts')
     await seed()
   }
-  console.log(`Database ready in ${Math.round(performance.now() - startedAt)} ms; starting Next (${mode}) on port ${port}.`)
+  console.log(`Database ready in ${Math.round(performance.now() - startedAt)} ms; starting ${mode === 'start' ? 'the production server' : 'next dev'} on port ${port}.`)
 
   // In development, Inngest's dev server runs the durable jobs; it must start before Next so
   // that Next inherits INNGEST_DEV. In production, Inngest Cloud or a self-hosted server does.

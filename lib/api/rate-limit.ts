@@ -184,7 +184,6 @@ function createLimiter(redis: Redis | undefined, keyPrefix: string, points: numb
   })
 }
 
-/** Resolves when the client is ready, has failed to connect, or after the timeout. */
 function positiveInteger(name: string, fallback: number): number {
   const raw = process.env[name]
   if (raw === undefined || raw.trim() === '') return fallback
