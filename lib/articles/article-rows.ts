@@ -1,5 +1,5 @@
 import type { Article } from '../db/generated/client.ts'
-import type { ArticleStatus } from '../db/generated/enums.ts'
+import { fromApiStatus, type ApiStatus } from './article-status.ts'
 
 /**
  * The articles table's columns under the Prisma model's field names, for the list, which reads
@@ -26,9 +26,9 @@ export const articleColumns = [
   'updated_at AS "updatedAt"',
 ].join(', ')
 
-type StoredArticle = Omit<Article, 'status'> & { status: string }
+/** A row read with articleColumns: the status is the database's label, which is the API's spelling. */
+export type StoredArticle = Omit<Article, 'status'> & { status: ApiStatus }
 
-// The database keeps the API's spelling ('in-review'); the Prisma enum calls it in_review.
-export function toArticle(row: StoredArticle): Article {
-  return { ...row, status: (row.status === 'in-review' ? 'in_review' : row.status) as ArticleStatus }
+export function toArticle({ status, ...row }: StoredArticle): Article {
+  return { ...row, status: fromApiStatus(status) }
 }

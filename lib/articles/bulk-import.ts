@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import type { Article } from '../db/generated/client.ts'
+import { Prisma } from '../db/generated/client.ts'
 import { DomainError, type FieldError } from '../errors.ts'
 import { dispatchEvents } from '../events/dispatch-events.ts'
 import { recordEvents } from '../events/record-event.ts'
@@ -8,8 +8,8 @@ import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import { findForeignReferences, referenceErrors, uniqueTags } from './article-references.ts'
 import { toArticleRecord } from './article-record.ts'
+import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
 import { bulkArticleSchema, maxBulkArticles } from './article-schemas.ts'
-import { fromApiStatus } from './article-status.ts'
 import { zodFieldErrors } from '../validation.ts'
 
 export type BulkItemResult = {
@@ -24,26 +24,7 @@ export type BulkImportResult = { created: number; updated: number; failed: numbe
 
 type ValidItem = { index: number; id: string; input: z.infer<typeof bulkArticleSchema> }
 
-type UpsertedRow = {
-  id: string
-  tenant_id: string
-  external_id: string | null
-  headline: string
-  lede: string | null
-  body: string | null
-  department_id: string | null
-  tags: string[]
-  // The database's own label, e.g. 'in-review'.
-  status: string
-  author_id: string
-  published_at: Date | null
-  scheduled_publish_at: Date | null
-  url: string | null
-  version: number
-  created_at: Date
-  updated_at: Date
-  inserted: boolean
-}
+type UpsertedRow = StoredArticle & { inserted: boolean }
 
 /**
  * Imports wire copy: every item is validated on its own, the valid ones are stored in one
@@ -98,7 +79,8 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
     body: item.input.body ?? null,
     department_id: item.input.department_id ?? null,
     tags: item.input.tags === undefined ? null : uniqueTags(item.input.tags),
-    status: fromApiStatus(item.input.status ?? 'draft'),
+    // The database labels states as the API spells them ('in-review').
+    status: item.input.status ?? 'draft',
     author_id: item.input.author_id ?? defaultAuthor,
   }))
 
@@ -124,18 +106,18 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
           version = articles.version + 1,
           updated_at = now()
         WHERE articles.status <> 'archived'
-        RETURNING articles.*, (xmax = 0) AS inserted`
+        RETURNING ${Prisma.raw(articleColumns)}, (xmax = 0) AS inserted`
 
       const byId = new Map(storable.map((item) => [item.id, item]))
       const byExternalId = new Map(storable.flatMap((item) => (item.input.external_id ? [[item.input.external_id, item] as const] : [])))
       for (const row of upserted) {
-        const item = row.inserted ? byId.get(row.id) : byExternalId.get(row.external_id ?? '')
+        const item = row.inserted ? byId.get(row.id) : byExternalId.get(row.externalId ?? '')
         if (!item) continue
         results[item.index] = {
           index: item.index,
           status: row.inserted ? 'created' : 'updated',
           article_id: row.id,
-          ...(row.external_id !== null && { external_id: row.external_id }),
+          ...(row.externalId !== null && { external_id: row.externalId }),
         }
       }
       for (const item of storable) {
@@ -146,7 +128,7 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
       return recordEvents(
         tx,
         actor.tenant.id,
-        upserted.map((row) => ({ kind: row.inserted ? 'article.created' : 'article.updated', data: toArticleRecord(fromRow(row)) })),
+        upserted.map(({ inserted, ...stored }) => ({ kind: inserted ? 'article.created' : 'article.updated', data: toArticleRecord(toArticle(stored)) })),
       )
     })
     await dispatchEvents(events)
@@ -154,25 +136,4 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
 
   const count = (status: BulkItemResult['status']) => results.filter((result) => result.status === status).length
   return { created: count('created'), updated: count('updated'), failed: count('failed'), results }
-}
-
-function fromRow(row: UpsertedRow): Article {
-  return {
-    id: row.id,
-    tenantId: row.tenant_id,
-    externalId: row.external_id,
-    headline: row.headline,
-    lede: row.lede,
-    body: row.body,
-    departmentId: row.department_id,
-    tags: row.tags,
-    status: (row.status === 'in-review' ? 'in_review' : row.status) as Article['status'],
-    authorId: row.author_id,
-    publishedAt: row.published_at,
-    scheduledPublishAt: row.scheduled_publish_at,
-    url: row.url,
-    version: row.version,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  }
 }

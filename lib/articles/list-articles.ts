@@ -1,6 +1,6 @@
 import type { Article } from '../db/generated/client.ts'
 import { tenantSql } from '../tenancy/tenant-sql.ts'
-import { articleColumns, toArticle } from './article-rows.ts'
+import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
 import type { ListArticlesQuery } from './article-schemas.ts'
 import { articleTotal } from './article-totals.ts'
 
@@ -49,7 +49,7 @@ export async function listArticles(tenantId: string, query: ListArticlesQuery): 
       ? `SELECT ${articleColumns} FROM articles WHERE tenant_id = $1 AND id IN (${pageIds}) ORDER BY ${listOrder}`
       : `SELECT ${articleColumns} FROM articles WHERE ${where} ORDER BY ${listOrder} LIMIT $${page} OFFSET $${page + 1}`
   const [rows, total] = await Promise.all([
-    sql.rows<Parameters<typeof toArticle>[0]>(pageQuery, [...values, limit, offset]),
+    sql.rows<StoredArticle>(pageQuery, [...values, limit, offset]),
     articleTotal(tenantId, filter, async () => {
       const [counted] = await sql.rows<{ total: number }>(`SELECT count(*)::int AS total FROM articles WHERE ${where}`, values)
       return counted!.total

@@ -77,6 +77,16 @@ describe('bulk import', () => {
     expect(await db.article.count({ where: { tenantId: newsroom.tenant.id, externalId: { in: ['WIRE-2002', 'WIRE-2003', 'WIRE-2004'] } } })).toBe(0)
   })
 
+  it('stores items sent straight to review, and their events say in-review', async () => {
+    const answer = await client.post('/v1/articles/bulk', { articles: [wireItem(9001, { status: 'in-review' }), wireItem(9002)] })
+    expect(answer.status).toBe(200)
+    expect(answer.body).toMatchObject({ created: 2, failed: 0 })
+    const inReview = await client.get(`/v1/articles/${answer.body.results[0].article_id}`)
+    expect(inReview.body.status).toBe('in-review')
+    const event = await db.event.findFirstOrThrow({ where: { tenantId: newsroom.tenant.id, kind: 'article.created', data: { path: ['article_id'], equals: inReview.body.article_id } } })
+    expect(event.data).toMatchObject({ article_id: inReview.body.article_id, status: 'in-review' })
+  })
+
   it('refuses 501 articles whole, storing nothing', async () => {
     const before = await db.article.count({ where: { tenantId: newsroom.tenant.id } })
     const answer = await client.post('/v1/articles/bulk', { articles: Array.from({ length: 501 }, (_, i) => wireItem(5000 + i)) })
