@@ -178,17 +178,30 @@ export function errorResponse(error: unknown, requestId: string, headers: Record
 
 const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
 type Method = (typeof methods)[number]
+type RouteExports = Record<Method | 'HEAD' | 'OPTIONS', RouteHandler>
 
 /**
- * The exports of a /v1 route file: the given handlers, and a 405 problem naming the allowed
- * methods for every other one (Next would otherwise answer 405 with no body).
+ * The exports of a /v1 route file: the given handlers; HEAD as GET without its body; OPTIONS
+ * naming the methods the route serves; and a 405 problem naming them for every other method
+ * (Next would otherwise answer 405 with no body, and OPTIONS with every exported method).
  */
-export function apiRoute(handlers: Partial<Record<Method, RouteHandler>>): Record<Method, RouteHandler> {
+export function apiRoute(handlers: Partial<Record<Method, RouteHandler>>): RouteExports {
   const allowed = methods.filter((method) => handlers[method])
   const allow = [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ')
   const notAllowed: RouteHandler = async (request) =>
     problemResponse({ status: 405, code: 'method_not_allowed', detail: `${request.method} is not allowed here; use ${allowed.join(' or ')}.` }, createId('req'), { Allow: allow })
-  return Object.fromEntries(methods.map((method) => [method, handlers[method] ?? notAllowed])) as Record<Method, RouteHandler>
+  const get = handlers.GET
+  const head: RouteHandler = get
+    ? async (request, context) => {
+        const response = await get(new Request(request, { method: 'GET' }), context)
+        return new Response(null, { status: response.status, headers: response.headers })
+      }
+    : notAllowed
+  return {
+    ...(Object.fromEntries(methods.map((method) => [method, handlers[method] ?? notAllowed])) as Record<Method, RouteHandler>),
+    HEAD: head,
+    OPTIONS: async () => new Response(null, { status: 204, headers: { Allow: allow } }),
+  }
 }
 
 /** A JSON response with the API's headers. */

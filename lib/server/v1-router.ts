@@ -34,17 +34,10 @@ export async function loadV1Router(appDir = path.resolve(import.meta.dirname, '.
 }
 
 async function callRoute(module: RouteModule, request: Request, params: RouteParams): Promise<Response> {
-  const context = { params: Promise.resolve(params) }
   const handler = module[request.method]
-  if (handler) return handler(request, context)
-  // What Next does for a route that exports GET but not HEAD: answer GET's status and headers.
-  if (request.method === 'HEAD' && module.GET) {
-    const response = await module.GET(new Request(request, { method: 'GET' }), context)
-    return new Response(null, { status: response.status, headers: response.headers })
-  }
-  const allowed = Object.keys(module).filter((name) => /^[A-Z]+$/.test(name))
-  if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { Allow: [...allowed, 'OPTIONS'].join(', ') } })
-  return problemResponse({ status: 405, code: 'method_not_allowed', detail: `${request.method} is not supported here.` }, createId('req'), { Allow: allowed.join(', ') })
+  if (handler) return handler(request, { params: Promise.resolve(params) })
+  // Route files export every method the API knows (apiRoute); this is for the rest (TRACE…).
+  return problemResponse({ status: 405, code: 'method_not_allowed', detail: `${request.method} is not supported by this API.` }, createId('req'))
 }
 
 function findRouteFiles(dir: string, segments: string[]): { segments: string[]; file: string }[] {

@@ -80,6 +80,20 @@ describe('every error of the contract, from a real request', () => {
     expect(answer.headers.get('allow')).toBe('GET, POST, HEAD, OPTIONS')
   })
 
+  it('OPTIONS names what each route serves; HEAD answers GET without a body; neither finds what does not exist', async () => {
+    const client = apiClient(server.url, writeToken)
+    const created = await client.post('/v1/articles', { headline: 'Heads up' })
+    const options = await client.call('OPTIONS', `/v1/articles/${created.body.article_id}/transitions`)
+    expect(options.status).toBe(204)
+    expect(options.headers.get('allow')).toBe('POST, OPTIONS')
+    const head = await fetch(`${server.url}/v1/articles/${created.body.article_id}`, { method: 'HEAD', headers: { Authorization: `Bearer ${writeToken}` } })
+    expect(head.status).toBe(200)
+    expect(head.headers.get('etag')).toBe(created.headers.get('etag'))
+    expect(await head.text()).toBe('')
+    expect((await client.call('OPTIONS', '/v1/no-such-endpoint')).status).toBe(404)
+    expect((await fetch(`${server.url}/v1/articles/art_missing`, { method: 'HEAD', headers: { Authorization: `Bearer ${writeToken}` } })).status).toBe(404)
+  })
+
   it('409 invalid_transition with from_state and allowed_to_states', async () => {
     const client = apiClient(server.url, writeToken)
     const created = await client.post('/v1/articles', { headline: 'Straight to print?' })

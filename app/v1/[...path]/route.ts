@@ -7,4 +7,4 @@ async function notFound(request: Request): Promise<Response> {
   return problemResponse({ status: 404, code: 'not_found', detail: `No endpoint at ${path}. See /v1/openapi.json for what exists.` }, createId('req'))
 }
 
-export { notFound as GET, notFound as POST, notFound as PUT, notFound as PATCH, notFound as DELETE }
+export { notFound as GET, notFound as HEAD, notFound as POST, notFound as PUT, notFound as PATCH, notFound as DELETE, notFound as OPTIONS }

@@ -5,7 +5,7 @@ import { createArticleSchema, listArticlesQuerySchema } from '@/lib/articles/art
 import { createArticle } from '@/lib/articles/create-article'
 import { listArticles } from '@/lib/articles/list-articles'
 
-export const { GET, POST, PUT, PATCH, DELETE } = apiRoute({
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
   GET: withApi({ scope: 'articles:read', query: listArticlesQuerySchema }, async ({ actor, query }) => {
     const page = await listArticles(actor.tenant.id, query)
     return jsonResponse({ items: page.items.map(toArticleRecord), total: page.total, limit: page.limit, offset: page.offset, next_offset: page.nextOffset })

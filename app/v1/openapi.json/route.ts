@@ -24,7 +24,7 @@ function ifNoneMatch(header: string | null, etag: string): boolean {
   })
 }
 
-export const { GET, POST, PUT, PATCH, DELETE } = apiRoute({
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
   GET: async (request) => {
     const requestId = createId('req')
     try {

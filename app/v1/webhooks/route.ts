@@ -4,7 +4,7 @@ import { toWebhookRecord } from '@/lib/webhooks/webhook-record'
 import { webhookLocation } from '@/lib/webhooks/webhook-responses'
 import { createWebhookSchema, listWebhooksQuerySchema } from '@/lib/webhooks/webhook-schemas'
 
-export const { GET, POST, PUT, PATCH, DELETE } = apiRoute({
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
   GET: withApi({ scope: 'webhooks:manage', query: listWebhooksQuerySchema }, async ({ actor, query }) => {
     const page = await listWebhooks(actor.tenant.id, query)
     return jsonResponse({ items: page.items.map(toWebhookRecord), total: page.total, limit: page.limit, offset: page.offset, next_offset: page.nextOffset })

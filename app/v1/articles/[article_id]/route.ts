@@ -7,7 +7,7 @@ import { updateArticle } from '@/lib/articles/update-article'
 
 const params = articlePathSchema
 
-export const { GET, POST, PUT, PATCH, DELETE } = apiRoute({
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
   GET: withApi({ scope: 'articles:read', params }, async ({ actor, params }) => {
     const article = await getArticle(actor.tenant.id, params.article_id)
     return jsonResponse(toArticleRecord(article), { headers: articleHeaders(article) })

@@ -5,7 +5,7 @@ import { updateWebhookSchema, webhookPathSchema } from '@/lib/webhooks/webhook-s
 
 const params = webhookPathSchema
 
-export const { GET, POST, PUT, PATCH, DELETE } = apiRoute({
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
   GET: withApi({ scope: 'webhooks:manage', params }, async ({ actor, params }) => {
     return jsonResponse(toWebhookRecord(await getWebhook(actor.tenant.id, params.webhook_id)))
   }),

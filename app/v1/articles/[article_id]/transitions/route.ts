@@ -6,7 +6,7 @@ import { transitionArticle } from '@/lib/articles/transition-article'
 
 const params = articlePathSchema
 
-export const { GET, POST, PUT, PATCH, DELETE } = apiRoute({
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
   POST: withApi({ scope: 'articles:write', params, body: transitionArticleSchema }, async ({ actor, params, body, request }) => {
     const { article } = await transitionArticle(actor, params.article_id, body, { ifMatch: request.headers.get('if-match') })
     return jsonResponse(toArticleRecord(article), { headers: articleHeaders(article) })

@@ -4,7 +4,7 @@ import { listDeliveriesQuerySchema, webhookPathSchema } from '@/lib/webhooks/web
 
 const params = webhookPathSchema
 
-export const { GET, POST, PUT, PATCH, DELETE } = apiRoute({
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
   GET: withApi({ scope: 'webhooks:manage', params, query: listDeliveriesQuerySchema }, async ({ actor, params, query }) => {
     const page = await listDeliveries(actor.tenant.id, params.webhook_id, query)
     return jsonResponse({ items: page.items.map(toDeliveryRecord), total: page.total, limit: page.limit, offset: page.offset, next_offset: page.nextOffset })
