@@ -1,5 +1,6 @@
 import type { Metadata } from 'next'
 import { requirePortalUser } from '@/lib/auth/session'
+import { roleArticle } from '@/components/role-words'
 
 export const metadata: Metadata = { title: 'Home' }
 
@@ -9,7 +10,7 @@ export default async function HomePage() {
     <section>
       <h1>Welcome, {user.name}</h1>
       <p className="muted">
-        You are signed in to {user.tenantName} as {user.role === 'admin' ? 'an' : 'a'} {user.role}.
+        You are signed in to {user.tenantName} as {roleArticle(user.role)} {user.role}.
       </p>
     </section>
   )

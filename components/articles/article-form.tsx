@@ -46,8 +46,7 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
   const trpc = useTRPC()
   const queryClient = useQueryClient()
   const router = useRouter()
-  const archived = article?.status === 'archived'
-  const readOnly = archived || Boolean(readOnlyReason)
+  const readOnly = Boolean(readOnlyReason)
   // The version the form's contents came from: what a save asks to replace.
   const baseVersion = useRef(article?.version ?? 0)
   const [status, setStatus] = useState('')
@@ -162,8 +161,7 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
       )}
 
       <form onSubmit={(event) => void handleSubmit(save)(event)} noValidate className={styles.form} aria-label={article ? 'Edit article' : 'New article'}>
-        {archived && <p className="alert warning">Archived articles are read-only. Restore it to draft to edit it.</p>}
-        {!archived && readOnlyReason && <p className="alert warning">{readOnlyReason}</p>}
+        {readOnlyReason && <p className="alert warning">{readOnlyReason}</p>}
         <fieldset disabled={readOnly} className={styles.plainFieldset}>
           <label htmlFor="headline">Headline</label>
           <input

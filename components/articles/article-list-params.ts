@@ -1,10 +1,10 @@
-import { listArticlesQuerySchema, type ListArticlesQuery } from '@/lib/articles/article-schemas'
+import { defaultArticlePageSize, listArticlesQuerySchema, maxArticlePageSize, type ListArticlesQuery } from '@/lib/articles/article-schemas'
 
 // The list's filters live in the URL, named as /v1 names them, so a page of results can be
 // bookmarked and shared, and the same link means the same instants in every time zone.
 
-export const pageSizes = [10, 25, 50, 100, 200] as const
-const defaultLimit = 50
+export const pageSizes = [10, 25, defaultArticlePageSize, 100, maxArticlePageSize] as const
+const defaultLimit = defaultArticlePageSize
 
 const filterKeys = ['status', 'department_id', 'author_id', 'tag', 'published_after', 'published_before'] as const
 type FilterKey = (typeof filterKeys)[number]

@@ -79,6 +79,10 @@ export const transitionArticleSchema = z
 
 export type TransitionArticleInput = z.infer<typeof transitionArticleSchema>
 
+/** The list's page size when none is asked for, and the largest one allowed. */
+export const defaultArticlePageSize = 50
+export const maxArticlePageSize = 200
+
 export const listArticlesQuerySchema = z
   .strictObject({
     status: articleStatusSchema.optional(),
@@ -87,7 +91,12 @@ export const listArticlesQuerySchema = z
     tag: withoutNul(z.string().min(1).max(64)).optional(),
     published_after: timestamp.optional().meta({ description: 'Inclusive: published_at ≥ this instant.' }),
     published_before: timestamp.optional().meta({ description: 'Exclusive: published_at < this instant.' }),
-    limit: z.coerce.number().int('limit must be a whole number.').min(1, 'limit must be 1 to 200.').max(200, 'limit must be 1 to 200.').default(50),
+    limit: z.coerce
+      .number()
+      .int('limit must be a whole number.')
+      .min(1, `limit must be 1 to ${maxArticlePageSize}.`)
+      .max(maxArticlePageSize, `limit must be 1 to ${maxArticlePageSize}.`)
+      .default(defaultArticlePageSize),
     offset: z.coerce.number().int('offset must be a whole number.').min(0, 'offset must be 0 or more.').max(10_000_000).default(0),
   })
   .meta({ id: 'ListArticlesQuery' })

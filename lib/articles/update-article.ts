@@ -43,7 +43,7 @@ export async function updateArticle(
       throw new PreconditionFailedError(`The article changed since you read it; it is now at version ${current.version}. Fetch it again and re-apply your change.`)
     }
     if (current.status === 'archived') {
-      throw new ConflictError('article_archived', 'Archived articles are read-only; restore it to draft first.', { from_state: 'archived' })
+      throw new ConflictError('article_archived', archivedRefusal, { from_state: 'archived' })
     }
     assertWriterMayEdit(actor, current, input)
 
@@ -71,13 +71,17 @@ export async function updateArticle(
   }
 }
 
+const archivedRefusal = 'Archived articles are read-only; restore it to draft first.'
+
 /**
- * Why this user may not change the article's content, or null when they may. Writers work
+ * Why this user may not change the article's content, or null when they may. Nobody changes
+ * an archived article (updateArticle refuses it with 409 article_archived). Writers work
  * on their own copy until an editor takes it over: they may change their own articles while
  * draft or in review. Editors and admins change any (API tokens follow their owner's role
  * through their scopes, so a writer's token cannot write at all).
  */
 export function contentEditRefusal(user: Actor['user'], article: Pick<Article, 'authorId' | 'status'>): string | null {
+  if (article.status === 'archived') return archivedRefusal
   if (user?.role !== 'writer') return null
   if (article.authorId !== user.id) return 'A writer can change only their own articles; ask an editor to change this one.'
   if (article.status !== 'draft' && article.status !== 'in_review') return 'This article has left review; ask an editor to change it.'

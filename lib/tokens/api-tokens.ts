@@ -1,9 +1,11 @@
 import { recordAudit } from '../audit.ts'
-import { ForbiddenError, NotFoundError, ValidationError } from '../errors.ts'
+import { ForbiddenError, NotFoundError } from '../errors.ts'
 import { createId } from '../ids.ts'
+import { parseInput } from '../parse-input.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import { forgetCachedTokens } from './authenticate-token.ts'
-import { grantableScopes, isScope, type Scope } from './scopes.ts'
+import { createApiTokenSchema, rotationRecommendedAfterDays, type CreateApiTokenInput } from './api-token-schemas.ts'
+import { grantableScopes } from './scopes.ts'
 import { displayPrefix, generateToken, hashToken } from './token-secret.ts'
 
 export type ApiTokenSummary = {
@@ -18,30 +20,19 @@ export type ApiTokenSummary = {
   createdAt: Date
   lastUsedAt: Date | null
   revokedAt: Date | null
+  /** A deactivated owner's tokens are refused even though they are not revoked. */
+  ownerActive: boolean
+  /** Not revoked and older than rotationRecommendedAfterDays. */
+  rotationRecommended: boolean
 }
 
-/** Keys older than this are flagged: the spec recommends rotating every 90 days. */
-export const rotationRecommendedAfterDays = 90
+export { rotationRecommendedAfterDays }
 
-export async function createApiToken(input: {
-  tenantId: string
-  name: string
-  scopes: string[]
-  ownerId: string
-  createdById: string | null
-}): Promise<{ token: string; summary: ApiTokenSummary }> {
+export async function createApiToken(
+  input: CreateApiTokenInput & { tenantId: string; ownerId: string; createdById: string | null },
+): Promise<{ token: string; summary: ApiTokenSummary }> {
   const tdb = tenantDb(input.tenantId)
-  const name = input.name.trim()
-  if (name.length === 0 || name.length > 100) {
-    throw new ValidationError([{ field: 'name', message: 'Give the key a name of 1 to 100 characters.' }])
-  }
-  const unknown = input.scopes.filter((scope) => !isScope(scope))
-  if (unknown.length > 0 || input.scopes.length === 0) {
-    throw new ValidationError([
-      { field: 'scopes', message: unknown.length > 0 ? `Unknown scopes: ${unknown.join(', ')}.` : 'Choose at least one scope.' },
-    ])
-  }
-  const scopes = [...new Set(input.scopes)] as Scope[]
+  const { name, scopes } = parseInput(createApiTokenSchema, { name: input.name, scopes: input.scopes })
 
   const owner = await tdb.user.findUnique({ where: { id: input.ownerId } })
   if (!owner || !owner.active) throw new NotFoundError('active user', input.ownerId)
@@ -84,6 +75,7 @@ export async function createApiToken(input: {
     summary: {
       ...pick(created),
       ownerName: owner.name,
+      ownerActive: owner.active,
       createdByName: creator?.name ?? null,
     },
   }
@@ -94,15 +86,15 @@ function pick(row: {
   createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null
 }) {
   const { id, name, prefix, scopes, ownerId, createdById, createdAt, lastUsedAt, revokedAt } = row
-  return { id, name, prefix, scopes, ownerId, createdById, createdAt, lastUsedAt, revokedAt }
+  return { id, name, prefix, scopes, ownerId, createdById, createdAt, lastUsedAt, revokedAt, rotationRecommended: !revokedAt && isRotationRecommended(createdAt) }
 }
 
 export async function listApiTokens(tenantId: string): Promise<ApiTokenSummary[]> {
   const rows = await tenantDb(tenantId).apiToken.findMany({
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    include: { owner: { select: { name: true } }, createdBy: { select: { name: true } } },
+    include: { owner: { select: { name: true, active: true } }, createdBy: { select: { name: true } } },
   })
-  return rows.map((row) => ({ ...pick(row), ownerName: row.owner.name, createdByName: row.createdBy?.name ?? null }))
+  return rows.map((row) => ({ ...pick(row), ownerName: row.owner.name, ownerActive: row.owner.active, createdByName: row.createdBy?.name ?? null }))
 }
 
 /** Revokes by id or display prefix; takes effect on the token's next request. */
@@ -114,7 +106,7 @@ export async function revokeApiToken(input: {
   const tdb = tenantDb(input.tenantId)
   const row = await tdb.apiToken.findFirst({
     where: { OR: [{ id: input.idOrPrefix }, { prefix: input.idOrPrefix }] },
-    include: { owner: { select: { name: true } }, createdBy: { select: { name: true } } },
+    include: { owner: { select: { name: true, active: true } }, createdBy: { select: { name: true } } },
   })
   if (!row) throw new NotFoundError('API key', input.idOrPrefix)
   const revokedAt = row.revokedAt ?? new Date()
@@ -132,7 +124,7 @@ export async function revokeApiToken(input: {
     })
     forgetCachedTokens()
   }
-  return { ...pick(row), revokedAt, ownerName: row.owner.name, createdByName: row.createdBy?.name ?? null }
+  return { ...pick({ ...row, revokedAt }), ownerName: row.owner.name, ownerActive: row.owner.active, createdByName: row.createdBy?.name ?? null }
 }
 
 export function isRotationRecommended(createdAt: Date, now = new Date()): boolean {

@@ -17,7 +17,19 @@ export const eventKindSchema = z
   .enum(eventKinds as [EventKind, ...EventKind[]], { error: (issue) => `Unknown event kind '${String(issue.input)}'. Allowed: ${eventKinds.join(', ')}.` })
   .meta({ id: 'EventKind', description: 'A kind of platform event (spec section 6).', example: 'article.published' })
 
-export const webhookUrlSchema = withoutNul(z.string({ error: 'url must be a string.' }).trim().min(1, 'url must not be empty.').max(2_048, 'url must be at most 2,048 characters.'))
+// Plain data and zod only: the portal's forms import these too, in the browser.
+export const maxWebhookUrlLength = 2_048
+export const maxWebhookEvents = 50
+export const minWebhookSecretLength = 16
+export const maxWebhookSecretLength = 512
+
+export const webhookUrlSchema = withoutNul(
+  z
+    .string({ error: 'url must be a string.' })
+    .trim()
+    .min(1, 'url must not be empty.')
+    .max(maxWebhookUrlLength, `url must be at most ${maxWebhookUrlLength.toLocaleString('en-US')} characters.`),
+)
   .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), 'url must be an absolute https URL such as https://example.com/webhooks.')
   .meta({
     description: 'Receiver address; deliveries are POSTed to it. Must be https and reach a public address.',
@@ -27,16 +39,16 @@ export const webhookUrlSchema = withoutNul(z.string({ error: 'url must be a stri
 export const webhookEventsSchema = z
   .array(eventKindSchema)
   .min(1, 'events must list at least one event kind.')
-  .max(50, 'events must list at most 50 kinds.')
+  .max(maxWebhookEvents, `events must list at most ${maxWebhookEvents} kinds.`)
   .transform((kinds) => [...new Set(kinds)])
   .meta({ description: 'The event kinds to deliver; duplicates are removed.', example: ['article.published', 'article.unpublished'] })
 
 export const webhookSecretSchema = z
   .string({ error: 'secret must be a string.' })
-  .min(16, 'secret must have 16 to 512 characters.')
-  .max(512, 'secret must have 16 to 512 characters.')
+  .min(minWebhookSecretLength, `secret must have ${minWebhookSecretLength} to ${maxWebhookSecretLength} characters.`)
+  .max(maxWebhookSecretLength, `secret must have ${minWebhookSecretLength} to ${maxWebhookSecretLength} characters.`)
   .meta({
-    description: 'Signing secret you choose, 16 to 512 characters. Each delivery carries X-Service-Signature, the hex HMAC-SHA256 of the body keyed with it. Never returned.',
+    description: `Signing secret you choose, ${minWebhookSecretLength} to ${maxWebhookSecretLength} characters. Each delivery carries X-Service-Signature, the hex HMAC-SHA256 of the body keyed with it. Never returned.`,
     example: 'whsec_3f8a1c9e27d44b6f9a0c',
   })
 

@@ -1,3 +1,4 @@
+import { rotationRecommendedAfterDays } from '@/lib/tokens/api-token-schemas'
 import type { ApiKeyView } from '@/lib/trpc/routers/api-keys-router'
 import { formatDateTime } from '../format'
 import styles from '../settings.module.css'
@@ -51,7 +52,7 @@ export function ApiKeyTable({ keys, caption, onRevoke }: { keys: ApiKeyView[]; c
                     <div className={`${styles.small} muted`}>Its owner, {key.ownerName}, is deactivated.</div>
                   </>
                 ) : key.rotationRecommended ? (
-                  <span className={`${styles.badge} ${styles.warn}`} title="Older than 90 days">
+                  <span className={`${styles.badge} ${styles.warn}`} title={`Older than ${rotationRecommendedAfterDays} days`}>
                     Rotation recommended
                   </span>
                 ) : (

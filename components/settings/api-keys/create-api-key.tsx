@@ -5,7 +5,8 @@ import { useMutation } from '@tanstack/react-query'
 import Link from 'next/link'
 import { useState } from 'react'
 import { useForm } from 'react-hook-form'
-import { z } from 'zod'
+import type { z } from 'zod'
+import { createApiTokenSchema } from '@/lib/tokens/api-token-schemas'
 import { useTRPC } from '@/components/trpc-provider'
 import { OneTimeSecret } from '../one-time-secret'
 import { fieldErrorsOf, refusalMessage } from '../portal-errors'
@@ -14,12 +15,7 @@ import styles from '../settings.module.css'
 
 export type ScopeOption = { scope: string; description: string }
 
-const keySchema = z.object({
-  name: z.string().trim().min(1, 'Give the key a name, such as the integration that will use it.').max(100, 'A name has at most 100 characters.'),
-  scopes: z.array(z.string()).min(1, 'Choose at least one scope.'),
-})
-
-type KeyValues = z.infer<typeof keySchema>
+type KeyValues = z.input<typeof createApiTokenSchema>
 
 type Created = { token: string; name: string; scopes: string[]; prefix: string }
 
@@ -29,7 +25,7 @@ export function CreateApiKey({ scopes }: { scopes: ScopeOption[] }) {
   // The token is kept here and nowhere else (not in the query cache, the URL or storage).
   const [created, setCreated] = useState<Created | null>(null)
   const [failure, setFailure] = useState<Status>(null)
-  const form = useForm<KeyValues>({ resolver: zodResolver(keySchema), defaultValues: { name: '', scopes: [] }, shouldFocusError: true })
+  const form = useForm<KeyValues, unknown, z.output<typeof createApiTokenSchema>>({ resolver: zodResolver(createApiTokenSchema), defaultValues: { name: '', scopes: [] }, shouldFocusError: true })
   const create = useMutation(trpc.apiKeys.create.mutationOptions({ gcTime: 0 }))
   const { errors, isSubmitting } = form.formState
 

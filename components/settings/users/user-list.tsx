@@ -5,14 +5,13 @@ import { useState } from 'react'
 import type { Role } from '@/lib/db/generated/enums'
 import type { UserView } from '@/lib/trpc/routers/users-router'
 import { roles } from '@/lib/users/user-schemas'
+import { roleArticle } from '@/components/role-words'
 import { useTRPC } from '@/components/trpc-provider'
 import { ConfirmDialog } from '../confirm-dialog'
 import { formatDateTime } from '../format'
 import { refusalMessage } from '../portal-errors'
 import { StatusMessage, type Status } from '../status-message'
 import styles from '../settings.module.css'
-
-const article = (role: string) => (role === 'admin' || role === 'editor' ? 'an' : 'a')
 
 function RoleControl({ user, busy, onChange }: { user: UserView; busy: boolean; onChange: (role: Role) => void }) {
   const [role, setRole] = useState<Role>(user.role)
@@ -54,7 +53,7 @@ export function UserList({ currentUserId }: { currentUserId: string }) {
   const changeRole = useMutation(
     trpc.users.changeRole.mutationOptions({
       onSuccess: async (user) => {
-        announce({ kind: 'success', text: `${user.name} is now ${article(user.role)} ${user.role}. Their session and API keys follow the new role at once.` })
+        announce({ kind: 'success', text: `${user.name} is now ${roleArticle(user.role)} ${user.role}. Their session and API keys follow the new role at once.` })
         await refresh()
       },
       onError: (error) => announce({ kind: 'error', text: refusalMessage(error) }),

@@ -1,20 +1,23 @@
 import { z } from 'zod'
-import { eventKinds, type EventKind } from '@/lib/events/event-kinds'
+import {
+  eventKindSchema,
+  maxWebhookSecretLength,
+  minWebhookSecretLength,
+  webhookEventsSchema,
+  webhookSecretSchema,
+  webhookUrlSchema,
+} from '@/lib/webhooks/webhook-schemas'
 
-// Early feedback in the browser; the server checks the same fields again (and more: it
-// refuses private addresses) and its messages are shown beside the fields too.
+// Early feedback in the browser with the API's own rules; the server checks the same fields
+// again (and more: it refuses private addresses) and its messages are shown beside the fields too.
+// Only the commonest mistakes get the form's own words.
 
-const url = z
-  .string()
-  .trim()
-  .min(1, 'Enter the URL that should receive the events.')
-  .max(2_048, 'A URL has at most 2,048 characters.')
-  .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), 'Enter an absolute URL such as https://example.com/webhooks.')
+const url = z.string().trim().min(1, 'Enter the URL that should receive the events.').pipe(webhookUrlSchema)
 
-const events = z.array(z.enum(eventKinds as [EventKind, ...EventKind[]])).min(1, 'Choose at least one event.')
+const events = z.array(eventKindSchema).min(1, 'Choose at least one event.').pipe(webhookEventsSchema)
 
-const secretRule = (value: string) => value.length >= 16 && value.length <= 512
-const secretMessage = 'The secret needs 16 to 512 characters. Use “Generate” for a strong one.'
+const secretMessage = `The secret needs ${minWebhookSecretLength} to ${maxWebhookSecretLength} characters. Use “Generate” for a strong one.`
+const secretRule = (value: string) => webhookSecretSchema.safeParse(value).success
 
 export const createWebhookFormSchema = z.object({ url, events, secret: z.string().refine(secretRule, secretMessage) })
 

@@ -7,6 +7,7 @@ import { useRouter } from 'next/navigation'
 import { useState } from 'react'
 import { Controller, useForm } from 'react-hook-form'
 import type { EventKind } from '@/lib/events/event-kinds'
+import { maxWebhookSecretLength, minWebhookSecretLength } from '@/lib/webhooks/webhook-schemas'
 import { useTRPC } from '@/components/trpc-provider'
 import { fieldErrorsOf, refusalMessage } from '../portal-errors'
 import { StatusMessage, type Status } from '../status-message'
@@ -94,7 +95,7 @@ export function WebhookForm(props: { mode: 'create' } | { mode: 'edit'; webhookI
         label={props.mode === 'create' ? 'Signing secret' : 'New signing secret (optional)'}
         hint={
           props.mode === 'create'
-            ? 'Every delivery carries X-Service-Signature, the hex HMAC-SHA256 of the body keyed with this secret. Type one (16–512 characters) or generate one, and store it in your receiver: the service never shows it again.'
+            ? `Every delivery carries X-Service-Signature, the hex HMAC-SHA256 of the body keyed with this secret. Type one (${minWebhookSecretLength}–${maxWebhookSecretLength} characters) or generate one, and store it in your receiver: the service never shows it again.`
             : 'Leave empty to keep the current secret. A new one signs every delivery from now on, retries included, so update your receiver at the same time.'
         }
         error={errors.secret?.message}

@@ -1,11 +1,16 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { getSettingsAdmin } from '@/lib/auth/settings-admin'
+import { retrySchedule } from '@/lib/webhooks/retry-schedule'
 import { SettingsForbidden } from '@/components/settings/settings-forbidden'
 import { WebhookList } from '@/components/settings/webhooks/webhook-list'
 import styles from '@/components/settings/settings.module.css'
 
 export const metadata: Metadata = { title: 'Webhooks' }
+
+// The contract's waits as people read them: "1 min, 5 min, … and 24 h".
+const waits = retrySchedule.map(({ ms }) => (ms < 3_600_000 ? `${ms / 60_000} min` : `${ms / 3_600_000} h`))
+const retryWaits = `${waits.slice(0, -1).join(', ')} and ${waits.at(-1)}`
 
 export default async function WebhooksPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   if (!(await getSettingsAdmin())) return <SettingsForbidden />
@@ -19,8 +24,8 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
         </Link>
       </div>
       <p className={styles.intro}>
-        Subscriptions send the events you choose to your own systems as signed HTTP POST requests. A delivery that fails is retried after
-        1 min, 5 min, 30 min, 2 h, 12 h and 24 h; when the last retry fails too, the subscription is disabled and its owner is e-mailed.
+        Subscriptions send the events you choose to your own systems as signed HTTP POST requests. A delivery that fails is retried after{' '}
+        {retryWaits}; when the last retry fails too, the subscription is disabled and its owner is e-mailed.
       </p>
       <WebhookList initialStatus={saved ? { kind: 'success', text: 'Saved the subscription.' } : null} />
     </section>
