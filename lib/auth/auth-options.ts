@@ -1,6 +1,7 @@
 import type { AuthOptions } from 'next-auth'
 import CredentialsProvider from 'next-auth/providers/credentials'
 import type { Role } from '../db/generated/enums.ts'
+import type { ActingTenant } from '../tenancy/actor.ts'
 import { consumeSignInAttempt } from '../api/rate-limit.ts'
 import { authenticateUser, loadActiveMember } from './members.ts'
 
@@ -10,6 +11,8 @@ export const tooManySignInAttempts = 'TooManySignInAttempts'
 declare module 'next-auth' {
   interface Session {
     user: { id: string; email: string; name: string; role: Role; tenantId: string; tenantName: string }
+    /** The newsroom the user acts in, as read with the user on this request. */
+    tenant: ActingTenant
   }
 }
 
@@ -19,6 +22,7 @@ declare module 'next-auth/jwt' {
     role?: Role
     tenantId?: string
     tenantName?: string
+    tenant?: ActingTenant
   }
 }
 
@@ -45,13 +49,14 @@ export const authOptions: AuthOptions = {
   ],
   callbacks: {
     // Runs on every session read: a deactivated user loses the session on the next request,
-    // and a changed role applies at once.
+    // and a changed role applies at once. The same read supplies the acting tenant, so the
+    // tRPC context needs no query of its own.
     async jwt({ token, user }) {
       const userId = user?.id ?? token.userId
       if (!userId) throw new Error('Session without a user')
       const member = await loadActiveMember(userId)
       if (!member) throw new Error('User is deactivated or gone')
-      return { ...token, userId: member.id, email: member.email, name: member.name, role: member.role, tenantId: member.tenantId, tenantName: member.tenantName }
+      return { ...token, userId: member.id, email: member.email, name: member.name, role: member.role, tenantId: member.tenantId, tenantName: member.tenantName, tenant: member.tenant }
     },
     async session({ session, token }) {
       session.user = {
@@ -62,6 +67,7 @@ export const authOptions: AuthOptions = {
         tenantId: token.tenantId!,
         tenantName: token.tenantName!,
       }
+      session.tenant = token.tenant!
       return session
     },
   },

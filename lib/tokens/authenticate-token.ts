@@ -1,6 +1,6 @@
 import type { Role } from '../db/generated/enums.ts'
 import { processSingleton } from '../process-singleton.ts'
-import type { ActingTenant } from '../tenancy/actor.ts'
+import { actingTenantSelect, type ActingTenant } from '../tenancy/actor.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
 import { effectiveScopes, type Scope } from './scopes.ts'
 import { hashToken, looksLikeToken } from './token-secret.ts'
@@ -33,7 +33,7 @@ export async function authenticateToken(token: string): Promise<TokenPrincipal |
     where: { tokenHash },
     include: {
       owner: { select: { id: true, role: true, active: true } },
-      tenant: { select: { id: true, slug: true, name: true, plan: true, publicSiteUrl: true } },
+      tenant: { select: actingTenantSelect },
     },
   })
   const principal: TokenPrincipal | null =

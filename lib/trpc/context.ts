@@ -1,21 +1,15 @@
 import { getServerSession } from 'next-auth'
 import { authOptions } from '../auth/auth-options.ts'
-import { loadActiveMember } from '../auth/members.ts'
-import { systemDb } from '../tenancy/tenant-db.ts'
 import type { PortalContext } from './init.ts'
 
 /**
- * The caller of a portal procedure, read fresh from the database on every request so a
- * deactivated user or a changed role takes effect at once.
+ * The caller of a portal procedure. Reading the session runs the jwt callback, which reloads
+ * the user and their newsroom from the database (loadActiveMember) on every request, so a
+ * deactivated user or a changed role takes effect at once; that one read is all this needs.
  */
-export async function createPortalContext(request: Request): Promise<PortalContext> {
-  const clientAddress = request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() || 'unknown'
+export async function createPortalContext(_request: Request): Promise<PortalContext> {
   const session = await getServerSession(authOptions).catch(() => null)
-  const member = session?.user?.id ? await loadActiveMember(session.user.id) : null
-  if (!member) return { member: null, tenant: null, clientAddress }
-  const tenant = await systemDb().tenant.findUnique({
-    where: { id: member.tenantId },
-    select: { id: true, slug: true, name: true, plan: true, publicSiteUrl: true },
-  })
-  return { member, tenant, clientAddress }
+  if (!session?.user?.id || !session.tenant) return { member: null, tenant: null }
+  const { id, email, name, role, tenantId, tenantName } = session.user
+  return { member: { id, email, name, role, tenantId, tenantName }, tenant: session.tenant }
 }

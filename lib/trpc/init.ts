@@ -4,7 +4,7 @@ import { DomainError, ValidationError } from '../errors.ts'
 import type { Member } from '../auth/members.ts'
 import type { Actor, ActingTenant } from '../tenancy/actor.ts'
 
-export type PortalContext = { member: Member | null; tenant: ActingTenant | null; clientAddress: string }
+export type PortalContext = { member: Member | null; tenant: ActingTenant | null }
 
 const t = initTRPC.context<PortalContext>().create({
   errorFormatter({ shape, error }) {

@@ -24,12 +24,11 @@ const received: { headers: Record<string, unknown>; body: string }[] = []
 const savedAllowPrivate = process.env.WEBHOOK_ALLOW_PRIVATE_URLS
 
 function contextFor(role: Role | null): PortalContext {
-  if (!role) return { member: null, tenant: null, clientAddress: '127.0.0.1' }
+  if (!role) return { member: null, tenant: null }
   const { tenant } = newsroom
   return {
     member: { id: newsroom.users[role].id, email: newsroom.users[role].email, name: `${role} person`, role, tenantId: tenant.id, tenantName: tenant.name },
     tenant: { id: tenant.id, slug: tenant.slug, name: tenant.name, plan: tenant.plan, publicSiteUrl: tenant.publicSiteUrl },
-    clientAddress: '127.0.0.1',
   }
 }
 

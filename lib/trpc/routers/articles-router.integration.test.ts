@@ -17,7 +17,6 @@ function contextOf(tenant: TestTenant, role: Role): PortalContext {
   return {
     member: { id: user.id, email: user.email, name: `${tenant.tenant.slug} ${role}`, role, tenantId: tenant.tenant.id, tenantName: tenant.tenant.name },
     tenant: acting,
-    clientAddress: '127.0.0.1',
   }
 }
 
@@ -211,7 +210,7 @@ describe('lists and tenancy', () => {
   })
 
   it('refuses callers without a session', async () => {
-    const anonymous = createCaller({ member: null, tenant: null, clientAddress: '127.0.0.1' })
+    const anonymous = createCaller({ member: null, tenant: null })
     expect((await rejection(anonymous.articles.list({ limit: 50, offset: 0 }))).code).toBe('UNAUTHORIZED')
   })
 })

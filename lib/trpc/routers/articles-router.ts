@@ -15,6 +15,7 @@ import { listArticles } from '../../articles/list-articles.ts'
 import { mayManageSchedule, offeredMoves } from '../../articles/offered-moves.ts'
 import { cancelScheduledPublication, transitionArticle } from '../../articles/transition-article.ts'
 import { contentEditRefusal, updateArticle } from '../../articles/update-article.ts'
+import { domainInput } from '../domain-input.ts'
 import { memberProcedure, router } from '../init.ts'
 
 const articleId = z.strictObject({ article_id: articlePathSchema.shape.article_id })
@@ -29,14 +30,14 @@ const portalChangesSchema = updateArticleSchema.omit({ author_id: true, status: 
  * portal and /v1 refuse the same moves with the same words.
  */
 export const articlesRouter = router({
-  list: memberProcedure.input(listArticlesQuerySchema).query(async ({ ctx, input }) => {
+  list: memberProcedure.input(domainInput(listArticlesQuerySchema)).query(async ({ ctx, input }) => {
     const page = await listArticles(ctx.tenant.id, input)
     return { items: page.items.map(toArticleRecord), total: page.total, limit: page.limit, offset: page.offset, next_offset: page.nextOffset }
   }),
 
   filterOptions: memberProcedure.query(({ ctx }) => listArticleFilterOptions(ctx.tenant.id)),
 
-  get: memberProcedure.input(articleId).query(async ({ ctx, input }) => {
+  get: memberProcedure.input(domainInput(articleId)).query(async ({ ctx, input }) => {
     const row = await getArticle(ctx.tenant.id, input.article_id)
     const article = toArticleRecord(row)
     return {
@@ -47,26 +48,26 @@ export const articlesRouter = router({
     }
   }),
 
-  history: memberProcedure.input(articleId).query(({ ctx, input }) => listArticleHistory(ctx.tenant.id, input.article_id)),
+  history: memberProcedure.input(domainInput(articleId)).query(({ ctx, input }) => listArticleHistory(ctx.tenant.id, input.article_id)),
 
-  create: memberProcedure.input(portalCreateSchema).mutation(async ({ ctx, input }) => toArticleRecord(await createArticle(ctx.actor, input))),
+  create: memberProcedure.input(domainInput(portalCreateSchema)).mutation(async ({ ctx, input }) => toArticleRecord(await createArticle(ctx.actor, input))),
 
   /** Saves from the version the editor loaded: a change made meanwhile by someone else is a 412, never overwritten. */
   update: memberProcedure
-    .input(z.strictObject({ article_id: articleId.shape.article_id, version: z.number().int().min(1), changes: portalChangesSchema }))
+    .input(domainInput(z.strictObject({ article_id: articleId.shape.article_id, version: z.number().int().min(1), changes: portalChangesSchema })))
     .mutation(async ({ ctx, input }) =>
       toArticleRecord(await updateArticle(ctx.actor, input.article_id, input.changes, { ifMatch: articleEtag({ version: input.version }) })),
     ),
 
   // No version here: a move is judged against the article's state now, so a move someone
   // else made meanwhile is refused as an invalid transition that names the current state.
-  transition: memberProcedure.input(transitionArticleSchema.extend({ article_id: articleId.shape.article_id })).mutation(async ({ ctx, input }) => {
+  transition: memberProcedure.input(domainInput(transitionArticleSchema.extend({ article_id: articleId.shape.article_id }))).mutation(async ({ ctx, input }) => {
     const { article_id, ...move } = input
     const outcome = await transitionArticle(ctx.actor, article_id, move)
     return { article: toArticleRecord(outcome.article), scheduled: outcome.scheduled }
   }),
 
   cancelSchedule: memberProcedure
-    .input(articleId)
+    .input(domainInput(articleId))
     .mutation(async ({ ctx, input }) => toArticleRecord(await cancelScheduledPublication(ctx.actor, input.article_id))),
 })
