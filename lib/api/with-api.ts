@@ -11,6 +11,7 @@ import { problemResponse, type Problem } from './problem.ts'
 import { consumeTokenRequest, consumeUnauthenticatedRequest, rateLimitHeaders } from './rate-limit.ts'
 import { readJsonBody } from './read-json-body.ts'
 import { textResponse } from './text-response.ts'
+import { clientAddress } from '../security/client-address.ts'
 
 export type ApiContext<Query, Body, Params> = {
   request: Request
@@ -59,7 +60,7 @@ export function withApi<
       const token = bearerToken(request)
       const principal = token ? await authenticateToken(token) : null
       if (!principal) {
-        const decision = await consumeUnauthenticatedRequest(clientAddress(request))
+        const decision = await consumeUnauthenticatedRequest(clientAddress(request.headers.get('x-forwarded-for')))
         if (!decision.allowed) {
           return problemResponse({ status: 429, code: 'rate_limited', detail: `Too many unauthenticated requests from your address; retry in ${decision.retryAfterSeconds} s.` }, requestId, rateLimitHeaders(decision))
         }
@@ -151,12 +152,6 @@ function bearerToken(request: Request): string | null {
   const header = request.headers.get('authorization')
   const match = header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null
   return match ? match[1]! : null
-}
-
-/** The client's address as the nearest proxy (or Next itself) reports it. */
-function clientAddress(request: Request): string {
-  const forwarded = request.headers.get('x-forwarded-for')
-  return forwarded?.split(',')[0]?.trim() || request.headers.get('x-real-ip') || 'unknown'
 }
 
 export function errorResponse(error: unknown, requestId: string, headers: Record<string, string> = {}): Response {

@@ -4,6 +4,7 @@ import type { Role } from '../db/generated/enums.ts'
 import type { ActingTenant } from '../tenancy/actor.ts'
 import { consumeSignInAttempt } from '../api/rate-limit.ts'
 import { authenticateUser, loadActiveMember } from './members.ts'
+import { clientAddress } from '../security/client-address.ts'
 
 /** The error a refused sign-in carries to the form, which explains it. */
 export const tooManySignInAttempts = 'TooManySignInAttempts'
@@ -38,8 +39,7 @@ export const authOptions: AuthOptions = {
       credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
       async authorize(credentials, request) {
         if (!credentials?.email || !credentials.password) return null
-        const forwarded = request.headers?.['x-forwarded-for']
-        const address = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim() || 'unknown'
+        const address = clientAddress(request.headers?.['x-forwarded-for'])
         const decision = await consumeSignInAttempt(credentials.email.trim().toLowerCase(), address)
         if (!decision.allowed) throw new Error(tooManySignInAttempts)
         const member = await authenticateUser(credentials.email, credentials.password)

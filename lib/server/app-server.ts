@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http'
 import next from 'next'
+import { recordPeerAddress } from './node-http.ts'
 import { createV1Listener } from './v1-listener.ts'
 
 /**
@@ -12,6 +13,7 @@ export async function startAppServer(options: { port: number; hostname?: string;
   const [serveV1] = await Promise.all([createV1Listener(), nextApp.prepare()])
 
   const server = createServer((req, res) => {
+    recordPeerAddress(req)
     const path = req.url ?? '/'
     if (path === '/v1' || path.startsWith('/v1/') || path.startsWith('/v1?')) void serveV1(req, res)
     else void handleWithNext(req, res)

@@ -9,6 +9,17 @@ const gzipAsync = promisify(gzip)
 // Below this, gzip's framing costs more than it saves (the threshold Next's compression uses).
 const compressFromBytes = 1024
 
+/**
+ * Appends the peer this connection came from to X-Forwarded-For, as every proxy does, so the
+ * header's last entry is one the client cannot forge (lib/security/client-address.ts). Called
+ * once per request by whatever accepts the connection.
+ */
+export function recordPeerAddress(req: IncomingMessage): void {
+  const peer = req.socket.remoteAddress ?? 'unknown'
+  const forwarded = req.headers['x-forwarded-for']
+  req.headers['x-forwarded-for'] = forwarded ? `${Array.isArray(forwarded) ? forwarded.join(', ') : forwarded}, ${peer}` : peer
+}
+
 /** A Node request as the web Request a route handler receives. */
 export function toWebRequest(req: IncomingMessage, url: URL): Request {
   const headers = new Headers()
@@ -16,8 +27,6 @@ export function toWebRequest(req: IncomingMessage, url: URL): Request {
     if (Array.isArray(value)) value.forEach((v) => headers.append(name, v))
     else if (value !== undefined) headers.set(name, value)
   }
-  // As Next does: the client's address, for the unauthenticated-request limit and the logs.
-  if (!headers.has('x-forwarded-for')) headers.set('x-forwarded-for', req.socket.remoteAddress ?? 'unknown')
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD'
   return new Request(url, {
     method: req.method,
@@ -27,14 +36,13 @@ export function toWebRequest(req: IncomingMessage, url: URL): Request {
   } as RequestInit)
 }
 
-const headersForEveryResponse = () => securityHeaders({ production: process.env.NODE_ENV === 'production', publicUrl: process.env.NEXTAUTH_URL })
 
 /**
  * Writes a route handler's Response the way Next would have: the security headers every
  * response carries, and gzip for clients that accept it.
  */
 export async function sendWebResponse(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
-  const headers: Record<string, string | string[]> = { ...headersForEveryResponse() }
+  const headers: Record<string, string | string[]> = { ...securityHeaders({ production: process.env.NODE_ENV === 'production', publicUrl: process.env.NEXTAUTH_URL }) }
   response.headers.forEach((value, name) => (headers[name] = value))
   const setCookies = response.headers.getSetCookie()
   if (setCookies.length > 0) headers['set-cookie'] = setCookies

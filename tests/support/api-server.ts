@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { recordPeerAddress } from '../../lib/server/node-http.ts'
 import { createV1Listener } from '../../lib/server/v1-listener.ts'
 
 /**
@@ -9,7 +10,10 @@ import { createV1Listener } from '../../lib/server/v1-listener.ts'
  */
 export async function startApiServer(): Promise<{ url: string; close: () => Promise<void>; server: Server }> {
   const serveV1 = await createV1Listener()
-  const server = createServer((req, res) => void serveV1(req, res))
+  const server = createServer((req, res) => {
+    recordPeerAddress(req)
+    void serveV1(req, res)
+  })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
