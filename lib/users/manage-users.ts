@@ -32,12 +32,6 @@ export async function listUsers(tenantId: string): Promise<UserSummary[]> {
   return tenantDb(tenantId).user.findMany({ select: summary, orderBy: [{ active: 'desc' }, { name: 'asc' }, { id: 'asc' }] })
 }
 
-/** Who has been deactivated: their tokens no longer work, which the keys list says. */
-export async function deactivatedUserIds(tenantId: string): Promise<Set<string>> {
-  const rows = await tenantDb(tenantId).user.findMany({ where: { active: false }, select: { id: true } })
-  return new Set(rows.map((row) => row.id))
-}
-
 // No look-alike characters (0/O, 1/l/I), since people may copy it by hand: 20 of 56 symbols ≈ 116 bits.
 const passwordAlphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789'
 
@@ -75,16 +69,9 @@ export async function createUser(actor: Actor, raw: CreateUserInput): Promise<{ 
         data: { id: createId('usr'), tenantId: actor.tenant.id, email: input.email, name: input.name, role: input.role, passwordHash },
         select: summary,
       })
-      const events = await recordEvents(tx, actor.tenant.id, [
-        { kind: 'user.created', data: { user_id: user.id, email: user.email, name: user.name, role: user.role, created_by: actor.user.id } },
-      ])
-      await recordAudit(tx, {
-        tenantId: actor.tenant.id,
-        actorId: actor.user.id,
-        action: 'user.created',
-        targetType: 'user',
-        targetId: user.id,
-        metadata: { email: user.email, name: user.name, role: user.role },
+      const events = await recordUserChange(tx, actor, 'user.created', user.id, {
+        event: { email: user.email, name: user.name, role: user.role, created_by: actor.user.id },
+        audit: { email: user.email, name: user.name, role: user.role },
       })
       return { user, events }
     })
@@ -94,6 +81,29 @@ export async function createUser(actor: Actor, raw: CreateUserInput): Promise<{ 
   }
   await dispatchEvents(outcome.events)
   return { user: outcome.user, generatedPassword }
+}
+
+/**
+ * A change to a person, recorded twice in the change's transaction: as the event subscribers
+ * receive and as the audit log's entry, under the same action and target.
+ */
+async function recordUserChange(
+  tx: Transaction,
+  actor: Actor & { user: { id: string } },
+  kind: 'user.created' | 'user.role_changed' | 'user.deactivated',
+  userId: string,
+  details: { event: Record<string, string | null>; audit: Record<string, string | null> },
+): Promise<RecordedEvent[]> {
+  await recordAudit(tx, { tenantId: actor.tenant.id, actorId: actor.user.id, action: kind, targetType: 'user', targetId: userId, metadata: details.audit })
+  return recordEvents(tx, actor.tenant.id, [{ kind, data: { user_id: userId, ...details.event } }])
+}
+
+/** After a committed change to someone's role or access: their tokens' cached scopes go, the events go out. */
+async function announceAccessChange(events: RecordedEvent[]): Promise<void> {
+  if (events.length === 0) return
+  // A token's scopes are bounded by its owner's role; cached lookups must not outlive the change.
+  forgetCachedTokens()
+  await dispatchEvents(events)
 }
 
 /**
@@ -134,24 +144,13 @@ export async function changeRole(actor: Actor, raw: ChangeRoleInput): Promise<Us
     if (input.role !== 'admin') await assertNotLastAdmin(tx, user, `made ${input.role === 'editor' ? 'an editor' : 'a writer'}`)
 
     const updated = await tx.user.update({ where: { id: user.id }, data: { role: input.role }, select: summary })
-    const events = await recordEvents(tx, actor.tenant.id, [
-      { kind: 'user.role_changed', data: { user_id: user.id, email: user.email, previous_role: user.role, role: updated.role, changed_by: actor.user.id } },
-    ])
-    await recordAudit(tx, {
-      tenantId: actor.tenant.id,
-      actorId: actor.user.id,
-      action: 'user.role_changed',
-      targetType: 'user',
-      targetId: user.id,
-      metadata: { email: user.email, name: user.name, previous_role: user.role, role: updated.role },
+    const events = await recordUserChange(tx, actor, 'user.role_changed', user.id, {
+      event: { email: user.email, previous_role: user.role, role: updated.role, changed_by: actor.user.id },
+      audit: { email: user.email, name: user.name, previous_role: user.role, role: updated.role },
     })
     return { user: updated, events }
   })
-  if (outcome.events.length > 0) {
-    // A token's scopes are bounded by its owner's role; cached lookups must not outlive the change.
-    forgetCachedTokens()
-    await dispatchEvents(outcome.events)
-  }
+  await announceAccessChange(outcome.events)
   return outcome.user
 }
 
@@ -174,25 +173,12 @@ export async function deactivateUser(actor: Actor, raw: { userId: string }): Pro
     await assertNotLastAdmin(tx, user, 'deactivated')
 
     const updated = await tx.user.update({ where: { id: user.id }, data: { active: false, deactivatedAt: new Date() }, select: summary })
-    const events = await recordEvents(tx, actor.tenant.id, [
-      {
-        kind: 'user.deactivated',
-        data: { user_id: user.id, email: user.email, deactivated_at: updated.deactivatedAt!.toISOString(), deactivated_by: actor.user.id },
-      },
-    ])
-    await recordAudit(tx, {
-      tenantId: actor.tenant.id,
-      actorId: actor.user.id,
-      action: 'user.deactivated',
-      targetType: 'user',
-      targetId: user.id,
-      metadata: { email: user.email, name: user.name, role: user.role },
+    const events = await recordUserChange(tx, actor, 'user.deactivated', user.id, {
+      event: { email: user.email, deactivated_at: updated.deactivatedAt!.toISOString(), deactivated_by: actor.user.id },
+      audit: { email: user.email, name: user.name, role: user.role },
     })
     return { user: updated, events }
   })
-  if (outcome.events.length > 0) {
-    forgetCachedTokens()
-    await dispatchEvents(outcome.events)
-  }
+  await announceAccessChange(outcome.events)
   return outcome.user
 }
