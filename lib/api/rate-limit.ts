@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { Plan } from '../db/generated/enums.ts'
-import { getRedis, whenSettled } from '../redis.ts'
+import { firstConnectionSettled, getRedis } from '../redis.ts'
 
 /**
  * Request budgets: per API token (by the tenant's plan), per client address for requests
@@ -41,22 +41,29 @@ type Limiters = {
   signInAddress: Policy
   /** By policy name, for RateLimit-Policy's w. */
   windowSeconds: Record<string, number>
-  /** Set while the first connection to Redis is being made; see whenSettled. */
-  warmingUp: Promise<void> | undefined
 }
 
 let limiters: Limiters | undefined
 
+/**
+ * The limiters, once Redis's first connection has settled: with the offline queue off, the
+ * first requests would otherwise all go to the per-process insurance.
+ */
+async function readyLimiters(): Promise<Limiters> {
+  limiters ??= createLimiters()
+  const redis = getRedis()
+  if (redis && redis.status !== 'ready') await firstConnectionSettled(redis)
+  return limiters
+}
+
 export async function consumeTokenRequest(tokenId: string, plan: Plan): Promise<RateLimitDecision> {
-  const current = limiters ?? (limiters = createLimiters())
-  if (current.warmingUp) await current.warmingUp
+  const current = await readyLimiters()
   return consume(current.token[plan] ?? current.token.standard, tokenId)
 }
 
 /** For requests without a valid token: bounds how fast one address can guess tokens. */
 export async function consumeUnauthenticatedRequest(clientAddress: string): Promise<RateLimitDecision> {
-  const current = limiters ?? (limiters = createLimiters())
-  if (current.warmingUp) await current.warmingUp
+  const current = await readyLimiters()
   return consume(current.unauthenticated, addressKey(clientAddress))
 }
 
@@ -66,8 +73,7 @@ export async function consumeUnauthenticatedRequest(clientAddress: string): Prom
  * every attempt; the answer is the more restrictive of the two.
  */
 export async function consumeSignInAttempt(email: string, clientAddress: string): Promise<RateLimitDecision> {
-  const current = limiters ?? (limiters = createLimiters())
-  if (current.warmingUp) await current.warmingUp
+  const current = await readyLimiters()
   const [account, address] = await Promise.all([
     consume(current.signInAccount, accountKey(email)),
     consume(current.signInAddress, addressKey(clientAddress)),
@@ -145,7 +151,7 @@ function createLimiters(): Limiters {
     windowSeconds,
     limiter: createLimiter(redis, `${prefix}:${key}`, limit, windowSeconds),
   })
-  const created: Limiters = {
+  return {
     // Both plans count under one key, so a plan change mid-window keeps the count.
     token: {
       standard: policy('per-token', 'token', positiveInteger('RATE_LIMIT_STANDARD_PER_MINUTE', 1_000), window),
@@ -155,16 +161,7 @@ function createLimiters(): Limiters {
     signInAccount: policy('sign-in-account', 'sign-in:account', positiveInteger('RATE_LIMIT_SIGN_IN_PER_ACCOUNT', 10), signInWindow),
     signInAddress: policy('sign-in-address', 'sign-in:address', positiveInteger('RATE_LIMIT_SIGN_IN_PER_ADDRESS', 50), signInWindow),
     windowSeconds: { 'per-token': window, 'per-address': window, 'sign-in-account': signInWindow, 'sign-in-address': signInWindow },
-    warmingUp: undefined,
   }
-  // The client starts connecting now and, with the offline queue off, would send the first
-  // requests to the per-process insurance; they wait for the first connection instead.
-  if (redis && redis.status !== 'ready') {
-    created.warmingUp = whenSettled(redis).then(() => {
-      created.warmingUp = undefined
-    })
-  }
-  return created
 }
 
 function createLimiter(redis: Redis | undefined, keyPrefix: string, points: number, duration: number): RateLimiterAbstract {
