@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { DomainError } from '../errors.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
+import { knownText, textResponse } from './text-response.ts'
 
 /** How long a key is remembered: a retry within this time replays the first answer. */
 export const idempotencyWindowMs = 24 * 60 * 60 * 1000
@@ -39,7 +40,7 @@ export async function claimIdempotencyKey(tokenId: string, key: string, fingerpr
       ON CONFLICT (token_id, key) DO UPDATE
         SET request_hash = EXCLUDED.request_hash, created_at = now(), completed_at = NULL,
             response_status = NULL, response_body = NULL, response_headers = NULL
-        WHERE idempotency_records.created_at < now() - interval '24 hours'`
+        WHERE idempotency_records.created_at < now() - make_interval(secs => ${idempotencyWindowMs / 1000})`
     if (inserted === 1) return { claimed: true }
 
     const record = await db.idempotencyRecord.findUnique({ where: { tokenId_key: { tokenId, key } } })
@@ -67,7 +68,7 @@ export async function completeIdempotencyKey(tokenId: string, key: string, respo
   const headers = Object.fromEntries(replayedHeaders.flatMap((name) => (response.headers.has(name) ? [[name, response.headers.get(name)!]] : [])))
   await db.idempotencyRecord.update({
     where: { tokenId_key: { tokenId, key } },
-    data: { responseStatus: response.status, responseBody: await response.clone().text(), responseHeaders: headers, completedAt: new Date() },
+    data: { responseStatus: response.status, responseBody: knownText(response) ?? (await response.clone().text()), responseHeaders: headers, completedAt: new Date() },
   })
 }
 
@@ -78,5 +79,5 @@ export async function releaseIdempotencyKey(tokenId: string, key: string): Promi
 export function replayResponse(stored: StoredResponse): Response {
   const headers = new Headers(stored.headers)
   headers.set('Idempotent-Replayed', 'true')
-  return new Response(stored.body || null, { status: stored.status, headers })
+  return stored.body ? textResponse(stored.body, { status: stored.status, headers }) : new Response(null, { status: stored.status, headers })
 }
