@@ -103,9 +103,6 @@ describe('deliver-webhook under @inngest/test', () => {
       ['wait-before-retry-5', '12h'],
       ['wait-before-retry-6', '24h'],
     ])
-    expect(ctx.step.run.mock.calls.map(([id]) => id)).toEqual([
-      'attempt-1', 'attempt-2', 'attempt-3', 'attempt-4', 'attempt-5', 'attempt-6', 'attempt-7', 'disable-subscription', 'email-owner',
-    ])
 
     expect(requests).toHaveLength(7)
     for (const request of requests) {

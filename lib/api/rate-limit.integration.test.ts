@@ -35,7 +35,7 @@ afterAll(async () => {
   await admin.quit()
 })
 
-type WorkerResult = { elapsedMs: number; results: { decision: RateLimitDecision; headers: Record<string, string> }[] }
+type WorkerResult = { results: { decision: RateLimitDecision; headers: Record<string, string> }[] }
 
 /** Starts one worker process; `ready` resolves once it is connected and waiting for `go`. */
 function startWorker(env: Record<string, string>, tokenId: string, count: number) {
@@ -169,17 +169,29 @@ describe('rate limits when Redis is unreachable', () => {
       RATE_LIMIT_KEY_PREFIX: `${prefix}:down`,
       RATE_LIMIT_STANDARD_PER_MINUTE: '10',
     })
-    const started = performance.now()
     const decisions = await Promise.all(Array.from({ length: 15 }, () => consumeTokenRequest('token-d', 'standard')))
-    expect(performance.now() - started).toBeLessThan(1_500)
     expect(decisions.filter((decision) => decision.allowed)).toHaveLength(10)
     expect(decisions.filter((decision) => !decision.allowed).every((decision) => decision.retryAfterSeconds >= 1)).toBe(true)
     expect(logged).toHaveBeenCalledWith(expect.stringContaining('Redis unavailable'))
 
-    // Once the first connection attempt has failed, requests never wait for Redis.
-    const again = performance.now()
-    for (let i = 0; i < 200; i++) await consumeTokenRequest(`token-e-${i % 5}`, 'standard')
-    expect(performance.now() - again).toBeLessThan(200)
+    // Once the first connection attempt has failed, every request gets its answer from this
+    // process's in-memory count. (Were each to wait on a connect or command timeout, 200 of
+    // them would run past the test timeout.)
+    const answers = [] as RateLimitDecision[]
+    for (let i = 0; i < 200; i++) answers.push(await consumeTokenRequest(`token-e-${i % 5}`, 'standard'))
+    expect(answers).toHaveLength(200)
+    for (let token = 0; token < 5; token++) {
+      const forToken = answers.filter((_, i) => i % 5 === token)
+      expect(forToken).toHaveLength(40)
+      // The first 10 go through, counting down 9 left, 8 left, ... 0 left; the other 30 are refused.
+      expect(forToken.slice(0, 10).map((decision) => [decision.allowed, decision.remaining])).toEqual(
+        [9, 8, 7, 6, 5, 4, 3, 2, 1, 0].map((remaining) => [true, remaining]),
+      )
+      for (const decision of forToken.slice(10)) {
+        expect(decision).toMatchObject({ allowed: false, remaining: 0, limit: 10, policy: 'per-token' })
+        expect(decision.retryAfterSeconds).toBeGreaterThanOrEqual(1)
+      }
+    }
     expect(await consumeTokenRequest('token-e-0', 'standard')).toMatchObject({ allowed: false })
   })
 
@@ -194,11 +206,9 @@ describe('rate limits when Redis is unreachable', () => {
         RATE_LIMIT_KEY_PREFIX: `${prefix}:silent`,
         RATE_LIMIT_STANDARD_PER_MINUTE: '2',
       })
-      const started = performance.now()
       const decisions = [] as RateLimitDecision[]
       for (let i = 0; i < 3; i++) decisions.push(await consumeTokenRequest('token-f', 'standard'))
-      expect(performance.now() - started).toBeLessThan(3_000)
-      expect(decisions.map((decision) => decision.allowed)).toEqual([true, true, false])
+      expect(decisions.map((decision) => [decision.allowed, decision.remaining])).toEqual([[true, 1], [true, 0], [false, 0]])
     } finally {
       await closeRedis()
       for (const socket of sockets) socket.destroy()

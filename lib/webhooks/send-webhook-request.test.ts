@@ -31,11 +31,13 @@ const headers = { 'Content-Type': 'application/json', 'X-Service-Event': 'articl
 
 describe('sendWebhookRequest (real sockets on 127.0.0.1)', () => {
   it('POSTs the exact body with the given headers and reports a 2xx as success', async () => {
-    const { port, seen } = await receiver((_req, res) => res.writeHead(204).end())
+    // The receiver takes 150 ms to answer; the reported duration (shown with each attempt) covers that.
+    const { port, seen } = await receiver((_req, res) => setTimeout(() => res.writeHead(204).end(), 150))
     const body = '{"event":"article.published","data":{"x":"ü"}}'
     const outcome = await sendWebhookRequest({ url: `http://127.0.0.1:${port}/in`, body, headers, allowPrivate: true })
     expect(outcome).toMatchObject({ ok: true, responseStatus: 204, error: null })
-    expect(outcome.durationMs).toBeGreaterThanOrEqual(0)
+    expect(Number.isInteger(outcome.durationMs)).toBe(true)
+    expect(outcome.durationMs).toBeGreaterThanOrEqual(140)
     expect(seen).toHaveLength(1)
     expect(seen[0]!.method).toBe('POST')
     expect(seen[0]!.body).toBe(body)
@@ -62,7 +64,6 @@ describe('sendWebhookRequest (real sockets on 127.0.0.1)', () => {
     const slow = await sendWebhookRequest({ url: `http://127.0.0.1:${port}/`, body: '{}', headers, allowPrivate: true, timeoutMs: 300 })
     expect(slow).toMatchObject({ ok: false, responseStatus: null, error: expect.stringMatching(/Timed out/) })
     expect(slow.durationMs).toBeGreaterThanOrEqual(290)
-    expect(slow.durationMs).toBeLessThan(3_000)
 
     const closed = await receiver(() => undefined)
     const closedPort = closed.port

@@ -52,13 +52,30 @@ describe('Idempotency-Key on POST', () => {
 
   it('replays failures too, so a refused transition is not retried into a different result', async () => {
     const created = await client.post('/v1/articles', { headline: 'Move me once' })
-    const path = `/v1/articles/${created.body.article_id}/transitions`
-    const first = await client.post(path, { to_state: 'in-review' }, { 'Idempotency-Key': 'move-1' })
-    expect(first.status).toBe(200)
-    const retried = await client.post(path, { to_state: 'in-review' }, { 'Idempotency-Key': 'move-1' })
-    expect(retried.status).toBe(200)
-    expect(retried.body.version).toBe(first.body.version)
-    expect(await db.articleTransition.count({ where: { articleId: created.body.article_id } })).toBe(1)
+    const articleId = created.body.article_id
+    const path = `/v1/articles/${articleId}/transitions`
+    // draft → published is not an allowed move: refused.
+    const first = await client.post(path, { to_state: 'published' }, { 'Idempotency-Key': 'move-1' })
+    expect(first.status).toBe(409)
+    expect(first.body).toMatchObject({ code: 'invalid_transition', from_state: 'draft' })
+    expect(first.headers.get('idempotent-replayed')).toBeNull()
+
+    // Now the same request would succeed...
+    for (const step of ['in-review', 'approved']) expect((await client.post(path, { to_state: step })).status).toBe(200)
+    // ...but a retry with the same key gets the first answer again, and publishes nothing.
+    const retried = await client.post(path, { to_state: 'published' }, { 'Idempotency-Key': 'move-1' })
+    expect(retried.status).toBe(409)
+    expect(retried.headers.get('idempotent-replayed')).toBe('true')
+    expect(retried.body).toEqual(first.body)
+    const article = await db.article.findUniqueOrThrow({ where: { id: articleId } })
+    expect(article.status).toBe('approved')
+    expect(article.publishedAt).toBeNull()
+    expect(await db.articleTransition.count({ where: { articleId } })).toBe(2)
+
+    // The same body under a new key is a new request, and is carried out.
+    const fresh = await client.post(path, { to_state: 'published' }, { 'Idempotency-Key': 'move-2' })
+    expect(fresh.status).toBe(200)
+    expect(fresh.body.status).toBe('published')
   })
 
   it('keys are per token, expire after 24 hours, and must be printable ASCII', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { workflowTransitions, apiStatuses, type ApiStatus } from '../../lib/articles/article-status.ts'
+import type { ApiStatus } from '../../lib/articles/article-status.ts'
 import { db } from '../../lib/db/client.ts'
 import { apiClient } from '../support/api-client.ts'
 import { startApiServer } from '../support/api-server.ts'
@@ -8,6 +8,17 @@ import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 let server: Awaited<ReturnType<typeof startApiServer>>
 let newsroom: TestTenant
 let client: ReturnType<typeof apiClient>
+
+// The workflow as the contract states it (shared/spec/contract.md, Articles → Transition),
+// written out here rather than read from the code under test.
+const contractTransitions: Record<ApiStatus, ApiStatus[]> = {
+  draft: ['in-review', 'archived'],
+  'in-review': ['draft', 'approved', 'archived'],
+  approved: ['published', 'draft', 'in-review', 'archived'],
+  published: ['draft', 'archived'],
+  archived: ['draft'],
+}
+const states = Object.keys(contractTransitions) as ApiStatus[]
 
 // The shortest way to reach each state from draft through allowed moves.
 const pathTo: Record<ApiStatus, ApiStatus[]> = {
@@ -41,9 +52,9 @@ beforeAll(async () => {
 afterAll(() => server.close())
 
 describe('the whole transition table', () => {
-  for (const from of apiStatuses) {
-    for (const to of apiStatuses) {
-      const allowed = workflowTransitions[from].includes(to)
+  for (const from of states) {
+    for (const to of states) {
+      const allowed = contractTransitions[from].includes(to)
       it(`${from} → ${to} is ${allowed ? 'allowed' : 'refused'}`, async () => {
         const id = await articleIn(from)
         const before = await db.article.findUniqueOrThrow({ where: { id } })
@@ -52,7 +63,8 @@ describe('the whole transition table', () => {
         const events = await eventsOf(id, since)
         if (!allowed) {
           expect(answer.status).toBe(409)
-          expect(answer.body).toMatchObject({ code: 'invalid_transition', from_state: from, allowed_to_states: workflowTransitions[from] })
+          expect(answer.body).toMatchObject({ code: 'invalid_transition', from_state: from })
+          expect([...answer.body.allowed_to_states].sort()).toEqual([...contractTransitions[from]].sort())
           expect(events).toEqual([])
           expect((await db.article.findUniqueOrThrow({ where: { id } })).version).toBe(before.version)
           return

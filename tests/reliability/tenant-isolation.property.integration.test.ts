@@ -27,6 +27,10 @@ const sharedKeys = ['key-1', 'key-2']
 // Keys are remembered for a day; a new prefix per sequence lets both newsrooms spend the
 // same fresh key within one sequence instead of replaying the previous sequences' answers.
 let sequence = 0
+// The ids beforeAll seeded, so the end of the test can tell them from what the runs created.
+const seeded = new Set<string>()
+// Steps that aimed at one of the other newsroom's real ids and were answered 404.
+let refusedCrossTenantSteps = 0
 const states = ['draft', 'in-review', 'approved', 'published', 'archived'] as const
 
 beforeAll(async () => {
@@ -45,6 +49,7 @@ beforeAll(async () => {
   for (const known of [world.A, world.B]) {
     for (const tag of sharedTags) known.articles.push((await known.client.post('/v1/articles', { headline: `${known.marker} seed`, tags: [tag, known.marker] })).body.article_id)
     known.webhooks.push((await known.client.post('/v1/webhooks', { url: `https://hooks.example.com/${known.marker}`, events: ['article.published'], secret: 'isolation-secret-0123456789' })).body.webhook_id)
+    for (const id of [...known.articles, ...known.webhooks]) seeded.add(id)
   }
 })
 
@@ -227,6 +232,7 @@ class IsolationCommand implements fc.AsyncCommand<object, World> {
       if (!ownKeyReused) {
         expect(answer.status, context).toBe(404)
         expect(answer.body?.code, context).toBe('not_found')
+        refusedCrossTenantSteps++
       }
     }
     remember(me, request, answer)
@@ -243,11 +249,12 @@ describe('two newsrooms, random interleavings of every request', () => {
       }),
       { numRuns: 40 },
     )
-    // The runs must actually have produced rows on both sides to aim at.
+    // The runs themselves must have created rows on both sides (not just the seeded ones) and
+    // actually aimed at the other newsroom's ids, or the checks above tested little.
     for (const s of ['A', 'B'] as const) {
-      expect(world[s].articles.length, `${s} articles`).toBeGreaterThan(0)
-      expect(world[s].webhooks.length, `${s} webhooks`).toBeGreaterThan(0)
+      expect(new Set(world[s].articles.filter((id) => !seeded.has(id))).size, `${s} articles created by the runs`).toBeGreaterThan(0)
+      expect(new Set(world[s].webhooks.filter((id) => !seeded.has(id))).size, `${s} webhooks created by the runs`).toBeGreaterThan(0)
     }
-    console.info(`[tenant-isolation] ${world.A.articles.length + world.B.articles.length} articles, ${world.A.webhooks.length + world.B.webhooks.length} webhooks made across 40 sequences`)
+    expect(refusedCrossTenantSteps, 'steps aimed at the other newsroom and refused').toBeGreaterThan(0)
   }, 90_000)
 })

@@ -193,7 +193,8 @@ describe('deactivateUser', () => {
   })
 
   it('rolls back when the audit entry cannot be written', async () => {
-    await withFailingAudit(() => deactivateUser(admin, { userId: newsroom.users.writer.id }))
+    const error = await withFailingAudit(() => deactivateUser(admin, { userId: newsroom.users.writer.id }))
+    expect(String(error)).toContain('audit refused')
     expect((await db.user.findUniqueOrThrow({ where: { id: newsroom.users.writer.id } })).active).toBe(true)
     expect(await eventsOf('user.deactivated', newsroom.users.writer.id)).toHaveLength(0)
   })

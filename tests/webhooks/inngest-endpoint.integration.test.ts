@@ -121,7 +121,7 @@ describe('/api/inngest driven like Inngest drives it', () => {
     expect(attempts.map((attempt) => [attempt.attempt, attempt.responseStatus])).toEqual([[1, 500], [2, 200]])
   })
 
-  it('fans one event out to 100 subscriptions and enqueues their deliveries in one send (timed)', async () => {
+  it('fans one event out to 100 subscriptions and enqueues their deliveries in one send', async () => {
     const owner = newsroom.users.admin.id
     await db.webhookSubscription.createMany({
       data: Array.from({ length: 100 }, (_, i) => ({
@@ -139,16 +139,13 @@ describe('/api/inngest driven like Inngest drives it', () => {
     await dispatchEvents(events)
     const [outboxEvent] = await fakeInngest.waitForEvents((event) => event.id === events[0]!.id)
 
-    const started = performance.now()
     const fanOut = await fakeInngest.runFunction(app.url, 'newsroom-fan-out-event', outboxEvent!)
     const enqueued = await fakeInngest.waitForEvents((event) => event.name === 'newsroom/webhook.delivery_requested' && event.data.event_id === outboxEvent!.id, 100)
-    const elapsedMs = Math.max(...enqueued.map((event) => event.receivedAt)) - started
-    console.log(`[fan-out] one event → 100 subscriptions: ${enqueued.length} delivery events enqueued in ${elapsedMs.toFixed(0)} ms over ${fanOut.requests} executor request(s)`)
 
     expect(fanOut.output).toEqual({ eventId: outboxEvent!.id, deliveries: 100 })
+    expect(fanOut.ops.filter((op) => op.displayName === 'enqueue-deliveries')).toHaveLength(1)
     expect(new Set(enqueued.map((event) => event.data.delivery_id)).size).toBe(100)
     expect(await db.delivery.count({ where: { eventId: outboxEvent!.id } })).toBe(100)
-    expect(elapsedMs).toBeLessThan(5_000)
 
     // Running the fan-out again (Inngest retrying it, or a re-sent event) creates nothing new.
     const again = await fakeInngest.runFunction(app.url, 'newsroom-fan-out-event', outboxEvent!)
