@@ -132,14 +132,13 @@ async function runOnce(tokenId: string, key: string, fingerprint: string, run: (
   validateIdempotencyKey(key)
   const claim = await claimIdempotencyKey(tokenId, key, fingerprint)
   if ('replay' in claim) return replayResponse(claim.replay)
-  let response: Response
-  try {
-    response = await run()
-  } catch (error) {
+  // run() turns every failure into a response (a 5xx one releases the key when completed).
+  const response = await run()
+  // If the answer cannot be stored, the key must not stay claimed: a retry should run again.
+  await completeIdempotencyKey(tokenId, key, response).catch(async (error: unknown) => {
     await releaseIdempotencyKey(tokenId, key)
     throw error
-  }
-  await completeIdempotencyKey(tokenId, key, response)
+  })
   return response
 }
 
