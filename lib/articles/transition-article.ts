@@ -1,6 +1,6 @@
 import type { Article } from '../db/generated/client.ts'
 import type { ArticleStatus } from '../db/generated/enums.ts'
-import { ConflictError, ForbiddenError, NotFoundError, PreconditionFailedError, ValidationError } from '../errors.ts'
+import { ConflictError, ForbiddenError, ValidationError } from '../errors.ts'
 import { dispatchEvents } from '../events/dispatch-events.ts'
 import { recordEvents, type RecordedEvent } from '../events/record-event.ts'
 import type { EventKind } from '../events/event-kinds.ts'
@@ -9,15 +9,14 @@ import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb, type TenantDb } from '../tenancy/tenant-db.ts'
 import { buildArticleUrl } from './article-url.ts'
 import { mayManageSchedule } from './offered-moves.ts'
-import { ifMatchSatisfied, toArticleRecord } from './article-record.ts'
+import { toArticleRecord } from './article-record.ts'
+import { changeCurrentVersion } from './change-current-version.ts'
 import type { TransitionArticleInput } from './article-schemas.ts'
 import { allowedNextStates, canTransition, fromApiStatus, roleMayTransition, toApiStatus, type ApiStatus } from './article-status.ts'
 
 type Transaction = Parameters<Parameters<TenantDb['$transaction']>[0]>[0]
 
 export type TransitionOutcome = { article: Article; scheduled: boolean }
-
-const maxAttempts = 3
 
 /**
  * Moves an article through the workflow (contract: Articles, Transition). The move, its
@@ -35,13 +34,8 @@ export async function transitionArticle(
   }
   const tdb = tenantDb(actor.tenant.id)
 
-  for (let attempt = 1; ; attempt++) {
+  return changeCurrentVersion(tdb, articleId, options.ifMatch, async (current) => {
     const now = options.now ?? new Date()
-    const current = await tdb.article.findUnique({ where: { id: articleId } })
-    if (!current) throw new NotFoundError('article', articleId)
-    if (!ifMatchSatisfied(options.ifMatch, current.version)) {
-      throw new PreconditionFailedError(`The article changed since you read it; it is now at version ${current.version}.`)
-    }
     const from = toApiStatus(current.status)
     assertMoveAllowed(actor, from, input.to_state)
 
@@ -53,15 +47,10 @@ export async function transitionArticle(
         ? scheduleInTransaction(tx, actor, current, publishAt!)
         : moveInTransaction(tx, actor, current, fromApiStatus(input.to_state), now),
     )
-    if (result) {
-      await dispatchEvents(result.events)
-      return { article: result.article, scheduled: schedule }
-    }
-    // Someone changed the article between our read and our write: judge the move again
-    // against what it is now, unless the caller pinned the version it saw.
-    if (options.ifMatch) throw new PreconditionFailedError('The article changed while the transition was applied.')
-    if (attempt >= maxAttempts) throw new ConflictError('concurrent_update', 'The article is being changed by others right now; retry in a moment.')
-  }
+    if (!result) return undefined
+    await dispatchEvents(result.events)
+    return { article: result.article, scheduled: schedule }
+  })
 }
 
 function assertMoveAllowed(actor: Actor, from: ApiStatus, to: ApiStatus): void {
@@ -166,24 +155,23 @@ export async function publishIfStillScheduled(
 /** Takes a pending scheduled publication back; the article stays approved. */
 export async function cancelScheduledPublication(actor: Actor, articleId: string, options: { ifMatch?: string | null } = {}): Promise<Article> {
   const tdb = tenantDb(actor.tenant.id)
-  const current = await tdb.article.findUnique({ where: { id: articleId } })
-  if (!current) throw new NotFoundError('article', articleId)
-  if (!ifMatchSatisfied(options.ifMatch, current.version)) throw new PreconditionFailedError('The article changed since you read it.')
-  if (actor.user && !mayManageSchedule(actor.user.role)) {
-    throw new ForbiddenError(`A ${actor.user?.role} cannot change a publication schedule; ask an editor.`)
-  }
-  if (!current.scheduledPublishAt) return current
-  const result = await tdb.$transaction(async (tx) => {
-    const updated = await tx.article.updateManyAndReturn({
-      where: { id: current.id, version: current.version },
-      data: { scheduledPublishAt: null, version: { increment: 1 } },
+  return changeCurrentVersion(tdb, articleId, options.ifMatch, async (current) => {
+    if (actor.user && !mayManageSchedule(actor.user.role)) {
+      throw new ForbiddenError(`A ${actor.user?.role} cannot change a publication schedule; ask an editor.`)
+    }
+    if (!current.scheduledPublishAt) return current
+    const result = await tdb.$transaction(async (tx) => {
+      const updated = await tx.article.updateManyAndReturn({
+        where: { id: current.id, version: current.version },
+        data: { scheduledPublishAt: null, version: { increment: 1 } },
+      })
+      const article = updated[0]
+      if (!article) return undefined
+      const events = await recordEvents(tx, actor.tenant.id, [{ kind: 'article.updated', data: toArticleRecord(article) }])
+      return { article, events }
     })
-    const article = updated[0]
-    if (!article) return undefined
-    const events = await recordEvents(tx, actor.tenant.id, [{ kind: 'article.updated', data: toArticleRecord(article) }])
-    return { article, events }
+    if (!result) return undefined
+    await dispatchEvents(result.events)
+    return result.article
   })
-  if (!result) throw new PreconditionFailedError('The article changed while the schedule was cancelled.')
-  await dispatchEvents(result.events)
-  return result.article
 }

@@ -1,14 +1,13 @@
 import type { Article, Prisma } from '../db/generated/client.ts'
-import { ConflictError, ForbiddenError, NotFoundError, PreconditionFailedError, ValidationError } from '../errors.ts'
+import { ConflictError, ForbiddenError, ValidationError } from '../errors.ts'
 import { dispatchEvents } from '../events/dispatch-events.ts'
 import { recordEvents } from '../events/record-event.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import { findForeignReferences, referenceErrors, uniqueTags } from './article-references.ts'
-import { ifMatchSatisfied, toArticleRecord } from './article-record.ts'
+import { toArticleRecord } from './article-record.ts'
+import { changeCurrentVersion } from './change-current-version.ts'
 import type { UpdateArticleInput } from './article-schemas.ts'
-
-const maxAttempts = 3
 
 /**
  * Applies a partial update. With `ifMatch` (an If-Match header, or the version the portal's
@@ -36,12 +35,7 @@ export async function updateArticle(
   if (input.tags !== undefined) changes.tags = uniqueTags(input.tags)
   if (input.author_id !== undefined) changes.authorId = input.author_id
 
-  for (let attempt = 1; ; attempt++) {
-    const current = await tdb.article.findUnique({ where: { id: articleId } })
-    if (!current) throw new NotFoundError('article', articleId)
-    if (!ifMatchSatisfied(options.ifMatch, current.version)) {
-      throw new PreconditionFailedError(`The article changed since you read it; it is now at version ${current.version}. Fetch it again and re-apply your change.`)
-    }
+  return changeCurrentVersion(tdb, articleId, options.ifMatch, async (current) => {
     if (current.status === 'archived') {
       throw new ConflictError('article_archived', archivedRefusal, { from_state: 'archived' })
     }
@@ -58,17 +52,10 @@ export async function updateArticle(
       const events = await recordEvents(tx, actor.tenant.id, [{ kind: 'article.updated', data: toArticleRecord(article) }])
       return { article, events }
     })
-    if (result) {
-      await dispatchEvents(result.events)
-      return result.article
-    }
-    if (options.ifMatch) {
-      throw new PreconditionFailedError('The article changed while your update was applied. Fetch it again and re-apply your change.')
-    }
-    if (attempt >= maxAttempts) {
-      throw new ConflictError('concurrent_update', 'The article is being changed by others right now; retry in a moment.')
-    }
-  }
+    if (!result) return undefined
+    await dispatchEvents(result.events)
+    return result.article
+  })
 }
 
 const archivedRefusal = 'Archived articles are read-only; restore it to draft first.'

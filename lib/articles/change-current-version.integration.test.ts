@@ -1,0 +1,66 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import { db } from '../db/client.ts'
+import { createId } from '../ids.ts'
+import { tenantDb } from '../tenancy/tenant-db.ts'
+import { createTestTenant, type TestTenant } from '../../tests/support/fixtures.ts'
+import { articleEtag } from './article-record.ts'
+import { changeCurrentVersion } from './change-current-version.ts'
+
+// Update, transition and cancelling a schedule all go through this: a change that loses a race
+// is judged again against the new version, unless the caller pinned the version it saw.
+
+let newsroom: TestTenant
+let articleId: string
+
+beforeAll(async () => {
+  newsroom = await createTestTenant()
+  articleId = createId('art')
+  await db.article.create({ data: { id: articleId, tenantId: newsroom.tenant.id, headline: 'Raced', authorId: newsroom.users.editor.id } })
+})
+
+/** Someone else changes the article between our read and our write. */
+const changeBehindOurBack = () => db.article.update({ where: { id: articleId }, data: { version: { increment: 1 } } })
+
+describe('changeCurrentVersion', () => {
+  it('re-reads and re-judges after losing a race, and succeeds on the new version', async () => {
+    const seen: number[] = []
+    const result = await changeCurrentVersion(tenantDb(newsroom.tenant.id), articleId, null, async (current) => {
+      seen.push(current.version)
+      if (seen.length === 1) {
+        await changeBehindOurBack()
+        return undefined
+      }
+      return 'applied'
+    })
+    expect(result).toBe('applied')
+    expect(seen).toEqual([seen[0], seen[0]! + 1])
+  })
+
+  it('refuses with 412 when the caller pinned a version that is no longer current, or that changed during the write', async () => {
+    const { version } = await db.article.findUniqueOrThrow({ where: { id: articleId } })
+    await expect(changeCurrentVersion(tenantDb(newsroom.tenant.id), articleId, articleEtag({ version: version - 1 }), async () => 'never')).rejects.toMatchObject({ status: 412 })
+    let applied = 0
+    await expect(
+      changeCurrentVersion(tenantDb(newsroom.tenant.id), articleId, articleEtag({ version }), async () => {
+        applied++
+        await changeBehindOurBack()
+        return undefined
+      }),
+    ).rejects.toMatchObject({ status: 412, message: expect.stringContaining('while your change was applied') })
+    expect(applied).toBe(1)
+  })
+
+  it('gives up with 409 concurrent_update after three lost races, and 404s an unknown or foreign article', async () => {
+    let tries = 0
+    await expect(
+      changeCurrentVersion(tenantDb(newsroom.tenant.id), articleId, null, async () => {
+        tries++
+        await changeBehindOurBack()
+        return undefined
+      }),
+    ).rejects.toMatchObject({ status: 409, code: 'concurrent_update' })
+    expect(tries).toBe(3)
+    const other = await createTestTenant()
+    await expect(changeCurrentVersion(tenantDb(other.tenant.id), articleId, null, async () => 'never')).rejects.toMatchObject({ status: 404 })
+  })
+})
