@@ -3,8 +3,9 @@ import { tenantSql } from '../tenancy/tenant-sql.ts'
 import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
 import type { ListArticlesQuery } from './article-schemas.ts'
 import { articleTotal } from './article-totals.ts'
+import { toPage, type Page } from '../pagination.ts'
 
-export type ArticlePage = { items: Article[]; total: number; limit: number; offset: number; nextOffset: number | null }
+export type ArticlePage = Page<Article>
 
 /**
  * The newest publications first, unpublished articles last; created_at and id break ties so
@@ -55,7 +56,5 @@ export async function listArticles(tenantId: string, query: ListArticlesQuery): 
       return counted!.total
     }),
   ])
-  const items = rows.map(toArticle)
-  const nextOffset = offset + items.length < total ? offset + limit : null
-  return { items, total, limit, offset, nextOffset }
+  return toPage(rows.map(toArticle), total, { limit, offset })
 }

@@ -2,9 +2,10 @@ import type { Delivery, DeliveryAttempt } from '../db/generated/client.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import { getWebhook } from './manage-subscriptions.ts'
 import type { DeliveryRecord, ListDeliveriesQuery } from './webhook-schemas.ts'
+import { toPage, type Page } from '../pagination.ts'
 
 export type DeliveryWithAttempts = Delivery & { attempts: DeliveryAttempt[]; event: { kind: string } }
-export type DeliveryPage = { items: DeliveryWithAttempts[]; total: number; limit: number; offset: number; nextOffset: number | null }
+export type DeliveryPage = Page<DeliveryWithAttempts>
 
 /** A subscription's deliveries, newest first, each with every attempt in order. */
 export async function listDeliveries(tenantId: string, webhookId: string, query: ListDeliveriesQuery): Promise<DeliveryPage> {
@@ -21,8 +22,7 @@ export async function listDeliveries(tenantId: string, webhookId: string, query:
     }),
     tdb.delivery.count({ where }),
   ])
-  const nextOffset = query.offset + items.length < total ? query.offset + query.limit : null
-  return { items, total, limit: query.limit, offset: query.offset, nextOffset }
+  return toPage(items, total, query)
 }
 
 export function toDeliveryRecord(delivery: DeliveryWithAttempts): DeliveryRecord {

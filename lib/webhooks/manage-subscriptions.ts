@@ -7,8 +7,9 @@ import { tenantDb } from '../tenancy/tenant-db.ts'
 import { encryptSecret } from './secret-box.ts'
 import { checkWebhookUrl } from './url-safety.ts'
 import type { CreateWebhookInput, ListWebhooksQuery, UpdateWebhookInput } from './webhook-schemas.ts'
+import { toPage, type Page } from '../pagination.ts'
 
-export type WebhookPage = { items: WebhookSubscription[]; total: number; limit: number; offset: number; nextOffset: number | null }
+export type WebhookPage = Page<WebhookSubscription>
 
 const targetType = 'webhook'
 
@@ -45,8 +46,7 @@ export async function listWebhooks(tenantId: string, query: ListWebhooksQuery): 
     tdb.webhookSubscription.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: query.offset, take: query.limit }),
     tdb.webhookSubscription.count(),
   ])
-  const nextOffset = query.offset + items.length < total ? query.offset + query.limit : null
-  return { items, total, limit: query.limit, offset: query.offset, nextOffset }
+  return toPage(items, total, query)
 }
 
 /** The tenant's subscription, or a 404: another tenant's id looks exactly like a missing one. */

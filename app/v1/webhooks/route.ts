@@ -3,11 +3,12 @@ import { createWebhook, listWebhooks } from '@/lib/webhooks/manage-subscriptions
 import { toWebhookRecord } from '@/lib/webhooks/webhook-record'
 import { webhookLocation } from '@/lib/webhooks/webhook-responses'
 import { createWebhookSchema, listWebhooksQuerySchema } from '@/lib/webhooks/webhook-schemas'
+import { pageRecord } from '@/lib/pagination'
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
   GET: withApi({ scope: 'webhooks:manage', query: listWebhooksQuerySchema }, async ({ actor, query }) => {
     const page = await listWebhooks(actor.tenant.id, query)
-    return jsonResponse({ items: page.items.map(toWebhookRecord), total: page.total, limit: page.limit, offset: page.offset, next_offset: page.nextOffset })
+    return jsonResponse(pageRecord(page, toWebhookRecord))
   }),
   POST: withApi({ scope: 'webhooks:manage', body: createWebhookSchema }, async ({ actor, body }) => {
     const subscription = await createWebhook(actor, body)

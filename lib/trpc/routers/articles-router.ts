@@ -17,6 +17,7 @@ import { cancelScheduledPublication, transitionArticle } from '../../articles/tr
 import { contentEditRefusal, updateArticle } from '../../articles/update-article.ts'
 import { domainInput } from '../domain-input.ts'
 import { memberProcedure, router } from '../init.ts'
+import { pageRecord } from '../../pagination.ts'
 
 const articleId = z.strictObject({ article_id: articlePathSchema.shape.article_id })
 
@@ -32,7 +33,7 @@ const portalChangesSchema = updateArticleSchema.omit({ author_id: true, status: 
 export const articlesRouter = router({
   list: memberProcedure.input(domainInput(listArticlesQuerySchema)).query(async ({ ctx, input }) => {
     const page = await listArticles(ctx.tenant.id, input)
-    return { items: page.items.map(toArticleRecord), total: page.total, limit: page.limit, offset: page.offset, next_offset: page.nextOffset }
+    return pageRecord(page, toArticleRecord)
   }),
 
   filterOptions: memberProcedure.query(({ ctx }) => listArticleFilterOptions(ctx.tenant.id)),

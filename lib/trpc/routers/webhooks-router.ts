@@ -87,7 +87,7 @@ export const webhooksRouter = router({
     .query(async ({ ctx, input }) => {
       const { webhookId, ...page } = input
       const result = await listDeliveries(ctx.tenant.id, webhookId, page)
-      return { items: result.items.map(toDeliveryView), total: result.total, limit: result.limit, offset: result.offset, nextOffset: result.nextOffset }
+      return { ...result, items: result.items.map(toDeliveryView) }
     }),
 
   redeliver: adminProcedure
