@@ -1,7 +1,9 @@
-import type { Article } from '../db/generated/client.ts'
+import type { Article, Prisma } from '../db/generated/client.ts'
 import { ConflictError, NotFoundError, PreconditionFailedError } from '../errors.ts'
 import type { TenantDb } from '../tenancy/tenant-db.ts'
-import { ifMatchSatisfied } from './article-record.ts'
+import { dispatchEvents } from '../events/dispatch-events.ts'
+import { recordEvents } from '../events/record-event.ts'
+import { ifMatchSatisfied, toArticleRecord } from './article-record.ts'
 
 const maxAttempts = 3
 
@@ -28,4 +30,25 @@ export async function changeCurrentVersion<Result>(
     if (ifMatch) throw new PreconditionFailedError('The article changed while your change was applied. Fetch it again and re-apply your change.')
     if (attempt >= maxAttempts) throw new ConflictError('concurrent_update', 'The article is being changed by others right now; retry in a moment.')
   }
+}
+
+/**
+ * Writes `data` to the version of the article that was read, with its article.updated event, and
+ * dispatches the event once committed; undefined when a concurrent writer changed it first.
+ */
+export async function updateReadVersion(
+  tdb: TenantDb,
+  current: Article,
+  data: Prisma.ArticleUpdateManyMutationInput & { departmentId?: string | null; authorId?: string },
+): Promise<Article | undefined> {
+  const result = await tdb.$transaction(async (tx) => {
+    // Only the version we read may be changed: a concurrent writer makes this match nothing.
+    const [article] = await tx.article.updateManyAndReturn({ where: { id: current.id, version: current.version }, data: { ...data, version: { increment: 1 } } })
+    if (!article) return undefined
+    const events = await recordEvents(tx, current.tenantId, [{ kind: 'article.updated', data: toArticleRecord(article) }])
+    return { article, events }
+  })
+  if (!result) return undefined
+  await dispatchEvents(result.events)
+  return result.article
 }

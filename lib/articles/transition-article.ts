@@ -10,7 +10,7 @@ import { tenantDb, type TenantDb } from '../tenancy/tenant-db.ts'
 import { buildArticleUrl } from './article-url.ts'
 import { mayManageSchedule } from './offered-moves.ts'
 import { toArticleRecord } from './article-record.ts'
-import { changeCurrentVersion } from './change-current-version.ts'
+import { changeCurrentVersion, updateReadVersion } from './change-current-version.ts'
 import type { TransitionArticleInput } from './article-schemas.ts'
 import { allowedNextStates, canTransition, fromApiStatus, roleMayTransition, toApiStatus, type ApiStatus } from './article-status.ts'
 
@@ -160,18 +160,6 @@ export async function cancelScheduledPublication(actor: Actor, articleId: string
       throw new ForbiddenError(`A ${actor.user?.role} cannot change a publication schedule; ask an editor.`)
     }
     if (!current.scheduledPublishAt) return current
-    const result = await tdb.$transaction(async (tx) => {
-      const updated = await tx.article.updateManyAndReturn({
-        where: { id: current.id, version: current.version },
-        data: { scheduledPublishAt: null, version: { increment: 1 } },
-      })
-      const article = updated[0]
-      if (!article) return undefined
-      const events = await recordEvents(tx, actor.tenant.id, [{ kind: 'article.updated', data: toArticleRecord(article) }])
-      return { article, events }
-    })
-    if (!result) return undefined
-    await dispatchEvents(result.events)
-    return result.article
+    return updateReadVersion(tdb, current, { scheduledPublishAt: null })
   })
 }

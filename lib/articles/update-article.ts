@@ -1,12 +1,9 @@
 import type { Article, Prisma } from '../db/generated/client.ts'
 import { ConflictError, ForbiddenError, ValidationError } from '../errors.ts'
-import { dispatchEvents } from '../events/dispatch-events.ts'
-import { recordEvents } from '../events/record-event.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import { findForeignReferences, referenceErrors, uniqueTags } from './article-references.ts'
-import { toArticleRecord } from './article-record.ts'
-import { changeCurrentVersion } from './change-current-version.ts'
+import { changeCurrentVersion, updateReadVersion } from './change-current-version.ts'
 import type { UpdateArticleInput } from './article-schemas.ts'
 
 /**
@@ -41,20 +38,7 @@ export async function updateArticle(
     }
     assertWriterMayEdit(actor, current, input)
 
-    const result = await tdb.$transaction(async (tx) => {
-      // Only the version we read may be changed: a concurrent writer makes this match nothing.
-      const updated = await tx.article.updateManyAndReturn({
-        where: { id: articleId, version: current.version },
-        data: { ...changes, version: { increment: 1 } },
-      })
-      const article = updated[0]
-      if (!article) return undefined
-      const events = await recordEvents(tx, actor.tenant.id, [{ kind: 'article.updated', data: toArticleRecord(article) }])
-      return { article, events }
-    })
-    if (!result) return undefined
-    await dispatchEvents(result.events)
-    return result.article
+    return updateReadVersion(tdb, current, changes)
   })
 }
 
