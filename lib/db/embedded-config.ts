@@ -4,6 +4,6 @@ export const embeddedDatabase = {
   port: Number(process.env.EMBEDDED_DB_PORT ?? 54329),
 }
 
-export function embeddedDatabaseUrl(): string {
-  return `postgresql://postgres:postgres@${embeddedDatabase.host}:${embeddedDatabase.port}/postgres?sslmode=disable`
+export function embeddedDatabaseUrl(port = embeddedDatabase.port): string {
+  return `postgresql://postgres:postgres@${embeddedDatabase.host}:${port}/postgres?sslmode=disable`
 }

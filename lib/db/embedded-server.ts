@@ -11,16 +11,21 @@ export type EmbeddedDatabase = { url: string; stop: () => Promise<void> }
 
 /**
  * Starts PGlite (PostgreSQL compiled to WebAssembly) on a local directory and serves it
- * over TCP, so the app reaches it through the same adapter-pg path as real PostgreSQL.
+ * over TCP, so the app, the CLI and Prisma's migrations all reach it through the same pg
+ * path as real PostgreSQL. Tests pass their own directory and port.
  */
-export async function startEmbeddedDatabase(): Promise<EmbeddedDatabase> {
-  mkdirSync(dataDir(), { recursive: true })
-  const pglite = await PGlite.create(dataDir())
+export async function startEmbeddedDatabase(options: { dataDir?: string; port?: number } = {}): Promise<EmbeddedDatabase> {
+  const directory = options.dataDir ?? dataDir()
+  const port = options.port ?? embeddedDatabase.port
+  mkdirSync(directory, { recursive: true })
+  const pglite = await PGlite.create(directory)
   const server = new PGLiteSocketServer({
     db: pglite,
     host: embeddedDatabase.host,
-    port: embeddedDatabase.port,
-    // PGlite is single-session; the server queues statements and pins open transactions.
+    port,
+    // PGlite has one session. The socket server queues the connections' messages and lets one
+    // connection keep the session while it is inside a transaction or an extended-query cycle
+    // (Parse … Sync); the latter needs our patch (patches/@electric-sql+pglite-socket+*.patch).
     maxConnections: 32,
   })
   try {
@@ -28,12 +33,12 @@ export async function startEmbeddedDatabase(): Promise<EmbeddedDatabase> {
   } catch (error) {
     await pglite.close()
     throw new Error(
-      `The embedded database could not listen on ${embeddedDatabase.host}:${embeddedDatabase.port} ` +
+      `The embedded database could not listen on ${embeddedDatabase.host}:${port} ` +
         `(${(error as Error).message}). Is another copy running? Set EMBEDDED_DB_PORT to use another port.`,
     )
   }
   return {
-    url: embeddedDatabaseUrl(),
+    url: embeddedDatabaseUrl(port),
     stop: async () => {
       await server.stop()
       await pglite.close()
