@@ -48,3 +48,18 @@ export class ForbiddenError extends DomainError {
     super(code, 403, message)
   }
 }
+
+/**
+ * The service cannot answer now for a reason of its own (a dependency failed), so the caller
+ * should retry after a moment rather than change anything on its side.
+ */
+export class ServiceUnavailableError extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds = 5,
+    options?: { cause?: unknown },
+  ) {
+    super('service_unavailable', 503, message)
+    if (options && 'cause' in options) this.cause = options.cause
+  }
+}

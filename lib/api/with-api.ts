@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { DomainError, ValidationError } from '../errors.ts'
+import { DomainError, ServiceUnavailableError, ValidationError } from '../errors.ts'
 import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { authenticateToken, touchToken, type TokenPrincipal } from '../tokens/authenticate-token.ts'
@@ -156,6 +156,9 @@ function bearerToken(request: Request): string | null {
 export function errorResponse(error: unknown, requestId: string, headers: Record<string, string> = {}): Response {
   if (error instanceof ValidationError) {
     return problemResponse({ status: 422, code: 'validation_failed', detail: error.message, errors: error.fieldErrors }, requestId, headers)
+  }
+  if (error instanceof ServiceUnavailableError) {
+    return problemResponse({ status: 503, code: error.code, detail: error.message }, requestId, { ...headers, 'Retry-After': String(error.retryAfterSeconds) })
   }
   if (error instanceof DomainError) {
     const problem: Problem = { status: error.status, code: error.code, detail: error.message, extra: error.extra }

@@ -1,4 +1,5 @@
 import type { Role } from '../db/generated/enums.ts'
+import { ServiceUnavailableError } from '../errors.ts'
 import { processSingleton } from '../process-singleton.ts'
 import { actingTenantSelect, type ActingTenant } from '../tenancy/actor.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
@@ -22,20 +23,29 @@ const maxCacheEntries = 10_000
 // the cache /v1 reads (see process-singleton.ts).
 const cache = processSingleton('token-cache', () => new Map<string, CacheEntry>())
 
-/** The token's principal, or null for an unknown or revoked token or a deactivated owner. */
+/**
+ * The token's principal, or null for an unknown or revoked token or a deactivated owner.
+ * Throws ServiceUnavailableError when the lookup itself fails: that says nothing about the
+ * key, and a 401 would make an integration throw away a good one.
+ */
 export async function authenticateToken(token: string): Promise<TokenPrincipal | null> {
   if (!looksLikeToken(token)) return null
   const tokenHash = hashToken(token)
   const cached = cache.get(tokenHash)
   if (cached && cached.expiresAt > Date.now()) return cached.principal
 
-  const row = await systemDb().apiToken.findUnique({
-    where: { tokenHash },
-    include: {
-      owner: { select: { id: true, role: true, active: true } },
-      tenant: { select: actingTenantSelect },
-    },
-  })
+  const row = await systemDb()
+    .apiToken.findUnique({
+      where: { tokenHash },
+      include: {
+        owner: { select: { id: true, role: true, active: true } },
+        tenant: { select: actingTenantSelect },
+      },
+    })
+    .catch((error: unknown) => {
+      console.error(`[tokens] token lookup failed: ${(error as Error).message}`)
+      throw new ServiceUnavailableError('The service could not check your API key just now; retry shortly. The key itself was not judged.', 5, { cause: error })
+    })
   const principal: TokenPrincipal | null =
     row && !row.revokedAt && row.owner.active
       ? { tokenId: row.id, scopes: effectiveScopes(row.scopes, row.owner.role), tenant: row.tenant, user: { id: row.owner.id, role: row.owner.role } }
