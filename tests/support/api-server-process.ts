@@ -2,10 +2,11 @@
  * The /v1 route server (api-server.ts) as a process of its own, for fault tests that must
  * point the app at another database (lib/db/client.ts reads DATABASE_URL once, at first
  * import) or kill it outright. Prints one line, `ready <json>`, once it listens:
- * `{ url, tenant? }`. With `--tenant` it first creates a test newsroom (fixtures.ts) in that
- * database and adds `{ id, token, departmentIds }` for an admin token of it.
+ * `{ url, tenant?, tenants? }`. With `--tenant` it first creates a test newsroom (fixtures.ts)
+ * in that database and adds `{ id, token, departmentIds }` for an admin token of it; with
+ * `--tenants=N` it creates N of them and adds them as `tenants`.
  *
- *   DATABASE_URL=... node --import tsx tests/support/api-server-process.ts [--tenant]
+ *   DATABASE_URL=... node --import tsx tests/support/api-server-process.ts [--tenant | --tenants=N]
  *
  * Spawn it with spawnApiServer (spawn-api-server.ts).
  */
@@ -25,16 +26,25 @@ process.stdin.on('end', () => process.exit(0))
 process.stdin.on('error', () => process.exit(0))
 process.stdin.resume()
 
-let tenant: { id: string; token: string; departmentIds: string[] } | undefined
-if (process.argv.includes('--tenant')) {
+type ServedTenant = { id: string; token: string; departmentIds: string[] }
+
+async function createServedTenants(count: number): Promise<ServedTenant[]> {
   // Imported only now: fixtures.ts opens the database client, which must see DATABASE_URL.
   const { createTestTenant } = await import('./fixtures.ts')
-  const newsroom = await createTestTenant({ plan: 'enterprise' })
-  tenant = { id: newsroom.tenant.id, token: await newsroom.token(['admin']), departmentIds: newsroom.departments.map((department) => department.id) }
+  const tenants: ServedTenant[] = []
+  for (let index = 0; index < count; index++) {
+    const newsroom = await createTestTenant({ plan: 'enterprise' })
+    tenants.push({ id: newsroom.tenant.id, token: await newsroom.token(['admin']), departmentIds: newsroom.departments.map((department) => department.id) })
+  }
+  return tenants
 }
 
+const tenantsArgument = process.argv.find((argument) => argument.startsWith('--tenants='))
+const tenants = tenantsArgument ? await createServedTenants(Number(tenantsArgument.slice('--tenants='.length))) : undefined
+const tenant = process.argv.includes('--tenant') ? (await createServedTenants(1))[0] : undefined
+
 const server = await startApiServer()
-console.log(`ready ${JSON.stringify({ url: server.url, ...(tenant && { tenant }) })}`)
+console.log(`ready ${JSON.stringify({ url: server.url, ...(tenant && { tenant }), ...(tenants && { tenants }) })}`)
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {

@@ -3,9 +3,12 @@ import path from 'node:path'
 
 const entry = path.resolve(import.meta.dirname, 'api-server-process.ts')
 
+export type ServedTenant = { id: string; token: string; departmentIds: string[] }
+
 export type SpawnedApiServer = {
   url: string
-  tenant?: { id: string; token: string; departmentIds: string[] }
+  tenant?: ServedTenant
+  tenants?: ServedTenant[]
   child: ChildProcess
   /** Everything the process wrote to stderr so far (its request logs), for failure messages. */
   stderr: () => string
@@ -19,8 +22,9 @@ export type SpawnedApiServer = {
  * Starts api-server-process.ts against `databaseUrl` and waits for its `ready` line.
  * Rejects (and kills the process) if it does not come up within `timeoutMs`.
  */
-export async function spawnApiServer(databaseUrl: string, options: { tenant?: boolean; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<SpawnedApiServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...(options.tenant ? ['--tenant'] : [])], {
+export async function spawnApiServer(databaseUrl: string, options: { tenant?: boolean; tenants?: number; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<SpawnedApiServer> {
+  const tenantArguments = [...(options.tenant ? ['--tenant'] : []), ...(options.tenants ? [`--tenants=${options.tenants}`] : [])]
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...tenantArguments], {
     env: { ...process.env, ...options.env, DATABASE_URL: databaseUrl },
     stdio: ['pipe', 'pipe', 'pipe'],
   })
@@ -35,7 +39,7 @@ export async function spawnApiServer(databaseUrl: string, options: { tenant?: bo
     else child.once('exit', () => resolve())
   })
 
-  const ready = await new Promise<{ url: string; tenant?: SpawnedApiServer['tenant'] }>((resolve, reject) => {
+  const ready = await new Promise<{ url: string; tenant?: ServedTenant; tenants?: ServedTenant[] }>((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error(`The API server process did not start within ${options.timeoutMs ?? 30_000} ms.`)), options.timeoutMs ?? 30_000)
     const fail = (error: Error) => {
       clearTimeout(timer)
