@@ -1,6 +1,6 @@
 export type BenchRow = {
   name: string
-  target: 'service' | 'baseline'
+  target: 'service' | 'baseline' | 'embedded'
   requests: number
   rps: number
   p50: number
@@ -15,6 +15,8 @@ type Summary = {
   seconds: number
   articles: number
   rows: BenchRow[]
+  /** The same service on its embedded default (PGlite), on a smaller data set of its own. */
+  embedded?: { articles: number; rows: BenchRow[] }
   bulk: { requests: number; p50: number; p99: number; eventsPerRequest: number }
   fanOut: { subscriptions: number; runs: number; p50Ms: number; maxMs: number; allMs: number[]; deliveriesPerRun: number }
   soak: { rps: number; p99: number; errors: number; rssStartMb: number; rssEndMb: number; peakRssMb: number }
@@ -37,6 +39,7 @@ export function formatReport(summary: Summary): string {
       const ratio = row.target === 'service' && baseline.has(row.name) ? (row.rps / baseline.get(row.name)!).toFixed(2) : ''
       return `| ${row.name} | ${row.target} | ${round(row.rps)} | ${row.p50} | ${row.p99} | ${row.errors} | ${row.peakRssMb ?? ''} | ${ratio} |`
     }),
+    ...embeddedTable(summary),
     '',
     `Bulk import of 500 articles (${summary.bulk.requests} requests, one at a time): p50 ${round(summary.bulk.p50)} ms, p99 ${round(summary.bulk.p99)} ms, ${summary.bulk.eventsPerRequest} outbox events per request.`,
     '',
@@ -47,4 +50,21 @@ export function formatReport(summary: Summary): string {
     `Authentication + scope + rate limit (${summary.authOverhead.store} store, cached token): ${summary.authOverhead.microsecondsPerRequest} µs per request over ${summary.authOverhead.iterations.toLocaleString('en')} iterations.`,
   ]
   return lines.join('\n')
+}
+
+/** The embedded store beside the PostgreSQL service, endpoint by endpoint. */
+function embeddedTable(summary: Summary): string[] {
+  if (!summary.embedded) return []
+  const postgres = new Map(summary.rows.filter((row) => row.target === 'service').map((row) => [row.name, row.rps]))
+  return [
+    '',
+    `Embedded store (PGlite behind its socket server, as \`npm run dev\` runs it; ${summary.embedded.articles.toLocaleString('en')} articles, no Redis), beside the PostgreSQL service above:`,
+    '',
+    '| endpoint | req/s | p50 ms | p99 ms | errors | × PostgreSQL service |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...summary.embedded.rows.map((row) => {
+      const ratio = postgres.has(row.name) ? (row.rps / postgres.get(row.name)!).toFixed(2) : ''
+      return `| ${row.name} | ${round(row.rps)} | ${row.p50} | ${row.p99} | ${row.errors} | ${ratio} |`
+    }),
+  ]
 }

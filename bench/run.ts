@@ -5,20 +5,18 @@
  * Traffic goes only to 127.0.0.1; every phase is bounded in time.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import pg from 'pg'
 import { runPrisma } from '../scripts/run-prisma.ts'
 import { sampleMemory, type MemorySampler } from './process-memory.ts'
+import { connections, load, seconds, waitFor } from './load.ts'
 import { formatReport, type BenchRow } from './report.ts'
 
 const adminUrl = process.env.BENCH_DATABASE_ADMIN_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test'
 const databaseName = 'newsroom_bench'
 const appPort = Number(process.env.BENCH_PORT ?? 3400)
 const baselinePort = appPort + 1
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
-const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 60)
 const articleCount = Number(process.env.BENCH_ARTICLES ?? 100_000)
 // As in production with more than one instance: rate limits and list totals shared in Redis.
@@ -41,31 +39,18 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.e
   })
 }
 
-async function waitFor(url: string, timeoutMs = 120_000) {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    try {
-      const response = await fetch(url)
-      if (response.status < 500) return
-    } catch {
-      // not up yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500))
-  }
-  throw new Error(`${url} did not come up within ${timeoutMs} ms`)
-}
+const embeddedArticleCount = Number(process.env.BENCH_EMBEDDED_ARTICLES ?? 10_000)
 
-type LoadResult = { requests: number; rps: number; p50: number; p99: number; errors: number; non2xx: number }
-
-function load(scenario: Record<string, unknown>): Promise<LoadResult> {
+/** bench/embedded-store.ts in its own process (lib/ reads DATABASE_URL once); its rows come back as JSON. */
+function measureEmbeddedStore(): Promise<{ articles: number; rows: BenchRow[] }> {
   return new Promise((resolve, reject) => {
-    // A scenario can list thousands of paths: too long for one command-line argument.
-    const scenarioFile = path.join(mkdtempSync(path.join(tmpdir(), 'bench-')), 'scenario.json')
-    writeFileSync(scenarioFile, JSON.stringify({ connections, duration: seconds, ...scenario }))
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/load-worker.ts', scenarioFile], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/embedded-store.ts'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, BENCH_EMBEDDED_PORT: String(appPort + 10), BENCH_EMBEDDED_ARTICLES: String(embeddedArticleCount) },
+    })
     let output = ''
     child.stdout.on('data', (chunk) => (output += chunk))
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(output) as LoadResult) : reject(new Error(`load worker exited with ${code}`))))
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(output.trim().split('\n').at(-1)!)) : reject(new Error(`the embedded-store bench exited with ${code}`))))
   })
 }
 
@@ -198,7 +183,12 @@ async function main() {
     await fakeInngest.stop()
     memory.stop()
 
-    const summary = { machine: { cores: (await import('node:os')).cpus().length, node: process.version }, connections, seconds, articles: articleCount, rows, bulk, fanOut, soak: { ...soak, rssStartMb: soakStart, rssEndMb: soakEnd, peakRssMb: memory.peakMb() }, authOverhead }
+    // The PostgreSQL service stops first, so the embedded one has the machine to itself.
+    service.kill('SIGTERM')
+    log(`embedded store: the production server on PGlite with ${embeddedArticleCount.toLocaleString('en')} articles`)
+    const embedded = await measureEmbeddedStore()
+
+    const summary = { machine: { cores: (await import('node:os')).cpus().length, node: process.version }, connections, seconds, articles: articleCount, rows, embedded, bulk, fanOut, soak: { ...soak, rssStartMb: soakStart, rssEndMb: soakEnd, peakRssMb: memory.peakMb() }, authOverhead }
     const report = formatReport(summary)
     console.log('\n' + report)
     const resultsDir = path.resolve('bench/results')
