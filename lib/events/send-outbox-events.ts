@@ -17,6 +17,14 @@ export class QueueNotConfiguredError extends Error {
 const maxInlineDataBytes = 200 * 1024
 const eventsPerRequest = 100
 
+// When a send to the queue last failed; cleared by any send that succeeds (a write's or the
+// sweeper's), so writes go back to sending directly as soon as the queue answers again.
+let lastFailedAt: number | null = null
+
+export function queueLastFailedAt(): number | null {
+  return lastFailedAt
+}
+
 /** An outbox row as an Inngest event: its id is the outbox id, so a re-send is deduplicated. */
 export function toInngestEvent(row: OutboxRow) {
   const envelope: EnvelopeData = eventEnvelope(row)
@@ -46,8 +54,10 @@ export async function sendOutboxEvents(rows: OutboxRow[], db: Pick<Database, 'ev
       await db.event.updateMany({ where: { id: { in: batch.map((row) => row.id) }, sentToQueueAt: null }, data: { sentToQueueAt: new Date() } })
       sent += batch.length
     }
+    lastFailedAt = null
     return sent
   } catch (error) {
+    lastFailedAt = Date.now()
     await db.event
       .updateMany({
         where: { id: { in: rows.slice(sent).map((row) => row.id) }, sentToQueueAt: null },

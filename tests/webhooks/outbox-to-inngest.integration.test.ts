@@ -3,6 +3,7 @@ import { createArticle } from '../../lib/articles/create-article.ts'
 import { transitionArticle } from '../../lib/articles/transition-article.ts'
 import { db } from '../../lib/db/client.ts'
 import { dispatchEvents } from '../../lib/events/dispatch-events.ts'
+import { queueHandOffSettled } from '../../lib/events/queue-hand-off.ts'
 import { recordEvents } from '../../lib/events/record-event.ts'
 import { sweepOutbox } from '../../lib/events/sweep-outbox.ts'
 import { tenantDb } from '../../lib/tenancy/tenant-db.ts'
@@ -55,7 +56,8 @@ describe('outbox → Inngest', () => {
         data: { article_id: article.id, headline: 'Harbour festival returns', status: 'draft' },
       },
     })
-    expect((await db.event.findUniqueOrThrow({ where: { id: row.id } })).sentToQueueAt).toBeInstanceOf(Date)
+    // Marked sent once Inngest has taken it (off the response path, so possibly just after).
+    expect((await eventuallyRow(row.id, (sentRow) => sentRow.sentToQueueAt !== null)).sentToQueueAt).toBeInstanceOf(Date)
   })
 
   it('sends the internal publish_scheduled event for scheduled publishing, and workflow events with their data', async () => {
@@ -96,6 +98,34 @@ describe('outbox → Inngest', () => {
     expect((await db.event.findUniqueOrThrow({ where: { id: event!.id } })).sentToQueueAt).toBeInstanceOf(Date)
     // Nothing unsent is left, so a second sweep sends nothing.
     expect(await sweepOutbox()).toEqual({ sent: 0, remaining: false, error: null })
+  })
+
+  it('does not make writes wait on an unreachable queue: after one failed send, writes leave their events to the sweeper', async () => {
+    const editor = newsroom.actor('editor')
+    await inngest.stop()
+    try {
+      const first = await createArticle(editor, { headline: 'Written as the queue went down' })
+      const firstEvent = await db.event.findFirstOrThrow({ where: { tenantId: newsroom.tenant.id, kind: 'article.created', data: { path: ['article_id'], equals: first.id } } })
+      await eventuallyRow(firstEvent.id, (row) => row.sendAttempts >= 1)
+
+      const later = []
+      for (let i = 0; i < 10; i++) later.push(await createArticle(editor, { headline: `Written while the queue is down ${i}` }))
+      await queueHandOffSettled()
+      const laterEvents = await db.event.findMany({ where: { tenantId: newsroom.tenant.id, kind: 'article.created', OR: later.map((article) => ({ data: { path: ['article_id'], equals: article.id } })) } })
+      expect(laterEvents).toHaveLength(10)
+      // Not one more attempt at the dead queue per write: each event waits, untried, for the sweeper.
+      expect(laterEvents.map((event) => [event.sendAttempts, event.sentToQueueAt])).toEqual(laterEvents.map(() => [0, null]))
+    } finally {
+      await inngest.start()
+    }
+
+    expect(await sweepOutbox()).toMatchObject({ remaining: false, error: null })
+    const untried = await db.event.count({ where: { tenantId: newsroom.tenant.id, sentToQueueAt: null } })
+    expect(untried).toBe(0)
+    // The sweeper's success reopens the direct path: the next write's event goes out at once.
+    const next = await createArticle(editor, { headline: 'Written after the queue came back' })
+    const [sent] = await inngest.waitForEvents((event) => event.name === 'newsroom/article.created' && event.data.data.article_id === next.id)
+    expect(sent).toBeDefined()
   })
 
   it('sends oldest first in bounded batches', async () => {
