@@ -17,11 +17,11 @@ export function proxy(request: NextRequest) {
 }
 
 export const config = {
-  // Pages only: the JSON API, Next's assets and auth endpoints need no script policy, and
+  // Pages only: the JSON API, health probes, Next's assets and auth endpoints need no script policy, and
   // skipping them keeps the proxy off the API's hot path.
   matcher: [
     {
-      source: '/((?!v1/|api/|_next/static|_next/image|favicon.ico).*)',
+      source: '/((?!v1/|api/|healthz|readyz|_next/static|_next/image|favicon.ico).*)',
       missing: [{ type: 'header', key: 'next-router-prefetch' }, { type: 'header', key: 'purpose', value: 'prefetch' }],
     },
   ],

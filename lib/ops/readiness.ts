@@ -1,0 +1,87 @@
+import { queueConfigured } from '../../inngest/client.ts'
+import { sqlPool } from '../db/client.ts'
+import { queueLastFailedAt } from '../events/send-outbox-events.ts'
+import { firstConnectionSettled, getRedis } from '../redis.ts'
+
+export type DependencyCheck = { ok: boolean; latency_ms?: number; error?: string; skipped?: string }
+
+export type Readiness = {
+  ready: boolean
+  checks: { database: DependencyCheck; redis: DependencyCheck }
+  /** Facts, not conditions of readiness: a backlog waits for the queue, it does not stop the API. */
+  events: { queue: 'configured' | 'not_configured' | 'failing'; outbox_waiting: number | null; oldest_waiting_seconds: number | null; advice: string | null }
+}
+
+// A load balancer polls this every few seconds: each check must answer or fail fast.
+const checkTimeoutMs = 2_000
+
+function withTimeout<T>(work: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${checkTimeoutMs} ms`)), checkTimeoutMs)
+  })
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer))
+}
+
+async function timed(what: string, work: () => Promise<unknown>): Promise<DependencyCheck> {
+  const started = performance.now()
+  try {
+    await withTimeout(work(), what)
+    return { ok: true, latency_ms: Math.round((performance.now() - started) * 10) / 10 }
+  } catch (error) {
+    return { ok: false, error: (error as Error).message }
+  }
+}
+
+type OutboxBacklog = { waiting: number; oldest: Date | null }
+
+async function outboxBacklog(): Promise<OutboxBacklog> {
+  const { rows } = await sqlPool.query<{ waiting: string; oldest: Date | null }>(
+    'SELECT count(*) AS waiting, min(created_at) AS oldest FROM events WHERE sent_to_queue_at IS NULL',
+  )
+  return { waiting: Number(rows[0]!.waiting), oldest: rows[0]!.oldest }
+}
+
+function queueState(): Readiness['events']['queue'] {
+  if (!queueConfigured()) return 'not_configured'
+  return queueLastFailedAt() === null ? 'configured' : 'failing'
+}
+
+const queueAdvice: Record<Readiness['events']['queue'], string | null> = {
+  not_configured:
+    'No Inngest is configured, so webhook deliveries and scheduled publications wait in the outbox. Set INNGEST_EVENT_KEY and INNGEST_SIGNING_KEY (or INNGEST_DEV for a dev server); waiting events are sent once it is reachable.',
+  failing: 'The last attempt to hand events to Inngest failed; they wait in the outbox and the sweeper re-sends them once Inngest answers. Check that Inngest is reachable from this server.',
+  configured: null,
+}
+
+/**
+ * What /readyz reports: the database and (when REDIS_URL is set) Redis must answer for the
+ * instance to take traffic; the event queue's state and the outbox backlog are reported beside
+ * them, because writes go on (into the outbox) while the queue is away.
+ */
+export async function checkReadiness(): Promise<Readiness> {
+  let backlog: OutboxBacklog | null = null
+  const database = await timed('the database', async () => {
+    backlog = await outboxBacklog()
+  })
+  const redisClient = getRedis()
+  const redis: DependencyCheck = redisClient
+    ? await timed('Redis', async () => {
+        // A new client fails commands until it has connected, instead of queueing them.
+        await firstConnectionSettled(redisClient)
+        return redisClient.ping()
+      })
+     : { ok: true, skipped: 'REDIS_URL is not set; per-process state is used' }
+  const queue = queueState()
+  const found = backlog as OutboxBacklog | null
+  return {
+    ready: database.ok && redis.ok,
+    checks: { database, redis },
+    events: {
+      queue,
+      outbox_waiting: found?.waiting ?? null,
+      oldest_waiting_seconds: found?.oldest ? Math.max(0, Math.round((Date.now() - found.oldest.getTime()) / 1000)) : null,
+      advice: queue === 'configured' && (found?.waiting ?? 0) === 0 ? null : queueAdvice[queue],
+    },
+  }
+}
