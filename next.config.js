@@ -13,6 +13,9 @@ const nextConfig = {
     'pg',
     'ioredis',
     'nodemailer',
+    // Registries and log streams must be the same module objects in the /v1 server and in Next.
+    'prom-client',
+    'pino',
   ],
   poweredByHeader: false,
   // For every response, API included; the portal's CSP (with its nonce) comes from proxy.ts.

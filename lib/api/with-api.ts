@@ -12,6 +12,7 @@ import { consumeTokenRequest, consumeUnauthenticatedRequest, rateLimitHeaders } 
 import { readJsonBody } from './read-json-body.ts'
 import { textResponse } from './text-response.ts'
 import { clientAddress } from '../security/client-address.ts'
+import { observeApiRequest } from '../ops/observe-api-request.ts'
 
 export type ApiContext<Query, Body, Params> = {
   request: Request
@@ -54,11 +55,20 @@ export function withApi<
   handler: (context: ApiContext<Infer<QuerySchema>, Infer<BodySchema>, Infer<ParamsSchema>>) => Promise<Response>,
 ): RouteHandler {
   return async (request, routeContext) => {
+    const startedAt = performance.now()
     const requestId = createId('req')
+    const seen: { principal?: TokenPrincipal } = {}
+    const response = await answer(request, routeContext, requestId, seen)
+    observe(request, response, requestId, startedAt, seen.principal)
+    return response
+  }
+
+  async function answer(request: Request, routeContext: RouteContext, requestId: string, seen: { principal?: TokenPrincipal }): Promise<Response> {
     let headers: Record<string, string> = {}
     try {
       const token = bearerToken(request)
       const principal = token ? await authenticateToken(token) : null
+      if (principal) seen.principal = principal
       if (!principal) {
         const decision = await consumeUnauthenticatedRequest(clientAddress(request.headers.get('x-forwarded-for')))
         if (!decision.allowed) {
@@ -122,6 +132,25 @@ export function withApi<
       return errorResponse(error, requestId, headers)
     }
   }
+}
+
+/** Logs and counts the answered request; a problem's code is read from its body off the response path. */
+function observe(request: Request, response: Response, requestId: string, startedAt: number, principal: TokenPrincipal | undefined): void {
+  const observation = {
+    requestId,
+    method: request.method,
+    pathname: new URL(request.url).pathname,
+    status: response.status,
+    durationMs: performance.now() - startedAt,
+    tenantId: principal?.tenant.id,
+    tokenId: principal?.tokenId,
+  }
+  if (response.status < 400 || !response.headers.get('content-type')?.includes('problem+json')) return observeApiRequest(observation)
+  void response
+    .clone()
+    .json()
+    .then((problem: { code?: string }) => observeApiRequest({ ...observation, problemCode: problem.code }))
+    .catch(() => observeApiRequest(observation))
 }
 
 /**

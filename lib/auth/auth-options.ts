@@ -1,3 +1,4 @@
+import { logger } from '../ops/logger.ts'
 import type { AuthOptions } from 'next-auth'
 import CredentialsProvider from 'next-auth/providers/credentials'
 import type { Role } from '../db/generated/enums.ts'
@@ -29,8 +30,23 @@ declare module 'next-auth/jwt' {
 
 const secureCookies = process.env.NODE_ENV === 'production' && (process.env.NEXTAUTH_URL ?? '').startsWith('https://')
 
+const memberGone = 'User is deactivated or gone'
+
 export const authOptions: AuthOptions = {
   session: { strategy: 'jwt', maxAge: 8 * 60 * 60 },
+  // next-auth prints a whole stack trace for every error it catches; a deactivated user's
+  // stale session is an expected condition (the session simply ends), so it is one info line.
+  logger: {
+    error(code, metadata) {
+      const message = metadata instanceof Error ? metadata.message : ((metadata as { error?: Error; message?: string })?.error?.message ?? (metadata as { message?: string })?.message)
+      if (code === 'JWT_SESSION_ERROR' && message === memberGone) return logger.info({ auth: code }, 'session ended: the user was deactivated or removed')
+      logger.error({ auth: code, error: message }, 'sign-in or session error')
+    },
+    warn(code) {
+      logger.warn({ auth: code }, 'next-auth warning')
+    },
+    debug() {},
+  },
   pages: { signIn: '/signin' },
   useSecureCookies: secureCookies,
   providers: [
@@ -55,7 +71,7 @@ export const authOptions: AuthOptions = {
       const userId = user?.id ?? token.userId
       if (!userId) throw new Error('Session without a user')
       const member = await loadActiveMember(userId)
-      if (!member) throw new Error('User is deactivated or gone')
+      if (!member) throw new Error(memberGone)
       return { ...token, userId: member.id, email: member.email, name: member.name, role: member.role, tenantId: member.tenantId, tenantName: member.tenantName, tenant: member.tenant }
     },
     async session({ session, token }) {

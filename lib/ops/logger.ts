@@ -1,0 +1,29 @@
+import { pino, type Logger } from 'pino'
+import { processSingleton } from '../process-singleton.ts'
+
+type LogLine = { level: number; time: number; msg?: string; [field: string]: unknown }
+
+const levelNames: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' }
+
+/** One readable line per entry for a developer's terminal; production keeps pino's JSON. */
+function prettyLine(line: LogLine): string {
+  const { level, time, msg, pid: _pid, hostname: _hostname, ...fields } = line
+  const rest = Object.entries(fields)
+    .map(([name, value]) => `${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    .join(' ')
+  return `${new Date(time).toISOString().slice(11, 23)} ${(levelNames[level] ?? String(level)).toUpperCase().padEnd(5)} ${msg ?? ''}${rest ? ` ${rest}` : ''}\n`
+}
+
+function createLogger(): Logger {
+  const options = {
+    level: process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'warn' : 'info'),
+    base: undefined,
+    // Defence in depth: nothing logs these, and if something ever did, they never reach the log.
+    redact: { paths: ['authorization', 'token', 'secret', 'password', '*.authorization', '*.token', '*.secret', '*.password'], censor: '[redacted]' },
+  }
+  if (process.env.NODE_ENV !== 'development') return pino(options)
+  return pino(options, { write: (line: string) => void process.stdout.write(prettyLine(JSON.parse(line) as LogLine)) })
+}
+
+/** The process's structured logger: JSON lines on stdout (pretty in `npm run dev`). */
+export const logger: Logger = processSingleton('logger', createLogger)

@@ -1,0 +1,93 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { sqlPool } from '../db/client.ts'
+import { processSingleton } from '../process-singleton.ts'
+
+/**
+ * The process's Prometheus metrics. One registry per process (process-singleton.ts): the /v1
+ * server records into the same counters that /metrics, served through Next, reads.
+ */
+function createMetrics() {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry })
+  return {
+    registry,
+    apiRequests: new Counter({
+      name: 'newsroom_api_requests_total',
+      help: '/v1 requests answered, by route template, method and status.',
+      labelNames: ['route', 'method', 'status'] as const,
+      registers: [registry],
+    }),
+    apiDuration: new Histogram({
+      name: 'newsroom_api_request_duration_seconds',
+      help: '/v1 request latency, from the request reaching the handler to its response.',
+      labelNames: ['route', 'method'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    rateLimitRejections: new Counter({
+      name: 'newsroom_rate_limit_rejections_total',
+      help: 'Requests refused with 429, by whether the caller had a valid token.',
+      labelNames: ['caller'] as const,
+      registers: [registry],
+    }),
+    webhookAttempts: new Counter({
+      name: 'newsroom_webhook_attempts_total',
+      help: 'Webhook delivery attempts, by outcome.',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    subscriptionsDisabled: new Counter({
+      name: 'newsroom_webhook_subscriptions_disabled_total',
+      help: 'Webhook subscriptions disabled automatically after failed deliveries.',
+      registers: [registry],
+    }),
+    outboxWaiting: new Gauge({
+      name: 'newsroom_outbox_waiting_events',
+      help: 'Events committed but not yet handed to the queue.',
+      registers: [registry],
+    }),
+    outboxOldestAge: new Gauge({
+      name: 'newsroom_outbox_oldest_waiting_seconds',
+      help: 'Age of the oldest event not yet handed to the queue (0 when none waits).',
+      registers: [registry],
+    }),
+    poolConnections: new Gauge({
+      name: 'newsroom_db_pool_connections',
+      help: 'Database pool connections by state.',
+      labelNames: ['state'] as const,
+      registers: [registry],
+      collect() {
+        this.set({ state: 'total' }, sqlPool.totalCount)
+        this.set({ state: 'idle' }, sqlPool.idleCount)
+        this.set({ state: 'in_use' }, sqlPool.totalCount - sqlPool.idleCount)
+        this.set({ state: 'waiting' }, sqlPool.waitingCount)
+      },
+    }),
+  }
+}
+
+export const metrics = processSingleton('metrics', createMetrics)
+
+// Ids in paths (art_…, whk_…) would make one time series per article.
+const idSegment = /^[a-z]{2,5}_[A-Za-z0-9_-]+$/
+
+/** `/v1/articles/art_123/transitions` → `/v1/articles/{id}/transitions`. */
+export function routeTemplate(pathname: string): string {
+  return pathname
+    .split('/')
+    .map((segment) => (idSegment.test(segment) ? '{id}' : segment))
+    .join('/')
+}
+
+/** Reads the outbox (one indexed aggregate) when scraped, not on the request path. */
+async function refreshOutbox(): Promise<void> {
+  const { rows } = await sqlPool.query<{ waiting: string; oldest: Date | null }>('SELECT count(*) AS waiting, min(created_at) AS oldest FROM events WHERE sent_to_queue_at IS NULL')
+  metrics.outboxWaiting.set(Number(rows[0]!.waiting))
+  metrics.outboxOldestAge.set(rows[0]!.oldest ? Math.max(0, (Date.now() - rows[0]!.oldest.getTime()) / 1000) : 0)
+}
+
+/** The Prometheus text exposition of every metric. */
+export async function renderMetrics(): Promise<{ contentType: string; body: string }> {
+  await refreshOutbox().catch(() => undefined)
+  return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() }
+}

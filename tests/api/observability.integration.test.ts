@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { GET as scrapeMetrics } from '../../app/metrics/route.ts'
+import { logger } from '../../lib/ops/logger.ts'
+import { apiClient } from '../support/api-client.ts'
+import { startApiServer } from '../support/api-server.ts'
+import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+import { stubEnv } from '../support/stub-env.ts'
+
+// What an operator sees of /v1 traffic: Prometheus counters that move with requests and
+// refusals, and one structured log line per request that never carries a secret.
+
+let server: Awaited<ReturnType<typeof startApiServer>>
+let newsroom: TestTenant
+
+beforeAll(async () => {
+  stubEnv({ METRICS_TOKEN: 'scrape-me-please', RATE_LIMIT_STANDARD_PER_MINUTE: '3' })
+  server = await startApiServer()
+  newsroom = await createTestTenant()
+})
+
+afterAll(async () => {
+  await server.close()
+  vi.unstubAllEnvs()
+  vi.restoreAllMocks()
+})
+
+async function scrape(): Promise<string> {
+  const response = await scrapeMetrics(new Request('http://localhost/metrics', { headers: { Authorization: 'Bearer scrape-me-please' } }))
+  expect(response.status).toBe(200)
+  return response.text()
+}
+
+function sample(text: string, name: string, labels: Record<string, string>): number {
+  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`)
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${name}{`) && wanted.every((label) => candidate.includes(label)))
+  return line ? Number(line.split(' ').at(-1)) : 0
+}
+
+describe('metrics and request logs', () => {
+  it('refuses a scrape without the metrics token', async () => {
+    expect((await scrapeMetrics(new Request('http://localhost/metrics'))).status).toBe(401)
+    expect((await scrapeMetrics(new Request('http://localhost/metrics', { headers: { Authorization: 'Bearer wrong' } }))).status).toBe(401)
+  })
+
+  it('counts requests by route template and status, and rate-limit refusals', async () => {
+    const before = await scrape()
+    const client = apiClient(server.url, await newsroom.token(['articles:read']))
+    const statuses = []
+    for (let i = 0; i < 4; i++) statuses.push((await client.get('/v1/articles/art_doesnotexist')).status)
+    expect(statuses).toEqual([404, 404, 404, 429])
+    expect((await apiClient(server.url, 'nrs_not_a_real_token').get('/v1/articles')).status).toBe(401)
+
+    const after = await scrape()
+    const route = { route: '/v1/articles/{id}', method: 'GET' }
+    expect(sample(after, 'newsroom_api_requests_total', { ...route, status: '404' }) - sample(before, 'newsroom_api_requests_total', { ...route, status: '404' })).toBe(3)
+    expect(sample(after, 'newsroom_api_requests_total', { ...route, status: '429' }) - sample(before, 'newsroom_api_requests_total', { ...route, status: '429' })).toBe(1)
+    expect(sample(after, 'newsroom_api_requests_total', { route: '/v1/articles', method: 'GET', status: '401' })).toBeGreaterThanOrEqual(1)
+    expect(sample(after, 'newsroom_rate_limit_rejections_total', { caller: 'token' }) - sample(before, 'newsroom_rate_limit_rejections_total', { caller: 'token' })).toBe(1)
+    expect(sample(after, 'newsroom_api_request_duration_seconds_count', route) - sample(before, 'newsroom_api_request_duration_seconds_count', route)).toBe(4)
+    expect(after).toMatch(/^newsroom_outbox_waiting_events \d+/m)
+    expect(after).toMatch(/^newsroom_db_pool_connections\{state="in_use"\} \d+/m)
+  })
+
+  it('logs one line per request with ids, route, status and problem code, never the query string', async () => {
+    const lines: Record<string, unknown>[] = []
+    const spy = vi.spyOn(logger, 'info').mockImplementation(((fields: Record<string, unknown>) => void lines.push(fields)) as never)
+    try {
+      const token = await newsroom.token(['articles:read'])
+      const answer = await apiClient(server.url, token).get(`/v1/articles?access_token=${token}&status=bogus`)
+      expect(answer.status).toBe(422)
+      await vi.waitFor(() => expect(lines.find((line) => line.request_id === answer.headers.get('x-request-id'))).toBeDefined())
+      const line = lines.find((entry) => entry.request_id === answer.headers.get('x-request-id'))!
+      expect(line).toMatchObject({ tenant_id: newsroom.tenant.id, token_id: expect.stringMatching(/^tok_/), method: 'GET', route: '/v1/articles', status: 422, problem: 'validation_failed' })
+      expect(line.duration_ms).toEqual(expect.any(Number))
+      expect(JSON.stringify(lines)).not.toContain(token)
+    } finally {
+      spy.mockRestore()
+    }
+  })
+})
