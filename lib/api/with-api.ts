@@ -13,6 +13,7 @@ import { readJsonBody } from './read-json-body.ts'
 import { textResponse } from './text-response.ts'
 import { clientAddress } from '../security/client-address.ts'
 import { observeApiRequest } from '../ops/observe-api-request.ts'
+import { logger } from '../ops/logger.ts'
 
 export type ApiContext<Query, Body, Params> = {
   request: Request
@@ -195,10 +196,10 @@ export function errorResponse(error: unknown, requestId: string, headers: Record
     return problemResponse(problem, requestId, error.code === 'payload_too_large' ? { ...headers, Connection: 'close' } : headers)
   }
   if (isDatabaseUnavailable(error)) {
-    console.error(`[api] ${requestId} database unavailable: ${(error as Error).message}`)
+    logger.error({ request_id: requestId, error: (error as Error).message }, 'database unavailable')
     return problemResponse({ status: 503, code: 'service_unavailable', detail: 'The service cannot reach its database right now; retry shortly.' }, requestId, { ...headers, 'Retry-After': '5' })
   }
-  console.error(`[api] ${requestId} unexpected error`, error)
+  logger.error({ request_id: requestId, err: error }, 'unexpected error')
   return problemResponse({ status: 500, code: 'internal_error', detail: `Something went wrong on our side. Quote request id ${requestId} if you contact support.` }, requestId, headers)
 }
 

@@ -1,5 +1,6 @@
 import type { RecordedEvent } from './record-event.ts'
 import { QueueNotConfiguredError, queueLastFailedAt, sendOutboxEvents } from './send-outbox-events.ts'
+import { logger } from '../ops/logger.ts'
 
 // After a failed send, writes stop trying the queue for this long and leave their events to
 // the sweeper: an unreachable Inngest costs one failing request per interval, not one per write.
@@ -36,10 +37,10 @@ async function flush(): Promise<void> {
       await sendOutboxEvents(batch)
     } catch (error) {
       if (error instanceof QueueNotConfiguredError) {
-        if (!warnedNotConfigured) console.warn(`[outbox] ${error.message}`)
+        if (!warnedNotConfigured) logger.warn({ outbox: 'not_configured' }, error.message)
         warnedNotConfigured = true
       } else {
-        console.warn(`[outbox] ${batch.length + waiting.length} event(s) left in the outbox for the sweeper: ${(error as Error).message}`)
+        logger.warn({ outbox: 'send_failed', events: batch.length + waiting.length, error: (error as Error).message }, 'events left in the outbox for the sweeper')
       }
       // The queue did not take these; the rest would fare no better now. All are in the outbox.
       waiting = []

@@ -5,6 +5,7 @@ import { actingTenantSelect, type ActingTenant } from '../tenancy/actor.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
 import { effectiveScopes, type Scope } from './scopes.ts'
 import { hashToken, looksLikeToken } from './token-secret.ts'
+import { logger } from '../ops/logger.ts'
 
 export type TokenPrincipal = {
   tokenId: string
@@ -43,7 +44,7 @@ export async function authenticateToken(token: string): Promise<TokenPrincipal |
       },
     })
     .catch((error: unknown) => {
-      console.error(`[tokens] token lookup failed: ${(error as Error).message}`)
+      logger.error({ error: (error as Error).message }, 'token lookup failed')
       throw new ServiceUnavailableError('The service could not check your API key just now; retry shortly. The key itself was not judged.', 5, { cause: error })
     })
   const principal: TokenPrincipal | null =
