@@ -43,6 +43,7 @@ async function main() {
     ;(process.env as Record<string, string>).NODE_ENV = 'production'
     process.env.NEXT_TELEMETRY_DISABLED = '1'
     const { startAppServer } = await import('../lib/server/app-server.ts')
+    const { drainBeforeExit } = await import('../lib/server/drain.ts')
     const server = await startAppServer({ port: Number(port) })
     console.log(`Ready on http://localhost:${port} (production; /v1 served from its route files, the rest by Next).`)
     scheduleStartupSweep()
@@ -52,7 +53,10 @@ async function main() {
       const exit = () => {
         if (exiting) return
         exiting = true
-        void (embedded?.stop() ?? Promise.resolve()).catch(() => undefined).then(() => process.exit(0))
+        void drainBeforeExit()
+          .then(() => embedded?.stop())
+          .catch(() => undefined)
+          .then(() => process.exit(0))
       }
       server.close(exit)
       server.closeIdleConnections()

@@ -2,6 +2,7 @@ import { deliverWebhook } from './deliver-webhook.ts'
 import { fanOutEvent } from './fan-out-event.ts'
 import { outboxSweeper } from './outbox-sweeper.ts'
 import { publishScheduledArticle } from './publish-scheduled-article.ts'
+import { pruneRequestLogFunction } from './prune-request-log.ts'
 
 /** Every function the app serves at /api/inngest. */
-export const functions = [fanOutEvent, deliverWebhook, publishScheduledArticle, outboxSweeper]
+export const functions = [fanOutEvent, deliverWebhook, publishScheduledArticle, outboxSweeper, pruneRequestLogFunction]

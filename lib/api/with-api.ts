@@ -12,7 +12,9 @@ import { consumeTokenRequest, consumeUnauthenticatedRequest, rateLimitHeaders } 
 import { readJsonBody } from './read-json-body.ts'
 import { textResponse } from './text-response.ts'
 import { clientAddress } from '../security/client-address.ts'
-import { observeApiRequest } from '../ops/observe-api-request.ts'
+import { routeTemplate } from '../ops/metrics.ts'
+import { observeApiRequest, type ApiRequestObservation } from '../ops/observe-api-request.ts'
+import { recordApiRequest } from '../request-log/record-api-request.ts'
 import { logger } from '../ops/logger.ts'
 
 export type ApiContext<Query, Body, Params> = {
@@ -137,21 +139,46 @@ export function withApi<
 
 /** Logs and counts the answered request; a problem's code is read from its body off the response path. */
 function observe(request: Request, response: Response, requestId: string, startedAt: number, principal: TokenPrincipal | undefined): void {
-  const observation = {
+  const url = new URL(request.url)
+  const observation: ApiRequestObservation = {
     requestId,
     method: request.method,
-    pathname: new URL(request.url).pathname,
+    pathname: url.pathname,
     status: response.status,
     durationMs: performance.now() - startedAt,
     tenantId: principal?.tenant.id,
     tokenId: principal?.tokenId,
   }
-  if (response.status < 400 || !response.headers.get('content-type')?.includes('problem+json')) return observeApiRequest(observation)
+  const done = (problemCode?: string) => {
+    observeApiRequest({ ...observation, problemCode })
+    // The key's own log (Settings → API Keys → a key): only requests a key was recognised for.
+    if (principal) {
+      recordApiRequest({
+        id: requestId,
+        tenantId: principal.tenant.id,
+        tokenId: principal.tokenId,
+        method: request.method,
+        route: routeTemplate(url.pathname),
+        queryKeys: queryKeys(url),
+        status: response.status,
+        problemCode: problemCode ?? null,
+        durationMs: Math.round(observation.durationMs),
+        clientAddress: clientAddress(request.headers.get('x-forwarded-for')),
+        createdAt: new Date(),
+      })
+    }
+  }
+  if (response.status < 400 || !response.headers.get('content-type')?.includes('problem+json')) return done()
   void response
     .clone()
     .json()
-    .then((problem: { code?: string }) => observeApiRequest({ ...observation, problemCode: problem.code }))
-    .catch(() => observeApiRequest(observation))
+    .then((problem: { code?: string }) => done(problem.code))
+    .catch(() => done())
+}
+
+/** The names of the query parameters (bounded), never their values: those may carry secrets. */
+function queryKeys(url: URL): string[] {
+  return [...new Set(url.searchParams.keys())].slice(0, 20).map((key) => key.slice(0, 64)).sort()
 }
 
 /**

@@ -15,6 +15,7 @@ const tenantOwnedModels = new Set([
   'Delivery',
   'MailMessage',
   'AuditEntry',
+  'ApiRequest',
 ])
 
 const whereOperations = new Set([

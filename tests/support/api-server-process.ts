@@ -48,6 +48,9 @@ console.log(`ready ${JSON.stringify({ url: server.url, ...(tenant && { tenant })
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {
-    void server.close().finally(() => process.exit(0))
+    void server
+      .close()
+      .then(async () => (await import('../../lib/server/drain.ts')).drainBeforeExit())
+      .finally(() => process.exit(0))
   })
 }

@@ -10,6 +10,7 @@ import { apiStatuses, workflowTransitions } from '../../articles/article-status.
 import { isScope } from '../../tokens/scopes.ts'
 import * as webhookOpenApi from '../../webhooks/webhook-openapi.ts'
 import * as webhookSchemas from '../../webhooks/webhook-schemas.ts'
+import * as requestLogSchemas from '../../request-log/request-log-schemas.ts'
 import { problemResponse, problemTitles } from '../problem.ts'
 import { buildOpenApiDocument } from './openapi-document.ts'
 import { problemStatus, problemType, undocumentedProblemCodes } from './problem-catalogue.ts'
@@ -179,7 +180,7 @@ describe('the OpenAPI document', () => {
   })
 
   it('checks every example of a documented schema with the zod schema behind it', () => {
-    const zodById = schemasById(articleSchemas, problemSchemas, webhookSchemas, webhookOpenApi)
+    const zodById = schemasById(articleSchemas, problemSchemas, webhookSchemas, webhookOpenApi, requestLogSchemas)
     let checked = 0
     for (const [name, operation] of [...documentedOperations(), ...documentedOperations(document.webhooks)]) {
       const body = operation.requestBody as oas31.RequestBodyObject | undefined

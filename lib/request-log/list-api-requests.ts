@@ -1,0 +1,42 @@
+import type { ApiRequest, Prisma } from '../db/generated/client.ts'
+import { toPage, type Page } from '../pagination.ts'
+import { tenantDb } from '../tenancy/tenant-db.ts'
+import type { ApiRequestRecord, ListApiRequestsQuery } from './request-log-schemas.ts'
+
+function statusRange(status: string): Prisma.IntFilter {
+  if (status.endsWith('xx')) {
+    const from = Number(status[0]) * 100
+    return { gte: from, lt: from + 100 }
+  }
+  return { equals: Number(status) }
+}
+
+/** A newsroom's recorded /v1 requests, newest first, filtered by key, request id and status. */
+export async function listApiRequests(tenantId: string, query: ListApiRequestsQuery): Promise<Page<ApiRequest>> {
+  const where: Prisma.ApiRequestWhereInput = {
+    ...(query.token_id && { tokenId: query.token_id }),
+    ...(query.request_id && { id: query.request_id }),
+    ...(query.status && { status: statusRange(query.status) }),
+  }
+  const tdb = tenantDb(tenantId)
+  const [items, total] = await Promise.all([
+    tdb.apiRequest.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: query.offset, take: query.limit }),
+    tdb.apiRequest.count({ where }),
+  ])
+  return toPage(items, total, query)
+}
+
+export function toApiRequestRecord(entry: ApiRequest): ApiRequestRecord {
+  return {
+    request_id: entry.id,
+    token_id: entry.tokenId,
+    method: entry.method,
+    route: entry.route,
+    query_keys: entry.queryKeys,
+    status: entry.status,
+    problem_code: entry.problemCode,
+    duration_ms: entry.durationMs,
+    client_address: entry.clientAddress,
+    created_at: entry.createdAt.toISOString(),
+  }
+}

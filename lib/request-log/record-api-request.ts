@@ -1,0 +1,69 @@
+import { logger } from '../ops/logger.ts'
+import { processSingleton } from '../process-singleton.ts'
+import { systemDb } from '../tenancy/tenant-db.ts'
+
+export type ApiRequestEntry = {
+  id: string
+  tenantId: string
+  tokenId: string
+  method: string
+  route: string
+  queryKeys: string[]
+  status: number
+  problemCode: string | null
+  durationMs: number
+  clientAddress: string | null
+  createdAt: Date
+}
+
+// Entries are written together, off the response path: one insert per batch instead of one per
+// request. What was acknowledged but not yet flushed is lost if the process is killed (the log
+// is a diagnostic, not a record of changes; articles and events commit with their requests).
+const flushEveryMs = 1_000
+const flushAtEntries = 500
+// A database that stays away must not grow memory without bound: past this, entries are dropped.
+const maxBufferedEntries = 20_000
+
+type Buffer = { entries: ApiRequestEntry[]; timer: NodeJS.Timeout | null; flushing: Promise<void> | null; dropped: number }
+
+const buffer = processSingleton<Buffer>('request-log buffer', () => ({ entries: [], timer: null, flushing: null, dropped: 0 }))
+
+export function requestLogEnabled(): boolean {
+  return process.env.REQUEST_LOG !== 'off'
+}
+
+/** Queues one request for the log; never blocks or throws. */
+export function recordApiRequest(entry: ApiRequestEntry): void {
+  if (!requestLogEnabled()) return
+  if (buffer.entries.length >= maxBufferedEntries) {
+    buffer.dropped++
+    return
+  }
+  buffer.entries.push(entry)
+  if (buffer.entries.length >= flushAtEntries) void flushRequestLog()
+  else if (!buffer.timer) {
+    buffer.timer = setTimeout(() => void flushRequestLog(), flushEveryMs)
+    buffer.timer.unref()
+  }
+}
+
+/** Writes what is buffered now (the timer, a full buffer, shutdown and tests call it). */
+export async function flushRequestLog(): Promise<void> {
+  if (buffer.timer) clearTimeout(buffer.timer)
+  buffer.timer = null
+  while (buffer.flushing) await buffer.flushing
+  const batch = buffer.entries.splice(0, buffer.entries.length)
+  if (batch.length === 0) return
+  buffer.flushing = systemDb()
+    .apiRequest.createMany({ data: batch, skipDuplicates: true })
+    .then(() => undefined)
+    .catch((error: Error) => logger.warn({ request_log: 'flush_failed', entries: batch.length, error: error.message }, 'request log entries not written'))
+    .finally(() => {
+      buffer.flushing = null
+    })
+  await buffer.flushing
+  if (buffer.dropped > 0) {
+    logger.warn({ request_log: 'dropped', entries: buffer.dropped }, 'request log entries dropped while the database was unreachable')
+    buffer.dropped = 0
+  }
+}
