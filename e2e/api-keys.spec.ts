@@ -99,3 +99,37 @@ test('keys older than 90 days are flagged for rotation', async ({ page }) => {
   await page.getByRole('link', { name: 'Done, back to API keys' }).click()
   await expect(page.getByRole('row', { name: /Legacy feed/ })).toContainText('Rotation recommended')
 })
+
+test("an admin finds a key's refused request in its request log by the request id", async ({ page, request }) => {
+  await signIn(page, seeded.admin)
+  await page.goto('/settings/api-keys/new')
+  await page.getByLabel('Name').fill('E2E request log')
+  await page.getByRole('group', { name: 'Scopes' }).getByRole('checkbox', { name: /articles:read/ }).check()
+  await page.getByRole('button', { name: 'Create key' }).click()
+  const token = (await page.getByTestId('new-api-token').textContent())!
+
+  const refused = await request.get('/v1/articles?status=bogus&limit=5', { headers: { Authorization: `Bearer ${token}` } })
+  expect(refused.status()).toBe(422)
+  const requestId = (await refused.json()).request_id as string
+  expect((await request.get('/v1/articles', { headers: { Authorization: `Bearer ${token}` } })).status()).toBe(200)
+
+  await page.goto('/settings/api-keys')
+  await page.getByRole('link', { name: 'E2E request log' }).click()
+  await expect(page.getByRole('heading', { level: 1, name: 'E2E request log' })).toBeVisible()
+  await page.getByLabel('Request id').fill(requestId)
+  const row = page.getByTestId(`request-${requestId}`)
+  await expect(row).toBeVisible({ timeout: 15_000 })
+  await expect(row).toContainText('GET /v1/articles?limit&status')
+  await expect(row).toContainText('422')
+  await expect(page.getByRole('table', { name: 'Recent requests of this key' }).getByRole('row')).toHaveCount(2)
+  expect(await page.content()).not.toContain('bogus')
+
+  await page.getByLabel('Request id').fill('')
+  await page.getByLabel('Status').selectOption('2xx')
+  await expect(page.getByRole('table', { name: 'Recent requests of this key' }).getByRole('row')).toHaveCount(2)
+  await expect(page.getByRole('table', { name: 'Recent requests of this key' })).toContainText('200')
+
+  await page.getByLabel('Status').selectOption('4xx')
+  await page.getByRole('link', { name: 'validation_failed' }).click()
+  await expect(page).toHaveURL(/\/docs\/api#error-validation_failed$/)
+})

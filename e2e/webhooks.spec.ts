@@ -133,3 +133,21 @@ test('an admin subscribes a receiver, sends a test event, sees the attempt, rede
   await expect(page.getByRole('status').filter({ hasText: `Deleted the subscription to ${failingUrl}` })).toBeVisible()
   await expect(failingRow).toHaveCount(0)
 })
+
+test('with no queue reachable, Settings → Webhooks says that deliveries wait, since when, and what fixes it', async ({ page }) => {
+  // The e2e server runs without Inngest, as npm run dev does when its dev server is absent;
+  // an event left in the outbox five minutes ago stands for what the newsroom's writes left.
+  await signIn(page, seeded.admin)
+  const tenant = await sql(`SELECT id FROM tenants WHERE slug = 'daily-planet'`)
+  expect(tenant.rows).toHaveLength(1)
+  await sql(
+    `INSERT INTO events (id, tenant_id, kind, occurred_at, data, created_at) VALUES ('evt_e2e_waiting', $1, 'article.published', now() - interval '5 minutes', '{}', now() - interval '5 minutes') ON CONFLICT (id) DO NOTHING`,
+    [tenant.rows[0].id],
+  )
+  await page.goto('/settings/webhooks')
+  const notice = page.getByTestId('event-queue-notice')
+  await expect(notice).toBeVisible()
+  await expect(notice).toContainText(/events? (is|are) waiting to be delivered, the oldest for \d+ (min|h|days)/)
+  await expect(notice).toContainText('No Inngest is configured')
+  await expect(notice).toContainText('INNGEST_EVENT_KEY')
+})

@@ -22,6 +22,8 @@ const server = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts', '
     NODE_ENV: 'production',
     LOCAL_SECRETS_FILE: '.data/e2e-secrets.json',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    // One JSON line per API request would bury Playwright's own output.
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   },
 })
 const stop = () => server.kill('SIGTERM')

@@ -1,7 +1,6 @@
-import { queueConfigured } from '../../inngest/client.ts'
 import { sqlPool } from '../db/client.ts'
-import { queueLastFailedAt } from '../events/send-outbox-events.ts'
 import { firstConnectionSettled, getRedis } from '../redis.ts'
+import { eventQueueAdvice, eventQueueState, type EventQueueState } from './event-queue-health.ts'
 
 export type DependencyCheck = { ok: boolean; latency_ms?: number; error?: string; skipped?: string }
 
@@ -9,7 +8,7 @@ export type Readiness = {
   ready: boolean
   checks: { database: DependencyCheck; redis: DependencyCheck }
   /** Facts, not conditions of readiness: a backlog waits for the queue, it does not stop the API. */
-  events: { queue: 'configured' | 'not_configured' | 'failing'; outbox_waiting: number | null; oldest_waiting_seconds: number | null; advice: string | null }
+  events: { queue: EventQueueState; outbox_waiting: number | null; oldest_waiting_seconds: number | null; advice: string | null }
 }
 
 // A load balancer polls this every few seconds: each check must answer or fail fast.
@@ -42,18 +41,6 @@ async function outboxBacklog(): Promise<OutboxBacklog> {
   return { waiting: Number(rows[0]!.waiting), oldest: rows[0]!.oldest }
 }
 
-function queueState(): Readiness['events']['queue'] {
-  if (!queueConfigured()) return 'not_configured'
-  return queueLastFailedAt() === null ? 'configured' : 'failing'
-}
-
-const queueAdvice: Record<Readiness['events']['queue'], string | null> = {
-  not_configured:
-    'No Inngest is configured, so webhook deliveries and scheduled publications wait in the outbox. Set INNGEST_EVENT_KEY and INNGEST_SIGNING_KEY (or INNGEST_DEV for a dev server); waiting events are sent once it is reachable.',
-  failing: 'The last attempt to hand events to Inngest failed; they wait in the outbox and the sweeper re-sends them once Inngest answers. Check that Inngest is reachable from this server.',
-  configured: null,
-}
-
 /**
  * What /readyz reports: the database and (when REDIS_URL is set) Redis must answer for the
  * instance to take traffic; the event queue's state and the outbox backlog are reported beside
@@ -72,7 +59,7 @@ export async function checkReadiness(): Promise<Readiness> {
         return redisClient.ping()
       })
      : { ok: true, skipped: 'REDIS_URL is not set; per-process state is used' }
-  const queue = queueState()
+  const queue = eventQueueState()
   const found = backlog as OutboxBacklog | null
   return {
     ready: database.ok && redis.ok,
@@ -81,7 +68,7 @@ export async function checkReadiness(): Promise<Readiness> {
       queue,
       outbox_waiting: found?.waiting ?? null,
       oldest_waiting_seconds: found?.oldest ? Math.max(0, Math.round((Date.now() - found.oldest.getTime()) / 1000)) : null,
-      advice: queue === 'configured' && (found?.waiting ?? 0) === 0 ? null : queueAdvice[queue],
+      advice: queue === 'configured' && (found?.waiting ?? 0) === 0 ? null : eventQueueAdvice[queue],
     },
   }
 }

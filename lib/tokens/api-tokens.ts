@@ -97,6 +97,16 @@ export async function listApiTokens(tenantId: string): Promise<ApiTokenSummary[]
   return rows.map((row) => ({ ...pick(row), ownerName: row.owner.name, ownerActive: row.owner.active, createdByName: row.createdBy?.name ?? null }))
 }
 
+/** One of the newsroom's keys (never its secret), or a 404: another newsroom's id looks missing. */
+export async function getApiToken(tenantId: string, tokenId: string): Promise<ApiTokenSummary> {
+  const row = await tenantDb(tenantId).apiToken.findFirst({
+    where: { id: tokenId },
+    include: { owner: { select: { name: true, active: true } }, createdBy: { select: { name: true } } },
+  })
+  if (!row) throw new NotFoundError('API key', tokenId)
+  return { ...pick(row), ownerName: row.owner.name, ownerActive: row.owner.active, createdByName: row.createdBy?.name ?? null }
+}
+
 /** Revokes by id or display prefix; takes effect on the token's next request. */
 export async function revokeApiToken(input: {
   tenantId: string

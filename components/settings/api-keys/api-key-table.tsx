@@ -1,3 +1,4 @@
+import Link from 'next/link'
 import { rotationRecommendedAfterDays } from '@/lib/tokens/api-token-schemas'
 import type { ApiKeyView } from '@/lib/trpc/routers/api-keys-router'
 import { formatDateTime } from '../format'
@@ -24,7 +25,11 @@ export function ApiKeyTable({ keys, caption, onRevoke }: { keys: ApiKeyView[]; c
         <tbody>
           {keys.map((key) => (
             <tr key={key.id} data-testid={`api-key-${key.id}`}>
-              <th scope="row">{key.name}</th>
+              <th scope="row">
+                <Link href={`/settings/api-keys/${key.id}`} title={`Requests made with ${key.name}`}>
+                  {key.name}
+                </Link>
+              </th>
               <td className={`${styles.mono} ${styles.nowrap}`}>{key.prefix}…</td>
               <td>
                 <ul className={styles.chips} aria-label={`Scopes of ${key.name}`}>

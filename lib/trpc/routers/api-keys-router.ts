@@ -1,6 +1,9 @@
 import { z } from 'zod'
 import { createApiTokenSchema } from '../../tokens/api-token-schemas.ts'
-import { createApiToken, listApiTokens, revokeApiToken, type ApiTokenSummary } from '../../tokens/api-tokens.ts'
+import { pageRecord } from '../../pagination.ts'
+import { listApiRequests, toApiRequestRecord } from '../../request-log/list-api-requests.ts'
+import { listApiRequestsQuerySchema } from '../../request-log/request-log-schemas.ts'
+import { createApiToken, getApiToken, listApiTokens, revokeApiToken, type ApiTokenSummary } from '../../tokens/api-tokens.ts'
 import { domainInput } from '../domain-input.ts'
 import { adminProcedure, router } from '../init.ts'
 
@@ -26,6 +29,13 @@ export type ApiKeyView = ReturnType<typeof toApiKeyView>
 
 export const apiKeysRouter = router({
   list: adminProcedure.query(async ({ ctx }) => (await listApiTokens(ctx.tenant.id)).map(toApiKeyView)),
+
+  get: adminProcedure.input(domainInput(z.object({ id: z.string().min(1) }))).query(async ({ ctx, input }) => toApiKeyView(await getApiToken(ctx.tenant.id, input.id))),
+
+  /** The key's request log, as GET /v1/requests answers it (the same records). */
+  requests: adminProcedure
+    .input(domainInput(listApiRequestsQuerySchema.required({ token_id: true })))
+    .query(async ({ ctx, input }) => pageRecord(await listApiRequests(ctx.tenant.id, input), toApiRequestRecord)),
 
   /** The token is in this answer only; it is never stored or shown again. */
   create: adminProcedure.input(domainInput(createApiTokenSchema)).mutation(async ({ ctx, input }) => {

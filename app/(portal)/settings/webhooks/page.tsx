@@ -2,6 +2,7 @@ import type { Metadata } from 'next'
 import Link from 'next/link'
 import { getSettingsAdmin } from '@/lib/auth/settings-admin'
 import { retrySchedule } from '@/lib/webhooks/retry-schedule'
+import { EventQueueNotice } from '@/components/settings/event-queue-notice'
 import { SettingsForbidden } from '@/components/settings/settings-forbidden'
 import { WebhookList } from '@/components/settings/webhooks/webhook-list'
 import styles from '@/components/settings/settings.module.css'
@@ -13,7 +14,8 @@ const waits = retrySchedule.map(({ ms }) => (ms < 3_600_000 ? `${ms / 60_000} mi
 const retryWaits = `${waits.slice(0, -1).join(', ')} and ${waits.at(-1)}`
 
 export default async function WebhooksPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  if (!(await getSettingsAdmin())) return <SettingsForbidden />
+  const admin = await getSettingsAdmin()
+  if (!admin) return <SettingsForbidden />
   const saved = typeof (await searchParams).saved === 'string'
   return (
     <section aria-labelledby="page-heading">
@@ -27,6 +29,7 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
         Subscriptions send the events you choose to your own systems as signed HTTP POST requests. A delivery that fails is retried after{' '}
         {retryWaits}; when the last retry fails too, the subscription is disabled and its owner is e-mailed.
       </p>
+      <EventQueueNotice tenantId={admin.tenantId} />
       <WebhookList initialStatus={saved ? { kind: 'success', text: 'Saved the subscription.' } : null} />
     </section>
   )

@@ -1,6 +1,8 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { getSettingsAdmin } from '@/lib/auth/settings-admin'
+import { getWebhook } from '@/lib/webhooks/manage-subscriptions'
+import { EventQueueNotice } from '@/components/settings/event-queue-notice'
 import { SettingsForbidden } from '@/components/settings/settings-forbidden'
 import { WebhookDeliveries } from '@/components/settings/webhooks/webhook-deliveries'
 
@@ -10,8 +12,10 @@ export default async function WebhookDeliveriesPage(props: {
   params: Promise<{ webhook_id: string }>
   searchParams: Promise<Record<string, string | string[] | undefined>>
 }) {
-  if (!(await getSettingsAdmin())) return <SettingsForbidden />
+  const admin = await getSettingsAdmin()
+  if (!admin) return <SettingsForbidden />
   const { webhook_id: webhookId } = await props.params
+  const subscription = await getWebhook(admin.tenantId, webhookId).catch(() => null)
   const created = (await props.searchParams).created !== undefined
   return (
     <section aria-labelledby="page-heading">
@@ -19,6 +23,7 @@ export default async function WebhookDeliveriesPage(props: {
         <Link href="/settings/webhooks">← Webhooks</Link>
       </p>
       <h1 id="page-heading">Webhook deliveries</h1>
+      {subscription && <EventQueueNotice tenantId={admin.tenantId} kinds={subscription.events} />}
       <WebhookDeliveries
         webhookId={webhookId}
         initialStatus={created ? { kind: 'success', text: 'Subscription created. Send a test event to check that your receiver accepts it.' } : null}

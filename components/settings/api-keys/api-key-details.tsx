@@ -1,0 +1,32 @@
+'use client'
+
+import { useQuery } from '@tanstack/react-query'
+import { useTRPC } from '@/components/trpc-provider'
+import { formatDateTime } from '../format'
+import { refusalMessage } from '../portal-errors'
+import styles from '../settings.module.css'
+
+/** The key's name as the page heading, with what identifies it; never its secret. */
+export function ApiKeyDetails({ tokenId }: { tokenId: string }) {
+  const trpc = useTRPC()
+  const key = useQuery(trpc.apiKeys.get.queryOptions({ id: tokenId }))
+  if (key.isError) {
+    return (
+      <>
+        <h1 id="page-heading">API key</h1>
+        <p role="alert">{refusalMessage(key.error)}</p>
+      </>
+    )
+  }
+  if (!key.data) return <h1 id="page-heading">API key</h1>
+  return (
+    <>
+      <h1 id="page-heading">{key.data.name}</h1>
+      <p className={styles.intro}>
+        <span className={styles.mono}>{key.data.prefix}…</span> · scopes {key.data.scopes.join(', ')} · created {formatDateTime(key.data.createdAt)}
+        {key.data.lastUsedAt ? ` · last used ${formatDateTime(key.data.lastUsedAt)}` : ' · never used'}
+        {key.data.revokedAt && ` · revoked ${formatDateTime(key.data.revokedAt)}`}
+      </p>
+    </>
+  )
+}

@@ -1,0 +1,150 @@
+'use client'
+
+import { useQuery } from '@tanstack/react-query'
+import Link from 'next/link'
+import { useState } from 'react'
+import type { ApiRequestRecord } from '@/lib/request-log/request-log-schemas'
+import { useTRPC } from '@/components/trpc-provider'
+import { formatDateTime, formatDuration } from '../format'
+import { refusalMessage } from '../portal-errors'
+import styles from '../settings.module.css'
+
+const pageSize = 25
+const statusClasses = [
+  { value: '', label: 'All' },
+  { value: '2xx', label: 'Succeeded (2xx)' },
+  { value: '4xx', label: 'Refused (4xx)' },
+  { value: '5xx', label: 'Failed on our side (5xx)' },
+] as const
+
+function StatusBadge({ status }: { status: number }) {
+  const tone = status < 400 ? styles.ok : status < 500 ? styles.warn : styles.danger
+  return <span className={`${styles.badge} ${tone}`}>{status}</span>
+}
+
+function RequestRow({ entry }: { entry: ApiRequestRecord }) {
+  return (
+    <tr data-testid={`request-${entry.request_id}`}>
+      <td className={styles.date}>
+        <time dateTime={entry.created_at}>{formatDateTime(entry.created_at, { seconds: true })}</time>
+      </td>
+      <td className={styles.mono}>
+        {entry.method} {entry.route}
+        {entry.query_keys.length > 0 && <span className="muted">?{entry.query_keys.join('&')}</span>}
+      </td>
+      <td>
+        <StatusBadge status={entry.status} />
+      </td>
+      <td>
+        {entry.problem_code ? (
+          <Link href={`/docs/api#error-${entry.problem_code}`} className={styles.mono}>
+            {entry.problem_code}
+          </Link>
+        ) : (
+          <span className="muted">—</span>
+        )}
+      </td>
+      <td className={styles.nowrap}>{formatDuration(entry.duration_ms)}</td>
+      <td className={`${styles.mono} ${styles.small}`}>{entry.request_id}</td>
+    </tr>
+  )
+}
+
+/** A key's recent /v1 requests: what an integration developer checks after a 4xx. */
+export function ApiKeyRequests({ tokenId }: { tokenId: string }) {
+  const trpc = useTRPC()
+  const [status, setStatus] = useState('')
+  const [requestId, setRequestId] = useState('')
+  const [offset, setOffset] = useState(0)
+  const requests = useQuery(
+    {
+      ...trpc.apiKeys.requests.queryOptions({ token_id: tokenId, limit: pageSize, offset, ...(status && { status }), ...(requestId.trim() && { request_id: requestId.trim() }) }),
+      // The newest page follows the key's traffic, like a tail; older pages hold still.
+      refetchInterval: offset === 0 ? 5_000 : false,
+    },
+  )
+
+  return (
+    <section aria-labelledby="requests-heading">
+      <h2 id="requests-heading">Recent requests</h2>
+      <p className={styles.intro}>
+        Every request made with this key in the last 30 days: the route and the names of its query parameters (never their values or the body), the
+        status and, for a refused request, its problem code. Requests appear about a second after they are answered.
+      </p>
+      <form className={styles.inlineForm} role="search" aria-label="Filter requests" onSubmit={(event) => event.preventDefault()}>
+        <label>
+          Status{' '}
+          <select
+            value={status}
+            onChange={(event) => {
+              setStatus(event.target.value)
+              setOffset(0)
+            }}
+          >
+            {statusClasses.map((option) => (
+              <option key={option.value} value={option.value}>
+                {option.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Request id{' '}
+          <input
+            type="search"
+            value={requestId}
+            placeholder="req_…"
+            spellCheck={false}
+            onChange={(event) => {
+              setRequestId(event.target.value)
+              setOffset(0)
+            }}
+          />
+        </label>
+      </form>
+      {requests.isError ? (
+        <p role="alert">{refusalMessage(requests.error)}</p>
+      ) : !requests.data ? (
+        <p className="muted" aria-busy="true">
+          Loading requests…
+        </p>
+      ) : requests.data.items.length === 0 ? (
+        <p className="muted">{status || requestId ? 'No request matches these filters.' : 'This key has not made any request in the last 30 days.'}</p>
+      ) : (
+        <>
+          <div className={styles.tableWrap}>
+            <table>
+              <caption className={styles.visuallyHidden}>Recent requests of this key</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Time</th>
+                  <th scope="col">Request</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Problem</th>
+                  <th scope="col">Duration</th>
+                  <th scope="col">Request id</th>
+                </tr>
+              </thead>
+              <tbody>
+                {requests.data.items.map((entry) => (
+                  <RequestRow key={entry.request_id} entry={entry} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <nav aria-label="Request pages" className={styles.pager}>
+            <button type="button" className="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - pageSize))}>
+              ← Newer
+            </button>
+            <span className="muted">
+              {offset + 1}–{offset + requests.data.items.length} of {requests.data.total}
+            </span>
+            <button type="button" className="secondary" disabled={requests.data.next_offset === null} onClick={() => setOffset(requests.data.next_offset ?? offset)}>
+              Older →
+            </button>
+          </nav>
+        </>
+      )}
+    </section>
+  )
+}

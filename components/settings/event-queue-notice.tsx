@@ -1,0 +1,30 @@
+import { eventQueueHealth } from '@/lib/ops/event-queue-health'
+
+function age(seconds: number): string {
+  if (seconds < 90) return `${seconds} s`
+  if (seconds < 5_400) return `${Math.round(seconds / 60)} min`
+  if (seconds < 172_800) return `${Math.round(seconds / 3_600)} h`
+  return `${Math.round(seconds / 86_400)} days`
+}
+
+/**
+ * Says plainly when the newsroom's events are not going out (no queue configured, or it is
+ * failing) and what fixes it; nothing when all is well. `kinds` narrows the count to what one
+ * subscription receives.
+ */
+export async function EventQueueNotice({ tenantId, kinds }: { tenantId: string; kinds?: string[] }) {
+  const health = await eventQueueHealth(tenantId, kinds)
+  if (!health.advice || (health.queue === 'configured' && (health.oldestWaitingSeconds ?? 0) < 120)) return null
+  return (
+    <div className="alert error" role="status" data-testid="event-queue-notice">
+      <p>
+        <strong>
+          {health.waiting === 0
+            ? 'Events are not being delivered.'
+            : `${health.waiting} ${health.waiting === 1 ? 'event is' : 'events are'} waiting to be delivered${health.oldestWaitingSeconds !== null ? `, the oldest for ${age(health.oldestWaitingSeconds)}` : ''}.`}
+        </strong>
+      </p>
+      <p>{health.advice}</p>
+    </div>
+  )
+}
