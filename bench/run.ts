@@ -116,6 +116,7 @@ async function main() {
     const sampleId = 'art_bench' + big!.id + '_' + String(4242).padStart(7, '0')
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 })
     const draftIds = (await pool.query(`SELECT id FROM articles WHERE tenant_id = $1 AND status = 'draft' ORDER BY id LIMIT 20000`, [big!.id])).rows.map((row) => row.id as string)
+    const inReviewIds = (await pool.query(`SELECT id FROM articles WHERE tenant_id = $1 AND status = 'in-review' ORDER BY id LIMIT 10000`, [big!.id])).rows.map((row) => row.id as string)
     const publishedWindow = (await pool.query(`SELECT min(published_at) AS lo, max(published_at) AS hi FROM articles WHERE tenant_id = $1`, [big!.id])).rows[0]
     const from = new Date((publishedWindow.lo.getTime() * 3 + publishedWindow.hi.getTime()) / 4).toISOString()
     const to = new Date((publishedWindow.lo.getTime() + publishedWindow.hi.getTime() * 3) / 4).toISOString()
@@ -141,9 +142,22 @@ async function main() {
       path: `/v1/articles?status=published&department_id=${big!.departmentIds[2]}&published_after=${from}&published_before=${to}&limit=50`,
     })
     await measure('GET /v1/articles?offset=50000', 'service', { method: 'GET', path: '/v1/articles?limit=50&offset=50000' })
-    await measure('POST /v1/articles', 'service', { method: 'POST', path: '/v1/articles', body: JSON.stringify({ headline: 'Load test article', lede: 'Created under load.', body: '<p>Bench.</p>'.repeat(50), tags: ['bench'] }) })
+    const newArticle = { method: 'POST', path: '/v1/articles', body: JSON.stringify({ headline: 'Load test article', lede: 'Created under load.', body: '<p>Bench.</p>'.repeat(50), tags: ['bench'] }) }
+    await measure('POST /v1/articles', 'baseline', newArticle)
+    await measure('POST /v1/articles', 'service', newArticle)
+    // The same writes while the queue is unreachable: they must not wait for it (the outbox keeps their events).
+    await fakeInngest.stop()
+    await measure('POST /v1/articles (queue unreachable)', 'service', newArticle)
+    await fakeInngest.start()
+    await measure('PATCH /v1/articles/{id}', 'baseline', { method: 'PATCH', paths: draftIds.slice(0, 10_000).map((id) => `/v1/articles/${id}`), body: JSON.stringify({ tags: ['bench', 'baseline'] }) })
     // Each PATCH goes to another article: 32 connections on one article would measure lock contention, not the endpoint.
     await measure('PATCH /v1/articles/{id}', 'service', { method: 'PATCH', paths: draftIds.slice(10_000).map((id) => `/v1/articles/${id}`), body: JSON.stringify({ tags: ['bench', 'patched'] }) })
+    await measure('POST /v1/articles/{id}/transitions', 'baseline', {
+      method: 'POST',
+      paths: inReviewIds.map((id) => `/v1/articles/${id}/transitions`),
+      body: JSON.stringify({ to_state: 'approved' }),
+      amount: Math.min(inReviewIds.length, 5_000),
+    })
     await measure('POST /v1/articles/{id}/transitions', 'service', {
       method: 'POST',
       paths: draftIds.slice(0, 10_000).map((id) => `/v1/articles/${id}/transitions`),
