@@ -3,8 +3,9 @@ import { QueueNotConfiguredError, queueLastFailedAt, sendOutboxEvents } from './
 import { logger } from '../ops/logger.ts'
 
 // After a failed send, writes stop trying the queue for this long and leave their events to
-// the sweeper: an unreachable Inngest costs one failing request per interval, not one per write.
-const pauseAfterFailureMs = 30_000
+// the sweeper: an unreachable Inngest costs one failing request per interval, not one per write,
+// and once it is back the next write after the interval finds it.
+const pauseAfterFailureMs = () => Number(process.env.QUEUE_PAUSE_AFTER_FAILURE_MS ?? 5_000)
 
 let waiting: RecordedEvent[] = []
 let flushing: Promise<void> | null = null
@@ -17,7 +18,7 @@ let warnedNotConfigured = false
  */
 export function handOffToQueue(events: RecordedEvent[]): void {
   const failedAt = queueLastFailedAt()
-  if (failedAt !== null && Date.now() - failedAt < pauseAfterFailureMs) return
+  if (failedAt !== null && Date.now() - failedAt < pauseAfterFailureMs()) return
   waiting.push(...events)
   flushing ??= flush()
 }

@@ -1,6 +1,7 @@
 import { inngest, queueConfigured } from '../../inngest/client.ts'
 import { outboxEventName, type EnvelopeData } from '../../inngest/events.ts'
 import type { Database } from '../db/client.ts'
+import { processSingleton } from '../process-singleton.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
 import { eventEnvelope } from './record-event.ts'
 
@@ -18,11 +19,12 @@ const maxInlineDataBytes = 200 * 1024
 const eventsPerRequest = 100
 
 // When a send to the queue last failed; cleared by any send that succeeds (a write's or the
-// sweeper's), so writes go back to sending directly as soon as the queue answers again.
-let lastFailedAt: number | null = null
+// sweeper's), so writes go back to sending directly as soon as the queue answers again. One per
+// process: the sweeper runs in Next's copy of lib/, the /v1 writes in the server's.
+const queueHealth = processSingleton<{ lastFailedAt: number | null }>('queue health', () => ({ lastFailedAt: null }))
 
 export function queueLastFailedAt(): number | null {
-  return lastFailedAt
+  return queueHealth.lastFailedAt
 }
 
 /** An outbox row as an Inngest event: its id is the outbox id, so a re-send is deduplicated. */
@@ -54,10 +56,10 @@ export async function sendOutboxEvents(rows: OutboxRow[], db: Pick<Database, 'ev
       await db.event.updateMany({ where: { id: { in: batch.map((row) => row.id) }, sentToQueueAt: null }, data: { sentToQueueAt: new Date() } })
       sent += batch.length
     }
-    lastFailedAt = null
+    queueHealth.lastFailedAt = null
     return sent
   } catch (error) {
-    lastFailedAt = Date.now()
+    queueHealth.lastFailedAt = Date.now()
     await db.event
       .updateMany({
         where: { id: { in: rows.slice(sent).map((row) => row.id) }, sentToQueueAt: null },

@@ -19,7 +19,8 @@ let client: ReturnType<typeof apiClient>
 
 beforeAll(async () => {
   inngest = await startFakeInngest()
-  stubEnv({ INNGEST_DEV: inngest.url })
+  // Long enough that no write in a test retries the stopped queue: the tests check who tries it.
+  stubEnv({ INNGEST_DEV: inngest.url, QUEUE_PAUSE_AFTER_FAILURE_MS: '600000' })
   await inngest.stop()
   server = await startApiServer()
   newsroom = await createTestTenant({ plan: 'enterprise' })

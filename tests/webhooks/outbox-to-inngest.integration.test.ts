@@ -19,7 +19,8 @@ let newsroom: TestTenant
 
 beforeAll(async () => {
   inngest = await startFakeInngest()
-  stubEnv({ INNGEST_DEV: inngest.url })
+  // Long enough that no write in a test retries the stopped queue: the tests check who tries it.
+  stubEnv({ INNGEST_DEV: inngest.url, QUEUE_PAUSE_AFTER_FAILURE_MS: '600000' })
   newsroom = await createTestTenant()
 })
 
@@ -126,6 +127,26 @@ describe('outbox → Inngest', () => {
     const next = await createArticle(editor, { headline: 'Written after the queue came back' })
     const [sent] = await inngest.waitForEvents((event) => event.name === 'newsroom/article.created' && event.data.data.article_id === next.id)
     expect(sent).toBeDefined()
+  })
+
+  it('tries the queue again by itself once the pause after a failure is over, without waiting for a sweep', async () => {
+    const editor = newsroom.actor('editor')
+    await inngest.stop()
+    const lost = await createArticle(editor, { headline: 'Written as the queue went down again' })
+    const lostEvent = await db.event.findFirstOrThrow({ where: { kind: 'article.created', data: { path: ['article_id'], equals: lost.id } } })
+    await eventuallyRow(lostEvent.id, (row) => row.sendAttempts >= 1)
+    await inngest.start()
+    vi.stubEnv('QUEUE_PAUSE_AFTER_FAILURE_MS', '0')
+    try {
+      const next = await createArticle(editor, { headline: 'Written once the pause was over' })
+      const [sent] = await inngest.waitForEvents((event) => event.name === 'newsroom/article.created' && event.data.data.article_id === next.id)
+      expect(sent).toBeDefined()
+      // The one that failed waits for the sweeper, as before.
+      expect((await db.event.findUniqueOrThrow({ where: { id: lostEvent.id } })).sentToQueueAt).toBeNull()
+    } finally {
+      vi.stubEnv('QUEUE_PAUSE_AFTER_FAILURE_MS', '600000')
+      await sweepOutbox()
+    }
   })
 
   it('sends oldest first in bounded batches', async () => {
