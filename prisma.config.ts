@@ -3,10 +3,10 @@ import { defineConfig } from 'prisma/config'
 import { embeddedDatabaseUrl } from './lib/db/embedded-config'
 
 // The CLI would download a native schema engine; ours runs Prisma's WebAssembly build
-// of the same engine instead, so every command works offline (prisma/schema-engine/).
+// of the same engine instead, so every command works offline (tools/prisma-schema-engine/).
 process.env.PRISMA_SCHEMA_ENGINE_BINARY ??= path.resolve(
   import.meta.dirname,
-  'prisma/schema-engine/schema-engine.mjs',
+  'tools/prisma-schema-engine/schema-engine.mjs',
 )
 
 export default defineConfig({

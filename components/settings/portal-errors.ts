@@ -20,7 +20,3 @@ export function refusalMessage(error: unknown): string {
 export function fieldErrorsOf(error: unknown): FieldError[] {
   return dataOf(error)?.fieldErrors ?? []
 }
-
-export function domainCodeOf(error: unknown): string | null {
-  return dataOf(error)?.domainCode ?? null
-}

@@ -62,5 +62,4 @@ function requireRole(roles: readonly Role[]) {
   })
 }
 
-export const editorProcedure = requireRole(['admin', 'editor'])
 export const adminProcedure = requireRole(['admin'])

@@ -12,8 +12,9 @@ import { stubEnv } from '../support/stub-env.ts'
 // answer carries X-Request-Id. Requests fetch will not make (a Content-Length that lies,
 // control characters in headers) go over a raw socket.
 //
-// Only GET, POST, PUT, PATCH and DELETE are sent: HEAD and OPTIONS are answered by Next
-// itself, which the route server used here (api-server.ts) does not include.
+// Only GET, POST, PUT, PATCH and DELETE are sent: apiRoute (lib/api/with-api.ts) answers HEAD
+// as GET without its body and OPTIONS with an Allow list and no body, so neither has an answer
+// of its own to check here.
 
 let server: Awaited<ReturnType<typeof startApiServer>>
 let port: number

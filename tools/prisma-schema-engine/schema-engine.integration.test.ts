@@ -4,7 +4,7 @@
  * real PostgreSQL (TEST_DATABASE_URL, scratch databases created and dropped
  * here) and against an embedded PGlite served over TCP by pglite-socket.
  *
- *   npx vitest run prisma/schema-engine
+ *   npx vitest run tools/prisma-schema-engine
  */
 import { spawn } from 'node:child_process'
 import crypto from 'node:crypto'

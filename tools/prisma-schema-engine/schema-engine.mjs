@@ -3,7 +3,7 @@
  * Stand-in for Prisma's native `schema-engine` binary, for machines that
  * cannot download it from binaries.prisma.sh. Select it with
  *
- *   PRISMA_SCHEMA_ENGINE_BINARY=/abs/path/prisma/schema-engine/schema-engine.mjs
+ *   PRISMA_SCHEMA_ENGINE_BINARY=/abs/path/tools/prisma-schema-engine/schema-engine.mjs
  *
  * It speaks the native binary's protocol (what prisma/build/index.js expects
  * from `SchemaEngineCLI`):
