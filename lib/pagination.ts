@@ -1,5 +1,5 @@
 /** A page of a list (contract: list endpoints return items, the total and the next offset). */
-export type Page<Item> = { items: Item[]; total: number; limit: number; offset: number; nextOffset: number | null }
+export type Page<Item> = { items: Item[]; total: number; limit: number; offset: number; nextOffset: number | null; nextCursor?: string | null }
 
 /**
  * The page holding `items`: the next offset is offset + limit while anything is left after it.
@@ -15,5 +15,12 @@ export function toPage<Item>(items: Item[], counted: number, { limit, offset }: 
 
 /** The page as the API sends it, each item as its record. */
 export function pageRecord<Item, ItemRecord>(page: Page<Item>, toRecord: (item: Item) => ItemRecord) {
-  return { items: page.items.map(toRecord), total: page.total, limit: page.limit, offset: page.offset, next_offset: page.nextOffset }
+  return {
+    items: page.items.map(toRecord),
+    total: page.total,
+    limit: page.limit,
+    offset: page.offset,
+    next_offset: page.nextOffset,
+    ...(page.nextCursor !== undefined && { next_cursor: page.nextCursor }),
+  }
 }

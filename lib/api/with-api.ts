@@ -259,8 +259,8 @@ export function apiRoute(handlers: Partial<Record<Method, RouteHandler>>): Route
 }
 
 /** A JSON response with the API's headers. */
-export function jsonResponse(data: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
-  return textResponse(JSON.stringify(data), {
+export function jsonResponse(data: unknown, init: { status?: number; headers?: Record<string, string>; body?: string } = {}): Response {
+  return textResponse(init.body ?? JSON.stringify(data), {
     status: init.status ?? 200,
     headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...init.headers },
   })

@@ -101,6 +101,8 @@ const documentedListQuery = listArticlesQuerySchema.extend({
   tag: query.tag.meta({ description: 'Only articles carrying this tag (exact match).' }),
   published_after: query.published_after.meta({ description: 'Only articles published at or after this instant (inclusive).', example: '2026-11-01T00:00:00Z' }),
   published_before: query.published_before.meta({ description: 'Only articles published before this instant (exclusive).', example: '2026-12-01T00:00:00Z' }),
+  updated_after: query.updated_after.meta({ description: 'Only articles changed at or after this instant (inclusive): what changed since your last sync.', example: '2026-11-20T09:00:00Z' }),
+  updated_before: query.updated_before.meta({ description: 'Only articles changed before this instant (exclusive).', example: '2026-11-21T00:00:00Z' }),
   limit: query.limit.meta({ description: 'Page size, 1 to 200.' }),
   offset: query.offset.meta({ description: 'How many articles to skip; use the previous page\'s `next_offset`.' }),
 })
@@ -132,20 +134,42 @@ const listArticles = apiOperation({
     '',
     '**Paging:** `limit` 1 to 200 (default 50) and `offset` 0 or more (default 0); values out of range, and unknown parameters, are a 422. ' +
       '`next_offset` is `offset + limit` while more articles follow, and `null` on the last page. `total` counts every match.',
+    '',
+    '**Cursors:** every page also has `next_cursor`; send it back as `cursor` (with the same filters and `sort`, and no `offset`) for the next page. ' +
+      'A cursor page is found by position in an index, so page 1,000 costs what page 1 costs, and rows that move meanwhile are neither skipped nor repeated. ' +
+      'A cursor of another query, another newsroom, or one not made by the service is a 422.',
+    '',
+    '**Changes feed (`sort=updated_at`):** oldest change first, by `updated_at` then `article_id`. Every change to an article (an edit, a workflow move, a scheduled publication firing) raises its `updated_at`, ' +
+      'so the article reappears in the feed with its new state: an article that was unpublished or archived shows up with that `status`, which tells a mirror to take it down. ' +
+      'Changes appear after they have settled (about 10 s), so that a change committed late is never behind a cursor a client already holds. ' +
+      '`next_cursor` is set whenever the page has rows and, on an empty page, repeats the cursor sent: keep the last one and poll with it.',
+    '',
+    '**Caching:** answers carry a strong `ETag` (of the page: it changes when any of its rows, the total or the next cursor does) and `Cache-Control: private, no-cache`. ' +
+      'Send the `ETag` back as `If-None-Match` and an unchanged page is a `304` with no body.',
+    '',
+    '**Keeping a mirror in sync:** (1) initial sync: `GET /v1/articles?sort=updated_at&limit=200`, then follow `next_cursor` until a page comes back with fewer than `limit` rows; keep the last `next_cursor`. ' +
+      '(2) every few minutes: `GET /v1/articles?sort=updated_at&limit=200&cursor=<kept cursor>`: the rows are what changed since; upsert them (drop those no longer `published` if you mirror only published ones) and keep the new `next_cursor`. ' +
+      '(3) for a single article you hold, `GET /v1/articles/{article_id}` with `If-None-Match: <its ETag>` costs a 304 when it has not changed.',
   ].join('\n'),
   requestParams: { query: documentedListQuery },
+  conditional: true,
   success: {
     status: 200,
     description: 'A page of articles.',
     schema: articleListSchema,
+    headers: ['ETag'],
     examples: {
       first_page: {
         summary: 'GET /v1/articles?limit=2: the first of several pages',
-        value: { items: [publishedArticle, draftArticle], total: 137, limit: 2, offset: 0, next_offset: 2 },
+        value: { items: [publishedArticle, draftArticle], total: 137, limit: 2, offset: 0, next_offset: 2, next_cursor: 'eyJ2IjoxLCJ0IjoidGVuXzBt…In0.k3J9Qm4c2Vx0aW5nX2E' },
       },
       last_page: {
         summary: 'GET /v1/articles?tag=transport: everything fits on one page',
-        value: { items: [draftArticle], total: 1, limit: 50, offset: 0, next_offset: null },
+        value: { items: [draftArticle], total: 1, limit: 50, offset: 0, next_offset: null, next_cursor: null },
+      },
+      changes: {
+        summary: 'GET /v1/articles?sort=updated_at&cursor=…: what changed since the cursor',
+        value: { items: [publishedArticle], total: 137, limit: 200, offset: 136, next_offset: null, next_cursor: 'eyJ2IjoxLCJ0IjoidGVuXzBt…In0.Zm9yX3RoZV9uZXh0X3Bv' },
       },
     },
   },
@@ -214,8 +238,10 @@ const getArticle = apiOperation({
   summary: 'Get an article',
   tags: ['Articles'],
   scope: 'articles:read',
-  description: 'One article of the newsroom, with its `ETag` for a later conditional PATCH or transition.',
+  description:
+    'One article of the newsroom, with its `ETag` for a later conditional PATCH or transition. Send the `ETag` you hold as `If-None-Match`: if the article has not changed the answer is `304` with no body (`Cache-Control: private, no-cache`).',
   requestParams: { path: articlePathParams },
+  conditional: true,
   success: {
     status: 200,
     description: 'The article.',

@@ -81,6 +81,8 @@ export type TransitionArticleInput = z.infer<typeof transitionArticleSchema>
 
 /** The list's page size when none is asked for, and the largest one allowed. */
 export const defaultArticlePageSize = 50
+
+export const listSorts = ['published_at', 'updated_at'] as const
 export const maxArticlePageSize = 200
 
 export const listArticlesQuerySchema = z
@@ -91,6 +93,15 @@ export const listArticlesQuerySchema = z
     tag: withoutNul(z.string().min(1).max(64)).optional(),
     published_after: timestamp.optional().meta({ description: 'Inclusive: published_at ≥ this instant.' }),
     published_before: timestamp.optional().meta({ description: 'Exclusive: published_at < this instant.' }),
+    updated_after: timestamp.optional().meta({ description: 'Inclusive: updated_at ≥ this instant.' }),
+    updated_before: timestamp.optional().meta({ description: 'Exclusive: updated_at < this instant.' }),
+    sort: z
+      .enum(listSorts, { error: `sort must be one of: ${listSorts.join(', ')}.` })
+      .optional()
+      .meta({ description: '`published_at`: newest publications first, unpublished last (the default). `updated_at`: oldest change first, the order a sync needs.' }),
+    cursor: withoutNul(z.string().min(1).max(1_024))
+      .optional()
+      .meta({ description: "The previous page's `next_cursor`: the page after it, found by position rather than by counting (as cheap at depth 50,000 as on page 1). Not with `offset`." }),
     limit: z.coerce
       .number()
       .int('limit must be a whole number.')
@@ -149,6 +160,10 @@ export const articleListSchema = z
     limit: z.number().int(),
     offset: z.number().int(),
     next_offset: z.number().int().nullable().meta({ description: 'Offset of the next page, or null on the last page.' }),
+    next_cursor: z.string().nullable().meta({
+      description:
+        'Send it as `cursor` (with the same filters and sort) for the next page. With `sort=updated_at` it is set whenever the page has rows, and on an empty page repeats the cursor sent, so a mirror keeps the last one and polls with it for what changed since.',
+    }),
   })
   .meta({ id: 'ArticleList' })
 

@@ -1,4 +1,6 @@
 import type { Article } from '../db/generated/client.ts'
+import { ValidationError } from '../errors.ts'
+import { decodeListCursor, encodeListCursor, filterFingerprint, type ListPosition, type ListSort } from './list-cursor.ts'
 import { tenantSql } from '../tenancy/tenant-sql.ts'
 import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
 import type { ListArticlesQuery } from './article-schemas.ts'
@@ -13,10 +15,12 @@ export type ArticlePage = Page<Article>
  * articles_status_order_idx, after the status) serve exactly this order.
  */
 const listOrder = 'published_at DESC NULLS LAST, created_at DESC, id DESC'
+/** The changes feed's order: articles_updated_order_idx serves it. */
+const updatedOrder = 'updated_at ASC, id ASC'
 
 export const deepOffset = 1_000
 
-type ListFilter = Omit<ListArticlesQuery, 'limit' | 'offset'>
+type ListFilter = Omit<ListArticlesQuery, 'limit' | 'offset' | 'cursor' | 'sort'>
 
 /** The filters as SQL conditions (combined with AND), their values numbered after the tenant's $1. */
 function listConditions(filter: ListFilter): { where: string; values: unknown[] } {
@@ -33,13 +37,54 @@ function listConditions(filter: ListFilter): { where: string; values: unknown[] 
   if (filter.tag) add((p) => `tags @> ARRAY[${p}]::text[]`, filter.tag)
   if (filter.published_after) add((p) => `published_at >= ${p}`, new Date(filter.published_after))
   if (filter.published_before) add((p) => `published_at < ${p}`, new Date(filter.published_before))
+  if (filter.updated_after) add((p) => `updated_at >= ${p}`, new Date(filter.updated_after))
+  if (filter.updated_before) add((p) => `updated_at < ${p}`, new Date(filter.updated_before))
   return { where: conditions.join(' AND '), values }
 }
 
+/** How long a change waits before the updated_at feed shows it: longer than any write's transaction, so that
+ * a change committed late (its updated_at set before a later one's commit) is never skipped by a mirror
+ * that has already read past it. */
+export function syncSettleMs(): number {
+  return Number(process.env.SYNC_SETTLE_MS ?? 10_000)
+}
+
 export async function listArticles(tenantId: string, query: ListArticlesQuery): Promise<ArticlePage> {
-  const { limit, offset, ...filter } = query
+  const { limit, offset, cursor, sort = 'published_at', ...filter } = query
   const sql = tenantSql(tenantId)
   const { where, values } = listConditions(filter)
+  const fingerprint = filterFingerprint(filter)
+  const after = cursor === undefined ? null : decodeListCursor(cursor, { tenantId, sort, filter: fingerprint })
+  if (after && offset > 0) throw new ValidationError([{ field: 'offset', message: 'Send either offset or cursor, not both: the cursor already says where the page starts.' }])
+
+  const total = articleTotal(tenantId, filter, async () => {
+    const [counted] = await sql.rows<{ total: number }>(`SELECT count(*)::int AS total FROM articles WHERE ${where}`, values)
+    return counted!.total
+  })
+  const rows =
+    sort === 'updated_at'
+      ? await updatedOrderRows(sql, where, values, { limit, offset, after })
+      : after?.sort === 'published_at'
+        ? await publishedOrderRowsAfter(sql, where, values, limit, after)
+        : await publishedOrderRows(sql, where, values, limit, offset)
+  const start = after ? after.position : offset
+  const page = toPage(rows.map(toArticle), await total, { limit, offset: start })
+  return { ...page, nextCursor: nextCursor(tenantId, fingerprint, sort, page, after) }
+}
+
+/** Where the next page starts; see next_cursor in the reference for when it is null. */
+function nextCursor(tenantId: string, fingerprint: string, sort: ListSort, page: Page<Article>, after: ListPosition | null): string | null {
+  const last = page.items.at(-1)
+  const position = page.offset + page.items.length
+  if (!last) return sort === 'updated_at' && after ? encodeListCursor(tenantId, fingerprint, after) : null
+  if (sort === 'updated_at') return encodeListCursor(tenantId, fingerprint, { sort, updatedAt: last.updatedAt, id: last.id, position })
+  if (page.nextOffset === null) return null
+  return encodeListCursor(tenantId, fingerprint, { sort, publishedAt: last.publishedAt, createdAt: last.createdAt, id: last.id, position })
+}
+
+type Sql = ReturnType<typeof tenantSql>
+
+async function publishedOrderRows(sql: Sql, where: string, values: unknown[], limit: number, offset: number): Promise<StoredArticle[]> {
   const page = values.length + 2
   const pageIds = `SELECT id FROM articles WHERE ${where} ORDER BY ${listOrder} LIMIT $${page} OFFSET $${page + 1}`
   // Deep in the list, the rows skipped are found through the list-order index alone and only
@@ -49,12 +94,48 @@ export async function listArticles(tenantId: string, query: ListArticlesQuery): 
     offset >= deepOffset
       ? `SELECT ${articleColumns} FROM articles WHERE tenant_id = $1 AND id IN (${pageIds}) ORDER BY ${listOrder}`
       : `SELECT ${articleColumns} FROM articles WHERE ${where} ORDER BY ${listOrder} LIMIT $${page} OFFSET $${page + 1}`
-  const [rows, total] = await Promise.all([
-    sql.rows<StoredArticle>(pageQuery, [...values, limit, offset]),
-    articleTotal(tenantId, filter, async () => {
-      const [counted] = await sql.rows<{ total: number }>(`SELECT count(*)::int AS total FROM articles WHERE ${where}`, values)
-      return counted!.total
-    }),
+  return sql.rows<StoredArticle>(pageQuery, [...values, limit, offset])
+}
+
+/**
+ * The page after a cursor in published order, by position in the list-order index rather than by
+ * counting: published rows after the cursor's key, then (once they run out) the unpublished ones,
+ * which sort last.
+ */
+async function publishedOrderRowsAfter(sql: Sql, where: string, values: unknown[], limit: number, after: ListPosition & { sort: 'published_at' }): Promise<StoredArticle[]> {
+  const n = values.length + 1
+  if (after.publishedAt === null) {
+    return sql.rows<StoredArticle>(
+      `SELECT ${articleColumns} FROM articles WHERE ${where} AND published_at IS NULL AND (created_at, id) < ($${n + 1}, $${n + 2}) ORDER BY ${listOrder} LIMIT $${n + 3}`,
+      [...values, after.createdAt, after.id, limit],
+    )
+  }
+  const published = await sql.rows<StoredArticle>(
+    `SELECT ${articleColumns} FROM articles WHERE ${where} AND (published_at, created_at, id) < ($${n + 1}, $${n + 2}, $${n + 3}) ORDER BY ${listOrder} LIMIT $${n + 4}`,
+    [...values, after.publishedAt, after.createdAt, after.id, limit],
+  )
+  if (published.length === limit) return published
+  const unpublished = await sql.rows<StoredArticle>(`SELECT ${articleColumns} FROM articles WHERE ${where} AND published_at IS NULL ORDER BY ${listOrder} LIMIT $${n + 1}`, [
+    ...values,
+    limit - published.length,
   ])
-  return toPage(rows.map(toArticle), total, { limit, offset })
+  return [...published, ...unpublished]
+}
+
+/** Oldest change first, (updated_at, id) as the key, leaving out changes younger than the settle time. */
+async function updatedOrderRows(sql: Sql, where: string, values: unknown[], page: { limit: number; offset: number; after: ListPosition | null }): Promise<StoredArticle[]> {
+  const n = values.length + 1
+  const settled = new Date(Date.now() - syncSettleMs())
+  if (page.after?.sort === 'updated_at') {
+    return sql.rows<StoredArticle>(
+      `SELECT ${articleColumns} FROM articles WHERE ${where} AND updated_at < $${n + 1} AND (updated_at, id) > ($${n + 2}, $${n + 3}) ORDER BY ${updatedOrder} LIMIT $${n + 4}`,
+      [...values, settled, page.after.updatedAt, page.after.id, page.limit],
+    )
+  }
+  return sql.rows<StoredArticle>(`SELECT ${articleColumns} FROM articles WHERE ${where} AND updated_at < $${n + 1} ORDER BY ${updatedOrder} LIMIT $${n + 2} OFFSET $${n + 3}`, [
+    ...values,
+    settled,
+    page.limit,
+    page.offset,
+  ])
 }

@@ -1,3 +1,4 @@
+import { conditionalJson } from '@/lib/api/conditional-response'
 import { apiRoute, jsonResponse, withApi } from '@/lib/api/with-api'
 import { articleHeaders } from '@/lib/articles/article-responses'
 import { toArticleRecord } from '@/lib/articles/article-record'
@@ -7,9 +8,9 @@ import { listArticles } from '@/lib/articles/list-articles'
 import { pageRecord } from '@/lib/pagination'
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
-  GET: withApi({ scope: 'articles:read', query: listArticlesQuerySchema }, async ({ actor, query }) => {
+  GET: withApi({ scope: 'articles:read', query: listArticlesQuerySchema }, async ({ actor, query, request }) => {
     const page = await listArticles(actor.tenant.id, query)
-    return jsonResponse(pageRecord(page, toArticleRecord))
+    return conditionalJson(request, pageRecord(page, toArticleRecord))
   }),
   POST: withApi({ scope: 'articles:write', body: createArticleSchema }, async ({ actor, body }) => {
     const article = await createArticle(actor, body)

@@ -50,6 +50,8 @@ export type ApiOperationSpec = {
   problems?: ProblemCase[]
   /** A POST that honours Idempotency-Key (every POST under /v1 does). */
   idempotent?: boolean
+  /** A GET that answers If-None-Match with 304 Not Modified. */
+  conditional?: boolean
 }
 
 const mebibyte = 1024 * 1024
@@ -67,8 +69,18 @@ export function apiOperation(spec: ApiOperationSpec): ZodOpenApiOperationObject 
     ...(spec.idempotent ? idempotencyProblems : []),
     ...serverProblems,
   ]
-  const requestParams = spec.idempotent ? { ...spec.requestParams, header: idempotencyKeyHeader } : spec.requestParams
+  const requestParams = spec.idempotent
+    ? { ...spec.requestParams, header: idempotencyKeyHeader }
+    : spec.conditional
+      ? { ...spec.requestParams, header: ifNoneMatchHeader }
+      : spec.requestParams
   const responses: Record<string, ZodOpenApiResponseObject> = { [spec.success.status]: successResponse(spec.success) }
+  if (spec.conditional) {
+    responses[304] = {
+      description: 'Not Modified: the `If-None-Match` sent names the current `ETag`, so the copy you hold is current. No body. It still needs the scope and counts against the rate limit.',
+      headers: headerRefs(['X-Request-Id', 'ETag', ...rateLimitHeaderNames]),
+    }
+  }
   for (const status of [...new Set(problems.map((problem) => problem.status))].sort((a, b) => a - b)) {
     responses[status] = problemResponse(status, problems.filter((problem) => problem.status === status))
   }
@@ -179,6 +191,13 @@ function bodyProblems(maxBytes: number): ProblemCase[] {
     },
   ]
 }
+
+const ifNoneMatchHeader = z.object({
+  'If-None-Match': z
+    .string()
+    .optional()
+    .meta({ description: 'The `ETag` of the copy you hold: if it is still current the answer is 304 with no body.', example: '"4"' }),
+})
 
 const idempotencyKeyHeader = z.object({
   'Idempotency-Key': z

@@ -66,7 +66,8 @@ export const responseHeaders: Record<HeaderName, oas31.HeaderObject> = {
     example: 'Bearer realm="newsroom", error="insufficient_scope", scope="articles:write"',
   },
   ETag: {
-    description: "The article's version as a strong entity tag. Send it back in `If-Match` to refuse a change if someone changed the article meanwhile.",
+    description:
+      "For an article, its version as a strong entity tag: send it back in `If-Match` to refuse a change if someone changed the article meanwhile, or in `If-None-Match` to get a 304 while it has not changed. For a list page, a tag of its content, for `If-None-Match`.",
     required: true,
     schema: { type: 'string' },
     example: '"4"',

@@ -1,6 +1,7 @@
+import { conditionalJson } from '@/lib/api/conditional-response'
 import { apiRoute, jsonResponse, withApi } from '@/lib/api/with-api'
 import { articleHeaders } from '@/lib/articles/article-responses'
-import { toArticleRecord } from '@/lib/articles/article-record'
+import { articleEtag, toArticleRecord } from '@/lib/articles/article-record'
 import { articlePathSchema, updateArticleSchema } from '@/lib/articles/article-schemas'
 import { getArticle } from '@/lib/articles/get-article'
 import { updateArticle } from '@/lib/articles/update-article'
@@ -8,9 +9,9 @@ import { updateArticle } from '@/lib/articles/update-article'
 const params = articlePathSchema
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
-  GET: withApi({ scope: 'articles:read', params }, async ({ actor, params }) => {
+  GET: withApi({ scope: 'articles:read', params }, async ({ actor, params, request }) => {
     const article = await getArticle(actor.tenant.id, params.article_id)
-    return jsonResponse(toArticleRecord(article), { headers: articleHeaders(article) })
+    return conditionalJson(request, toArticleRecord(article), { etag: articleEtag(article) })
   }),
   PATCH: withApi({ scope: 'articles:write', params, body: updateArticleSchema }, async ({ actor, params, body, request }) => {
     const article = await updateArticle(actor, params.article_id, body, { ifMatch: request.headers.get('if-match') })

@@ -1,0 +1,29 @@
+import { createHash } from 'node:crypto'
+import { jsonResponse } from './with-api.ts'
+
+// Clients and private caches may keep a copy but must ask again before using it; an unchanged
+// answer then costs a 304 with no body. Never `public`: every answer is one newsroom's.
+const revalidate = 'private, no-cache'
+
+/** Whether an If-None-Match header names `etag` (or `*`): the client's copy is current. */
+export function ifNoneMatchHits(header: string | null, etag: string): boolean {
+  if (!header) return false
+  return header.split(',').some((candidate) => {
+    const tag = candidate.trim().replace(/^W\//, '')
+    return tag === '*' || tag === etag
+  })
+}
+
+/**
+ * A GET's JSON answer with its ETag, or 304 Not Modified with no body when the request's
+ * If-None-Match already names that ETag. Authentication, scope and rate limit have run
+ * before this, as for any other answer.
+ */
+export function conditionalJson(request: Request, data: unknown, options: { etag?: string; headers?: Record<string, string> } = {}): Response {
+  const body = JSON.stringify(data)
+  // A list's ETag is its content's: it changes when any row, the total or the next cursor does.
+  const etag = options.etag ?? `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
+  const headers = { ...options.headers, ETag: etag, 'Cache-Control': revalidate }
+  if (ifNoneMatchHits(request.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers })
+  return jsonResponse(data, { headers, body })
+}
