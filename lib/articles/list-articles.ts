@@ -1,11 +1,11 @@
-import type { Article } from '../db/generated/client.ts'
 import { tenantSql } from '../tenancy/tenant-sql.ts'
 import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
 import type { ListArticlesQuery } from './article-schemas.ts'
 import { articleTotal } from './article-totals.ts'
 import { toPage, type Page } from '../pagination.ts'
+import { searchArticlePage, searchCondition, type SearchedArticle } from './search-articles.ts'
 
-export type ArticlePage = Page<Article>
+export type ArticlePage = Page<SearchedArticle>
 
 /**
  * The newest publications first, unpublished articles last; created_at and id break ties so
@@ -33,6 +33,7 @@ function listConditions(filter: ListFilter): { where: string; values: unknown[] 
   if (filter.tag) add((p) => `tags @> ARRAY[${p}]::text[]`, filter.tag)
   if (filter.published_after) add((p) => `published_at >= ${p}`, new Date(filter.published_after))
   if (filter.published_before) add((p) => `published_at < ${p}`, new Date(filter.published_before))
+  if (filter.q !== undefined) add(searchCondition, filter.q)
   return { where: conditions.join(' AND '), values }
 }
 
@@ -40,6 +41,10 @@ export async function listArticles(tenantId: string, query: ListArticlesQuery): 
   const { limit, offset, ...filter } = query
   const sql = tenantSql(tenantId)
   const { where, values } = listConditions(filter)
+  if (filter.q !== undefined) {
+    // listConditions adds q last.
+    return searchArticlePage(tenantId, { where, values, qPlaceholder: `$${values.length + 1}`, listOrder, filter }, { limit, offset })
+  }
   const page = values.length + 2
   const pageIds = `SELECT id FROM articles WHERE ${where} ORDER BY ${listOrder} LIMIT $${page} OFFSET $${page + 1}`
   // Deep in the list, the rows skipped are found through the list-order index alone and only

@@ -12,6 +12,7 @@ import {
 import { createArticle } from '../../articles/create-article.ts'
 import { getArticle } from '../../articles/get-article.ts'
 import { listArticles } from '../../articles/list-articles.ts'
+import { snippetParts } from '../../articles/search-articles.ts'
 import { mayManageSchedule, offeredMoves } from '../../articles/offered-moves.ts'
 import { cancelScheduledPublication, transitionArticle } from '../../articles/transition-article.ts'
 import { contentEditRefusal, updateArticle } from '../../articles/update-article.ts'
@@ -33,7 +34,10 @@ const portalChangesSchema = updateArticleSchema.omit({ author_id: true, status: 
 export const articlesRouter = router({
   list: memberProcedure.input(domainInput(listArticlesQuerySchema)).query(async ({ ctx, input }) => {
     const page = await listArticles(ctx.tenant.id, input)
-    return pageRecord(page, toArticleRecord)
+    return pageRecord(page, (article) => ({
+      ...toArticleRecord(article),
+      match: article.match ? { rank: article.match.rank, snippet: snippetParts(article.match.snippet) } : null,
+    }))
   }),
 
   filterOptions: memberProcedure.query(({ ctx }) => listArticleFilterOptions(ctx.tenant.id)),
