@@ -25,6 +25,7 @@ test('an editor searches, opens the result, edits it twice, compares versions an
   const result = page.getByRole('row').filter({ hasText: headline })
   await expect(result).toHaveCount(1)
   await expect(result.getByTestId('search-snippet').locator('mark').first()).toHaveText(word)
+  await page.screenshot({ path: 'docs/screenshots/article-search.png' })
   // A reload shows the same search.
   await page.reload()
   await expect(page.getByRole('searchbox', { name: 'Search' })).toHaveValue(word)
@@ -44,7 +45,9 @@ test('an editor searches, opens the result, edits it twice, compares versions an
   await expect(revisions.getByRole('row')).toHaveCount(4)
   await revisions.getByRole('button', { name: 'Compare version 1 with current' }).click()
   const comparison = page.getByTestId('revision-comparison')
-  await expect(comparison.locator('ins')).toContainText(['updated', ', and so are the tourists.'])
+  await expect(comparison.locator('ins')).toContainText(['updated', ', and so are the tourists'])
+  await comparison.scrollIntoViewIfNeeded()
+  await page.screenshot({ path: 'docs/screenshots/revision-compare.png' })
 
   await revisions.getByRole('button', { name: 'Restore version 1' }).click()
   await expect(page.getByText('Restored version 1. This is now version 4.')).toBeVisible()

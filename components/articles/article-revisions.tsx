@@ -90,20 +90,22 @@ export function ArticleRevisions({ article, blockedReason }: { article: ArticleR
                     {isCurrent && ' (current)'}
                   </td>
                   <td>{revision.fields.length === 6 ? 'Created' : revision.fields.map((field) => fieldNames[field]).join(', ')}</td>
-                  <td className={styles.revisionActions}>
-                    <button type="button" aria-expanded={compared === revision.revision_id} onClick={() => setCompared(compared === revision.revision_id ? null : revision.revision_id)}>
-                      {compared === revision.revision_id ? 'Hide comparison' : `Compare version ${revision.version} with current`}
-                    </button>
-                    {!isCurrent && (
-                      <button
-                        type="button"
-                        disabled={restore.isPending || blockedReason !== null}
-                        title={blockedReason ?? undefined}
-                        onClick={() => void onRestore(revision)}
-                      >
-                        {restore.isPending && restore.variables?.revision_id === revision.revision_id ? 'Restoring…' : `Restore version ${revision.version}`}
+                  <td>
+                    <div className={styles.revisionActions}>
+                      <button type="button" aria-expanded={compared === revision.revision_id} onClick={() => setCompared(compared === revision.revision_id ? null : revision.revision_id)}>
+                        {compared === revision.revision_id ? 'Hide comparison' : `Compare version ${revision.version} with current`}
                       </button>
-                    )}
+                      {!isCurrent && (
+                        <button
+                          type="button"
+                          disabled={restore.isPending || blockedReason !== null}
+                          title={blockedReason ?? undefined}
+                          onClick={() => void onRestore(revision)}
+                        >
+                          {restore.isPending && restore.variables?.revision_id === revision.revision_id ? 'Restoring…' : `Restore version ${revision.version}`}
+                        </button>
+                      )}
+                    </div>
                   </td>
                 </tr>
               )

@@ -8,9 +8,11 @@ const render = (before: string, after: string) =>
 
 describe('wordDiff', () => {
   it('marks replaced, removed and added words, keeping the rest whole', () => {
-    expect(render('The council voted 7 to 2 today.', 'The council voted 6 to 3 today.')).toBe('The council voted [-7 ]{+6 }to [-2 ]{+3 }today.')
+    expect(render('The council voted 7 to 2 today.', 'The council voted 6 to 3 today.')).toBe('The council voted [-7]{+6} to [-2]{+3} today.')
     expect(render('Boats are back.', 'Boats and ferries are back.')).toBe('Boats {+and ferries }are back.')
     expect(render('Boats and ferries are back.', 'Boats are back.')).toBe('Boats [-and ferries ]are back.')
+    expect(render('The ferries are back.', 'The ferries are back, and so are the tourists.')).toBe('The ferries are back{+, and so are the tourists}.')
+    expect(render('Harbour story', 'Harbour story updated')).toBe('Harbour story{+ updated}')
   })
 
   it('gives back both texts exactly', () => {

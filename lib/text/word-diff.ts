@@ -5,9 +5,12 @@ export type DiffPart = { kind: 'same' | 'removed' | 'added'; text: string }
 // being aligned word by word (an LCS table of 4M cells is ~16 MB and a few hundred ms).
 const maxCells = 4_000_000
 
-/** Words and the whitespace after each, so joining the tokens gives the text back. */
+/**
+ * Words, runs of whitespace and single punctuation marks, so that "back." → "back, and more."
+ * keeps "back" and joining the tokens gives the text back.
+ */
 function tokens(text: string): string[] {
-  return text.match(/\S+\s*|\s+/g) ?? []
+  return text.match(/\s+|[\p{L}\p{N}\p{M}'’-]+|[^\s\p{L}\p{N}\p{M}'’-]/gu) ?? []
 }
 
 /**
