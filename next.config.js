@@ -1,6 +1,22 @@
 // @ts-check
 import { securityHeaders } from './lib/security/response-headers.mjs'
 
+/**
+ * Hosts besides the one `next dev` was started on that may load its scripts and hot-reload
+ * socket. Without them a portal opened at 127.0.0.1 (or from another machine) never hydrates,
+ * and its forms fall back to native submits. NEWSROOM_DEV_ORIGINS adds LAN hosts, comma-separated.
+ * Production ignores this setting.
+ */
+const allowedDevOrigins = [
+  'localhost',
+  '127.0.0.1',
+  '[::1]',
+  ...(process.env.NEWSROOM_DEV_ORIGINS ?? '')
+    .split(',')
+    .map((host) => host.trim())
+    .filter(Boolean),
+]
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // Packages with native or WebAssembly parts run as plain Node modules, not bundled.
@@ -17,6 +33,7 @@ const nextConfig = {
     'prom-client',
     'pino',
   ],
+  allowedDevOrigins,
   poweredByHeader: false,
   // For every response, API included; the portal's CSP (with its nonce) comes from proxy.ts.
   async headers() {

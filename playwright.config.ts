@@ -5,6 +5,8 @@ export const e2eBaseUrl = `http://127.0.0.1:${port}`
 
 export default defineConfig({
   testDir: 'e2e',
+  // The dev-server check has its own config (playwright.dev.config.ts): it runs `next dev`.
+  testIgnore: '**/dev-mode.spec.ts',
   outputDir: 'test-results',
   timeout: 60_000,
   expect: { timeout: 10_000 },

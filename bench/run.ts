@@ -4,6 +4,7 @@
  * runs the framework-free baseline in the same run, and writes bench/results/*.{json,md}.
  * Traffic goes only to 127.0.0.1; every phase is bounded in time.
  */
+import { createHash } from 'node:crypto'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
@@ -142,6 +143,9 @@ async function main() {
       path: `/v1/articles?status=published&department_id=${big!.departmentIds[2]}&published_after=${from}&published_before=${to}&limit=50`,
     })
     await measure('GET /v1/articles?offset=50000', 'service', { method: 'GET', path: '/v1/articles?limit=50&offset=50000' })
+    // Full-text search: a phrase one article in eight matches (12,500 to rank), and a word only one has.
+    await measure('GET /v1/articles?q="riverside plan"', 'service', { method: 'GET', path: `/v1/articles?q=${encodeURIComponent('"riverside plan"')}&limit=50` })
+    await measure('GET /v1/articles?q=rare word', 'service', { method: 'GET', path: `/v1/articles?q=${createHash('md5').update('4242').digest('hex')}&limit=50` })
     const newArticle = { method: 'POST', path: '/v1/articles', body: JSON.stringify({ headline: 'Load test article', lede: 'Created under load.', body: '<p>Bench.</p>'.repeat(50), tags: ['bench'] }) }
     await measure('POST /v1/articles', 'baseline', newArticle)
     await measure('POST /v1/articles', 'service', newArticle)

@@ -38,7 +38,7 @@ export function SignInForm() {
   })
 
   return (
-    <form onSubmit={onSubmit} noValidate>
+    <form method="post" onSubmit={onSubmit} noValidate>
       {failure && (
         <p role="alert" className="alert error">
           {failure}

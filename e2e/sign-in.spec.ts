@@ -39,3 +39,19 @@ test('pages carry a nonce CSP and security headers, and cross-site mutations are
   const crossSite = await request.post('/api/trpc/apiKeys.revoke', { data: { id: 'tok_x' }, headers: { origin: 'https://evil.example' } })
   expect(crossSite.status()).toBe(403)
 })
+
+test('before the page hydrates, a sign-in submit never puts the password in the URL', async ({ browser }) => {
+  // Without JavaScript the form submits natively, as it would on a slow link before hydration.
+  const context = await browser.newContext({ javaScriptEnabled: false })
+  const page = await context.newPage()
+  await page.goto('/signin')
+  await page.getByLabel('E-mail').fill('admin@dailyplanet.example')
+  await page.getByLabel('Password').fill('newsroom-admin-dev')
+  const submitted = page.waitForRequest((request) => new URL(request.url()).pathname === '/signin' && request.isNavigationRequest() && request.method() === 'POST')
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await submitted
+  await page.waitForLoadState()
+  expect(page.url()).not.toContain('newsroom-admin-dev')
+  expect(page.url()).not.toContain('password')
+  await context.close()
+})

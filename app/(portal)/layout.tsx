@@ -8,6 +8,10 @@ export default async function PortalLayout({ children }: { children: ReactNode }
   const user = await requirePortalUser()
   return (
     <div className="shell">
+      {/* The first stop for keyboard users: past the navigation, straight to the page. */}
+      <a href="#main-content" className="skip-link">
+        Skip to content
+      </a>
       <PortalNav role={user.role} />
       <div className="main">
         <header className="topbar">
@@ -21,7 +25,9 @@ export default async function PortalLayout({ children }: { children: ReactNode }
             <SignOutButton />
           </div>
         </header>
-        <PortalTrpcProvider>{children}</PortalTrpcProvider>
+        <main id="main-content" tabIndex={-1}>
+          <PortalTrpcProvider>{children}</PortalTrpcProvider>
+        </main>
       </div>
     </div>
   )

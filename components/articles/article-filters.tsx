@@ -34,6 +34,7 @@ export function ArticleFilters({ params, options }: { params: ListParams; option
     setDateError(null)
     router.push(
       listHref({
+        q: params.q,
         status: (text('status') || undefined) as ApiStatus | undefined,
         department_id: text('department_id') || undefined,
         author_id: text('author_id') || undefined,

@@ -92,6 +92,7 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
   const refresh = () => {
     void queryClient.invalidateQueries(trpc.articles.list.pathFilter())
     if (article) void queryClient.invalidateQueries(trpc.articles.history.queryFilter({ article_id: article.article_id }))
+    void queryClient.invalidateQueries(trpc.articles.revisions.pathFilter())
   }
 
   const save = async (values: ArticleFormValues) => {

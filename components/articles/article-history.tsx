@@ -2,6 +2,7 @@
 
 import type { ArticleHistoryEntry } from '@/lib/articles/article-history'
 import type { ArticleRecord } from '@/lib/articles/article-schemas'
+import { ArticleRevisions } from './article-revisions'
 import { LocalTime } from './local-time'
 import { statusLabels } from './status-badge'
 import styles from './articles.module.css'
@@ -12,7 +13,17 @@ function pendingScheduleRow(entries: ArticleHistoryEntry[], article: ArticleReco
   return last && last.publish_at === article.scheduled_publish_at ? last.id : null
 }
 
-export function ArticleHistory({ entries, article, loading }: { entries: ArticleHistoryEntry[] | undefined; article: ArticleRecord; loading: boolean }) {
+export function ArticleHistory({
+  entries,
+  article,
+  loading,
+  restoreBlockedReason = null,
+}: {
+  entries: ArticleHistoryEntry[] | undefined
+  article: ArticleRecord
+  loading: boolean
+  restoreBlockedReason?: string | null
+}) {
   const pending = entries ? pendingScheduleRow(entries, article) : null
   return (
     <section className={styles.history} aria-labelledby="history-heading">
@@ -52,6 +63,7 @@ export function ArticleHistory({ entries, article, loading }: { entries: Article
           </tbody>
         </table>
       )}
+      <ArticleRevisions article={article} blockedReason={restoreBlockedReason} />
     </section>
   )
 }

@@ -6,7 +6,7 @@ import { defaultArticlePageSize, listArticlesQuerySchema, maxArticlePageSize, ty
 export const pageSizes = [10, 25, defaultArticlePageSize, 100, maxArticlePageSize] as const
 const defaultLimit = defaultArticlePageSize
 
-const filterKeys = ['status', 'department_id', 'author_id', 'tag', 'published_after', 'published_before'] as const
+const filterKeys = ['q', 'status', 'department_id', 'author_id', 'tag', 'published_after', 'published_before'] as const
 type FilterKey = (typeof filterKeys)[number]
 
 export type ListParams = Pick<ListArticlesQuery, FilterKey | 'limit' | 'offset'>

@@ -5,6 +5,7 @@ import Link from 'next/link'
 import { useSearchParams } from 'next/navigation'
 import { useTRPC } from '@/components/trpc-provider'
 import { ArticleFilters } from './article-filters'
+import { ArticleSearchBox } from './article-search-box'
 import { listHref, readListParams } from './article-list-params'
 import { ArticleTable } from './article-table'
 import { describePortalError } from './portal-error'
@@ -31,6 +32,7 @@ export function ArticleList() {
         </Link>
       </div>
 
+      <ArticleSearchBox params={params} />
       <ArticleFilters key={`${search.toString()}|${options.data ? 'ready' : 'loading'}`} params={params} options={options.data} />
 
       {ignored.length > 0 && (
@@ -47,10 +49,10 @@ export function ArticleList() {
       <p className={styles.summary} role="status" aria-live="polite">
         {list.isPending
           ? 'Loading articles…'
-          : page && (page.total === 0 ? 'No articles match these filters.' : `Showing ${first}–${last} of ${page.total} articles.`)}
+          : page && (page.total === 0 ? (params.q ? 'No articles match this search and these filters.' : 'No articles match these filters.') : `Showing ${first}–${last} of ${page.total} articles.`)}
       </p>
 
-      {page && page.items.length > 0 && <ArticleTable items={page.items} options={options.data} busy={list.isFetching} />}
+      {page && page.items.length > 0 && <ArticleTable items={page.items} options={options.data} busy={list.isFetching} searching={params.q !== undefined} />}
 
       {page && (page.offset > 0 || page.next_offset !== null) && (
         <nav aria-label="Pages" className={styles.pager}>

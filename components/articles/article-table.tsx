@@ -7,13 +7,16 @@ import { LocalTime } from './local-time'
 import { StatusBadge } from './status-badge'
 import styles from './articles.module.css'
 
-export function ArticleTable({ items, options, busy }: { items: ArticleRecord[]; options: ArticleFilterOptions | undefined; busy: boolean }) {
+type SnippetPart = { text: string; matched: boolean }
+export type ListedArticle = ArticleRecord & { match?: { rank: number; snippet: SnippetPart[] } | null }
+
+export function ArticleTable({ items, options, busy, searching = false }: { items: ListedArticle[]; options: ArticleFilterOptions | undefined; busy: boolean; searching?: boolean }) {
   const departments = new Map(options?.departments.map((department) => [department.id, department.name]))
   const authors = new Map(options?.authors.map((author) => [author.id, author.name]))
   return (
     <div className={styles.tableWrap}>
       <table aria-busy={busy} className={styles.table}>
-        <caption className={styles.visuallyHidden}>Articles, most recently published first</caption>
+        <caption className={styles.visuallyHidden}>{searching ? 'Articles matching the search, most relevant first' : 'Articles, most recently published first'}</caption>
         <thead>
           <tr>
             <th scope="col">Headline</th>
@@ -29,6 +32,12 @@ export function ArticleTable({ items, options, busy }: { items: ArticleRecord[];
             <tr key={article.article_id}>
               <td className={styles.headlineCell}>
                 <Link href={`/articles/${article.article_id}`}>{article.headline}</Link>
+                {article.match && article.match.snippet.length > 0 && (
+                  // React escapes each piece; only the matched words become <mark>.
+                  <p className={styles.snippet} data-testid="search-snippet">
+                    {article.match.snippet.map((part, index) => (part.matched ? <mark key={index}>{part.text}</mark> : <span key={index}>{part.text}</span>))}
+                  </p>
+                )}
                 {article.url && (
                   <a href={article.url} title={article.url} className={styles.publicUrl} target="_blank" rel="noopener noreferrer">
                     {article.url}

@@ -68,7 +68,12 @@ export function ArticleWorkspace({ articleId, role, justCreated }: { articleId: 
           blocked={dirty}
         />
       </div>
-      <ArticleHistory entries={history.data} article={article} loading={history.isPending} />
+      <ArticleHistory
+        entries={history.data}
+        article={article}
+        loading={history.isPending}
+        restoreBlockedReason={readOnlyReason ?? (dirty ? 'Save or discard your edits before restoring a version.' : null)}
+      />
     </section>
   )
 }

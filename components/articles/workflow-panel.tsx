@@ -6,6 +6,7 @@ import type { ApiStatus } from '@/lib/articles/article-status'
 import type { ArticleRecord } from '@/lib/articles/article-schemas'
 import type { Role } from '@/lib/db/generated/enums'
 import { formatLocalInstant } from '@/lib/time/local-datetime'
+import { ConfirmDialog } from '@/components/settings/confirm-dialog'
 import { useTRPC } from '@/components/trpc-provider'
 import { LocalTime } from './local-time'
 import { describePortalError } from './portal-error'
@@ -46,6 +47,8 @@ export function WorkflowPanel({ article, moves, canManageSchedule, role, authorN
   const queryClient = useQueryClient()
   const [message, setMessage] = useState('')
   const [failure, setFailure] = useState<string | null>(null)
+  // A move that takes a live article off the site waits for a confirmation, as revoking a key does.
+  const [confirming, setConfirming] = useState<ApiStatus | null>(null)
   const alertRef = useRef<HTMLDivElement>(null)
 
   const refresh = () =>
@@ -91,6 +94,8 @@ export function WorkflowPanel({ article, moves, canManageSchedule, role, authorN
   const disabled = busy || blocked
   const move = (to: ApiStatus, publishAt?: string) =>
     transition.mutate({ article_id: article.article_id, to_state: to, ...(publishAt && { publish_at: publishAt }) })
+  const request = (to: ApiStatus) => (article.status === 'published' ? setConfirming(to) : move(to))
+  const pendingMove = transition.isPending ? transition.variables?.to_state : undefined
   const canPublish = moves.includes('published')
   const otherMoves = moves.filter((to) => to !== 'published')
 
@@ -161,9 +166,10 @@ export function WorkflowPanel({ article, moves, canManageSchedule, role, authorN
                 className={to === 'archived' || article.status === 'published' ? 'danger' : undefined}
                 disabled={disabled}
                 aria-describedby={blocked ? 'workflow-blocked' : undefined}
-                onClick={() => move(to)}
+                aria-busy={pendingMove === to}
+                onClick={() => request(to)}
               >
-                {moveLabel(article.status, to, role)}
+                {pendingMove === to ? `${moveLabel(article.status, to, role)}…` : moveLabel(article.status, to, role)}
               </button>
             ))}
           </div>
@@ -171,8 +177,14 @@ export function WorkflowPanel({ article, moves, canManageSchedule, role, authorN
         {canPublish && (
           <div className={styles.publishGroup}>
             <h3>Publish</h3>
-            <button type="button" disabled={disabled} aria-describedby={blocked ? 'workflow-blocked' : undefined} onClick={() => move('published')}>
-              {moveLabel(article.status, 'published', role)}
+            <button
+              type="button"
+              disabled={disabled}
+              aria-busy={pendingMove === 'published'}
+              aria-describedby={blocked ? 'workflow-blocked' : undefined}
+              onClick={() => move('published')}
+            >
+              {pendingMove === 'published' ? 'Publishing…' : moveLabel(article.status, 'published', role)}
             </button>
             {canManageSchedule && (
               <ScheduleForm disabled={disabled} rescheduling={article.scheduled_publish_at !== null} onSchedule={(publishAt) => move('published', publishAt)} />
@@ -187,6 +199,23 @@ export function WorkflowPanel({ article, moves, canManageSchedule, role, authorN
           </div>
         )}
       </section>
+      <ConfirmDialog
+        open={confirming !== null}
+        title="Take this article off the site?"
+        confirmLabel={confirming ? moveLabel(article.status, confirming, role) : 'Confirm'}
+        busyLabel="Taking it down…"
+        busy={transition.isPending}
+        onCancel={() => setConfirming(null)}
+        onConfirm={() => {
+          if (!confirming) return
+          transition.mutate({ article_id: article.article_id, to_state: confirming }, { onSettled: () => setConfirming(null) })
+        }}
+      >
+        <p>
+          “{article.headline}” is live{article.url ? ` at ${article.url}` : ''}. Readers lose it as soon as you confirm; its links stop working until it is
+          published again.
+        </p>
+      </ConfirmDialog>
     </aside>
   )
 }

@@ -1,6 +1,7 @@
 /**
  * Starts the production build for the e2e suite: a fresh seeded database on the test
  * PostgreSQL server, then `scripts/serve.ts start`. Run `next build` first (npm run test:e2e does).
+ * With the argument `dev` it runs `scripts/serve.ts dev` instead (`next dev`, as npm run dev).
  */
 import { spawn } from 'node:child_process'
 import pg from 'pg'
@@ -12,14 +13,15 @@ await admin.query(`DROP DATABASE IF EXISTS ${e2eDatabaseName} WITH (FORCE)`)
 await admin.query(`CREATE DATABASE ${e2eDatabaseName}`)
 await admin.end()
 
-const server = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts', 'start'], {
+const mode = process.argv[2] === 'dev' ? 'dev' : 'start'
+const server = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts', mode], {
   stdio: 'inherit',
   env: {
     ...process.env,
     DATABASE_URL: e2eDatabaseUrl(),
     SEED: 'true',
     PORT: process.env.E2E_PORT ?? '3100',
-    NODE_ENV: 'production',
+    NODE_ENV: mode === 'dev' ? 'development' : 'production',
     LOCAL_SECRETS_FILE: '.data/e2e-secrets.json',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     // One JSON line per API request would bury Playwright's own output.

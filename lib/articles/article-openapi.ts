@@ -103,6 +103,12 @@ const documentedListQuery = listArticlesQuerySchema.extend({
   published_before: query.published_before.meta({ description: 'Only articles published before this instant (exclusive).', example: '2026-12-01T00:00:00Z' }),
   updated_after: query.updated_after.meta({ description: 'Only articles changed at or after this instant (inclusive): what changed since your last sync.', example: '2026-11-20T09:00:00Z' }),
   updated_before: query.updated_before.meta({ description: 'Only articles changed before this instant (exclusive).', example: '2026-11-21T00:00:00Z' }),
+  q: query.q.meta({
+    description:
+      'Full-text search over headline, lede, tags and body text (markup ignored), web-search syntax: `"exact phrase"`, `-excluded`, `or`. ' +
+      'Combines with every other filter; the most relevant come first unless `sort` is given, and each item carries `match`.',
+    example: 'council "riverside plan" -budget',
+  }),
   limit: query.limit.meta({ description: 'Page size, 1 to 200.' }),
   offset: query.offset.meta({ description: 'How many articles to skip; use the previous page\'s `next_offset`.' }),
 })
@@ -131,6 +137,11 @@ const listArticles = apiOperation({
     '',
     '**Order:** most recently published first; articles never published (`published_at` null) come last. Ties are broken by `created_at`, newest first, then by `article_id`, ' +
       'so the order is total and walking the pages with `next_offset` returns every article exactly once (as long as the articles do not change meanwhile).',
+    '',
+    '**Search:** with `q`, only articles whose headline, lede, tags or body text match (HTML markup never matches), the most relevant first ' +
+      '(headline words weigh most, then lede and tags, then body; words close together rank higher), then in the order above. ' +
+      "Words are matched with the newsroom's text-search language: `simple` by default (every word as typed, case-insensitive, no stemming), " +
+      'or a language such as `english` that also finds word forms. Each item then carries `match.rank` and `match.snippet`.',
     '',
     '**Paging:** `limit` 1 to 200 (default 50) and `offset` 0 or more (default 0); values out of range, and unknown parameters, are a 422. ' +
       '`next_offset` is `offset + limit` while more articles follow, and `null` on the last page. `total` counts every match.',
@@ -170,6 +181,17 @@ const listArticles = apiOperation({
       changes: {
         summary: 'GET /v1/articles?sort=updated_at&cursor=…: what changed since the cursor',
         value: { items: [publishedArticle], total: 137, limit: 200, offset: 136, next_offset: null, next_cursor: 'eyJ2IjoxLCJ0IjoidGVuXzBt…In0.Zm9yX3RoZV9uZXh0X3Bv' },
+      },
+      search: {
+        summary: 'GET /v1/articles?q=council "riverside plan": the best match first, with a snippet',
+        value: {
+          items: [{ ...publishedArticle, match: { rank: 0.8, snippet: 'The <mark>council</mark> voted 7–2 for the <mark>riverside</mark> <mark>plan</mark> …' } }],
+          total: 1,
+          limit: 50,
+          offset: 0,
+          next_offset: null,
+          next_cursor: null,
+        },
       },
     },
   },

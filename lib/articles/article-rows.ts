@@ -24,6 +24,7 @@ export const articleColumns = [
   'version',
   'created_at AS "createdAt"',
   'updated_at AS "updatedAt"',
+  'edited_by_id AS "editedById"',
 ].join(', ')
 
 /** A row read with articleColumns: the status is the database's label, which is the API's spelling. */

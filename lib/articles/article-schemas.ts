@@ -102,6 +102,7 @@ export const listArticlesQuerySchema = z
     cursor: withoutNul(z.string().min(1).max(1_024))
       .optional()
       .meta({ description: "The previous page's `next_cursor`: the page after it, found by position rather than by counting (as cheap at depth 50,000 as on page 1). Not with `offset`." }),
+    q: withoutNul(z.string().trim().min(1, 'q must not be empty.').max(500, 'q must be at most 500 characters.')).optional(),
     limit: z.coerce
       .number()
       .int('limit must be a whole number.')
@@ -153,9 +154,23 @@ export const articleSchema = z
 
 export type ArticleRecord = z.infer<typeof articleSchema>
 
+export const articleMatchSchema = z
+  .object({
+    rank: z.number().min(0).meta({ description: 'Relevance: higher is better; comparable within one search only.' }),
+    snippet: z.string().meta({
+      description: 'Lede and body text around the matched words, as HTML: all text escaped, matched words in `<mark>`.',
+      example: 'The <mark>council</mark> voted 7–2 on the riverside plan …',
+    }),
+  })
+  .meta({ id: 'ArticleMatch' })
+
+export const listedArticleSchema = articleSchema
+  .extend({ match: articleMatchSchema.optional().meta({ description: 'Only when searching with `q`: why this article matched.' }) })
+  .meta({ id: 'ListedArticle' })
+
 export const articleListSchema = z
   .object({
-    items: z.array(articleSchema),
+    items: z.array(listedArticleSchema),
     total: z.number().int().min(0),
     limit: z.number().int(),
     offset: z.number().int(),

@@ -91,9 +91,9 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
       // (or null) keep their values, status and author stay as the newsroom set them, and
       // archived articles are left alone (they are read-only).
       const upserted = await tx.$queryRaw<UpsertedRow[]>`
-        INSERT INTO articles (id, tenant_id, external_id, headline, lede, body, department_id, tags, status, author_id, version, created_at, updated_at)
+        INSERT INTO articles (id, tenant_id, external_id, headline, lede, body, department_id, tags, status, author_id, version, created_at, updated_at, edited_by_id)
         SELECT x.id, ${actor.tenant.id}, x.external_id, x.headline, x.lede, x.body, x.department_id,
-               COALESCE(x.tags, '{}'), x.status::"ArticleStatus", x.author_id, 1, now(), now()
+               COALESCE(x.tags, '{}'), x.status::"ArticleStatus", x.author_id, 1, now(), now(), ${actor.user?.id ?? null}::text
         FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
           AS x(ord int, id text, external_id text, headline text, lede text, body text, department_id text, tags text[], status text, author_id text)
         ORDER BY x.ord
@@ -104,7 +104,8 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
           department_id = COALESCE(EXCLUDED.department_id, articles.department_id),
           tags = CASE WHEN EXCLUDED.tags = '{}' THEN articles.tags ELSE EXCLUDED.tags END,
           version = articles.version + 1,
-          updated_at = now()
+          updated_at = now(),
+          edited_by_id = EXCLUDED.edited_by_id
         WHERE articles.status <> 'archived'
         RETURNING ${Prisma.raw(articleColumns)}, (xmax = 0) AS inserted`
 

@@ -34,6 +34,8 @@ export async function createArticle(actor: Actor, input: CreateArticleInput): Pr
         tags: uniqueTags(input.tags),
         status: fromApiStatus(input.status ?? 'draft'),
         authorId,
+        // The first revision names who created it.
+        editedById: actor.user?.id ?? null,
       },
     })
     const events = await recordEvents(tx, actor.tenant.id, [{ kind: 'article.created', data: toArticleRecord(article) }])

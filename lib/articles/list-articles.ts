@@ -6,8 +6,9 @@ import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts
 import type { ListArticlesQuery } from './article-schemas.ts'
 import { articleTotal } from './article-totals.ts'
 import { toPage, type Page } from '../pagination.ts'
+import { searchArticlePage, searchCondition, type SearchedArticle } from './search-articles.ts'
 
-export type ArticlePage = Page<Article>
+export type ArticlePage = Page<SearchedArticle>
 
 /**
  * The newest publications first, unpublished articles last; created_at and id break ties so
@@ -39,6 +40,7 @@ function listConditions(filter: ListFilter): { where: string; values: unknown[] 
   if (filter.published_before) add((p) => `published_at < ${p}`, new Date(filter.published_before))
   if (filter.updated_after) add((p) => `updated_at >= ${p}`, new Date(filter.updated_after))
   if (filter.updated_before) add((p) => `updated_at < ${p}`, new Date(filter.updated_before))
+  if (filter.q !== undefined) add(searchCondition, filter.q)
   return { where: conditions.join(' AND '), values }
 }
 
@@ -50,9 +52,17 @@ export function syncSettleMs(): number {
 }
 
 export async function listArticles(tenantId: string, query: ListArticlesQuery): Promise<ArticlePage> {
-  const { limit, offset, cursor, sort = 'published_at', ...filter } = query
+  const { limit, offset, cursor, sort: requestedSort, ...filter } = query
+  const sort = requestedSort ?? 'published_at'
   const sql = tenantSql(tenantId)
   const { where, values } = listConditions(filter)
+  if (filter.q !== undefined && requestedSort === undefined) {
+    // Relevance is a score of this query, not a position in an index: its pages go by offset.
+    if (cursor !== undefined) throw new ValidationError([{ field: 'cursor', message: 'Search results in relevance order page by offset; send sort=published_at or sort=updated_at to page a search by cursor.' }])
+    // listConditions adds q last.
+    const page = await searchArticlePage(tenantId, { where, values, qPlaceholder: `$${values.length + 1}`, listOrder, filter }, { limit, offset })
+    return { ...page, nextCursor: null }
+  }
   const fingerprint = filterFingerprint(filter)
   const after = cursor === undefined ? null : decodeListCursor(cursor, { tenantId, sort, filter: fingerprint })
   if (after && offset > 0) throw new ValidationError([{ field: 'offset', message: 'Send either offset or cursor, not both: the cursor already says where the page starts.' }])

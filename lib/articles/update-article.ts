@@ -31,6 +31,8 @@ export async function updateArticle(
   if (input.department_id !== undefined) changes.departmentId = input.department_id
   if (input.tags !== undefined) changes.tags = uniqueTags(input.tags)
   if (input.author_id !== undefined) changes.authorId = input.author_id
+  // The revision this change makes names its editor (see article_revisions).
+  changes.editedById = actor.user?.id ?? null
 
   return changeCurrentVersion(tdb, articleId, options.ifMatch, async (current) => {
     if (current.status === 'archived') {

@@ -9,6 +9,7 @@ const tenantOwnedModels = new Set([
   'Department',
   'Article',
   'ArticleTransition',
+  'ArticleRevision',
   'ApiToken',
   'WebhookSubscription',
   'Event',

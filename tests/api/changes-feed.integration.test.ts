@@ -116,6 +116,18 @@ describe('the changes feed', () => {
     }
   })
 
+  it('pages a search by cursor when a sort is given, and by offset in relevance order', async () => {
+    const client = apiClient(server.url, await other.token(['articles:read', 'articles:write']))
+    for (let i = 0; i < 5; i++) expect((await client.post('/v1/articles', { headline: `Harbourmaster report ${i}` })).status).toBe(201)
+    await settle()
+    const found = await follow(client, 'q=harbourmaster&sort=updated_at&limit=2')
+    expect(found.rows).toHaveLength(5)
+    const relevance = await client.get('/v1/articles?q=harbourmaster&limit=2')
+    expect(relevance.body).toMatchObject({ total: 5, next_offset: 2, next_cursor: null })
+    const refused = await client.get(`/v1/articles?q=harbourmaster&cursor=${encodeURIComponent(found.cursor!)}`)
+    expect(refused.status).toBe(422)
+  })
+
   it('loses and repeats nothing while articles are written during the sync', async () => {
     const client = apiClient(server.url, await other.token(['articles:read', 'articles:write']))
     const mirror = new Map<string, number>()

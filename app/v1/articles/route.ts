@@ -5,12 +5,13 @@ import { toArticleRecord } from '@/lib/articles/article-record'
 import { createArticleSchema, listArticlesQuerySchema } from '@/lib/articles/article-schemas'
 import { createArticle } from '@/lib/articles/create-article'
 import { listArticles } from '@/lib/articles/list-articles'
+import { toListedArticleRecord } from '@/lib/articles/search-articles'
 import { pageRecord } from '@/lib/pagination'
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
   GET: withApi({ scope: 'articles:read', query: listArticlesQuerySchema }, async ({ actor, query, request }) => {
     const page = await listArticles(actor.tenant.id, query)
-    return conditionalJson(request, pageRecord(page, toArticleRecord))
+    return conditionalJson(request, pageRecord(page, toListedArticleRecord))
   }),
   POST: withApi({ scope: 'articles:write', body: createArticleSchema }, async ({ actor, body }) => {
     const article = await createArticle(actor, body)

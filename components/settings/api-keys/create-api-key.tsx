@@ -67,7 +67,7 @@ export function CreateApiKey({ scopes }: { scopes: ScopeOption[] }) {
   }
 
   return (
-    <form onSubmit={onSubmit} noValidate aria-describedby="create-key-intro">
+    <form method="post" onSubmit={onSubmit} noValidate aria-describedby="create-key-intro">
       <p id="create-key-intro" className={styles.intro}>
         The token of the new key is shown once, right after you create it. It acts for you: it can never do more than your role allows.
       </p>

@@ -70,7 +70,7 @@ export function CreateUserForm() {
           </p>
         </OneTimeSecret>
       )}
-      <form onSubmit={onSubmit} noValidate className={styles.fieldset}>
+      <form method="post" onSubmit={onSubmit} noValidate className={styles.fieldset}>
         <label htmlFor="user-name">Name</label>
         <input id="user-name" autoComplete="off" aria-invalid={!!errors.name} aria-describedby={describe('name')} {...form.register('name')} />
         {errors.name && <p id="user-name-error" className="field-error">{errors.name.message}</p>}

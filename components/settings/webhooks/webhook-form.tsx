@@ -63,7 +63,7 @@ export function WebhookForm(props: { mode: 'create' } | { mode: 'edit'; webhookI
   })
 
   return (
-    <form onSubmit={onSubmit} noValidate>
+    <form method="post" onSubmit={onSubmit} noValidate>
       <StatusMessage status={failure} />
       <label htmlFor="webhook-url">Receiver URL</label>
       <input

@@ -6,6 +6,7 @@ import { z } from 'zod'
 import type { oas31 } from 'zod-openapi'
 import { articleExamples } from '../../articles/article-openapi.ts'
 import * as articleSchemas from '../../articles/article-schemas.ts'
+import * as revisionSchemas from '../../articles/revision-schemas.ts'
 import { apiStatuses, workflowTransitions } from '../../articles/article-status.ts'
 import { isScope } from '../../tokens/scopes.ts'
 import * as webhookOpenApi from '../../webhooks/webhook-openapi.ts'
@@ -180,7 +181,7 @@ describe('the OpenAPI document', () => {
   })
 
   it('checks every example of a documented schema with the zod schema behind it', () => {
-    const zodById = schemasById(articleSchemas, problemSchemas, webhookSchemas, webhookOpenApi, requestLogSchemas)
+    const zodById = schemasById(articleSchemas, revisionSchemas, problemSchemas, webhookSchemas, webhookOpenApi, requestLogSchemas)
     let checked = 0
     for (const [name, operation] of [...documentedOperations(), ...documentedOperations(document.webhooks)]) {
       const body = operation.requestBody as oas31.RequestBodyObject | undefined

@@ -1,6 +1,7 @@
 import { createDocument, type oas31, type ZodOpenApiPathsObject } from 'zod-openapi'
 import { articlePaths, articleTags } from '../../articles/article-openapi.ts'
 import { requestLogPaths, requestLogTags } from '../../request-log/request-log-openapi.ts'
+import { revisionPaths } from '../../articles/revision-openapi.ts'
 import { webhookDeliveries, webhookPaths, webhookTags } from '../../webhooks/webhook-openapi.ts'
 import { apiInfo, apiServers } from './api-overview.ts'
 import { problemCodeEntries } from './problem-catalogue.ts'
@@ -16,6 +17,7 @@ import { bearerSecurityScheme, securitySchemeName } from './security.ts'
  */
 const resources: { paths: ZodOpenApiPathsObject; tags: oas31.TagObject[]; webhooks?: ZodOpenApiPathsObject }[] = [
   { paths: articlePaths, tags: articleTags },
+  { paths: revisionPaths, tags: [] },
   { paths: webhookPaths, tags: webhookTags, webhooks: webhookDeliveries },
   { paths: requestLogPaths, tags: requestLogTags },
   { paths: referencePaths, tags: referenceTags },

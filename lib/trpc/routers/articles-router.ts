@@ -1,5 +1,7 @@
 import { z } from 'zod'
 import { listArticleHistory } from '../../articles/article-history.ts'
+import { listRevisions, restoreRevision } from '../../articles/article-revisions.ts'
+import { listRevisionsQuerySchema, revisionPathSchema } from '../../articles/revision-schemas.ts'
 import { listArticleFilterOptions } from '../../articles/article-options.ts'
 import { articleEtag, toArticleRecord } from '../../articles/article-record.ts'
 import {
@@ -12,6 +14,7 @@ import {
 import { createArticle } from '../../articles/create-article.ts'
 import { getArticle } from '../../articles/get-article.ts'
 import { listArticles } from '../../articles/list-articles.ts'
+import { snippetParts } from '../../articles/search-articles.ts'
 import { mayManageSchedule, offeredMoves } from '../../articles/offered-moves.ts'
 import { cancelScheduledPublication, transitionArticle } from '../../articles/transition-article.ts'
 import { contentEditRefusal, updateArticle } from '../../articles/update-article.ts'
@@ -33,7 +36,10 @@ const portalChangesSchema = updateArticleSchema.omit({ author_id: true, status: 
 export const articlesRouter = router({
   list: memberProcedure.input(domainInput(listArticlesQuerySchema)).query(async ({ ctx, input }) => {
     const page = await listArticles(ctx.tenant.id, input)
-    return pageRecord(page, toArticleRecord)
+    return pageRecord(page, (article) => ({
+      ...toArticleRecord(article),
+      match: article.match ? { rank: article.match.rank, snippet: snippetParts(article.match.snippet) } : null,
+    }))
   }),
 
   filterOptions: memberProcedure.query(({ ctx }) => listArticleFilterOptions(ctx.tenant.id)),
@@ -50,6 +56,17 @@ export const articlesRouter = router({
   }),
 
   history: memberProcedure.input(domainInput(articleId)).query(({ ctx, input }) => listArticleHistory(ctx.tenant.id, input.article_id)),
+
+  revisions: memberProcedure
+    .input(domainInput(articleId.extend(listRevisionsQuerySchema.shape)))
+    .query(async ({ ctx, input }) => pageRecord(await listRevisions(ctx.tenant.id, input.article_id, input), (revision) => revision)),
+
+  /** Restores from the version the editor loaded, like a save: a change made meanwhile is a 412. */
+  restoreRevision: memberProcedure
+    .input(domainInput(revisionPathSchema.extend({ version: z.number().int().min(1) })))
+    .mutation(async ({ ctx, input }) =>
+      toArticleRecord(await restoreRevision(ctx.actor, input.article_id, input.revision_id, { ifMatch: articleEtag({ version: input.version }) })),
+    ),
 
   create: memberProcedure.input(domainInput(portalCreateSchema)).mutation(async ({ ctx, input }) => toArticleRecord(await createArticle(ctx.actor, input))),
 

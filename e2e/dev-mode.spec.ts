@@ -1,0 +1,18 @@
+import { expect, test } from '@playwright/test'
+
+// Run with `npx playwright test -c playwright.dev.config.ts`: the portal served by `next dev`
+// (npm run dev), opened at 127.0.0.1 rather than localhost, hydrates and signs in.
+test('in dev mode, the portal opened at 127.0.0.1 hydrates and signs in', async ({ page }) => {
+  const blocked: string[] = []
+  page.on('response', (response) => {
+    if (response.status() === 403 && new URL(response.url()).pathname.startsWith('/_next')) blocked.push(response.url())
+  })
+  await page.goto('/signin')
+  expect(new URL(page.url()).hostname).toBe('127.0.0.1')
+  await page.getByLabel('E-mail').fill('admin@dailyplanet.example')
+  await page.getByLabel('Password').fill('newsroom-admin-dev')
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await expect(page.getByTestId('signed-in-user')).toContainText('(admin)', { timeout: 120_000 })
+  expect(page.url()).not.toContain('password')
+  expect(blocked).toEqual([])
+})

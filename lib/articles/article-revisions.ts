@@ -1,0 +1,77 @@
+import type { Article } from '../db/generated/client.ts'
+import { NotFoundError } from '../errors.ts'
+import { toPage, type Page } from '../pagination.ts'
+import type { Actor } from '../tenancy/actor.ts'
+import { tenantDb } from '../tenancy/tenant-db.ts'
+import type { RevisionRecord } from './revision-schemas.ts'
+import { updateArticle } from './update-article.ts'
+
+// Revisions are written by the articles_record_revision trigger, in the transaction of the
+// change itself (see its migration); this module only reads them, and restores one.
+
+const include = { actor: { select: { id: true, name: true } } } as const
+
+type RevisionRow = {
+  id: string
+  articleId: string
+  version: number
+  actor: { id: string; name: string } | null
+  createdAt: Date
+  fields: string[]
+  headline: string
+  lede: string | null
+  body: string | null
+  departmentId: string | null
+  tags: string[]
+  authorId: string
+}
+
+function toRevisionRecord(row: RevisionRow): RevisionRecord {
+  return {
+    revision_id: row.id,
+    article_id: row.articleId,
+    version: row.version,
+    actor: row.actor,
+    created_at: row.createdAt.toISOString(),
+    fields: row.fields as RevisionRecord['fields'],
+    headline: row.headline,
+    lede: row.lede,
+    body: row.body,
+    department_id: row.departmentId,
+    tags: row.tags,
+    author_id: row.authorId,
+  }
+}
+
+/** The article's revisions, newest first. */
+export async function listRevisions(tenantId: string, articleId: string, { limit, offset }: { limit: number; offset: number }): Promise<Page<RevisionRecord>> {
+  const tdb = tenantDb(tenantId)
+  const article = await tdb.article.findUnique({ where: { id: articleId }, select: { id: true } })
+  if (!article) throw new NotFoundError('article', articleId)
+  const [rows, total] = await Promise.all([
+    tdb.articleRevision.findMany({ where: { articleId }, include, orderBy: [{ version: 'desc' }, { id: 'desc' }], take: limit, skip: offset }),
+    tdb.articleRevision.count({ where: { articleId } }),
+  ])
+  return toPage(rows.map(toRevisionRecord), total, { limit, offset })
+}
+
+export async function getRevision(tenantId: string, articleId: string, revisionId: string): Promise<RevisionRecord> {
+  const row = await tenantDb(tenantId).articleRevision.findFirst({ where: { id: revisionId, articleId }, include })
+  if (!row) throw new NotFoundError('revision', revisionId)
+  return toRevisionRecord(row)
+}
+
+/**
+ * Puts a revision's text back: headline, lede, body, tags and department, through the ordinary
+ * update, so the workflow's rules, If-Match and the article.updated event apply as to any edit,
+ * and the restore is itself a new revision. The author stays who it is now.
+ */
+export async function restoreRevision(actor: Actor, articleId: string, revisionId: string, options: { ifMatch?: string | null } = {}): Promise<Article> {
+  const revision = await getRevision(actor.tenant.id, articleId, revisionId)
+  return updateArticle(
+    actor,
+    articleId,
+    { headline: revision.headline, lede: revision.lede, body: revision.body, tags: revision.tags, department_id: revision.department_id },
+    options,
+  )
+}
