@@ -71,14 +71,16 @@ export async function listArticles(tenantId: string, query: ListArticlesQuery): 
     const [counted] = await sql.rows<{ total: number }>(`SELECT count(*)::int AS total FROM articles WHERE ${where}`, values)
     return counted!.total
   })
-  const rows =
+  const pageRows =
     sort === 'updated_at'
-      ? await updatedOrderRows(sql, where, values, { limit, offset, after })
+      ? updatedOrderRows(sql, where, values, { limit, offset, after })
       : after?.sort === 'published_at'
-        ? await publishedOrderRowsAfter(sql, where, values, limit, after)
-        : await publishedOrderRows(sql, where, values, limit, offset)
+        ? publishedOrderRowsAfter(sql, where, values, limit, after)
+        : publishedOrderRows(sql, where, values, limit, offset)
+  // Together, so that when the database fails both failures are handled (a lone rejected promise would end the process).
+  const [rows, counted] = await Promise.all([pageRows, total])
   const start = after ? after.position : offset
-  const page = toPage(rows.map(toArticle), await total, { limit, offset: start })
+  const page = toPage(rows.map(toArticle), counted, { limit, offset: start })
   return { ...page, nextCursor: nextCursor(tenantId, fingerprint, sort, page, after) }
 }
 

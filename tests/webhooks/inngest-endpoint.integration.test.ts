@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { functions } from '../../inngest/functions/index.ts'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createArticle } from '../../lib/articles/create-article.ts'
 import { db } from '../../lib/db/client.ts'
@@ -62,10 +63,11 @@ afterAll(async () => {
 })
 
 describe('/api/inngest driven like Inngest drives it', () => {
-  it('introspection (GET) reports the four functions in dev mode', async () => {
+  it('introspection (GET) reports every function the app defines, in dev mode', async () => {
     const response = await fetch(`${app.url}/api/inngest`)
     expect(response.status).toBe(200)
-    expect(await response.json()).toMatchObject({ function_count: 4, mode: 'dev' })
+    expect(await response.json()).toMatchObject({ function_count: functions.length, mode: 'dev' })
+    expect(functions.map((fn) => fn.id())).toEqual(expect.arrayContaining(['fan-out-event', 'deliver-webhook', 'outbox-sweeper', 'prune-request-log']))
   })
 
   it('an article change travels outbox → fan-out → delivery, and the receiver verifies the signature', async () => {
