@@ -4,7 +4,7 @@ import { createId } from '../ids.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
 import { decryptSecret } from './secret-box.ts'
 import { sendWebhookRequest, webhookUserAgent, type RequestOutcome } from './send-webhook-request.ts'
-import { signPayload } from './sign-payload.ts'
+import { signPayload, standardSignature } from './sign-payload.ts'
 
 /**
  * `scheduled`: an attempt of the automatic schedule; `retryDelayMs` is the wait before the
@@ -26,14 +26,24 @@ function stopped(reason: string): AttemptOutcome {
   return { result: 'stopped', attempt: null, responseStatus: null, durationMs: 0, error: reason }
 }
 
-/** The headers of a delivery; X-Service-Delivery stays the same on every retry of one delivery. */
-export function deliveryHeaders(options: { kind: string; deliveryId: string; signature: string }): Record<string, string> {
+/**
+ * The headers of a delivery. X-Service-Delivery and webhook-id stay the same on every retry of
+ * one delivery; webhook-timestamp is the attempt's, so receivers can refuse replays by age.
+ * `signingSecrets` lists the current secret first: X-Service-Signature uses it alone, and
+ * webhook-signature carries one signature per secret, space-separated, as the standard allows.
+ */
+export function deliveryHeaders(options: { kind: string; deliveryId: string; body: string; signingSecrets: string[]; timestamp: number }): Record<string, string> {
+  const [current] = options.signingSecrets
+  if (current === undefined) throw new Error('A delivery needs at least one signing secret.')
   return {
     'Content-Type': 'application/json',
     'User-Agent': webhookUserAgent,
     'X-Service-Event': options.kind,
     'X-Service-Delivery': options.deliveryId,
-    'X-Service-Signature': options.signature,
+    'X-Service-Signature': signPayload(options.body, current),
+    'webhook-id': options.deliveryId,
+    'webhook-timestamp': String(options.timestamp),
+    'webhook-signature': options.signingSecrets.map((secret) => standardSignature(secret, options.deliveryId, options.timestamp, options.body)).join(' '),
   }
 }
 
@@ -56,12 +66,12 @@ export async function deliverAttempt(deliveryId: string, mode: AttemptMode): Pro
   }
 
   const body = JSON.stringify(eventEnvelope(delivery.event))
-  const signature = signPayload(body, decryptSecret(delivery.subscription.secretEncrypted))
   const at = new Date()
+  const signingSecrets = [decryptSecret(delivery.subscription.secretEncrypted)]
   const outcome = await sendWebhookRequest({
     url: delivery.subscription.url,
     body,
-    headers: deliveryHeaders({ kind: delivery.event.kind, deliveryId, signature }),
+    headers: deliveryHeaders({ kind: delivery.event.kind, deliveryId, body, signingSecrets, timestamp: Math.floor(at.getTime() / 1000) }),
   })
   const attempt = await recordAttempt(delivery, at, outcome, mode)
   return {

@@ -6,7 +6,7 @@ import { apiStatuses } from '../articles/article-status.ts'
 import { eventKindGroups } from '../events/event-kinds.ts'
 import { retrySchedule } from './retry-schedule.ts'
 import { deliveryTimeoutMs, webhookUserAgent } from './send-webhook-request.ts'
-import { signPayload } from './sign-payload.ts'
+import { signPayload, standardSignature } from './sign-payload.ts'
 import { validationErrors, validationProblem } from '../api/openapi/validation-examples.ts'
 import {
   createWebhookSchema,
@@ -289,6 +289,9 @@ const exampleEnvelope = {
   data: articleSchema.parse(articleSchema.meta()?.example),
 }
 
+const exampleDeliveryId = 'dlv_0mhx2k1s9q3v8w4t6y1z2a3b4c'
+const exampleTimestamp = 1_795_685_400
+
 const deliveryHeaders = z.object({
   'X-Service-Signature': z.string().meta({
     description: "Lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the subscription's secret.",
@@ -297,6 +300,13 @@ const deliveryHeaders = z.object({
   'X-Service-Event': z.string().meta({ description: 'The event kind, as in the body.', example: 'article.published' }),
   'X-Service-Delivery': z.string().meta({ description: 'Identifies the delivery; the same on every retry of it.', example: 'dlv_0mhx2k1s9q3v8w4t6y1z2a3b4c' }),
   'User-Agent': z.string().meta({ example: webhookUserAgent }),
+  'webhook-id': z.string().meta({ description: 'Standard Webhooks: the delivery id, the same as X-Service-Delivery and on every retry.', example: exampleDeliveryId }),
+  'webhook-timestamp': z.string().meta({ description: 'Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse deliveries older than a few minutes to stop replays.', example: String(exampleTimestamp) }),
+  'webhook-signature': z.string().meta({
+    description:
+      'Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of your secret (give the `standardwebhooks` libraries `whsec_` + base64(secret)).',
+    example: standardSignature(exampleSecret, exampleDeliveryId, exampleTimestamp, JSON.stringify(exampleEnvelope)),
+  }),
 })
 
 const eventDelivery = {
@@ -307,7 +317,8 @@ const eventDelivery = {
     'For every event of a subscribed kind the service POSTs the envelope below to the subscription\'s `url` as `application/json`.',
     '',
     '**Verify before you process:** compute the HMAC-SHA256 of the raw body bytes (before any JSON parsing) keyed with your secret, encode it as lowercase hex, ' +
-      'and compare it with `X-Service-Signature` in constant time. Equal means the delivery is genuine.',
+      'and compare it with `X-Service-Signature` in constant time. Equal means the delivery is genuine. ' +
+      'Or verify the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with a `standardwebhooks` library, which also refuses replays by timestamp.',
     '',
     `**Answer 2xx quickly.** Any other status, a redirect (redirects are not followed), a network error or no answer within ${deliveryTimeoutMs / 1000} s is a failure. ` +
       `A failed delivery is retried after ${retryWaits}. When the last retry fails too, the subscription is disabled (\`disabled_reason: "delivery_failures"\`), ` +
