@@ -8,6 +8,7 @@ export type AuditAction =
   | 'webhook.updated'
   | 'webhook.deleted'
   | 'webhook.reenabled'
+  | 'webhook.secret_rotated'
   | 'webhook.disabled'
   | 'user.created'
   | 'user.role_changed'

@@ -2,7 +2,7 @@ import type { Delivery, DeliveryStatus } from '../db/generated/client.ts'
 import { eventEnvelope } from '../events/record-event.ts'
 import { createId } from '../ids.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
-import { decryptSecret } from './secret-box.ts'
+import { signingSecrets } from './rotate-secret.ts'
 import { sendWebhookRequest, webhookUserAgent, type RequestOutcome } from './send-webhook-request.ts'
 import { signPayload, standardSignature } from './sign-payload.ts'
 
@@ -67,11 +67,10 @@ export async function deliverAttempt(deliveryId: string, mode: AttemptMode): Pro
 
   const body = JSON.stringify(eventEnvelope(delivery.event))
   const at = new Date()
-  const signingSecrets = [decryptSecret(delivery.subscription.secretEncrypted)]
   const outcome = await sendWebhookRequest({
     url: delivery.subscription.url,
     body,
-    headers: deliveryHeaders({ kind: delivery.event.kind, deliveryId, body, signingSecrets, timestamp: Math.floor(at.getTime() / 1000) }),
+    headers: deliveryHeaders({ kind: delivery.event.kind, deliveryId, body, signingSecrets: signingSecrets(delivery.subscription, at), timestamp: Math.floor(at.getTime() / 1000) }),
   })
   const attempt = await recordAttempt(delivery, at, outcome, mode)
   return {

@@ -72,7 +72,8 @@ export async function updateWebhook(actor: Actor, webhookId: string, input: Upda
   const data: Prisma.WebhookSubscriptionUpdateManyMutationInput = {
     ...(input.url !== undefined && { url: input.url }),
     ...(input.events !== undefined && { events: input.events }),
-    ...(input.secret !== undefined && { secretEncrypted: encryptSecret(input.secret) }),
+    // A secret set outright replaces the current one at once and ends any rotation's overlap.
+    ...(input.secret !== undefined && { secretEncrypted: encryptSecret(input.secret), previousSecretEncrypted: null, previousSecretExpiresAt: null }),
     ...(reenable && { status: 'enabled', disabledAt: null, disabledReason: null }),
   }
   return tdb.$transaction(async (tx) => {

@@ -13,6 +13,7 @@ import {
   deliveryListSchema,
   listDeliveriesQuerySchema,
   listWebhooksQuerySchema,
+  rotatedSecretSchema,
   updateWebhookSchema,
   webhookListSchema,
   webhookSchema,
@@ -227,6 +228,42 @@ const deleteWebhook = apiOperation({
   problems: [notFound],
 })
 
+const rotateSecret = apiOperation({
+  operationId: 'rotateWebhookSecret',
+  summary: 'Rotate the signing secret, with 24 h overlap',
+  tags: ['Webhooks'],
+  scope: 'webhooks:manage',
+  description: [
+    'Replaces the signing secret with one the service generates (32 random bytes, base64url) and returns it **once**, in this answer; no body is needed. ' +
+      'Generated rather than chosen, as Stripe\'s "roll secret" does, so every rotated secret has full strength and none is copied from another system.',
+    '',
+    '- For the next **24 hours** the previous secret keeps signing too: `webhook-signature` carries both signatures, space-separated (the new secret\'s first), ' +
+      'so a receiver holding either secret accepts the delivery. `previous_secret_expires_at` says when the overlap ends. `X-Service-Signature` uses only the new secret at once.',
+    '- Rotating again during an overlap ends the older secret at once: only the two newest secrets ever sign.',
+    '- To set a secret of your choosing with no overlap, PATCH the subscription with `secret`.',
+  ].join('\n'),
+  requestParams: { path: webhookPathParams },
+  success: {
+    status: 200,
+    description: 'The new secret (shown only here) and the subscription.',
+    schema: rotatedSecretSchema,
+    examples: {
+      rotated: {
+        summary: 'Rotated; the previous secret signs until the next day',
+        value: {
+          webhook: { ...webhook, updated_at: '2026-11-22T10:00:00.000Z', previous_secret_expires_at: '2026-11-23T10:00:00.000Z' },
+          secret: 'q7Vh3mK9xR2pL8wN4tY6bC1dF5gJ0sA3eZ7uI9oP2kM',
+          standard_webhooks_secret: 'whsec_cTdWaDNtSzl4UjJwTDh3TjR0WTZiQzFkRjVnSjBzQTNlWjd1STlvUDJrTQ==',
+        },
+      },
+    },
+  },
+  problems: [
+    notFound,
+    { status: 409, code: 'concurrent_update', when: 'Another rotation or secret change landed at the same moment.', detail: 'The secret was changed by another request at the same moment; rotate again if you still need a new one.' },
+  ],
+})
+
 const listDeliveries = apiOperation({
   operationId: 'listWebhookDeliveries',
   summary: "List a subscription's deliveries",
@@ -254,6 +291,7 @@ export const webhookPaths: ZodOpenApiPathsObject = {
   '/v1/webhooks': { get: listWebhooks, post: createWebhook },
   '/v1/webhooks/{webhook_id}': { get: getWebhook, patch: updateWebhook, delete: deleteWebhook },
   '/v1/webhooks/{webhook_id}/deliveries': { get: listDeliveries },
+  '/v1/webhooks/{webhook_id}/rotate-secret': { post: rotateSecret },
 }
 
 // ---------------------------------------------------------------------------------------
@@ -304,7 +342,8 @@ const deliveryHeaders = z.object({
   'webhook-timestamp': z.string().meta({ description: 'Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse deliveries older than a few minutes to stop replays.', example: String(exampleTimestamp) }),
   'webhook-signature': z.string().meta({
     description:
-      'Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of your secret (give the `standardwebhooks` libraries `whsec_` + base64(secret)).',
+      'Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of your secret (give the `standardwebhooks` libraries `whsec_` + base64(secret)). ' +
+      'For 24 h after a secret rotation it carries two signatures, space-separated, the new secret\'s first; accept the delivery if either matches.',
     example: standardSignature(exampleSecret, exampleDeliveryId, exampleTimestamp, JSON.stringify(exampleEnvelope)),
   }),
 })

@@ -7,6 +7,7 @@ import { tenantDb } from '../../lib/tenancy/tenant-db.ts'
 import { createDeliveriesForEvent } from '../../lib/webhooks/create-deliveries.ts'
 import { createWebhook } from '../../lib/webhooks/manage-subscriptions.ts'
 import { retrySchedule } from '../../lib/webhooks/retry-schedule.ts'
+import { rotateWebhookSecret } from '../../lib/webhooks/rotate-secret.ts'
 import { standardWebhooksSecret, verifyPayloadSignature } from '../../lib/webhooks/sign-payload.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 import { stubEnv } from '../support/stub-env.ts'
@@ -80,5 +81,42 @@ describe('Standard Webhooks headers', () => {
     const [first] = receiver.requests
     expect(() => verifier.verify(first!.body.replace('Café', 'Cafe'), stringHeaders(first!.headers))).toThrow(/signature/i)
     expect(() => new Webhook(standardWebhooksSecret('someone-elses-secret')).verify(first!.body, stringHeaders(first!.headers))).toThrow(/signature/i)
+  })
+})
+
+describe('secret rotation', () => {
+  it('verifies with the old secret before, with old and new during the 24 h overlap, and only with the new one after', async () => {
+    const oldSecret = 'the-secret-before-rotation'
+    const subscription = await createWebhook(newsroom.actor('admin'), { url: receiver.url, events: ['article.published'], secret: oldSecret })
+    const withOld = new Webhook(standardWebhooksSecret(oldSecret))
+    const deliverOne = async () => {
+      receiver.reset()
+      const { result } = await runDelivery(await publishEvent())
+      expect(result).toMatchObject({ result: 'succeeded', attempts: 1 })
+      const [request] = receiver.requests
+      return { body: request!.body, headers: stringHeaders(request!.headers) }
+    }
+
+    const before = await deliverOne()
+    expect(before.headers['webhook-signature']!.split(' ')).toHaveLength(1)
+    expect(withOld.verify(before.body, before.headers)).toMatchObject({ event: 'article.published' })
+
+    const { secret: newSecret } = await rotateWebhookSecret(newsroom.actor('admin'), subscription.id)
+    const withNew = new Webhook(standardWebhooksSecret(newSecret))
+    const during = await deliverOne()
+    expect(during.headers['webhook-signature']!.split(' ')).toHaveLength(2)
+    expect(withOld.verify(during.body, during.headers)).toMatchObject({ event: 'article.published' })
+    expect(withNew.verify(during.body, during.headers)).toMatchObject({ event: 'article.published' })
+    // X-Service-Signature switches to the new secret at once.
+    expect(verifyPayloadSignature(during.body, newSecret, during.headers['x-service-signature']!)).toBe(true)
+    expect(verifyPayloadSignature(during.body, oldSecret, during.headers['x-service-signature']!)).toBe(false)
+
+    // A rotation made 25 hours ago: its overlap is over.
+    const { secret: newest } = await rotateWebhookSecret(newsroom.actor('admin'), subscription.id, new Date(Date.now() - 25 * 3_600_000))
+    const after = await deliverOne()
+    expect(after.headers['webhook-signature']!.split(' ')).toHaveLength(1)
+    expect(new Webhook(standardWebhooksSecret(newest)).verify(after.body, after.headers)).toMatchObject({ event: 'article.published' })
+    expect(() => withNew.verify(after.body, after.headers)).toThrow(/signature/i)
+    expect(() => withOld.verify(after.body, after.headers)).toThrow(/signature/i)
   })
 })

@@ -59,7 +59,7 @@ describe('/v1/webhooks', () => {
     expect(answer.status).toBe(201)
     expect(answer.headers.get('location')).toBe(`/v1/webhooks/${answer.body.webhook_id}`)
     expect(answer.headers.get('x-request-id')).toMatch(/^req_/)
-    expect(Object.keys(answer.body).sort()).toEqual(['created_at', 'disabled_at', 'disabled_reason', 'events', 'status', 'updated_at', 'url', 'webhook_id'])
+    expect(Object.keys(answer.body).sort()).toEqual(['created_at', 'disabled_at', 'disabled_reason', 'events', 'previous_secret_expires_at', 'status', 'updated_at', 'url', 'webhook_id'])
     expect(answer.body).toMatchObject({
       webhook_id: expect.stringMatching(/^whk_/),
       url: 'https://hooks.example.com/newsroom',
@@ -246,6 +246,7 @@ describe('/v1/webhooks', () => {
       await articlesOnly.patch(`/v1/webhooks/${created.webhook_id}`, { status: 'enabled' }),
       await articlesOnly.delete(`/v1/webhooks/${created.webhook_id}`),
       await articlesOnly.get(`/v1/webhooks/${created.webhook_id}/deliveries`),
+      await articlesOnly.post(`/v1/webhooks/${created.webhook_id}/rotate-secret`),
     ]) {
       expectProblem(answer, 403, 'insufficient_scope')
       expect(answer.headers.get('www-authenticate')).toBe('Bearer realm="newsroom", error="insufficient_scope", scope="webhooks:manage"')
@@ -261,9 +262,41 @@ describe('/v1/webhooks', () => {
     expectProblem(await client.patch(`/v1/webhooks/${theirs.webhook_id}`, { url: 'https://hooks.example.com/mine-now' }), 404, 'not_found')
     expectProblem(await client.delete(`/v1/webhooks/${theirs.webhook_id}`), 404, 'not_found')
     expectProblem(await client.get(`/v1/webhooks/${theirs.webhook_id}/deliveries`), 404, 'not_found')
+    expectProblem(await client.post(`/v1/webhooks/${theirs.webhook_id}/rotate-secret`), 404, 'not_found')
     expect((await client.get('/v1/webhooks?limit=200')).body.items.map((item: any) => item.webhook_id)).not.toContain(theirs.webhook_id)
     expect(await db.webhookSubscription.findUniqueOrThrow({ where: { id: theirs.webhook_id } })).toMatchObject({ url: 'https://hooks.example.com/theirs' })
     expectProblem(await client.get('/v1/webhooks/whk_doesnotexist'), 404, 'not_found')
+  })
+
+  it('rotates the secret: a generated secret shown once, the old one kept encrypted for 24 h, audited without either', async () => {
+    const client = apiClient(server.url, manageToken)
+    const created = (await client.post('/v1/webhooks', { url: 'https://hooks.example.com/rotating', events: ['article.published'], secret })).body
+    const before = Date.now()
+    const answer = await client.post(`/v1/webhooks/${created.webhook_id}/rotate-secret`)
+
+    expect(answer.status).toBe(200)
+    expect(answer.headers.get('cache-control')).toBe('no-store')
+    const newSecret: string = answer.body.secret
+    expect(newSecret).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    expect(answer.body.standard_webhooks_secret).toBe(`whsec_${Buffer.from(newSecret, 'utf8').toString('base64')}`)
+    expect(answer.body.webhook).toMatchObject({ webhook_id: created.webhook_id, status: 'enabled' })
+    const expires = Date.parse(answer.body.webhook.previous_secret_expires_at)
+    expect(expires - before).toBeGreaterThanOrEqual(24 * 3_600_000 - 1_000)
+    expect(expires - before).toBeLessThanOrEqual(24 * 3_600_000 + 60_000)
+    expect((await client.get(`/v1/webhooks/${created.webhook_id}`)).body.previous_secret_expires_at).toBe(answer.body.webhook.previous_secret_expires_at)
+
+    const row = await db.webhookSubscription.findUniqueOrThrow({ where: { id: created.webhook_id } })
+    expect(decryptSecret(row.secretEncrypted)).toBe(newSecret)
+    expect(decryptSecret(row.previousSecretEncrypted!)).toBe(secret)
+    expect(`${row.secretEncrypted} ${row.previousSecretEncrypted}`).not.toContain(newSecret)
+    const audit = await db.auditEntry.findFirstOrThrow({ where: { targetId: created.webhook_id, action: 'webhook.secret_rotated' } })
+    expect(audit.actorId).toBe(newsroom.users.admin.id)
+    expect(JSON.stringify(audit.metadata)).not.toContain(newSecret)
+    expect(JSON.stringify(audit.metadata)).not.toContain(secret)
+
+    // A secret set outright with PATCH replaces it at once and ends the overlap.
+    const patched = await client.patch(`/v1/webhooks/${created.webhook_id}`, { secret: 'chosen-by-me-0123456789' })
+    expect(patched.body.previous_secret_expires_at).toBeNull()
   })
 
   it('answers 405 with Allow for methods a route does not have', async () => {

@@ -9,6 +9,7 @@ const actionLabels: Record<string, string> = {
   'webhook.updated': 'Changed webhook subscription',
   'webhook.deleted': 'Deleted webhook subscription',
   'webhook.reenabled': 'Re-enabled webhook subscription',
+  'webhook.secret_rotated': 'Rotated webhook signing secret',
   'user.created': 'Added user',
   'user.role_changed': 'Changed role',
   'user.deactivated': 'Deactivated user',

@@ -115,6 +115,17 @@ export function WebhookDeliveries({ webhookId, initialStatus }: { webhookId: str
       onError: (error) => announce({ kind: 'error', text: refusalMessage(error) }),
     }),
   )
+  const [rotated, setRotated] = useState<{ secret: string; standardWebhooksSecret: string } | null>(null)
+  const rotateSecret = useMutation(
+    trpc.webhooks.rotateSecret.mutationOptions({
+      onSuccess: async (answer) => {
+        setRotated({ secret: answer.secret, standardWebhooksSecret: answer.standardWebhooksSecret })
+        announce({ kind: 'success', text: 'Secret rotated. Copy the new secret below now; it is shown only once. The previous secret keeps signing for 24 hours.' })
+        await refresh()
+      },
+      onError: (error) => announce({ kind: 'error', text: refusalMessage(error) }),
+    }),
+  )
   const reenable = useMutation(
     trpc.webhooks.reenable.mutationOptions({
       onSuccess: async () => {
@@ -146,6 +157,12 @@ export function WebhookDeliveries({ webhookId, initialStatus }: { webhookId: str
           </dd>
           <dt>Events</dt>
           <dd className={styles.mono}>{webhook.data.events.join(', ')}</dd>
+          {webhook.data.previousSecretExpiresAt && (
+            <>
+              <dt>Previous secret</dt>
+              <dd>Still signs deliveries, beside the new one, until {formatDateTime(webhook.data.previousSecretExpiresAt)}.</dd>
+            </>
+          )}
           <dt>Last delivery</dt>
           <dd>
             <LastDelivery webhook={webhook.data} />
@@ -161,10 +178,36 @@ export function WebhookDeliveries({ webhookId, initialStatus }: { webhookId: str
             Re-enable
           </button>
         )}
+        <button
+          type="button"
+          className="secondary"
+          disabled={rotateSecret.isPending || !webhook.data}
+          onClick={() => {
+            if (window.confirm('Rotate the signing secret? A new secret is generated and shown once; the current one keeps signing for 24 hours.')) rotateSecret.mutate({ webhookId })
+          }}
+        >
+          {rotateSecret.isPending ? 'Rotating…' : 'Rotate secret'}
+        </button>
         <Link href={`/settings/webhooks/${webhookId}/edit`} className={`${styles.buttonLink} ${styles.secondaryLink}`}>
           Edit subscription
         </Link>
       </div>
+
+      {rotated && (
+        <section aria-labelledby="new-secret-heading" className="alert" data-testid="new-secret">
+          <h2 id="new-secret-heading">New signing secret</h2>
+          <p>Store it in your receiver now: it is not shown again. Until the overlap ends, deliveries carry signatures made with both secrets.</p>
+          <dl>
+            <dt>Secret</dt>
+            <dd className={styles.mono}>{rotated.secret}</dd>
+            <dt>For Standard Webhooks libraries</dt>
+            <dd className={styles.mono}>{rotated.standardWebhooksSecret}</dd>
+          </dl>
+          <button type="button" className="secondary" onClick={() => setRotated(null)}>
+            I have stored it
+          </button>
+        </section>
+      )}
 
       <section aria-labelledby="deliveries-heading">
         <h2 id="deliveries-heading">Deliveries {deliveries.data && <span className="muted">({deliveries.data.total})</span>}</h2>
