@@ -1,6 +1,6 @@
-import { deliverAttempt, type AttemptOutcome } from '../../lib/webhooks/deliver-attempt.ts'
+import { deliverAttempt, receiverIsGone, type AttemptOutcome } from '../../lib/webhooks/deliver-attempt.ts'
 import { sendDisableNotice } from '../../lib/webhooks/disable-notice.ts'
-import { disableSubscriptionAfterFailures } from '../../lib/webhooks/disable-subscription.ts'
+import { disableSubscription, type DisableReason } from '../../lib/webhooks/disable-subscription.ts'
 import { maxDeliveryAttempts, retrySchedule } from '../../lib/webhooks/retry-schedule.ts'
 import { inngest } from '../client.ts'
 import { deliveryRequestedEvent } from '../events.ts'
@@ -10,7 +10,9 @@ import { deliveryRequestedEvent } from '../events.ts'
  * 30 min, 2 h, 12 h and 24 h. Every attempt is its own step that returns its outcome
  * instead of throwing, so Inngest's own step retries (kept for database trouble) never
  * multiply the schedule; the waits are durable sleeps named after the retry they precede.
- * When the seventh attempt fails, the subscription is disabled and its owner e-mailed.
+ * When the seventh attempt fails, the subscription is disabled and its owner e-mailed; a
+ * receiver answering 410 Gone gets the same at once. A 429 or 503 with Retry-After stretches
+ * the next wait to at least what it asked (never adds attempts).
  */
 export const deliverWebhook = inngest.createFunction(
   {
@@ -27,14 +29,23 @@ export const deliverWebhook = inngest.createFunction(
     let outcome: AttemptOutcome | undefined
     for (let attempt = 1; attempt <= maxDeliveryAttempts; attempt++) {
       const waitBefore = retrySchedule[attempt - 2]
-      if (waitBefore) await step.sleep(waitBefore.id, waitBefore.duration)
+      if (waitBefore) {
+        const asked = outcome?.nextDelayMs ?? 0
+        await step.sleep(waitBefore.id, asked > waitBefore.ms ? `${Math.ceil(asked / 1000)}s` : waitBefore.duration)
+      }
       const waitAfter = retrySchedule[attempt - 1]
       outcome = await step.run(`attempt-${attempt}`, () => deliverAttempt(deliveryId, { kind: 'scheduled', retryDelayMs: waitAfter?.ms ?? null }))
       if (outcome.result !== 'failed') return { deliveryId, result: outcome.result, attempts: attempt }
+      if (receiverIsGone(outcome)) return disable('receiver_gone', attempt, outcome)
     }
-    const last = { responseStatus: outcome?.responseStatus ?? null, error: outcome?.error ?? null }
-    const notice = await step.run('disable-subscription', () => disableSubscriptionAfterFailures(deliveryId, last))
-    if (notice) await step.run('email-owner', () => sendDisableNotice(notice))
-    return { deliveryId, result: 'failed' as const, attempts: maxDeliveryAttempts, disabled: notice !== null }
+    return disable('delivery_failures', maxDeliveryAttempts, outcome)
+
+    async function disable(reason: DisableReason, attempts: number, last: AttemptOutcome | undefined) {
+      const notice = await step.run('disable-subscription', () =>
+        disableSubscription(deliveryId, reason, { attempts, responseStatus: last?.responseStatus ?? null, error: last?.error ?? null }),
+      )
+      if (notice) await step.run('email-owner', () => sendDisableNotice(notice))
+      return { deliveryId, result: 'failed' as const, attempts, disabled: notice !== null, ...(reason === 'receiver_gone' && { reason }) }
+    }
   },
 )

@@ -20,10 +20,29 @@ export type AttemptOutcome = {
   responseStatus: number | null
   durationMs: number
   error: string | null
+  /** After a failed scheduled attempt: the wait before the next one (the schedule's, or longer if the receiver's Retry-After asked). */
+  nextDelayMs?: number | null
 }
+
+/**
+ * The longest wait a receiver's Retry-After can impose: the schedule's own longest wait,
+ * so one answer cannot park a delivery indefinitely.
+ */
+export const maxRetryAfterMs = 24 * 3_600_000
 
 function stopped(reason: string): AttemptOutcome {
   return { result: 'stopped', attempt: null, responseStatus: null, durationMs: 0, error: reason }
+}
+
+/** A receiver that answers 410 Gone has told us to stop: the subscription is disabled at once. */
+export function receiverIsGone(outcome: Pick<AttemptOutcome, 'responseStatus'>): boolean {
+  return outcome.responseStatus === 410
+}
+
+/** The wait before the next scheduled attempt: the schedule's, or the receiver's Retry-After if longer (up to a day). */
+function nextDelay(outcome: RequestOutcome, mode: AttemptMode): number | null {
+  if (mode.kind !== 'scheduled' || mode.retryDelayMs === null || outcome.ok || receiverIsGone(outcome)) return null
+  return Math.max(mode.retryDelayMs, Math.min(outcome.retryAfterMs ?? 0, maxRetryAfterMs))
 }
 
 /**
@@ -79,13 +98,15 @@ export async function deliverAttempt(deliveryId: string, mode: AttemptMode): Pro
     responseStatus: outcome.responseStatus,
     durationMs: outcome.durationMs,
     error: outcome.error,
+    nextDelayMs: nextDelay(outcome, mode),
   }
 }
 
 function statusAfter(delivery: Delivery, outcome: RequestOutcome, mode: AttemptMode): { status: DeliveryStatus; nextAttemptAt: Date | null } {
   if (outcome.ok) return { status: 'succeeded', nextAttemptAt: null }
   if (mode.kind === 'scheduled') {
-    return mode.retryDelayMs === null ? { status: 'failed', nextAttemptAt: null } : { status: 'pending', nextAttemptAt: new Date(Date.now() + mode.retryDelayMs) }
+    const delay = nextDelay(outcome, mode)
+    return delay === null ? { status: 'failed', nextAttemptAt: null } : { status: 'pending', nextAttemptAt: new Date(Date.now() + delay) }
   }
   // A failed manual attempt leaves a delivery that is still being retried (or already
   // succeeded once) as it was; anything else has nothing more coming, so it failed.

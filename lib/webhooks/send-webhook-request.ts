@@ -11,6 +11,20 @@ export type RequestOutcome = {
   responseStatus: number | null
   durationMs: number
   error: string | null
+  /** From a 429 or 503 answer's Retry-After: how long the receiver asked us to wait, in ms. */
+  retryAfterMs?: number | null
+}
+
+/**
+ * Retry-After as delay-seconds or an HTTP-date (RFC 9110 §10.2.3), in ms from `now`;
+ * null when absent or unreadable, 0 for a date already past.
+ */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | null {
+  const text = (Array.isArray(value) ? value[0] : value)?.trim()
+  if (!text) return null
+  if (/^\d+$/.test(text)) return Number(text) * 1000
+  const date = Date.parse(text)
+  return Number.isNaN(date) ? null : Math.max(0, date - now)
 }
 
 // Receivers only need to answer 2xx; their bodies are read (so the connection can finish)
@@ -79,6 +93,11 @@ export async function sendWebhookRequest(options: {
       const done = () => {
         if (status >= 200 && status < 300) finish({ ok: true, responseStatus: status, error: null })
         else if (status >= 300 && status < 400) finish({ ok: false, responseStatus: status, error: `The receiver answered ${status} (redirects are not followed; use the final URL).` })
+        else if (status === 429 || status === 503) {
+          const retryAfterMs = parseRetryAfter(response.headers['retry-after'])
+          const asked = retryAfterMs === null ? '' : ` and asked to wait ${Math.ceil(retryAfterMs / 1000)} s (Retry-After)`
+          finish({ ok: false, responseStatus: status, error: `The receiver answered ${status}${asked}.`, retryAfterMs })
+        } else if (status === 410) finish({ ok: false, responseStatus: status, error: 'The receiver answered 410 Gone: it no longer wants these deliveries.' })
         else finish({ ok: false, responseStatus: status, error: `The receiver answered ${status}.` })
       }
       response.on('end', done)

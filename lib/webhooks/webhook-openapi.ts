@@ -361,7 +361,8 @@ const eventDelivery = {
     '',
     `**Answer 2xx quickly.** Any other status, a redirect (redirects are not followed), a network error or no answer within ${deliveryTimeoutMs / 1000} s is a failure. ` +
       `A failed delivery is retried after ${retryWaits}. When the last retry fails too, the subscription is disabled (\`disabled_reason: "delivery_failures"\`), ` +
-      'its remaining deliveries stop, and its owner is emailed; re-enable it with PATCH `status: "enabled"`.',
+      'its remaining deliveries stop, and its owner is emailed; re-enable it with PATCH `status: "enabled"`. ' +
+      'A `410 Gone` answer disables it the same way at once (`disabled_reason: "receiver_gone"`). A `429` or `503` with `Retry-After` makes the next retry wait at least that long (at most 24 h), without adding attempts.',
     '',
     '**Expect duplicates and disorder:** a retry repeats `X-Service-Delivery` and `event_id`, and deliveries are not ordered. Events are recorded in the same transaction as the change, ' +
       'so every delivered event describes a committed change.',

@@ -97,7 +97,7 @@ export const webhookSchema = z
     disabled_reason: z
       .string()
       .nullable()
-      .meta({ description: 'delivery_failures when the service disabled it after seven failed attempts of one delivery.' }),
+      .meta({ description: 'delivery_failures when the service disabled it after seven failed attempts of one delivery; receiver_gone when the receiver answered 410 Gone.' }),
     previous_secret_expires_at: timestamp
       .nullable()
       .meta({ description: 'After a secret rotation: until when the previous secret still signs deliveries beside the new one. null when only one secret signs.' }),

@@ -14,9 +14,11 @@ export function WebhookStatusBadge({ webhook }: { webhook: WebhookView }) {
 export function disabledExplanation(webhook: WebhookView): string | null {
   if (webhook.status !== 'disabled') return null
   const since = webhook.disabledAt ? ` on ${formatDateTime(webhook.disabledAt)}` : ''
-  return webhook.disabledReason === 'delivery_failures'
-    ? `Disabled${since} after one delivery failed ${maxDeliveryAttempts} times in a row (the first attempt and every retry). No events are sent until it is re-enabled.`
-    : `Disabled${since}. No events are sent until it is re-enabled.`
+  if (webhook.disabledReason === 'delivery_failures') {
+    return `Disabled${since} after one delivery failed ${maxDeliveryAttempts} times in a row (the first attempt and every retry). No events are sent until it is re-enabled.`
+  }
+  if (webhook.disabledReason === 'receiver_gone') return `Disabled${since} because the receiver answered 410 Gone. No events are sent until it is re-enabled.`
+  return `Disabled${since}. No events are sent until it is re-enabled.`
 }
 
 export function LastDelivery({ webhook }: { webhook: WebhookView }) {
