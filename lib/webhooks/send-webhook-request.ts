@@ -23,7 +23,8 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
   const text = (Array.isArray(value) ? value[0] : value)?.trim()
   if (!text) return null
   if (/^\d+$/.test(text)) return Number(text) * 1000
-  const date = Date.parse(text)
+  // Every HTTP-date form starts with the day's name; Date.parse alone would take "-5" as a year.
+  const date = /^[A-Za-z]{3}/.test(text) ? Date.parse(text) : Number.NaN
   return Number.isNaN(date) ? null : Math.max(0, date - now)
 }
 
