@@ -9,6 +9,8 @@ export type AuditAction =
   | 'webhook.deleted'
   | 'webhook.reenabled'
   | 'webhook.secret_rotated'
+  | 'webhook.paused'
+  | 'webhook.resumed'
   | 'webhook.disabled'
   | 'user.created'
   | 'user.role_changed'

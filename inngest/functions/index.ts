@@ -1,7 +1,8 @@
 import { deliverWebhook } from './deliver-webhook.ts'
+import { deliverySweeper } from './delivery-sweeper.ts'
 import { fanOutEvent } from './fan-out-event.ts'
 import { outboxSweeper } from './outbox-sweeper.ts'
 import { publishScheduledArticle } from './publish-scheduled-article.ts'
 
 /** Every function the app serves at /api/inngest. */
-export const functions = [fanOutEvent, deliverWebhook, publishScheduledArticle, outboxSweeper]
+export const functions = [fanOutEvent, deliverWebhook, publishScheduledArticle, outboxSweeper, deliverySweeper]

@@ -7,15 +7,17 @@ import { sendWebhookRequest, webhookUserAgent, type RequestOutcome } from './sen
 import { signPayload, standardSignature } from './sign-payload.ts'
 
 /**
- * `scheduled`: an attempt of the automatic schedule; `retryDelayMs` is the wait before the
- * next one, null for the last. `manual`: a redelivery or test someone asked for, which may
- * go to a disabled subscription and never changes the schedule.
+ * `scheduled`: an attempt of the automatic schedule by the run of `generation` (0 unless the
+ * sweeper re-requested the delivery); `retryDelayMs` is the wait before the next one, null
+ * for the last. `manual`: a redelivery or test someone asked for, which may go to a disabled
+ * or paused subscription and never changes the schedule.
  */
-export type AttemptMode = { kind: 'scheduled'; retryDelayMs: number | null } | { kind: 'manual' }
+export type AttemptMode = { kind: 'scheduled'; retryDelayMs: number | null; generation?: number } | { kind: 'manual' }
 
 /** What an attempt came to; plain JSON, so a durable step can return and memoise it. */
 export type AttemptOutcome = {
-  result: 'succeeded' | 'failed' | 'stopped'
+  /** `held`: the subscription is paused; the delivery waits, still pending, until it is resumed. */
+  result: 'succeeded' | 'failed' | 'stopped' | 'held'
   attempt: number | null
   responseStatus: number | null
   durationMs: number
@@ -78,6 +80,11 @@ export async function deliverAttempt(deliveryId: string, mode: AttemptMode): Pro
   if (!delivery) return stopped('The delivery no longer exists; its subscription was deleted.')
   if (mode.kind === 'scheduled') {
     if (delivery.status !== 'pending') return stopped(`The delivery is already ${delivery.status}.`)
+    if (delivery.runGeneration !== (mode.generation ?? 0)) return stopped('A newer run of this delivery took over.')
+    if (delivery.subscription.status === 'paused') {
+      await db.delivery.updateMany({ where: { id: deliveryId, status: 'pending', runGeneration: delivery.runGeneration }, data: { heldAt: new Date(), nextAttemptAt: null } })
+      return { ...stopped('The subscription is paused; the delivery waits until it is resumed.'), result: 'held' }
+    }
     if (delivery.subscription.status !== 'enabled') {
       await db.delivery.updateMany({ where: { id: deliveryId, status: 'pending' }, data: { status: 'failed', nextAttemptAt: null } })
       return stopped('The subscription is disabled.')
@@ -114,6 +121,11 @@ function statusAfter(delivery: Delivery, outcome: RequestOutcome, mode: AttemptM
     return { status: delivery.status, nextAttemptAt: delivery.nextAttemptAt }
   }
   return { status: 'failed', nextAttemptAt: null }
+}
+
+/** How many attempts a delivery has had, scheduled and manual. */
+export async function countAttempts(deliveryId: string): Promise<number> {
+  return systemDb().deliveryAttempt.count({ where: { deliveryId } })
 }
 
 /**

@@ -188,15 +188,17 @@ const getWebhook = apiOperation({
 
 const updateWebhook = apiOperation({
   operationId: 'updateWebhook',
-  summary: 'Update or re-enable a webhook subscription',
+  summary: 'Update, pause, resume or re-enable a webhook subscription',
   tags: ['Webhooks'],
   scope: 'webhooks:manage',
   description: [
     'Changes the fields sent and keeps the others; the rules are those of creation. A new `url` is checked again.',
     '',
     '- A new `secret` signs every delivery from now on, retries of earlier events included.',
-    '- `status: "enabled"` re-enables a subscription the service disabled after repeated delivery failures; it clears `disabled_at` and `disabled_reason`. ' +
-      'Deliveries that failed while it was disabled are not re-sent. `enabled` is the only value accepted: delete a subscription to stop it.',
+    '- `status: "enabled"` re-enables a subscription the service disabled after repeated delivery failures (or a `410 Gone`); it clears `disabled_at` and `disabled_reason`. ' +
+      'Deliveries that failed while it was disabled are not re-sent.',
+    '- `status: "paused"` pauses an enabled subscription: events still make deliveries, but they wait (`pending`). `status: "enabled"` resumes it, and the waiting deliveries go out within a minute. ' +
+      'A disabled subscription cannot be paused (409 `webhook_disabled`): re-enable it first. Delete a subscription to stop it for good.',
   ].join('\n'),
   requestParams: { path: webhookPathParams },
   requestBody: {
@@ -205,7 +207,8 @@ const updateWebhook = apiOperation({
     examples: {
       events: { summary: 'Change the event kinds', value: { events: ['article.published', 'article.unpublished', 'article.archived'] } },
       rotate: { summary: 'Rotate the signing secret', value: { secret: 'whsec_9b2e7d41c0a84f3e8d5a' } },
-      reenable: { summary: 'Re-enable after fixing the receiver', value: { status: 'enabled' } },
+      reenable: { summary: 'Re-enable after fixing the receiver, or resume after a pause', value: { status: 'enabled' } },
+      pause: { summary: 'Pause: deliveries wait until resumed', value: { status: 'paused' } },
     },
   },
   success: {
@@ -214,7 +217,16 @@ const updateWebhook = apiOperation({
     schema: webhookSchema,
     examples: { reenabled: { summary: 'Re-enabled', value: { ...webhook, updated_at: '2026-11-23T08:00:00.000Z' } } },
   },
-  problems: [notFound, validationProblem('A field is invalid or unknown, or `status` is not `enabled`.', validationErrors(updateWebhookSchema, { status: 'disabled' }))],
+  problems: [
+    notFound,
+    validationProblem('A field is invalid or unknown, or `status` is not `enabled` or `paused`.', validationErrors(updateWebhookSchema, { status: 'disabled' })),
+    {
+      status: 409,
+      code: 'webhook_disabled',
+      when: '`status: "paused"` on a subscription the service disabled.',
+      detail: 'This subscription was disabled by the service after delivery failures; re-enable it with status "enabled" before pausing it.',
+    },
+  ],
 })
 
 const deleteWebhook = apiOperation({

@@ -64,9 +64,12 @@ export const updateWebhookSchema = z
     events: webhookEventsSchema.optional(),
     secret: webhookSecretSchema.optional().meta({ description: 'A new signing secret; deliveries from now on are signed with it.' }),
     status: z
-      .literal('enabled', { error: 'status can only be set to enabled (to re-enable a disabled subscription); delete a subscription to stop it.' })
+      .enum(['enabled', 'paused'], { error: 'status can be enabled (to resume or re-enable) or paused; delete a subscription to stop it for good.' })
       .optional()
-      .meta({ description: 'Send enabled to re-enable a subscription that was disabled after repeated delivery failures.' }),
+      .meta({
+        description:
+          'paused holds deliveries until the subscription is enabled again; they then go out (within a minute). enabled resumes a paused subscription or re-enables one the service disabled; deliveries that failed while disabled are not re-sent.',
+      }),
   })
   .meta({ id: 'UpdateWebhook', description: 'The fields to change; the others keep their values.' })
 
@@ -83,7 +86,9 @@ export type ListWebhooksQuery = z.infer<typeof listWebhooksQuerySchema>
 export const listDeliveriesQuerySchema = z.strictObject(pageQuery).meta({ id: 'ListDeliveriesQuery' })
 export type ListDeliveriesQuery = z.infer<typeof listDeliveriesQuerySchema>
 
-export const webhookStatusSchema = z.enum(['enabled', 'disabled']).meta({ id: 'WebhookStatus' })
+export const webhookStatusSchema = z
+  .enum(['enabled', 'disabled', 'paused'])
+  .meta({ id: 'WebhookStatus', description: 'enabled; paused by an admin (deliveries wait and go out on resume); disabled by the service (deliveries stop).' })
 
 export const webhookSchema = z
   .object({

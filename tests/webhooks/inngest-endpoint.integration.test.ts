@@ -62,10 +62,10 @@ afterAll(async () => {
 })
 
 describe('/api/inngest driven like Inngest drives it', () => {
-  it('introspection (GET) reports the four functions in dev mode', async () => {
+  it('introspection (GET) reports the five functions in dev mode', async () => {
     const response = await fetch(`${app.url}/api/inngest`)
     expect(response.status).toBe(200)
-    expect(await response.json()).toMatchObject({ function_count: 4, mode: 'dev' })
+    expect(await response.json()).toMatchObject({ function_count: 5, mode: 'dev' })
   })
 
   it('an article change travels outbox → fan-out → delivery, and the receiver verifies the signature', async () => {

@@ -179,6 +179,25 @@ describe('/v1/webhooks', () => {
     expect(await db.auditEntry.count({ where: { targetId: created.webhook_id, action: 'webhook.reenabled' } })).toBe(1)
   })
 
+  it('pauses and resumes with PATCH status, audited; a disabled subscription cannot be paused (409)', async () => {
+    const client = apiClient(server.url, manageToken)
+    const created = (await client.post('/v1/webhooks', { url: 'https://hooks.example.com/pausable', events: ['article.published'], secret })).body
+    const paused = await client.patch(`/v1/webhooks/${created.webhook_id}`, { status: 'paused' })
+    expect(paused.status).toBe(200)
+    expect(paused.body.status).toBe('paused')
+    expect((await client.get(`/v1/webhooks/${created.webhook_id}`)).body.status).toBe('paused')
+    const resumed = await client.patch(`/v1/webhooks/${created.webhook_id}`, { status: 'enabled' })
+    expect(resumed.body).toMatchObject({ status: 'enabled', disabled_at: null })
+    const actions = await db.auditEntry.findMany({ where: { targetId: created.webhook_id }, orderBy: { createdAt: 'asc' }, select: { action: true } })
+    expect(actions.map((entry) => entry.action)).toEqual(['webhook.created', 'webhook.paused', 'webhook.resumed'])
+
+    await db.webhookSubscription.update({ where: { id: created.webhook_id }, data: { status: 'disabled', disabledAt: new Date(), disabledReason: 'receiver_gone' } })
+    const refused = await client.patch(`/v1/webhooks/${created.webhook_id}`, { status: 'paused' })
+    expectProblem(refused, 409, 'webhook_disabled')
+    expect(refused.body.detail).toContain('re-enable it')
+    expectProblem(await client.patch(`/v1/webhooks/${created.webhook_id}`, { status: 'stopped' }), 422, 'validation_failed')
+  })
+
   it('deletes with 204; afterwards the subscription is gone, and the deletion is audited', async () => {
     const client = apiClient(server.url, manageToken)
     const created = (await client.post('/v1/webhooks', { url: 'https://hooks.example.com/bye', events: ['article.published'], secret })).body

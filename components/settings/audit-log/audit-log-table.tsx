@@ -10,6 +10,8 @@ const actionLabels: Record<string, string> = {
   'webhook.deleted': 'Deleted webhook subscription',
   'webhook.reenabled': 'Re-enabled webhook subscription',
   'webhook.secret_rotated': 'Rotated webhook signing secret',
+  'webhook.paused': 'Paused webhook subscription',
+  'webhook.resumed': 'Resumed webhook subscription',
   'user.created': 'Added user',
   'user.role_changed': 'Changed role',
   'user.deactivated': 'Deactivated user',

@@ -126,6 +126,24 @@ export function WebhookDeliveries({ webhookId, initialStatus }: { webhookId: str
       onError: (error) => announce({ kind: 'error', text: refusalMessage(error) }),
     }),
   )
+  const pause = useMutation(
+    trpc.webhooks.pause.mutationOptions({
+      onSuccess: async () => {
+        announce({ kind: 'success', text: 'Paused. New deliveries wait until you resume it.' })
+        await refresh()
+      },
+      onError: (error) => announce({ kind: 'error', text: refusalMessage(error) }),
+    }),
+  )
+  const resume = useMutation(
+    trpc.webhooks.resume.mutationOptions({
+      onSuccess: async () => {
+        announce({ kind: 'success', text: 'Resumed. Deliveries that waited go out within a minute.' })
+        await refresh()
+      },
+      onError: (error) => announce({ kind: 'error', text: refusalMessage(error) }),
+    }),
+  )
   const reenable = useMutation(
     trpc.webhooks.reenable.mutationOptions({
       onSuccess: async () => {
@@ -173,6 +191,16 @@ export function WebhookDeliveries({ webhookId, initialStatus }: { webhookId: str
         <button type="button" disabled={sendTest.isPending || !webhook.data} onClick={() => sendTest.mutate({ webhookId })}>
           {sendTest.isPending ? 'Sending…' : 'Send test event'}
         </button>
+        {webhook.data?.status === 'enabled' && (
+          <button type="button" className="secondary" disabled={pause.isPending} onClick={() => pause.mutate({ webhookId })}>
+            {pause.isPending ? 'Pausing…' : 'Pause'}
+          </button>
+        )}
+        {webhook.data?.status === 'paused' && (
+          <button type="button" disabled={resume.isPending} onClick={() => resume.mutate({ webhookId })}>
+            {resume.isPending ? 'Resuming…' : 'Resume'}
+          </button>
+        )}
         {webhook.data?.status === 'disabled' && (
           <button type="button" disabled={reenable.isPending} onClick={() => reenable.mutate({ webhookId })}>
             Re-enable

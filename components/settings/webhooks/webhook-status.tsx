@@ -4,14 +4,13 @@ import { formatDateTime, formatDuration } from '../format'
 import styles from '../settings.module.css'
 
 export function WebhookStatusBadge({ webhook }: { webhook: WebhookView }) {
-  return webhook.status === 'enabled' ? (
-    <span className={`${styles.badge} ${styles.ok}`}>Enabled</span>
-  ) : (
-    <span className={`${styles.badge} ${styles.danger}`}>Disabled</span>
-  )
+  if (webhook.status === 'enabled') return <span className={`${styles.badge} ${styles.ok}`}>Enabled</span>
+  if (webhook.status === 'paused') return <span className={`${styles.badge} ${styles.warn}`}>Paused</span>
+  return <span className={`${styles.badge} ${styles.danger}`}>Disabled</span>
 }
 
 export function disabledExplanation(webhook: WebhookView): string | null {
+  if (webhook.status === 'paused') return 'Paused: new deliveries wait and go out when you resume it.'
   if (webhook.status !== 'disabled') return null
   const since = webhook.disabledAt ? ` on ${formatDateTime(webhook.disabledAt)}` : ''
   if (webhook.disabledReason === 'delivery_failures') {

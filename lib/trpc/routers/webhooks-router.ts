@@ -83,6 +83,15 @@ export const webhooksRouter = router({
     return { webhook: await withLastDelivery(ctx.tenant.id, subscription), secret, standardWebhooksSecret: standardWebhooksSecret(secret) }
   }),
 
+  /** Deliveries wait while paused and go out on resume (unlike a disabled subscription's). */
+  pause: adminProcedure
+    .input(domainInput(webhookIdInput))
+    .mutation(async ({ ctx, input }) => withLastDelivery(ctx.tenant.id, await updateWebhook(ctx.actor, input.webhookId, { status: 'paused' }))),
+
+  resume: adminProcedure
+    .input(domainInput(webhookIdInput))
+    .mutation(async ({ ctx, input }) => withLastDelivery(ctx.tenant.id, await updateWebhook(ctx.actor, input.webhookId, { status: 'enabled' }))),
+
   delete: adminProcedure.input(domainInput(webhookIdInput)).mutation(async ({ ctx, input }) => {
     await deleteWebhook(ctx.actor, input.webhookId)
     return { webhookId: input.webhookId }
