@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { isIP } from 'node:net'
+import { networkErrorText } from './network-error-text.ts'
 import { bareHostname, isPrivateAddress, privateUrlsAllowed, safeLookup } from './url-safety.ts'
 
 export const deliveryTimeoutMs = 10_000
@@ -105,7 +106,8 @@ export async function sendWebhookRequest(options: {
       response.on('close', done)
       response.on('error', done)
     })
-    request.on('error', (error) => finish({ ok: false, responseStatus: null, error: error.message }))
+    const target = { host: hostname, port: url.port || (url.protocol === 'https:' ? '443' : '80') }
+    request.on('error', (error) => finish({ ok: false, responseStatus: null, error: networkErrorText(error, target) }))
     request.end(options.body)
   })
 }

@@ -13,6 +13,7 @@ import {
   deliveryListSchema,
   listDeliveriesQuerySchema,
   listWebhooksQuerySchema,
+  manualDeliverySchema,
   rotatedSecretSchema,
   updateWebhookSchema,
   webhookListSchema,
@@ -276,6 +277,54 @@ const rotateSecret = apiOperation({
   ],
 })
 
+const deliveryNotFound: ProblemCase = {
+  status: 404,
+  code: 'not_found',
+  when: 'No such subscription in this newsroom, or the delivery is not one of its deliveries.',
+  detail: "No delivery with id 'dlv_0mhx2k1s9q3v8w4t6y1z2a3b4c' exists in this newsroom.",
+}
+
+const sendTestEvent = apiOperation({
+  operationId: 'sendWebhookTestEvent',
+  summary: 'Send a test event',
+  tags: ['Webhooks'],
+  scope: 'webhooks:manage',
+  description: [
+    'Sends a `webhook.test` event to the subscription **now**, once, signed and sent exactly like real deliveries, and answers with what the receiver did. No body is needed.',
+    '',
+    'It works on a paused or disabled subscription too, to check a receiver before resuming or re-enabling it. The attempt is kept in the deliveries log; it is never retried. The portal\'s **Send test event** does the same.',
+  ].join('\n'),
+  requestParams: { path: webhookPathParams },
+  success: {
+    status: 200,
+    description: 'The attempt was made; `result` says how it went (a failed attempt is still a 200).',
+    schema: manualDeliverySchema,
+    examples: {
+      delivered: { summary: 'The receiver answered 204', value: { delivery_id: 'dlv_0mhx6a1b2c3d4e5f6g7h8i9j0k', event_id: 'evt_0mhx6a1b2c3d4e5f6g7h8i9j0k', result: 'succeeded', attempt: 1, response_status: 204, duration_ms: 83, error: null } },
+      refused: { summary: 'Nothing listens there', value: { delivery_id: 'dlv_0mhx6a1b2c3d4e5f6g7h8i9j0k', event_id: 'evt_0mhx6a1b2c3d4e5f6g7h8i9j0k', result: 'failed', attempt: 1, response_status: null, duration_ms: 3, error: 'Connection refused by hooks.example.com:443.' } },
+    },
+  },
+  problems: [notFound],
+})
+
+const redeliver = apiOperation({
+  operationId: 'redeliverWebhookDelivery',
+  summary: 'Redeliver a delivery',
+  tags: ['Webhooks'],
+  scope: 'webhooks:manage',
+  description:
+    'One more attempt of an existing delivery, **now**, with the same `webhook-id` / `X-Service-Delivery` and body, signed afresh. It does not restart or change the automatic retries, ' +
+    'and works on any delivery of the subscription, succeeded or failed. The portal\'s **Redeliver** does the same. No body is needed.',
+  requestParams: { path: webhookPathParams.extend({ delivery_id: z.string().meta({ description: 'The delivery\'s identifier (`dlv_…`).', example: 'dlv_0mhx2k1s9q3v8w4t6y1z2a3b4c' }) }) },
+  success: {
+    status: 200,
+    description: 'The attempt was made; `result` says how it went (a failed attempt is still a 200).',
+    schema: manualDeliverySchema,
+    examples: { redelivered: { summary: 'Delivered on the third attempt', value: { delivery_id: 'dlv_0mhx2k1s9q3v8w4t6y1z2a3b4c', event_id: 'evt_0mhx2k1s9q3v8w4t6y1z2a3b4c', result: 'succeeded', attempt: 3, response_status: 200, duration_ms: 120, error: null } } },
+  },
+  problems: [deliveryNotFound],
+})
+
 const listDeliveries = apiOperation({
   operationId: 'listWebhookDeliveries',
   summary: "List a subscription's deliveries",
@@ -304,6 +353,8 @@ export const webhookPaths: ZodOpenApiPathsObject = {
   '/v1/webhooks/{webhook_id}': { get: getWebhook, patch: updateWebhook, delete: deleteWebhook },
   '/v1/webhooks/{webhook_id}/deliveries': { get: listDeliveries },
   '/v1/webhooks/{webhook_id}/rotate-secret': { post: rotateSecret },
+  '/v1/webhooks/{webhook_id}/test': { post: sendTestEvent },
+  '/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver': { post: redeliver },
 }
 
 // ---------------------------------------------------------------------------------------

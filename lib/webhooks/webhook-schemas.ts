@@ -182,3 +182,22 @@ export const rotatedSecretSchema = z
   .meta({ id: 'RotatedWebhookSecret' })
 
 export type RotatedSecretRecord = z.infer<typeof rotatedSecretSchema>
+
+export const deliveryPathSchema = z.object({
+  webhook_id: webhookIdSchema,
+  delivery_id: withoutNul(z.string().min(1).max(200)).meta({ description: 'The delivery id.', example: 'dlv_0mhx2k1s9q3v8w4t6y1z2a3b4c' }),
+})
+
+export const manualDeliverySchema = z
+  .object({
+    delivery_id: z.string().meta({ example: 'dlv_0mhx2k1s9q3v8w4t6y1z2a3b4c' }),
+    event_id: z.string().meta({ example: 'evt_0mhx2k1s9q3v8w4t6y1z2a3b4c' }),
+    result: z.enum(['succeeded', 'failed']).meta({ description: 'succeeded when the receiver answered 2xx.' }),
+    attempt: z.number().int().nullable().meta({ description: 'The number this attempt got in the delivery\'s log.' }),
+    response_status: z.number().int().nullable(),
+    duration_ms: z.number().int(),
+    error: z.string().nullable().meta({ description: 'Why the attempt failed, worded for a person, or null.' }),
+  })
+  .meta({ id: 'ManualDelivery', description: 'The one attempt a test event or a redelivery made, at once.' })
+
+export type ManualDeliveryRecord = z.infer<typeof manualDeliverySchema>
