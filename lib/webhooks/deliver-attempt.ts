@@ -93,12 +93,9 @@ export async function deliverAttempt(deliveryId: string, mode: AttemptMode): Pro
 
   const body = JSON.stringify(eventEnvelope(delivery.event))
   const at = new Date()
-  const outcome = await sendWebhookRequest({
-    url: delivery.subscription.url,
-    body,
-    headers: deliveryHeaders({ kind: delivery.event.kind, deliveryId, body, signingSecrets: signingSecrets(delivery.subscription, at), timestamp: Math.floor(at.getTime() / 1000) }),
-  })
-  const attempt = await recordAttempt(delivery, at, outcome, mode)
+  const headers = deliveryHeaders({ kind: delivery.event.kind, deliveryId, body, signingSecrets: signingSecrets(delivery.subscription, at), timestamp: Math.floor(at.getTime() / 1000) })
+  const outcome = await sendWebhookRequest({ url: delivery.subscription.url, body, headers })
+  const attempt = await recordAttempt(delivery, at, outcome, mode, { headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) }, body })
   return {
     result: outcome.ok ? 'succeeded' : 'failed',
     attempt,
@@ -132,7 +129,7 @@ export async function countAttempts(deliveryId: string): Promise<number> {
  * Numbers attempts per delivery in the order they happened. A manual redelivery can race a
  * scheduled retry for the same number; the loser takes the next one.
  */
-async function recordAttempt(delivery: Delivery, at: Date, outcome: RequestOutcome, mode: AttemptMode): Promise<number | null> {
+async function recordAttempt(delivery: Delivery, at: Date, outcome: RequestOutcome, mode: AttemptMode, sent: { headers: Record<string, string>; body: string }): Promise<number | null> {
   const db = systemDb()
   for (let tries = 1; ; tries++) {
     try {
@@ -148,6 +145,9 @@ async function recordAttempt(delivery: Delivery, at: Date, outcome: RequestOutco
             responseStatus: outcome.responseStatus,
             durationMs: outcome.durationMs,
             error: outcome.error?.slice(0, 1_000) ?? null,
+            requestHeaders: sent.headers,
+            requestBody: sent.body,
+            ...(outcome.response && { responseHeaders: outcome.response.headers, responseBody: outcome.response.body, responseBodyTruncated: outcome.response.bodyTruncated }),
           },
         })
         await tx.delivery.update({ where: { id: delivery.id }, data: statusAfter(delivery, outcome, mode) })

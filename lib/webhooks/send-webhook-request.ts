@@ -14,7 +14,12 @@ export type RequestOutcome = {
   error: string | null
   /** From a 429 or 503 answer's Retry-After: how long the receiver asked us to wait, in ms. */
   retryAfterMs?: number | null
+  /** The receiver's answer as the deliveries log keeps it: headers and the first 4 KB of the body. */
+  response?: { headers: Record<string, string>; body: string; bodyTruncated: boolean } | null
 }
+
+/** How much of a receiver's answer the deliveries log keeps. */
+export const keptResponseBytes = 4 * 1024
 
 /**
  * Retry-After as delay-seconds or an HTTP-date (RFC 9110 §10.2.3), in ms from `now`;
@@ -67,7 +72,7 @@ export async function sendWebhookRequest(options: {
 
   return new Promise<RequestOutcome>((resolve) => {
     let settled = false
-    const finish = (outcome: Omit<RequestOutcome, 'durationMs'>) => {
+    const finishRequest = (outcome: Omit<RequestOutcome, 'durationMs'>) => {
       if (settled) return
       settled = true
       clearTimeout(timer)
@@ -81,17 +86,22 @@ export async function sendWebhookRequest(options: {
       agent: false,
     })
     const timer = setTimeout(() => {
-      finish({ ok: false, responseStatus: null, error: `Timed out after ${timeoutMs / 1000} s without a complete response.` })
+      finishRequest({ ok: false, responseStatus: null, error: `Timed out after ${timeoutMs / 1000} s without a complete response.` })
       request.destroy()
     }, timeoutMs)
 
     request.on('response', (response) => {
       const status = response.statusCode ?? 0
       let received = 0
+      const kept: Buffer[] = []
       response.on('data', (chunk: Buffer) => {
+        if (received < keptResponseBytes) kept.push(chunk.subarray(0, keptResponseBytes - received))
         received += chunk.length
         if (received > maxResponseBytes) response.destroy()
       })
+      const headers = Object.fromEntries(Object.entries(response.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value ?? '')]))
+      const finish = (outcome: Omit<RequestOutcome, 'durationMs' | 'response'>) =>
+        finishRequest({ ...outcome, response: { headers, body: new TextDecoder().decode(Buffer.concat(kept)), bodyTruncated: received > keptResponseBytes } })
       const done = () => {
         if (status >= 200 && status < 300) finish({ ok: true, responseStatus: status, error: null })
         else if (status >= 300 && status < 400) finish({ ok: false, responseStatus: status, error: `The receiver answered ${status} (redirects are not followed; use the final URL).` })
@@ -107,7 +117,7 @@ export async function sendWebhookRequest(options: {
       response.on('error', done)
     })
     const target = { host: hostname, port: url.port || (url.protocol === 'https:' ? '443' : '80') }
-    request.on('error', (error) => finish({ ok: false, responseStatus: null, error: networkErrorText(error, target) }))
+    request.on('error', (error) => finishRequest({ ok: false, responseStatus: null, error: networkErrorText(error, target) }))
     request.end(options.body)
   })
 }

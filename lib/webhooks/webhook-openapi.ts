@@ -47,6 +47,24 @@ const disabledWebhook: WebhookRecord = {
   disabled_reason: 'delivery_failures',
 }
 
+const exampleRequest = (deliveryId: string, kind: string, timestamp: number, body: string) => ({
+  headers: {
+    'Content-Type': 'application/json',
+    'User-Agent': 'Newsroom-Webhooks/1.0',
+    'X-Service-Event': kind,
+    'X-Service-Delivery': deliveryId,
+    'X-Service-Signature': '5f0c3c1e0d6b8a…',
+    'webhook-id': deliveryId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': 'v1,K5oZfzN95Z9UVu1E…',
+    'Content-Length': String(body.length),
+  },
+  body,
+})
+
+const publishedBody = '{"event_id":"evt_0mhx5e2g4i6k8m0o2q4s6u8w0y","event":"article.published","tenant_id":"ten_0mhx0a1b2c3d4e5f6g7h8i9j0k","occurred_at":"2026-11-20T09:30:00.000Z","data":{…}}'
+const transitionedBody = '{"event_id":"evt_0mhx2k1s9q3v8w4t6y1z2a3b4c","event":"workflow.transitioned","tenant_id":"ten_0mhx0a1b2c3d4e5f6g7h8i9j0k","occurred_at":"2026-11-20T09:10:00.000Z","data":{…}}'
+
 const deliveries: DeliveryRecord[] = [
   {
     delivery_id: 'dlv_0mhx5e2g4i6k8m0o2q4s6u8w0y',
@@ -54,8 +72,24 @@ const deliveries: DeliveryRecord[] = [
     event: 'article.published',
     status: 'pending',
     attempts: [
-      { attempt: 1, at: '2026-11-20T09:30:01.000Z', response_status: 503, duration_ms: 214, error: 'The receiver answered 503.' },
-      { attempt: 2, at: '2026-11-20T09:31:01.000Z', response_status: null, duration_ms: 10000, error: 'No answer within 10 s.' },
+      {
+        attempt: 1,
+        at: '2026-11-20T09:30:01.000Z',
+        response_status: 503,
+        duration_ms: 214,
+        error: 'The receiver answered 503.',
+        request: exampleRequest('dlv_0mhx5e2g4i6k8m0o2q4s6u8w0y', 'article.published', 1795685401, publishedBody),
+        response: { headers: { 'content-type': 'text/plain', 'content-length': '19' }, body: 'down for maintenance', body_truncated: false },
+      },
+      {
+        attempt: 2,
+        at: '2026-11-20T09:31:01.000Z',
+        response_status: null,
+        duration_ms: 3,
+        error: 'Connection refused by 203.0.113.7:443.',
+        request: exampleRequest('dlv_0mhx5e2g4i6k8m0o2q4s6u8w0y', 'article.published', 1795685461, publishedBody),
+        response: null,
+      },
     ],
     next_attempt_at: '2026-11-20T09:36:01.000Z',
   },
@@ -64,7 +98,17 @@ const deliveries: DeliveryRecord[] = [
     event_id: 'evt_0mhx2k1s9q3v8w4t6y1z2a3b4c',
     event: 'workflow.transitioned',
     status: 'succeeded',
-    attempts: [{ attempt: 1, at: '2026-11-20T09:10:00.000Z', response_status: 200, duration_ms: 87, error: null }],
+    attempts: [
+      {
+        attempt: 1,
+        at: '2026-11-20T09:10:00.000Z',
+        response_status: 200,
+        duration_ms: 87,
+        error: null,
+        request: exampleRequest('dlv_0mhx2k1s9q3v8w4t6y1z2a3b4c', 'workflow.transitioned', 1795684200, transitionedBody),
+        response: { headers: { 'content-type': 'application/json' }, body: '{"ok":true}', body_truncated: false },
+      },
+    ],
     next_attempt_at: null,
   },
 ]
@@ -331,7 +375,8 @@ const listDeliveries = apiOperation({
   tags: ['Webhooks'],
   scope: 'webhooks:manage',
   description: [
-    'The deliveries of events to this subscription, newest first, each with every attempt in order: when, the HTTP status your receiver answered (or `null`), how long it took, and why it failed.',
+    'The deliveries of events to this subscription, newest first, each with every attempt in order: when, the HTTP status your receiver answered (or `null`), how long it took, why it failed (worded for a person), ' +
+      'the request headers and body that were sent, and the response headers and first 4 KB of its body.',
     '',
     '`status` is `pending` while attempts remain (`next_attempt_at` says when the next is due), `succeeded` once your receiver answered 2xx, and `failed` when every attempt failed ' +
       'or the subscription was disabled or deleted.',

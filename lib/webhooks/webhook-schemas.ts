@@ -141,7 +141,19 @@ export const deliveryAttemptSchema = z
     at: timestamp,
     response_status: z.number().int().nullable().meta({ description: "The receiver's HTTP status, or null when no response arrived." }),
     duration_ms: z.number().int(),
-    error: z.string().nullable().meta({ description: 'Why the attempt failed (time-out, network error, non-2xx), or null.' }),
+    error: z.string().nullable().meta({ description: 'Why the attempt failed (time-out, network or TLS error, non-2xx), worded for a person, or null.' }),
+    request: z
+      .object({ headers: z.record(z.string(), z.string()), body: z.string() })
+      .nullable()
+      .meta({ description: 'The headers and body that were sent (null for attempts recorded before this was kept).' }),
+    response: z
+      .object({
+        headers: z.record(z.string(), z.string()),
+        body: z.string().meta({ description: 'The first 4 KB of the response body.' }),
+        body_truncated: z.boolean().meta({ description: 'True when the body was longer than 4 KB.' }),
+      })
+      .nullable()
+      .meta({ description: "The receiver's answer, or null when none arrived." }),
   })
   .meta({ id: 'DeliveryAttempt' })
 

@@ -63,6 +63,39 @@ describe('POST /v1/webhooks/{webhook_id}/test', () => {
   })
 })
 
+describe('the deliveries log', () => {
+  it('shows each attempt\'s request headers and body, and the response status, headers and first 4 KB of body', async () => {
+    const { webhook_id } = await subscribe()
+    const longAnswer = `${'é'.repeat(100)}${'x'.repeat(9_000)}`
+    receiver.answer({ status: 422, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'X-Receiver-Trace': 'tr-42' }, body: longAnswer })
+    await client.post(`/v1/webhooks/${webhook_id}/test`)
+    const refused = await subscribe('http://127.0.0.1:9/down')
+    await client.post(`/v1/webhooks/${refused.webhook_id}/test`)
+
+    const [delivery] = (await client.get(`/v1/webhooks/${webhook_id}/deliveries`)).body.items
+    const [attempt] = delivery.attempts
+    const [sent] = receiver.requests
+    expect(attempt.request.body).toBe(sent!.body)
+    expect(attempt.request.headers).toMatchObject({
+      'Content-Type': 'application/json',
+      'webhook-id': delivery.delivery_id,
+      'webhook-timestamp': sent!.headers['webhook-timestamp'],
+      'webhook-signature': sent!.headers['webhook-signature'],
+      'X-Service-Signature': sent!.headers['x-service-signature'],
+      'Content-Length': String(Buffer.byteLength(sent!.body)),
+    })
+    expect(attempt.response_status).toBe(422)
+    expect(attempt.response.headers).toMatchObject({ 'content-type': 'text/plain; charset=utf-8', 'x-receiver-trace': 'tr-42' })
+    expect(Buffer.byteLength(attempt.response.body)).toBe(4 * 1024)
+    expect(attempt.response.body.startsWith('é'.repeat(100))).toBe(true)
+    expect(attempt.response.body_truncated).toBe(true)
+
+    const [failed] = (await client.get(`/v1/webhooks/${refused.webhook_id}/deliveries`)).body.items
+    expect(failed.attempts[0]).toMatchObject({ response_status: null, response: null, error: 'Connection refused by 127.0.0.1:9.' })
+    expect(failed.attempts[0].request.headers['webhook-id']).toBe(failed.delivery_id)
+  })
+})
+
 describe('POST /v1/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver', () => {
   it('makes one more attempt of the delivery with the same webhook-id, numbered after the earlier ones', async () => {
     const { webhook_id } = await subscribe()

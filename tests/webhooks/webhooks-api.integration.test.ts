@@ -236,7 +236,7 @@ describe('/v1/webhooks', () => {
         event_id: newer.id,
         event: 'article.published',
         status: 'pending',
-        attempts: [{ attempt: 1, at: expect.any(String), response_status: 500, duration_ms: 12, error: 'The receiver answered 500.' }],
+        attempts: [{ attempt: 1, at: expect.any(String), response_status: 500, duration_ms: 12, error: 'The receiver answered 500.', request: null, response: null }],
         next_attempt_at: retryAt.toISOString(),
       },
       {
@@ -245,8 +245,8 @@ describe('/v1/webhooks', () => {
         event: 'article.published',
         status: 'succeeded',
         attempts: [
-          { attempt: 1, at: failedAt.toISOString(), response_status: null, duration_ms: 10_000, error: 'Timed out after 10 s without a complete response.' },
-          { attempt: 2, at: expect.any(String), response_status: 200, duration_ms: 42, error: null },
+          { attempt: 1, at: failedAt.toISOString(), response_status: null, duration_ms: 10_000, error: 'Timed out after 10 s without a complete response.', request: null, response: null },
+          { attempt: 2, at: expect.any(String), response_status: 200, duration_ms: 42, error: null, request: null, response: null },
         ],
         next_attempt_at: null,
       },

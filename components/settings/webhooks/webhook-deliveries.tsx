@@ -20,6 +20,41 @@ function DeliveryStatusBadge({ delivery }: { delivery: DeliveryView }) {
   return <span className={`${styles.badge} ${tone}`}>{delivery.status}</span>
 }
 
+type AttemptView = DeliveryView['attempts'][number]
+
+function HeaderList({ headers }: { headers: Record<string, string> }) {
+  return <pre className={styles.mono}>{Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n')}</pre>
+}
+
+/** What one attempt sent and got back, as GitHub's recent deliveries show it. */
+function AttemptDetail({ attempt }: { attempt: AttemptView }) {
+  return (
+    <details>
+      <summary>Request and response of attempt #{attempt.attempt}</summary>
+      <h4>Request</h4>
+      {attempt.request ? (
+        <>
+          <HeaderList headers={attempt.request.headers} />
+          <pre className={styles.breakAll}>{attempt.request.body}</pre>
+        </>
+      ) : (
+        <p className="muted">Not recorded for this attempt.</p>
+      )}
+      <h4>Response</h4>
+      {attempt.response ? (
+        <>
+          <p>Status {attempt.responseStatus}</p>
+          <HeaderList headers={attempt.response.headers} />
+          <pre className={styles.breakAll}>{attempt.response.body || '(empty body)'}</pre>
+          {attempt.response.bodyTruncated && <p className="muted">Only the first 4 KB of the body is kept.</p>}
+        </>
+      ) : (
+        <p className="muted">No response arrived{attempt.error ? `: ${attempt.error}` : '.'}</p>
+      )}
+    </details>
+  )
+}
+
 function DeliveryCard({ delivery, busy, onRedeliver }: { delivery: DeliveryView; busy: boolean; onRedeliver: () => void }) {
   const headingId = `delivery-${delivery.id}`
   return (
@@ -74,7 +109,10 @@ function DeliveryCard({ delivery, busy, onRedeliver }: { delivery: DeliveryView;
                     )}
                   </td>
                   <td className={styles.nowrap}>{formatDuration(attempt.durationMs)}</td>
-                  <td className={styles.breakAll}>{attempt.error ?? <span className="muted">—</span>}</td>
+                  <td className={styles.breakAll}>
+                    {attempt.error ?? <span className="muted">—</span>}
+                    <AttemptDetail attempt={attempt} />
+                  </td>
                 </tr>
               ))}
             </tbody>

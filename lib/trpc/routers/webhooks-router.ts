@@ -1,6 +1,6 @@
 import type { WebhookSubscription } from '../../db/generated/client.ts'
 import { z } from 'zod'
-import { listDeliveries, type DeliveryWithAttempts } from '../../webhooks/deliveries-log.ts'
+import { asHeaders, listDeliveries, type DeliveryWithAttempts } from '../../webhooks/deliveries-log.ts'
 import { lastDeliveryResults, type LastDeliveryResult } from '../../webhooks/last-delivery-results.ts'
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, updateWebhook } from '../../webhooks/manage-subscriptions.ts'
 import { redeliver, sendTestEvent } from '../../webhooks/manual-deliveries.ts'
@@ -43,6 +43,8 @@ function toDeliveryView(delivery: DeliveryWithAttempts) {
       responseStatus: attempt.responseStatus,
       durationMs: attempt.durationMs,
       error: attempt.error,
+      request: attempt.requestBody === null ? null : { headers: asHeaders(attempt.requestHeaders), body: attempt.requestBody },
+      response: attempt.responseHeaders === null ? null : { headers: asHeaders(attempt.responseHeaders), body: attempt.responseBody ?? '', bodyTruncated: attempt.responseBodyTruncated },
     })),
   }
 }
