@@ -166,7 +166,7 @@ const createWebhook = apiOperation({
     examples: {
       subscribe: {
         summary: 'Publication events to one receiver',
-        value: { url: 'https://hooks.example.com/newsroom', events: ['article.published', 'article.unpublished'], secret: 'whsec_3f8a1c9e27d44b6f9a0c' },
+        value: { url: 'https://hooks.example.com/newsroom', events: ['article.published', 'article.unpublished'], secret: 'nr-3f8a1c9e27d44b6f9a0c' },
       },
     },
   },
@@ -251,7 +251,7 @@ const updateWebhook = apiOperation({
     maxBytes: maxBodyBytes,
     examples: {
       events: { summary: 'Change the event kinds', value: { events: ['article.published', 'article.unpublished', 'article.archived'] } },
-      rotate: { summary: 'Rotate the signing secret', value: { secret: 'whsec_9b2e7d41c0a84f3e8d5a' } },
+      rotate: { summary: 'Rotate the signing secret', value: { secret: 'nr-9b2e7d41c0a84f3e8d5a' } },
       reenable: { summary: 'Re-enable after fixing the receiver, or resume after a pause', value: { status: 'enabled' } },
       pause: { summary: 'Pause: deliveries wait until resumed', value: { status: 'paused' } },
     },
@@ -426,7 +426,7 @@ export const eventEnvelopeSchema = z
   })
   .meta({ id: 'EventEnvelope', description: 'The body of every delivery.' })
 
-const exampleSecret = 'whsec_3f8a1c9e27d44b6f9a0c'
+const exampleSecret = 'nr-3f8a1c9e27d44b6f9a0c'
 const exampleEnvelope = {
   event_id: 'evt_0mhx2k1s9q3v8w4t6y1z2a3b4c',
   event: 'article.published',

@@ -48,8 +48,8 @@ export const webhookSecretSchema = z
   .min(minWebhookSecretLength, `secret must have ${minWebhookSecretLength} to ${maxWebhookSecretLength} characters.`)
   .max(maxWebhookSecretLength, `secret must have ${minWebhookSecretLength} to ${maxWebhookSecretLength} characters.`)
   .meta({
-    description: `Signing secret you choose, ${minWebhookSecretLength} to ${maxWebhookSecretLength} characters. Each delivery carries X-Service-Signature, the hex HMAC-SHA256 of the body keyed with it. Never returned.`,
-    example: 'whsec_3f8a1c9e27d44b6f9a0c',
+    description: `Signing secret you choose, ${minWebhookSecretLength} to ${maxWebhookSecretLength} characters. Each delivery carries X-Service-Signature, the hex HMAC-SHA256 of the body keyed with it, and the Standard Webhooks webhook-signature keyed with its UTF-8 bytes. Avoid a whsec_ prefix: Standard Webhooks libraries would read the rest as base64. Never returned.`,
+    example: 'nr-3f8a1c9e27d44b6f9a0c',
   })
 
 export const createWebhookSchema = z
