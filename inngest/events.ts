@@ -36,6 +36,10 @@ export const publishScheduledEvent = eventType(outboxEventName('article.publish_
   schema: staticSchema<EnvelopeData<{ article_id: string; publish_at: string }>>(),
 })
 
-export type DeliveryRequestedData = { delivery_id: string; subscription_id: string; tenant_id: string; event_id: string; kind: string }
+/**
+ * `generation` is absent (0) for the fan-out's request; the delivery sweeper re-requests a
+ * stuck or held delivery with the next one, which makes any older run of it stop.
+ */
+export type DeliveryRequestedData = { delivery_id: string; subscription_id: string; tenant_id: string; event_id: string; kind: string; generation?: number }
 
 export const deliveryRequestedEvent = eventType('newsroom/webhook.delivery_requested', { schema: staticSchema<DeliveryRequestedData>() })

@@ -1,8 +1,9 @@
 import { deliverWebhook } from './deliver-webhook.ts'
+import { deliverySweeper } from './delivery-sweeper.ts'
 import { fanOutEvent } from './fan-out-event.ts'
 import { outboxSweeper } from './outbox-sweeper.ts'
 import { publishScheduledArticle } from './publish-scheduled-article.ts'
 import { pruneRequestLogFunction } from './prune-request-log.ts'
 
 /** Every function the app serves at /api/inngest. */
-export const functions = [fanOutEvent, deliverWebhook, publishScheduledArticle, outboxSweeper, pruneRequestLogFunction]
+export const functions = [fanOutEvent, deliverWebhook, publishScheduledArticle, outboxSweeper, deliverySweeper, pruneRequestLogFunction]

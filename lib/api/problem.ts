@@ -13,6 +13,7 @@ export const problemTitles: Record<string, string> = {
   invalid_transition: 'Invalid transition',
   article_archived: 'Article is archived',
   concurrent_update: 'Concurrent update',
+  webhook_disabled: 'Webhook is disabled',
   precondition_failed: 'Precondition failed',
   too_many_items: 'Too many items',
   payload_too_large: 'Payload too large',

@@ -5,7 +5,7 @@ import { systemDb } from '../tenancy/tenant-db.ts'
 export type PlannedDelivery = { deliveryId: string; subscriptionId: string; tenantId: string; eventId: string; kind: string }
 
 /**
- * The fan-out of one outbox event: a pending Delivery for every enabled subscription of the
+ * The fan-out of one outbox event: a pending Delivery for every enabled (or paused) subscription of the
  * event's tenant that asked for its kind and existed when it happened. Idempotent — the
  * unique (event, subscription) pair makes a re-run find the rows it made instead of
  * doubling them — and it returns the deliveries not yet attempted, for enqueueing.
@@ -17,7 +17,8 @@ export async function createDeliveriesForEvent(eventId: string): Promise<Planned
   if (!event || !isEventKind(event.kind)) return []
 
   const subscriptions = await db.webhookSubscription.findMany({
-    where: { tenantId: event.tenantId, status: 'enabled', events: { has: event.kind }, createdAt: { lte: event.createdAt } },
+    // A paused subscription's deliveries are made too: they wait, and go out on resume.
+    where: { tenantId: event.tenantId, status: { in: ['enabled', 'paused'] }, events: { has: event.kind }, createdAt: { lte: event.createdAt } },
     select: { id: true },
   })
   if (subscriptions.length > 0) {

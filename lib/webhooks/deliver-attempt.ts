@@ -2,38 +2,69 @@ import type { Delivery, DeliveryStatus } from '../db/generated/client.ts'
 import { eventEnvelope } from '../events/record-event.ts'
 import { createId } from '../ids.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
-import { decryptSecret } from './secret-box.ts'
+import { signingSecrets } from './rotate-secret.ts'
 import { sendWebhookRequest, webhookUserAgent, type RequestOutcome } from './send-webhook-request.ts'
-import { signPayload } from './sign-payload.ts'
+import { signPayload, standardSignature } from './sign-payload.ts'
 
 /**
- * `scheduled`: an attempt of the automatic schedule; `retryDelayMs` is the wait before the
- * next one, null for the last. `manual`: a redelivery or test someone asked for, which may
- * go to a disabled subscription and never changes the schedule.
+ * `scheduled`: an attempt of the automatic schedule by the run of `generation` (0 unless the
+ * sweeper re-requested the delivery); `retryDelayMs` is the wait before the next one, null
+ * for the last. `manual`: a redelivery or test someone asked for, which may go to a disabled
+ * or paused subscription and never changes the schedule.
  */
-export type AttemptMode = { kind: 'scheduled'; retryDelayMs: number | null } | { kind: 'manual' }
+export type AttemptMode = { kind: 'scheduled'; retryDelayMs: number | null; generation?: number } | { kind: 'manual' }
 
 /** What an attempt came to; plain JSON, so a durable step can return and memoise it. */
 export type AttemptOutcome = {
-  result: 'succeeded' | 'failed' | 'stopped'
+  /** `held`: the subscription is paused; the delivery waits, still pending, until it is resumed. */
+  result: 'succeeded' | 'failed' | 'stopped' | 'held'
   attempt: number | null
   responseStatus: number | null
   durationMs: number
   error: string | null
+  /** After a failed scheduled attempt: the wait before the next one (the schedule's, or longer if the receiver's Retry-After asked). */
+  nextDelayMs?: number | null
 }
+
+/**
+ * The longest wait a receiver's Retry-After can impose: the schedule's own longest wait,
+ * so one answer cannot park a delivery indefinitely.
+ */
+export const maxRetryAfterMs = 24 * 3_600_000
 
 function stopped(reason: string): AttemptOutcome {
   return { result: 'stopped', attempt: null, responseStatus: null, durationMs: 0, error: reason }
 }
 
-/** The headers of a delivery; X-Service-Delivery stays the same on every retry of one delivery. */
-export function deliveryHeaders(options: { kind: string; deliveryId: string; signature: string }): Record<string, string> {
+/** A receiver that answers 410 Gone has told us to stop: the subscription is disabled at once. */
+export function receiverIsGone(outcome: Pick<AttemptOutcome, 'responseStatus'>): boolean {
+  return outcome.responseStatus === 410
+}
+
+/** The wait before the next scheduled attempt: the schedule's, or the receiver's Retry-After if longer (up to a day). */
+function nextDelay(outcome: RequestOutcome, mode: AttemptMode): number | null {
+  if (mode.kind !== 'scheduled' || mode.retryDelayMs === null || outcome.ok || receiverIsGone(outcome)) return null
+  return Math.max(mode.retryDelayMs, Math.min(outcome.retryAfterMs ?? 0, maxRetryAfterMs))
+}
+
+/**
+ * The headers of a delivery. X-Service-Delivery and webhook-id stay the same on every retry of
+ * one delivery; webhook-timestamp is the attempt's, so receivers can refuse replays by age.
+ * `signingSecrets` lists the current secret first: X-Service-Signature uses it alone, and
+ * webhook-signature carries one signature per secret, space-separated, as the standard allows.
+ */
+export function deliveryHeaders(options: { kind: string; deliveryId: string; body: string; signingSecrets: string[]; timestamp: number }): Record<string, string> {
+  const [current] = options.signingSecrets
+  if (current === undefined) throw new Error('A delivery needs at least one signing secret.')
   return {
     'Content-Type': 'application/json',
     'User-Agent': webhookUserAgent,
     'X-Service-Event': options.kind,
     'X-Service-Delivery': options.deliveryId,
-    'X-Service-Signature': options.signature,
+    'X-Service-Signature': signPayload(options.body, current),
+    'webhook-id': options.deliveryId,
+    'webhook-timestamp': String(options.timestamp),
+    'webhook-signature': options.signingSecrets.map((secret) => standardSignature(secret, options.deliveryId, options.timestamp, options.body)).join(' '),
   }
 }
 
@@ -49,6 +80,11 @@ export async function deliverAttempt(deliveryId: string, mode: AttemptMode): Pro
   if (!delivery) return stopped('The delivery no longer exists; its subscription was deleted.')
   if (mode.kind === 'scheduled') {
     if (delivery.status !== 'pending') return stopped(`The delivery is already ${delivery.status}.`)
+    if (delivery.runGeneration !== (mode.generation ?? 0)) return stopped('A newer run of this delivery took over.')
+    if (delivery.subscription.status === 'paused') {
+      await db.delivery.updateMany({ where: { id: deliveryId, status: 'pending', runGeneration: delivery.runGeneration }, data: { heldAt: new Date(), nextAttemptAt: null } })
+      return { ...stopped('The subscription is paused; the delivery waits until it is resumed.'), result: 'held' }
+    }
     if (delivery.subscription.status !== 'enabled') {
       await db.delivery.updateMany({ where: { id: deliveryId, status: 'pending' }, data: { status: 'failed', nextAttemptAt: null } })
       return stopped('The subscription is disabled.')
@@ -56,27 +92,25 @@ export async function deliverAttempt(deliveryId: string, mode: AttemptMode): Pro
   }
 
   const body = JSON.stringify(eventEnvelope(delivery.event))
-  const signature = signPayload(body, decryptSecret(delivery.subscription.secretEncrypted))
   const at = new Date()
-  const outcome = await sendWebhookRequest({
-    url: delivery.subscription.url,
-    body,
-    headers: deliveryHeaders({ kind: delivery.event.kind, deliveryId, signature }),
-  })
-  const attempt = await recordAttempt(delivery, at, outcome, mode)
+  const headers = deliveryHeaders({ kind: delivery.event.kind, deliveryId, body, signingSecrets: signingSecrets(delivery.subscription, at), timestamp: Math.floor(at.getTime() / 1000) })
+  const outcome = await sendWebhookRequest({ url: delivery.subscription.url, body, headers })
+  const attempt = await recordAttempt(delivery, at, outcome, mode, { headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) }, body })
   return {
     result: outcome.ok ? 'succeeded' : 'failed',
     attempt,
     responseStatus: outcome.responseStatus,
     durationMs: outcome.durationMs,
     error: outcome.error,
+    nextDelayMs: nextDelay(outcome, mode),
   }
 }
 
 function statusAfter(delivery: Delivery, outcome: RequestOutcome, mode: AttemptMode): { status: DeliveryStatus; nextAttemptAt: Date | null } {
   if (outcome.ok) return { status: 'succeeded', nextAttemptAt: null }
   if (mode.kind === 'scheduled') {
-    return mode.retryDelayMs === null ? { status: 'failed', nextAttemptAt: null } : { status: 'pending', nextAttemptAt: new Date(Date.now() + mode.retryDelayMs) }
+    const delay = nextDelay(outcome, mode)
+    return delay === null ? { status: 'failed', nextAttemptAt: null } : { status: 'pending', nextAttemptAt: new Date(Date.now() + delay) }
   }
   // A failed manual attempt leaves a delivery that is still being retried (or already
   // succeeded once) as it was; anything else has nothing more coming, so it failed.
@@ -86,11 +120,16 @@ function statusAfter(delivery: Delivery, outcome: RequestOutcome, mode: AttemptM
   return { status: 'failed', nextAttemptAt: null }
 }
 
+/** How many attempts a delivery has had, scheduled and manual. */
+export async function countAttempts(deliveryId: string): Promise<number> {
+  return systemDb().deliveryAttempt.count({ where: { deliveryId } })
+}
+
 /**
  * Numbers attempts per delivery in the order they happened. A manual redelivery can race a
  * scheduled retry for the same number; the loser takes the next one.
  */
-async function recordAttempt(delivery: Delivery, at: Date, outcome: RequestOutcome, mode: AttemptMode): Promise<number | null> {
+async function recordAttempt(delivery: Delivery, at: Date, outcome: RequestOutcome, mode: AttemptMode, sent: { headers: Record<string, string>; body: string }): Promise<number | null> {
   const db = systemDb()
   for (let tries = 1; ; tries++) {
     try {
@@ -106,6 +145,9 @@ async function recordAttempt(delivery: Delivery, at: Date, outcome: RequestOutco
             responseStatus: outcome.responseStatus,
             durationMs: outcome.durationMs,
             error: outcome.error?.slice(0, 1_000) ?? null,
+            requestHeaders: sent.headers,
+            requestBody: sent.body,
+            ...(outcome.response && { responseHeaders: outcome.response.headers, responseBody: outcome.response.body, responseBodyTruncated: outcome.response.bodyTruncated }),
           },
         })
         await tx.delivery.update({ where: { id: delivery.id }, data: statusAfter(delivery, outcome, mode) })

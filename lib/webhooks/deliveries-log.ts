@@ -37,7 +37,15 @@ export function toDeliveryRecord(delivery: DeliveryWithAttempts): DeliveryRecord
       response_status: attempt.responseStatus,
       duration_ms: attempt.durationMs,
       error: attempt.error,
+      request: attempt.requestBody === null ? null : { headers: asHeaders(attempt.requestHeaders), body: attempt.requestBody },
+      response: attempt.responseHeaders === null ? null : { headers: asHeaders(attempt.responseHeaders), body: attempt.responseBody ?? '', body_truncated: attempt.responseBodyTruncated },
     })),
     next_attempt_at: delivery.nextAttemptAt?.toISOString() ?? null,
   }
+}
+
+/** Stored headers back as a plain name → value map. */
+export function asHeaders(value: unknown): Record<string, string> {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return {}
+  return Object.fromEntries(Object.entries(value).map(([name, text]) => [name, String(text)]))
 }

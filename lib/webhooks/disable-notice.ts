@@ -24,9 +24,11 @@ export function composeDisableNotice(notice: DisableNotice): { subject: string; 
     `we disabled the webhook subscription ${notice.subscriptionId} of ${notice.tenantName}:`,
     '',
     `  URL:    ${notice.url}`,
-    `  Status: disabled (reason: delivery_failures) since ${notice.disabledAt}`,
+    `  Status: disabled (reason: ${notice.reason}) since ${notice.disabledAt}`,
     '',
-    `Why: one delivery failed ${notice.attempts} times in a row — the first attempt and ${notice.attempts - 1} retries over about ${scheduleInHours()} hours.`,
+    notice.reason === 'receiver_gone'
+      ? 'Why: your receiver answered 410 Gone, which says it no longer wants these deliveries, so we stopped at once.'
+      : `Why: one delivery failed ${notice.attempts} times in a row — the first attempt and ${notice.attempts - 1} retries over about ${scheduleInHours()} hours.`,
     `  Delivery:     ${notice.deliveryId} (event ${notice.kind}, ${notice.eventId})`,
     `  Last attempt: ${last}`,
     '',
@@ -40,7 +42,8 @@ export function composeDisableNotice(notice: DisableNotice): { subject: string; 
     '',
     'Events that occur while it is disabled are not sent later; the deliveries log lists what failed.',
   ].join('\n')
-  return { subject: `Webhook disabled after repeated failures: ${notice.url}`, text }
+  const subject = notice.reason === 'receiver_gone' ? `Webhook disabled: the receiver answered 410 Gone: ${notice.url}` : `Webhook disabled after repeated failures: ${notice.url}`
+  return { subject, text }
 }
 
 /** E-mails the owner that the subscription was disabled (SMTP, or the mail log in development). */

@@ -1,8 +1,9 @@
 import { recordAudit } from '../audit.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
-import { maxDeliveryAttempts } from './retry-schedule.ts'
-
 export const disabledForFailures = 'delivery_failures'
+
+/** delivery_failures: a delivery's every attempt failed. receiver_gone: the receiver answered 410 Gone. */
+export type DisableReason = typeof disabledForFailures | 'receiver_gone'
 
 /** What the owner's e-mail needs to say; plain JSON, so a durable step can return it. */
 export type DisableNotice = {
@@ -12,6 +13,7 @@ export type DisableNotice = {
   url: string
   ownerEmail: string
   ownerName: string
+  reason: DisableReason
   deliveryId: string
   eventId: string
   kind: string
@@ -22,13 +24,15 @@ export type DisableNotice = {
 }
 
 /**
- * After the last retry of a delivery failed: disables its subscription and stops the
- * subscription's other pending deliveries, in one transaction. Returns the notice for the
- * owner only when this call did the disabling, so racing deliveries send one e-mail.
+ * After the last retry of a delivery failed, or its receiver answered 410 Gone: disables its
+ * subscription and stops the subscription's other pending deliveries, in one transaction.
+ * Returns the notice for the owner only when this call did the disabling, so racing
+ * deliveries send one e-mail.
  */
-export async function disableSubscriptionAfterFailures(
+export async function disableSubscription(
   deliveryId: string,
-  last: { responseStatus: number | null; error: string | null },
+  reason: DisableReason,
+  last: { attempts: number; responseStatus: number | null; error: string | null },
 ): Promise<DisableNotice | null> {
   const db = systemDb()
   const delivery = await db.delivery.findUnique({
@@ -41,7 +45,7 @@ export async function disableSubscriptionAfterFailures(
   return db.$transaction(async (tx) => {
     const { count } = await tx.webhookSubscription.updateMany({
       where: { id: subscription.id, status: 'enabled' },
-      data: { status: 'disabled', disabledAt, disabledReason: disabledForFailures },
+      data: { status: 'disabled', disabledAt, disabledReason: reason },
     })
     await tx.delivery.updateMany({ where: { subscriptionId: subscription.id, status: 'pending' }, data: { status: 'failed', nextAttemptAt: null } })
     if (count === 0) return null
@@ -51,7 +55,7 @@ export async function disableSubscriptionAfterFailures(
       action: 'webhook.disabled',
       targetType: 'webhook',
       targetId: subscription.id,
-      metadata: { reason: disabledForFailures, url: subscription.url, last_response_status: last.responseStatus, last_error: last.error },
+      metadata: { reason, url: subscription.url, last_response_status: last.responseStatus, last_error: last.error },
     })
     return {
       tenantId: subscription.tenantId,
@@ -60,10 +64,11 @@ export async function disableSubscriptionAfterFailures(
       url: subscription.url,
       ownerEmail: subscription.owner.email,
       ownerName: subscription.owner.name,
+      reason,
       deliveryId: delivery.id,
       eventId: delivery.eventId,
       kind: delivery.event.kind,
-      attempts: maxDeliveryAttempts,
+      attempts: last.attempts,
       lastResponseStatus: last.responseStatus,
       lastError: last.error,
       disabledAt: disabledAt.toISOString(),

@@ -1,6 +1,6 @@
 import type { Prisma, WebhookSubscription } from '../db/generated/client.ts'
 import { recordAudit } from '../audit.ts'
-import { ForbiddenError, NotFoundError, ValidationError } from '../errors.ts'
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.ts'
 import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
@@ -57,8 +57,10 @@ export async function getWebhook(tenantId: string, webhookId: string): Promise<W
 }
 
 /**
- * Changes url, events or secret, and re-enables a disabled subscription on `status:
- * "enabled"`. Deliveries still waiting for a retry use the new url and secret.
+ * Changes url, events or secret; `status: "paused"` pauses an enabled subscription, and
+ * `status: "enabled"` resumes a paused one or re-enables a disabled one. Deliveries still
+ * waiting for a retry use the new url and secret; deliveries held by a pause are re-requested
+ * by the delivery sweeper once it is enabled again.
  */
 export async function updateWebhook(actor: Actor, webhookId: string, input: UpdateWebhookInput): Promise<WebhookSubscription> {
   const tdb = tenantDb(actor.tenant.id)
@@ -67,17 +69,29 @@ export async function updateWebhook(actor: Actor, webhookId: string, input: Upda
 
   const changed = (['url', 'events', 'secret'] as const).filter((field) => input[field] !== undefined)
   const reenable = input.status === 'enabled' && current.status === 'disabled'
-  if (changed.length === 0 && !reenable) return current
+  const resume = input.status === 'enabled' && current.status === 'paused'
+  if (input.status === 'paused' && current.status === 'disabled') {
+    throw new ConflictError('webhook_disabled', 'This subscription was disabled by the service after delivery failures; re-enable it with status "enabled" before pausing it.')
+  }
+  const pause = input.status === 'paused' && current.status === 'enabled'
+  if (changed.length === 0 && !reenable && !resume && !pause) return current
 
   const data: Prisma.WebhookSubscriptionUpdateManyMutationInput = {
     ...(input.url !== undefined && { url: input.url }),
     ...(input.events !== undefined && { events: input.events }),
-    ...(input.secret !== undefined && { secretEncrypted: encryptSecret(input.secret) }),
+    // A secret set outright replaces the current one at once and ends any rotation's overlap.
+    ...(input.secret !== undefined && { secretEncrypted: encryptSecret(input.secret), previousSecretEncrypted: null, previousSecretExpiresAt: null }),
     ...(reenable && { status: 'enabled', disabledAt: null, disabledReason: null }),
+    ...(resume && { status: 'enabled' }),
+    ...(pause && { status: 'paused' }),
   }
   return tdb.$transaction(async (tx) => {
-    const [updated] = await tx.webhookSubscription.updateManyAndReturn({ where: { id: webhookId }, data })
-    if (!updated) throw new NotFoundError('webhook', webhookId)
+    // Guarded by the status read above, so a pause cannot land on a subscription the service just disabled.
+    const [updated] = await tx.webhookSubscription.updateManyAndReturn({ where: { id: webhookId, ...((pause || resume) && { status: current.status }) }, data })
+    if (!updated) {
+      if (pause || resume) throw new ConflictError('concurrent_update', 'The subscription\'s status changed at the same moment; read it again and retry.')
+      throw new NotFoundError('webhook', webhookId)
+    }
     const audit = { tenantId: actor.tenant.id, actorId: actor.user?.id ?? null, targetType, targetId: webhookId }
     if (changed.length > 0) {
       await recordAudit(tx, {
@@ -90,6 +104,8 @@ export async function updateWebhook(actor: Actor, webhookId: string, input: Upda
     if (reenable) {
       await recordAudit(tx, { ...audit, action: 'webhook.reenabled', metadata: { previous_reason: current.disabledReason } })
     }
+    if (pause) await recordAudit(tx, { ...audit, action: 'webhook.paused', metadata: { url: updated.url } })
+    if (resume) await recordAudit(tx, { ...audit, action: 'webhook.resumed', metadata: { url: updated.url } })
     return updated
   })
 }

@@ -4,14 +4,28 @@ import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import { deliverAttempt, type AttemptOutcome } from './deliver-attempt.ts'
 import { getWebhook } from './manage-subscriptions.ts'
+import type { ManualDeliveryRecord } from './webhook-schemas.ts'
 
 /** The kind of the event "Send test event" sends; never recorded by domain changes. */
 export const webhookTestKind = 'webhook.test'
 
 export type ManualDeliveryResult = AttemptOutcome & { deliveryId: string; eventId: string }
 
+/** A manual attempt as the API shows it. */
+export function toManualDeliveryRecord(result: ManualDeliveryResult): ManualDeliveryRecord {
+  return {
+    delivery_id: result.deliveryId,
+    event_id: result.eventId,
+    result: result.result === 'succeeded' ? 'succeeded' : 'failed',
+    attempt: result.attempt,
+    response_status: result.responseStatus,
+    duration_ms: result.durationMs,
+    error: result.error,
+  }
+}
+
 /**
- * The portal's "Send test event": a webhook.test event to one subscription, attempted once
+ * "Send test event" (portal and API): a webhook.test event to one subscription, attempted once
  * at once through the same signing and sending path as real deliveries, and kept in its
  * deliveries log. Works on a disabled subscription too, to check a receiver before re-enabling.
  */
@@ -40,12 +54,14 @@ export async function sendTestEvent(actor: Actor, webhookId: string): Promise<Ma
 }
 
 /**
- * The portal's "Redeliver": one more attempt of an existing delivery, now, with the same
- * X-Service-Delivery id. It does not restart or change the automatic schedule.
+ * "Redeliver" (portal and API): one more attempt of an existing delivery, now, with the same
+ * X-Service-Delivery id. It does not restart or change the automatic schedule. The API names
+ * the subscription too; a delivery of another subscription is then not found.
  */
-export async function redeliver(actor: Actor, deliveryId: string): Promise<ManualDeliveryResult> {
+export async function redeliver(actor: Actor, deliveryId: string, webhookId?: string): Promise<ManualDeliveryResult> {
+  if (webhookId !== undefined) await getWebhook(actor.tenant.id, webhookId)
   const delivery = await tenantDb(actor.tenant.id).delivery.findUnique({ where: { id: deliveryId } })
-  if (!delivery) throw new NotFoundError('delivery', deliveryId)
+  if (!delivery || (webhookId !== undefined && delivery.subscriptionId !== webhookId)) throw new NotFoundError('delivery', deliveryId)
   const outcome = await deliverAttempt(deliveryId, { kind: 'manual' })
   return { ...outcome, deliveryId, eventId: delivery.eventId }
 }

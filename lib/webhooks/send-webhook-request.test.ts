@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { sendWebhookRequest } from './send-webhook-request.ts'
+import { parseRetryAfter, sendWebhookRequest } from './send-webhook-request.ts'
 import { setHostResolver } from './url-safety.ts'
 
 type Seen = { method?: string; headers: IncomingMessage['headers']; body: string }
@@ -70,7 +70,7 @@ describe('sendWebhookRequest (real sockets on 127.0.0.1)', () => {
     await new Promise((resolve) => { servers[1]!.closeAllConnections(); servers[1]!.close(resolve) })
     servers.splice(1, 1)
     const refused = await sendWebhookRequest({ url: `http://127.0.0.1:${closedPort}/`, body: '{}', headers, allowPrivate: true })
-    expect(refused).toMatchObject({ ok: false, responseStatus: null, error: expect.stringContaining('ECONNREFUSED') })
+    expect(refused).toMatchObject({ ok: false, responseStatus: null, error: `Connection refused by 127.0.0.1:${closedPort}.` })
   })
 
   it('refuses private targets at delivery time unless allowed: literal, localhost, and a host that re-binds to 127.0.0.1', async () => {
@@ -93,5 +93,18 @@ describe('sendWebhookRequest (real sockets on 127.0.0.1)', () => {
     expect(allowed).toMatchObject({ ok: true, responseStatus: 200 })
     expect(seen).toHaveLength(1)
     expect(seen[0]!.headers.host).toBe(`rebinding.example:${port}`)
+  })
+})
+
+describe('parseRetryAfter', () => {
+  const now = Date.parse('2026-11-22T10:00:00Z')
+  it('reads delay-seconds and HTTP dates, and ignores what it cannot read', () => {
+    expect(parseRetryAfter('120', now)).toBe(120_000)
+    expect(parseRetryAfter(' 0 ', now)).toBe(0)
+    expect(parseRetryAfter('Sun, 22 Nov 2026 10:05:00 GMT', now)).toBe(300_000)
+    expect(parseRetryAfter('Sun, 22 Nov 2026 09:00:00 GMT', now)).toBe(0)
+    expect(parseRetryAfter('-5', now)).toBeNull()
+    expect(parseRetryAfter('soon', now)).toBeNull()
+    expect(parseRetryAfter(undefined, now)).toBeNull()
   })
 })

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto'
+import { Webhook } from 'standardwebhooks'
 import { describe, expect, it } from 'vitest'
-import { signPayload, verifyPayloadSignature } from './sign-payload.ts'
+import { signPayload, standardSignature, standardWebhooksSecret, verifyPayloadSignature } from './sign-payload.ts'
 
 describe('signPayload', () => {
   it('is the lowercase hex HMAC-SHA256 of the exact body bytes', () => {
@@ -21,5 +22,33 @@ describe('signPayload', () => {
     expect(verifyPayloadSignature(body, 'secret-secret-secreT', signature)).toBe(false)
     expect(verifyPayloadSignature(body, 'secret-secret-secret', signature.slice(0, -1))).toBe(false)
     expect(verifyPayloadSignature(body, 'secret-secret-secret', '')).toBe(false)
+  })
+})
+
+describe('standardSignature', () => {
+  const body = '{"event":"article.published","data":{"headline":"Caf\u00e9 opens"}}'
+  const now = Math.floor(Date.now() / 1000)
+
+  it('verifies with the standardwebhooks package given whsec_ + base64 of the secret, also for non-ASCII secrets', () => {
+    for (const secret of ['a-secret-of-16-chars', 'whsec_looks-standard-but-is-ours', 'sécret-with-ümlauts-✓']) {
+      const headers = { 'webhook-id': 'dlv_1', 'webhook-timestamp': String(now), 'webhook-signature': standardSignature(secret, 'dlv_1', now, body) }
+      expect(new Webhook(standardWebhooksSecret(secret)).verify(body, headers)).toEqual(JSON.parse(body))
+      expect(new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' }).verify(body, headers)).toEqual(JSON.parse(body))
+    }
+  })
+
+  it('is refused for another id, timestamp, body or secret', () => {
+    const secret = 'a-secret-of-16-chars'
+    const receiver = new Webhook(standardWebhooksSecret(secret))
+    const signature = standardSignature(secret, 'dlv_1', now, body)
+    expect(signature).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/)
+    expect(() => receiver.verify(body, { 'webhook-id': 'dlv_2', 'webhook-timestamp': String(now), 'webhook-signature': signature })).toThrow()
+    expect(() => receiver.verify(body, { 'webhook-id': 'dlv_1', 'webhook-timestamp': String(now + 1), 'webhook-signature': signature })).toThrow()
+    expect(() => receiver.verify(`${body} `, { 'webhook-id': 'dlv_1', 'webhook-timestamp': String(now), 'webhook-signature': signature })).toThrow()
+    const other = standardSignature('another-secret-16-chars', 'dlv_1', now, body)
+    expect(() => receiver.verify(body, { 'webhook-id': 'dlv_1', 'webhook-timestamp': String(now), 'webhook-signature': other })).toThrow()
+    // Replays: a signature older than the standard's five-minute tolerance is refused even when genuine.
+    const old = now - 600
+    expect(() => receiver.verify(body, { 'webhook-id': 'dlv_1', 'webhook-timestamp': String(old), 'webhook-signature': standardSignature(secret, 'dlv_1', old, body) })).toThrow(/too old/)
   })
 })

@@ -6,13 +6,15 @@ import { apiStatuses } from '../articles/article-status.ts'
 import { eventKindGroups } from '../events/event-kinds.ts'
 import { retrySchedule } from './retry-schedule.ts'
 import { deliveryTimeoutMs, webhookUserAgent } from './send-webhook-request.ts'
-import { signPayload } from './sign-payload.ts'
+import { signPayload, standardSignature } from './sign-payload.ts'
 import { validationErrors, validationProblem } from '../api/openapi/validation-examples.ts'
 import {
   createWebhookSchema,
   deliveryListSchema,
   listDeliveriesQuerySchema,
   listWebhooksQuerySchema,
+  manualDeliverySchema,
+  rotatedSecretSchema,
   updateWebhookSchema,
   webhookListSchema,
   webhookSchema,
@@ -45,6 +47,24 @@ const disabledWebhook: WebhookRecord = {
   disabled_reason: 'delivery_failures',
 }
 
+const exampleRequest = (deliveryId: string, kind: string, timestamp: number, body: string) => ({
+  headers: {
+    'Content-Type': 'application/json',
+    'User-Agent': 'Newsroom-Webhooks/1.0',
+    'X-Service-Event': kind,
+    'X-Service-Delivery': deliveryId,
+    'X-Service-Signature': '5f0c3c1e0d6b8a…',
+    'webhook-id': deliveryId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': 'v1,K5oZfzN95Z9UVu1E…',
+    'Content-Length': String(body.length),
+  },
+  body,
+})
+
+const publishedBody = '{"event_id":"evt_0mhx5e2g4i6k8m0o2q4s6u8w0y","event":"article.published","tenant_id":"ten_0mhx0a1b2c3d4e5f6g7h8i9j0k","occurred_at":"2026-11-20T09:30:00.000Z","data":{…}}'
+const transitionedBody = '{"event_id":"evt_0mhx2k1s9q3v8w4t6y1z2a3b4c","event":"workflow.transitioned","tenant_id":"ten_0mhx0a1b2c3d4e5f6g7h8i9j0k","occurred_at":"2026-11-20T09:10:00.000Z","data":{…}}'
+
 const deliveries: DeliveryRecord[] = [
   {
     delivery_id: 'dlv_0mhx5e2g4i6k8m0o2q4s6u8w0y',
@@ -52,8 +72,24 @@ const deliveries: DeliveryRecord[] = [
     event: 'article.published',
     status: 'pending',
     attempts: [
-      { attempt: 1, at: '2026-11-20T09:30:01.000Z', response_status: 503, duration_ms: 214, error: 'The receiver answered 503.' },
-      { attempt: 2, at: '2026-11-20T09:31:01.000Z', response_status: null, duration_ms: 10000, error: 'No answer within 10 s.' },
+      {
+        attempt: 1,
+        at: '2026-11-20T09:30:01.000Z',
+        response_status: 503,
+        duration_ms: 214,
+        error: 'The receiver answered 503.',
+        request: exampleRequest('dlv_0mhx5e2g4i6k8m0o2q4s6u8w0y', 'article.published', 1795685401, publishedBody),
+        response: { headers: { 'content-type': 'text/plain', 'content-length': '19' }, body: 'down for maintenance', body_truncated: false },
+      },
+      {
+        attempt: 2,
+        at: '2026-11-20T09:31:01.000Z',
+        response_status: null,
+        duration_ms: 3,
+        error: 'Connection refused by 203.0.113.7:443.',
+        request: exampleRequest('dlv_0mhx5e2g4i6k8m0o2q4s6u8w0y', 'article.published', 1795685461, publishedBody),
+        response: null,
+      },
     ],
     next_attempt_at: '2026-11-20T09:36:01.000Z',
   },
@@ -62,7 +98,17 @@ const deliveries: DeliveryRecord[] = [
     event_id: 'evt_0mhx2k1s9q3v8w4t6y1z2a3b4c',
     event: 'workflow.transitioned',
     status: 'succeeded',
-    attempts: [{ attempt: 1, at: '2026-11-20T09:10:00.000Z', response_status: 200, duration_ms: 87, error: null }],
+    attempts: [
+      {
+        attempt: 1,
+        at: '2026-11-20T09:10:00.000Z',
+        response_status: 200,
+        duration_ms: 87,
+        error: null,
+        request: exampleRequest('dlv_0mhx2k1s9q3v8w4t6y1z2a3b4c', 'workflow.transitioned', 1795684200, transitionedBody),
+        response: { headers: { 'content-type': 'application/json' }, body: '{"ok":true}', body_truncated: false },
+      },
+    ],
     next_attempt_at: null,
   },
 ]
@@ -120,7 +166,7 @@ const createWebhook = apiOperation({
     examples: {
       subscribe: {
         summary: 'Publication events to one receiver',
-        value: { url: 'https://hooks.example.com/newsroom', events: ['article.published', 'article.unpublished'], secret: 'whsec_3f8a1c9e27d44b6f9a0c' },
+        value: { url: 'https://hooks.example.com/newsroom', events: ['article.published', 'article.unpublished'], secret: 'nr-3f8a1c9e27d44b6f9a0c' },
       },
     },
   },
@@ -187,15 +233,17 @@ const getWebhook = apiOperation({
 
 const updateWebhook = apiOperation({
   operationId: 'updateWebhook',
-  summary: 'Update or re-enable a webhook subscription',
+  summary: 'Update, pause, resume or re-enable a webhook subscription',
   tags: ['Webhooks'],
   scope: 'webhooks:manage',
   description: [
     'Changes the fields sent and keeps the others; the rules are those of creation. A new `url` is checked again.',
     '',
     '- A new `secret` signs every delivery from now on, retries of earlier events included.',
-    '- `status: "enabled"` re-enables a subscription the service disabled after repeated delivery failures; it clears `disabled_at` and `disabled_reason`. ' +
-      'Deliveries that failed while it was disabled are not re-sent. `enabled` is the only value accepted: delete a subscription to stop it.',
+    '- `status: "enabled"` re-enables a subscription the service disabled after repeated delivery failures (or a `410 Gone`); it clears `disabled_at` and `disabled_reason`. ' +
+      'Deliveries that failed while it was disabled are not re-sent.',
+    '- `status: "paused"` pauses an enabled subscription: events still make deliveries, but they wait (`pending`). `status: "enabled"` resumes it, and the waiting deliveries go out within a minute. ' +
+      'A disabled subscription cannot be paused (409 `webhook_disabled`): re-enable it first. Delete a subscription to stop it for good.',
   ].join('\n'),
   requestParams: { path: webhookPathParams },
   requestBody: {
@@ -203,8 +251,9 @@ const updateWebhook = apiOperation({
     maxBytes: maxBodyBytes,
     examples: {
       events: { summary: 'Change the event kinds', value: { events: ['article.published', 'article.unpublished', 'article.archived'] } },
-      rotate: { summary: 'Rotate the signing secret', value: { secret: 'whsec_9b2e7d41c0a84f3e8d5a' } },
-      reenable: { summary: 'Re-enable after fixing the receiver', value: { status: 'enabled' } },
+      rotate: { summary: 'Rotate the signing secret', value: { secret: 'nr-9b2e7d41c0a84f3e8d5a' } },
+      reenable: { summary: 'Re-enable after fixing the receiver, or resume after a pause', value: { status: 'enabled' } },
+      pause: { summary: 'Pause: deliveries wait until resumed', value: { status: 'paused' } },
     },
   },
   success: {
@@ -213,7 +262,16 @@ const updateWebhook = apiOperation({
     schema: webhookSchema,
     examples: { reenabled: { summary: 'Re-enabled', value: { ...webhook, updated_at: '2026-11-23T08:00:00.000Z' } } },
   },
-  problems: [notFound, validationProblem('A field is invalid or unknown, or `status` is not `enabled`.', validationErrors(updateWebhookSchema, { status: 'disabled' }))],
+  problems: [
+    notFound,
+    validationProblem('A field is invalid or unknown, or `status` is not `enabled` or `paused`.', validationErrors(updateWebhookSchema, { status: 'disabled' })),
+    {
+      status: 409,
+      code: 'webhook_disabled',
+      when: '`status: "paused"` on a subscription the service disabled.',
+      detail: 'This subscription was disabled by the service after delivery failures; re-enable it with status "enabled" before pausing it.',
+    },
+  ],
 })
 
 const deleteWebhook = apiOperation({
@@ -227,13 +285,98 @@ const deleteWebhook = apiOperation({
   problems: [notFound],
 })
 
+const rotateSecret = apiOperation({
+  operationId: 'rotateWebhookSecret',
+  summary: 'Rotate the signing secret, with 24 h overlap',
+  tags: ['Webhooks'],
+  scope: 'webhooks:manage',
+  description: [
+    'Replaces the signing secret with one the service generates (32 random bytes, base64url) and returns it **once**, in this answer; no body is needed. ' +
+      'Generated rather than chosen, as Stripe\'s "roll secret" does, so every rotated secret has full strength and none is copied from another system.',
+    '',
+    '- For the next **24 hours** the previous secret keeps signing too: `webhook-signature` carries both signatures, space-separated (the new secret\'s first), ' +
+      'so a receiver holding either secret accepts the delivery. `previous_secret_expires_at` says when the overlap ends. `X-Service-Signature` uses only the new secret at once.',
+    '- Rotating again during an overlap ends the older secret at once: only the two newest secrets ever sign.',
+    '- To set a secret of your choosing with no overlap, PATCH the subscription with `secret`.',
+  ].join('\n'),
+  requestParams: { path: webhookPathParams },
+  success: {
+    status: 200,
+    description: 'The new secret (shown only here) and the subscription.',
+    schema: rotatedSecretSchema,
+    examples: {
+      rotated: {
+        summary: 'Rotated; the previous secret signs until the next day',
+        value: {
+          webhook: { ...webhook, updated_at: '2026-11-22T10:00:00.000Z', previous_secret_expires_at: '2026-11-23T10:00:00.000Z' },
+          secret: 'q7Vh3mK9xR2pL8wN4tY6bC1dF5gJ0sA3eZ7uI9oP2kM',
+          standard_webhooks_secret: 'whsec_cTdWaDNtSzl4UjJwTDh3TjR0WTZiQzFkRjVnSjBzQTNlWjd1STlvUDJrTQ==',
+        },
+      },
+    },
+  },
+  problems: [
+    notFound,
+    { status: 409, code: 'concurrent_update', when: 'Another rotation or secret change landed at the same moment.', detail: 'The secret was changed by another request at the same moment; rotate again if you still need a new one.' },
+  ],
+})
+
+const deliveryNotFound: ProblemCase = {
+  status: 404,
+  code: 'not_found',
+  when: 'No such subscription in this newsroom, or the delivery is not one of its deliveries.',
+  detail: "No delivery with id 'dlv_0mhx2k1s9q3v8w4t6y1z2a3b4c' exists in this newsroom.",
+}
+
+const sendTestEvent = apiOperation({
+  operationId: 'sendWebhookTestEvent',
+  summary: 'Send a test event',
+  tags: ['Webhooks'],
+  scope: 'webhooks:manage',
+  description: [
+    'Sends a `webhook.test` event to the subscription **now**, once, signed and sent exactly like real deliveries, and answers with what the receiver did. No body is needed.',
+    '',
+    'It works on a paused or disabled subscription too, to check a receiver before resuming or re-enabling it. The attempt is kept in the deliveries log; it is never retried. The portal\'s **Send test event** does the same.',
+  ].join('\n'),
+  requestParams: { path: webhookPathParams },
+  success: {
+    status: 200,
+    description: 'The attempt was made; `result` says how it went (a failed attempt is still a 200).',
+    schema: manualDeliverySchema,
+    examples: {
+      delivered: { summary: 'The receiver answered 204', value: { delivery_id: 'dlv_0mhx6a1b2c3d4e5f6g7h8i9j0k', event_id: 'evt_0mhx6a1b2c3d4e5f6g7h8i9j0k', result: 'succeeded', attempt: 1, response_status: 204, duration_ms: 83, error: null } },
+      refused: { summary: 'Nothing listens there', value: { delivery_id: 'dlv_0mhx6a1b2c3d4e5f6g7h8i9j0k', event_id: 'evt_0mhx6a1b2c3d4e5f6g7h8i9j0k', result: 'failed', attempt: 1, response_status: null, duration_ms: 3, error: 'Connection refused by hooks.example.com:443.' } },
+    },
+  },
+  problems: [notFound],
+})
+
+const redeliver = apiOperation({
+  operationId: 'redeliverWebhookDelivery',
+  summary: 'Redeliver a delivery',
+  tags: ['Webhooks'],
+  scope: 'webhooks:manage',
+  description:
+    'One more attempt of an existing delivery, **now**, with the same `webhook-id` / `X-Service-Delivery` and body, signed afresh. It does not restart or change the automatic retries, ' +
+    'and works on any delivery of the subscription, succeeded or failed. The portal\'s **Redeliver** does the same. No body is needed.',
+  requestParams: { path: webhookPathParams.extend({ delivery_id: z.string().meta({ description: 'The delivery\'s identifier (`dlv_…`).', example: 'dlv_0mhx2k1s9q3v8w4t6y1z2a3b4c' }) }) },
+  success: {
+    status: 200,
+    description: 'The attempt was made; `result` says how it went (a failed attempt is still a 200).',
+    schema: manualDeliverySchema,
+    examples: { redelivered: { summary: 'Delivered on the third attempt', value: { delivery_id: 'dlv_0mhx2k1s9q3v8w4t6y1z2a3b4c', event_id: 'evt_0mhx2k1s9q3v8w4t6y1z2a3b4c', result: 'succeeded', attempt: 3, response_status: 200, duration_ms: 120, error: null } } },
+  },
+  problems: [deliveryNotFound],
+})
+
 const listDeliveries = apiOperation({
   operationId: 'listWebhookDeliveries',
   summary: "List a subscription's deliveries",
   tags: ['Webhooks'],
   scope: 'webhooks:manage',
   description: [
-    'The deliveries of events to this subscription, newest first, each with every attempt in order: when, the HTTP status your receiver answered (or `null`), how long it took, and why it failed.',
+    'The deliveries of events to this subscription, newest first, each with every attempt in order: when, the HTTP status your receiver answered (or `null`), how long it took, why it failed (worded for a person), ' +
+      'the request headers and body that were sent, and the response headers and first 4 KB of its body.',
     '',
     '`status` is `pending` while attempts remain (`next_attempt_at` says when the next is due), `succeeded` once your receiver answered 2xx, and `failed` when every attempt failed ' +
       'or the subscription was disabled or deleted.',
@@ -254,6 +397,9 @@ export const webhookPaths: ZodOpenApiPathsObject = {
   '/v1/webhooks': { get: listWebhooks, post: createWebhook },
   '/v1/webhooks/{webhook_id}': { get: getWebhook, patch: updateWebhook, delete: deleteWebhook },
   '/v1/webhooks/{webhook_id}/deliveries': { get: listDeliveries },
+  '/v1/webhooks/{webhook_id}/rotate-secret': { post: rotateSecret },
+  '/v1/webhooks/{webhook_id}/test': { post: sendTestEvent },
+  '/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver': { post: redeliver },
 }
 
 // ---------------------------------------------------------------------------------------
@@ -280,7 +426,7 @@ export const eventEnvelopeSchema = z
   })
   .meta({ id: 'EventEnvelope', description: 'The body of every delivery.' })
 
-const exampleSecret = 'whsec_3f8a1c9e27d44b6f9a0c'
+const exampleSecret = 'nr-3f8a1c9e27d44b6f9a0c'
 const exampleEnvelope = {
   event_id: 'evt_0mhx2k1s9q3v8w4t6y1z2a3b4c',
   event: 'article.published',
@@ -288,6 +434,9 @@ const exampleEnvelope = {
   occurred_at: '2026-11-20T09:30:00.000Z',
   data: articleSchema.parse(articleSchema.meta()?.example),
 }
+
+const exampleDeliveryId = 'dlv_0mhx2k1s9q3v8w4t6y1z2a3b4c'
+const exampleTimestamp = 1_795_685_400
 
 const deliveryHeaders = z.object({
   'X-Service-Signature': z.string().meta({
@@ -297,6 +446,14 @@ const deliveryHeaders = z.object({
   'X-Service-Event': z.string().meta({ description: 'The event kind, as in the body.', example: 'article.published' }),
   'X-Service-Delivery': z.string().meta({ description: 'Identifies the delivery; the same on every retry of it.', example: 'dlv_0mhx2k1s9q3v8w4t6y1z2a3b4c' }),
   'User-Agent': z.string().meta({ example: webhookUserAgent }),
+  'webhook-id': z.string().meta({ description: 'Standard Webhooks: the delivery id, the same as X-Service-Delivery and on every retry.', example: exampleDeliveryId }),
+  'webhook-timestamp': z.string().meta({ description: 'Standard Webhooks: when this attempt was signed, in Unix seconds. Refuse deliveries older than a few minutes to stop replays.', example: String(exampleTimestamp) }),
+  'webhook-signature': z.string().meta({
+    description:
+      'Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the UTF-8 bytes of your secret (give the `standardwebhooks` libraries `whsec_` + base64(secret)). ' +
+      'For 24 h after a secret rotation it carries two signatures, space-separated, the new secret\'s first; accept the delivery if either matches.',
+    example: standardSignature(exampleSecret, exampleDeliveryId, exampleTimestamp, JSON.stringify(exampleEnvelope)),
+  }),
 })
 
 const eventDelivery = {
@@ -307,11 +464,13 @@ const eventDelivery = {
     'For every event of a subscribed kind the service POSTs the envelope below to the subscription\'s `url` as `application/json`.',
     '',
     '**Verify before you process:** compute the HMAC-SHA256 of the raw body bytes (before any JSON parsing) keyed with your secret, encode it as lowercase hex, ' +
-      'and compare it with `X-Service-Signature` in constant time. Equal means the delivery is genuine.',
+      'and compare it with `X-Service-Signature` in constant time. Equal means the delivery is genuine. ' +
+      'Or verify the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with a `standardwebhooks` library, which also refuses replays by timestamp.',
     '',
     `**Answer 2xx quickly.** Any other status, a redirect (redirects are not followed), a network error or no answer within ${deliveryTimeoutMs / 1000} s is a failure. ` +
       `A failed delivery is retried after ${retryWaits}. When the last retry fails too, the subscription is disabled (\`disabled_reason: "delivery_failures"\`), ` +
-      'its remaining deliveries stop, and its owner is emailed; re-enable it with PATCH `status: "enabled"`.',
+      'its remaining deliveries stop, and its owner is emailed; re-enable it with PATCH `status: "enabled"`. ' +
+      'A `410 Gone` answer disables it the same way at once (`disabled_reason: "receiver_gone"`). A `429` or `503` with `Retry-After` makes the next retry wait at least that long (at most 24 h), without adding attempts.',
     '',
     '**Expect duplicates and disorder:** a retry repeats `X-Service-Delivery` and `event_id`, and deliveries are not ordered. Events are recorded in the same transaction as the change, ' +
       'so every delivered event describes a committed change.',

@@ -3,7 +3,7 @@ import type { EventKind } from '../events/event-kinds.ts'
 import type { WebhookRecord } from './webhook-schemas.ts'
 
 /** The subscription as the API shows it; the signing secret never leaves the service. */
-export function toWebhookRecord(subscription: WebhookSubscription): WebhookRecord {
+export function toWebhookRecord(subscription: WebhookSubscription, now = new Date()): WebhookRecord {
   return {
     webhook_id: subscription.id,
     url: subscription.url,
@@ -13,5 +13,6 @@ export function toWebhookRecord(subscription: WebhookSubscription): WebhookRecor
     updated_at: subscription.updatedAt.toISOString(),
     disabled_at: subscription.disabledAt?.toISOString() ?? null,
     disabled_reason: subscription.disabledReason,
+    previous_secret_expires_at: subscription.previousSecretExpiresAt && subscription.previousSecretExpiresAt > now ? subscription.previousSecretExpiresAt.toISOString() : null,
   }
 }

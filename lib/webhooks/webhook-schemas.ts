@@ -48,8 +48,8 @@ export const webhookSecretSchema = z
   .min(minWebhookSecretLength, `secret must have ${minWebhookSecretLength} to ${maxWebhookSecretLength} characters.`)
   .max(maxWebhookSecretLength, `secret must have ${minWebhookSecretLength} to ${maxWebhookSecretLength} characters.`)
   .meta({
-    description: `Signing secret you choose, ${minWebhookSecretLength} to ${maxWebhookSecretLength} characters. Each delivery carries X-Service-Signature, the hex HMAC-SHA256 of the body keyed with it. Never returned.`,
-    example: 'whsec_3f8a1c9e27d44b6f9a0c',
+    description: `Signing secret you choose, ${minWebhookSecretLength} to ${maxWebhookSecretLength} characters. Each delivery carries X-Service-Signature, the hex HMAC-SHA256 of the body keyed with it, and the Standard Webhooks webhook-signature keyed with its UTF-8 bytes. Avoid a whsec_ prefix: Standard Webhooks libraries would read the rest as base64. Never returned.`,
+    example: 'nr-3f8a1c9e27d44b6f9a0c',
   })
 
 export const createWebhookSchema = z
@@ -64,9 +64,12 @@ export const updateWebhookSchema = z
     events: webhookEventsSchema.optional(),
     secret: webhookSecretSchema.optional().meta({ description: 'A new signing secret; deliveries from now on are signed with it.' }),
     status: z
-      .literal('enabled', { error: 'status can only be set to enabled (to re-enable a disabled subscription); delete a subscription to stop it.' })
+      .enum(['enabled', 'paused'], { error: 'status can be enabled (to resume or re-enable) or paused; delete a subscription to stop it for good.' })
       .optional()
-      .meta({ description: 'Send enabled to re-enable a subscription that was disabled after repeated delivery failures.' }),
+      .meta({
+        description:
+          'paused holds deliveries until the subscription is enabled again; they then go out (within a minute). enabled resumes a paused subscription or re-enables one the service disabled; deliveries that failed while disabled are not re-sent.',
+      }),
   })
   .meta({ id: 'UpdateWebhook', description: 'The fields to change; the others keep their values.' })
 
@@ -83,7 +86,9 @@ export type ListWebhooksQuery = z.infer<typeof listWebhooksQuerySchema>
 export const listDeliveriesQuerySchema = z.strictObject(pageQuery).meta({ id: 'ListDeliveriesQuery' })
 export type ListDeliveriesQuery = z.infer<typeof listDeliveriesQuerySchema>
 
-export const webhookStatusSchema = z.enum(['enabled', 'disabled']).meta({ id: 'WebhookStatus' })
+export const webhookStatusSchema = z
+  .enum(['enabled', 'disabled', 'paused'])
+  .meta({ id: 'WebhookStatus', description: 'enabled; paused by an admin (deliveries wait and go out on resume); disabled by the service (deliveries stop).' })
 
 export const webhookSchema = z
   .object({
@@ -97,7 +102,10 @@ export const webhookSchema = z
     disabled_reason: z
       .string()
       .nullable()
-      .meta({ description: 'delivery_failures when the service disabled it after seven failed attempts of one delivery.' }),
+      .meta({ description: 'delivery_failures when the service disabled it after seven failed attempts of one delivery; receiver_gone when the receiver answered 410 Gone.' }),
+    previous_secret_expires_at: timestamp
+      .nullable()
+      .meta({ description: 'After a secret rotation: until when the previous secret still signs deliveries beside the new one. null when only one secret signs.' }),
   })
   .meta({
     id: 'Webhook',
@@ -111,6 +119,7 @@ export const webhookSchema = z
       updated_at: '2026-11-20T08:00:00.000Z',
       disabled_at: null,
       disabled_reason: null,
+      previous_secret_expires_at: null,
     },
   })
 
@@ -132,7 +141,19 @@ export const deliveryAttemptSchema = z
     at: timestamp,
     response_status: z.number().int().nullable().meta({ description: "The receiver's HTTP status, or null when no response arrived." }),
     duration_ms: z.number().int(),
-    error: z.string().nullable().meta({ description: 'Why the attempt failed (time-out, network error, non-2xx), or null.' }),
+    error: z.string().nullable().meta({ description: 'Why the attempt failed (time-out, network or TLS error, non-2xx), worded for a person, or null.' }),
+    request: z
+      .object({ headers: z.record(z.string(), z.string()), body: z.string() })
+      .nullable()
+      .meta({ description: 'The headers and body that were sent (null for attempts recorded before this was kept).' }),
+    response: z
+      .object({
+        headers: z.record(z.string(), z.string()),
+        body: z.string().meta({ description: 'The first 4 KB of the response body.' }),
+        body_truncated: z.boolean().meta({ description: 'True when the body was longer than 4 KB.' }),
+      })
+      .nullable()
+      .meta({ description: "The receiver's answer, or null when none arrived." }),
   })
   .meta({ id: 'DeliveryAttempt' })
 
@@ -160,3 +181,35 @@ export const deliveryListSchema = z
     next_offset: z.number().int().nullable(),
   })
   .meta({ id: 'DeliveryList' })
+
+export const rotatedSecretSchema = z
+  .object({
+    webhook: webhookSchema,
+    secret: z.string().meta({ description: 'The new signing secret, generated by the service. Shown only here, once: store it now.', example: 'q7Vh3mK9xR2pL8wN4tY6bC1dF5gJ0sA3eZ7uI9oP2kM' }),
+    standard_webhooks_secret: z.string().meta({
+      description: 'The same secret in the form Standard Webhooks libraries take: `whsec_` + base64 of its UTF-8 bytes.',
+      example: 'whsec_cTdWaDNtSzl4UjJwTDh3TjR0WTZiQzFkRjVnSjBzQTNlWjd1STlvUDJrTQ==',
+    }),
+  })
+  .meta({ id: 'RotatedWebhookSecret' })
+
+export type RotatedSecretRecord = z.infer<typeof rotatedSecretSchema>
+
+export const deliveryPathSchema = z.object({
+  webhook_id: webhookIdSchema,
+  delivery_id: withoutNul(z.string().min(1).max(200)).meta({ description: 'The delivery id.', example: 'dlv_0mhx2k1s9q3v8w4t6y1z2a3b4c' }),
+})
+
+export const manualDeliverySchema = z
+  .object({
+    delivery_id: z.string().meta({ example: 'dlv_0mhx2k1s9q3v8w4t6y1z2a3b4c' }),
+    event_id: z.string().meta({ example: 'evt_0mhx2k1s9q3v8w4t6y1z2a3b4c' }),
+    result: z.enum(['succeeded', 'failed']).meta({ description: 'succeeded when the receiver answered 2xx.' }),
+    attempt: z.number().int().nullable().meta({ description: 'The number this attempt got in the delivery\'s log.' }),
+    response_status: z.number().int().nullable(),
+    duration_ms: z.number().int(),
+    error: z.string().nullable().meta({ description: 'Why the attempt failed, worded for a person, or null.' }),
+  })
+  .meta({ id: 'ManualDelivery', description: 'The one attempt a test event or a redelivery made, at once.' })
+
+export type ManualDeliveryRecord = z.infer<typeof manualDeliverySchema>

@@ -62,6 +62,7 @@ const routes: Record<string, readonly (typeof methods)[number][]> = {
   '/v1/webhooks': ['GET', 'POST'],
   '/v1/webhooks/{webhook}': ['GET', 'PATCH', 'DELETE'],
   '/v1/webhooks/{webhook}/deliveries': ['GET'],
+  '/v1/webhooks/{webhook}/rotate-secret': ['POST'],
   '/v1/openapi.json': ['GET'],
   '/v1/{unknown}': [],
   '/v1/articles/{article}/{unknown}': [],

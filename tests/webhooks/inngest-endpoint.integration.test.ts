@@ -9,7 +9,9 @@ import { recordEvents } from '../../lib/events/record-event.ts'
 import { dispatchEvents } from '../../lib/events/dispatch-events.ts'
 import { createId } from '../../lib/ids.ts'
 import { tenantDb } from '../../lib/tenancy/tenant-db.ts'
+import { createDeliveriesForEvent } from '../../lib/webhooks/create-deliveries.ts'
 import { createWebhook } from '../../lib/webhooks/manage-subscriptions.ts'
+import { stuckAfterMs } from '../../lib/webhooks/sweep-deliveries.ts'
 import { startFakeInngest } from '../support/fake-inngest.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 import { startInngestRouteServer } from '../support/inngest-route-server.ts'
@@ -67,7 +69,7 @@ describe('/api/inngest driven like Inngest drives it', () => {
     const response = await fetch(`${app.url}/api/inngest`)
     expect(response.status).toBe(200)
     expect(await response.json()).toMatchObject({ function_count: functions.length, mode: 'dev' })
-    expect(functions.map((fn) => fn.id())).toEqual(expect.arrayContaining(['fan-out-event', 'deliver-webhook', 'outbox-sweeper', 'prune-request-log']))
+    expect(functions.map((fn) => fn.id())).toEqual(expect.arrayContaining(['fan-out-event', 'deliver-webhook', 'outbox-sweeper', 'delivery-sweeper', 'prune-request-log']))
   })
 
   it('an article change travels outbox → fan-out → delivery, and the receiver verifies the signature', async () => {
@@ -153,6 +155,28 @@ describe('/api/inngest driven like Inngest drives it', () => {
     const again = await fakeInngest.runFunction(app.url, 'newsroom-fan-out-event', outboxEvent!)
     expect(again.output).toEqual({ eventId: outboxEvent!.id, deliveries: 100 })
     expect(await db.delivery.count({ where: { eventId: outboxEvent!.id } })).toBe(100)
+  })
+
+  it('the delivery sweeper re-requests a delivery its run abandoned, and the new run delivers it', async () => {
+    received.length = 0
+    answers = []
+    const subscription = await createWebhook(newsroom.actor('admin'), { url: receiverUrl, events: ['media.deleted'], secret })
+    const [event] = await tenantDb(newsroom.tenant.id).$transaction((tx) => recordEvents(tx, newsroom.tenant.id, [{ kind: 'media.deleted', data: { media_id: 'med_stuck' } }]))
+    const [planned] = await createDeliveriesForEvent(event!.id)
+    // Its run never got going (Inngest gave up on it), and it is long overdue.
+    await db.delivery.update({ where: { id: planned!.deliveryId }, data: { createdAt: new Date(Date.now() - stuckAfterMs - 60_000) } })
+
+    const sweep = await fakeInngest.runFunction(app.url, 'newsroom-delivery-sweeper', { name: 'inngest/scheduled.timer', data: { cron: '* * * * *' } })
+    expect(sweep.output).toMatchObject({ requeued: expect.any(Number) })
+    const [request] = await fakeInngest.waitForEvents((candidate) => candidate.id === `${planned!.deliveryId}-g1`)
+    expect(request!.data).toMatchObject({ delivery_id: planned!.deliveryId, subscription_id: subscription.id, generation: 1 })
+
+    const run = await fakeInngest.runFunction(app.url, 'newsroom-deliver-webhook', request!)
+    expect(run.output).toMatchObject({ result: 'succeeded', attempts: 1 })
+    expect(received).toHaveLength(1)
+    expect(received[0]!.valid).toBe(true)
+    expect(received[0]!.headers['webhook-id']).toBe(planned!.deliveryId)
+    expect(await db.delivery.findUniqueOrThrow({ where: { id: planned!.deliveryId } })).toMatchObject({ status: 'succeeded', runGeneration: 1 })
   })
 
   it('outside dev mode it runs only calls signed with INNGEST_SIGNING_KEY', async () => {

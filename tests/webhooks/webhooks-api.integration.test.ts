@@ -59,7 +59,7 @@ describe('/v1/webhooks', () => {
     expect(answer.status).toBe(201)
     expect(answer.headers.get('location')).toBe(`/v1/webhooks/${answer.body.webhook_id}`)
     expect(answer.headers.get('x-request-id')).toMatch(/^req_/)
-    expect(Object.keys(answer.body).sort()).toEqual(['created_at', 'disabled_at', 'disabled_reason', 'events', 'status', 'updated_at', 'url', 'webhook_id'])
+    expect(Object.keys(answer.body).sort()).toEqual(['created_at', 'disabled_at', 'disabled_reason', 'events', 'previous_secret_expires_at', 'status', 'updated_at', 'url', 'webhook_id'])
     expect(answer.body).toMatchObject({
       webhook_id: expect.stringMatching(/^whk_/),
       url: 'https://hooks.example.com/newsroom',
@@ -179,6 +179,25 @@ describe('/v1/webhooks', () => {
     expect(await db.auditEntry.count({ where: { targetId: created.webhook_id, action: 'webhook.reenabled' } })).toBe(1)
   })
 
+  it('pauses and resumes with PATCH status, audited; a disabled subscription cannot be paused (409)', async () => {
+    const client = apiClient(server.url, manageToken)
+    const created = (await client.post('/v1/webhooks', { url: 'https://hooks.example.com/pausable', events: ['article.published'], secret })).body
+    const paused = await client.patch(`/v1/webhooks/${created.webhook_id}`, { status: 'paused' })
+    expect(paused.status).toBe(200)
+    expect(paused.body.status).toBe('paused')
+    expect((await client.get(`/v1/webhooks/${created.webhook_id}`)).body.status).toBe('paused')
+    const resumed = await client.patch(`/v1/webhooks/${created.webhook_id}`, { status: 'enabled' })
+    expect(resumed.body).toMatchObject({ status: 'enabled', disabled_at: null })
+    const actions = await db.auditEntry.findMany({ where: { targetId: created.webhook_id }, orderBy: { createdAt: 'asc' }, select: { action: true } })
+    expect(actions.map((entry) => entry.action)).toEqual(['webhook.created', 'webhook.paused', 'webhook.resumed'])
+
+    await db.webhookSubscription.update({ where: { id: created.webhook_id }, data: { status: 'disabled', disabledAt: new Date(), disabledReason: 'receiver_gone' } })
+    const refused = await client.patch(`/v1/webhooks/${created.webhook_id}`, { status: 'paused' })
+    expectProblem(refused, 409, 'webhook_disabled')
+    expect(refused.body.detail).toContain('re-enable it')
+    expectProblem(await client.patch(`/v1/webhooks/${created.webhook_id}`, { status: 'stopped' }), 422, 'validation_failed')
+  })
+
   it('deletes with 204; afterwards the subscription is gone, and the deletion is audited', async () => {
     const client = apiClient(server.url, manageToken)
     const created = (await client.post('/v1/webhooks', { url: 'https://hooks.example.com/bye', events: ['article.published'], secret })).body
@@ -217,7 +236,7 @@ describe('/v1/webhooks', () => {
         event_id: newer.id,
         event: 'article.published',
         status: 'pending',
-        attempts: [{ attempt: 1, at: expect.any(String), response_status: 500, duration_ms: 12, error: 'The receiver answered 500.' }],
+        attempts: [{ attempt: 1, at: expect.any(String), response_status: 500, duration_ms: 12, error: 'The receiver answered 500.', request: null, response: null }],
         next_attempt_at: retryAt.toISOString(),
       },
       {
@@ -226,8 +245,8 @@ describe('/v1/webhooks', () => {
         event: 'article.published',
         status: 'succeeded',
         attempts: [
-          { attempt: 1, at: failedAt.toISOString(), response_status: null, duration_ms: 10_000, error: 'Timed out after 10 s without a complete response.' },
-          { attempt: 2, at: expect.any(String), response_status: 200, duration_ms: 42, error: null },
+          { attempt: 1, at: failedAt.toISOString(), response_status: null, duration_ms: 10_000, error: 'Timed out after 10 s without a complete response.', request: null, response: null },
+          { attempt: 2, at: expect.any(String), response_status: 200, duration_ms: 42, error: null, request: null, response: null },
         ],
         next_attempt_at: null,
       },
@@ -246,6 +265,7 @@ describe('/v1/webhooks', () => {
       await articlesOnly.patch(`/v1/webhooks/${created.webhook_id}`, { status: 'enabled' }),
       await articlesOnly.delete(`/v1/webhooks/${created.webhook_id}`),
       await articlesOnly.get(`/v1/webhooks/${created.webhook_id}/deliveries`),
+      await articlesOnly.post(`/v1/webhooks/${created.webhook_id}/rotate-secret`),
     ]) {
       expectProblem(answer, 403, 'insufficient_scope')
       expect(answer.headers.get('www-authenticate')).toBe('Bearer realm="newsroom", error="insufficient_scope", scope="webhooks:manage"')
@@ -261,9 +281,41 @@ describe('/v1/webhooks', () => {
     expectProblem(await client.patch(`/v1/webhooks/${theirs.webhook_id}`, { url: 'https://hooks.example.com/mine-now' }), 404, 'not_found')
     expectProblem(await client.delete(`/v1/webhooks/${theirs.webhook_id}`), 404, 'not_found')
     expectProblem(await client.get(`/v1/webhooks/${theirs.webhook_id}/deliveries`), 404, 'not_found')
+    expectProblem(await client.post(`/v1/webhooks/${theirs.webhook_id}/rotate-secret`), 404, 'not_found')
     expect((await client.get('/v1/webhooks?limit=200')).body.items.map((item: any) => item.webhook_id)).not.toContain(theirs.webhook_id)
     expect(await db.webhookSubscription.findUniqueOrThrow({ where: { id: theirs.webhook_id } })).toMatchObject({ url: 'https://hooks.example.com/theirs' })
     expectProblem(await client.get('/v1/webhooks/whk_doesnotexist'), 404, 'not_found')
+  })
+
+  it('rotates the secret: a generated secret shown once, the old one kept encrypted for 24 h, audited without either', async () => {
+    const client = apiClient(server.url, manageToken)
+    const created = (await client.post('/v1/webhooks', { url: 'https://hooks.example.com/rotating', events: ['article.published'], secret })).body
+    const before = Date.now()
+    const answer = await client.post(`/v1/webhooks/${created.webhook_id}/rotate-secret`)
+
+    expect(answer.status).toBe(200)
+    expect(answer.headers.get('cache-control')).toBe('no-store')
+    const newSecret: string = answer.body.secret
+    expect(newSecret).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    expect(answer.body.standard_webhooks_secret).toBe(`whsec_${Buffer.from(newSecret, 'utf8').toString('base64')}`)
+    expect(answer.body.webhook).toMatchObject({ webhook_id: created.webhook_id, status: 'enabled' })
+    const expires = Date.parse(answer.body.webhook.previous_secret_expires_at)
+    expect(expires - before).toBeGreaterThanOrEqual(24 * 3_600_000 - 1_000)
+    expect(expires - before).toBeLessThanOrEqual(24 * 3_600_000 + 60_000)
+    expect((await client.get(`/v1/webhooks/${created.webhook_id}`)).body.previous_secret_expires_at).toBe(answer.body.webhook.previous_secret_expires_at)
+
+    const row = await db.webhookSubscription.findUniqueOrThrow({ where: { id: created.webhook_id } })
+    expect(decryptSecret(row.secretEncrypted)).toBe(newSecret)
+    expect(decryptSecret(row.previousSecretEncrypted!)).toBe(secret)
+    expect(`${row.secretEncrypted} ${row.previousSecretEncrypted}`).not.toContain(newSecret)
+    const audit = await db.auditEntry.findFirstOrThrow({ where: { targetId: created.webhook_id, action: 'webhook.secret_rotated' } })
+    expect(audit.actorId).toBe(newsroom.users.admin.id)
+    expect(JSON.stringify(audit.metadata)).not.toContain(newSecret)
+    expect(JSON.stringify(audit.metadata)).not.toContain(secret)
+
+    // A secret set outright with PATCH replaces it at once and ends the overlap.
+    const patched = await client.patch(`/v1/webhooks/${created.webhook_id}`, { secret: 'chosen-by-me-0123456789' })
+    expect(patched.body.previous_secret_expires_at).toBeNull()
   })
 
   it('answers 405 with Allow for methods a route does not have', async () => {

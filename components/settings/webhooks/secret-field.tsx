@@ -4,10 +4,14 @@ import { useState, type ComponentPropsWithRef } from 'react'
 import styles from '../settings.module.css'
 import fieldStyles from './webhooks.module.css'
 
-/** 32 random bytes from the browser's CSPRNG, hex-encoded: never sent anywhere but to the service. */
+/**
+ * 32 random bytes from the browser's CSPRNG, hex-encoded: never sent anywhere but to the
+ * service. No `whsec_` prefix: that would tell Standard Webhooks libraries to base64-decode
+ * it, while our key is the secret's own bytes (docs/webhooks.md).
+ */
 export function generateSecret(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32))
-  return `whsec_${Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')}`
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')
 }
 
 export function SecretField(props: {

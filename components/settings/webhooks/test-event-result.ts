@@ -1,7 +1,7 @@
 import { formatDuration } from '../format'
 import type { Status } from '../status-message'
 
-type Outcome = { result: 'succeeded' | 'failed' | 'stopped'; responseStatus: number | null; durationMs: number; error: string | null }
+type Outcome = { result: 'succeeded' | 'failed' | 'stopped' | 'held'; responseStatus: number | null; durationMs: number; error: string | null }
 
 /** What "Send test event" or "Redeliver" came to, as one sentence. */
 export function describeAttempt(what: string, url: string, outcome: Outcome): NonNullable<Status> {

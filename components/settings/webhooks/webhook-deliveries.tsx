@@ -20,6 +20,41 @@ function DeliveryStatusBadge({ delivery }: { delivery: DeliveryView }) {
   return <span className={`${styles.badge} ${tone}`}>{delivery.status}</span>
 }
 
+type AttemptView = DeliveryView['attempts'][number]
+
+function HeaderList({ headers }: { headers: Record<string, string> }) {
+  return <pre className={styles.mono}>{Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n')}</pre>
+}
+
+/** What one attempt sent and got back, as GitHub's recent deliveries show it. */
+function AttemptDetail({ attempt }: { attempt: AttemptView }) {
+  return (
+    <details>
+      <summary>Request and response of attempt #{attempt.attempt}</summary>
+      <h4>Request</h4>
+      {attempt.request ? (
+        <>
+          <HeaderList headers={attempt.request.headers} />
+          <pre className={styles.breakAll}>{attempt.request.body}</pre>
+        </>
+      ) : (
+        <p className="muted">Not recorded for this attempt.</p>
+      )}
+      <h4>Response</h4>
+      {attempt.response ? (
+        <>
+          <p>Status {attempt.responseStatus}</p>
+          <HeaderList headers={attempt.response.headers} />
+          <pre className={styles.breakAll}>{attempt.response.body || '(empty body)'}</pre>
+          {attempt.response.bodyTruncated && <p className="muted">Only the first 4 KB of the body is kept.</p>}
+        </>
+      ) : (
+        <p className="muted">No response arrived{attempt.error ? `: ${attempt.error}` : '.'}</p>
+      )}
+    </details>
+  )
+}
+
 function DeliveryCard({ delivery, busy, onRedeliver }: { delivery: DeliveryView; busy: boolean; onRedeliver: () => void }) {
   const headingId = `delivery-${delivery.id}`
   return (
@@ -74,7 +109,10 @@ function DeliveryCard({ delivery, busy, onRedeliver }: { delivery: DeliveryView;
                     )}
                   </td>
                   <td className={styles.nowrap}>{formatDuration(attempt.durationMs)}</td>
-                  <td className={styles.breakAll}>{attempt.error ?? <span className="muted">—</span>}</td>
+                  <td className={styles.breakAll}>
+                    {attempt.error ?? <span className="muted">—</span>}
+                    <AttemptDetail attempt={attempt} />
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -115,6 +153,35 @@ export function WebhookDeliveries({ webhookId, initialStatus }: { webhookId: str
       onError: (error) => announce({ kind: 'error', text: refusalMessage(error) }),
     }),
   )
+  const [rotated, setRotated] = useState<{ secret: string; standardWebhooksSecret: string } | null>(null)
+  const rotateSecret = useMutation(
+    trpc.webhooks.rotateSecret.mutationOptions({
+      onSuccess: async (answer) => {
+        setRotated({ secret: answer.secret, standardWebhooksSecret: answer.standardWebhooksSecret })
+        announce({ kind: 'success', text: 'Secret rotated. Copy the new secret below now; it is shown only once. The previous secret keeps signing for 24 hours.' })
+        await refresh()
+      },
+      onError: (error) => announce({ kind: 'error', text: refusalMessage(error) }),
+    }),
+  )
+  const pause = useMutation(
+    trpc.webhooks.pause.mutationOptions({
+      onSuccess: async () => {
+        announce({ kind: 'success', text: 'Paused. New deliveries wait until you resume it.' })
+        await refresh()
+      },
+      onError: (error) => announce({ kind: 'error', text: refusalMessage(error) }),
+    }),
+  )
+  const resume = useMutation(
+    trpc.webhooks.resume.mutationOptions({
+      onSuccess: async () => {
+        announce({ kind: 'success', text: 'Resumed. Deliveries that waited go out within a minute.' })
+        await refresh()
+      },
+      onError: (error) => announce({ kind: 'error', text: refusalMessage(error) }),
+    }),
+  )
   const reenable = useMutation(
     trpc.webhooks.reenable.mutationOptions({
       onSuccess: async () => {
@@ -146,6 +213,12 @@ export function WebhookDeliveries({ webhookId, initialStatus }: { webhookId: str
           </dd>
           <dt>Events</dt>
           <dd className={styles.mono}>{webhook.data.events.join(', ')}</dd>
+          {webhook.data.previousSecretExpiresAt && (
+            <>
+              <dt>Previous secret</dt>
+              <dd>Still signs deliveries, beside the new one, until {formatDateTime(webhook.data.previousSecretExpiresAt)}.</dd>
+            </>
+          )}
           <dt>Last delivery</dt>
           <dd>
             <LastDelivery webhook={webhook.data} />
@@ -156,15 +229,51 @@ export function WebhookDeliveries({ webhookId, initialStatus }: { webhookId: str
         <button type="button" disabled={sendTest.isPending || !webhook.data} onClick={() => sendTest.mutate({ webhookId })}>
           {sendTest.isPending ? 'Sending…' : 'Send test event'}
         </button>
+        {webhook.data?.status === 'enabled' && (
+          <button type="button" className="secondary" disabled={pause.isPending} onClick={() => pause.mutate({ webhookId })}>
+            {pause.isPending ? 'Pausing…' : 'Pause'}
+          </button>
+        )}
+        {webhook.data?.status === 'paused' && (
+          <button type="button" disabled={resume.isPending} onClick={() => resume.mutate({ webhookId })}>
+            {resume.isPending ? 'Resuming…' : 'Resume'}
+          </button>
+        )}
         {webhook.data?.status === 'disabled' && (
           <button type="button" disabled={reenable.isPending} onClick={() => reenable.mutate({ webhookId })}>
             Re-enable
           </button>
         )}
+        <button
+          type="button"
+          className="secondary"
+          disabled={rotateSecret.isPending || !webhook.data}
+          onClick={() => {
+            if (window.confirm('Rotate the signing secret? A new secret is generated and shown once; the current one keeps signing for 24 hours.')) rotateSecret.mutate({ webhookId })
+          }}
+        >
+          {rotateSecret.isPending ? 'Rotating…' : 'Rotate secret'}
+        </button>
         <Link href={`/settings/webhooks/${webhookId}/edit`} className={`${styles.buttonLink} ${styles.secondaryLink}`}>
           Edit subscription
         </Link>
       </div>
+
+      {rotated && (
+        <section aria-labelledby="new-secret-heading" className="alert" data-testid="new-secret">
+          <h2 id="new-secret-heading">New signing secret</h2>
+          <p>Store it in your receiver now: it is not shown again. Until the overlap ends, deliveries carry signatures made with both secrets.</p>
+          <dl>
+            <dt>Secret</dt>
+            <dd className={styles.mono}>{rotated.secret}</dd>
+            <dt>For Standard Webhooks libraries</dt>
+            <dd className={styles.mono}>{rotated.standardWebhooksSecret}</dd>
+          </dl>
+          <button type="button" className="secondary" onClick={() => setRotated(null)}>
+            I have stored it
+          </button>
+        </section>
+      )}
 
       <section aria-labelledby="deliveries-heading">
         <h2 id="deliveries-heading">Deliveries {deliveries.data && <span className="muted">({deliveries.data.total})</span>}</h2>

@@ -4,19 +4,20 @@ import { formatDateTime, formatDuration } from '../format'
 import styles from '../settings.module.css'
 
 export function WebhookStatusBadge({ webhook }: { webhook: WebhookView }) {
-  return webhook.status === 'enabled' ? (
-    <span className={`${styles.badge} ${styles.ok}`}>Enabled</span>
-  ) : (
-    <span className={`${styles.badge} ${styles.danger}`}>Disabled</span>
-  )
+  if (webhook.status === 'enabled') return <span className={`${styles.badge} ${styles.ok}`}>Enabled</span>
+  if (webhook.status === 'paused') return <span className={`${styles.badge} ${styles.warn}`}>Paused</span>
+  return <span className={`${styles.badge} ${styles.danger}`}>Disabled</span>
 }
 
 export function disabledExplanation(webhook: WebhookView): string | null {
+  if (webhook.status === 'paused') return 'Paused: new deliveries wait and go out when you resume it.'
   if (webhook.status !== 'disabled') return null
   const since = webhook.disabledAt ? ` on ${formatDateTime(webhook.disabledAt)}` : ''
-  return webhook.disabledReason === 'delivery_failures'
-    ? `Disabled${since} after one delivery failed ${maxDeliveryAttempts} times in a row (the first attempt and every retry). No events are sent until it is re-enabled.`
-    : `Disabled${since}. No events are sent until it is re-enabled.`
+  if (webhook.disabledReason === 'delivery_failures') {
+    return `Disabled${since} after one delivery failed ${maxDeliveryAttempts} times in a row (the first attempt and every retry). No events are sent until it is re-enabled.`
+  }
+  if (webhook.disabledReason === 'receiver_gone') return `Disabled${since} because the receiver answered 410 Gone. No events are sent until it is re-enabled.`
+  return `Disabled${since}. No events are sent until it is re-enabled.`
 }
 
 export function LastDelivery({ webhook }: { webhook: WebhookView }) {

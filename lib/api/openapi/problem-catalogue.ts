@@ -69,6 +69,10 @@ const catalogue: Record<string, { status: number; description: string }> = {
     status: 409,
     description: 'Others changed the article several times while the change was applied. Retry shortly, or send `If-Match` to be told exactly (412).',
   },
+  webhook_disabled: {
+    status: 409,
+    description: 'The service disabled this webhook subscription after delivery failures (or a 410 Gone), so it cannot be paused. Re-enable it with `status: "enabled"` first.',
+  },
   precondition_failed: {
     status: 412,
     description:

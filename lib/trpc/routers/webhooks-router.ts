@@ -1,9 +1,11 @@
 import type { WebhookSubscription } from '../../db/generated/client.ts'
 import { z } from 'zod'
-import { listDeliveries, type DeliveryWithAttempts } from '../../webhooks/deliveries-log.ts'
+import { asHeaders, listDeliveries, type DeliveryWithAttempts } from '../../webhooks/deliveries-log.ts'
 import { lastDeliveryResults, type LastDeliveryResult } from '../../webhooks/last-delivery-results.ts'
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, updateWebhook } from '../../webhooks/manage-subscriptions.ts'
 import { redeliver, sendTestEvent } from '../../webhooks/manual-deliveries.ts'
+import { rotateWebhookSecret } from '../../webhooks/rotate-secret.ts'
+import { standardWebhooksSecret } from '../../webhooks/sign-payload.ts'
 import { createWebhookSchema, listDeliveriesQuerySchema, updateWebhookSchema, webhookIdSchema } from '../../webhooks/webhook-schemas.ts'
 import { domainInput } from '../domain-input.ts'
 import { adminProcedure, router } from '../init.ts'
@@ -20,6 +22,7 @@ function toWebhookView(subscription: WebhookSubscription, last: LastDeliveryResu
     disabledReason: subscription.disabledReason,
     createdAt: subscription.createdAt.toISOString(),
     updatedAt: subscription.updatedAt.toISOString(),
+    previousSecretExpiresAt: subscription.previousSecretExpiresAt && subscription.previousSecretExpiresAt > new Date() ? subscription.previousSecretExpiresAt.toISOString() : null,
     lastDelivery: last ? { ...last, at: last.at.toISOString() } : null,
   }
 }
@@ -40,6 +43,8 @@ function toDeliveryView(delivery: DeliveryWithAttempts) {
       responseStatus: attempt.responseStatus,
       durationMs: attempt.durationMs,
       error: attempt.error,
+      request: attempt.requestBody === null ? null : { headers: asHeaders(attempt.requestHeaders), body: attempt.requestBody },
+      response: attempt.responseHeaders === null ? null : { headers: asHeaders(attempt.responseHeaders), body: attempt.responseBody ?? '', bodyTruncated: attempt.responseBodyTruncated },
     })),
   }
 }
@@ -71,6 +76,21 @@ export const webhooksRouter = router({
     }),
 
   reenable: adminProcedure
+    .input(domainInput(webhookIdInput))
+    .mutation(async ({ ctx, input }) => withLastDelivery(ctx.tenant.id, await updateWebhook(ctx.actor, input.webhookId, { status: 'enabled' }))),
+
+  /** The one answer that carries the new secret; the portal shows it once. */
+  rotateSecret: adminProcedure.input(domainInput(webhookIdInput)).mutation(async ({ ctx, input }) => {
+    const { subscription, secret } = await rotateWebhookSecret(ctx.actor, input.webhookId)
+    return { webhook: await withLastDelivery(ctx.tenant.id, subscription), secret, standardWebhooksSecret: standardWebhooksSecret(secret) }
+  }),
+
+  /** Deliveries wait while paused and go out on resume (unlike a disabled subscription's). */
+  pause: adminProcedure
+    .input(domainInput(webhookIdInput))
+    .mutation(async ({ ctx, input }) => withLastDelivery(ctx.tenant.id, await updateWebhook(ctx.actor, input.webhookId, { status: 'paused' }))),
+
+  resume: adminProcedure
     .input(domainInput(webhookIdInput))
     .mutation(async ({ ctx, input }) => withLastDelivery(ctx.tenant.id, await updateWebhook(ctx.actor, input.webhookId, { status: 'enabled' }))),
 
