@@ -12,6 +12,7 @@ type HeaderName =
   | 'ETag'
   | 'Location'
   | 'Allow'
+  | 'Warning'
 
 const rateLimitNote = 'Sent with every response to a request that carried a valid token, and with 429.'
 
@@ -51,6 +52,12 @@ export const responseHeaders: Record<HeaderName, oas31.HeaderObject> = {
     description: `When the current window ends, in Unix epoch seconds. ${rateLimitNote}`,
     schema: { type: 'integer' },
     example: 1795772400,
+  },
+  Warning: {
+    description:
+      'Sent when the `body` you wrote was sanitised: names what the allow-list removed. The response carries the body as stored, which is what readers and webhooks get.',
+    schema: { type: 'string' },
+    example: '299 - "body sanitised: removed <script>, onerror attribute, javascript: URL in href"',
   },
   'Retry-After': {
     description: 'Seconds to wait before retrying.',
