@@ -67,7 +67,7 @@ const notFound: ProblemCase = {
 const concurrentUpdate: ProblemCase = {
   status: 409,
   code: 'concurrent_update',
-  when: 'Others kept changing the article while the change was applied; retry.',
+  when: 'Only under a flood: the change lost 200 races in a row to others writing the same article (a change without If-Match is otherwise last-writer-wins and lands); retry.',
   detail: 'The article is being changed by others right now; retry in a moment.',
 }
 
