@@ -67,16 +67,23 @@ export async function consumeUnauthenticatedRequest(clientAddress: string): Prom
 
 /**
  * For portal sign-in: the account budget stops guessing one person's password from many
- * addresses, the address budget stops one address trying many accounts. Both are spent on
- * every attempt; the answer is the more restrictive of the two.
+ * addresses, the address budget stops one address trying many accounts. Only failures count:
+ * each attempt takes a slot in both (so concurrent guesses cannot slip past the limit together)
+ * and `succeeded()` gives them back, as does a refusal (nothing was tried). The answer is the
+ * more restrictive of the two.
  */
-export async function consumeSignInAttempt(email: string, clientAddress: string): Promise<RateLimitDecision> {
+export async function consumeSignInAttempt(email: string, clientAddress: string): Promise<RateLimitDecision & { succeeded: () => Promise<void> }> {
   const current = await readyLimiters()
   const [account, address] = await Promise.all([
-    consume(current.signInAccount, accountKey(email)),
-    consume(current.signInAddress, addressKey(clientAddress)),
+    consumeHeld(current.signInAccount, accountKey(email)),
+    consumeHeld(current.signInAddress, addressKey(clientAddress)),
   ])
-  return moreRestrictive(account, address)
+  const giveBack = async () => {
+    await Promise.all([account.release(), address.release()]).catch(() => undefined)
+  }
+  const decision = moreRestrictive(account.decision, address.decision)
+  if (!decision.allowed) await giveBack()
+  return { ...decision, succeeded: giveBack }
 }
 
 /**
@@ -111,6 +118,10 @@ let memory = new MemoryWindows()
 let reportedRedisDown = false
 
 async function consume(policy: Policy, key: string, nowMs?: number): Promise<RateLimitDecision> {
+  return (await consumeHeld(policy, key, nowMs)).decision
+}
+
+async function consumeHeld(policy: Policy, key: string, nowMs?: number): Promise<{ decision: RateLimitDecision; release: () => Promise<void> }> {
   const fullKey = `${policy.keyPrefix}:${key}`
   const windowMs = policy.windowSeconds * 1000
   const redis = getRedis()
@@ -119,7 +130,7 @@ async function consume(policy: Policy, key: string, nowMs?: number): Promise<Rat
     try {
       const outcome = await consumeInRedis(redis, fullKey, policy.limit, windowMs, nowMs)
       reportedRedisDown = false
-      return decide(policy, outcome)
+      return { decision: decide(policy, outcome), release: outcome.release }
     } catch (error) {
       // Slow or failing Redis: this request is counted in memory rather than failed.
       if (!reportedRedisDown) console.error(`Rate limiter '${policy.name}': Redis unavailable, counting in memory.`, error)
@@ -129,7 +140,8 @@ async function consume(policy: Policy, key: string, nowMs?: number): Promise<Rat
     console.error(`Rate limiter '${policy.name}': Redis unavailable (${redis.status}), counting in memory.`)
     reportedRedisDown = true
   }
-  return decide(policy, memory.consume(fullKey, policy.limit, windowMs, nowMs))
+  const outcome = memory.consume(fullKey, policy.limit, windowMs, nowMs)
+  return { decision: decide(policy, outcome), release: outcome.release }
 }
 
 function decide(policy: Policy, outcome: WindowOutcome): RateLimitDecision {

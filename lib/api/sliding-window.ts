@@ -10,7 +10,14 @@ import type { Redis } from 'ioredis'
  * Refused requests are not logged: a client that keeps retrying is admitted again as soon as
  * its oldest request leaves the window, which is what Retry-After tells it.
  */
-export type WindowOutcome = { allowed: boolean; remaining: number; /** ms until the oldest counted request leaves the window. */ resetMs: number }
+export type WindowOutcome = {
+  allowed: boolean
+  remaining: number
+  /** ms until the oldest counted request leaves the window. */
+  resetMs: number
+  /** Takes this request back out of the log (it turned out not to count); a no-op when refused. */
+  release: () => Promise<void>
+}
 
 // One atomic script per decision, so instances sharing Redis never both take the last slot.
 // The time is Redis's own (TIME) unless the caller passes one (tests drive a clock), so the
@@ -38,7 +45,10 @@ return {0, 0, freeing + window - now}
 export async function consumeInRedis(redis: Redis, key: string, limit: number, windowMs: number, nowMs?: number): Promise<WindowOutcome> {
   const member = `${nowMs ?? Date.now()}:${randomBytes(6).toString('base64url')}`
   const [allowed, remaining, resetMs] = (await redis.eval(script, 1, key, limit, windowMs, nowMs === undefined ? '' : String(nowMs), member)) as number[]
-  return { allowed: allowed === 1, remaining: remaining!, resetMs: Math.max(0, resetMs!) }
+  const release = async () => {
+    if (allowed === 1) await redis.zrem(key, member)
+  }
+  return { allowed: allowed === 1, remaining: remaining!, resetMs: Math.max(0, resetMs!), release }
 }
 
 /** The same log in this process's memory: the fallback while Redis is unreachable. */
@@ -51,10 +61,15 @@ export class MemoryWindows {
     if (log.length < limit) {
       log.push(nowMs)
       this.logs.set(key, log)
-      return { allowed: true, remaining: limit - log.length, resetMs: log[0]! + windowMs - nowMs }
+      const release = async () => {
+        const current = this.logs.get(key)
+        const at = current?.lastIndexOf(nowMs) ?? -1
+        if (at >= 0) current!.splice(at, 1)
+      }
+      return { allowed: true, remaining: limit - log.length, resetMs: log[0]! + windowMs - nowMs, release }
     }
     this.logs.set(key, log)
-    return { allowed: false, remaining: 0, resetMs: log[log.length - limit]! + windowMs - nowMs }
+    return { allowed: false, remaining: 0, resetMs: log[log.length - limit]! + windowMs - nowMs, release: async () => {} }
   }
 
   /** Drops keys whose requests have all left the window, so memory follows active clients. */
