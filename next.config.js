@@ -18,6 +18,8 @@ const nextConfig = {
     'pino',
   ],
   poweredByHeader: false,
+  // forbidden() (next/navigation): Settings answers non-admins with a real HTTP 403.
+  experimental: { authInterrupts: true },
   // For every response, API included; the portal's CSP (with its nonce) comes from proxy.ts.
   async headers() {
     return [
