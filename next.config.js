@@ -35,6 +35,8 @@ const nextConfig = {
   ],
   allowedDevOrigins,
   poweredByHeader: false,
+  // forbidden() (next/navigation): Settings answers non-admins with a real HTTP 403.
+  experimental: { authInterrupts: true },
   // For every response, API included; the portal's CSP (with its nonce) comes from proxy.ts.
   async headers() {
     return [

@@ -234,7 +234,7 @@ test('a move someone else made first is refused in the domain\'s words, and the 
   await adminContext.close()
 })
 
-test('a body with scripts and handlers is stored as typed and previews harmlessly', async ({ browser }) => {
+test('a body with scripts and handlers is sanitised on save, the editor is told what went, and nothing runs', async ({ browser }) => {
   const context = await signedInContext(browser, 'editor')
   const page = await context.newPage()
   const dialogs: string[] = []
@@ -263,9 +263,11 @@ test('a body with scripts and handlers is stored as typed and previews harmlessl
   }
   await checkPreview()
   await page.getByRole('button', { name: 'Save changes' }).click()
-  await expect(page.getByTestId('save-status')).toHaveText('Saved. This is now version 2.')
-  // Stored as typed (contract), made safe where it is rendered.
-  expect((await storedArticle(id)).body).toBe(hostile)
+  await expect(page.getByTestId('save-status')).toHaveText(
+    'Saved. This is now version 2. The body was cleaned for readers: removed onerror attribute, <script>, javascript: URL in href, <svg>, style attribute.',
+  )
+  // Sanitised on write (contract): what is stored is what readers and webhooks get.
+  expect((await storedArticle(id)).body).toBe('<p>Safe words.</p><img src="x" /><a>click me</a><p>Styled</p>')
 
   // Loading it back into the editor and the preview runs nothing either.
   await page.reload()

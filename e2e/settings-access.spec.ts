@@ -35,7 +35,8 @@ for (const role of ['writer', 'editor'] as const) {
     await expect(nav.getByText('Settings')).toHaveCount(0)
 
     for (const path of settingsPages) {
-      await page.goto(path)
+      const response = await page.goto(path)
+      expect(response?.status(), path).toBe(403)
       await expect(page.getByRole('heading', { level: 1, name: '403 · Admins only' }), path).toBeVisible()
       await expect(page.getByRole('alert').filter({ hasText: 'Your account does not have access' })).toBeVisible()
       await expect(page.getByRole('table')).toHaveCount(0)

@@ -1,7 +1,7 @@
 /**
  * Starts the service: `tsx scripts/serve.ts dev|start`.
  * With no DATABASE_URL it runs the embedded PGlite database (data in .data/pglite), applies
- * migrations with `prisma migrate deploy`, seeds an empty embedded database, then serves:
+ * migrations with `prisma migrate deploy` and the data migrations (lib/db/data-migrations), seeds an empty embedded database, then serves:
  * `dev` runs `next dev` for everything (hot reload); `start` runs the production app server
  * (lib/server/app-server.ts), which answers /v1 from its route files and hands the rest to Next.
  */
@@ -27,6 +27,10 @@ async function main() {
   }
 
   await runPrisma(['migrate', 'deploy'])
+  // Data migrations (application code, e.g. sanitising bodies stored before sanitise-on-write)
+  // run here, on every deploy and on the embedded default alike; each runs once per database.
+  const { runDataMigrations } = await import('../lib/db/data-migrations/sanitise-stored-bodies.ts')
+  await runDataMigrations()
   const shouldSeed = process.env.SEED === 'true' || (embedded !== undefined && process.env.SEED !== 'false')
   if (shouldSeed) {
     const { seed } = await import('../prisma/seed.ts')

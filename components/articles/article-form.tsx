@@ -112,7 +112,9 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
         previous ? { ...previous, article: saved } : previous,
       )
       refresh()
-      setStatus(`Saved. This is now version ${saved.version}.`)
+      // The stored body is what readers get; say what the allow-list took out of it.
+      const removed = saved.body_removed.length > 0 ? ` The body was cleaned for readers: removed ${saved.body_removed.join(', ')}.` : ''
+      setStatus(`Saved. This is now version ${saved.version}.${removed}`)
     } catch (error) {
       const described = describePortalError(error)
       const fields = described.fieldErrors.flatMap((fieldError) => {

@@ -10,7 +10,7 @@ import styles from './articles.module.css'
 /** The row that set the article's current schedule: the last scheduling row, if it still matches. */
 function pendingScheduleRow(entries: ArticleHistoryEntry[], article: ArticleRecord): string | null {
   const last = entries.findLast((entry) => entry.publish_at !== null)
-  return last && last.publish_at === article.scheduled_publish_at ? last.id : null
+  return last && !last.schedule_cancelled && last.publish_at === article.scheduled_publish_at ? last.id : null
 }
 
 export function ArticleHistory({
@@ -47,7 +47,11 @@ export function ArticleHistory({
                 </td>
                 <td>{entry.actor?.name ?? 'The system (scheduled publication)'}</td>
                 <td>
-                  {entry.publish_at ? (
+                  {entry.schedule_cancelled && entry.publish_at ? (
+                    <>
+                      Cancelled the publication scheduled for <LocalTime iso={entry.publish_at} />
+                    </>
+                  ) : entry.publish_at ? (
                     <>
                       Scheduled for <LocalTime iso={entry.publish_at} />
                       {entry.id === pending ? ' (pending)' : ' (no longer pending)'}

@@ -20,7 +20,7 @@ type Props = {
 
 /**
  * The body: TipTap producing HTML, or the HTML source itself for what the toolbar cannot
- * make. The source is stored as typed; whatever renders it sanitises it (sanitizeBody).
+ * make. What is saved goes through the same allow-list on write (sanitizeBody), so what is stored is safe to render.
  */
 export function RichTextEditor({ id, value, onChange, onBlur, labelId, describedBy, invalid, readOnly, fieldRef }: Props) {
   const [mode, setMode] = useState<'rich' | 'source'>('rich')

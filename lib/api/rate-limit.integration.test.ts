@@ -11,6 +11,7 @@ import { consumeTokenRequest, rateLimitHeaders, resetRateLimitersForTests, type 
 
 const repoRoot = path.resolve(import.meta.dirname, '../..')
 const workerScript = path.join(repoRoot, 'tests/support/rate-limit-worker.ts')
+const instanceScript = path.join(repoRoot, 'tests/support/rate-limit-instance.ts')
 // Every key this file writes starts with this, so the clean-up cannot touch anyone else's.
 const prefix = `test:rl:${randomBytes(6).toString('hex')}`
 const savedEnv = { ...process.env }
@@ -113,13 +114,14 @@ describe('rate limits shared through Redis', () => {
     // Each allowed request saw its own step of the shared count: 9 left, 8 left, ... 0 left.
     expect(allowed.map((result) => result.decision.remaining).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
 
+    // One log entry per admitted request, in one sorted set that expires with the window.
+    expect(await admin.zcard(`${prefix}:shared:token:token-a`)).toBe(10)
     const ttlSeconds = (await admin.pttl(`${prefix}:shared:token:token-a`)) / 1000
     expect(ttlSeconds).toBeGreaterThan(50)
     expect(ttlSeconds).toBeLessThanOrEqual(60)
-    expect(Number(await admin.get(`${prefix}:shared:token:token-a`))).toBeGreaterThanOrEqual(11)
     for (const { decision, headers } of denied) {
       expect(decision.remaining).toBe(0)
-      expect(decision.retryAfterSeconds).toBeGreaterThanOrEqual(Math.floor(ttlSeconds))
+      expect(decision.retryAfterSeconds).toBeGreaterThanOrEqual(50)
       expect(decision.retryAfterSeconds).toBeLessThanOrEqual(60)
       expect(headers['Retry-After']).toBe(String(decision.retryAfterSeconds))
       expect(headers.RateLimit).toBe(`"per-token";r=0;t=${decision.resetSeconds}`)
@@ -137,7 +139,7 @@ describe('rate limits shared through Redis', () => {
       expect(await consumeTokenRequest('token-b', 'standard')).toMatchObject({ allowed: true, remaining })
     }
     // Counted in Redis from the very first request, made while the client was still connecting.
-    expect(await admin.get(`${prefix}:expiry:token:token-b`)).toBe('3')
+    expect(await admin.zcard(`${prefix}:expiry:token:token-b`)).toBe(3)
     const denied = await consumeTokenRequest('token-b', 'standard')
     expect(denied).toMatchObject({ allowed: false, remaining: 0 })
     expect(denied.retryAfterSeconds).toBeGreaterThanOrEqual(1)
@@ -157,7 +159,78 @@ describe('rate limits shared through Redis', () => {
     })
     for (let i = 0; i < 3; i++) await consumeTokenRequest('token-c', 'standard')
     expect(await consumeTokenRequest('token-c', 'standard')).toMatchObject({ allowed: false })
-    expect(await consumeTokenRequest('token-c', 'enterprise')).toMatchObject({ allowed: true, limit: 5, remaining: 0 })
+    // Refused requests are not counted: 3 of the enterprise 5 are spent.
+    expect(await consumeTokenRequest('token-c', 'enterprise')).toMatchObject({ allowed: true, limit: 5, remaining: 1 })
+  })
+})
+
+type Phase = { allowed: number; remaining: number[]; retryAfter: number[] }
+
+/** An app instance's limiter in its own process, spending requests at times the test chooses. */
+async function startInstance(env: Record<string, string>, tokenId: string) {
+  const child = spawn(process.execPath, ['--import', 'tsx', instanceScript, tokenId], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
+  const killTimer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
+  const nextLine = async () => {
+    const { value, done } = await lines.next()
+    if (done) throw new Error(`instance exited early: ${stderr}`)
+    return value as string
+  }
+  expect(await nextLine()).toBe('ready')
+  return {
+    spend: async (count: number, nowMs: number): Promise<Phase> => {
+      child.stdin.write(`${count} ${nowMs}\n`)
+      return JSON.parse(await nextLine()) as Phase
+    },
+    stop: () => {
+      clearTimeout(killTimer)
+      child.stdin.end()
+    },
+  }
+}
+
+describe('a rolling minute across two instances', () => {
+  it('admits 1,000 per token per minute in total, and no 60-second span ever more than 1,000', async () => {
+    const env = { REDIS_URL: testRedisUrl, RATE_LIMIT_KEY_PREFIX: `${prefix}:rolling`, RATE_LIMIT_STANDARD_PER_MINUTE: '1000', RATE_LIMIT_WINDOW_SECONDS: '60' }
+    const instances = [await startInstance(env, 'token-r'), await startInstance(env, 'token-r')]
+    const t0 = 1_900_000_000_000
+    const admitted: number[] = []
+    /** Both instances spend `each` at the same moment; answers how many got through in total. */
+    const burst = async (at: number, each: number) => {
+      const phases = await Promise.all(instances.map((instance) => instance.spend(each, at)))
+      const total = phases.reduce((sum, phase) => sum + phase.allowed, 0)
+      for (let i = 0; i < total; i++) admitted.push(at)
+      return { total, phases }
+    }
+    try {
+      expect((await burst(t0, 300)).total).toBe(600)
+      const full = await burst(t0 + 30_000, 400)
+      expect(full.total).toBe(400)
+      // Remaining counted down across both instances: 399 … 0, each once.
+      expect(full.phases.flatMap((phase) => phase.remaining).sort((a, b) => a - b)).toEqual(Array.from({ length: 400 }, (_, i) => i))
+      // One millisecond before the first burst leaves the window: nothing, and Retry-After says 1 s.
+      const refused = await burst(t0 + 59_999, 100)
+      expect(refused.total).toBe(0)
+      expect(new Set(refused.phases.flatMap((phase) => phase.retryAfter))).toEqual(new Set([1]))
+      // The first burst's 600 leave the window, the second's 400 have not: 600 come back, not 1,000
+      // (a fixed window opened at t0 would start again from zero here and let 1,000 through).
+      expect((await burst(t0 + 60_000, 500)).total).toBe(600)
+      expect((await burst(t0 + 89_999, 100)).total).toBe(0)
+      expect((await burst(t0 + 90_000, 300)).total).toBe(400)
+    } finally {
+      instances.forEach((instance) => instance.stop())
+    }
+    // Every 60-second span [s, s + 60 s): at most 1,000 admitted.
+    admitted.sort((a, b) => a - b)
+    let widest = 0
+    for (let start = 0, end = 0; start < admitted.length; start++) {
+      while (end < admitted.length && admitted[end]! < admitted[start]! + 60_000) end++
+      widest = Math.max(widest, end - start)
+    }
+    expect(widest).toBe(1000)
+    expect(admitted).toHaveLength(2000)
   })
 })
 

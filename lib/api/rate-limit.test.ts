@@ -141,6 +141,20 @@ describe('sign-in attempts', () => {
     expect((await consumeSignInAttempt('someone@example.com', '192.0.2.8')).allowed).toBe(true)
   })
 
+  it('counts failures only: a successful sign-in and a refused one give their slots back', async () => {
+    for (let i = 0; i < 10; i++) {
+      const attempt = await consumeSignInAttempt('busy@example.com', '192.0.2.20')
+      expect(attempt.allowed).toBe(true)
+      await attempt.succeeded()
+    }
+    const failures = await spend(3, () => consumeSignInAttempt('busy@example.com', '192.0.2.20'))
+    expect(failures).toEqual([true, true, true])
+    // Refused by the account budget: the address budget (5) is not spent by the refusal.
+    expect((await consumeSignInAttempt('busy@example.com', '192.0.2.20')).allowed).toBe(false)
+    expect((await consumeSignInAttempt('busy@example.com', '192.0.2.20')).allowed).toBe(false)
+    expect(await consumeSignInAttempt('other@example.com', '192.0.2.20')).toMatchObject({ allowed: true, policy: 'sign-in-address', remaining: 1 })
+  })
+
   it('reports the budget closest to running out', async () => {
     const first = await consumeSignInAttempt('a@example.com', '192.0.2.9')
     expect(first).toMatchObject({ allowed: true, policy: 'sign-in-account', remaining: 2 })

@@ -1,30 +1,27 @@
 import { createHash } from 'node:crypto'
-import type { Redis } from 'ioredis'
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { Plan } from '../db/generated/enums.ts'
 import { firstConnectionSettled, getRedis } from '../redis.ts'
+import { consumeInRedis, MemoryWindows, type WindowOutcome } from './sliding-window.ts'
 
 /**
  * Request budgets: per API token (by the tenant's plan), per client address for requests
  * without a valid token, and per account and address for portal sign-in.
  *
- * Window semantics: rate-limiter-flexible counts in a fixed window that opens at a key's
- * first request and lasts the window (60 s by default); it is not aligned to the clock, and
- * the count starts again from zero when it closes. Denied requests also count, but cannot
- * stretch the window. So no window ever admits more than the limit, but a client that spends
- * its budget at the end of one window and again at the start of the next can get up to twice
- * the limit through in a short span: it is a per-key minute, not a strictly sliding one.
+ * Window semantics: a true rolling window (sliding-window log, sliding-window.ts): a request
+ * is admitted when fewer than the limit were admitted in the window before it, so no span of
+ * the window's length (60 s by default) ever admits more than the limit, however the requests
+ * fall and across however many instances. Refused requests do not count.
  *
- * With REDIS_URL the counts live in Redis and hold across every app instance. If Redis is
- * down or slow, each instance counts in memory instead (rate-limiter-flexible's insurance
- * limiter, same limits), so requests stay limited per instance and are never failed because
- * of Redis.
+ * With REDIS_URL the log lives in Redis, decided by one atomic script on Redis's clock, and
+ * holds across every app instance. If Redis is down or slow, each instance keeps the log in
+ * memory instead (same limits), so requests stay limited per instance and are never failed
+ * because of Redis.
  */
 export type RateLimitDecision = {
   allowed: boolean
   limit: number
   remaining: number
-  /** Seconds until the window closes and the full budget is back. */
+  /** Seconds until the oldest request counted leaves the window, giving back one request of budget. */
   resetSeconds: number
   /** Seconds to wait before retrying; 0 when allowed, at least 1 when not. */
   retryAfterSeconds: number
@@ -32,7 +29,7 @@ export type RateLimitDecision = {
   policy: string
 }
 
-type Policy = { name: string; limit: number; windowSeconds: number; limiter: RateLimiterAbstract }
+type Policy = { name: string; limit: number; windowSeconds: number; keyPrefix: string }
 
 type Limiters = {
   token: Record<Plan, Policy>
@@ -56,9 +53,10 @@ async function readyLimiters(): Promise<Limiters> {
   return limiters
 }
 
-export async function consumeTokenRequest(tokenId: string, plan: Plan): Promise<RateLimitDecision> {
+/** `nowMs` is for tests that drive a clock; otherwise Redis's clock (or this process's) decides. */
+export async function consumeTokenRequest(tokenId: string, plan: Plan, nowMs?: number): Promise<RateLimitDecision> {
   const current = await readyLimiters()
-  return consume(current.token[plan] ?? current.token.standard, tokenId)
+  return consume(current.token[plan] ?? current.token.standard, tokenId, nowMs)
 }
 
 /** For requests without a valid token: bounds how fast one address can guess tokens. */
@@ -69,16 +67,23 @@ export async function consumeUnauthenticatedRequest(clientAddress: string): Prom
 
 /**
  * For portal sign-in: the account budget stops guessing one person's password from many
- * addresses, the address budget stops one address trying many accounts. Both are spent on
- * every attempt; the answer is the more restrictive of the two.
+ * addresses, the address budget stops one address trying many accounts. Only failures count:
+ * each attempt takes a slot in both (so concurrent guesses cannot slip past the limit together)
+ * and `succeeded()` gives them back, as does a refusal (nothing was tried). The answer is the
+ * more restrictive of the two.
  */
-export async function consumeSignInAttempt(email: string, clientAddress: string): Promise<RateLimitDecision> {
+export async function consumeSignInAttempt(email: string, clientAddress: string): Promise<RateLimitDecision & { succeeded: () => Promise<void> }> {
   const current = await readyLimiters()
   const [account, address] = await Promise.all([
-    consume(current.signInAccount, accountKey(email)),
-    consume(current.signInAddress, addressKey(clientAddress)),
+    consumeHeld(current.signInAccount, accountKey(email)),
+    consumeHeld(current.signInAddress, addressKey(clientAddress)),
   ])
-  return moreRestrictive(account, address)
+  const giveBack = async () => {
+    await Promise.all([account.release(), address.release()]).catch(() => undefined)
+  }
+  const decision = moreRestrictive(account.decision, address.decision)
+  if (!decision.allowed) await giveBack()
+  return { ...decision, succeeded: giveBack }
 }
 
 /**
@@ -105,29 +110,48 @@ export function rateLimitHeaders(decision: RateLimitDecision): Record<string, st
 /** Forgets the limiters (and their in-memory counts) so the next call reads the environment again. */
 export function resetRateLimitersForTests(): void {
   limiters = undefined
+  memory = new MemoryWindows()
+  reportedRedisDown = false
 }
 
-async function consume(policy: Policy, key: string): Promise<RateLimitDecision> {
-  try {
-    return decide(policy, await policy.limiter.consume(key), true)
-  } catch (outcome) {
-    // A rejection with a RateLimiterRes is a denial; anything else is a failure of the store
-    // that the insurance limiter did not absorb. Losing the limit for a moment is better than
-    // failing requests for it, so that request goes through.
-    if (outcome instanceof RateLimiterRes) return decide(policy, outcome, false)
-    console.error(`Rate limiter '${policy.name}' failed; letting the request through.`, outcome)
-    return decide(policy, new RateLimiterRes(policy.limit, policy.windowSeconds * 1000, 0), true)
+let memory = new MemoryWindows()
+let reportedRedisDown = false
+
+async function consume(policy: Policy, key: string, nowMs?: number): Promise<RateLimitDecision> {
+  return (await consumeHeld(policy, key, nowMs)).decision
+}
+
+async function consumeHeld(policy: Policy, key: string, nowMs?: number): Promise<{ decision: RateLimitDecision; release: () => Promise<void> }> {
+  const fullKey = `${policy.keyPrefix}:${key}`
+  const windowMs = policy.windowSeconds * 1000
+  const redis = getRedis()
+  // While the connection is not ready, answer from memory at once, without a round trip.
+  if (redis && redis.status === 'ready') {
+    try {
+      const outcome = await consumeInRedis(redis, fullKey, policy.limit, windowMs, nowMs)
+      reportedRedisDown = false
+      return { decision: decide(policy, outcome), release: outcome.release }
+    } catch (error) {
+      // Slow or failing Redis: this request is counted in memory rather than failed.
+      if (!reportedRedisDown) console.error(`Rate limiter '${policy.name}': Redis unavailable, counting in memory.`, error)
+      reportedRedisDown = true
+    }
+  } else if (redis && !reportedRedisDown) {
+    console.error(`Rate limiter '${policy.name}': Redis unavailable (${redis.status}), counting in memory.`)
+    reportedRedisDown = true
   }
+  const outcome = memory.consume(fullKey, policy.limit, windowMs, nowMs)
+  return { decision: decide(policy, outcome), release: outcome.release }
 }
 
-function decide(policy: Policy, res: RateLimiterRes, allowed: boolean): RateLimitDecision {
-  const resetSeconds = Math.max(0, Math.ceil(res.msBeforeNext / 1000))
+function decide(policy: Policy, outcome: WindowOutcome): RateLimitDecision {
+  const resetSeconds = Math.max(0, Math.ceil(outcome.resetMs / 1000))
   return {
-    allowed,
+    allowed: outcome.allowed,
     limit: policy.limit,
-    remaining: allowed ? Math.min(policy.limit, res.remainingPoints) : 0,
+    remaining: outcome.allowed ? Math.min(policy.limit, outcome.remaining) : 0,
     resetSeconds,
-    retryAfterSeconds: allowed ? 0 : Math.max(1, resetSeconds),
+    retryAfterSeconds: outcome.allowed ? 0 : Math.max(1, resetSeconds),
     policy: policy.name,
   }
 }
@@ -140,7 +164,6 @@ function moreRestrictive(a: RateLimitDecision, b: RateLimitDecision): RateLimitD
 }
 
 function createLimiters(): Limiters {
-  const redis = getRedis()
   const prefix = process.env.RATE_LIMIT_KEY_PREFIX || 'newsroom:rl'
   const window = positiveInteger('RATE_LIMIT_WINDOW_SECONDS', 60)
   const signInWindow = positiveInteger('RATE_LIMIT_SIGN_IN_WINDOW_SECONDS', 15 * 60)
@@ -149,7 +172,7 @@ function createLimiters(): Limiters {
     name,
     limit,
     windowSeconds,
-    limiter: createLimiter(redis, `${prefix}:${key}`, limit, windowSeconds),
+    keyPrefix: `${prefix}:${key}`,
   })
   return {
     // Both plans count under one key, so a plan change mid-window keeps the count.
@@ -162,23 +185,6 @@ function createLimiters(): Limiters {
     signInAddress: policy('sign-in-address', 'sign-in:address', positiveInteger('RATE_LIMIT_SIGN_IN_PER_ADDRESS', 50), signInWindow),
     windowSeconds: { 'per-token': window, 'per-address': window, 'sign-in-account': signInWindow, 'sign-in-address': signInWindow },
   }
-}
-
-function createLimiter(redis: Redis | undefined, keyPrefix: string, points: number, duration: number): RateLimiterAbstract {
-  if (!redis) return new RateLimiterMemory({ keyPrefix, points, duration })
-  return new RateLimiterRedis({
-    storeClient: redis,
-    useRedisPackage: false,
-    keyPrefix,
-    points,
-    duration,
-    // Fail over to the insurance at once while the connection is down, without a round trip.
-    rejectIfRedisNotReady: true,
-    // Once a key is over its limit, this instance answers the rest of the window from memory,
-    // so a client hammering past its limit costs no Redis traffic.
-    inMemoryBlockOnConsumed: points + 1,
-    insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration }),
-  })
 }
 
 function positiveInteger(name: string, fallback: number): number {

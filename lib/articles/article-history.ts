@@ -11,6 +11,8 @@ export type ArticleHistoryEntry = {
   at: string
   /** Set on the row that scheduled a publication: approved → published, due at this instant. */
   publish_at: string | null
+  /** True on the row that cancelled the schedule in publish_at (the article stayed approved). */
+  schedule_cancelled: boolean
 }
 
 /** The article's workflow moves, oldest first, with who made each. */
@@ -30,5 +32,6 @@ export async function listArticleHistory(tenantId: string, articleId: string): P
     actor: row.actor,
     at: row.createdAt.toISOString(),
     publish_at: row.publishAt?.toISOString() ?? null,
+    schedule_cancelled: row.scheduleCancelled,
   }))
 }

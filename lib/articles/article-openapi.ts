@@ -67,7 +67,7 @@ const notFound: ProblemCase = {
 const concurrentUpdate: ProblemCase = {
   status: 409,
   code: 'concurrent_update',
-  when: 'Others kept changing the article while the change was applied; retry.',
+  when: 'Only under a flood: the change lost 200 races in a row to others writing the same article (a change without If-Match is otherwise last-writer-wins and lands); retry.',
   detail: 'The article is being changed by others right now; retry in a moment.',
 }
 
@@ -219,7 +219,7 @@ const createArticle = apiOperation({
     "- `tags`: at most 50, each 1 to 64 characters; duplicates are removed.",
     "- `department_id` must be one of the newsroom's departments.",
     "- `author_id` defaults to the token's owner; if sent, it must be an active user of the newsroom.",
-    '- `body` is HTML and is stored as sent; it is sanitised wherever the service renders it.',
+    '- `body` is HTML and is sanitised on write by one allow-list (see the `body` field for what survives); the stored body is what readers and webhooks get. When something was removed, the response carries the stored body and a `Warning: 299 - "body sanitised: removed …"` header (bulk import: `body_removed` on the item).',
     '',
     'The answer is `201` with the article, its `Location` and its `ETag`. An `article.created` event is sent to subscribed webhooks.',
   ].join('\n'),
@@ -280,7 +280,7 @@ const updateArticle = apiOperation({
   tags: ['Articles'],
   scope: 'articles:write',
   description: [
-    'Changes the fields sent and keeps the others. Send `null` to clear `lede`, `body` or `department_id`. Field rules are those of creation.',
+    'Changes the fields sent and keeps the others. Send `null` to clear `lede`, `body` or `department_id`. Field rules are those of creation, including the sanitising of `body` and its `Warning` header.',
     '',
     '`status` cannot be patched (422): move the article with `POST /v1/articles/{article_id}/transitions`. Archived articles are read-only (409 `article_archived`) until restored to draft.',
     '',

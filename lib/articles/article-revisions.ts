@@ -1,9 +1,9 @@
-import type { Article } from '../db/generated/client.ts'
 import { NotFoundError } from '../errors.ts'
 import { toPage, type Page } from '../pagination.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import type { RevisionRecord } from './revision-schemas.ts'
+import type { WrittenArticle } from './stored-body.ts'
 import { updateArticle } from './update-article.ts'
 
 // Revisions are written by the articles_record_revision trigger, in the transaction of the
@@ -66,7 +66,7 @@ export async function getRevision(tenantId: string, articleId: string, revisionI
  * update, so the workflow's rules, If-Match and the article.updated event apply as to any edit,
  * and the restore is itself a new revision. The author stays who it is now.
  */
-export async function restoreRevision(actor: Actor, articleId: string, revisionId: string, options: { ifMatch?: string | null } = {}): Promise<Article> {
+export async function restoreRevision(actor: Actor, articleId: string, revisionId: string, options: { ifMatch?: string | null } = {}): Promise<WrittenArticle> {
   const revision = await getRevision(actor.tenant.id, articleId, revisionId)
   return updateArticle(
     actor,

@@ -17,12 +17,21 @@ export const tagsSchema = z
   .max(50, 'At most 50 tags.')
   .meta({ description: 'At most 50 tags of 1 to 64 characters; duplicates are removed.', example: ['local', 'politics'] })
 
+const bodyDescription = [
+  'HTML, sanitised on write by one allow-list, so what is stored is what every reader and webhook receives.',
+  'Kept: paragraphs and line breaks (`p`, `br`, `hr`), headings `h1`–`h6`, lists (`ul`, `ol` with `start`, `li`), emphasis (`strong`, `b`, `em`, `i`, `u`, `s`, `sub`, `sup`, `mark`, `small`),',
+  '`blockquote`, `pre` and `code` (class `language-*` only), links `a` (`href` with http, https, mailto or tel, or relative; `title`; `target="_blank"` gets `rel="noopener noreferrer nofollow"`),',
+  '`figure`, `figcaption`, `img` (`src` https only, `alt`, `title`, `width`, `height`) and simple tables (`table`, `caption`, `thead`, `tbody`, `tfoot`, `tr`, `th`, `td` with `colspan`/`rowspan`).',
+  'Everything else is removed: `script`, `style`, `iframe` and other embeds (send a link to the post or video; sites may render it through oEmbed), forms, SVG/MathML, `on*` handlers, `style`, `id`, `class`,',
+  'and `javascript:`, `data:` or protocol-relative URLs. When something was removed, the response carries the stored body and a `Warning` header naming what went.',
+].join(' ')
+
 const articleFields = {
   headline: headlineSchema,
   lede: withoutNul(z.string().max(2_000, 'lede must be at most 2,000 characters.')).nullable().meta({ example: 'The vote ends a decade of debate.' }),
   body: withoutNul(z.string().max(1_000_000, 'body must be at most 1,000,000 characters.'))
     .nullable()
-    .meta({ description: 'HTML, stored as sent; sanitised wherever it is rendered.', example: '<p>The council voted 7–2…</p>' }),
+    .meta({ description: bodyDescription, example: '<p>The council voted 7–2…</p>' }),
   department_id: id('dep_0mhx2k1s9q3v8w4t6y1z2a3b4c').nullable().meta({ description: "One of the tenant's departments." }),
   tags: tagsSchema,
   author_id: id('usr_0mhx2k1s9q3v8w4t6y1z2a3b4c').meta({ description: 'A user of the tenant; defaults to the owner of the token.' }),
@@ -213,6 +222,7 @@ export const bulkImportResultSchema = z
         status: z.enum(['created', 'updated', 'failed']),
         article_id: z.string().optional(),
         external_id: z.string().optional(),
+        body_removed: z.array(z.string()).optional().meta({ description: 'What the body allow-list removed from this item\'s body, when anything was.' }),
         errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
       }),
     ),

@@ -11,18 +11,20 @@ import { toArticleRecord } from './article-record.ts'
 import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
 import { bulkArticleSchema, maxBulkArticles } from './article-schemas.ts'
 import { zodFieldErrors } from '../validation.ts'
+import { cleanBody } from './stored-body.ts'
 
 export type BulkItemResult = {
   index: number
   status: 'created' | 'updated' | 'failed'
   article_id?: string
   external_id?: string
+  body_removed?: string[]
   errors?: FieldError[]
 }
 
 export type BulkImportResult = { created: number; updated: number; failed: number; results: BulkItemResult[] }
 
-type ValidItem = { index: number; id: string; input: z.infer<typeof bulkArticleSchema> }
+type ValidItem = { index: number; id: string; input: z.infer<typeof bulkArticleSchema>; bodyRemoved: string[] }
 
 type UpsertedRow = StoredArticle & { inserted: boolean }
 
@@ -56,7 +58,8 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
       }
       seenExternalIds.set(externalId, index)
     }
-    valid.push({ index, id: createId('art'), input: parsed.data })
+    const body = cleanBody(parsed.data.body)
+    valid.push({ index, id: createId('art'), input: { ...parsed.data, body: body.body }, bodyRemoved: body.removed })
   })
 
   const unknown = await findForeignReferences(tdb, {
@@ -119,6 +122,7 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
           status: row.inserted ? 'created' : 'updated',
           article_id: row.id,
           ...(row.externalId !== null && { external_id: row.externalId }),
+          ...(item.bodyRemoved.length > 0 && { body_removed: item.bodyRemoved }),
         }
       }
       for (const item of storable) {

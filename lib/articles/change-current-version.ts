@@ -5,13 +5,19 @@ import { dispatchEvents } from '../events/dispatch-events.ts'
 import { recordEvents } from '../events/record-event.ts'
 import { ifMatchSatisfied, toArticleRecord } from './article-record.ts'
 
-const maxAttempts = 3
+// A blind change (no If-Match) is last-writer-wins: it is re-judged against each newer version
+// until the rules accept or refuse it, never refused for losing races. Every lost round means
+// another writer's change committed, so concurrent writers all land (N of them need at most N
+// rounds); the cap only stops one request from spinning under a flood no client could cause
+// within its rate limit.
+const maxBlindRounds = 200
 
 /**
  * Applies a change to an article as it is now. `apply` judges the version it is given (and may
  * refuse by throwing) and writes only to that version, answering undefined when a concurrent
  * writer got there first. Then the change is judged again against the new version — unless the
  * caller pinned the version it saw (If-Match, or the editor's loaded version): that is a 412.
+ * Without a pin it goes on until `apply` writes or refuses (last writer wins).
  */
 export async function changeCurrentVersion<Result>(
   tdb: TenantDb,
@@ -28,7 +34,7 @@ export async function changeCurrentVersion<Result>(
     const result = await apply(current)
     if (result !== undefined) return result
     if (ifMatch) throw new PreconditionFailedError('The article changed while your change was applied. Fetch it again and re-apply your change.')
-    if (attempt >= maxAttempts) throw new ConflictError('concurrent_update', 'The article is being changed by others right now; retry in a moment.')
+    if (attempt >= maxBlindRounds) throw new ConflictError('concurrent_update', 'The article is being changed by others right now; retry in a moment.')
   }
 }
 

@@ -1,4 +1,3 @@
-import type { Article } from '../db/generated/client.ts'
 import { ValidationError } from '../errors.ts'
 import { dispatchEvents } from '../events/dispatch-events.ts'
 import { recordEvents } from '../events/record-event.ts'
@@ -9,8 +8,9 @@ import { findForeignReferences, referenceErrors, uniqueTags } from './article-re
 import { toArticleRecord } from './article-record.ts'
 import type { CreateArticleInput } from './article-schemas.ts'
 import { fromApiStatus } from './article-status.ts'
+import { cleanBody, type WrittenArticle } from './stored-body.ts'
 
-export async function createArticle(actor: Actor, input: CreateArticleInput): Promise<Article> {
+export async function createArticle(actor: Actor, input: CreateArticleInput): Promise<WrittenArticle> {
   const tdb = tenantDb(actor.tenant.id)
   const authorId = input.author_id ?? actor.user?.id
   if (!authorId) throw new ValidationError([{ field: 'author_id', message: 'author_id is required when the system creates an article.' }])
@@ -22,6 +22,7 @@ export async function createArticle(actor: Actor, input: CreateArticleInput): Pr
   const errors = referenceErrors(input, unknown)
   if (errors.length > 0) throw new ValidationError(errors)
 
+  const body = cleanBody(input.body ?? null)
   const { article, events } = await tdb.$transaction(async (tx) => {
     const article = await tx.article.create({
       data: {
@@ -29,7 +30,7 @@ export async function createArticle(actor: Actor, input: CreateArticleInput): Pr
         tenantId: actor.tenant.id,
         headline: input.headline,
         lede: input.lede ?? null,
-        body: input.body ?? null,
+        body: body.body,
         departmentId: input.department_id ?? null,
         tags: uniqueTags(input.tags),
         status: fromApiStatus(input.status ?? 'draft'),
@@ -42,5 +43,5 @@ export async function createArticle(actor: Actor, input: CreateArticleInput): Pr
     return { article, events }
   })
   await dispatchEvents(events)
-  return article
+  return { ...article, bodyRemoved: body.removed }
 }

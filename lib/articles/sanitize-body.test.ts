@@ -100,3 +100,23 @@ describe('sanitizeBody keeps what an editor writes', () => {
     expect(sanitizeBody('')).toBe('')
   })
 })
+
+describe('sanitizeBodyReporting names what it removed', () => {
+  it('lists removed tags, attributes and URL schemes once each, in document order', async () => {
+    const { sanitizeBodyReporting } = await import('./sanitize-body.ts')
+    expect(sanitizeBodyReporting('<p style="x" onclick=a>t</p><script>1</script><script>2</script><a href=" java\tscript:x">l</a><img src="http://cdn.example/a.jpg">')).toEqual({
+      html: '<p>t</p><a>l</a><img />',
+      removed: ['style attribute', 'onclick attribute', '<script>', 'javascript: URL in href', 'http: URL in src'],
+    })
+  })
+
+  it('reports nothing for a clean body, even when it is normalised', async () => {
+    const { sanitizeBodyReporting } = await import('./sanitize-body.ts')
+    expect(sanitizeBodyReporting('<p>Hi<br>there <a href="https://x.example" target="_blank" rel="opener">x</a></p>').removed).toEqual([])
+  })
+
+  it('is idempotent, so stored bodies stay as they are when sanitised again', () => {
+    const once = sanitizeBody('<p onclick=x>a<img src=x onerror=y><br></p><script>z</script>')
+    expect(sanitizeBody(once)).toBe(once)
+  })
+})

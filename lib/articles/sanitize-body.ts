@@ -1,8 +1,8 @@
 import sanitizeHtml from 'sanitize-html'
 
-// Article bodies are stored as sent (contract: Articles, Create) and made safe here, at
-// rendering time, by one allow-list shared by every place that renders a body: the portal's
-// preview today, the public site tomorrow. Anything not listed is dropped.
+// Article bodies are sanitised on write (every write path stores cleanBody's output, see
+// stored-body.ts) by this one allow-list, which the portal's preview also renders through, so
+// what is stored is what every reader and webhook receiver gets. Anything not listed is dropped.
 //
 // Decisions:
 // - Tags: the text structure TipTap's StarterKit produces, plus images, figures and simple
@@ -11,13 +11,21 @@ import sanitizeHtml from 'sanitize-html'
 // - Attributes: only the few below. No `on*` handlers, no `style` (CSS can overlay the site's
 //   own UI or exfiltrate through url()), no `id`/`name` (DOM clobbering of the page's scripts),
 //   no `class` except TipTap's `language-*` on code.
-// - URLs: http, https, mailto and tel for links; http and https only for images. No
+// - Embeds (iframe, object, embed, script-based widgets) are not allowed: each loads and runs
+//   another origin's document inside every site that renders the body, and which providers
+//   to trust is each site's decision. An embed travels as a plain link to the post or video
+//   (<a href="https://…">), which a site may turn into a player through oEmbed.
+// - URLs: http, https, mailto and tel for links; https only for images (an http image is
+//   mixed content on every https site, and a tracking pixel in the clear). No
 //   `javascript:`, `vbscript:` or `data:` anywhere, data images included: a data: image cannot
 //   run script in an <img>, but it smuggles megabytes into the body and bypasses the media
 //   library, so images must be addresses. Protocol-relative URLs are refused (they follow
 //   the page's scheme, which a preview and the public site do not share). Relative URLs stay.
 // - Links that open a new tab get rel="noopener noreferrer nofollow", so the opened page
 //   cannot reach back through window.opener, and we vouch for no one.
+const allowedSchemes = ['http', 'https', 'mailto', 'tel']
+const imageSchemes = ['https']
+
 const options: sanitizeHtml.IOptions = {
   allowedTags: [
     'p', 'br', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'code',
@@ -34,8 +42,8 @@ const options: sanitizeHtml.IOptions = {
     code: ['class'],
   },
   allowedClasses: { code: [/^language-[a-z0-9+#-]{1,32}$/] },
-  allowedSchemes: ['http', 'https', 'mailto', 'tel'],
-  allowedSchemesByTag: { img: ['http', 'https'] },
+  allowedSchemes,
+  allowedSchemesByTag: { img: imageSchemes },
   allowedSchemesAppliedToAttributes: ['href', 'src', 'cite'],
   allowProtocolRelative: false,
   // The content of a dropped script or style is code, never text for the reader.
@@ -57,4 +65,50 @@ const options: sanitizeHtml.IOptions = {
 export function sanitizeBody(html: string | null | undefined): string {
   if (!html) return ''
   return sanitizeHtml(html, options)
+}
+
+/**
+ * The sanitised body and, for a person, what the allow-list took out of it (e.g. "<script>",
+ * "onerror attribute", "javascript: URL"), each named once. Normalising what stays (quoting,
+ * `<br>` to `<br />`) is not a removal.
+ */
+export function sanitizeBodyReporting(html: string): { html: string; removed: string[] } {
+  const removed = new Set<string>()
+  const out = sanitizeHtml(html, { ...options, onOpenTag: (tag, attribs) => noteRemovals(tag.toLowerCase(), attribs, removed) })
+  return { html: out, removed: [...removed] }
+}
+
+const allowedTags = new Set(options.allowedTags as string[])
+const allowedAttributes = options.allowedAttributes as Record<string, string[]>
+// Ours to set or drop without it being a loss worth reporting (see transformTags).
+const silentlyReplaced: Record<string, string[]> = { a: ['rel', 'target'] }
+
+function noteRemovals(tag: string, attribs: Record<string, string>, removed: Set<string>): void {
+  if (!allowedTags.has(tag)) {
+    removed.add(`<${tag}>`)
+    return
+  }
+  const allowed = allowedAttributes[tag] ?? []
+  for (const [rawName, value] of Object.entries(attribs)) {
+    const name = rawName.toLowerCase()
+    if (silentlyReplaced[tag]?.includes(name)) continue
+    if (!allowed.includes(name)) {
+      removed.add(`${name} attribute`)
+      continue
+    }
+    if (name === 'class' && !value.split(/\s+/).every((c) => c === '' || /^language-[a-z0-9+#-]{1,32}$/.test(c))) removed.add('class attribute')
+    if (name === 'href' || name === 'src') {
+      const refusal = urlRefusal(value, tag === 'img' ? imageSchemes : allowedSchemes)
+      if (refusal) removed.add(`${refusal} in ${name}`)
+    }
+  }
+}
+
+function urlRefusal(value: string, schemes: string[]): string | null {
+  // Browsers ignore control characters and whitespace inside a scheme ("java\tscript:").
+  const compact = value.replace(/[\u0000-\u0020]/g, '').toLowerCase()
+  if (compact.startsWith('//')) return 'protocol-relative URL'
+  const scheme = /^([a-z][a-z0-9+.-]*):/.exec(compact)?.[1]
+  if (scheme === undefined || schemes.includes(scheme)) return null
+  return `${scheme}: URL`
 }

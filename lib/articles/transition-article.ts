@@ -10,7 +10,7 @@ import { tenantDb, type TenantDb } from '../tenancy/tenant-db.ts'
 import { buildArticleUrl } from './article-url.ts'
 import { mayManageSchedule } from './offered-moves.ts'
 import { toArticleRecord } from './article-record.ts'
-import { changeCurrentVersion, updateReadVersion } from './change-current-version.ts'
+import { changeCurrentVersion } from './change-current-version.ts'
 import type { TransitionArticleInput } from './article-schemas.ts'
 import { allowedNextStates, canTransition, fromApiStatus, roleMayTransition, toApiStatus, type ApiStatus } from './article-status.ts'
 
@@ -160,6 +160,31 @@ export async function cancelScheduledPublication(actor: Actor, articleId: string
       throw new ForbiddenError(`A ${actor.user?.role} cannot change a publication schedule; ask an editor.`)
     }
     if (!current.scheduledPublishAt) return current
-    return updateReadVersion(tdb, current, { scheduledPublishAt: null })
+    return cancelReadSchedule(tdb, actor, current)
   })
+}
+
+/** Clears the schedule of the version read, with a history row naming it and the article.updated event. */
+async function cancelReadSchedule(tdb: TenantDb, actor: Actor, current: Article): Promise<Article | undefined> {
+  const result = await tdb.$transaction(async (tx) => {
+    const [article] = await tx.article.updateManyAndReturn({ where: { id: current.id, version: current.version }, data: { scheduledPublishAt: null, version: { increment: 1 } } })
+    if (!article) return undefined
+    await tx.articleTransition.create({
+      data: {
+        id: createId('trn'),
+        tenantId: actor.tenant.id,
+        articleId: article.id,
+        fromState: current.status,
+        toState: article.status,
+        actorId: actor.user?.id ?? null,
+        publishAt: current.scheduledPublishAt,
+        scheduleCancelled: true,
+      },
+    })
+    const events = await recordEvents(tx, actor.tenant.id, [{ kind: 'article.updated', data: toArticleRecord(article) }])
+    return { article, events }
+  })
+  if (!result) return undefined
+  await dispatchEvents(result.events)
+  return result.article
 }

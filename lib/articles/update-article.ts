@@ -5,6 +5,7 @@ import { tenantDb } from '../tenancy/tenant-db.ts'
 import { findForeignReferences, referenceErrors, uniqueTags } from './article-references.ts'
 import { changeCurrentVersion, updateReadVersion } from './change-current-version.ts'
 import type { UpdateArticleInput } from './article-schemas.ts'
+import { cleanBody, type WrittenArticle } from './stored-body.ts'
 
 /**
  * Applies a partial update. With `ifMatch` (an If-Match header, or the version the portal's
@@ -15,7 +16,7 @@ export async function updateArticle(
   articleId: string,
   input: UpdateArticleInput,
   options: { ifMatch?: string | null } = {},
-): Promise<Article> {
+): Promise<WrittenArticle> {
   const tdb = tenantDb(actor.tenant.id)
   const unknown = await findForeignReferences(tdb, {
     departmentIds: input.department_id ? [input.department_id] : [],
@@ -27,14 +28,15 @@ export async function updateArticle(
   const changes: Prisma.ArticleUpdateManyMutationInput & { departmentId?: string | null; authorId?: string } = {}
   if (input.headline !== undefined) changes.headline = input.headline
   if (input.lede !== undefined) changes.lede = input.lede
-  if (input.body !== undefined) changes.body = input.body
+  const body = cleanBody(input.body)
+  if (body.body !== undefined) changes.body = body.body
   if (input.department_id !== undefined) changes.departmentId = input.department_id
   if (input.tags !== undefined) changes.tags = uniqueTags(input.tags)
   if (input.author_id !== undefined) changes.authorId = input.author_id
   // The revision this change makes names its editor (see article_revisions).
   changes.editedById = actor.user?.id ?? null
 
-  return changeCurrentVersion(tdb, articleId, options.ifMatch, async (current) => {
+  const article = await changeCurrentVersion(tdb, articleId, options.ifMatch, async (current) => {
     if (current.status === 'archived') {
       throw new ConflictError('article_archived', archivedRefusal, { from_state: 'archived' })
     }
@@ -42,6 +44,7 @@ export async function updateArticle(
 
     return updateReadVersion(tdb, current, changes)
   })
+  return { ...article, bodyRemoved: body.removed }
 }
 
 const archivedRefusal = 'Archived articles are read-only; restore it to draft first.'

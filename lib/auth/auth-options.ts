@@ -59,7 +59,10 @@ export const authOptions: AuthOptions = {
         const decision = await consumeSignInAttempt(credentials.email.trim().toLowerCase(), address)
         if (!decision.allowed) throw new Error(tooManySignInAttempts)
         const member = await authenticateUser(credentials.email, credentials.password)
-        return member ? { id: member.id, email: member.email, name: member.name } : null
+        if (!member) return null
+        // Only failed attempts count: a newsroom signing in all day is never throttled.
+        await decision.succeeded()
+        return { id: member.id, email: member.email, name: member.name }
       },
     }),
   ],

@@ -1,5 +1,5 @@
 import { assertAdmin } from '../auth/assert-admin.ts'
-import { ConflictError, NotFoundError, ValidationError } from '../errors.ts'
+import { ConflictError, NotFoundError, type FieldError } from '../errors.ts'
 import { createId } from '../ids.ts'
 import { parseInput } from '../parse-input.ts'
 import type { Actor } from '../tenancy/actor.ts'
@@ -18,11 +18,33 @@ export async function listDepartments(tenantId: string): Promise<DepartmentSumma
   return rows.map((row) => ({ id: row.id, name: row.name, createdAt: row.createdAt, articleCount: row._count.articles }))
 }
 
-function nameTaken(name: string): ValidationError {
-  return new ValidationError([{ field: 'name', message: `A department named “${name}” exists already.` }])
+/** 409 naming the department that has the name already; the portal shows it beside the name field. */
+export class DepartmentNameTakenError extends ConflictError {
+  readonly fieldErrors: FieldError[]
+  constructor(existingName: string) {
+    const message = `A department named “${existingName}” exists already.`
+    super('department_name_taken', message, { existing_name: existingName })
+    this.fieldErrors = [{ field: 'name', message }]
+  }
 }
 
-// "Sport" and "sport" would be two departments to the database but one to every reader.
+function nameTaken(name: string): DepartmentNameTakenError {
+  return new DepartmentNameTakenError(name)
+}
+
+/** After the unique index refused a name: the department that has it, as it is spelt. */
+async function clashAfterRace(db: Reader, name: string, exceptId?: string): Promise<DepartmentNameTakenError> {
+  try {
+    await assertNameFree(db, name, exceptId)
+  } catch (error) {
+    if (error instanceof DepartmentNameTakenError) return error
+    throw error
+  }
+  return nameTaken(name)
+}
+
+// "Sport" and "sport" are one department to every reader. Checked first for a clear answer;
+// the unique index on (tenant_id, lower(name)) settles concurrent adds.
 async function assertNameFree(db: Reader, name: string, exceptId?: string): Promise<void> {
   const clash = await db.department.findFirst({
     where: { name: { equals: name, mode: 'insensitive' }, ...(exceptId && { id: { not: exceptId } }) },
@@ -44,7 +66,7 @@ export async function addDepartment(actor: Actor, raw: { name: string }): Promis
     const row = await tdb.department.create({ data: { id: createId('dep'), tenantId: actor.tenant.id, name } })
     return { id: row.id, name: row.name, createdAt: row.createdAt, articleCount: 0 }
   } catch (error) {
-    if (isUniqueViolation(error)) throw nameTaken(name)
+    if (isUniqueViolation(error)) throw await clashAfterRace(tdb, name)
     throw error
   }
 }
@@ -63,7 +85,7 @@ export async function renameDepartment(actor: Actor, raw: { departmentId: string
     const articleCount = await tdb.article.count({ where: { departmentId } })
     return { id: row.id, name: row.name, createdAt: row.createdAt, articleCount }
   } catch (error) {
-    if (isUniqueViolation(error)) throw nameTaken(name)
+    if (isUniqueViolation(error)) throw await clashAfterRace(tdb, name, departmentId)
     throw error
   }
 }

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import next from 'next'
-import { recordPeerAddress } from './node-http.ts'
+import { appListener } from './app-listener.ts'
+import { refuseConnect } from './unserved-methods.ts'
 import { createV1Listener } from './v1-listener.ts'
 
 /**
@@ -12,15 +13,12 @@ export async function startAppServer(options: { port: number; hostname?: string;
   const handleWithNext = nextApp.getRequestHandler()
   const [serveV1] = await Promise.all([createV1Listener(), nextApp.prepare()])
 
-  const server = createServer((req, res) => {
-    recordPeerAddress(req)
-    const path = req.url ?? '/'
-    if (path === '/v1' || path.startsWith('/v1/') || path.startsWith('/v1?')) void serveV1(req, res)
-    else void handleWithNext(req, res)
-  })
+  const server = createServer(appListener(serveV1, handleWithNext))
+  refuseConnect(server)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(options.port, options.hostname, resolve)
   })
   return server
 }
+

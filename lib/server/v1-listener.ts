@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { errorResponse } from '../api/with-api.ts'
 import { createId } from '../ids.ts'
 import { sendWebResponse, toWebRequest } from './node-http.ts'
+import { isServedMethod, unservedMethodResponse } from './unserved-methods.ts'
 import { loadV1Router } from './v1-router.ts'
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => Promise<void>
@@ -12,6 +13,12 @@ export async function createV1Listener(): Promise<NodeListener> {
   return async (req, res) => {
     try {
       const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`)
+      if (!isServedMethod(req.method)) {
+        // Allow names what this route takes: its OPTIONS answer (no token, no database).
+        const options = await route(new Request(url, { method: 'OPTIONS' }))
+        await sendWebResponse(req, res, unservedMethodResponse(req.method, options.headers.get('allow') ?? undefined))
+        return
+      }
       await sendWebResponse(req, res, await route(toWebRequest(req, url)))
     } catch (error) {
       // The /v1 wrapper turns every failure into a problem; this only catches what escapes it.

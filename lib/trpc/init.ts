@@ -15,7 +15,7 @@ const t = initTRPC.context<PortalContext>().create({
         ...shape.data,
         // The domain's own code and field errors, so forms can show them beside the fields.
         domainCode: cause instanceof DomainError ? cause.code : null,
-        fieldErrors: cause instanceof ValidationError ? cause.fieldErrors : null,
+        fieldErrors: cause instanceof ValidationError || (cause instanceof DomainError && 'fieldErrors' in cause) ? (cause.fieldErrors as ValidationError['fieldErrors']) : null,
       },
     }
   },

@@ -36,15 +36,36 @@ describe('departments', () => {
     ])
   })
 
-  it('refuses a name in use (whatever its case) and an empty one, naming the field', async () => {
+  it('refuses a name in use (whatever its case) with a 409 naming the clash, and an empty one, naming the field', async () => {
     const admin = newsroom.actor('admin')
     const duplicate = await refusal(addDepartment(admin, { name: 'news' }))
-    expect(duplicate).toBeInstanceOf(ValidationError)
+    expect(duplicate).toBeInstanceOf(ConflictError)
+    expect(duplicate).toMatchObject({ status: 409, code: 'department_name_taken', message: 'A department named “News” exists already.', extra: { existing_name: 'News' } })
     expect(duplicate?.fieldErrors).toEqual([{ field: 'name', message: 'A department named “News” exists already.' }])
-    expect(await refusal(renameDepartment(admin, { departmentId: newsroom.departments[1]!.id, name: 'NEWS' }))).toBeInstanceOf(ValidationError)
+    expect(await refusal(renameDepartment(admin, { departmentId: newsroom.departments[1]!.id, name: 'NEWS' }))).toMatchObject({ status: 409, code: 'department_name_taken' })
     expect(await refusal(addDepartment(admin, { name: '   ' }))).toBeInstanceOf(ValidationError)
     // Renaming to its own name in another case is fine.
     expect((await renameDepartment(admin, { departmentId: newsroom.departments[0]!.id, name: 'NEWS' })).name).toBe('NEWS')
+  })
+
+  it('two admins adding "Rowing" and "rowing" at the same moment: one is added, the other is a 409 naming it', async () => {
+    const admin = newsroom.actor('admin')
+    // Many pairs, so that some really do pass the app's own check together and meet the index.
+    for (let i = 0; i < 10; i++) {
+      const results = await Promise.allSettled([addDepartment(admin, { name: `Rowing ${i}` }), addDepartment(admin, { name: `rowing ${i}` })])
+      const added = results.filter((result) => result.status === 'fulfilled')
+      const refused = results.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []))
+      expect(added).toHaveLength(1)
+      expect(refused).toHaveLength(1)
+      const winner = (added[0] as PromiseFulfilledResult<{ name: string }>).value.name
+      expect(refused[0]).toMatchObject({ status: 409, code: 'department_name_taken', message: `A department named “${winner}” exists already.` })
+    }
+    const names = (await listDepartments(newsroom.tenant.id)).map((department) => department.name.toLowerCase())
+    expect(new Set(names).size).toBe(names.length)
+  })
+
+  it('the database itself refuses a second name that differs only in case', async () => {
+    await expect(db.department.create({ data: { id: createId('dep'), tenantId: newsroom.tenant.id, name: 'SPORT' } })).rejects.toMatchObject({ code: 'P2002' })
   })
 
   it('removes an unused department and refuses one that articles use, saying how many', async () => {

@@ -12,6 +12,7 @@ type HeaderName =
   | 'ETag'
   | 'Location'
   | 'Allow'
+  | 'Warning'
 
 const rateLimitNote = 'Sent with every response to a request that carried a valid token, and with 429.'
 
@@ -33,24 +34,30 @@ export const responseHeaders: Record<HeaderName, oas31.HeaderObject> = {
     example: '"per-token";q=1000;w=60',
   },
   RateLimit: {
-    description: `What is left of the budget: \`r\` requests remaining, \`t\` seconds until the window resets. ${rateLimitNote}`,
+    description: `What is left of the budget: \`r\` requests remaining, \`t\` seconds until the oldest request counted leaves the rolling window and gives one back. ${rateLimitNote}`,
     schema: { type: 'string' },
     example: '"per-token";r=998;t=42',
   },
   'X-RateLimit-Limit': {
-    description: `Requests allowed per window (1,000 per minute on the standard plan, 10,000 on enterprise). ${rateLimitNote}`,
+    description: `Requests allowed in any rolling window (1,000 in any 60 seconds on the standard plan, 10,000 on enterprise), counted across all instances. ${rateLimitNote}`,
     schema: { type: 'integer' },
     example: 1000,
   },
   'X-RateLimit-Remaining': {
-    description: `Requests left in the current window. ${rateLimitNote}`,
+    description: `Requests left in the rolling window that ends now. ${rateLimitNote}`,
     schema: { type: 'integer' },
     example: 998,
   },
   'X-RateLimit-Reset': {
-    description: `When the current window ends, in Unix epoch seconds. ${rateLimitNote}`,
+    description: `When the oldest request counted leaves the rolling window (one request of budget comes back), in Unix epoch seconds. ${rateLimitNote}`,
     schema: { type: 'integer' },
     example: 1795772400,
+  },
+  Warning: {
+    description:
+      'Sent when the `body` you wrote was sanitised: names what the allow-list removed. The response carries the body as stored, which is what readers and webhooks get.',
+    schema: { type: 'string' },
+    example: '299 - "body sanitised: removed <script>, onerror attribute, javascript: URL in href"',
   },
   'Retry-After': {
     description: 'Seconds to wait before retrying.',

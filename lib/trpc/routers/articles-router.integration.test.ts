@@ -123,6 +123,15 @@ describe('an editor', () => {
 
     const cancelled = await as('admin').articles.cancelSchedule({ article_id: id })
     expect(cancelled).toMatchObject({ status: 'approved', scheduled_publish_at: null })
+
+    // The cancellation is a history row of its own: who took back which schedule.
+    const after = await as('writer').articles.history({ article_id: id })
+    expect(after).toHaveLength(4)
+    expect(after[3]).toMatchObject({ from_state: 'approved', to_state: 'approved', actor: { name: `${newsroom.tenant.slug} admin` }, publish_at: publishAt, schedule_cancelled: true })
+    expect(after.slice(0, 3).every((row) => !row.schedule_cancelled)).toBe(true)
+    // Cancelling again changes nothing and writes no row.
+    await as('admin').articles.cancelSchedule({ article_id: id })
+    expect(await as('writer').articles.history({ article_id: id })).toHaveLength(4)
   })
 
   it('is told when someone else moved the article first: CONFLICT naming the current state', async () => {

@@ -18,6 +18,7 @@ import { snippetParts } from '../../articles/search-articles.ts'
 import { mayManageSchedule, offeredMoves } from '../../articles/offered-moves.ts'
 import { cancelScheduledPublication, transitionArticle } from '../../articles/transition-article.ts'
 import { contentEditRefusal, updateArticle } from '../../articles/update-article.ts'
+import type { WrittenArticle } from '../../articles/stored-body.ts'
 import { domainInput } from '../domain-input.ts'
 import { memberProcedure, router } from '../init.ts'
 import { pageRecord } from '../../pagination.ts'
@@ -27,6 +28,11 @@ const articleId = z.strictObject({ article_id: articlePathSchema.shape.article_i
 // In the portal the author is the person signed in, so the editor never sends author_id.
 const portalCreateSchema = createArticleSchema.omit({ author_id: true })
 const portalChangesSchema = updateArticleSchema.omit({ author_id: true, status: true })
+
+/** The saved article, and what the body allow-list removed from the body sent, for the editor to show. */
+function writtenRecord(article: WrittenArticle) {
+  return { ...toArticleRecord(article), body_removed: article.bodyRemoved }
+}
 
 /**
  * The editors' workflow. Every procedure is open to every member: what a role may do is the
@@ -65,16 +71,16 @@ export const articlesRouter = router({
   restoreRevision: memberProcedure
     .input(domainInput(revisionPathSchema.extend({ version: z.number().int().min(1) })))
     .mutation(async ({ ctx, input }) =>
-      toArticleRecord(await restoreRevision(ctx.actor, input.article_id, input.revision_id, { ifMatch: articleEtag({ version: input.version }) })),
+      writtenRecord(await restoreRevision(ctx.actor, input.article_id, input.revision_id, { ifMatch: articleEtag({ version: input.version }) })),
     ),
 
-  create: memberProcedure.input(domainInput(portalCreateSchema)).mutation(async ({ ctx, input }) => toArticleRecord(await createArticle(ctx.actor, input))),
+  create: memberProcedure.input(domainInput(portalCreateSchema)).mutation(async ({ ctx, input }) => writtenRecord(await createArticle(ctx.actor, input))),
 
   /** Saves from the version the editor loaded: a change made meanwhile by someone else is a 412, never overwritten. */
   update: memberProcedure
     .input(domainInput(z.strictObject({ article_id: articleId.shape.article_id, version: z.number().int().min(1), changes: portalChangesSchema })))
     .mutation(async ({ ctx, input }) =>
-      toArticleRecord(await updateArticle(ctx.actor, input.article_id, input.changes, { ifMatch: articleEtag({ version: input.version }) })),
+      writtenRecord(await updateArticle(ctx.actor, input.article_id, input.changes, { ifMatch: articleEtag({ version: input.version }) })),
     ),
 
   // No version here: a move is judged against the article's state now, so a move someone

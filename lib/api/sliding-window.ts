@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto'
+import type { Redis } from 'ioredis'
+
+/**
+ * A sliding-window log: a request is admitted when fewer than `limit` requests were admitted in
+ * the `windowMs` before it, so no span of that length ever admits more than the limit (a fixed
+ * window lets twice the limit through across its edge; GCRA lets a full burst plus a window's
+ * refill through, also up to twice). The cost is one entry per admitted request per key (1,000
+ * for a standard token), which Redis keeps in one sorted set that expires with its newest entry.
+ * Refused requests are not logged: a client that keeps retrying is admitted again as soon as
+ * its oldest request leaves the window, which is what Retry-After tells it.
+ */
+export type WindowOutcome = {
+  allowed: boolean
+  remaining: number
+  /** ms until the oldest counted request leaves the window. */
+  resetMs: number
+  /** Takes this request back out of the log (it turned out not to count); a no-op when refused. */
+  release: () => Promise<void>
+}
+
+// One atomic script per decision, so instances sharing Redis never both take the last slot.
+// The time is Redis's own (TIME) unless the caller passes one (tests drive a clock), so the
+// instances' clocks need not agree.
+const script = `
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local now = tonumber(ARGV[3])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+if count < limit then
+  redis.call('ZADD', KEYS[1], now, ARGV[4])
+  redis.call('PEXPIRE', KEYS[1], window)
+  local oldest = tonumber(redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2])
+  return {1, limit - count - 1, oldest + window - now}
+end
+local freeing = tonumber(redis.call('ZRANGE', KEYS[1], count - limit, count - limit, 'WITHSCORES')[2])
+return {0, 0, freeing + window - now}
+`
+
+export async function consumeInRedis(redis: Redis, key: string, limit: number, windowMs: number, nowMs?: number): Promise<WindowOutcome> {
+  const member = `${nowMs ?? Date.now()}:${randomBytes(6).toString('base64url')}`
+  const [allowed, remaining, resetMs] = (await redis.eval(script, 1, key, limit, windowMs, nowMs === undefined ? '' : String(nowMs), member)) as number[]
+  const release = async () => {
+    if (allowed === 1) await redis.zrem(key, member)
+  }
+  return { allowed: allowed === 1, remaining: remaining!, resetMs: Math.max(0, resetMs!), release }
+}
+
+/** The same log in this process's memory: the fallback while Redis is unreachable. */
+export class MemoryWindows {
+  private readonly logs = new Map<string, number[]>()
+
+  consume(key: string, limit: number, windowMs: number, nowMs = Date.now()): WindowOutcome {
+    const log = (this.logs.get(key) ?? []).filter((at) => at > nowMs - windowMs)
+    if (this.logs.size > 50_000) this.prune(windowMs, nowMs)
+    if (log.length < limit) {
+      log.push(nowMs)
+      this.logs.set(key, log)
+      const release = async () => {
+        const current = this.logs.get(key)
+        const at = current?.lastIndexOf(nowMs) ?? -1
+        if (at >= 0) current!.splice(at, 1)
+      }
+      return { allowed: true, remaining: limit - log.length, resetMs: log[0]! + windowMs - nowMs, release }
+    }
+    this.logs.set(key, log)
+    return { allowed: false, remaining: 0, resetMs: log[log.length - limit]! + windowMs - nowMs, release: async () => {} }
+  }
+
+  /** Drops keys whose requests have all left the window, so memory follows active clients. */
+  private prune(windowMs: number, nowMs: number): void {
+    for (const [key, log] of this.logs) if ((log.at(-1) ?? 0) <= nowMs - windowMs) this.logs.delete(key)
+  }
+}
