@@ -5,6 +5,7 @@ import { systemDb } from '../tenancy/tenant-db.ts'
 import { signingSecrets } from './rotate-secret.ts'
 import { sendWebhookRequest, webhookUserAgent, type RequestOutcome } from './send-webhook-request.ts'
 import { signPayload, standardSignature } from './sign-payload.ts'
+import { metrics } from '../ops/metrics.ts'
 
 /**
  * `scheduled`: an attempt of the automatic schedule by the run of `generation` (0 unless the
@@ -152,6 +153,9 @@ async function recordAttempt(delivery: Delivery, at: Date, outcome: RequestOutco
         })
         await tx.delivery.update({ where: { id: delivery.id }, data: statusAfter(delivery, outcome, mode) })
         return attempt
+      }).then((attempt) => {
+        metrics.webhookAttempts.inc({ outcome: attemptOutcome(outcome) })
+        return attempt
       })
     } catch (error) {
       const code = (error as { code?: string }).code
@@ -160,4 +164,11 @@ async function recordAttempt(delivery: Delivery, at: Date, outcome: RequestOutco
       if (code !== 'P2002' || tries >= 3) throw error
     }
   }
+}
+
+/** The attempt's outcome as the metric labels it: succeeded, an HTTP status class, or no answer. */
+function attemptOutcome(outcome: RequestOutcome): string {
+  if (outcome.ok) return 'succeeded'
+  if (outcome.responseStatus === null) return 'no_response'
+  return `${Math.floor(outcome.responseStatus / 100)}xx`
 }

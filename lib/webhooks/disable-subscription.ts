@@ -1,5 +1,6 @@
 import { recordAudit } from '../audit.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
+import { metrics } from '../ops/metrics.ts'
 export const disabledForFailures = 'delivery_failures'
 
 /** delivery_failures: a delivery's every attempt failed. receiver_gone: the receiver answered 410 Gone. */
@@ -49,6 +50,7 @@ export async function disableSubscription(
     })
     await tx.delivery.updateMany({ where: { subscriptionId: subscription.id, status: 'pending' }, data: { status: 'failed', nextAttemptAt: null } })
     if (count === 0) return null
+    metrics.subscriptionsDisabled.inc()
     await recordAudit(tx, {
       tenantId: subscription.tenantId,
       actorId: null,

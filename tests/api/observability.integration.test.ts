@@ -1,6 +1,10 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { GET as scrapeMetrics } from '../../app/metrics/route.ts'
 import { logger } from '../../lib/ops/logger.ts'
+import { sendTestEvent } from '../../lib/webhooks/manual-deliveries.ts'
+import { createWebhook } from '../../lib/webhooks/manage-subscriptions.ts'
 import { apiClient } from '../support/api-client.ts'
 import { startApiServer } from '../support/api-server.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
@@ -13,7 +17,7 @@ let server: Awaited<ReturnType<typeof startApiServer>>
 let newsroom: TestTenant
 
 beforeAll(async () => {
-  stubEnv({ METRICS_TOKEN: 'scrape-me-please', RATE_LIMIT_STANDARD_PER_MINUTE: '3' })
+  stubEnv({ METRICS_TOKEN: 'scrape-me-please', RATE_LIMIT_STANDARD_PER_MINUTE: '3', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' })
   server = await startApiServer()
   newsroom = await createTestTenant()
 })
@@ -59,6 +63,29 @@ describe('metrics and request logs', () => {
     expect(sample(after, 'newsroom_api_request_duration_seconds_count', route) - sample(before, 'newsroom_api_request_duration_seconds_count', route)).toBe(4)
     expect(after).toMatch(/^newsroom_outbox_waiting_events \d+/m)
     expect(after).toMatch(/^newsroom_db_pool_connections\{state="in_use"\} \d+/m)
+  })
+
+  it('counts webhook attempts by outcome', async () => {
+    const receiver = createServer((request, response) => {
+      request.resume()
+      response.writeHead(request.url === '/fails' ? 503 : 204).end()
+    })
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+    const base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`
+    try {
+      const admin = newsroom.actor('admin')
+      const ok = await createWebhook(admin, { url: `${base}/ok`, events: ['article.created'], secret: 'a-long-enough-secret-1' })
+      const failing = await createWebhook(admin, { url: `${base}/fails`, events: ['article.created'], secret: 'a-long-enough-secret-2' })
+      const before = await scrape()
+      await sendTestEvent(admin, ok.id)
+      await sendTestEvent(admin, failing.id)
+      const after = await scrape()
+      for (const outcome of ['succeeded', '5xx']) {
+        expect(sample(after, 'newsroom_webhook_attempts_total', { outcome }) - sample(before, 'newsroom_webhook_attempts_total', { outcome }), outcome).toBe(1)
+      }
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve))
+    }
   })
 
   it('logs one line per request with ids, route, status and problem code, never the query string', async () => {
