@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type { CachedBody } from './response-cache.ts'
 import { jsonResponse } from './with-api.ts'
 
 // Clients and private caches may keep a copy but must ask again before using it; an unchanged
@@ -14,16 +15,33 @@ export function ifNoneMatchHits(header: string | null, etag: string): boolean {
   })
 }
 
+/** A GET's JSON body with its strong ETag: the one given (an article's version), else one of the content. */
+export function renderJson(data: unknown, etag?: string): CachedBody {
+  const body = JSON.stringify(data)
+  // A list's ETag is its content's: it changes when any row, the total or the next cursor does.
+  return { body, etag: etag ?? `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` }
+}
+
 /**
- * A GET's JSON answer with its ETag, or 304 Not Modified with no body when the request's
+ * A GET's answer with its ETag, or 304 Not Modified with no body when the request's
  * If-None-Match already names that ETag. Authentication, scope and rate limit have run
  * before this, as for any other answer.
  */
+export function conditionalAnswer(request: Request, rendered: CachedBody, extraHeaders: Record<string, string> = {}): Response {
+  const headers = { ...extraHeaders, ETag: rendered.etag, 'Cache-Control': revalidate }
+  if (ifNoneMatchHits(request.headers.get('if-none-match'), rendered.etag)) return new Response(null, { status: 304, headers })
+  return jsonResponse(null, { headers, body: rendered.body })
+}
+
 export function conditionalJson(request: Request, data: unknown, options: { etag?: string; headers?: Record<string, string> } = {}): Response {
-  const body = JSON.stringify(data)
-  // A list's ETag is its content's: it changes when any row, the total or the next cursor does.
-  const etag = options.etag ?? `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
-  const headers = { ...options.headers, ETag: etag, 'Cache-Control': revalidate }
-  if (ifNoneMatchHits(request.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers })
-  return jsonResponse(data, { headers, body })
+  return conditionalAnswer(request, renderJson(data, options.etag), options.headers)
+}
+
+/** The parsed query as a cache key: the same request in any parameter order is one key. */
+export function queryKey(query: Record<string, unknown>): string {
+  return JSON.stringify(
+    Object.entries(query)
+      .filter(([, value]) => value !== undefined)
+      .sort(([a], [b]) => a.localeCompare(b)),
+  )
 }

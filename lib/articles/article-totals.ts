@@ -33,6 +33,21 @@ export async function articleTotal(tenantId: string, filter: unknown, count: () 
   return redis ? redisTotal(redis, tenantId, filterKey, count) : localTotal(tenantId, filterKey, count)
 }
 
+/**
+ * The tenant's article generation now, for caches that must not outlive a change (the response
+ * cache); null when it cannot be read (Redis unreachable), so the caller does not cache.
+ */
+export async function articleGeneration(tenantId: string): Promise<string | null> {
+  const redis = await readyRedis()
+  if (!redis) return `local:${local.generations.get(tenantId) ?? 0}`
+  try {
+    return `redis:${(await redis.get(generationKey(tenantId))) ?? '0'}`
+  } catch (error) {
+    reportRedisDown(error as Error)
+    return null
+  }
+}
+
 /** Called once the changes to these tenants' articles have committed: their cached totals no longer hold. */
 export async function articlesChanged(tenantIds: Iterable<string>): Promise<void> {
   const tenants = [...new Set(tenantIds)]

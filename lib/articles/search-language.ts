@@ -1,5 +1,6 @@
 import { db } from '../db/client.ts'
 import { ValidationError } from '../errors.ts'
+import { articlesChanged } from './article-totals.ts'
 
 /**
  * Chooses the text-search language of a tenant's articles ('simple', 'english', 'german', …: one
@@ -17,6 +18,8 @@ export async function setSearchLanguage(tenantId: string, language: string): Pro
     // The trigger recomputes each vector with the tenant's new language.
     await tx.$executeRaw`UPDATE articles SET tags = tags WHERE tenant_id = ${tenantId}`
   })
+  // Searches now match differently: cached totals and answers of the old language no longer hold.
+  await articlesChanged([tenantId])
 }
 
 /** The tenant's text-search language. */

@@ -1,4 +1,5 @@
-import { conditionalJson } from '@/lib/api/conditional-response'
+import { conditionalAnswer, queryKey, renderJson } from '@/lib/api/conditional-response'
+import { cachedRead } from '@/lib/api/response-cache'
 import { apiRoute, jsonResponse, withApi } from '@/lib/api/with-api'
 import { articleHeaders } from '@/lib/articles/article-responses'
 import { toArticleRecord } from '@/lib/articles/article-record'
@@ -10,8 +11,10 @@ import { pageRecord } from '@/lib/pagination'
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
   GET: withApi({ scope: 'articles:read', query: listArticlesQuerySchema }, async ({ actor, query, request }) => {
-    const page = await listArticles(actor.tenant.id, query)
-    return conditionalJson(request, pageRecord(page, toListedArticleRecord))
+    const render = async () => renderJson(pageRecord(await listArticles(actor.tenant.id, query), toListedArticleRecord))
+    // The changes feed moves with the clock (its settle time), so only the other orders are cached.
+    const rendered = query.sort === 'updated_at' ? await render() : await cachedRead(actor.tenant.id, `list:${queryKey(query)}`, render)
+    return conditionalAnswer(request, rendered)
   }),
   POST: withApi({ scope: 'articles:write', body: createArticleSchema }, async ({ actor, body }) => {
     const article = await createArticle(actor, body)

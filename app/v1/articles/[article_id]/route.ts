@@ -1,4 +1,5 @@
-import { conditionalJson } from '@/lib/api/conditional-response'
+import { conditionalAnswer, renderJson } from '@/lib/api/conditional-response'
+import { cachedRead } from '@/lib/api/response-cache'
 import { apiRoute, jsonResponse, withApi } from '@/lib/api/with-api'
 import { articleHeaders } from '@/lib/articles/article-responses'
 import { articleEtag, toArticleRecord } from '@/lib/articles/article-record'
@@ -10,8 +11,11 @@ const params = articlePathSchema
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
   GET: withApi({ scope: 'articles:read', params }, async ({ actor, params, request }) => {
-    const article = await getArticle(actor.tenant.id, params.article_id)
-    return conditionalJson(request, toArticleRecord(article), { etag: articleEtag(article) })
+    const rendered = await cachedRead(actor.tenant.id, `get:${params.article_id}`, async () => {
+      const article = await getArticle(actor.tenant.id, params.article_id)
+      return renderJson(toArticleRecord(article), articleEtag(article))
+    })
+    return conditionalAnswer(request, rendered)
   }),
   PATCH: withApi({ scope: 'articles:write', params, body: updateArticleSchema }, async ({ actor, params, body, request }) => {
     const article = await updateArticle(actor, params.article_id, body, { ifMatch: request.headers.get('if-match') })
