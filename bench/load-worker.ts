@@ -12,6 +12,7 @@ type Scenario = {
   path?: string
   paths?: string[]
   body?: string
+  headers?: Record<string, string>
   token: string
   connections: number
   duration?: number
@@ -29,7 +30,7 @@ const result = await autocannon({
     {
       method: scenario.method,
       path: scenario.path ?? scenario.paths?.[0] ?? '/',
-      headers: { authorization: `Bearer ${scenario.token}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${scenario.token}`, 'content-type': 'application/json', ...scenario.headers },
       ...(scenario.body && { body: scenario.body }),
       ...(scenario.paths && {
         setupRequest: (request: Record<string, unknown>) => ({ ...request, path: scenario.paths![next++ % scenario.paths!.length] }),

@@ -143,6 +143,25 @@ async function main() {
       path: `/v1/articles?status=published&department_id=${big!.departmentIds[2]}&published_after=${from}&published_before=${to}&limit=50`,
     })
     await measure('GET /v1/articles?offset=50000', 'service', { method: 'GET', path: '/v1/articles?limit=50&offset=50000' })
+
+    // The read path an integration uses (issue 12). The rows above repeat one query, so the
+    // response cache answers them; these vary the query to measure the database path too.
+    const listTag = (await fetch(`${app}/v1/articles?limit=50`, { headers: { authorization: `Bearer ${big!.token}` } })).headers.get('etag')!
+    await measure('GET /v1/articles?limit=50 (If-None-Match: 304)', 'service', { method: 'GET', path: '/v1/articles?limit=50', headers: { 'if-none-match': listTag } })
+    const hourMs = 3_600_000
+    const coldLists = Array.from({ length: 20_000 }, (_, i) => `/v1/articles?limit=50&published_before=${new Date(publishedWindow.hi.getTime() - i * hourMs).toISOString()}`)
+    await measure('GET /v1/articles?limit=50 (cache cold: a new query each time)', 'service', { method: 'GET', paths: coldLists })
+    const publishedIds = (await pool.query(`SELECT id FROM articles WHERE tenant_id = $1 ORDER BY id LIMIT 20000 OFFSET 20000`, [big!.id])).rows.map((row) => `/v1/articles/${row.id}`)
+    await measure('GET /v1/articles/{id} (cache cold: another article each time)', 'baseline', { method: 'GET', paths: publishedIds })
+    await measure('GET /v1/articles/{id} (cache cold: another article each time)', 'service', { method: 'GET', paths: publishedIds })
+    // The changes feed is never cached (its settle window moves), so it shows what depth costs.
+    await measure('GET /v1/articles?sort=updated_at (page 1)', 'service', { method: 'GET', path: '/v1/articles?sort=updated_at&limit=50' })
+    await measure('GET /v1/articles?sort=updated_at&offset=50000', 'service', { method: 'GET', path: '/v1/articles?sort=updated_at&limit=50&offset=50000' })
+    const deep = await (await fetch(`${app}/v1/articles?sort=updated_at&limit=50&offset=49950`, { headers: { authorization: `Bearer ${big!.token}` } })).json()
+    await measure('GET /v1/articles?sort=updated_at&cursor=<depth 50,000>', 'service', { method: 'GET', path: `/v1/articles?sort=updated_at&limit=50&cursor=${encodeURIComponent(deep.next_cursor)}` })
+    // Changed in the last hour: about 7,000 of the 100,000, as a mirror's hourly delta.
+    const since = new Date(Date.now() - 3_600_000).toISOString()
+    await measure('GET /v1/articles?sort=updated_at&updated_after=… (sync page)', 'service', { method: 'GET', path: `/v1/articles?sort=updated_at&limit=50&updated_after=${since}` })
     // Full-text search: a phrase one article in eight matches (12,500 to rank), and a word only one has.
     await measure('GET /v1/articles?q="riverside plan"', 'service', { method: 'GET', path: `/v1/articles?q=${encodeURIComponent('"riverside plan"')}&limit=50` })
     await measure('GET /v1/articles?q=rare word', 'service', { method: 'GET', path: `/v1/articles?q=${createHash('md5').update('4242').digest('hex')}&limit=50` })

@@ -35,7 +35,8 @@ async function insertArticles(client: pg.Client, tenant: { id: string; departmen
               CASE WHEN i % 7 IN (3, 4, 5) THEN 'https://bench.example/articles/' || i END,
               1,
               now() - ((i % 50000) || ' seconds')::interval,
-              now()
+              -- Spread over the last 14 hours, as edits are, so the changes feed has something to filter.
+              now() - ((i % 50000) || ' seconds')::interval
        FROM generate_series($2::int, $6::int) AS i`,
       [tenant.id, start, tenant.departmentIds, tenant.authorIds, tagPool, end - 1],
     )
