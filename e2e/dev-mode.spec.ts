@@ -16,3 +16,15 @@ test('in dev mode, the portal opened at 127.0.0.1 hydrates and signs in', async 
   expect(page.url()).not.toContain('password')
   expect(blocked).toEqual([])
 })
+
+test('in dev mode, a client cannot choose its own address with X-Forwarded-For', async ({ request }) => {
+  // Unauthenticated requests are limited per address (60 a minute). Were a client-sent
+  // X-Forwarded-For believed, a new made-up address per request would never be limited.
+  const statuses: number[] = []
+  for (let i = 0; i < 70; i++) {
+    const answer = await request.get('/v1/articles', { headers: { 'X-Forwarded-For': `203.0.113.${i}` } })
+    statuses.push(answer.status())
+  }
+  expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401])
+  expect(statuses).toContain(429)
+})
