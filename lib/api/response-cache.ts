@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { articleGeneration } from '../articles/article-totals.ts'
+import { articleGenerationWith } from '../articles/article-totals.ts'
 import { processSingleton } from '../process-singleton.ts'
 import { getRedis } from '../redis.ts'
 
@@ -26,13 +26,13 @@ export function responseCacheEnabled(): boolean {
  */
 export async function cachedRead(tenantId: string, key: string, produce: () => Promise<CachedBody>): Promise<CachedBody> {
   if (!responseCacheEnabled()) return produce()
-  const generation = await articleGeneration(tenantId)
-  if (generation === null) return produce()
   const entryKey = `newsroom:response:${tenantId}:${createHash('sha256').update(key).digest('base64url').slice(0, 27)}`
+  const read = await articleGenerationWith(tenantId, entryKey)
+  if (read === null) return produce()
+  const { generation, value: stored } = read
   const redis = generation.startsWith('redis:') ? getRedis() : undefined
 
   if (redis) {
-    const stored = await redis.get(entryKey).catch(() => null)
     if (stored) {
       const [storedGeneration, etag] = stored.split('\n', 2)
       if (storedGeneration === generation && etag) return { etag, body: stored.slice(storedGeneration.length + etag.length + 2) }

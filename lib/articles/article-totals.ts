@@ -34,14 +34,16 @@ export async function articleTotal(tenantId: string, filter: unknown, count: () 
 }
 
 /**
- * The tenant's article generation now, for caches that must not outlive a change (the response
- * cache); null when it cannot be read (Redis unreachable), so the caller does not cache.
+ * The tenant's article generation and the Redis value at `key`, in one round trip (the response
+ * cache's entry, whose validity is that generation); null as for articleGeneration. Without
+ * Redis the value is always null: the caller keeps its own entries.
  */
-export async function articleGeneration(tenantId: string): Promise<string | null> {
+export async function articleGenerationWith(tenantId: string, key: string): Promise<{ generation: string; value: string | null } | null> {
   const redis = await readyRedis()
-  if (!redis) return `local:${local.generations.get(tenantId) ?? 0}`
+  if (!redis) return { generation: `local:${local.generations.get(tenantId) ?? 0}`, value: null }
   try {
-    return `redis:${(await redis.get(generationKey(tenantId))) ?? '0'}`
+    const [generation, value] = await redis.mget(generationKey(tenantId), key)
+    return { generation: `redis:${generation ?? '0'}`, value: value ?? null }
   } catch (error) {
     reportRedisDown(error as Error)
     return null
@@ -57,12 +59,9 @@ export async function articlesChanged(tenantIds: Iterable<string>): Promise<void
     for (const tenantId of tenants) local.generations.set(tenantId, (local.generations.get(tenantId) ?? 0) + 1)
     return
   }
-  const pipeline = redis.pipeline()
-  for (const tenantId of tenants) pipeline.incr(generationKey(tenantId))
-  await pipeline.exec().then(
-    (results) => results?.forEach(([error]) => error && reportRedisDown(error)),
-    reportRedisDown,
-  )
+  // Single commands, not an explicit pipeline: the client pipelines commands of one tick itself
+  // (lib/redis.ts), and an explicit pipeline could overtake single commands still queued there.
+  await Promise.all(tenants.map((tenantId) => redis.incr(generationKey(tenantId)).catch(reportRedisDown)))
 }
 
 /** The Redis client, once its first connection has settled; undefined without REDIS_URL. */
@@ -76,11 +75,8 @@ async function redisTotal(redis: Redis, tenantId: string, filterKey: string, cou
   const key = totalKey(tenantId, filterKey)
   let generation: string
   try {
-    const results = await redis.pipeline().get(generationKey(tenantId)).get(key).exec()
-    const [generationResult, cachedResult] = results ?? []
-    if (!generationResult || !cachedResult || generationResult[0] || cachedResult[0]) throw generationResult?.[0] ?? cachedResult?.[0] ?? new Error('no reply')
-    generation = (generationResult[1] as string | null) ?? '0'
-    const cached = cachedResult[1] as string | null
+    const [storedGeneration, cached] = await redis.mget(generationKey(tenantId), key)
+    generation = storedGeneration ?? '0'
     if (cached?.startsWith(`${generation}:`)) return Number(cached.slice(generation.length + 1))
   } catch (error) {
     reportRedisDown(error as Error)

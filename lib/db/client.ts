@@ -29,6 +29,7 @@ const connections = processSingleton(`db ${connectionString}`, () => connect(con
 export const db: Database = connections.db
 /**
  * Prisma's own connection pool, for the few hot reads that go around Prisma's row mapping
- * (lib/tenancy/tenant-sql.ts). Not for writes: those go through Prisma and its transactions.
+ * (lib/tenancy/tenant-sql.ts) and the request log's batched appends. Not for changes to content:
+ * those go through Prisma and its transactions.
  */
 export const sqlPool: pg.Pool = connections.pool
