@@ -17,6 +17,8 @@ type Scenario = {
   connections: number
   duration?: number
   amount?: number
+  /** The status every answer should have, when it is not a 2xx (a conditional GET's 304). */
+  expectedStatus?: number
 }
 
 const scenario = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Scenario
@@ -39,13 +41,19 @@ const result = await autocannon({
   ],
 })
 
+function unexpectedAnswers(status: number): number {
+  const stats = (result as unknown as { statusCodeStats: Record<string, { count: number }> }).statusCodeStats
+  const answered = Object.values(stats).reduce((sum, { count }) => sum + count, 0)
+  return answered - (stats[String(status)]?.count ?? 0)
+}
+
 process.stdout.write(
   JSON.stringify({
     requests: result.requests.total,
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    errors: result.errors + result.timeouts + result.non2xx,
+    errors: result.errors + result.timeouts + (scenario.expectedStatus ? unexpectedAnswers(scenario.expectedStatus) : result.non2xx),
     non2xx: result.non2xx,
     duration: result.duration,
   }),
