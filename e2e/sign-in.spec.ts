@@ -11,7 +11,8 @@ test('the seeded admin signs in, sees the home page, and signs out', async ({ pa
 
   await page.getByLabel('Password').fill('newsroom-admin-dev')
   await page.getByRole('button', { name: 'Sign in' }).click()
-  await expect(page.getByRole('heading', { name: 'Welcome, Daily Planet Admin' })).toBeVisible()
+  await expect(page.getByRole('heading', { name: 'Your desk' })).toBeVisible()
+  await expect(page.getByText('Daily Planet Admin, an admin at Daily Planet.')).toBeVisible()
   await expect(page.getByTestId('signed-in-user')).toContainText('(admin)')
   await expect(page.getByText('Daily Planet', { exact: true })).toBeVisible()
 

@@ -1,17 +1,19 @@
 import type { Metadata } from 'next'
 import { requirePortalUser } from '@/lib/auth/session'
 import { roleArticle } from '@/components/role-words'
+import { Desk } from '@/components/desk/desk'
 
 export const metadata: Metadata = { title: 'Home' }
 
 export default async function HomePage() {
   const user = await requirePortalUser()
   return (
-    <section>
-      <h1>Welcome, {user.name}</h1>
+    <section aria-labelledby="page-heading">
+      <h1 id="page-heading">Your desk</h1>
       <p className="muted">
-        You are signed in to {user.tenantName} as {roleArticle(user.role)} {user.role}.
+        {user.name}, {roleArticle(user.role)} {user.role} at {user.tenantName}.
       </p>
+      <Desk userId={user.id} />
     </section>
   )
 }

@@ -2,12 +2,14 @@ import { memberProcedure, router } from '../init.ts'
 import { apiKeysRouter } from './api-keys-router.ts'
 import { articlesRouter } from './articles-router.ts'
 import { departmentsRouter } from './departments-router.ts'
+import { deskRouter } from './desk-router.ts'
 import { usersRouter } from './users-router.ts'
 import { webhooksRouter } from './webhooks-router.ts'
 
 /** The portal's procedures: thin adapters over lib/, one sub-router per page area. */
 export const appRouter = router({
   me: memberProcedure.query(({ ctx }) => ({ id: ctx.member.id, name: ctx.member.name, role: ctx.member.role, tenant: ctx.tenant.name })),
+  desk: deskRouter,
   articles: articlesRouter,
   apiKeys: apiKeysRouter,
   webhooks: webhooksRouter,

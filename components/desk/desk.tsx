@@ -1,0 +1,137 @@
+'use client'
+
+import { useQuery } from '@tanstack/react-query'
+import Link from 'next/link'
+import type { ReactNode } from 'react'
+import type { inferRouterOutputs } from '@trpc/server'
+import { useTRPC } from '@/components/trpc-provider'
+import { describePortalError } from '@/components/articles/portal-error'
+import { listHref } from '@/components/articles/article-list-params'
+import { LocalTime } from '@/components/articles/local-time'
+import type { AppRouter } from '@/lib/trpc/routers/app-router'
+import styles from './desk.module.css'
+
+type DeskData = inferRouterOutputs<AppRouter>['desk']['get']
+type ArticleItem = DeskData['drafts']['items'][number]
+
+/** The home page's desk: each section links to where its items are handled. */
+export function Desk({ userId }: { userId: string }) {
+  const trpc = useTRPC()
+  const desk = useQuery(trpc.desk.get.queryOptions())
+  if (desk.isPending) return <p role="status">Loading your desk…</p>
+  if (desk.isError) {
+    return (
+      <p className="alert error" role="alert">
+        Your desk could not be loaded: {describePortalError(desk.error).message}
+      </p>
+    )
+  }
+  const { drafts, returned, review, upcoming, published, attention } = desk.data
+  return (
+    <div className={styles.grid}>
+      {attention && <Attention attention={attention} />}
+      {review && (
+        <Section title="Waiting for your decision" count={review.total} more={{ href: listHref({ status: 'in-review' }), label: 'All articles in review' }}>
+          <ArticleItems items={review.items} empty="Nothing is waiting for review." when={(article) => <>Submitted, last changed <LocalTime iso={article.updated_at} /></>} />
+        </Section>
+      )}
+      {upcoming && (
+        <Section title="Going live in the next 24 hours" count={upcoming.length}>
+          <ArticleItems items={upcoming} empty="No publications are scheduled for the next 24 hours." when={(article) => <>Scheduled for <LocalTime iso={article.scheduled_publish_at!} /></>} />
+        </Section>
+      )}
+      <Section title="Back from review" count={returned.length}>
+        <ArticleItems items={returned} empty="None of your articles came back from review." when={(article) => <>Returned <LocalTime iso={article.returned_at} /></>} />
+      </Section>
+      <Section title="Your drafts" count={drafts.total} more={{ href: listHref({ status: 'draft', author_id: userId }), label: 'All your drafts' }}>
+        <ArticleItems items={drafts.items} empty="You have no drafts." when={(article) => <>Last changed <LocalTime iso={article.updated_at} /></>} />
+      </Section>
+      {published && (
+        <Section title="Recently published" count={published.total} more={{ href: listHref({ status: 'published' }), label: 'All published articles' }}>
+          <ArticleItems items={published.items} empty="Nothing has been published yet." when={(article) => <>Published <LocalTime iso={article.published_at!} /></>} />
+        </Section>
+      )}
+    </div>
+  )
+}
+
+function Section({ title, count, more, children }: { title: string; count: number; more?: { href: string; label: string }; children: ReactNode }) {
+  const id = `desk-${title.toLowerCase().replaceAll(/[^a-z0-9]+/g, '-')}`
+  return (
+    <section className={`card ${styles.section}`} aria-labelledby={id}>
+      <h2 id={id}>
+        {title} <span className={styles.count}>{count}</span>
+      </h2>
+      {children}
+      {more && count > 0 && (
+        <Link className={styles.more} href={more.href}>
+          {more.label} →
+        </Link>
+      )}
+    </section>
+  )
+}
+
+function ArticleItems<T extends ArticleItem>({ items, empty, when }: { items: T[]; empty: string; when: (article: T) => ReactNode }) {
+  if (items.length === 0) return <p className={styles.empty}>{empty}</p>
+  return (
+    <ul className={styles.items}>
+      {items.map((article) => (
+        <li key={article.article_id}>
+          <Link href={`/articles/${article.article_id}`}>{article.headline}</Link>
+          <span className={styles.meta}>{when(article)}</span>
+        </li>
+      ))}
+    </ul>
+  )
+}
+
+const webhookReasons = {
+  disabled: 'Disabled by the service after failed deliveries: events are not being delivered.',
+  paused: 'Paused: deliveries wait until it is resumed.',
+  failing: 'Its last delivery failed; retries are scheduled.',
+} as const
+
+const keyReasons = {
+  owner_inactive: 'Its owner was deactivated, so every request with it is refused. Revoke it or replace it.',
+  rotation_due: 'Older than the 90-day rotation advice: create a replacement and revoke this one.',
+} as const
+
+function Attention({ attention }: { attention: NonNullable<DeskData['attention']> }) {
+  const count = attention.webhooks.length + attention.keys.length
+  return (
+    <Section title="Needs your attention" count={count}>
+      {count === 0 ? (
+        <p className={styles.empty}>Every webhook subscription is delivering and every key is in good order.</p>
+      ) : (
+        <ul className={styles.items}>
+          {attention.webhooks.map((webhook) => (
+            <li key={webhook.webhook_id}>
+              <Link href={`/settings/webhooks/${webhook.webhook_id}`}>Webhook to {webhook.url}</Link>
+              <span className={styles.meta}>
+                {webhookReasons[webhook.reason]}
+                {webhook.last_delivery && (
+                  <>
+                    {' '}
+                    Last attempt <LocalTime iso={webhook.last_delivery.at} />
+                    {webhook.last_delivery.response_status !== null ? `: HTTP ${webhook.last_delivery.response_status}` : webhook.last_delivery.error ? `: ${webhook.last_delivery.error}` : ''}.
+                  </>
+                )}
+              </span>
+            </li>
+          ))}
+          {attention.keys.map((key) => (
+            <li key={key.key_id}>
+              <Link href={`/settings/api-keys/${key.key_id}`}>
+                API key “{key.name}” ({key.prefix}…)
+              </Link>
+              <span className={styles.meta}>
+                {keyReasons[key.reason]} Owner: {key.owner_name}.
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Section>
+  )
+}

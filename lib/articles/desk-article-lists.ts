@@ -1,0 +1,38 @@
+import { tenantSql } from '../tenancy/tenant-sql.ts'
+import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
+import type { Article } from '../db/generated/client.ts'
+
+/**
+ * Approved articles whose scheduled publication falls before `until`, soonest first: what goes
+ * live without anyone acting. A schedule already due (the job has not run yet) is included.
+ */
+export async function listUpcomingPublications(tenantId: string, { until, limit }: { until: Date; limit: number }): Promise<Article[]> {
+  const rows = await tenantSql(tenantId).rows<StoredArticle>(
+    `SELECT ${articleColumns} FROM articles
+     WHERE tenant_id = $1 AND status = 'approved' AND scheduled_publish_at IS NOT NULL AND scheduled_publish_at < $2
+     ORDER BY scheduled_publish_at, id LIMIT $3`,
+    [until, limit],
+  )
+  return rows.map(toArticle)
+}
+
+/**
+ * An author's drafts whose last workflow move sent them back from review (in-review → draft),
+ * most recently returned first: what the author has to act on.
+ */
+export async function listReturnedFromReview(tenantId: string, { authorId, limit }: { authorId: string; limit: number }): Promise<(Article & { returnedAt: Date })[]> {
+  const rows = await tenantSql(tenantId).rows<StoredArticle & { returnedAt: Date }>(
+    `SELECT ${articleColumns}, last_move.moved_at AS "returnedAt"
+     FROM articles
+     CROSS JOIN LATERAL (
+       SELECT t.from_state, t.to_state, t.created_at AS moved_at FROM article_transitions t
+       WHERE t.tenant_id = $1 AND t.article_id = articles.id AND NOT t.schedule_cancelled
+       ORDER BY t.created_at DESC, t.id DESC LIMIT 1
+     ) last_move
+     WHERE tenant_id = $1 AND author_id = $2 AND status = 'draft'
+       AND last_move.from_state = 'in-review' AND last_move.to_state = 'draft'
+     ORDER BY last_move.moved_at DESC, articles.id DESC LIMIT $3`,
+    [authorId, limit],
+  )
+  return rows.map((row) => ({ ...toArticle(row), returnedAt: row.returnedAt }))
+}
