@@ -4,8 +4,7 @@ import type { Role } from '@/lib/db/generated/enums'
 /** Navigation by role. Hiding a link is for clarity only; every page and procedure checks the role itself. */
 export function PortalNav({ role }: { role: Role }) {
   return (
-    <nav className="sidebar" aria-label="Main">
-      <strong>Newsroom</strong>
+    <nav aria-label="Main">
       <div className="section">Newsroom</div>
       <Link href="/">Home</Link>
       <Link href="/articles">Articles</Link>

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react'
 import { requirePortalUser } from '@/lib/auth/session'
+import { CollapsibleNav } from '@/components/collapsible-nav'
 import { PortalNav } from '@/components/portal-nav'
 import { SignOutButton } from '@/components/sign-out-button'
 import { PortalTrpcProvider } from '@/components/trpc-provider'
@@ -12,7 +13,9 @@ export default async function PortalLayout({ children }: { children: ReactNode }
       <a href="#main-content" className="skip-link">
         Skip to content
       </a>
-      <PortalNav role={user.role} />
+      <CollapsibleNav>
+        <PortalNav role={user.role} />
+      </CollapsibleNav>
       <div className="main">
         <header className="topbar">
           <div>

@@ -31,6 +31,7 @@ export function ArticleHistory({
       {loading && <p className="muted">Loading the history…</p>}
       {entries && entries.length === 0 && <p className="muted">No workflow moves yet: the article is where it started.</p>}
       {entries && entries.length > 0 && (
+        <div className={styles.scrollBox}>
         <table data-testid="article-history">
           <thead>
             <tr>
@@ -66,6 +67,7 @@ export function ArticleHistory({
             ))}
           </tbody>
         </table>
+        </div>
       )}
       <ArticleRevisions article={article} blockedReason={restoreBlockedReason} />
     </section>

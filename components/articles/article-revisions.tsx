@@ -63,6 +63,7 @@ export function ArticleRevisions({ article, blockedReason }: { article: ArticleR
         </p>
       )}
       {items && items.length > 0 && (
+        <div className={styles.scrollBox}>
         <table data-testid="article-revisions" aria-labelledby="revisions-heading">
           <thead>
             <tr>
@@ -112,6 +113,7 @@ export function ArticleRevisions({ article, blockedReason }: { article: ArticleR
             })}
           </tbody>
         </table>
+        </div>
       )}
       {blockedReason && items && items.length > 1 && <p className="hint">{blockedReason}</p>}
       {compared && items && <RevisionComparison revision={items.find((item) => item.revision_id === compared)!} article={article} />}
