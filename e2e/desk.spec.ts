@@ -4,7 +4,7 @@ import { seedUsers, signedInContext } from './support/portal-session.ts'
 
 // The home page is each member's desk: what waits for them, linked to where it is handled.
 
-test('an editor’s desk lists what a writer just submitted; sent back, it is on the writer’s desk', async ({ browser, request }) => {
+test('an editor’s desk lists what a writer just submitted, the article says what changed since; sent back, it is on the writer’s desk', async ({ browser, request }) => {
   const headline = `Ferry timetable changes ${Date.now().toString(36)}`
   const [writer] = await queryE2eDatabase<{ id: string }>('SELECT id FROM users WHERE email = $1', [seedUsers.writer.email])
   const token = await createE2eApiToken('daily-planet', seedUsers.editor.email, ['articles:read', 'articles:write'])
@@ -13,6 +13,10 @@ test('an editor’s desk lists what a writer just submitted; sent back, it is on
     data: { headline, lede: 'New sailings from Monday.', author_id: writer!.id, status: 'in-review' },
   })
   expect(submitted.status()).toBe(201)
+  // A change after the submission: the editor deciding on it is shown what changed.
+  const { article_id: articleId } = (await submitted.json()) as { article_id: string }
+  const edited = await request.patch(`/v1/articles/${articleId}`, { headers: { Authorization: `Bearer ${token}` }, data: { lede: 'New sailings from Tuesday.' } })
+  expect(edited.status()).toBe(200)
 
   const editorContext = await signedInContext(browser, 'editor')
   const editor = await editorContext.newPage()
@@ -26,6 +30,11 @@ test('an editor’s desk lists what a writer just submitted; sent back, it is on
 
   await waiting.getByRole('link', { name: headline }).click()
   await expect(editor.getByRole('heading', { level: 1, name: headline })).toBeVisible()
+  const since = editor.getByTestId('changes-since-submission')
+  await expect(since).toContainText('Since then: lede (one change')
+  await since.getByText('Show what changed').click()
+  await expect(since.getByTestId('revision-comparison').locator('del')).toHaveText('Monday')
+  await expect(since.getByTestId('revision-comparison').locator('ins')).toHaveText('Tuesday')
   await editor.getByRole('button', { name: 'Send back to draft', exact: true }).click()
   await expect(editor.getByTestId('workflow-status')).toContainText('Moved to draft.')
   await editorContext.close()

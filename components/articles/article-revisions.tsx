@@ -10,7 +10,7 @@ import { LocalTime } from './local-time'
 import { describePortalError } from './portal-error'
 import styles from './articles.module.css'
 
-const fieldNames: Record<RevisionRecord['fields'][number], string> = {
+export const fieldNames: Record<RevisionRecord['fields'][number], string> = {
   headline: 'headline',
   lede: 'lede',
   body: 'text',
@@ -121,7 +121,7 @@ export function ArticleRevisions({ article, blockedReason }: { article: ArticleR
   )
 }
 
-function RevisionComparison({ revision, article }: { revision: RevisionRecord; article: ArticleRecord }) {
+export function RevisionComparison({ revision, article }: { revision: RevisionRecord; article: ArticleRecord }) {
   const rows = [
     { label: 'Headline', before: revision.headline, after: article.headline },
     { label: 'Lede', before: revision.lede ?? '', after: article.lede ?? '' },

@@ -7,6 +7,7 @@ import type { Role } from '@/lib/db/generated/enums'
 import { useTRPC } from '@/components/trpc-provider'
 import { ArticleForm } from './article-form'
 import { ArticleHistory } from './article-history'
+import { ChangesSinceSubmission } from './changes-since-submission'
 import { describePortalError } from './portal-error'
 import { WorkflowPanel } from './workflow-panel'
 import styles from './articles.module.css'
@@ -57,6 +58,7 @@ export function ArticleWorkspace({ articleId, role, justCreated }: { articleId: 
           Draft created. Keep editing, and submit it for review when it is ready.
         </p>
       )}
+      <ChangesSinceSubmission article={article} history={history.data} />
       <div className={styles.workspace}>
         <ArticleForm article={article} departments={options.data.departments} onDirtyChange={setDirty} readOnlyReason={readOnlyReason} />
         <WorkflowPanel
