@@ -38,5 +38,12 @@ export function referenceErrors(
 }
 
 export function uniqueTags(tags: readonly string[] | undefined): string[] {
-  return [...new Set((tags ?? []).map((tag) => tag.trim()))]
+  // One tag whatever its case: the first spelling sent is kept, in the order sent.
+  const byFolded = new Map<string, string>()
+  for (const tag of tags ?? []) {
+    const trimmed = tag.trim()
+    const folded = trimmed.toLowerCase()
+    if (!byFolded.has(folded)) byFolded.set(folded, trimmed)
+  }
+  return [...byFolded.values()]
 }

@@ -15,7 +15,10 @@ export const headlineSchema = withoutNul(z.string().trim().min(1, 'headline must
 export const tagsSchema = z
   .array(withoutNul(z.string().trim().min(1, 'Each tag must have 1 to 64 characters.').max(64, 'Each tag must have 1 to 64 characters.')))
   .max(50, 'At most 50 tags.')
-  .meta({ description: 'At most 50 tags of 1 to 64 characters; duplicates are removed.', example: ['local', 'politics'] })
+  .meta({
+    description: 'At most 50 tags of 1 to 64 characters. Tags are one whatever their case: a later spelling of a tag already sent is removed ("Local", "local" → "Local"), and the order sent is kept.',
+    example: ['local', 'politics'],
+  })
 
 const bodyDescription = [
   'HTML, sanitised on write by one allow-list, so what is stored is what every reader and webhook receives.',
@@ -99,7 +102,7 @@ export const listArticlesQuerySchema = z
     status: articleStatusSchema.optional(),
     author_id: withoutNul(z.string().min(1).max(64)).optional(),
     department_id: withoutNul(z.string().min(1).max(64)).optional(),
-    tag: withoutNul(z.string().min(1).max(64)).optional(),
+    tag: withoutNul(z.string().min(1).max(64)).optional().meta({ description: 'Articles carrying this tag in any spelling: `tag=local` also finds "Local".' }),
     published_after: timestamp.optional().meta({ description: 'Inclusive: published_at ≥ this instant.' }),
     published_before: timestamp.optional().meta({ description: 'Exclusive: published_at < this instant.' }),
     updated_after: timestamp.optional().meta({ description: 'Inclusive: updated_at ≥ this instant.' }),

@@ -35,7 +35,8 @@ function listConditions(filter: ListFilter): { where: string; values: unknown[] 
   if (filter.status) add((p) => `status = ${p}::"ArticleStatus"`, filter.status)
   if (filter.author_id) add((p) => `author_id = ${p}`, filter.author_id)
   if (filter.department_id) add((p) => `department_id = ${p}`, filter.department_id)
-  if (filter.tag) add((p) => `tags @> ARRAY[${p}]::text[]`, filter.tag)
+  // Any spelling of the tag (articles_tags_folded_idx serves it).
+  if (filter.tag) add((p) => `article_tags_folded(tags) @> ARRAY[lower(${p})]::text[]`, filter.tag)
   if (filter.published_after) add((p) => `published_at >= ${p}`, new Date(filter.published_after))
   if (filter.published_before) add((p) => `published_at < ${p}`, new Date(filter.published_before))
   if (filter.updated_after) add((p) => `updated_at >= ${p}`, new Date(filter.updated_after))
