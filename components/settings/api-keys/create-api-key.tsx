@@ -13,7 +13,7 @@ import { fieldErrorsOf, refusalMessage } from '../portal-errors'
 import { StatusMessage, type Status } from '../status-message'
 import styles from '../settings.module.css'
 
-export type ScopeOption = { scope: string; description: string }
+export type ScopeOption = { scope: string; description: string; served: boolean }
 
 type KeyValues = z.input<typeof createApiTokenSchema>
 
@@ -97,8 +97,9 @@ export function CreateApiKey({ scopes }: { scopes: ScopeOption[] }) {
             <input type="checkbox" value={option.scope}{...form.register('scopes')} />
             <span>
               <strong className={styles.mono}>{option.scope}</strong>{' '}
-              <span className="muted">
+<span className="muted">
                 {option.description}
+                {!option.served && ' No endpoints yet: the service has none of these APIs, so a key gains nothing from it today.'}
               </span>
             </span>
           </label>

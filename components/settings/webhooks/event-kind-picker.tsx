@@ -1,7 +1,7 @@
 'use client'
 
 import { useEffect, useRef } from 'react'
-import { eventKindGroups, eventKinds, type EventKind } from '@/lib/events/event-kinds'
+import { eventKindGroups, eventKinds, eventKindsNeverSent, type EventKind } from '@/lib/events/event-kinds'
 import styles from '../settings.module.css'
 import pickerStyles from './webhooks.module.css'
 
@@ -40,6 +40,7 @@ export function EventKindPicker(props: { value: EventKind[]; onChange: (value: E
         {Object.entries(eventKindGroups).map(([group, kinds]) => (
           <fieldset key={group} className={pickerStyles.group}>
             <legend>{group}</legend>
+            {kinds.every((kind) => eventKindsNeverSent.has(kind)) && <p className={styles.hint}>Not sent yet: the service has no {group.toLowerCase()} features. Chosen now, they are delivered once it does.</p>}
             <GroupToggle group={group} kinds={kinds} selected={selected} onToggle={(all) => set(kinds, all)} />
             {kinds.map((kind) => {
               const ref = first ? props.firstRef : undefined
