@@ -30,7 +30,7 @@ export function renderJson(data: unknown, etag?: string): CachedBody {
 export function conditionalAnswer(request: Request, rendered: CachedBody, extraHeaders: Record<string, string> = {}): Response {
   const headers = { ...extraHeaders, ETag: rendered.etag, 'Cache-Control': revalidate }
   if (ifNoneMatchHits(request.headers.get('if-none-match'), rendered.etag)) return new Response(null, { status: 304, headers })
-  return jsonResponse(null, { headers, body: rendered.body })
+  return jsonResponse(null, { headers, body: rendered })
 }
 
 export function conditionalJson(request: Request, data: unknown, options: { etag?: string; headers?: Record<string, string> } = {}): Response {

@@ -10,7 +10,7 @@ import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, rep
 import { problemResponse, type Problem } from './problem.ts'
 import { consumeTokenRequest, consumeUnauthenticatedRequest, rateLimitHeaders } from './rate-limit.ts'
 import { readJsonBody } from './read-json-body.ts'
-import { textResponse } from './text-response.ts'
+import { textResponse, type TextPayload } from './text-response.ts'
 import { clientAddress } from '../security/client-address.ts'
 import { routeTemplate } from '../ops/metrics.ts'
 import { observeApiRequest, type ApiRequestObservation } from '../ops/observe-api-request.ts'
@@ -259,7 +259,7 @@ export function apiRoute(handlers: Partial<Record<Method, RouteHandler>>): Route
 }
 
 /** A JSON response with the API's headers. */
-export function jsonResponse(data: unknown, init: { status?: number; headers?: Record<string, string>; body?: string } = {}): Response {
+export function jsonResponse(data: unknown, init: { status?: number; headers?: Record<string, string>; body?: TextPayload } = {}): Response {
   return textResponse(init.body ?? JSON.stringify(data), {
     status: init.status ?? 200,
     headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...init.headers },

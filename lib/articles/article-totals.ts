@@ -34,16 +34,14 @@ export async function articleTotal(tenantId: string, filter: unknown, count: () 
 }
 
 /**
- * The tenant's article generation and the Redis value at `key`, in one round trip (the response
- * cache's entry, whose validity is that generation); null as for articleGeneration. Without
- * Redis the value is always null: the caller keeps its own entries.
+ * The tenant's article generation now, for caches that must not outlive a change (the response
+ * cache); null when it cannot be read (Redis unreachable), so the caller does not cache.
  */
-export async function articleGenerationWith(tenantId: string, key: string): Promise<{ generation: string; value: string | null } | null> {
+export async function articleGeneration(tenantId: string): Promise<string | null> {
   const redis = await readyRedis()
-  if (!redis) return { generation: `local:${local.generations.get(tenantId) ?? 0}`, value: null }
+  if (!redis) return `local:${local.generations.get(tenantId) ?? 0}`
   try {
-    const [generation, value] = await redis.mget(generationKey(tenantId), key)
-    return { generation: `redis:${generation ?? '0'}`, value: value ?? null }
+    return `redis:${(await redis.get(generationKey(tenantId))) ?? '0'}`
   } catch (error) {
     reportRedisDown(error as Error)
     return null

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Readable } from 'node:stream'
 import { promisify } from 'node:util'
 import { gzip } from 'node:zlib'
-import { knownText } from '../api/text-response.ts'
+import { knownPayload } from '../api/text-response.ts'
 import { securityHeaders } from '../security/response-headers.mjs'
 
 const gzipAsync = promisify(gzip)
@@ -47,10 +47,10 @@ export async function sendWebResponse(req: IncomingMessage, res: ServerResponse,
   const setCookies = response.headers.getSetCookie()
   if (setCookies.length > 0) headers['set-cookie'] = setCookies
 
-  const text = knownText(response)
-  let body: Buffer = text !== undefined ? Buffer.from(text) : Buffer.from(await response.arrayBuffer())
+  const payload = knownPayload(response)
+  let body: Buffer = payload ? (payload.bytes ??= Buffer.from(payload.body)) : Buffer.from(await response.arrayBuffer())
   if (body.length >= compressFromBytes && acceptsGzip(req) && !response.headers.has('content-encoding')) {
-    body = await gzipAsync(body)
+    body = payload ? (payload.gzipped ??= await gzipAsync(body)) : await gzipAsync(body)
     headers['content-encoding'] = 'gzip'
     headers.vary = response.headers.has('vary') ? `${response.headers.get('vary')}, Accept-Encoding` : 'Accept-Encoding'
   }
