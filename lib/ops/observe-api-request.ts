@@ -1,4 +1,4 @@
-import { logger } from './logger.ts'
+import { requestLogger } from './logger.ts'
 import { metrics, routeTemplate } from './metrics.ts'
 
 export type ApiRequestObservation = {
@@ -21,7 +21,7 @@ export function observeApiRequest(observation: ApiRequestObservation): void {
   metrics.apiRequests.inc({ route, method: observation.method, status: String(observation.status) })
   metrics.apiDuration.observe({ route, method: observation.method }, observation.durationMs / 1000)
   if (observation.status === 429) metrics.rateLimitRejections.inc({ caller: observation.tokenId ? 'token' : 'unauthenticated' })
-  logger.info(
+  requestLogger.info(
     {
       request_id: observation.requestId,
       tenant_id: observation.tenantId,

@@ -2,7 +2,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { GET as scrapeMetrics } from '../../app/metrics/route.ts'
-import { logger } from '../../lib/ops/logger.ts'
+import { requestLogger } from '../../lib/ops/logger.ts'
 import { sendTestEvent } from '../../lib/webhooks/manual-deliveries.ts'
 import { createWebhook } from '../../lib/webhooks/manage-subscriptions.ts'
 import { apiClient } from '../support/api-client.ts'
@@ -90,7 +90,7 @@ describe('metrics and request logs', () => {
 
   it('logs one line per request with ids, route, status and problem code, never the query string', async () => {
     const lines: Record<string, unknown>[] = []
-    const spy = vi.spyOn(logger, 'info').mockImplementation(((fields: Record<string, unknown>) => void lines.push(fields)) as never)
+    const spy = vi.spyOn(requestLogger, 'info').mockImplementation(((fields: Record<string, unknown>) => void lines.push(fields)) as never)
     try {
       const token = await newsroom.token(['articles:read'])
       const answer = await apiClient(server.url, token).get(`/v1/articles?access_token=${token}&status=bogus`)
