@@ -11,7 +11,8 @@ export default defineConfig({
     include: ['lib/**/*.test.ts', 'inngest/**/*.test.ts', 'scripts/**/*.test.ts', 'prisma/**/*.test.ts', 'tools/**/*.test.ts', 'tests/**/*.test.ts'],
     exclude: ['node_modules/**', 'e2e/**', '.next/**'],
     globalSetup: ['tests/support/global-setup.ts'],
-    setupFiles: ['tests/support/database-per-file.ts'],
+    // Every process that writes registers the outbox's queue, as scripts/serve.ts does.
+    setupFiles: ['tests/support/database-per-file.ts', 'inngest/outbox-queue.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: two workers keep the machine responsive for the database and Redis.

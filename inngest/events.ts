@@ -1,4 +1,5 @@
 import { eventType, staticSchema } from 'inngest'
+import type { EventEnvelope } from '../lib/events/event-envelope.ts'
 import { eventKindGroups, internalEventKinds } from '../lib/events/event-kinds.ts'
 
 // The names and shapes of what travels through Inngest. Outbox events keep their kind in
@@ -8,17 +9,6 @@ export const eventNamePrefix = 'newsroom/'
 
 export function outboxEventName(kind: string): string {
   return `${eventNamePrefix}${kind}`
-}
-
-/** The envelope subscribers receive, as carried by an outbox event. */
-export type EnvelopeData<Data = unknown> = {
-  event_id: string
-  event: string
-  tenant_id: string
-  occurred_at: string
-  data: Data
-  /** True when `data` was too large to travel and must be read from the outbox row. */
-  data_omitted?: boolean
 }
 
 /**
@@ -33,7 +23,7 @@ export const publicEventTriggers = Object.values(eventKindGroups).map((kinds) =>
 })
 
 export const publishScheduledEvent = eventType(outboxEventName('article.publish_scheduled'), {
-  schema: staticSchema<EnvelopeData<{ article_id: string; publish_at: string }>>(),
+  schema: staticSchema<EventEnvelope<{ article_id: string; publish_at: string }>>(),
 })
 
 /**

@@ -9,6 +9,9 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { ensureLocalSecrets } from '../lib/config/local-secrets.ts'
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../lib/db/embedded-server.ts'
 import { startInngestDevServer } from './inngest-dev.ts'
+// Connects this process's outbox to Inngest (lib/events/event-queue.ts): the server's /v1 writes
+// and, through the shared registration, Next's copy of lib/ in the production server.
+import '../inngest/outbox-queue.ts'
 import { runPrisma } from './run-prisma.ts'
 
 const mode = process.argv[2] === 'start' ? 'start' : 'dev'

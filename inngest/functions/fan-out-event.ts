@@ -1,6 +1,7 @@
 import { createDeliveriesForEvent } from '../../lib/webhooks/create-deliveries.ts'
 import { inngest } from '../client.ts'
-import { deliveryRequestedEvent, publicEventTriggers, type EnvelopeData } from '../events.ts'
+import type { EventEnvelope } from '../../lib/events/event-envelope.ts'
+import { deliveryRequestedEvent, publicEventTriggers } from '../events.ts'
 
 /**
  * One public event → one Delivery per interested subscription (idempotently), then one
@@ -15,7 +16,7 @@ export const fanOutEvent = inngest.createFunction(
     idempotency: 'event.data.event_id',
   },
   async ({ event, step }) => {
-    const { event_id: eventId } = event.data as EnvelopeData
+    const { event_id: eventId } = event.data as EventEnvelope
     const deliveries = await step.run('create-deliveries', () => createDeliveriesForEvent(eventId))
     if (deliveries.length === 0) return { eventId, deliveries: 0 }
     await step.sendEvent(

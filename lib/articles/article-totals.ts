@@ -9,7 +9,7 @@ import { firstConnectionSettled, getRedis } from '../redis.ts'
  * An exact count(*) over a newsroom's archive costs more than the page it accompanies (14 ms
  * for 100,000 articles, against 2 ms for the page; bench/results), and integrations poll the
  * same lists over and over. So a total is cached under the tenant's *generation*, which every
- * committed article change advances (dispatchEvents calls articlesChanged after commit, before
+ * committed article change advances (commitArticleChange calls articlesChanged after commit, before
  * the writer answers its client): a client that creates an article and then lists sees it
  * counted. A total is only ever used under the generation it was counted in.
  *

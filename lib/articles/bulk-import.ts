@@ -1,8 +1,6 @@
 import type { z } from 'zod'
 import { Prisma } from '../db/generated/client.ts'
 import { DomainError, type FieldError } from '../errors.ts'
-import { dispatchEvents } from '../events/dispatch-events.ts'
-import { recordEvents } from '../events/record-event.ts'
 import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
@@ -12,6 +10,7 @@ import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts
 import { bulkArticleSchema, maxBulkArticles } from './article-schemas.ts'
 import { zodFieldErrors } from '../validation.ts'
 import { cleanBody } from './stored-body.ts'
+import { commitArticleChange } from './commit-article-change.ts'
 
 export type BulkItemResult = {
   index: number
@@ -88,7 +87,7 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
   }))
 
   if (rows.length > 0) {
-    const events = await tdb.$transaction(async (tx) => {
+    await commitArticleChange(tdb, actor.tenant.id, async (tx, emit) => {
       // One statement for all items. Raw SQL bypasses the tenant scope, so tenant_id is bound
       // explicitly here and in the conflict target. On re-sent external_ids, fields left out
       // (or null) keep their values, status and author stay as the newsroom set them, and
@@ -130,13 +129,10 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
           results[item.index]!.errors = [{ field: 'external_id', message: `The article with external_id '${item.input.external_id}' is archived and read-only; restore it first.` }]
         }
       }
-      return recordEvents(
-        tx,
-        actor.tenant.id,
+      await emit(
         upserted.map(({ inserted, ...stored }) => ({ kind: inserted ? 'article.created' : 'article.updated', data: toArticleRecord(toArticle(stored)) })),
       )
     })
-    await dispatchEvents(events)
   }
 
   const count = (status: BulkItemResult['status']) => results.filter((result) => result.status === status).length

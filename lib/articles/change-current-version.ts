@@ -1,8 +1,7 @@
 import type { Article, Prisma } from '../db/generated/client.ts'
 import { ConflictError, NotFoundError, PreconditionFailedError } from '../errors.ts'
 import type { TenantDb } from '../tenancy/tenant-db.ts'
-import { dispatchEvents } from '../events/dispatch-events.ts'
-import { recordEvents } from '../events/record-event.ts'
+import { commitArticleChange } from './commit-article-change.ts'
 import { ifMatchSatisfied, toArticleRecord } from './article-record.ts'
 
 // A blind change (no If-Match) is last-writer-wins: it is re-judged against each newer version
@@ -39,22 +38,19 @@ export async function changeCurrentVersion<Result>(
 }
 
 /**
- * Writes `data` to the version of the article that was read, with its article.updated event, and
- * dispatches the event once committed; undefined when a concurrent writer changed it first.
+ * Writes `data` to the version of the article that was read, with its article.updated event;
+ * undefined when a concurrent writer changed it first.
  */
 export async function updateReadVersion(
   tdb: TenantDb,
   current: Article,
   data: Prisma.ArticleUpdateManyMutationInput & { departmentId?: string | null; authorId?: string },
 ): Promise<Article | undefined> {
-  const result = await tdb.$transaction(async (tx) => {
+  return commitArticleChange(tdb, current.tenantId, async (tx, emit) => {
     // Only the version we read may be changed: a concurrent writer makes this match nothing.
     const [article] = await tx.article.updateManyAndReturn({ where: { id: current.id, version: current.version }, data: { ...data, version: { increment: 1 } } })
     if (!article) return undefined
-    const events = await recordEvents(tx, current.tenantId, [{ kind: 'article.updated', data: toArticleRecord(article) }])
-    return { article, events }
+    await emit([{ kind: 'article.updated', data: toArticleRecord(article) }])
+    return article
   })
-  if (!result) return undefined
-  await dispatchEvents(result.events)
-  return result.article
 }

@@ -1,9 +1,8 @@
 import { ValidationError } from '../errors.ts'
-import { dispatchEvents } from '../events/dispatch-events.ts'
-import { recordEvents } from '../events/record-event.ts'
 import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
+import { commitArticleChange } from './commit-article-change.ts'
 import { findForeignReferences, referenceErrors, uniqueTags } from './article-references.ts'
 import { toArticleRecord } from './article-record.ts'
 import type { CreateArticleInput } from './article-schemas.ts'
@@ -23,7 +22,7 @@ export async function createArticle(actor: Actor, input: CreateArticleInput): Pr
   if (errors.length > 0) throw new ValidationError(errors)
 
   const body = cleanBody(input.body ?? null)
-  const { article, events } = await tdb.$transaction(async (tx) => {
+  const article = await commitArticleChange(tdb, actor.tenant.id, async (tx, emit) => {
     const article = await tx.article.create({
       data: {
         id: createId('art'),
@@ -39,9 +38,8 @@ export async function createArticle(actor: Actor, input: CreateArticleInput): Pr
         editedById: actor.user?.id ?? null,
       },
     })
-    const events = await recordEvents(tx, actor.tenant.id, [{ kind: 'article.created', data: toArticleRecord(article) }])
-    return { article, events }
+    await emit([{ kind: 'article.created', data: toArticleRecord(article) }])
+    return article
   })
-  await dispatchEvents(events)
   return { ...article, bodyRemoved: body.removed }
 }

@@ -1,20 +1,18 @@
 import type { Article } from '../db/generated/client.ts'
 import type { ArticleStatus } from '../db/generated/enums.ts'
 import { ConflictError, ForbiddenError, ValidationError } from '../errors.ts'
-import { dispatchEvents } from '../events/dispatch-events.ts'
-import { recordEvents, type RecordedEvent } from '../events/record-event.ts'
+import type { ChangeTransaction, Emit } from '../events/commit-change.ts'
 import type { EventKind } from '../events/event-kinds.ts'
 import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb, type TenantDb } from '../tenancy/tenant-db.ts'
+import { commitArticleChange } from './commit-article-change.ts'
 import { buildArticleUrl } from './article-url.ts'
 import { mayManageSchedule } from './offered-moves.ts'
 import { toArticleRecord } from './article-record.ts'
 import { changeCurrentVersion } from './change-current-version.ts'
 import type { TransitionArticleInput } from './article-schemas.ts'
 import { allowedNextStates, canTransition, fromApiStatus, roleMayTransition, toApiStatus, type ApiStatus } from './article-status.ts'
-
-type Transaction = Parameters<Parameters<TenantDb['$transaction']>[0]>[0]
 
 export type TransitionOutcome = { article: Article; scheduled: boolean }
 
@@ -42,14 +40,10 @@ export async function transitionArticle(
     const publishAt = input.publish_at ? new Date(input.publish_at) : undefined
     const schedule = input.to_state === 'published' && publishAt !== undefined && publishAt.getTime() > now.getTime()
 
-    const result = await tdb.$transaction(async (tx) =>
-      schedule
-        ? scheduleInTransaction(tx, actor, current, publishAt!)
-        : moveInTransaction(tx, actor, current, fromApiStatus(input.to_state), now),
+    const article = await commitArticleChange(tdb, actor.tenant.id, (tx, emit) =>
+      schedule ? scheduleInTransaction(tx, emit, actor, current, publishAt!) : moveInTransaction(tx, emit, actor, current, fromApiStatus(input.to_state), now),
     )
-    if (!result) return undefined
-    await dispatchEvents(result.events)
-    return { article: result.article, scheduled: schedule }
+    return article && { article, scheduled: schedule }
   })
 }
 
@@ -66,13 +60,7 @@ function assertMoveAllowed(actor: Actor, from: ApiStatus, to: ApiStatus): void {
   }
 }
 
-async function moveInTransaction(
-  tx: Transaction,
-  actor: Actor,
-  current: Article,
-  to: ArticleStatus,
-  now: Date,
-): Promise<{ article: Article; events: RecordedEvent[] } | undefined> {
+async function moveInTransaction(tx: ChangeTransaction, emit: Emit, actor: Actor, current: Article, to: ArticleStatus, now: Date): Promise<Article | undefined> {
   const publishing = to === 'published'
   const updated = await tx.article.updateManyAndReturn({
     where: { id: current.id, version: current.version, status: current.status },
@@ -96,7 +84,7 @@ async function moveInTransaction(
   if (to === 'published') kinds.push('article.published')
   if (current.status === 'published' && to === 'draft') kinds.push('article.unpublished')
   if (to === 'archived') kinds.push('article.archived')
-  const events = await recordEvents(tx, actor.tenant.id, [
+  await emit([
     {
       kind: 'workflow.transitioned',
       data: { article_id: article.id, from_state: toApiStatus(current.status), to_state: toApiStatus(to), actor_id: actor.user?.id ?? null },
@@ -104,15 +92,10 @@ async function moveInTransaction(
     },
     ...kinds.map((kind) => ({ kind, data: record, occurredAt: now })),
   ])
-  return { article, events }
+  return article
 }
 
-async function scheduleInTransaction(
-  tx: Transaction,
-  actor: Actor,
-  current: Article,
-  publishAt: Date,
-): Promise<{ article: Article; events: RecordedEvent[] } | undefined> {
+async function scheduleInTransaction(tx: ChangeTransaction, emit: Emit, actor: Actor, current: Article, publishAt: Date): Promise<Article | undefined> {
   const updated = await tx.article.updateManyAndReturn({
     where: { id: current.id, version: current.version, status: current.status },
     data: { scheduledPublishAt: publishAt, version: { increment: 1 } },
@@ -123,11 +106,11 @@ async function scheduleInTransaction(
   await tx.articleTransition.create({
     data: { id: createId('trn'), tenantId: actor.tenant.id, articleId: article.id, fromState: current.status, toState: 'published', actorId: actor.user?.id ?? null, publishAt },
   })
-  const events = await recordEvents(tx, actor.tenant.id, [
+  await emit([
     { kind: 'article.updated', data: toArticleRecord(article) },
     { kind: 'article.publish_scheduled', data: { article_id: article.id, publish_at: publishAt.toISOString() } },
   ])
-  return { article, events }
+  return article
 }
 
 /**
@@ -146,10 +129,9 @@ export async function publishIfStillScheduled(
   if (!current || current.status !== 'approved' || current.scheduledPublishAt?.getTime() !== scheduledFor.getTime()) {
     return { published: false, article: current }
   }
-  const result = await tdb.$transaction((tx) => moveInTransaction(tx, actor, current, 'published', now))
-  if (!result) return { published: false, article: await tdb.article.findUnique({ where: { id: articleId } }) }
-  await dispatchEvents(result.events)
-  return { published: true, article: result.article }
+  const article = await commitArticleChange(tdb, actor.tenant.id, (tx, emit) => moveInTransaction(tx, emit, actor, current, 'published', now))
+  if (!article) return { published: false, article: await tdb.article.findUnique({ where: { id: articleId } }) }
+  return { published: true, article }
 }
 
 /** Takes a pending scheduled publication back; the article stays approved. */
@@ -166,7 +148,7 @@ export async function cancelScheduledPublication(actor: Actor, articleId: string
 
 /** Clears the schedule of the version read, with a history row naming it and the article.updated event. */
 async function cancelReadSchedule(tdb: TenantDb, actor: Actor, current: Article): Promise<Article | undefined> {
-  const result = await tdb.$transaction(async (tx) => {
+  return commitArticleChange(tdb, actor.tenant.id, async (tx, emit) => {
     const [article] = await tx.article.updateManyAndReturn({ where: { id: current.id, version: current.version }, data: { scheduledPublishAt: null, version: { increment: 1 } } })
     if (!article) return undefined
     await tx.articleTransition.create({
@@ -181,10 +163,7 @@ async function cancelReadSchedule(tdb: TenantDb, actor: Actor, current: Article)
         scheduleCancelled: true,
       },
     })
-    const events = await recordEvents(tx, actor.tenant.id, [{ kind: 'article.updated', data: toArticleRecord(article) }])
-    return { article, events }
+    await emit([{ kind: 'article.updated', data: toArticleRecord(article) }])
+    return article
   })
-  if (!result) return undefined
-  await dispatchEvents(result.events)
-  return result.article
 }

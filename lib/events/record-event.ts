@@ -8,14 +8,13 @@ export type RecordedEvent = { id: string; tenantId: string; kind: OutboxEventKin
 type OutboxWriter = Pick<TenantDb, 'event'>
 
 /**
- * Writes events to the outbox. Call it with the transaction that makes the change, so the
- * change and its events commit together or not at all; forwarding happens after commit.
+ * Writes events to the outbox in the transaction that makes the change, so the change and its
+ * events commit together or not at all. Changes emit through commitChange (commit-change.ts),
+ * which also hands them on after commit; tests call this directly to seed the outbox.
  */
-export async function recordEvents(
-  tx: OutboxWriter,
-  tenantId: string,
-  events: { kind: OutboxEventKind; data: Prisma.InputJsonObject; occurredAt?: Date }[],
-): Promise<RecordedEvent[]> {
+export type EventInput = { kind: OutboxEventKind; data: Prisma.InputJsonObject; occurredAt?: Date }
+
+export async function recordEvents(tx: OutboxWriter, tenantId: string, events: EventInput[]): Promise<RecordedEvent[]> {
   if (events.length === 0) return []
   const now = new Date()
   const rows: RecordedEvent[] = events.map((event) => ({
@@ -27,15 +26,4 @@ export async function recordEvents(
   }))
   await tx.event.createMany({ data: rows })
   return rows
-}
-
-/** The envelope a subscriber receives (contract: Webhooks). */
-export function eventEnvelope(event: { id: string; tenantId: string; kind: string; occurredAt: Date; data: unknown }) {
-  return {
-    event_id: event.id,
-    event: event.kind,
-    tenant_id: event.tenantId,
-    occurred_at: event.occurredAt.toISOString(),
-    data: event.data,
-  }
 }

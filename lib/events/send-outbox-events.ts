@@ -1,11 +1,7 @@
-import { inngest, queueConfigured } from '../../inngest/client.ts'
-import { outboxEventName, type EnvelopeData } from '../../inngest/events.ts'
 import type { Database } from '../db/client.ts'
 import { processSingleton } from '../process-singleton.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
-import { eventEnvelope } from './record-event.ts'
-
-export type OutboxRow = { id: string; tenantId: string; kind: string; occurredAt: Date; data: unknown }
+import { eventQueue, type OutboxRow } from './event-queue.ts'
 
 export class QueueNotConfiguredError extends Error {
   constructor() {
@@ -13,9 +9,6 @@ export class QueueNotConfiguredError extends Error {
   }
 }
 
-// Inngest refuses large events; the functions read the outbox row anyway, so an event
-// whose data is big (an article with a long body) travels without it.
-const maxInlineDataBytes = 200 * 1024
 const eventsPerRequest = 100
 
 // When a send to the queue last failed; cleared by any send that succeeds (a write's or the
@@ -27,32 +20,21 @@ export function queueLastFailedAt(): number | null {
   return queueHealth.lastFailedAt
 }
 
-/** An outbox row as an Inngest event: its id is the outbox id, so a re-send is deduplicated. */
-export function toInngestEvent(row: OutboxRow) {
-  const envelope: EnvelopeData = eventEnvelope(row)
-  const tooLarge = Buffer.byteLength(JSON.stringify(envelope.data ?? null)) > maxInlineDataBytes
-  return {
-    id: row.id,
-    name: outboxEventName(row.kind),
-    data: tooLarge ? { ...envelope, data: null, data_omitted: true } : envelope,
-    ts: row.occurredAt.getTime(),
-  }
-}
-
 /**
- * Sends outbox rows to Inngest in order and marks each batch sent. A failure counts an
+ * Sends outbox rows to the queue in order and marks each batch sent. A failure counts an
  * attempt on the rows not yet sent, keeps the error for operators, and is rethrown.
  * `db` is the client that marks them: the sweeper passes the transaction that holds their
  * row locks (another connection would wait on those locks until the transaction gave up).
  */
 export async function sendOutboxEvents(rows: OutboxRow[], db: Pick<Database, 'event'> = systemDb()): Promise<number> {
   if (rows.length === 0) return 0
-  if (!queueConfigured()) throw new QueueNotConfiguredError()
+  const queue = eventQueue()
+  if (!queue?.configured()) throw new QueueNotConfiguredError()
   let sent = 0
   try {
     for (let start = 0; start < rows.length; start += eventsPerRequest) {
       const batch = rows.slice(start, start + eventsPerRequest)
-      await inngest.send(batch.map(toInngestEvent))
+      await queue.send(batch)
       await db.event.updateMany({ where: { id: { in: batch.map((row) => row.id) }, sentToQueueAt: null }, data: { sentToQueueAt: new Date() } })
       sent += batch.length
     }

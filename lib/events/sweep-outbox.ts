@@ -1,10 +1,11 @@
 import { systemDb } from '../tenancy/tenant-db.ts'
-import { QueueNotConfiguredError, sendOutboxEvents, type OutboxRow } from './send-outbox-events.ts'
+import type { OutboxRow } from './event-queue.ts'
+import { QueueNotConfiguredError, sendOutboxEvents } from './send-outbox-events.ts'
 
 export type SweepResult = { sent: number; remaining: boolean; error: string | null }
 
 // A batch's rows stay locked while Inngest is called: up to five attempts of at most 10 s
-// each (inngest/client.ts and the SDK's retries), so the transaction may take that long.
+// each (the Inngest client's timeout and the SDK's retries), so the transaction may take that long.
 const batchTransaction = { maxWait: 10_000, timeout: 90_000 }
 
 /**

@@ -1,4 +1,4 @@
-import { queueConfigured } from '../../inngest/client.ts'
+import { queueConfigured } from '../events/event-queue.ts'
 import { queueLastFailedAt } from '../events/send-outbox-events.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 

@@ -4,16 +4,15 @@ import { assertAdmin } from '../auth/assert-admin.ts'
 import { hashPassword } from '../auth/passwords.ts'
 import type { Role } from '../db/generated/enums.ts'
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts'
-import { dispatchEvents } from '../events/dispatch-events.ts'
-import { recordEvents, type RecordedEvent } from '../events/record-event.ts'
+import { commitChange, type ChangeTransaction, type Emit } from '../events/commit-change.ts'
 import { createId } from '../ids.ts'
 import { parseInput } from '../parse-input.ts'
 import type { Actor } from '../tenancy/actor.ts'
-import { systemDb, tenantDb, type TenantDb } from '../tenancy/tenant-db.ts'
+import { systemDb, tenantDb } from '../tenancy/tenant-db.ts'
 import { forgetCachedTokens } from '../tokens/authenticate-token.ts'
 import { changeRoleSchema, createUserSchema, userIdSchema, type ChangeRoleInput, type CreateUserInput } from './user-schemas.ts'
 
-type Transaction = Parameters<Parameters<TenantDb['$transaction']>[0]>[0]
+type Transaction = ChangeTransaction
 
 export type UserSummary = {
   id: string
@@ -62,25 +61,24 @@ export async function createUser(actor: Actor, raw: CreateUserInput): Promise<{ 
 
   const generatedPassword = input.password ? null : generatePassword()
   const passwordHash = await hashPassword(input.password || generatedPassword!)
-  let outcome: { user: UserSummary; events: RecordedEvent[] }
+  let user: UserSummary
   try {
-    outcome = await tdb.$transaction(async (tx) => {
+    user = await commitChange(tdb, actor.tenant.id, async (tx, emit) => {
       const user = await tx.user.create({
         data: { id: createId('usr'), tenantId: actor.tenant.id, email: input.email, name: input.name, role: input.role, passwordHash },
         select: summary,
       })
-      const events = await recordUserChange(tx, actor, 'user.created', user.id, {
+      await recordUserChange(tx, emit, actor, 'user.created', user.id, {
         event: { email: user.email, name: user.name, role: user.role, created_by: actor.user.id },
         audit: { email: user.email, name: user.name, role: user.role },
       })
-      return { user, events }
+      return user
     })
   } catch (error) {
     if (isUniqueViolation(error)) throw emailTaken()
     throw error
   }
-  await dispatchEvents(outcome.events)
-  return { user: outcome.user, generatedPassword }
+  return { user, generatedPassword }
 }
 
 /**
@@ -89,22 +87,18 @@ export async function createUser(actor: Actor, raw: CreateUserInput): Promise<{ 
  */
 async function recordUserChange(
   tx: Transaction,
+  emit: Emit,
   actor: Actor & { user: { id: string } },
   kind: 'user.created' | 'user.role_changed' | 'user.deactivated',
   userId: string,
   details: { event: Record<string, string | null>; audit: Record<string, string | null> },
-): Promise<RecordedEvent[]> {
+): Promise<void> {
   await recordAudit(tx, { tenantId: actor.tenant.id, actorId: actor.user.id, action: kind, targetType: 'user', targetId: userId, metadata: details.audit })
-  return recordEvents(tx, actor.tenant.id, [{ kind, data: { user_id: userId, ...details.event } }])
+  await emit([{ kind, data: { user_id: userId, ...details.event } }])
 }
 
-/** After a committed change to someone's role or access: their tokens' cached scopes go, the events go out. */
-async function announceAccessChange(events: RecordedEvent[]): Promise<void> {
-  if (events.length === 0) return
-  // A token's scopes are bounded by its owner's role; cached lookups must not outlive the change.
-  forgetCachedTokens()
-  await dispatchEvents(events)
-}
+/** A change to someone's role or access: once committed, cached token lookups (whose scopes follow the owner's role) must not outlive it. */
+const accessChange = { afterCommit: () => forgetCachedTokens() }
 
 /**
  * Serialises changes to who is an admin within one newsroom: without it, two admins
@@ -136,22 +130,25 @@ export async function changeRole(actor: Actor, raw: ChangeRoleInput): Promise<Us
   assertAdmin(actor)
   const input = parseInput(changeRoleSchema, raw)
   const tdb = tenantDb(actor.tenant.id)
-  const outcome = await tdb.$transaction(async (tx) => {
-    await lockAdminChanges(tx, actor.tenant.id)
-    const user = await findUser(tx, input.userId)
-    if (!user.active) throw new ConflictError('user_deactivated', `${user.name} is deactivated; a deactivated account keeps its last role.`)
-    if (user.role === input.role) return { user, events: [] }
-    if (input.role !== 'admin') await assertNotLastAdmin(tx, user, `made ${input.role === 'editor' ? 'an editor' : 'a writer'}`)
+  return commitChange(
+    tdb,
+    actor.tenant.id,
+    async (tx, emit) => {
+      await lockAdminChanges(tx, actor.tenant.id)
+      const user = await findUser(tx, input.userId)
+      if (!user.active) throw new ConflictError('user_deactivated', `${user.name} is deactivated; a deactivated account keeps its last role.`)
+      if (user.role === input.role) return user
+      if (input.role !== 'admin') await assertNotLastAdmin(tx, user, `made ${input.role === 'editor' ? 'an editor' : 'a writer'}`)
 
-    const updated = await tx.user.update({ where: { id: user.id }, data: { role: input.role }, select: summary })
-    const events = await recordUserChange(tx, actor, 'user.role_changed', user.id, {
-      event: { email: user.email, previous_role: user.role, role: updated.role, changed_by: actor.user.id },
-      audit: { email: user.email, name: user.name, previous_role: user.role, role: updated.role },
-    })
-    return { user: updated, events }
-  })
-  await announceAccessChange(outcome.events)
-  return outcome.user
+      const updated = await tx.user.update({ where: { id: user.id }, data: { role: input.role }, select: summary })
+      await recordUserChange(tx, emit, actor, 'user.role_changed', user.id, {
+        event: { email: user.email, previous_role: user.role, role: updated.role, changed_by: actor.user.id },
+        audit: { email: user.email, name: user.name, previous_role: user.role, role: updated.role },
+      })
+      return updated
+    },
+    accessChange,
+  )
 }
 
 /**
@@ -166,19 +163,22 @@ export async function deactivateUser(actor: Actor, raw: { userId: string }): Pro
     throw new ConflictError('cannot_deactivate_self', 'You cannot deactivate your own account; ask another admin to do it.')
   }
   const tdb = tenantDb(actor.tenant.id)
-  const outcome = await tdb.$transaction(async (tx) => {
-    await lockAdminChanges(tx, actor.tenant.id)
-    const user = await findUser(tx, input.userId)
-    if (!user.active) return { user, events: [] }
-    await assertNotLastAdmin(tx, user, 'deactivated')
+  return commitChange(
+    tdb,
+    actor.tenant.id,
+    async (tx, emit) => {
+      await lockAdminChanges(tx, actor.tenant.id)
+      const user = await findUser(tx, input.userId)
+      if (!user.active) return user
+      await assertNotLastAdmin(tx, user, 'deactivated')
 
-    const updated = await tx.user.update({ where: { id: user.id }, data: { active: false, deactivatedAt: new Date() }, select: summary })
-    const events = await recordUserChange(tx, actor, 'user.deactivated', user.id, {
-      event: { email: user.email, deactivated_at: updated.deactivatedAt!.toISOString(), deactivated_by: actor.user.id },
-      audit: { email: user.email, name: user.name, role: user.role },
-    })
-    return { user: updated, events }
-  })
-  await announceAccessChange(outcome.events)
-  return outcome.user
+      const updated = await tx.user.update({ where: { id: user.id }, data: { active: false, deactivatedAt: new Date() }, select: summary })
+      await recordUserChange(tx, emit, actor, 'user.deactivated', user.id, {
+        event: { email: user.email, deactivated_at: updated.deactivatedAt!.toISOString(), deactivated_by: actor.user.id },
+        audit: { email: user.email, name: user.name, role: user.role },
+      })
+      return updated
+    },
+    accessChange,
+  )
 }

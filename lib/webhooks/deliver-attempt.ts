@@ -1,5 +1,5 @@
 import type { Delivery, DeliveryStatus } from '../db/generated/client.ts'
-import { eventEnvelope } from '../events/record-event.ts'
+import { eventEnvelope } from '../events/event-envelope.ts'
 import { createId } from '../ids.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
 import { signingSecrets } from './rotate-secret.ts'

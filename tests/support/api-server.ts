@@ -2,6 +2,8 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { recordPeerAddress } from '../../lib/server/node-http.ts'
 import { createV1Listener } from '../../lib/server/v1-listener.ts'
+// As scripts/serve.ts does for the production server: the outbox sends through Inngest.
+import '../../inngest/outbox-queue.ts'
 
 /**
  * Serves the app's real /v1 route handlers over HTTP on 127.0.0.1 through the production

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createArticle } from '../../lib/articles/create-article.ts'
 import { db } from '../../lib/db/client.ts'
 import { recordEvents } from '../../lib/events/record-event.ts'
-import { dispatchEvents } from '../../lib/events/dispatch-events.ts'
+import { commitChange } from '../../lib/events/commit-change.ts'
 import { createId } from '../../lib/ids.ts'
 import { tenantDb } from '../../lib/tenancy/tenant-db.ts'
 import { createDeliveriesForEvent } from '../../lib/webhooks/create-deliveries.ts'
@@ -107,10 +107,9 @@ describe('/api/inngest driven like Inngest drives it', () => {
     received.length = 0
     answers = [500]
     const subscription = await createWebhook(newsroom.actor('admin'), { url: receiverUrl, events: ['article.updated'], secret })
-    const events = await tenantDb(newsroom.tenant.id).$transaction((tx) =>
-      recordEvents(tx, newsroom.tenant.id, [{ kind: 'article.updated', data: { article_id: 'art_x', headline: 'Retry me' } }]),
+    const events = await commitChange(tenantDb(newsroom.tenant.id), newsroom.tenant.id, (_tx, emit) =>
+      emit([{ kind: 'article.updated', data: { article_id: 'art_x', headline: 'Retry me' } }]),
     )
-    await dispatchEvents(events)
     const [outboxEvent] = await fakeInngest.waitForEvents((event) => event.id === events[0]!.id)
     await fakeInngest.runFunction(app.url, 'newsroom-fan-out-event', outboxEvent!)
     const [deliveryEvent] = await fakeInngest.waitForEvents((event) => event.name === 'newsroom/webhook.delivery_requested' && event.data.subscription_id === subscription.id)
@@ -137,10 +136,9 @@ describe('/api/inngest driven like Inngest drives it', () => {
         ownerId: owner,
       })),
     })
-    const events = await tenantDb(newsroom.tenant.id).$transaction((tx) =>
-      recordEvents(tx, newsroom.tenant.id, [{ kind: 'article.archived', data: { article_id: 'art_fanout' } }]),
+    const events = await commitChange(tenantDb(newsroom.tenant.id), newsroom.tenant.id, (_tx, emit) =>
+      emit([{ kind: 'article.archived', data: { article_id: 'art_fanout' } }]),
     )
-    await dispatchEvents(events)
     const [outboxEvent] = await fakeInngest.waitForEvents((event) => event.id === events[0]!.id)
 
     const fanOut = await fakeInngest.runFunction(app.url, 'newsroom-fan-out-event', outboxEvent!)

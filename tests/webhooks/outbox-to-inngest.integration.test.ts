@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createArticle } from '../../lib/articles/create-article.ts'
 import { transitionArticle } from '../../lib/articles/transition-article.ts'
 import { db } from '../../lib/db/client.ts'
-import { dispatchEvents } from '../../lib/events/dispatch-events.ts'
+import { commitChange } from '../../lib/events/commit-change.ts'
 import { queueHandOffSettled } from '../../lib/events/queue-hand-off.ts'
 import { recordEvents } from '../../lib/events/record-event.ts'
 import { sweepOutbox } from '../../lib/events/sweep-outbox.ts'
@@ -78,10 +78,9 @@ describe('outbox → Inngest', () => {
   it('keeps events in the outbox while Inngest is down and sends them, deduplicable by id, once it is back', async () => {
     await inngest.stop()
     const before = inngest.events.length
-    const [event] = await tenantDb(newsroom.tenant.id).$transaction((tx) =>
-      recordEvents(tx, newsroom.tenant.id, [{ kind: 'article.updated', data: { article_id: 'art_offline', headline: 'Written while Inngest was down' } }]),
+    const [event] = await commitChange(tenantDb(newsroom.tenant.id), newsroom.tenant.id, (_tx, emit) =>
+      emit([{ kind: 'article.updated', data: { article_id: 'art_offline', headline: 'Written while Inngest was down' } }]),
     )
-    await dispatchEvents([event!])
     const failed = await eventuallyRow(event!.id, (row) => row.sendAttempts >= 1)
     expect(failed.sentToQueueAt).toBeNull()
     expect((await db.event.findUniqueOrThrow({ where: { id: event!.id } })).lastSendError).toMatch(/fetch failed|ECONNREFUSED/i)
@@ -164,10 +163,9 @@ describe('outbox → Inngest', () => {
   })
 
   it('lets an event too large for Inngest travel without its data', async () => {
-    const [event] = await tenantDb(newsroom.tenant.id).$transaction((tx) =>
-      recordEvents(tx, newsroom.tenant.id, [{ kind: 'article.updated', data: { article_id: 'art_big', body: 'x'.repeat(300_000) } }]),
+    const [event] = await commitChange(tenantDb(newsroom.tenant.id), newsroom.tenant.id, (_tx, emit) =>
+      emit([{ kind: 'article.updated', data: { article_id: 'art_big', body: 'x'.repeat(300_000) } }]),
     )
-    await dispatchEvents([event!])
     const [sent] = await inngest.waitForEvents((captured) => captured.id === event!.id)
     expect(sent!.data).toMatchObject({ event_id: event!.id, event: 'article.updated', data: null, data_omitted: true })
   })

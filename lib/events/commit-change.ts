@@ -1,0 +1,36 @@
+import type { TenantDb } from '../tenancy/tenant-db.ts'
+import { handOffToQueue } from './queue-hand-off.ts'
+import { recordEvents, type EventInput, type RecordedEvent } from './record-event.ts'
+
+export type ChangeTransaction = Parameters<Parameters<TenantDb['$transaction']>[0]>[0]
+/** Writes events to the outbox in the change's own transaction. */
+export type Emit = (events: EventInput[]) => Promise<RecordedEvent[]>
+/** Runs once the change has committed, before the writer answers: what must not outlive it (cached totals, token scopes). */
+export type AfterCommit = (events: RecordedEvent[]) => Promise<void> | void
+
+/**
+ * A change and the events it emits, as one unit: `change` runs in a transaction of the tenant's
+ * database and emits its events into the outbox there, so they commit together or not at all.
+ * Once committed, `afterCommit` runs and the events are handed to the queue without waiting for
+ * it (the outbox stays the source of truth: what the queue does not take now, the sweeper
+ * re-sends). This is the only way a change emits events, so none can be committed and then
+ * forgotten until the sweeper's next pass.
+ *
+ * A change that finds it lost a race returns without emitting; nothing is handed on then.
+ */
+export async function commitChange<T>(tdb: TenantDb, tenantId: string, change: (tx: ChangeTransaction, emit: Emit) => Promise<T>, options: { afterCommit?: AfterCommit } = {}): Promise<T> {
+  let emitted: RecordedEvent[] = []
+  const value = await tdb.$transaction(async (tx) => {
+    emitted = []
+    return change(tx, async (events) => {
+      const recorded = await recordEvents(tx, tenantId, events)
+      emitted.push(...recorded)
+      return recorded
+    })
+  })
+  if (emitted.length > 0) {
+    await options.afterCommit?.(emitted)
+    handOffToQueue(emitted)
+  }
+  return value
+}
