@@ -3,8 +3,10 @@ import { DomainError, ServiceUnavailableError, ValidationError } from '../errors
 import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { authenticateToken, touchToken, type TokenPrincipal } from '../tokens/authenticate-token.ts'
-import { hasScope, type Scope } from '../tokens/scopes.ts'
+import { hasScope } from '../tokens/scopes.ts'
 import { parseInput } from '../parse-input.ts'
+import { defaultMaxBodyBytes } from './body-limits.ts'
+import type { ApiOperationSpec } from './openapi/api-operation.ts'
 import { isDatabaseUnavailable } from './database-errors.ts'
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, replayResponse, requestFingerprint, validateIdempotencyKey } from './idempotency.ts'
 import { problemResponse, type Problem } from './problem.ts'
@@ -28,20 +30,20 @@ export type ApiContext<Query, Body, Params> = {
 }
 
 type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> }
-export type RouteHandler = (request: Request, context: RouteContext) => Promise<Response>
+export type RouteHandler = ((request: Request, context: RouteContext) => Promise<Response>) & { operation?: ApiOptions<unknown, unknown, unknown> }
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined
 
-export type ApiOptions<QuerySchema, BodySchema, ParamsSchema> = {
-  scope: Scope
+/**
+ * What withApi enforces, taken from the operation's declaration (lib/api/operations/*): the
+ * same object the reference documents, so the scope, schemas and body limit are written once.
+ */
+export type ApiOptions<QuerySchema, BodySchema, ParamsSchema> = Pick<ApiOperationSpec, 'method' | 'path' | 'scope' | 'maxBodyBytes'> & {
   query?: QuerySchema
   body?: BodySchema
   params?: ParamsSchema
-  /** Bodies larger than this are refused with 413 before they are read whole. */
-  maxBodyBytes?: number
 }
 
-const defaultMaxBodyBytes = 1024 * 1024
 const realm = 'Bearer realm="newsroom"'
 
 /**
@@ -57,7 +59,7 @@ export function withApi<
   options: ApiOptions<QuerySchema, BodySchema, ParamsSchema>,
   handler: (context: ApiContext<Infer<QuerySchema>, Infer<BodySchema>, Infer<ParamsSchema>>) => Promise<Response>,
 ): RouteHandler {
-  return async (request, routeContext) => {
+  const serve: RouteHandler = async (request, routeContext) => {
     const startedAt = performance.now()
     const requestId = createId('req')
     const seen: { principal?: TokenPrincipal } = {}
@@ -65,6 +67,8 @@ export function withApi<
     observe(request, response, requestId, startedAt, seen.principal)
     return response
   }
+  // What the handler serves, for the test that compares the served API with the documented one.
+  return Object.assign(serve, { operation: options })
 
   async function answer(request: Request, routeContext: RouteContext, requestId: string, seen: { principal?: TokenPrincipal }): Promise<Response> {
     let headers: Record<string, string> = {}

@@ -1,22 +1,22 @@
+import { createArticleOperation, listArticlesOperation } from '@/lib/api/operations/article-operations'
 import { conditionalAnswer, queryKey, renderJson } from '@/lib/api/conditional-response'
 import { cachedRead } from '@/lib/api/response-cache'
 import { apiRoute, jsonResponse, withApi } from '@/lib/api/with-api'
 import { articleHeaders } from '@/lib/articles/article-responses'
 import { toArticleRecord } from '@/lib/articles/article-record'
-import { createArticleSchema, listArticlesQuerySchema } from '@/lib/articles/article-schemas'
 import { createArticle } from '@/lib/articles/create-article'
 import { listArticles } from '@/lib/articles/list-articles'
 import { toListedArticleRecord } from '@/lib/articles/search-articles'
 import { pageRecord } from '@/lib/pagination'
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
-  GET: withApi({ scope: 'articles:read', query: listArticlesQuerySchema }, async ({ actor, query, request }) => {
+  GET: withApi(listArticlesOperation, async ({ actor, query, request }) => {
     const render = async () => renderJson(pageRecord(await listArticles(actor.tenant.id, query), toListedArticleRecord))
     // The changes feed moves with the clock (its settle time), so only the other orders are cached.
     const rendered = query.sort === 'updated_at' ? await render() : await cachedRead(actor.tenant.id, `list:${queryKey(query)}`, render)
     return conditionalAnswer(request, rendered)
   }),
-  POST: withApi({ scope: 'articles:write', body: createArticleSchema }, async ({ actor, body }) => {
+  POST: withApi(createArticleOperation, async ({ actor, body }) => {
     const article = await createArticle(actor, body)
     return jsonResponse(toArticleRecord(article), { status: 201, headers: articleHeaders(article, { location: true }) })
   }),

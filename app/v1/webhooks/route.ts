@@ -1,16 +1,16 @@
+import { createWebhookOperation, listWebhooksOperation } from '@/lib/api/operations/webhook-operations'
 import { apiRoute, jsonResponse, withApi } from '@/lib/api/with-api'
 import { createWebhook, listWebhooks } from '@/lib/webhooks/manage-subscriptions'
 import { toWebhookRecord } from '@/lib/webhooks/webhook-record'
 import { webhookLocation } from '@/lib/webhooks/webhook-responses'
-import { createWebhookSchema, listWebhooksQuerySchema } from '@/lib/webhooks/webhook-schemas'
 import { pageRecord } from '@/lib/pagination'
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
-  GET: withApi({ scope: 'webhooks:manage', query: listWebhooksQuerySchema }, async ({ actor, query }) => {
+  GET: withApi(listWebhooksOperation, async ({ actor, query }) => {
     const page = await listWebhooks(actor.tenant.id, query)
     return jsonResponse(pageRecord(page, toWebhookRecord))
   }),
-  POST: withApi({ scope: 'webhooks:manage', body: createWebhookSchema }, async ({ actor, body }) => {
+  POST: withApi(createWebhookOperation, async ({ actor, body }) => {
     const subscription = await createWebhook(actor, body)
     return jsonResponse(toWebhookRecord(subscription), { status: 201, headers: webhookLocation(subscription) })
   }),

@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import type { oas31, ZodOpenApiOperationObject, ZodOpenApiParameters, ZodOpenApiResponseObject, ZodOpenApiResponsesObject } from 'zod-openapi'
+import type { oas31, ZodOpenApiOperationObject, ZodOpenApiParameters, ZodOpenApiPathsObject, ZodOpenApiResponseObject, ZodOpenApiResponsesObject } from 'zod-openapi'
+import { defaultMaxBodyBytes } from '../body-limits.ts'
 import type { FieldError } from '../../errors.ts'
 import type { Scope } from '../../tokens/scopes.ts'
 import { problemExample, problemSchema } from './problem-schema.ts'
@@ -24,20 +25,37 @@ export type ProblemCase = {
 
 type Examples = Record<string, oas31.ExampleObject>
 
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+
+/**
+ * One /v1 operation, declared once: what withApi enforces (scope, the schemas it validates
+ * with, the body limit) and what the reference documents (path, method, texts, examples,
+ * failures) are the same object, so they cannot disagree. Route files serve a declaration
+ * (`withApi(listArticlesOperation, handler)`); the OpenAPI document lists the declarations.
+ */
 export type ApiOperationSpec = {
+  method: HttpMethod
+  /** As the reference writes it: `/v1/articles/{article_id}`. */
+  path: string
   operationId: string
   summary: string
   /** Markdown. The required scope is added in front. */
   description: string
   tags: string[]
   scope: Scope
+  /** What withApi validates the path parameters, query and body with. */
+  params?: z.ZodType
+  query?: z.ZodType
+  body?: z.ZodType
+  /** Bodies larger than this are refused with 413 before they are read whole (default 1 MiB). */
+  maxBodyBytes?: number
+  /** How the parameters read in the reference (descriptions, examples), where the validators alone say too little. */
   requestParams?: ZodOpenApiParameters
   requestBody?: {
-    schema: z.ZodType
+    /** The documented schema, when it should read differently from `body` (e.g. a bulk item's fields). */
+    schema?: z.ZodType
     description?: string
     examples: Examples
-    /** The endpoint's body size limit, for the 413 example. */
-    maxBytes: number
   }
   success: {
     status: 200 | 201 | 204
@@ -48,10 +66,22 @@ export type ApiOperationSpec = {
   }
   /** The operation's own failures; authentication, rate limit and server failures are added. */
   problems?: ProblemCase[]
-  /** A POST that honours Idempotency-Key (every POST under /v1 does). */
-  idempotent?: boolean
   /** A GET that answers If-None-Match with 304 Not Modified. */
   conditional?: boolean
+}
+
+/** A declaration, typed as written, so withApi infers the parsed params, query and body from its schemas. */
+export function declareOperation<const Spec extends ApiOperationSpec>(spec: Spec): Spec {
+  return spec
+}
+
+/** The reference's paths for these operations. */
+export function operationPaths(operations: readonly ApiOperationSpec[]): ZodOpenApiPathsObject {
+  const paths: ZodOpenApiPathsObject = {}
+  for (const operation of operations) {
+    paths[operation.path] = { ...paths[operation.path], [operation.method.toLowerCase()]: apiOperation(operation) }
+  }
+  return paths
 }
 
 const mebibyte = 1024 * 1024
@@ -62,14 +92,17 @@ const mebibyte = 1024 * 1024
  * is particular to it.
  */
 export function apiOperation(spec: ApiOperationSpec): ZodOpenApiOperationObject {
+  // Every POST under /v1 honours Idempotency-Key (lib/api/with-api.ts).
+  const idempotent = spec.method === 'POST'
+  const bodySchema = spec.requestBody?.schema ?? spec.body
   const problems = [
     ...authenticationProblems(spec.scope),
-    ...(spec.requestBody ? bodyProblems(spec.requestBody.maxBytes) : []),
+    ...(bodySchema ? bodyProblems(spec.maxBodyBytes ?? defaultMaxBodyBytes) : []),
     ...(spec.problems ?? []),
-    ...(spec.idempotent ? idempotencyProblems : []),
+    ...(idempotent ? idempotencyProblems : []),
     ...serverProblems,
   ]
-  const requestParams = spec.idempotent
+  const requestParams = idempotent
     ? { ...spec.requestParams, header: idempotencyKeyHeader }
     : spec.conditional
       ? { ...spec.requestParams, header: ifNoneMatchHeader }
@@ -92,11 +125,11 @@ export function apiOperation(spec: ApiOperationSpec): ZodOpenApiOperationObject 
     tags: spec.tags,
     ...scopeRequirement(spec.scope),
     ...(requestParams && { requestParams }),
-    ...(spec.requestBody && {
+    ...(bodySchema && {
       requestBody: {
         required: true,
-        ...(spec.requestBody.description && { description: spec.requestBody.description }),
-        content: { 'application/json': { schema: spec.requestBody.schema, examples: spec.requestBody.examples } },
+        ...(spec.requestBody?.description && { description: spec.requestBody.description }),
+        content: { 'application/json': { schema: bodySchema, ...(spec.requestBody && { examples: spec.requestBody.examples }) } },
       },
     }),
     responses: responses as ZodOpenApiResponsesObject,

@@ -1,15 +1,16 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { readdirSync, statSync } from 'node:fs'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import type { oas31 } from 'zod-openapi'
-import { articleExamples } from '../../articles/article-openapi.ts'
+import { articleExamples } from '../operations/article-operations.ts'
 import * as articleSchemas from '../../articles/article-schemas.ts'
 import * as revisionSchemas from '../../articles/revision-schemas.ts'
 import { apiStatuses, workflowTransitions } from '../../articles/article-status.ts'
 import { isScope } from '../../tokens/scopes.ts'
-import * as webhookOpenApi from '../../webhooks/webhook-openapi.ts'
+import * as webhookOpenApi from '../operations/webhook-operations.ts'
 import * as webhookSchemas from '../../webhooks/webhook-schemas.ts'
 import * as requestLogSchemas from '../../request-log/request-log-schemas.ts'
 import { problemResponse, problemTitles } from '../problem.ts'
@@ -36,33 +37,41 @@ function documentedOperations(paths: oas31.PathsObject | undefined = document.pa
   return operations
 }
 
+type ServedHandler = { operation?: { method: string; path: string } }
+
 /**
- * The operations the app serves under /v1, read from the route files: the keys given to
- * `apiRoute({ ... })` (the other exported methods only answer 405), or the exported
- * handlers of a file that does not use it. The catch-all 404 route serves no operation.
+ * The operations the app serves under /v1, from the route modules themselves: each method a
+ * route file serves is a withApi handler carrying its declaration, whose method and path must
+ * be the file's own (the public document route carries none and is listed as public). The
+ * catch-all 404 route serves no operation; the other exported methods only answer 405.
  */
-function servedOperations(): string[] {
+async function servedOperations(): Promise<string[]> {
   const operations: string[] = []
+  const routeFiles: { file: string; route: string }[] = []
   const walk = (dir: string, segments: string[]) => {
     for (const entry of readdirSync(dir)) {
       const full = path.join(dir, entry)
       if (statSync(full).isDirectory()) walk(full, [...segments, entry])
       else if (entry === 'route.ts' && !segments.some((segment) => segment.startsWith('[...'))) {
-        const route = '/' + segments.map((segment) => segment.replace(/^\[(.+)\]$/, '{$1}')).join('/')
-        for (const method of routeMethods(readFileSync(full, 'utf8'))) operations.push(`${method} ${route}`)
+        routeFiles.push({ file: full, route: '/' + segments.map((segment) => segment.replace(/^\[(.+)\]$/, '{$1}')).join('/') })
       }
     }
   }
   walk(path.join(appDir, 'v1'), ['v1'])
-  return operations.sort()
-}
-
-function routeMethods(source: string): string[] {
-  const apiRouteCall = source.indexOf('apiRoute({')
-  if (apiRouteCall >= 0) {
-    return [...source.slice(apiRouteCall).matchAll(/^\s*(GET|POST|PUT|PATCH|DELETE)\s*:/gm)].map((match) => match[1]!)
+  for (const { file, route } of routeFiles) {
+    const routeModule = (await import(pathToFileURL(file).href)) as Record<string, ServedHandler | undefined>
+    for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
+      const operation = routeModule[method]?.operation
+      if (operation) {
+        expect(`${operation.method} ${operation.path}`, `${file} ${method}`).toBe(`${method} ${route}`)
+        operations.push(`${method} ${route}`)
+      } else if (publicOperations.has(`${method} ${route}`)) {
+        expect(routeModule[method], `${file} ${method}`).toBeTypeOf('function')
+        operations.push(`${method} ${route}`)
+      }
+    }
   }
-  return [...source.matchAll(/export\s+(?:async\s+)?(?:function|const)\s+(GET|POST|PUT|PATCH|DELETE)\b/g)].map((match) => match[1]!)
+  return operations.sort()
 }
 
 /** The zod schemas registered under a component id, to check examples with the validators themselves. */
@@ -97,8 +106,8 @@ describe('the OpenAPI document', () => {
     expect(Object.isFrozen(document.paths)).toBe(true)
   })
 
-  it('documents every operation the /v1 route files serve, and nothing they do not', () => {
-    const served = servedOperations()
+  it('documents every operation the /v1 route files serve, and nothing they do not', async () => {
+    const served = await servedOperations()
     expect(served).toContain('GET /v1/articles')
     expect(served).toContain('POST /v1/articles/{article_id}/transitions')
     expect(served).not.toContain('DELETE /v1/articles')

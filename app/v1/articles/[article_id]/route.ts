@@ -1,23 +1,21 @@
+import { getArticleOperation, updateArticleOperation } from '@/lib/api/operations/article-operations'
 import { conditionalAnswer, renderJson } from '@/lib/api/conditional-response'
 import { cachedRead } from '@/lib/api/response-cache'
 import { apiRoute, jsonResponse, withApi } from '@/lib/api/with-api'
 import { articleHeaders } from '@/lib/articles/article-responses'
 import { articleEtag, toArticleRecord } from '@/lib/articles/article-record'
-import { articlePathSchema, updateArticleSchema } from '@/lib/articles/article-schemas'
 import { getArticle } from '@/lib/articles/get-article'
 import { updateArticle } from '@/lib/articles/update-article'
 
-const params = articlePathSchema
-
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
-  GET: withApi({ scope: 'articles:read', params }, async ({ actor, params, request }) => {
+  GET: withApi(getArticleOperation, async ({ actor, params, request }) => {
     const rendered = await cachedRead(actor.tenant.id, `get:${params.article_id}`, async () => {
       const article = await getArticle(actor.tenant.id, params.article_id)
       return renderJson(toArticleRecord(article), articleEtag(article))
     })
     return conditionalAnswer(request, rendered)
   }),
-  PATCH: withApi({ scope: 'articles:write', params, body: updateArticleSchema }, async ({ actor, params, body, request }) => {
+  PATCH: withApi(updateArticleOperation, async ({ actor, params, body, request }) => {
     const article = await updateArticle(actor, params.article_id, body, { ifMatch: request.headers.get('if-match') })
     return jsonResponse(toArticleRecord(article), { headers: articleHeaders(article) })
   }),

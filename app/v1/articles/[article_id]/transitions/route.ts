@@ -1,13 +1,11 @@
+import { transitionArticleOperation } from '@/lib/api/operations/article-operations'
 import { apiRoute, jsonResponse, withApi } from '@/lib/api/with-api'
 import { articleHeaders } from '@/lib/articles/article-responses'
 import { toArticleRecord } from '@/lib/articles/article-record'
-import { articlePathSchema, transitionArticleSchema } from '@/lib/articles/article-schemas'
 import { transitionArticle } from '@/lib/articles/transition-article'
 
-const params = articlePathSchema
-
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
-  POST: withApi({ scope: 'articles:write', params, body: transitionArticleSchema }, async ({ actor, params, body, request }) => {
+  POST: withApi(transitionArticleOperation, async ({ actor, params, body, request }) => {
     const { article } = await transitionArticle(actor, params.article_id, body, { ifMatch: request.headers.get('if-match') })
     return jsonResponse(toArticleRecord(article), { headers: articleHeaders(article) })
   }),

@@ -1,15 +1,16 @@
 import { z } from 'zod'
 import type { oas31, ZodOpenApiPathsObject } from 'zod-openapi'
-import { apiOperation, type ProblemCase } from '../api/openapi/api-operation.ts'
-import { articleSchema } from '../articles/article-schemas.ts'
-import { apiStatuses } from '../articles/article-status.ts'
-import { eventKindGroups } from '../events/event-kinds.ts'
-import { retrySchedule } from './retry-schedule.ts'
-import { deliveryTimeoutMs, webhookUserAgent } from './send-webhook-request.ts'
-import { signPayload, standardSignature } from './sign-payload.ts'
-import { validationErrors, validationProblem } from '../api/openapi/validation-examples.ts'
+import { declareOperation, operationPaths, type ProblemCase } from '../openapi/api-operation.ts'
+import { articleSchema } from '../../articles/article-schemas.ts'
+import { apiStatuses } from '../../articles/article-status.ts'
+import { eventKindGroups } from '../../events/event-kinds.ts'
+import { retrySchedule } from '../../webhooks/retry-schedule.ts'
+import { deliveryTimeoutMs, webhookUserAgent } from '../../webhooks/send-webhook-request.ts'
+import { signPayload, standardSignature } from '../../webhooks/sign-payload.ts'
+import { validationErrors, validationProblem } from '../openapi/validation-examples.ts'
 import {
   createWebhookSchema,
+  deliveryPathSchema,
   deliveryListSchema,
   listDeliveriesQuerySchema,
   listWebhooksQuerySchema,
@@ -17,15 +18,15 @@ import {
   rotatedSecretSchema,
   updateWebhookSchema,
   webhookListSchema,
+  webhookPathSchema,
   webhookSchema,
   type DeliveryRecord,
   type WebhookRecord,
-} from './webhook-schemas.ts'
+} from '../../webhooks/webhook-schemas.ts'
 
-// The webhook endpoints of the OpenAPI document, and the deliveries the service sends
-// (OpenAPI's top-level `webhooks`). Shapes come from webhook-schemas.ts.
-
-const maxBodyBytes = 1024 * 1024
+// The webhook operations (each declaration is what withApi serves and what the reference says),
+// and the deliveries the service sends (OpenAPI's top-level `webhooks`). Shapes come from
+// webhook-schemas.ts.
 
 export const webhookTags: oas31.TagObject[] = [
   {
@@ -141,8 +142,10 @@ const pagingRules =
 
 // ---------------------------------------------------------------------------------------
 
-const createWebhook = apiOperation({
-  idempotent: true,
+export const createWebhookOperation = declareOperation({
+  method: 'POST',
+  path: '/v1/webhooks',
+  body: createWebhookSchema,
   operationId: 'createWebhook',
   summary: 'Create a webhook subscription',
   tags: ['Webhooks'],
@@ -161,8 +164,6 @@ const createWebhook = apiOperation({
     "The subscription's owner is the token's owner, who is emailed if the subscription is disabled after repeated delivery failures.",
   ].join('\n'),
   requestBody: {
-    schema: createWebhookSchema,
-    maxBytes: maxBodyBytes,
     examples: {
       subscribe: {
         summary: 'Publication events to one receiver',
@@ -191,7 +192,10 @@ const createWebhook = apiOperation({
   ],
 })
 
-const listWebhooks = apiOperation({
+export const listWebhooksOperation = declareOperation({
+  method: 'GET',
+  path: '/v1/webhooks',
+  query: listWebhooksQuerySchema,
   operationId: 'listWebhooks',
   summary: 'List webhook subscriptions',
   tags: ['Webhooks'],
@@ -215,7 +219,10 @@ const listWebhooks = apiOperation({
   ],
 })
 
-const getWebhook = apiOperation({
+export const getWebhookOperation = declareOperation({
+  method: 'GET',
+  path: '/v1/webhooks/{webhook_id}',
+  params: webhookPathSchema,
   operationId: 'getWebhook',
   summary: 'Get a webhook subscription',
   tags: ['Webhooks'],
@@ -231,7 +238,11 @@ const getWebhook = apiOperation({
   problems: [notFound],
 })
 
-const updateWebhook = apiOperation({
+export const updateWebhookOperation = declareOperation({
+  method: 'PATCH',
+  path: '/v1/webhooks/{webhook_id}',
+  params: webhookPathSchema,
+  body: updateWebhookSchema,
   operationId: 'updateWebhook',
   summary: 'Update, pause, resume or re-enable a webhook subscription',
   tags: ['Webhooks'],
@@ -247,8 +258,6 @@ const updateWebhook = apiOperation({
   ].join('\n'),
   requestParams: { path: webhookPathParams },
   requestBody: {
-    schema: updateWebhookSchema,
-    maxBytes: maxBodyBytes,
     examples: {
       events: { summary: 'Change the event kinds', value: { events: ['article.published', 'article.unpublished', 'article.archived'] } },
       rotate: { summary: 'Rotate the signing secret', value: { secret: 'nr-9b2e7d41c0a84f3e8d5a' } },
@@ -274,7 +283,10 @@ const updateWebhook = apiOperation({
   ],
 })
 
-const deleteWebhook = apiOperation({
+export const deleteWebhookOperation = declareOperation({
+  method: 'DELETE',
+  path: '/v1/webhooks/{webhook_id}',
+  params: webhookPathSchema,
   operationId: 'deleteWebhook',
   summary: 'Delete a webhook subscription',
   tags: ['Webhooks'],
@@ -285,7 +297,10 @@ const deleteWebhook = apiOperation({
   problems: [notFound],
 })
 
-const rotateSecret = apiOperation({
+export const rotateSecretOperation = declareOperation({
+  method: 'POST',
+  path: '/v1/webhooks/{webhook_id}/rotate-secret',
+  params: webhookPathSchema,
   operationId: 'rotateWebhookSecret',
   summary: 'Rotate the signing secret, with 24 h overlap',
   tags: ['Webhooks'],
@@ -328,7 +343,10 @@ const deliveryNotFound: ProblemCase = {
   detail: "No delivery with id 'dlv_0mhx2k1s9q3v8w4t6y1z2a3b4c' exists in this newsroom.",
 }
 
-const sendTestEvent = apiOperation({
+export const sendTestEventOperation = declareOperation({
+  method: 'POST',
+  path: '/v1/webhooks/{webhook_id}/test',
+  params: webhookPathSchema,
   operationId: 'sendWebhookTestEvent',
   summary: 'Send a test event',
   tags: ['Webhooks'],
@@ -351,7 +369,10 @@ const sendTestEvent = apiOperation({
   problems: [notFound],
 })
 
-const redeliver = apiOperation({
+export const redeliverOperation = declareOperation({
+  method: 'POST',
+  path: '/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver',
+  params: deliveryPathSchema,
   operationId: 'redeliverWebhookDelivery',
   summary: 'Redeliver a delivery',
   tags: ['Webhooks'],
@@ -369,7 +390,11 @@ const redeliver = apiOperation({
   problems: [deliveryNotFound],
 })
 
-const listDeliveries = apiOperation({
+export const listDeliveriesOperation = declareOperation({
+  method: 'GET',
+  path: '/v1/webhooks/{webhook_id}/deliveries',
+  params: webhookPathSchema,
+  query: listDeliveriesQuerySchema,
   operationId: 'listWebhookDeliveries',
   summary: "List a subscription's deliveries",
   tags: ['Webhooks'],
@@ -393,14 +418,7 @@ const listDeliveries = apiOperation({
   problems: [notFound],
 })
 
-export const webhookPaths: ZodOpenApiPathsObject = {
-  '/v1/webhooks': { get: listWebhooks, post: createWebhook },
-  '/v1/webhooks/{webhook_id}': { get: getWebhook, patch: updateWebhook, delete: deleteWebhook },
-  '/v1/webhooks/{webhook_id}/deliveries': { get: listDeliveries },
-  '/v1/webhooks/{webhook_id}/rotate-secret': { post: rotateSecret },
-  '/v1/webhooks/{webhook_id}/test': { post: sendTestEvent },
-  '/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver': { post: redeliver },
-}
+export const webhookPaths = operationPaths([listWebhooksOperation, createWebhookOperation, getWebhookOperation, updateWebhookOperation, deleteWebhookOperation, listDeliveriesOperation, rotateSecretOperation, sendTestEventOperation, redeliverOperation])
 
 // ---------------------------------------------------------------------------------------
 // The deliveries the service sends: documented with OpenAPI's top-level `webhooks`.

@@ -1,7 +1,7 @@
-import type { oas31, ZodOpenApiPathsObject } from 'zod-openapi'
-import { apiOperation } from '../api/openapi/api-operation.ts'
-import { validationErrors } from '../api/openapi/validation-examples.ts'
-import { apiRequestListSchema, apiRequestSchema, listApiRequestsQuerySchema, type ApiRequestRecord } from './request-log-schemas.ts'
+import type { oas31 } from 'zod-openapi'
+import { declareOperation, operationPaths } from '../openapi/api-operation.ts'
+import { validationErrors } from '../openapi/validation-examples.ts'
+import { apiRequestListSchema, apiRequestSchema, listApiRequestsQuerySchema, type ApiRequestRecord } from '../../request-log/request-log-schemas.ts'
 
 export const requestLogTags: oas31.TagObject[] = [
   {
@@ -14,7 +14,10 @@ export const requestLogTags: oas31.TagObject[] = [
 const failed = apiRequestSchema.parse(apiRequestSchema.meta()?.example)
 const succeeded: ApiRequestRecord = { ...failed, request_id: 'req_0mhx2k1s9q3v8w4t6y1z2a3b4c', method: 'GET', route: '/v1/articles', query_keys: ['limit', 'status'], status: 200, problem_code: null, duration_ms: 9 }
 
-const listApiRequests = apiOperation({
+export const listApiRequestsOperation = declareOperation({
+  method: 'GET',
+  path: '/v1/requests',
+  query: listApiRequestsQuerySchema,
   operationId: 'listApiRequests',
   summary: 'List recorded API requests',
   tags: ['Request log'],
@@ -43,6 +46,4 @@ const listApiRequests = apiOperation({
   ],
 })
 
-export const requestLogPaths: ZodOpenApiPathsObject = {
-  '/v1/requests': { get: listApiRequests },
-}
+export const requestLogPaths = operationPaths([listApiRequestsOperation])

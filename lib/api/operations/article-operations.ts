@@ -1,7 +1,7 @@
 import { z } from 'zod'
-import type { oas31, ZodOpenApiPathsObject } from 'zod-openapi'
-import { apiOperation, type ProblemCase } from '../api/openapi/api-operation.ts'
-import { referenceErrors } from './article-references.ts'
+import type { oas31 } from 'zod-openapi'
+import { declareOperation, operationPaths, type ProblemCase } from '../openapi/api-operation.ts'
+import { referenceErrors } from '../../articles/article-references.ts'
 import {
   articleListSchema,
   articlePathSchema,
@@ -15,16 +15,13 @@ import {
   transitionArticleSchema,
   updateArticleSchema,
   type ArticleRecord,
-} from './article-schemas.ts'
-import { allowedNextStates, apiStatuses, roleMayTransition } from './article-status.ts'
-import { validationErrors, validationProblem } from '../api/openapi/validation-examples.ts'
+} from '../../articles/article-schemas.ts'
+import { allowedNextStates, apiStatuses, roleMayTransition } from '../../articles/article-status.ts'
+import { validationErrors, validationProblem } from '../openapi/validation-examples.ts'
 
-// The article endpoints of the OpenAPI document. Shapes come from article-schemas.ts; this
-// module adds what a schema cannot say: semantics, ordering, examples and the failures.
-
-// The body limits of the route files (lib/api/with-api.ts's default, and bulk's own).
-const maxBodyBytes = 1024 * 1024
-const maxBulkBodyBytes = 32 * 1024 * 1024
+// The article operations: each declaration is what withApi serves and what the reference says.
+// Shapes come from article-schemas.ts; this module adds what a schema cannot say: semantics,
+// ordering, examples and the failures.
 
 export const articleTags: oas31.TagObject[] = [
   { name: 'Articles', description: "The newsroom's articles: list, read, create and edit." },
@@ -127,7 +124,10 @@ const writerMoves = apiStatuses.flatMap((from) =>
     .map((to) => `\`${from}\` → \`${to}\``),
 )
 
-const listArticles = apiOperation({
+export const listArticlesOperation = declareOperation({
+  method: 'GET',
+  path: '/v1/articles',
+  query: listArticlesQuerySchema,
   operationId: 'listArticles',
   summary: 'List articles',
   tags: ['Articles'],
@@ -206,8 +206,10 @@ const listArticles = apiOperation({
   ],
 })
 
-const createArticle = apiOperation({
-  idempotent: true,
+export const createArticleOperation = declareOperation({
+  method: 'POST',
+  path: '/v1/articles',
+  body: createArticleSchema,
   operationId: 'createArticle',
   summary: 'Create an article',
   tags: ['Articles'],
@@ -224,8 +226,6 @@ const createArticle = apiOperation({
     'The answer is `201` with the article, its `Location` and its `ETag`. An `article.created` event is sent to subscribed webhooks.',
   ].join('\n'),
   requestBody: {
-    schema: createArticleSchema,
-    maxBytes: maxBodyBytes,
     examples: {
       minimal: { summary: 'Only the headline', value: { headline: 'Ferry timetable changes from Monday' } },
       complete: {
@@ -255,7 +255,10 @@ const createArticle = apiOperation({
   ],
 })
 
-const getArticle = apiOperation({
+export const getArticleOperation = declareOperation({
+  method: 'GET',
+  path: '/v1/articles/{article_id}',
+  params: articlePathSchema,
   operationId: 'getArticle',
   summary: 'Get an article',
   tags: ['Articles'],
@@ -274,7 +277,11 @@ const getArticle = apiOperation({
   problems: [notFound],
 })
 
-const updateArticle = apiOperation({
+export const updateArticleOperation = declareOperation({
+  method: 'PATCH',
+  path: '/v1/articles/{article_id}',
+  params: articlePathSchema,
+  body: updateArticleSchema,
   operationId: 'updateArticle',
   summary: 'Update an article',
   tags: ['Articles'],
@@ -289,8 +296,6 @@ const updateArticle = apiOperation({
   ].join('\n'),
   requestParams: { path: articlePathParams, header: ifMatchHeader },
   requestBody: {
-    schema: updateArticleSchema,
-    maxBytes: maxBodyBytes,
     examples: {
       headline: { summary: 'Change the headline', value: { headline: 'Council approves riverside plan after decade of debate' } },
       clear: { summary: 'Clear the lede and retag', value: { lede: null, tags: ['local', 'planning'] } },
@@ -323,8 +328,11 @@ const updateArticle = apiOperation({
   ],
 })
 
-const transitionArticle = apiOperation({
-  idempotent: true,
+export const transitionArticleOperation = declareOperation({
+  method: 'POST',
+  path: '/v1/articles/{article_id}/transitions',
+  params: articlePathSchema,
+  body: transitionArticleSchema,
   operationId: 'transitionArticle',
   summary: 'Move an article through the workflow',
   tags: ['Workflow'],
@@ -352,8 +360,6 @@ const transitionArticle = apiOperation({
   ].join('\n'),
   requestParams: { path: articlePathParams, header: ifMatchHeader },
   requestBody: {
-    schema: transitionArticleSchema,
-    maxBytes: maxBodyBytes,
     examples: {
       submit: { summary: 'Submit a draft for review', value: { to_state: 'in-review' } },
       approve: { summary: 'Approve it', value: { to_state: 'approved' } },
@@ -399,8 +405,12 @@ const transitionArticle = apiOperation({
   ],
 })
 
-const bulkImport = apiOperation({
-  idempotent: true,
+export const bulkImportOperation = declareOperation({
+  method: 'POST',
+  path: '/v1/articles/bulk',
+  body: bulkImportSchema,
+  // A wire feed's batch of up to 500 articles with their bodies.
+  maxBodyBytes: 32 * 1024 * 1024,
   operationId: 'bulkImportArticles',
   summary: 'Import articles in bulk',
   tags: ['Bulk import'],
@@ -421,7 +431,6 @@ const bulkImport = apiOperation({
   ].join('\n'),
   requestBody: {
     schema: bulkImportDocumentedSchema,
-    maxBytes: maxBulkBodyBytes,
     examples: {
       wire: {
         summary: "Three wire items, one naming a department the newsroom does not have",
@@ -469,12 +478,7 @@ const bulkImport = apiOperation({
   ],
 })
 
-export const articlePaths: ZodOpenApiPathsObject = {
-  '/v1/articles': { get: listArticles, post: createArticle },
-  '/v1/articles/{article_id}': { get: getArticle, patch: updateArticle },
-  '/v1/articles/{article_id}/transitions': { post: transitionArticle },
-  '/v1/articles/bulk': { post: bulkImport },
-}
+export const articlePaths = operationPaths([listArticlesOperation, createArticleOperation, getArticleOperation, updateArticleOperation, transitionArticleOperation, bulkImportOperation])
 
 /** The examples above, for the tests that check them against the schemas. */
 export const articleExamples = { publishedArticle, draftArticle, approvedArticle, scheduledArticle }

@@ -1,7 +1,6 @@
-import type { ZodOpenApiPathsObject } from 'zod-openapi'
-import { apiOperation, type ProblemCase } from '../api/openapi/api-operation.ts'
-import { validationErrors } from '../api/openapi/validation-examples.ts'
-import { listRevisionsQuerySchema, revisionListSchema, revisionPathSchema, revisionSchema, type RevisionRecord } from './revision-schemas.ts'
+import { declareOperation, operationPaths, type ProblemCase } from '../openapi/api-operation.ts'
+import { validationErrors } from '../openapi/validation-examples.ts'
+import { listRevisionsQuerySchema, revisionListSchema, revisionPathSchema, revisionSchema, type RevisionRecord } from '../../articles/revision-schemas.ts'
 
 const revision: RevisionRecord = {
   revision_id: 'rev_3f1c9a0e6b2d4c7a8e5f1a2b3c4d5e6f',
@@ -25,7 +24,11 @@ const notFound: ProblemCase = {
   detail: "No revision with id 'rev_3f1c9a0e6b2d4c7a8e5f1a2b3c4d5e6f' exists in this newsroom.",
 }
 
-const listArticleRevisions = apiOperation({
+export const listArticleRevisionsOperation = declareOperation({
+  method: 'GET',
+  path: '/v1/articles/{article_id}/revisions',
+  params: revisionPathSchema.pick({ article_id: true }),
+  query: listRevisionsQuerySchema,
   operationId: 'listArticleRevisions',
   summary: 'List an article’s revisions',
   tags: ['Articles'],
@@ -55,7 +58,10 @@ const listArticleRevisions = apiOperation({
   ],
 })
 
-const getArticleRevision = apiOperation({
+export const getArticleRevisionOperation = declareOperation({
+  method: 'GET',
+  path: '/v1/articles/{article_id}/revisions/{revision_id}',
+  params: revisionPathSchema,
   operationId: 'getArticleRevision',
   summary: 'Get one revision of an article',
   tags: ['Articles'],
@@ -66,7 +72,4 @@ const getArticleRevision = apiOperation({
   problems: [notFound],
 })
 
-export const revisionPaths: ZodOpenApiPathsObject = {
-  '/v1/articles/{article_id}/revisions': { get: listArticleRevisions },
-  '/v1/articles/{article_id}/revisions/{revision_id}': { get: getArticleRevision },
-}
+export const revisionPaths = operationPaths([listArticleRevisionsOperation, getArticleRevisionOperation])
