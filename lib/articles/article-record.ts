@@ -21,18 +21,3 @@ export function toArticleRecord(article: Article): ArticleRecord {
     version: article.version,
   }
 }
-
-/** A strong ETag from the article's version, which every change increases. */
-export function articleEtag(article: Pick<Article, 'version'>): string {
-  return `"${article.version}"`
-}
-
-/**
- * Whether an If-Match header lets a change to this version go ahead: absent or `*` always
- * does; otherwise one of its (strong) ETags must be the article's current one.
- */
-export function ifMatchSatisfied(header: string | null | undefined, version: number): boolean {
-  if (header === null || header === undefined || header.trim() === '*') return true
-  const current = articleEtag({ version })
-  return header.split(',').some((tag) => tag.trim() === current)
-}

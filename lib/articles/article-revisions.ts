@@ -5,6 +5,7 @@ import { tenantDb } from '../tenancy/tenant-db.ts'
 import type { RevisionRecord } from './revision-schemas.ts'
 import type { WrittenArticle } from './stored-body.ts'
 import { updateArticle } from './update-article.ts'
+import type { ExpectedVersion } from './change-current-version.ts'
 
 // Revisions are written by the articles_record_revision trigger, in the transaction of the
 // change itself (see its migration); this module only reads them, and restores one.
@@ -63,10 +64,10 @@ export async function getRevision(tenantId: string, articleId: string, revisionI
 
 /**
  * Puts a revision's text back: headline, lede, body, tags and department, through the ordinary
- * update, so the workflow's rules, If-Match and the article.updated event apply as to any edit,
+ * update, so the workflow's rules, the expected version and the article.updated event apply as to any edit,
  * and the restore is itself a new revision. The author stays who it is now.
  */
-export async function restoreRevision(actor: Actor, articleId: string, revisionId: string, options: { ifMatch?: string | null } = {}): Promise<WrittenArticle> {
+export async function restoreRevision(actor: Actor, articleId: string, revisionId: string, options: { expectedVersion?: ExpectedVersion } = {}): Promise<WrittenArticle> {
   const revision = await getRevision(actor.tenant.id, articleId, revisionId)
   return updateArticle(
     actor,

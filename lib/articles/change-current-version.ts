@@ -2,7 +2,7 @@ import type { Article, Prisma } from '../db/generated/client.ts'
 import { ConflictError, NotFoundError, PreconditionFailedError } from '../errors.ts'
 import type { TenantDb } from '../tenancy/tenant-db.ts'
 import { commitArticleChange } from './commit-article-change.ts'
-import { ifMatchSatisfied, toArticleRecord } from './article-record.ts'
+import { toArticleRecord } from './article-record.ts'
 
 // A blind change (no If-Match) is last-writer-wins: it is re-judged against each newer version
 // until the rules accept or refuse it, never refused for losing races. Every lost round means
@@ -12,27 +12,38 @@ import { ifMatchSatisfied, toArticleRecord } from './article-record.ts'
 const maxBlindRounds = 200
 
 /**
+ * The version(s) of an article a caller saw and means to change (an If-Match header's ETags, or
+ * the version the portal's editor loaded): if none of them is current, the change is refused
+ * with 412 rather than applied over someone else's.
+ */
+export type ExpectedVersion = number | readonly number[]
+
+function isExpected(expected: ExpectedVersion, version: number): boolean {
+  return typeof expected === 'number' ? expected === version : expected.includes(version)
+}
+
+/**
  * Applies a change to an article as it is now. `apply` judges the version it is given (and may
  * refuse by throwing) and writes only to that version, answering undefined when a concurrent
  * writer got there first. Then the change is judged again against the new version — unless the
- * caller pinned the version it saw (If-Match, or the editor's loaded version): that is a 412.
- * Without a pin it goes on until `apply` writes or refuses (last writer wins).
+ * caller pinned the version it saw (`expectedVersion`): that is a 412. Without a pin it goes on
+ * until `apply` writes or refuses (last writer wins).
  */
 export async function changeCurrentVersion<Result>(
   tdb: TenantDb,
   articleId: string,
-  ifMatch: string | null | undefined,
+  expectedVersion: ExpectedVersion | undefined,
   apply: (current: Article) => Promise<Result | undefined>,
 ): Promise<Result> {
   for (let attempt = 1; ; attempt++) {
     const current = await tdb.article.findUnique({ where: { id: articleId } })
     if (!current) throw new NotFoundError('article', articleId)
-    if (!ifMatchSatisfied(ifMatch, current.version)) {
+    if (expectedVersion !== undefined && !isExpected(expectedVersion, current.version)) {
       throw new PreconditionFailedError(`The article changed since you read it; it is now at version ${current.version}. Fetch it again and re-apply your change.`)
     }
     const result = await apply(current)
     if (result !== undefined) return result
-    if (ifMatch) throw new PreconditionFailedError('The article changed while your change was applied. Fetch it again and re-apply your change.')
+    if (expectedVersion !== undefined) throw new PreconditionFailedError('The article changed while your change was applied. Fetch it again and re-apply your change.')
     if (attempt >= maxBlindRounds) throw new ConflictError('concurrent_update', 'The article is being changed by others right now; retry in a moment.')
   }
 }

@@ -16,8 +16,3 @@ export function cleanBody<Body extends string | null | undefined>(body: Body): {
   const { html, removed } = sanitizeBodyReporting(body)
   return { body: html as Body, removed }
 }
-
-/** The Warning header value (RFC 9111 code 299, "miscellaneous persistent warning") for a sanitised body. */
-export function bodySanitisedWarning(removed: string[]): string {
-  return `299 - "body sanitised: removed ${removed.join(', ').replaceAll('"', "'")}"`
-}

@@ -10,7 +10,7 @@ import { commitArticleChange } from './commit-article-change.ts'
 import { buildArticleUrl } from './article-url.ts'
 import { mayManageSchedule } from './offered-moves.ts'
 import { toArticleRecord } from './article-record.ts'
-import { changeCurrentVersion } from './change-current-version.ts'
+import { changeCurrentVersion, type ExpectedVersion } from './change-current-version.ts'
 import type { TransitionArticleInput } from './article-schemas.ts'
 import { allowedNextStates, canTransition, fromApiStatus, roleMayTransition, toApiStatus, type ApiStatus } from './article-status.ts'
 
@@ -25,14 +25,14 @@ export async function transitionArticle(
   actor: Actor,
   articleId: string,
   input: TransitionArticleInput,
-  options: { ifMatch?: string | null; now?: Date } = {},
+  options: { expectedVersion?: ExpectedVersion; now?: Date } = {},
 ): Promise<TransitionOutcome> {
   if (input.publish_at !== undefined && input.to_state !== 'published') {
     throw new ValidationError([{ field: 'publish_at', message: 'publish_at goes only with to_state = published.' }])
   }
   const tdb = tenantDb(actor.tenant.id)
 
-  return changeCurrentVersion(tdb, articleId, options.ifMatch, async (current) => {
+  return changeCurrentVersion(tdb, articleId, options.expectedVersion, async (current) => {
     const now = options.now ?? new Date()
     const from = toApiStatus(current.status)
     assertMoveAllowed(actor, from, input.to_state)
@@ -135,9 +135,9 @@ export async function publishIfStillScheduled(
 }
 
 /** Takes a pending scheduled publication back; the article stays approved. */
-export async function cancelScheduledPublication(actor: Actor, articleId: string, options: { ifMatch?: string | null } = {}): Promise<Article> {
+export async function cancelScheduledPublication(actor: Actor, articleId: string, options: { expectedVersion?: ExpectedVersion } = {}): Promise<Article> {
   const tdb = tenantDb(actor.tenant.id)
-  return changeCurrentVersion(tdb, articleId, options.ifMatch, async (current) => {
+  return changeCurrentVersion(tdb, articleId, options.expectedVersion, async (current) => {
     if (actor.user && !mayManageSchedule(actor.user.role)) {
       throw new ForbiddenError(`A ${actor.user?.role} cannot change a publication schedule; ask an editor.`)
     }

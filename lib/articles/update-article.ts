@@ -3,19 +3,19 @@ import { ConflictError, ForbiddenError, ValidationError } from '../errors.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import { findForeignReferences, referenceErrors, uniqueTags } from './article-references.ts'
-import { changeCurrentVersion, updateReadVersion } from './change-current-version.ts'
+import { changeCurrentVersion, updateReadVersion, type ExpectedVersion } from './change-current-version.ts'
 import type { UpdateArticleInput } from './article-schemas.ts'
 import { cleanBody, type WrittenArticle } from './stored-body.ts'
 
 /**
- * Applies a partial update. With `ifMatch` (an If-Match header, or the version the portal's
- * editor loaded) a concurrent change is refused with 412 instead of being overwritten.
+ * Applies a partial update. With `expectedVersion` (from an If-Match header, or the version the
+ * portal's editor loaded) a concurrent change is refused with 412 instead of being overwritten.
  */
 export async function updateArticle(
   actor: Actor,
   articleId: string,
   input: UpdateArticleInput,
-  options: { ifMatch?: string | null } = {},
+  options: { expectedVersion?: ExpectedVersion } = {},
 ): Promise<WrittenArticle> {
   const tdb = tenantDb(actor.tenant.id)
   const unknown = await findForeignReferences(tdb, {
@@ -36,7 +36,7 @@ export async function updateArticle(
   // The revision this change makes names its editor (see article_revisions).
   changes.editedById = actor.user?.id ?? null
 
-  const article = await changeCurrentVersion(tdb, articleId, options.ifMatch, async (current) => {
+  const article = await changeCurrentVersion(tdb, articleId, options.expectedVersion, async (current) => {
     if (current.status === 'archived') {
       throw new ConflictError('article_archived', archivedRefusal, { from_state: 'archived' })
     }

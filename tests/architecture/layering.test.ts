@@ -35,6 +35,12 @@ describe('layering', () => {
     expect(violations('lib/events', /^lib\/(articles|users|webhooks)\//)).toEqual([])
   })
 
+  it('the domain imports nothing from its doors (lib/api, lib/trpc, lib/server): HTTP grammar lives in /v1', () => {
+    for (const domain of ['lib/articles', 'lib/webhooks', 'lib/request-log', 'lib/users', 'lib/tokens', 'lib/departments', 'lib/desk']) {
+      expect(violations(domain, /^lib\/(api|trpc|server)\//), domain).toEqual([])
+    }
+  })
+
   it('the check sees imports at all (a broken pattern would pass every rule)', () => {
     expect(importsOf('lib/events/commit-change.ts')).toContain('lib/events/queue-hand-off.ts')
     expect(importsOf('inngest/outbox-queue.ts')).toContain('lib/events/event-queue.ts')

@@ -2,7 +2,7 @@ import { createArticleOperation, listArticlesOperation } from '@/lib/api/operati
 import { conditionalAnswer, queryKey, renderJson } from '@/lib/api/conditional-response'
 import { cachedRead } from '@/lib/api/response-cache'
 import { apiRoute, jsonResponse, withApi } from '@/lib/api/with-api'
-import { articleHeaders } from '@/lib/articles/article-responses'
+import { articleHeaders } from '@/lib/api/resource-headers'
 import { toArticleRecord } from '@/lib/articles/article-record'
 import { createArticle } from '@/lib/articles/create-article'
 import { listArticles } from '@/lib/articles/list-articles'

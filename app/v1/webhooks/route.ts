@@ -2,7 +2,7 @@ import { createWebhookOperation, listWebhooksOperation } from '@/lib/api/operati
 import { apiRoute, jsonResponse, withApi } from '@/lib/api/with-api'
 import { createWebhook, listWebhooks } from '@/lib/webhooks/manage-subscriptions'
 import { toWebhookRecord } from '@/lib/webhooks/webhook-record'
-import { webhookLocation } from '@/lib/webhooks/webhook-responses'
+import { webhookLocation } from '@/lib/api/resource-headers'
 import { pageRecord } from '@/lib/pagination'
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({

@@ -3,7 +3,7 @@ import { listArticleHistory } from '../../articles/article-history.ts'
 import { listRevisions, restoreRevision } from '../../articles/article-revisions.ts'
 import { listRevisionsQuerySchema, revisionPathSchema } from '../../articles/revision-schemas.ts'
 import { listArticleFilterOptions } from '../../articles/article-options.ts'
-import { articleEtag, toArticleRecord } from '../../articles/article-record.ts'
+import { toArticleRecord } from '../../articles/article-record.ts'
 import {
   articlePathSchema,
   createArticleSchema,
@@ -71,7 +71,7 @@ export const articlesRouter = router({
   restoreRevision: memberProcedure
     .input(domainInput(revisionPathSchema.extend({ version: z.number().int().min(1) })))
     .mutation(async ({ ctx, input }) =>
-      writtenRecord(await restoreRevision(ctx.actor, input.article_id, input.revision_id, { ifMatch: articleEtag({ version: input.version }) })),
+      writtenRecord(await restoreRevision(ctx.actor, input.article_id, input.revision_id, { expectedVersion: input.version })),
     ),
 
   create: memberProcedure.input(domainInput(portalCreateSchema)).mutation(async ({ ctx, input }) => writtenRecord(await createArticle(ctx.actor, input))),
@@ -80,7 +80,7 @@ export const articlesRouter = router({
   update: memberProcedure
     .input(domainInput(z.strictObject({ article_id: articleId.shape.article_id, version: z.number().int().min(1), changes: portalChangesSchema })))
     .mutation(async ({ ctx, input }) =>
-      writtenRecord(await updateArticle(ctx.actor, input.article_id, input.changes, { ifMatch: articleEtag({ version: input.version }) })),
+      writtenRecord(await updateArticle(ctx.actor, input.article_id, input.changes, { expectedVersion: input.version })),
     ),
 
   // No version here: a move is judged against the article's state now, so a move someone

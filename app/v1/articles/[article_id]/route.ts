@@ -2,8 +2,9 @@ import { getArticleOperation, updateArticleOperation } from '@/lib/api/operation
 import { conditionalAnswer, renderJson } from '@/lib/api/conditional-response'
 import { cachedRead } from '@/lib/api/response-cache'
 import { apiRoute, jsonResponse, withApi } from '@/lib/api/with-api'
-import { articleHeaders } from '@/lib/articles/article-responses'
-import { articleEtag, toArticleRecord } from '@/lib/articles/article-record'
+import { articleHeaders, expectedVersionFromIfMatch } from '@/lib/api/resource-headers'
+import { toArticleRecord } from '@/lib/articles/article-record'
+import { articleEtag } from '@/lib/api/resource-headers'
 import { getArticle } from '@/lib/articles/get-article'
 import { updateArticle } from '@/lib/articles/update-article'
 
@@ -16,7 +17,7 @@ export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
     return conditionalAnswer(request, rendered)
   }),
   PATCH: withApi(updateArticleOperation, async ({ actor, params, body, request }) => {
-    const article = await updateArticle(actor, params.article_id, body, { ifMatch: request.headers.get('if-match') })
+    const article = await updateArticle(actor, params.article_id, body, { expectedVersion: expectedVersionFromIfMatch(request.headers.get('if-match')) })
     return jsonResponse(toArticleRecord(article), { headers: articleHeaders(article) })
   }),
 })
