@@ -2,23 +2,28 @@
  * Errors the domain raises. Each door (the /v1 wrapper, tRPC, the CLI) maps them to its
  * own form: problem+json for the API, a TRPCError for the portal, a message for the CLI.
  */
+import { problemStatus, type ProblemCode } from './problem-codes.ts'
+
 export type FieldError = { field: string; message: string }
 
+/** A refusal with a code of the problem catalogue (lib/problem-codes.ts), which gives its status. */
 export class DomainError extends Error {
+  readonly status: number
+
   constructor(
-    readonly code: string,
-    readonly status: number,
+    readonly code: ProblemCode,
     message: string,
     readonly extra: Record<string, unknown> = {},
   ) {
     super(message)
     this.name = new.target.name
+    this.status = problemStatus(code)
   }
 }
 
 export class NotFoundError extends DomainError {
   constructor(what: string, id: string) {
-    super('not_found', 404, `No ${what} with id '${id}' exists in this newsroom.`)
+    super('not_found', `No ${what} with id '${id}' exists in this newsroom.`)
   }
 }
 
@@ -27,25 +32,25 @@ export class ValidationError extends DomainError {
     readonly fieldErrors: FieldError[],
     message = 'The request has invalid fields; see errors.',
   ) {
-    super('validation_failed', 422, message)
+    super('validation_failed', message)
   }
 }
 
 export class ConflictError extends DomainError {
-  constructor(code: string, message: string, extra: Record<string, unknown> = {}) {
-    super(code, 409, message, extra)
+  constructor(code: ProblemCode, message: string, extra: Record<string, unknown> = {}) {
+    super(code, message, extra)
   }
 }
 
 export class PreconditionFailedError extends DomainError {
   constructor(message: string) {
-    super('precondition_failed', 412, message)
+    super('precondition_failed', message)
   }
 }
 
 export class ForbiddenError extends DomainError {
-  constructor(message: string, code = 'forbidden') {
-    super(code, 403, message)
+  constructor(message: string, code: ProblemCode = 'forbidden') {
+    super(code, message)
   }
 }
 
@@ -59,7 +64,7 @@ export class ServiceUnavailableError extends DomainError {
     readonly retryAfterSeconds = 5,
     options?: { cause?: unknown },
   ) {
-    super('service_unavailable', 503, message)
+    super('service_unavailable', message)
     if (options && 'cause' in options) this.cause = options.cause
   }
 }

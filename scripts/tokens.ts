@@ -6,8 +6,18 @@
 import { parseArgs } from 'node:util'
 import { db } from '../lib/db/client.ts'
 import { startEmbeddedDatabaseIfNeeded } from '../lib/db/embedded-server.ts'
-import { DomainError } from '../lib/errors.ts'
 import { createApiToken, isRotationRecommended, listApiTokens, revokeApiToken } from '../lib/tokens/api-tokens.ts'
+import { DomainError } from '../lib/errors.ts'
+
+/** A refusal of the command line: its message is printed, and 2 (a usage error) or 1 is the exit code. */
+class CliError extends Error {
+  constructor(
+    readonly exitCode: 1 | 2,
+    message: string,
+  ) {
+    super(message)
+  }
+}
 
 const usage = `Usage:
   npm run tokens -- create --tenant <slug> --name <name> --scopes <a,b> [--owner <email>]
@@ -15,19 +25,19 @@ const usage = `Usage:
   npm run tokens -- list --tenant <slug>`
 
 async function findTenant(slug: string | undefined) {
-  if (!slug) throw new DomainError('usage', 2, `--tenant is required.\n${usage}`)
+  if (!slug) throw new CliError(2, `--tenant is required.\n${usage}`)
   const tenant = await db.tenant.findUnique({ where: { slug } })
-  if (!tenant) throw new DomainError('not_found', 1, `No tenant with slug '${slug}'.`)
+  if (!tenant) throw new CliError(1, `No tenant with slug '${slug}'.`)
   return tenant
 }
 
 async function create(values: Record<string, string | undefined>) {
   const tenant = await findTenant(values.tenant)
-  if (!values.name || !values.scopes) throw new DomainError('usage', 2, `--name and --scopes are required.\n${usage}`)
+  if (!values.name || !values.scopes) throw new CliError(2, `--name and --scopes are required.\n${usage}`)
   const owner = values.owner
     ? await db.user.findFirst({ where: { tenantId: tenant.id, email: values.owner.toLowerCase() } })
     : await db.user.findFirst({ where: { tenantId: tenant.id, role: 'admin', active: true }, orderBy: { createdAt: 'asc' } })
-  if (!owner) throw new DomainError('not_found', 1, values.owner ? `No user ${values.owner} in ${tenant.slug}.` : `${tenant.slug} has no active admin to own the token.`)
+  if (!owner) throw new CliError(1, values.owner ? `No user ${values.owner} in ${tenant.slug}.` : `${tenant.slug} has no active admin to own the token.`)
   const { token, summary } = await createApiToken({
     tenantId: tenant.id,
     name: values.name,
@@ -41,10 +51,10 @@ async function create(values: Record<string, string | undefined>) {
 }
 
 async function revoke(idOrPrefix: string | undefined) {
-  if (!idOrPrefix) throw new DomainError('usage', 2, usage)
+  if (!idOrPrefix) throw new CliError(2, usage)
   const matches = await db.apiToken.findMany({ where: { OR: [{ id: idOrPrefix }, { prefix: idOrPrefix }] }, select: { tenantId: true } })
-  if (matches.length === 0) throw new DomainError('not_found', 1, `No token with id or prefix '${idOrPrefix}'.`)
-  if (matches.length > 1) throw new DomainError('ambiguous', 1, `'${idOrPrefix}' matches ${matches.length} tokens; use the id.`)
+  if (matches.length === 0) throw new CliError(1, `No token with id or prefix '${idOrPrefix}'.`)
+  if (matches.length > 1) throw new CliError(1, `'${idOrPrefix}' matches ${matches.length} tokens; use the id.`)
   const summary = await revokeApiToken({ tenantId: matches[0]!.tenantId, idOrPrefix, actorId: null })
   console.log(`Revoked ${summary.id} "${summary.name}" (${summary.prefix}…) at ${summary.revokedAt?.toISOString()}.`)
 }
@@ -68,14 +78,14 @@ async function main() {
   if (command === 'create') await create(values)
   else if (command === 'revoke') await revoke(argument)
   else if (command === 'list') await list(values)
-  else throw new DomainError('usage', 2, usage)
+  else throw new CliError(2, usage)
 }
 
 const embedded = await startEmbeddedDatabaseIfNeeded()
 await main()
   .catch((error) => {
-    console.error(error instanceof DomainError || error instanceof TypeError ? error.message : error)
-    process.exitCode = error instanceof DomainError && error.status === 2 ? 2 : 1
+    console.error(error instanceof CliError || error instanceof DomainError || error instanceof TypeError ? error.message : error)
+    process.exitCode = error instanceof CliError ? error.exitCode : 1
   })
   .finally(async () => {
     await db.$disconnect()

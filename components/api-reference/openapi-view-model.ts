@@ -1,5 +1,5 @@
 import type { oas31 } from 'zod-openapi'
-import type { ProblemCodeEntry } from '@/lib/api/openapi/problem-catalogue'
+import type { ProblemCodeEntry } from '@/lib/problem-codes'
 
 export type Document = oas31.OpenAPIObject
 export type Schema = oas31.SchemaObject | oas31.ReferenceObject

@@ -17,7 +17,7 @@ import {
   type ArticleFormInput,
   type ArticleFormValues,
 } from './article-form-schema'
-import { describePortalError, type PortalError } from './portal-error'
+import { describePortalError, type PortalError } from '@/components/portal-error'
 import { RichTextEditor } from './rich-text-editor'
 import styles from './articles.module.css'
 

@@ -8,7 +8,7 @@ import { ArticleFilters } from './article-filters'
 import { ArticleSearchBox } from './article-search-box'
 import { listHref, readListParams } from './article-list-params'
 import { ArticleTable } from './article-table'
-import { describePortalError } from './portal-error'
+import { describePortalError } from '@/components/portal-error'
 import styles from './articles.module.css'
 
 export function ArticleList() {

@@ -7,7 +7,7 @@ import type { RevisionRecord } from '@/lib/articles/revision-schemas'
 import { htmlToText, wordDiff } from '@/lib/text/word-diff'
 import { useTRPC } from '@/components/trpc-provider'
 import { LocalTime } from './local-time'
-import { describePortalError } from './portal-error'
+import { describePortalError } from '@/components/portal-error'
 import styles from './articles.module.css'
 
 export const fieldNames: Record<RevisionRecord['fields'][number], string> = {

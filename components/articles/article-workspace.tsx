@@ -8,7 +8,7 @@ import { useTRPC } from '@/components/trpc-provider'
 import { ArticleForm } from './article-form'
 import { ArticleHistory } from './article-history'
 import { ChangesSinceSubmission } from './changes-since-submission'
-import { describePortalError } from './portal-error'
+import { describePortalError } from '@/components/portal-error'
 import { WorkflowPanel } from './workflow-panel'
 import styles from './articles.module.css'
 

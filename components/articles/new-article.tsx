@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query'
 import Link from 'next/link'
 import { useTRPC } from '@/components/trpc-provider'
 import { ArticleForm } from './article-form'
-import { describePortalError } from './portal-error'
+import { describePortalError } from '@/components/portal-error'
 import styles from './articles.module.css'
 
 export function NewArticle() {

@@ -21,7 +21,7 @@ export function requestFingerprint(method: string, path: string, body: unknown):
 
 export function validateIdempotencyKey(key: string): void {
   if (key.length === 0 || key.length > maxKeyLength || !/^[\x21-\x7e]+$/.test(key)) {
-    throw new DomainError('validation_failed', 422, `Idempotency-Key must be 1 to ${maxKeyLength} visible ASCII characters (a UUID is a good choice).`)
+    throw new DomainError('validation_failed', `Idempotency-Key must be 1 to ${maxKeyLength} visible ASCII characters (a UUID is a good choice).`)
   }
 }
 
@@ -46,13 +46,13 @@ export async function claimIdempotencyKey(tokenId: string, key: string, fingerpr
     const record = await db.idempotencyRecord.findUnique({ where: { tokenId_key: { tokenId, key } } })
     if (!record) continue // released by a failed first request a moment ago: claim it again
     if (record.requestHash !== fingerprint) {
-      throw new DomainError('idempotency_key_reused', 422, 'This Idempotency-Key was used with a different request; use a new key for a new request.')
+      throw new DomainError('idempotency_key_reused', 'This Idempotency-Key was used with a different request; use a new key for a new request.')
     }
     if (record.completedAt && record.responseStatus !== null) {
       return { replay: { status: record.responseStatus, body: record.responseBody ?? '', headers: (record.responseHeaders ?? {}) as Record<string, string> } }
     }
     if (Date.now() > deadline) {
-      throw new DomainError('idempotency_key_in_use', 409, 'A request with this Idempotency-Key is still being processed; retry in a moment to get its answer.')
+      throw new DomainError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry in a moment to get its answer.')
     }
     await new Promise((resolve) => setTimeout(resolve, pollEveryMs))
   }

@@ -1,34 +1,9 @@
 import type { FieldError } from '../errors.ts'
+import { problemCatalogue, problemType, type ProblemCode } from '../problem-codes.ts'
 import { textResponse } from './text-response.ts'
 
-/** The title of each problem code (contract: Errors). */
-export const problemTitles: Record<string, string> = {
-  malformed_json: 'Malformed JSON',
-  request_aborted: 'Request aborted',
-  unauthenticated: 'Authentication required',
-  insufficient_scope: 'Insufficient scope',
-  forbidden: 'Forbidden',
-  not_found: 'Not found',
-  method_not_allowed: 'Method not allowed',
-  invalid_transition: 'Invalid transition',
-  article_archived: 'Article is archived',
-  concurrent_update: 'Concurrent update',
-  webhook_disabled: 'Webhook is disabled',
-  precondition_failed: 'Precondition failed',
-  too_many_items: 'Too many items',
-  payload_too_large: 'Payload too large',
-  unsupported_media_type: 'Unsupported media type',
-  validation_failed: 'Validation failed',
-  idempotency_key_reused: 'Idempotency key reused',
-  idempotency_key_in_use: 'Idempotency key in use',
-  rate_limited: 'Rate limit exceeded',
-  internal_error: 'Internal error',
-  service_unavailable: 'Service unavailable',
-}
-
 export type Problem = {
-  status: number
-  code: string
+  code: ProblemCode
   detail: string
   errors?: FieldError[]
   extra?: Record<string, unknown>
@@ -36,10 +11,11 @@ export type Problem = {
 
 /** An RFC 9457 problem+json response; `type` points at the error's entry in the API reference. */
 export function problemResponse(problem: Problem, requestId: string, headers: HeadersInit = {}): Response {
+  const status = problemCatalogue[problem.code].status
   const body = {
-    type: `/docs/api#error-${problem.code}`,
-    title: problemTitles[problem.code] ?? 'Error',
-    status: problem.status,
+    type: problemType(problem.code),
+    title: problemCatalogue[problem.code].title,
+    status,
     detail: problem.detail,
     code: problem.code,
     request_id: requestId,
@@ -50,5 +26,5 @@ export function problemResponse(problem: Problem, requestId: string, headers: He
   responseHeaders.set('Content-Type', 'application/problem+json')
   responseHeaders.set('X-Request-Id', requestId)
   responseHeaders.set('Cache-Control', 'no-store')
-  return textResponse(JSON.stringify(body), { status: problem.status, headers: responseHeaders })
+  return textResponse(JSON.stringify(body), { status, headers: responseHeaders })
 }

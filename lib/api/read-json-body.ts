@@ -14,7 +14,7 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   const contentType = request.headers.get('content-type') ?? ''
   const mediaType = contentType.split(';')[0]!.trim().toLowerCase()
   if (mediaType !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(mediaType)) {
-    throw new BodyError('unsupported_media_type', 415, `Send the body as JSON with Content-Type: application/json${mediaType ? ` (got ${mediaType})` : ''}.`)
+    throw new BodyError('unsupported_media_type', `Send the body as JSON with Content-Type: application/json${mediaType ? ` (got ${mediaType})` : ''}.`)
   }
 
   const reader = request.body.getReader()
@@ -23,7 +23,7 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   for (;;) {
     const { done, value } = await reader.read().catch(() => {
       // The client went away mid-body: nobody waits for this answer, and it is no fault of ours.
-      throw new BodyError('request_aborted', 400, 'The request body was cut off before it ended.')
+      throw new BodyError('request_aborted', 'The request body was cut off before it ended.')
     })
     if (done) break
     received += value.byteLength
@@ -38,10 +38,10 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   try {
     return JSON.parse(text)
   } catch (error) {
-    throw new BodyError('malformed_json', 400, `The body is not valid JSON: ${(error as Error).message}.`)
+    throw new BodyError('malformed_json', `The body is not valid JSON: ${(error as Error).message}.`)
   }
 }
 
 function tooLarge(maxBytes: number) {
-  return new BodyError('payload_too_large', 413, `The body is larger than this endpoint accepts (${maxBytes.toLocaleString('en')} bytes).`)
+  return new BodyError('payload_too_large', `The body is larger than this endpoint accepts (${maxBytes.toLocaleString('en')} bytes).`)
 }

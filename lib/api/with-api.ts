@@ -79,11 +79,10 @@ export function withApi<
       if (!principal) {
         const decision = await consumeUnauthenticatedRequest(clientAddress(request.headers.get('x-forwarded-for')))
         if (!decision.allowed) {
-          return problemResponse({ status: 429, code: 'rate_limited', detail: `Too many unauthenticated requests from your address; retry in ${decision.retryAfterSeconds} s.` }, requestId, rateLimitHeaders(decision))
+          return problemResponse({ code: 'rate_limited', detail: `Too many unauthenticated requests from your address; retry in ${decision.retryAfterSeconds} s.` }, requestId, rateLimitHeaders(decision))
         }
         return problemResponse(
           {
-            status: 401,
             code: 'unauthenticated',
             detail: token
               ? 'The bearer token is unknown, revoked, or belongs to a deactivated user. Create a new key in Settings → API Keys.'
@@ -97,13 +96,13 @@ export function withApi<
       const decision = await consumeTokenRequest(principal.tokenId, principal.tenant.plan)
       headers = rateLimitHeaders(decision)
       if (!decision.allowed) {
-        return problemResponse({ status: 429, code: 'rate_limited', detail: `This token made more than ${decision.limit} requests in the current window; retry in ${decision.retryAfterSeconds} s.` }, requestId, headers)
+        return problemResponse({ code: 'rate_limited', detail: `This token made more than ${decision.limit} requests in the current window; retry in ${decision.retryAfterSeconds} s.` }, requestId, headers)
       }
       touchToken(principal.tokenId)
 
       if (!hasScope(principal.scopes, options.scope)) {
         return problemResponse(
-          { status: 403, code: 'insufficient_scope', detail: `This endpoint needs the ${options.scope} scope; the token has: ${principal.scopes.join(', ') || 'none'}.` },
+          { code: 'insufficient_scope', detail: `This endpoint needs the ${options.scope} scope; the token has: ${principal.scopes.join(', ') || 'none'}.` },
           requestId,
           { ...headers, 'WWW-Authenticate': `${realm}, error="insufficient_scope", scope="${options.scope}"` },
         )
@@ -216,22 +215,22 @@ function bearerToken(request: Request): string | null {
 
 export function errorResponse(error: unknown, requestId: string, headers: Record<string, string> = {}): Response {
   if (error instanceof ValidationError) {
-    return problemResponse({ status: 422, code: 'validation_failed', detail: error.message, errors: error.fieldErrors }, requestId, headers)
+    return problemResponse({ code: 'validation_failed', detail: error.message, errors: error.fieldErrors }, requestId, headers)
   }
   if (error instanceof ServiceUnavailableError) {
-    return problemResponse({ status: 503, code: error.code, detail: error.message }, requestId, { ...headers, 'Retry-After': String(error.retryAfterSeconds) })
+    return problemResponse({ code: error.code, detail: error.message }, requestId, { ...headers, 'Retry-After': String(error.retryAfterSeconds) })
   }
   if (error instanceof DomainError) {
-    const problem: Problem = { status: error.status, code: error.code, detail: error.message, extra: error.extra }
+    const problem: Problem = { code: error.code, detail: error.message, extra: error.extra }
     // The unread rest of an oversized body would otherwise poison a kept-alive connection.
     return problemResponse(problem, requestId, error.code === 'payload_too_large' ? { ...headers, Connection: 'close' } : headers)
   }
   if (isDatabaseUnavailable(error)) {
     logger.error({ request_id: requestId, error: (error as Error).message }, 'database unavailable')
-    return problemResponse({ status: 503, code: 'service_unavailable', detail: 'The service cannot reach its database right now; retry shortly.' }, requestId, { ...headers, 'Retry-After': '5' })
+    return problemResponse({ code: 'service_unavailable', detail: 'The service cannot reach its database right now; retry shortly.' }, requestId, { ...headers, 'Retry-After': '5' })
   }
   logger.error({ request_id: requestId, err: error }, 'unexpected error')
-  return problemResponse({ status: 500, code: 'internal_error', detail: `Something went wrong on our side. Quote request id ${requestId} if you contact support.` }, requestId, headers)
+  return problemResponse({ code: 'internal_error', detail: `Something went wrong on our side. Quote request id ${requestId} if you contact support.` }, requestId, headers)
 }
 
 const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
@@ -247,7 +246,7 @@ export function apiRoute(handlers: Partial<Record<Method, RouteHandler>>): Route
   const allowed = methods.filter((method) => handlers[method])
   const allow = [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ')
   const notAllowed: RouteHandler = async (request) =>
-    problemResponse({ status: 405, code: 'method_not_allowed', detail: `${request.method} is not allowed here; use ${allowed.join(' or ')}.` }, createId('req'), { Allow: allow })
+    problemResponse({ code: 'method_not_allowed', detail: `${request.method} is not allowed here; use ${allowed.join(' or ')}.` }, createId('req'), { Allow: allow })
   const get = handlers.GET
   const head: RouteHandler = get
     ? async (request, context) => {

@@ -34,7 +34,7 @@ type UpsertedRow = StoredArticle & { inserted: boolean }
  */
 export async function importArticles(actor: Actor, items: unknown[]): Promise<BulkImportResult> {
   if (items.length > maxBulkArticles) {
-    throw new DomainError('too_many_items', 413, `A bulk import takes at most ${maxBulkArticles} articles; this one has ${items.length}. Split it; nothing was stored.`)
+    throw new DomainError('too_many_items', `A bulk import takes at most ${maxBulkArticles} articles; this one has ${items.length}. Split it; nothing was stored.`)
   }
   const tdb = tenantDb(actor.tenant.id)
   const results: BulkItemResult[] = items.map((_, index) => ({ index, status: 'failed' }))

@@ -16,7 +16,7 @@ export function isServedMethod(method: string | undefined): boolean {
 /** The 405 problem for a method the app does not serve; `allow` names what the path takes. */
 export function unservedMethodResponse(method: string | undefined, allow: string = defaultAllow): Response {
   return problemResponse(
-    { status: 405, code: 'method_not_allowed', detail: `${method ?? 'This method'} is not supported here; use ${allow.replace(/, ([^,]*)$/, ' or $1')}.` },
+    { code: 'method_not_allowed', detail: `${method ?? 'This method'} is not supported here; use ${allow.replace(/, ([^,]*)$/, ' or $1')}.` },
     createId('req'),
     { Allow: allow },
   )

@@ -29,7 +29,7 @@ export async function loadV1Router(appDir = path.resolve(import.meta.dirname, '.
       if (params) return callRoute(route.module, request, params)
     }
     // Unreachable while app/v1/[...path] exists; kept so a removed catch-all cannot become a crash.
-    return problemResponse({ status: 404, code: 'not_found', detail: 'No such endpoint.' }, createId('req'))
+    return problemResponse({ code: 'not_found', detail: 'No such endpoint.' }, createId('req'))
   }
 }
 
@@ -37,7 +37,7 @@ async function callRoute(module: RouteModule, request: Request, params: RoutePar
   const handler = module[request.method]
   if (handler) return handler(request, { params: Promise.resolve(params) })
   // Route files export every method the API knows (apiRoute); this is for the rest (TRACE…).
-  return problemResponse({ status: 405, code: 'method_not_allowed', detail: `${request.method} is not supported by this API.` }, createId('req'))
+  return problemResponse({ code: 'method_not_allowed', detail: `${request.method} is not supported by this API.` }, createId('req'))
 }
 
 function findRouteFiles(dir: string, segments: string[]): { segments: string[]; file: string }[] {

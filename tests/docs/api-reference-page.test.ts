@@ -3,7 +3,7 @@ import { renderToStaticMarkup } from 'react-dom/server'
 import { describe, expect, it } from 'vitest'
 import ApiReferencePage from '../../app/docs/api/page.tsx'
 import { buildOpenApiDocument } from '../../lib/api/openapi/openapi-document.ts'
-import { problemCodeEntries } from '../../lib/api/openapi/problem-catalogue.ts'
+import { problemCodeEntries } from '../../lib/problem-codes.ts'
 
 const html = renderToStaticMarkup(createElement(ApiReferencePage))
 const document = buildOpenApiDocument()

@@ -3,7 +3,7 @@
 import { useQuery } from '@tanstack/react-query'
 import { useTRPC } from '@/components/trpc-provider'
 import { formatDateTime } from '../format'
-import { refusalMessage } from '../portal-errors'
+import { refusalMessage } from '@/components/portal-error'
 import styles from '../settings.module.css'
 
 /** The key's name as the page heading, with what identifies it; never its secret. */

@@ -6,7 +6,7 @@ import { useState } from 'react'
 import type { ApiRequestRecord } from '@/lib/request-log/request-log-schemas'
 import { useTRPC } from '@/components/trpc-provider'
 import { formatDateTime, formatDuration } from '../format'
-import { refusalMessage } from '../portal-errors'
+import { refusalMessage } from '@/components/portal-error'
 import styles from '../settings.module.css'
 
 const pageSize = 25

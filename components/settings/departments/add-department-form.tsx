@@ -6,7 +6,7 @@ import { useForm } from 'react-hook-form'
 import type { z } from 'zod'
 import { addDepartmentSchema } from '@/lib/departments/department-schemas'
 import { useTRPC } from '@/components/trpc-provider'
-import { fieldErrorsOf, refusalMessage } from '../portal-errors'
+import { fieldErrorsOf, refusalMessage } from '@/components/portal-error'
 import type { Status } from '../status-message'
 import styles from '../settings.module.css'
 

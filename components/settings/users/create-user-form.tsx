@@ -8,7 +8,7 @@ import type { z } from 'zod'
 import { createUserSchema, minPasswordLength, roles } from '@/lib/users/user-schemas'
 import { useTRPC } from '@/components/trpc-provider'
 import { OneTimeSecret } from '../one-time-secret'
-import { fieldErrorsOf, refusalMessage } from '../portal-errors'
+import { fieldErrorsOf, refusalMessage } from '@/components/portal-error'
 import { StatusMessage, type Status } from '../status-message'
 import styles from '../settings.module.css'
 

@@ -9,7 +9,7 @@ import { roleArticle } from '@/components/role-words'
 import { useTRPC } from '@/components/trpc-provider'
 import { ConfirmDialog } from '../confirm-dialog'
 import { formatDateTime } from '../format'
-import { refusalMessage } from '../portal-errors'
+import { refusalMessage } from '@/components/portal-error'
 import { StatusMessage, type Status } from '../status-message'
 import styles from '../settings.module.css'
 

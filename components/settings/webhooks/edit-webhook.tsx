@@ -3,7 +3,7 @@
 import { useQuery } from '@tanstack/react-query'
 import { isEventKind } from '@/lib/events/event-kinds'
 import { useTRPC } from '@/components/trpc-provider'
-import { refusalMessage } from '../portal-errors'
+import { refusalMessage } from '@/components/portal-error'
 import { WebhookForm } from './webhook-form'
 
 export function EditWebhook({ webhookId }: { webhookId: string }) {

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { oas31, ZodOpenApiOperationObject, ZodOpenApiParameters, ZodOpenApiPathsObject, ZodOpenApiResponseObject, ZodOpenApiResponsesObject } from 'zod-openapi'
 import { defaultMaxBodyBytes } from '../body-limits.ts'
 import type { FieldError } from '../../errors.ts'
+import { problemStatus, type ProblemCode } from '../../problem-codes.ts'
 import type { Scope } from '../../tokens/scopes.ts'
 import { problemExample, problemSchema } from './problem-schema.ts'
 import { headerRefs, rateLimitHeaderNames, type HeaderName } from './response-headers.ts'
@@ -9,8 +10,8 @@ import { scopeRequirement } from './security.ts'
 
 /** One way an operation can fail, as documented: when it happens and an example body. */
 export type ProblemCase = {
-  status: number
-  code: string
+  /** Its status is the catalogue's (lib/problem-codes.ts). */
+  code: ProblemCode
   /** One sentence for the response's description. */
   when: string
   /** The example's `detail`. */
@@ -114,8 +115,8 @@ export function apiOperation(spec: ApiOperationSpec): ZodOpenApiOperationObject 
       headers: headerRefs(['X-Request-Id', 'ETag', ...rateLimitHeaderNames]),
     }
   }
-  for (const status of [...new Set(problems.map((problem) => problem.status))].sort((a, b) => a - b)) {
-    responses[status] = problemResponse(status, problems.filter((problem) => problem.status === status))
+  for (const status of [...new Set(problems.map((problem) => problemStatus(problem.code)))].sort((a, b) => a - b)) {
+    responses[status] = problemResponse(status, problems.filter((problem) => problemStatus(problem.code) === status))
   }
 
   return {
@@ -156,7 +157,7 @@ function problemResponse(status: number, cases: ProblemCase[]): ZodOpenApiRespon
   for (const problem of cases) {
     examples[problem.name ?? problem.code] = {
       summary: problem.summary ?? problem.when,
-      value: problemExample(problem.status, problem.code, problem.detail, { errors: problem.errors, extra: problem.extra }),
+      value: problemExample(problem.code, problem.detail, { errors: problem.errors, extra: problem.extra }),
     }
   }
   return {
@@ -171,7 +172,6 @@ const noValidToken = "No valid token: the `Authorization: Bearer` header is miss
 function authenticationProblems(scope: Scope): ProblemCase[] {
   return [
     {
-      status: 401,
       code: 'unauthenticated',
       name: 'missing_token',
       when: noValidToken,
@@ -179,7 +179,6 @@ function authenticationProblems(scope: Scope): ProblemCase[] {
       detail: 'Send your API key as Authorization: Bearer <token>.',
     },
     {
-      status: 401,
       code: 'unauthenticated',
       name: 'invalid_token',
       when: noValidToken,
@@ -187,13 +186,11 @@ function authenticationProblems(scope: Scope): ProblemCase[] {
       detail: 'The bearer token is unknown, revoked, or belongs to a deactivated user. Create a new key in Settings → API Keys.',
     },
     {
-      status: 403,
       code: 'insufficient_scope',
       when: `The token lacks the \`${scope}\` scope.`,
       detail: `This endpoint needs the ${scope} scope; the token has: articles:read.`,
     },
     {
-      status: 429,
       code: 'rate_limited',
       when: "The request budget for the current window is spent (the token's, or the client address's for requests without a valid token); wait `Retry-After` seconds.",
       detail: 'This token made more than 1000 requests in the current window; retry in 42 s.',
@@ -205,19 +202,16 @@ function bodyProblems(maxBytes: number): ProblemCase[] {
   const size = maxBytes % mebibyte === 0 ? `${maxBytes / mebibyte} MiB` : `${maxBytes.toLocaleString('en')} bytes`
   return [
     {
-      status: 400,
       code: 'malformed_json',
       when: 'The body is not valid JSON.',
       detail: "The body is not valid JSON: Expected ',' or '}' after property value in JSON at position 27.",
     },
     {
-      status: 413,
       code: 'payload_too_large',
       when: `The body is larger than ${size}; nothing was stored.`,
       detail: `The body is larger than this endpoint accepts (${maxBytes.toLocaleString('en')} bytes).`,
     },
     {
-      status: 415,
       code: 'unsupported_media_type',
       when: 'The body is not sent as `application/json`.',
       detail: 'Send the body as JSON with Content-Type: application/json (got application/x-www-form-urlencoded).',
@@ -248,13 +242,11 @@ const idempotencyKeyHeader = z.object({
 
 const idempotencyProblems: ProblemCase[] = [
   {
-    status: 409,
     code: 'idempotency_key_in_use',
     when: 'A request with this Idempotency-Key is still running after 10 seconds; retry to get its answer.',
     detail: 'A request with this Idempotency-Key is still being processed; retry in a moment to get its answer.',
   },
   {
-    status: 422,
     code: 'idempotency_key_reused',
     when: 'The Idempotency-Key was already used with a different request.',
     detail: 'This Idempotency-Key was used with a different request; use a new key for a new request.',
@@ -263,13 +255,11 @@ const idempotencyProblems: ProblemCase[] = [
 
 const serverProblems: ProblemCase[] = [
   {
-    status: 500,
     code: 'internal_error',
     when: 'An unexpected failure on our side; quote `request_id` to support.',
     detail: 'Something went wrong on our side. Quote request id req_0mhx2k1s9a1b2c3d4e5f6g7h8 if you contact support.',
   },
   {
-    status: 503,
     code: 'service_unavailable',
     when: 'The database is unreachable for a moment; retry after `Retry-After` seconds.',
     detail: 'The service cannot reach its database right now; retry shortly.',

@@ -4,7 +4,7 @@ import { requestLogPaths, requestLogTags } from '../operations/request-log-opera
 import { revisionPaths } from '../operations/revision-operations.ts'
 import { webhookDeliveries, webhookPaths, webhookTags } from '../operations/webhook-operations.ts'
 import { apiInfo, apiServers } from './api-overview.ts'
-import { problemCodeEntries } from './problem-catalogue.ts'
+import { problemCodeEntries } from '../../problem-codes.ts'
 import { problemExample, problemSchema } from './problem-schema.ts'
 import { referencePaths, referenceTags } from './reference-openapi.ts'
 import { headerRefs, responseHeaders } from './response-headers.ts'
@@ -70,7 +70,7 @@ const methodNotAllowedResponse = {
       examples: {
         method_not_allowed: {
           summary: 'DELETE /v1/articles',
-          value: problemExample(405, 'method_not_allowed', 'DELETE is not allowed here; use GET or POST.'),
+          value: problemExample('method_not_allowed', 'DELETE is not allowed here; use GET or POST.'),
         },
       },
     },

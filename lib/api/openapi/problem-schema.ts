@@ -1,7 +1,6 @@
 import { z } from 'zod'
 import type { FieldError } from '../../errors.ts'
-import { problemTitles } from '../problem.ts'
-import { problemType } from './problem-catalogue.ts'
+import { problemCatalogue, problemType, type ProblemCode } from '../../problem-codes.ts'
 
 // The documented shape of lib/api/problem.ts's bodies. That module builds them from plain
 // objects, so this schema describes rather than validates; a test compares the two.
@@ -45,15 +44,14 @@ export const exampleRequestId = 'req_0mhx2k1s9a1b2c3d4e5f6g7h8'
 
 /** A problem body as lib/api/problem.ts would send it, for the document's examples. */
 export function problemExample(
-  status: number,
-  code: string,
+  code: ProblemCode,
   detail: string,
   more: { errors?: FieldError[]; extra?: Record<string, unknown> } = {},
 ): ProblemExample {
   return {
     type: problemType(code),
-    title: problemTitles[code] ?? 'Error',
-    status,
+    title: problemCatalogue[code].title,
+    status: problemCatalogue[code].status,
     detail,
     code,
     request_id: exampleRequestId,

@@ -11,5 +11,5 @@ export function validationErrors(schema: z.ZodType, input: unknown): FieldError[
 }
 
 export function validationProblem(when: string, errors: FieldError[], name?: string): ProblemCase {
-  return { status: 422, code: 'validation_failed', when, name, detail: 'The request body has invalid fields; see errors.', errors }
+  return { code: 'validation_failed', when, name, detail: 'The request body has invalid fields; see errors.', errors }
 }

@@ -55,14 +55,12 @@ const approvedArticle: ArticleRecord = { ...publishedArticle, status: 'approved'
 const scheduledArticle: ArticleRecord = { ...approvedArticle, scheduled_publish_at: '2026-12-01T06:00:00.000Z', version: 4, updated_at: '2026-11-20T09:30:00.000Z' }
 
 const notFound: ProblemCase = {
-  status: 404,
   code: 'not_found',
   when: "No article with this id in the token's newsroom (another newsroom's article included).",
   detail: "No article with id 'art_0mhx2k1s9q3v8w4t6y1z2a3b4c' exists in this newsroom.",
 }
 
 const concurrentUpdate: ProblemCase = {
-  status: 409,
   code: 'concurrent_update',
   when: 'Only under a flood: the change lost 200 races in a row to others writing the same article (a change without If-Match is otherwise last-writer-wins and lands); retry.',
   detail: 'The article is being changed by others right now; retry in a moment.',
@@ -197,7 +195,6 @@ export const listArticlesOperation = declareOperation({
   },
   problems: [
     {
-      status: 422,
       code: 'validation_failed',
       when: 'A parameter is out of range, malformed or unknown.',
       detail: 'The request query parameters has invalid fields; see errors.',
@@ -311,7 +308,6 @@ export const updateArticleOperation = declareOperation({
   problems: [
     notFound,
     {
-      status: 409,
       code: 'article_archived',
       when: 'The article is archived, and archived articles are read-only.',
       detail: 'Archived articles are read-only; restore it to draft first.',
@@ -319,7 +315,6 @@ export const updateArticleOperation = declareOperation({
     },
     concurrentUpdate,
     {
-      status: 412,
       code: 'precondition_failed',
       when: '`If-Match` does not match the current `ETag`: the article changed since you read it.',
       detail: 'The article changed since you read it; it is now at version 5. Fetch it again and re-apply your change.',
@@ -379,14 +374,12 @@ export const transitionArticleOperation = declareOperation({
   },
   problems: [
     {
-      status: 403,
       code: 'forbidden',
       when: "The token's owner's role may not make this move (e.g. a writer approving).",
       detail: 'A writer cannot move an article from in-review to approved; ask an editor.',
     },
     notFound,
     {
-      status: 409,
       code: 'invalid_transition',
       when: 'The workflow does not allow this move from the current state.',
       detail: `An article cannot move from draft to published. From draft it can move to: ${allowedNextStates('draft').join(', ')}.`,
@@ -394,7 +387,6 @@ export const transitionArticleOperation = declareOperation({
     },
     concurrentUpdate,
     {
-      status: 412,
       code: 'precondition_failed',
       when: '`If-Match` does not match the current `ETag`: the article changed since you read it.',
       detail: 'The article changed since you read it; it is now at version 5.',
@@ -466,7 +458,6 @@ export const bulkImportOperation = declareOperation({
   },
   problems: [
     {
-      status: 413,
       code: 'too_many_items',
       when: `More than ${maxBulkArticles} articles; nothing was stored.`,
       detail: `A bulk import takes at most ${maxBulkArticles} articles; this one has 612. Split it; nothing was stored.`,

@@ -37,7 +37,6 @@ export const listApiRequestsOperation = declareOperation({
   },
   problems: [
     {
-      status: 422,
       code: 'validation_failed',
       when: 'A parameter is out of range, malformed or unknown.',
       detail: 'The request query parameters have invalid fields; see errors.',

@@ -18,7 +18,6 @@ const revision: RevisionRecord = {
 }
 
 const notFound: ProblemCase = {
-  status: 404,
   code: 'not_found',
   when: "No article (or no revision of it) with this id in the token's newsroom.",
   detail: "No revision with id 'rev_3f1c9a0e6b2d4c7a8e5f1a2b3c4d5e6f' exists in this newsroom.",
@@ -49,7 +48,6 @@ export const listArticleRevisionsOperation = declareOperation({
   problems: [
     { ...notFound, when: "No article with this id in the token's newsroom.", detail: "No article with id 'art_0mhx2k1s9q3v8w4t6y1z2a3b4c' exists in this newsroom." },
     {
-      status: 422,
       code: 'validation_failed',
       when: 'limit or offset out of range, or an unknown parameter.',
       detail: 'The request query parameters has invalid fields; see errors.',

@@ -115,7 +115,6 @@ const deliveries: DeliveryRecord[] = [
 ]
 
 const notFound: ProblemCase = {
-  status: 404,
   code: 'not_found',
   when: "No subscription with this id in the token's newsroom (another newsroom's included).",
   detail: `No webhook with id '${webhook.webhook_id}' exists in this newsroom.`,
@@ -210,7 +209,6 @@ export const listWebhooksOperation = declareOperation({
   },
   problems: [
     {
-      status: 422,
       code: 'validation_failed',
       when: 'A parameter is out of range, malformed or unknown.',
       detail: 'The request query parameters has invalid fields; see errors.',
@@ -275,7 +273,6 @@ export const updateWebhookOperation = declareOperation({
     notFound,
     validationProblem('A field is invalid or unknown, or `status` is not `enabled` or `paused`.', validationErrors(updateWebhookSchema, { status: 'disabled' })),
     {
-      status: 409,
       code: 'webhook_disabled',
       when: '`status: "paused"` on a subscription the service disabled.',
       detail: 'This subscription was disabled by the service after delivery failures; re-enable it with status "enabled" before pausing it.',
@@ -332,12 +329,11 @@ export const rotateSecretOperation = declareOperation({
   },
   problems: [
     notFound,
-    { status: 409, code: 'concurrent_update', when: 'Another rotation or secret change landed at the same moment.', detail: 'The secret was changed by another request at the same moment; rotate again if you still need a new one.' },
+    { code: 'concurrent_update', when: 'Another rotation or secret change landed at the same moment.', detail: 'The secret was changed by another request at the same moment; rotate again if you still need a new one.' },
   ],
 })
 
 const deliveryNotFound: ProblemCase = {
-  status: 404,
   code: 'not_found',
   when: 'No such subscription in this newsroom, or the delivery is not one of its deliveries.',
   detail: "No delivery with id 'dlv_0mhx2k1s9q3v8w4t6y1z2a3b4c' exists in this newsroom.",

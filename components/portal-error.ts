@@ -20,7 +20,10 @@ const fallbackMessages: Record<string, string> = {
   TOO_MANY_REQUESTS: 'Too many requests just now. Wait a moment and try again.',
 }
 
-/** A failed procedure call, reduced to what a form or an alert shows. */
+/**
+ * A failed procedure call, reduced to what a form or an alert shows: the one way the portal
+ * words a failure, so a page in Settings and the article editor say the same thing of it.
+ */
 export function describePortalError(error: unknown): PortalError {
   if (error instanceof TRPCClientError) {
     const data = (error as TRPCClientError<AppRouter>).data
@@ -42,4 +45,14 @@ export function describePortalError(error: unknown): PortalError {
     domainCode: null,
     fieldErrors: [],
   }
+}
+
+/** The sentence for a failed call (describePortalError's message). */
+export function refusalMessage(error: unknown): string {
+  return describePortalError(error).message
+}
+
+/** The field errors of a failed call, to show beside the fields. */
+export function fieldErrorsOf(error: unknown): FieldError[] {
+  return describePortalError(error).fieldErrors
 }
