@@ -1,8 +1,8 @@
 import { defineConfig } from '@playwright/test'
 import base from './playwright.config.ts'
 
-// The portal under `next dev` (as `npm run dev` serves it), opened at 127.0.0.1. Slow (next dev
-// compiles each page on first request), so it is not part of the default e2e run.
+// The service as `npm run dev` serves it (Next in development mode), opened at 127.0.0.1. Slow (Next
+// compiles each page on first request), so it runs as its own pass of `npm run test:e2e`.
 const port = Number(process.env.E2E_PORT ?? 3100) + 50
 const baseURL = `http://127.0.0.1:${port}`
 

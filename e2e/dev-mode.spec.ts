@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test'
 
-// Run with `npx playwright test -c playwright.dev.config.ts`: the portal served by `next dev`
-// (npm run dev), opened at 127.0.0.1 rather than localhost, hydrates and signs in.
+// Run with `npx playwright test -c playwright.dev.config.ts`: the service as `npm run dev` serves it
+// (the app server in development mode), opened at 127.0.0.1 rather than localhost, hydrates and signs in.
 test('in dev mode, the portal opened at 127.0.0.1 hydrates and signs in', async ({ page }) => {
   const blocked: string[] = []
   page.on('response', (response) => {

@@ -2,10 +2,9 @@
  * Starts the service: `tsx scripts/serve.ts dev|start`.
  * With no DATABASE_URL it runs the embedded PGlite database (data in .data/pglite), applies
  * migrations with `prisma migrate deploy` and the data migrations (lib/db/data-migrations), seeds an empty embedded database, then serves:
- * `dev` runs `next dev` for everything (hot reload); `start` runs the production app server
- * (lib/server/app-server.ts), which answers /v1 from its route files and hands the rest to Next.
+ * both run the app server (lib/server/app-server.ts), which answers /v1 from its route files and
+ * hands the rest to Next: `start` with the production build, `dev` compiling and hot-reloading.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { ensureLocalSecrets } from '../lib/config/local-secrets.ts'
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../lib/db/embedded-server.ts'
 import { startInngestDevServer } from './inngest-dev.ts'
@@ -18,6 +17,10 @@ const mode = process.argv[2] === 'start' ? 'start' : 'dev'
 const port = process.env.PORT ?? '3000'
 
 async function main() {
+  // Next reads NODE_ENV when it loads, and so do the logger and the security headers: set it
+  // first, as `next start` and `next dev` would.
+  ;(process.env as Record<string, string>).NODE_ENV = mode === 'start' ? 'production' : 'development'
+  process.env.NEXT_TELEMETRY_DISABLED = '1'
   const startedAt = performance.now()
   ensureLocalSecrets()
   process.env.NEXTAUTH_URL ??= `http://localhost:${port}`
@@ -39,60 +42,41 @@ async function main() {
     const { seed } = await import('../prisma/seed.ts')
     await seed()
   }
-  console.log(`Database ready in ${Math.round(performance.now() - startedAt)} ms; starting ${mode === 'start' ? 'the production server' : 'next dev'} on port ${port}.`)
+  console.log(`Database ready in ${Math.round(performance.now() - startedAt)} ms; starting the ${mode === 'start' ? 'production' : 'development'} server on port ${port}.`)
 
   // In development, Inngest's dev server runs the durable jobs; it must start before Next so
   // that Next inherits INNGEST_DEV. In production, Inngest Cloud or a self-hosted server does.
   const inngest = mode === 'dev' ? await startInngestDevServer(`http://localhost:${port}`) : undefined
 
-  if (mode === 'start') {
-    // Next reads NODE_ENV when it loads; `next start` would set it the same way.
-    ;(process.env as Record<string, string>).NODE_ENV = 'production'
-    process.env.NEXT_TELEMETRY_DISABLED = '1'
-    const { startAppServer } = await import('../lib/server/app-server.ts')
-    const { drainBeforeExit } = await import('../lib/server/drain.ts')
-    const server = await startAppServer({ port: Number(port) })
-    console.log(`Ready on http://localhost:${port} (production; /v1 served from its route files, the rest by Next).`)
-    scheduleStartupSweep()
-    // Requests in flight finish (for up to 10 s) before the process and its database stop.
-    const stop = () => {
-      let exiting = false
-      const exit = () => {
-        if (exiting) return
-        exiting = true
-        void drainBeforeExit()
-          .then(() => embedded?.stop())
-          .catch(() => undefined)
-          .then(() => process.exit(0))
-      }
-      server.close(exit)
-      server.closeIdleConnections()
-      setTimeout(exit, 10_000).unref()
-    }
-    process.on('SIGINT', stop)
-    process.on('SIGTERM', stop)
-    return
-  }
-
-  const next = spawn(process.execPath, ['node_modules/next/dist/bin/next', 'dev', '--port', port], {
-    stdio: 'inherit',
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
-  })
-  const children: ChildProcess[] = [next]
+  const { startAppServer } = await import('../lib/server/app-server.ts')
+  const { drainBeforeExit } = await import('../lib/server/drain.ts')
+  // One server for both modes (lib/server/app-server.ts): /v1 from its route files, the rest
+  // through Next, in development compiling on demand and hot-reloading the portal.
+  const server = await startAppServer({ port: Number(port), dev: mode === 'dev' })
+  console.log(
+    mode === 'start'
+      ? `Ready on http://localhost:${port} (production; /v1 served from its route files, the rest by Next).`
+      : `Ready on http://localhost:${port} (development: the portal reloads as you edit; restart for changes to /v1 route files and lib/).`,
+  )
   scheduleStartupSweep()
-
-  let stopping = false
-  const stop = async (code: number) => {
-    if (stopping) return
-    stopping = true
-    for (const child of children) child.kill('SIGTERM')
-    inngest?.stop()
-    await embedded?.stop().catch(() => undefined)
-    process.exit(code)
+  // Requests in flight finish (for up to 10 s) before the process and its database stop.
+  const stop = () => {
+    let exiting = false
+    const exit = () => {
+      if (exiting) return
+      exiting = true
+      inngest?.stop()
+      void drainBeforeExit()
+        .then(() => embedded?.stop())
+        .catch(() => undefined)
+        .then(() => process.exit(0))
+    }
+    server.close(exit)
+    server.closeIdleConnections()
+    setTimeout(exit, 10_000).unref()
   }
-  next.on('exit', (code) => void stop(code ?? 0))
-  process.on('SIGINT', () => void stop(0))
-  process.on('SIGTERM', () => void stop(0))
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
 }
 
 /** Events left in the outbox by a previous run (Inngest was down) go out once Inngest is up. */

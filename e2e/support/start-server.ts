@@ -1,7 +1,7 @@
 /**
  * Starts the production build for the e2e suite: a fresh seeded database on the test
  * PostgreSQL server, then `scripts/serve.ts start`. Run `next build` first (npm run test:e2e does).
- * With the argument `dev` it runs `scripts/serve.ts dev` instead (`next dev`, as npm run dev).
+ * With the argument `dev` it runs `scripts/serve.ts dev` instead (development mode, as npm run dev).
  */
 import { spawn } from 'node:child_process'
 import pg from 'pg'
