@@ -1,7 +1,8 @@
 import Link from 'next/link'
+import { can } from '@/lib/auth/permissions'
 import type { Role } from '@/lib/db/generated/enums'
 
-/** Navigation by role. Hiding a link is for clarity only; every page and procedure checks the role itself. */
+/** Navigation by permission (lib/auth/permissions.ts). Hiding a link is for clarity only; every page, procedure and domain function checks the same permission itself. */
 export function PortalNav({ role }: { role: Role }) {
   return (
     <nav aria-label="Main">
@@ -9,11 +10,11 @@ export function PortalNav({ role }: { role: Role }) {
       <Link href="/">Home</Link>
       <Link href="/articles">Articles</Link>
       <Link href="/docs/api">API reference</Link>
-      {role === 'admin' && (
+      {can({ role }, 'admin') && (
         <>
           <div className="section">Settings</div>
           <Link href="/settings/api-keys">API Keys</Link>
-          <Link href="/settings/webhooks">Webhooks</Link>
+          {can({ role }, 'webhooks:manage') && <Link href="/settings/webhooks">Webhooks</Link>}
           <Link href="/settings/users">Users</Link>
           <Link href="/settings/departments">Departments</Link>
           <Link href="/settings/audit-log">Audit log</Link>

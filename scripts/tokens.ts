@@ -61,7 +61,8 @@ async function revoke(idOrPrefix: string | undefined) {
 
 async function list(values: Record<string, string | undefined>) {
   const tenant = await findTenant(values.tenant)
-  const tokens = await listApiTokens(tenant.id)
+  // The command line acts as the system (no user): it may read every key.
+  const tokens = await listApiTokens({ tenant, user: null })
   if (tokens.length === 0) console.log(`${tenant.slug} has no API tokens.`)
   for (const token of tokens) {
     const state = token.revokedAt ? `revoked ${token.revokedAt.toISOString()}` : isRotationRecommended(token.createdAt) ? 'active, rotation recommended' : 'active'

@@ -1,4 +1,4 @@
-import type { ArticleStatus } from '../db/generated/enums.ts'
+import type { ArticleStatus, Role } from '../db/generated/enums.ts'
 
 /** Article states as the API spells them. */
 export const apiStatuses = ['draft', 'in-review', 'approved', 'published', 'archived'] as const
@@ -35,7 +35,7 @@ export const creatableStatuses = ['draft', 'in-review'] as const satisfies reado
 /** Moves a writer may make; editors and admins make every move the workflow allows. */
 const writerMoves: ReadonlySet<string> = new Set(['draft>in-review', 'in-review>draft'])
 
-export function roleMayTransition(role: 'admin' | 'editor' | 'writer' | null, from: ApiStatus, to: ApiStatus): boolean {
+export function roleMayTransition(role: Role | null, from: ApiStatus, to: ApiStatus): boolean {
   if (role === null || role === 'admin' || role === 'editor') return true
   return writerMoves.has(`${from}>${to}`)
 }

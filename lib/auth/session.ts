@@ -1,6 +1,7 @@
 import { getServerSession } from 'next-auth'
 import { redirect } from 'next/navigation'
 import { cache } from 'react'
+import type { Actor } from '../tenancy/actor.ts'
 import { authOptions } from './auth-options.ts'
 
 export type PortalUser = NonNullable<Awaited<ReturnType<typeof getPortalUser>>>
@@ -9,13 +10,21 @@ export type PortalUser = NonNullable<Awaited<ReturnType<typeof getPortalUser>>>
  * The signed-in, still-active user of this request, or null. Cached per server render, so the
  * layout and the page it wraps share one session read (and one database lookup).
  */
-export const getPortalUser = cache(async () => {
+const getPortalSession = cache(async () => {
   try {
-    const session = await getServerSession(authOptions)
-    return session?.user ?? null
+    return (await getServerSession(authOptions)) ?? null
   } catch {
     return null
   }
+})
+
+export const getPortalUser = cache(async () => (await getPortalSession())?.user ?? null)
+
+/** The signed-in member as the domain's Actor (who, in which newsroom), or null. */
+export const getPortalActor = cache(async (): Promise<(Actor & { user: NonNullable<Actor['user']> }) | null> => {
+  const session = await getPortalSession()
+  if (!session?.user?.id || !session.tenant) return null
+  return { tenant: session.tenant, user: { id: session.user.id, role: session.user.role } }
 })
 
 /** For pages: the signed-in user, or a redirect to the sign-in page. */

@@ -1,4 +1,5 @@
 import { cache } from 'react'
+import { can } from './permissions.ts'
 import { requirePortalUser, type PortalUser } from './session.ts'
 
 /**
@@ -9,5 +10,5 @@ import { requirePortalUser, type PortalUser } from './session.ts'
  */
 export const getSettingsAdmin = cache(async (): Promise<PortalUser | null> => {
   const user = await requirePortalUser()
-  return user.role === 'admin' ? user : null
+  return can(user, 'admin') ? user : null
 })

@@ -1,4 +1,4 @@
-import { assertAdmin } from '../auth/assert-admin.ts'
+import { assertCan, assertMemberCan } from '../auth/permissions.ts'
 import { ConflictError, NotFoundError, type FieldError } from '../errors.ts'
 import { createId } from '../ids.ts'
 import { parseInput } from '../parse-input.ts'
@@ -10,8 +10,9 @@ export type DepartmentSummary = { id: string; name: string; articleCount: number
 
 type Reader = Pick<TenantDb, 'department'>
 
-export async function listDepartments(tenantId: string): Promise<DepartmentSummary[]> {
-  const rows = await tenantDb(tenantId).department.findMany({
+export async function listDepartments(actor: Actor): Promise<DepartmentSummary[]> {
+  assertCan(actor, 'admin')
+  const rows = await tenantDb(actor.tenant.id).department.findMany({
     orderBy: [{ name: 'asc' }, { id: 'asc' }],
     select: { id: true, name: true, createdAt: true, _count: { select: { articles: true } } },
   })
@@ -58,7 +59,7 @@ function isUniqueViolation(error: unknown): boolean {
 }
 
 export async function addDepartment(actor: Actor, raw: { name: string }): Promise<DepartmentSummary> {
-  assertAdmin(actor)
+  assertMemberCan(actor, 'admin')
   const { name } = parseInput(addDepartmentSchema, raw)
   const tdb = tenantDb(actor.tenant.id)
   await assertNameFree(tdb, name)
@@ -73,7 +74,7 @@ export async function addDepartment(actor: Actor, raw: { name: string }): Promis
 
 /** Renaming keeps the id, so articles and API filters that use it are unaffected. */
 export async function renameDepartment(actor: Actor, raw: { departmentId: string; name: string }): Promise<DepartmentSummary> {
-  assertAdmin(actor)
+  assertMemberCan(actor, 'admin')
   const { departmentId, name } = parseInput(renameDepartmentSchema, raw)
   const tdb = tenantDb(actor.tenant.id)
   const existing = await tdb.department.findUnique({ where: { id: departmentId } })
@@ -101,7 +102,7 @@ function inUse(name: string, count: number): ConflictError {
 
 /** Removes an unused department; one that articles still use is refused, never emptied silently. */
 export async function removeDepartment(actor: Actor, raw: { departmentId: string }): Promise<void> {
-  assertAdmin(actor)
+  assertMemberCan(actor, 'admin')
   const { departmentId } = parseInput(departmentIdSchema, raw)
   const tdb = tenantDb(actor.tenant.id)
   const existing = await tdb.department.findUnique({ where: { id: departmentId } })

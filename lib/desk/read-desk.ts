@@ -3,7 +3,7 @@ import { listReturnedFromReview, listUpcomingPublications } from '../articles/de
 import { listArticlesQuerySchema } from '../articles/article-schemas.ts'
 import { listArticles } from '../articles/list-articles.ts'
 import type { Actor } from '../tenancy/actor.ts'
-import { grantableScopes, hasScope } from '../tokens/scopes.ts'
+import { can } from '../auth/permissions.ts'
 import { listApiTokens, type ApiTokenSummary } from '../tokens/api-tokens.ts'
 import { lastDeliveryResults, type LastDeliveryResult } from '../webhooks/last-delivery-results.ts'
 import { listWebhooks } from '../webhooks/manage-subscriptions.ts'
@@ -34,19 +34,18 @@ export type Desk = {
  */
 export async function readDesk(actor: Actor & { user: NonNullable<Actor['user']> }, now = new Date()): Promise<Desk> {
   const tenantId = actor.tenant.id
-  const permissions = grantableScopes(actor.user.role)
   const page = (filter: { status: 'draft' | 'in-review' | 'published'; author_id?: string }) =>
     listArticles(tenantId, listArticlesQuerySchema.parse({ ...filter, limit: shown })).then(({ items, total }): ArticleSection => ({ items, total }))
 
-  const decides = hasScope(permissions, 'articles:write')
-  const administers = hasScope(permissions, 'admin')
+  const decides = can(actor, 'articles:write')
+  const administers = can(actor, 'admin')
   const [drafts, returned, review, upcoming, published, attention] = await Promise.all([
     page({ status: 'draft', author_id: actor.user.id }),
     listReturnedFromReview(tenantId, { authorId: actor.user.id, limit: shown }),
     decides ? page({ status: 'in-review' }) : undefined,
     decides ? listUpcomingPublications(tenantId, { until: new Date(now.getTime() + upcomingWindowMs), limit: shown }) : undefined,
     decides ? page({ status: 'published' }) : undefined,
-    administers ? integrationsNeedingAttention(tenantId) : undefined,
+    administers ? integrationsNeedingAttention(actor) : undefined,
   ])
   return {
     drafts,
@@ -58,10 +57,10 @@ export async function readDesk(actor: Actor & { user: NonNullable<Actor['user']>
   }
 }
 
-async function integrationsNeedingAttention(tenantId: string): Promise<NonNullable<Desk['attention']>> {
-  const [subscriptions, keys] = await Promise.all([listWebhooks(tenantId, { limit: 100, offset: 0 }), listApiTokens(tenantId)])
+async function integrationsNeedingAttention(actor: Actor): Promise<NonNullable<Desk['attention']>> {
+  const [subscriptions, keys] = await Promise.all([listWebhooks(actor, { limit: 100, offset: 0 }), listApiTokens(actor)])
   const results = await lastDeliveryResults(
-    tenantId,
+    actor.tenant.id,
     subscriptions.items.map((subscription) => subscription.id),
   )
   const webhooks: WebhookNeedingAttention[] = []

@@ -1,5 +1,7 @@
 import type { ApiRequest, Prisma } from '../db/generated/client.ts'
 import { toPage, type Page } from '../pagination.ts'
+import { assertCan } from '../auth/permissions.ts'
+import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import type { ApiRequestRecord, ListApiRequestsQuery } from './request-log-schemas.ts'
 
@@ -12,7 +14,9 @@ function statusRange(status: string): Prisma.IntFilter {
 }
 
 /** A newsroom's recorded /v1 requests, newest first, filtered by key, request id and status. */
-export async function listApiRequests(tenantId: string, query: ListApiRequestsQuery): Promise<Page<ApiRequest>> {
+export async function listApiRequests(actor: Actor, query: ListApiRequestsQuery): Promise<Page<ApiRequest>> {
+  assertCan(actor, 'admin')
+  const tenantId = actor.tenant.id
   const where: Prisma.ApiRequestWhereInput = {
     ...(query.token_id && { tokenId: query.token_id }),
     ...(query.request_id && { id: query.request_id }),

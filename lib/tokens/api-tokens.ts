@@ -2,6 +2,8 @@ import { recordAudit } from '../audit.ts'
 import { ForbiddenError, NotFoundError } from '../errors.ts'
 import { createId } from '../ids.ts'
 import { parseInput } from '../parse-input.ts'
+import { assertCan } from '../auth/permissions.ts'
+import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import { forgetCachedTokens } from './authenticate-token.ts'
 import { createApiTokenSchema, rotationRecommendedAfterDays, type CreateApiTokenInput } from './api-token-schemas.ts'
@@ -89,8 +91,9 @@ function pick(row: {
   return { id, name, prefix, scopes, ownerId, createdById, createdAt, lastUsedAt, revokedAt, rotationRecommended: !revokedAt && isRotationRecommended(createdAt) }
 }
 
-export async function listApiTokens(tenantId: string): Promise<ApiTokenSummary[]> {
-  const rows = await tenantDb(tenantId).apiToken.findMany({
+export async function listApiTokens(actor: Actor): Promise<ApiTokenSummary[]> {
+  assertCan(actor, 'admin')
+  const rows = await tenantDb(actor.tenant.id).apiToken.findMany({
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     include: { owner: { select: { name: true, active: true } }, createdBy: { select: { name: true } } },
   })
@@ -98,8 +101,9 @@ export async function listApiTokens(tenantId: string): Promise<ApiTokenSummary[]
 }
 
 /** One of the newsroom's keys (never its secret), or a 404: another newsroom's id looks missing. */
-export async function getApiToken(tenantId: string, tokenId: string): Promise<ApiTokenSummary> {
-  const row = await tenantDb(tenantId).apiToken.findFirst({
+export async function getApiToken(actor: Actor, tokenId: string): Promise<ApiTokenSummary> {
+  assertCan(actor, 'admin')
+  const row = await tenantDb(actor.tenant.id).apiToken.findFirst({
     where: { id: tokenId },
     include: { owner: { select: { name: true, active: true } }, createdBy: { select: { name: true } } },
   })

@@ -1,5 +1,6 @@
 import { initTRPC, TRPCError } from '@trpc/server'
-import type { Role } from '../db/generated/enums.ts'
+import { can, refusalFor } from '../auth/permissions.ts'
+import type { Scope } from '../tokens/scopes.ts'
 import { DomainError, ValidationError } from '../errors.ts'
 import type { Member } from '../auth/members.ts'
 import type { Actor, ActingTenant } from '../tenancy/actor.ts'
@@ -53,13 +54,15 @@ export const memberProcedure = publicProcedure.use(({ ctx, next }) => {
   return next({ ctx: { ...ctx, member: ctx.member, tenant: ctx.tenant, actor } })
 })
 
-function requireRole(roles: readonly Role[]) {
+/**
+ * A procedure that needs `scope`, declared as a /v1 operation declares its own: the member's
+ * role must grant it (lib/auth/permissions.ts, the one vocabulary). The domain function it calls
+ * checks the same again, for every other door.
+ */
+export function scopedProcedure(scope: Scope) {
   return memberProcedure.use(({ ctx, next }) => {
-    if (!roles.includes(ctx.member.role)) {
-      throw new TRPCError({ code: 'FORBIDDEN', message: `Only ${roles.join(' or ')} users can do this.` })
-    }
+    if (!can(ctx.member, scope)) throw new TRPCError({ code: 'FORBIDDEN', message: refusalFor(scope) })
     return next()
   })
 }
 
-export const adminProcedure = requireRole(['admin'])

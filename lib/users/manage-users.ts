@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto'
 import { recordAudit } from '../audit.ts'
-import { assertAdmin } from '../auth/assert-admin.ts'
+import { assertCan, assertMemberCan } from '../auth/permissions.ts'
 import { hashPassword } from '../auth/passwords.ts'
 import type { Role } from '../db/generated/enums.ts'
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts'
@@ -27,8 +27,9 @@ export type UserSummary = {
 const summary = { id: true, email: true, name: true, role: true, active: true, deactivatedAt: true, createdAt: true } as const
 
 /** Active people first, then by name. */
-export async function listUsers(tenantId: string): Promise<UserSummary[]> {
-  return tenantDb(tenantId).user.findMany({ select: summary, orderBy: [{ active: 'desc' }, { name: 'asc' }, { id: 'asc' }] })
+export async function listUsers(actor: Actor): Promise<UserSummary[]> {
+  assertCan(actor, 'admin')
+  return tenantDb(actor.tenant.id).user.findMany({ select: summary, orderBy: [{ active: 'desc' }, { name: 'asc' }, { id: 'asc' }] })
 }
 
 // No look-alike characters (0/O, 1/l/I), since people may copy it by hand: 20 of 56 symbols ≈ 116 bits.
@@ -54,7 +55,7 @@ function isUniqueViolation(error: unknown): boolean {
  * returned here once and never stored in the clear.
  */
 export async function createUser(actor: Actor, raw: CreateUserInput): Promise<{ user: UserSummary; generatedPassword: string | null }> {
-  assertAdmin(actor)
+  assertMemberCan(actor, 'admin')
   const input = parseInput(createUserSchema, raw)
   const tdb = tenantDb(actor.tenant.id)
   if (await systemDb().user.findUnique({ where: { email: input.email }, select: { id: true } })) throw emailTaken()
@@ -127,7 +128,7 @@ async function assertNotLastAdmin(tx: Transaction, user: UserSummary, doing: str
 
 /** Gives a person another role. Their session and their tokens follow the new role at once. */
 export async function changeRole(actor: Actor, raw: ChangeRoleInput): Promise<UserSummary> {
-  assertAdmin(actor)
+  assertMemberCan(actor, 'admin')
   const input = parseInput(changeRoleSchema, raw)
   const tdb = tenantDb(actor.tenant.id)
   return commitChange(
@@ -157,7 +158,7 @@ export async function changeRole(actor: Actor, raw: ChangeRoleInput): Promise<Us
  * tokens and subscriptions stay for the record.
  */
 export async function deactivateUser(actor: Actor, raw: { userId: string }): Promise<UserSummary> {
-  assertAdmin(actor)
+  assertMemberCan(actor, 'admin')
   const input = parseInput(userIdSchema, raw)
   if (input.userId === actor.user.id) {
     throw new ConflictError('cannot_deactivate_self', 'You cannot deactivate your own account; ask another admin to do it.')

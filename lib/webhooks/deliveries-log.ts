@@ -1,4 +1,5 @@
 import type { Delivery, DeliveryAttempt } from '../db/generated/client.ts'
+import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import { getWebhook } from './manage-subscriptions.ts'
 import type { DeliveryRecord, ListDeliveriesQuery } from './webhook-schemas.ts'
@@ -8,9 +9,9 @@ export type DeliveryWithAttempts = Delivery & { attempts: DeliveryAttempt[]; eve
 export type DeliveryPage = Page<DeliveryWithAttempts>
 
 /** A subscription's deliveries, newest first, each with every attempt in order. */
-export async function listDeliveries(tenantId: string, webhookId: string, query: ListDeliveriesQuery): Promise<DeliveryPage> {
-  await getWebhook(tenantId, webhookId)
-  const tdb = tenantDb(tenantId)
+export async function listDeliveries(actor: Actor, webhookId: string, query: ListDeliveriesQuery): Promise<DeliveryPage> {
+  await getWebhook(actor, webhookId)
+  const tdb = tenantDb(actor.tenant.id)
   const where = { subscriptionId: webhookId }
   const [items, total] = await Promise.all([
     tdb.delivery.findMany({

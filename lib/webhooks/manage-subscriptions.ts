@@ -2,6 +2,7 @@ import type { Prisma, WebhookSubscription } from '../db/generated/client.ts'
 import { recordAudit } from '../audit.ts'
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.ts'
 import { createId } from '../ids.ts'
+import { assertCan } from '../auth/permissions.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import { encryptSecret } from './secret-box.ts'
@@ -20,6 +21,7 @@ async function assertSafeUrl(url: string): Promise<void> {
 
 /** Creates a subscription owned by the acting user (for a token: the token's owner). */
 export async function createWebhook(actor: Actor, input: CreateWebhookInput): Promise<WebhookSubscription> {
+  assertCan(actor, 'webhooks:manage')
   const ownerId = actor.user?.id
   if (!ownerId) throw new ForbiddenError('A webhook subscription needs a person as its owner; the system cannot create one.')
   await assertSafeUrl(input.url)
@@ -40,8 +42,9 @@ export async function createWebhook(actor: Actor, input: CreateWebhookInput): Pr
 }
 
 /** Newest first; created_at then id, so walking the pages returns each subscription once. */
-export async function listWebhooks(tenantId: string, query: ListWebhooksQuery): Promise<WebhookPage> {
-  const tdb = tenantDb(tenantId)
+export async function listWebhooks(actor: Actor, query: ListWebhooksQuery): Promise<WebhookPage> {
+  assertCan(actor, 'webhooks:manage')
+  const tdb = tenantDb(actor.tenant.id)
   const [items, total] = await Promise.all([
     tdb.webhookSubscription.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: query.offset, take: query.limit }),
     tdb.webhookSubscription.count(),
@@ -50,8 +53,9 @@ export async function listWebhooks(tenantId: string, query: ListWebhooksQuery): 
 }
 
 /** The tenant's subscription, or a 404: another tenant's id looks exactly like a missing one. */
-export async function getWebhook(tenantId: string, webhookId: string): Promise<WebhookSubscription> {
-  const subscription = await tenantDb(tenantId).webhookSubscription.findUnique({ where: { id: webhookId } })
+export async function getWebhook(actor: Actor, webhookId: string): Promise<WebhookSubscription> {
+  assertCan(actor, 'webhooks:manage')
+  const subscription = await tenantDb(actor.tenant.id).webhookSubscription.findUnique({ where: { id: webhookId } })
   if (!subscription) throw new NotFoundError('webhook', webhookId)
   return subscription
 }
@@ -64,7 +68,7 @@ export async function getWebhook(tenantId: string, webhookId: string): Promise<W
  */
 export async function updateWebhook(actor: Actor, webhookId: string, input: UpdateWebhookInput): Promise<WebhookSubscription> {
   const tdb = tenantDb(actor.tenant.id)
-  const current = await getWebhook(actor.tenant.id, webhookId)
+  const current = await getWebhook(actor, webhookId)
   if (input.url !== undefined && input.url !== current.url) await assertSafeUrl(input.url)
 
   const changed = (['url', 'events', 'secret'] as const).filter((field) => input[field] !== undefined)
@@ -112,6 +116,7 @@ export async function updateWebhook(actor: Actor, webhookId: string, input: Upda
 
 /** Deletes the subscription; its deliveries go with it, so pending retries stop at their next check. */
 export async function deleteWebhook(actor: Actor, webhookId: string): Promise<void> {
+  assertCan(actor, 'webhooks:manage')
   await tenantDb(actor.tenant.id).$transaction(async (tx) => {
     const existing = await tx.webhookSubscription.findUnique({ where: { id: webhookId } })
     if (!existing) throw new NotFoundError('webhook', webhookId)

@@ -30,7 +30,7 @@ export function toManualDeliveryRecord(result: ManualDeliveryResult): ManualDeli
  * deliveries log. Works on a disabled subscription too, to check a receiver before re-enabling.
  */
 export async function sendTestEvent(actor: Actor, webhookId: string): Promise<ManualDeliveryResult> {
-  const subscription = await getWebhook(actor.tenant.id, webhookId)
+  const subscription = await getWebhook(actor, webhookId)
   const now = new Date()
   const { eventId, deliveryId } = await tenantDb(actor.tenant.id).$transaction(async (tx) => {
     const event = await tx.event.create({
@@ -59,7 +59,7 @@ export async function sendTestEvent(actor: Actor, webhookId: string): Promise<Ma
  * the subscription too; a delivery of another subscription is then not found.
  */
 export async function redeliver(actor: Actor, deliveryId: string, webhookId?: string): Promise<ManualDeliveryResult> {
-  if (webhookId !== undefined) await getWebhook(actor.tenant.id, webhookId)
+  if (webhookId !== undefined) await getWebhook(actor, webhookId)
   const delivery = await tenantDb(actor.tenant.id).delivery.findUnique({ where: { id: deliveryId } })
   if (!delivery || (webhookId !== undefined && delivery.subscriptionId !== webhookId)) throw new NotFoundError('delivery', deliveryId)
   const outcome = await deliverAttempt(deliveryId, { kind: 'manual' })

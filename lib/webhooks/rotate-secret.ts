@@ -37,7 +37,7 @@ export function signingSecrets(subscription: Pick<WebhookSubscription, 'secretEn
  * overlap ends the older secret's overlap at once: only the two newest secrets ever sign.
  */
 export async function rotateWebhookSecret(actor: Actor, webhookId: string, now = new Date()): Promise<{ subscription: WebhookSubscription; secret: string }> {
-  const current = await getWebhook(actor.tenant.id, webhookId)
+  const current = await getWebhook(actor, webhookId)
   const secret = generateWebhookSecret()
   const previousSecretExpiresAt = new Date(now.getTime() + secretOverlapMs)
   const subscription = await tenantDb(actor.tenant.id).$transaction(async (tx) => {

@@ -204,9 +204,25 @@ describe('listUsers', () => {
   it('lists the newsroom’s people, active first, and nobody else’s', async () => {
     await createTestTenant()
     await db.user.update({ where: { id: newsroom.users.editor.id }, data: { active: false, deactivatedAt: new Date() } })
-    const users = await listUsers(newsroom.tenant.id)
+    const users = await listUsers(newsroom.actor('admin'))
     expect(users.map((user) => user.id)).toEqual([newsroom.users.admin.id, newsroom.users.writer.id, newsroom.users.editor.id])
     expect(users[2]).toMatchObject({ active: false })
     expect(Object.keys(users[0]!)).not.toContain('passwordHash')
+  })
+})
+
+describe('reads of people, departments and keys ask the same permission as their changes', () => {
+  it('refuses an editor the list of users, departments, API keys, webhooks and the request log', async () => {
+    const { listDepartments } = await import('../../lib/departments/manage-departments.ts')
+    const { listApiTokens } = await import('../../lib/tokens/api-tokens.ts')
+    const { listWebhooks } = await import('../../lib/webhooks/manage-subscriptions.ts')
+    const { listApiRequests } = await import('../../lib/request-log/list-api-requests.ts')
+    const editor = newsroom.actor('editor')
+    await expect(listUsers(editor)).rejects.toMatchObject({ status: 403, code: 'forbidden' })
+    await expect(listDepartments(editor)).rejects.toMatchObject({ status: 403 })
+    await expect(listApiTokens(editor)).rejects.toMatchObject({ status: 403 })
+    await expect(listWebhooks(editor, { limit: 10, offset: 0 })).rejects.toMatchObject({ status: 403, message: 'Only admin users can do this.' })
+    await expect(listApiRequests(editor, { limit: 10, offset: 0 } as never)).rejects.toMatchObject({ status: 403 })
+    expect((await listUsers(newsroom.actor('admin'))).length).toBeGreaterThan(0)
   })
 })

@@ -5,7 +5,7 @@ import { listApiRequests, toApiRequestRecord } from '@/lib/request-log/list-api-
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
   GET: withApi(listApiRequestsOperation, async ({ actor, query }) => {
-    const page = await listApiRequests(actor.tenant.id, query)
+    const page = await listApiRequests(actor, query)
     return jsonResponse(pageRecord(page, toApiRequestRecord))
   }),
 })

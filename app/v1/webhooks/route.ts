@@ -7,7 +7,7 @@ import { pageRecord } from '@/lib/pagination'
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
   GET: withApi(listWebhooksOperation, async ({ actor, query }) => {
-    const page = await listWebhooks(actor.tenant.id, query)
+    const page = await listWebhooks(actor, query)
     return jsonResponse(pageRecord(page, toWebhookRecord))
   }),
   POST: withApi(createWebhookOperation, async ({ actor, body }) => {

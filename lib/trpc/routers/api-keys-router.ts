@@ -5,7 +5,9 @@ import { listApiRequests, toApiRequestRecord } from '../../request-log/list-api-
 import { listApiRequestsQuerySchema } from '../../request-log/request-log-schemas.ts'
 import { createApiToken, getApiToken, listApiTokens, revokeApiToken, type ApiTokenSummary } from '../../tokens/api-tokens.ts'
 import { domainInput } from '../domain-input.ts'
-import { adminProcedure, router } from '../init.ts'
+import { router, scopedProcedure } from '../init.ts'
+
+const procedure = scopedProcedure('admin')
 
 // No transformer is configured, so dates travel as ISO strings; saying so in the types
 // keeps the pages from treating them as Date objects.
@@ -28,22 +30,22 @@ function toApiKeyView(key: ApiTokenSummary) {
 export type ApiKeyView = ReturnType<typeof toApiKeyView>
 
 export const apiKeysRouter = router({
-  list: adminProcedure.query(async ({ ctx }) => (await listApiTokens(ctx.tenant.id)).map(toApiKeyView)),
+  list: procedure.query(async ({ ctx }) => (await listApiTokens(ctx.actor)).map(toApiKeyView)),
 
-  get: adminProcedure.input(domainInput(z.object({ id: z.string().min(1) }))).query(async ({ ctx, input }) => toApiKeyView(await getApiToken(ctx.tenant.id, input.id))),
+  get: procedure.input(domainInput(z.object({ id: z.string().min(1) }))).query(async ({ ctx, input }) => toApiKeyView(await getApiToken(ctx.actor, input.id))),
 
   /** The key's request log, as GET /v1/requests answers it (the same records). */
-  requests: adminProcedure
+  requests: procedure
     .input(domainInput(listApiRequestsQuerySchema.required({ token_id: true })))
-    .query(async ({ ctx, input }) => pageRecord(await listApiRequests(ctx.tenant.id, input), toApiRequestRecord)),
+    .query(async ({ ctx, input }) => pageRecord(await listApiRequests(ctx.actor, input), toApiRequestRecord)),
 
   /** The token is in this answer only; it is never stored or shown again. */
-  create: adminProcedure.input(domainInput(createApiTokenSchema)).mutation(async ({ ctx, input }) => {
+  create: procedure.input(domainInput(createApiTokenSchema)).mutation(async ({ ctx, input }) => {
     const { token, summary } = await createApiToken({ ...input, tenantId: ctx.tenant.id, ownerId: ctx.member.id, createdById: ctx.member.id })
     return { token, key: toApiKeyView(summary) }
   }),
 
-  revoke: adminProcedure
+  revoke: procedure
     .input(domainInput(z.object({ id: z.string().min(1) })))
     .mutation(async ({ ctx, input }) => toApiKeyView(await revokeApiToken({ tenantId: ctx.tenant.id, idOrPrefix: input.id, actorId: ctx.member.id }))),
 })

@@ -8,7 +8,9 @@ import { rotateWebhookSecret } from '../../webhooks/rotate-secret.ts'
 import { standardWebhooksSecret } from '../../webhooks/sign-payload.ts'
 import { createWebhookSchema, listDeliveriesQuerySchema, updateWebhookSchema, webhookIdSchema } from '../../webhooks/webhook-schemas.ts'
 import { domainInput } from '../domain-input.ts'
-import { adminProcedure, router } from '../init.ts'
+import { router, scopedProcedure } from '../init.ts'
+
+const procedure = scopedProcedure('webhooks:manage')
 
 const webhookIdInput = z.object({ webhookId: webhookIdSchema })
 
@@ -57,60 +59,60 @@ async function withLastDelivery(tenantId: string, subscription: WebhookSubscript
 }
 
 export const webhooksRouter = router({
-  list: adminProcedure.query(async ({ ctx }) => {
-    const page = await listWebhooks(ctx.tenant.id, { limit: 200, offset: 0 })
+  list: procedure.query(async ({ ctx }) => {
+    const page = await listWebhooks(ctx.actor, { limit: 200, offset: 0 })
     const last = await lastDeliveryResults(ctx.tenant.id, page.items.map((item) => item.id))
     return { items: page.items.map((item) => toWebhookView(item, last.get(item.id))), total: page.total }
   }),
 
-  get: adminProcedure.input(domainInput(webhookIdInput)).query(async ({ ctx, input }) => withLastDelivery(ctx.tenant.id, await getWebhook(ctx.tenant.id, input.webhookId))),
+  get: procedure.input(domainInput(webhookIdInput)).query(async ({ ctx, input }) => withLastDelivery(ctx.tenant.id, await getWebhook(ctx.actor, input.webhookId))),
 
-  create: adminProcedure.input(domainInput(createWebhookSchema)).mutation(async ({ ctx, input }) => toWebhookView(await createWebhook(ctx.actor, input), undefined)),
+  create: procedure.input(domainInput(createWebhookSchema)).mutation(async ({ ctx, input }) => toWebhookView(await createWebhook(ctx.actor, input), undefined)),
 
   /** url, events, and a new secret only when one is given (the current one is never shown). */
-  update: adminProcedure
+  update: procedure
     .input(domainInput(updateWebhookSchema.omit({ status: true }).extend({ webhookId: webhookIdSchema })))
     .mutation(async ({ ctx, input }) => {
       const { webhookId, ...changes } = input
       return withLastDelivery(ctx.tenant.id, await updateWebhook(ctx.actor, webhookId, changes))
     }),
 
-  reenable: adminProcedure
+  reenable: procedure
     .input(domainInput(webhookIdInput))
     .mutation(async ({ ctx, input }) => withLastDelivery(ctx.tenant.id, await updateWebhook(ctx.actor, input.webhookId, { status: 'enabled' }))),
 
   /** The one answer that carries the new secret; the portal shows it once. */
-  rotateSecret: adminProcedure.input(domainInput(webhookIdInput)).mutation(async ({ ctx, input }) => {
+  rotateSecret: procedure.input(domainInput(webhookIdInput)).mutation(async ({ ctx, input }) => {
     const { subscription, secret } = await rotateWebhookSecret(ctx.actor, input.webhookId)
     return { webhook: await withLastDelivery(ctx.tenant.id, subscription), secret, standardWebhooksSecret: standardWebhooksSecret(secret) }
   }),
 
   /** Deliveries wait while paused and go out on resume (unlike a disabled subscription's). */
-  pause: adminProcedure
+  pause: procedure
     .input(domainInput(webhookIdInput))
     .mutation(async ({ ctx, input }) => withLastDelivery(ctx.tenant.id, await updateWebhook(ctx.actor, input.webhookId, { status: 'paused' }))),
 
-  resume: adminProcedure
+  resume: procedure
     .input(domainInput(webhookIdInput))
     .mutation(async ({ ctx, input }) => withLastDelivery(ctx.tenant.id, await updateWebhook(ctx.actor, input.webhookId, { status: 'enabled' }))),
 
-  delete: adminProcedure.input(domainInput(webhookIdInput)).mutation(async ({ ctx, input }) => {
+  delete: procedure.input(domainInput(webhookIdInput)).mutation(async ({ ctx, input }) => {
     await deleteWebhook(ctx.actor, input.webhookId)
     return { webhookId: input.webhookId }
   }),
 
   /** Delivered at once, not through the queue, so the answer says how the receiver responded. */
-  sendTest: adminProcedure.input(domainInput(webhookIdInput)).mutation(({ ctx, input }) => sendTestEvent(ctx.actor, input.webhookId)),
+  sendTest: procedure.input(domainInput(webhookIdInput)).mutation(({ ctx, input }) => sendTestEvent(ctx.actor, input.webhookId)),
 
-  deliveries: adminProcedure
+  deliveries: procedure
     .input(domainInput(listDeliveriesQuerySchema.extend({ webhookId: webhookIdSchema })))
     .query(async ({ ctx, input }) => {
       const { webhookId, ...page } = input
-      const result = await listDeliveries(ctx.tenant.id, webhookId, page)
+      const result = await listDeliveries(ctx.actor, webhookId, page)
       return { ...result, items: result.items.map(toDeliveryView) }
     }),
 
-  redeliver: adminProcedure
+  redeliver: procedure
     .input(domainInput(z.object({ deliveryId: z.string().min(1) })))
     .mutation(({ ctx, input }) => redeliver(ctx.actor, input.deliveryId)),
 })

@@ -5,7 +5,7 @@ import { toWebhookRecord } from '@/lib/webhooks/webhook-record'
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
   GET: withApi(getWebhookOperation, async ({ actor, params }) => {
-    return jsonResponse(toWebhookRecord(await getWebhook(actor.tenant.id, params.webhook_id)))
+    return jsonResponse(toWebhookRecord(await getWebhook(actor, params.webhook_id)))
   }),
   PATCH: withApi(updateWebhookOperation, async ({ actor, params, body }) => {
     return jsonResponse(toWebhookRecord(await updateWebhook(actor, params.webhook_id, body)))

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { getSettingsAdmin } from '@/lib/auth/settings-admin'
+import { getPortalActor } from '@/lib/auth/session'
 import { getWebhook } from '@/lib/webhooks/manage-subscriptions'
 import { EventQueueNotice } from '@/components/settings/event-queue-notice'
 import { SettingsForbidden } from '@/components/settings/settings-forbidden'
@@ -15,7 +16,8 @@ export default async function WebhookDeliveriesPage(props: {
   const admin = await getSettingsAdmin()
   if (!admin) return <SettingsForbidden />
   const { webhook_id: webhookId } = await props.params
-  const subscription = await getWebhook(admin.tenantId, webhookId).catch(() => null)
+  const actor = await getPortalActor()
+  const subscription = actor && (await getWebhook(actor, webhookId).catch(() => null))
   const created = (await props.searchParams).created !== undefined
   return (
     <section aria-labelledby="page-heading">

@@ -5,7 +5,7 @@ import { pageRecord } from '@/lib/pagination'
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
   GET: withApi(listDeliveriesOperation, async ({ actor, params, query }) => {
-    const page = await listDeliveries(actor.tenant.id, params.webhook_id, query)
+    const page = await listDeliveries(actor, params.webhook_id, query)
     return jsonResponse(pageRecord(page, toDeliveryRecord))
   }),
 })
