@@ -1,5 +1,6 @@
 import { NotFoundError } from '../errors.ts'
-import { toPage, type Page } from '../pagination.ts'
+import { newestFirstPage } from '../newest-first-cursor.ts'
+import type { Page } from '../pagination.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import type { RevisionRecord } from './revision-schemas.ts'
@@ -45,15 +46,23 @@ function toRevisionRecord(row: RevisionRow): RevisionRecord {
 }
 
 /** The article's revisions, newest first. */
-export async function listRevisions(tenantId: string, articleId: string, { limit, offset }: { limit: number; offset: number }): Promise<Page<RevisionRecord>> {
+export async function listRevisions(tenantId: string, articleId: string, query: { limit: number; offset: number; cursor?: string }): Promise<Page<RevisionRecord>> {
   const tdb = tenantDb(tenantId)
   const article = await tdb.article.findUnique({ where: { id: articleId }, select: { id: true } })
   if (!article) throw new NotFoundError('article', articleId)
-  const [rows, total] = await Promise.all([
-    tdb.articleRevision.findMany({ where: { articleId }, include, orderBy: [{ version: 'desc' }, { id: 'desc' }], take: limit, skip: offset }),
-    tdb.articleRevision.count({ where: { articleId } }),
-  ])
-  return toPage(rows.map(toRevisionRecord), total, { limit, offset })
+  const page = await newestFirstPage<RevisionRow>({ tenantId, list: `revisions:${articleId}`, filter: {} }, query, (row) => row.version, (after) =>
+    Promise.all([
+      tdb.articleRevision.findMany({
+        where: { articleId, ...(after ? { OR: [{ version: { lt: after.key } }, { version: after.key, id: { lt: after.id } }] } : {}) },
+        include,
+        orderBy: [{ version: 'desc' }, { id: 'desc' }],
+        take: query.limit,
+        skip: after ? 0 : query.offset,
+      }),
+      tdb.articleRevision.count({ where: { articleId } }),
+    ]),
+  )
+  return { ...page, items: page.items.map(toRevisionRecord) }
 }
 
 export async function getRevision(tenantId: string, articleId: string, revisionId: string): Promise<RevisionRecord> {

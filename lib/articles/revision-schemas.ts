@@ -36,6 +36,7 @@ export const revisionListSchema = z
     limit: z.number().int(),
     offset: z.number().int(),
     next_offset: z.number().int().nullable().meta({ description: 'Offset of the next page, or null on the last page.' }),
+    next_cursor: z.string().nullable().meta({ description: 'Send it as `cursor` (with the same filters) for the next page; null on the last page.' }),
   })
   .meta({ id: 'ArticleRevisionList' })
 
@@ -43,6 +44,9 @@ export const listRevisionsQuerySchema = z
   .strictObject({
     limit: z.coerce.number().int('limit must be a whole number.').min(1, 'limit must be 1 to 100.').max(100, 'limit must be 1 to 100.').default(20),
     offset: z.coerce.number().int('offset must be a whole number.').min(0, 'offset must be 0 or more.').max(10_000_000).default(0),
+    cursor: withoutNul(z.string().min(1).max(1_024))
+      .optional()
+      .meta({ description: "The previous page's `next_cursor`: the page after it, found by position rather than by counting (as cheap deep in the list as on page 1). Not with `offset`." }),
   })
   .meta({ id: 'ListArticleRevisionsQuery' })
 

@@ -1,5 +1,6 @@
 import type { ApiRequest, Prisma } from '../db/generated/client.ts'
-import { toPage, type Page } from '../pagination.ts'
+import { newestFirstPage } from '../newest-first-cursor.ts'
+import type { Page } from '../pagination.ts'
 import { assertCan } from '../auth/permissions.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
@@ -23,11 +24,13 @@ export async function listApiRequests(actor: Actor, query: ListApiRequestsQuery)
     ...(query.status && { status: statusRange(query.status) }),
   }
   const tdb = tenantDb(tenantId)
-  const [items, total] = await Promise.all([
-    tdb.apiRequest.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: query.offset, take: query.limit }),
-    tdb.apiRequest.count({ where }),
-  ])
-  return toPage(items, total, query)
+  const { limit: _limit, offset: _offset, cursor: _cursor, ...filter } = query
+  return newestFirstPage({ tenantId, list: 'requests', filter }, query, (row) => row.createdAt.getTime(), (after) =>
+    Promise.all([
+      tdb.apiRequest.findMany({ where: { ...where, ...(after ? { OR: [{ createdAt: { lt: new Date(after.key) } }, { createdAt: new Date(after.key), id: { lt: after.id } }] } : {}) }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: after ? 0 : query.offset, take: query.limit }),
+      tdb.apiRequest.count({ where }),
+    ]),
+  )
 }
 
 export function toApiRequestRecord(entry: ApiRequest): ApiRequestRecord {

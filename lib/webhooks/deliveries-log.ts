@@ -3,7 +3,8 @@ import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import { getWebhook } from './manage-subscriptions.ts'
 import type { DeliveryRecord, ListDeliveriesQuery } from './webhook-schemas.ts'
-import { toPage, type Page } from '../pagination.ts'
+import { newestFirstPage } from '../newest-first-cursor.ts'
+import type { Page } from '../pagination.ts'
 
 export type DeliveryWithAttempts = Delivery & { attempts: DeliveryAttempt[]; event: { kind: string } }
 export type DeliveryPage = Page<DeliveryWithAttempts>
@@ -13,17 +14,18 @@ export async function listDeliveries(actor: Actor, webhookId: string, query: Lis
   await getWebhook(actor, webhookId)
   const tdb = tenantDb(actor.tenant.id)
   const where = { subscriptionId: webhookId }
-  const [items, total] = await Promise.all([
-    tdb.delivery.findMany({
-      where,
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      skip: query.offset,
-      take: query.limit,
-      include: { attempts: { orderBy: { attempt: 'asc' } }, event: { select: { kind: true } } },
-    }),
-    tdb.delivery.count({ where }),
-  ])
-  return toPage(items, total, query)
+  return newestFirstPage({ tenantId: actor.tenant.id, list: `deliveries:${webhookId}`, filter: {} }, query, (row) => row.createdAt.getTime(), (after) =>
+    Promise.all([
+      tdb.delivery.findMany({
+        where: { ...where, ...(after ? { OR: [{ createdAt: { lt: new Date(after.key) } }, { createdAt: new Date(after.key), id: { lt: after.id } }] } : {}) },
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        skip: after ? 0 : query.offset,
+        take: query.limit,
+        include: { attempts: { orderBy: { attempt: 'asc' } }, event: { select: { kind: true } } },
+      }),
+      tdb.delivery.count({ where }),
+    ]),
+  )
 }
 
 export function toDeliveryRecord(delivery: DeliveryWithAttempts): DeliveryRecord {

@@ -8,7 +8,8 @@ import { tenantDb } from '../tenancy/tenant-db.ts'
 import { encryptSecret } from './secret-box.ts'
 import { checkWebhookUrl } from './url-safety.ts'
 import type { CreateWebhookInput, ListWebhooksQuery, UpdateWebhookInput } from './webhook-schemas.ts'
-import { toPage, type Page } from '../pagination.ts'
+import { newestFirstPage } from '../newest-first-cursor.ts'
+import type { Page } from '../pagination.ts'
 
 export type WebhookPage = Page<WebhookSubscription>
 
@@ -45,11 +46,12 @@ export async function createWebhook(actor: Actor, input: CreateWebhookInput): Pr
 export async function listWebhooks(actor: Actor, query: ListWebhooksQuery): Promise<WebhookPage> {
   assertCan(actor, 'webhooks:manage')
   const tdb = tenantDb(actor.tenant.id)
-  const [items, total] = await Promise.all([
-    tdb.webhookSubscription.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: query.offset, take: query.limit }),
-    tdb.webhookSubscription.count(),
-  ])
-  return toPage(items, total, query)
+  return newestFirstPage({ tenantId: actor.tenant.id, list: 'webhooks', filter: {} }, query, (row) => row.createdAt.getTime(), (after) =>
+    Promise.all([
+      tdb.webhookSubscription.findMany({ where: after ? { OR: [{ createdAt: { lt: new Date(after.key) } }, { createdAt: new Date(after.key), id: { lt: after.id } }] } : {}, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: after ? 0 : query.offset, take: query.limit }),
+      tdb.webhookSubscription.count(),
+    ]),
+  )
 }
 
 /** The tenant's subscription, or a 404: another tenant's id looks exactly like a missing one. */

@@ -78,6 +78,9 @@ export type UpdateWebhookInput = z.infer<typeof updateWebhookSchema>
 const pageQuery = {
   limit: z.coerce.number().int('limit must be a whole number.').min(1, 'limit must be 1 to 200.').max(200, 'limit must be 1 to 200.').default(50),
   offset: z.coerce.number().int('offset must be a whole number.').min(0, 'offset must be 0 or more.').max(10_000_000).default(0),
+  cursor: withoutNul(z.string().min(1).max(1_024))
+    .optional()
+    .meta({ description: "The previous page's `next_cursor`: the page after it, found by position rather than by counting (as cheap deep in the list as on page 1). Not with `offset`." }),
 }
 
 export const listWebhooksQuerySchema = z.strictObject(pageQuery).meta({ id: 'ListWebhooksQuery' })
@@ -132,6 +135,7 @@ export const webhookListSchema = z
     limit: z.number().int(),
     offset: z.number().int(),
     next_offset: z.number().int().nullable().meta({ description: 'Offset of the next page, or null on the last page.' }),
+    next_cursor: z.string().nullable().meta({ description: 'Send it as `cursor` (with the same filters) for the next page; null on the last page.' }),
   })
   .meta({ id: 'WebhookList' })
 
@@ -179,6 +183,7 @@ export const deliveryListSchema = z
     limit: z.number().int(),
     offset: z.number().int(),
     next_offset: z.number().int().nullable(),
+    next_cursor: z.string().nullable().meta({ description: 'Send it as `cursor` (with the same filters) for the next page; null on the last page.' }),
   })
   .meta({ id: 'DeliveryList' })
 

@@ -38,8 +38,9 @@ Failures are RFC 9457 problem details, \`Content-Type: application/problem+json\
 
 ### Paging
 
-List endpoints take \`limit\` (1 to 200, default 50) and \`offset\` (0 or more, default 0), and answer \`{ "items", "total", "limit", "offset", "next_offset" }\`.
+List endpoints take \`limit\` (1 to 200, default 50) and \`offset\` (0 or more, default 0), and answer \`{ "items", "total", "limit", "offset", "next_offset", "next_cursor" }\`.
 \`next_offset\` is the \`offset\` of the next page, or \`null\` on the last one. A \`limit\` or \`offset\` out of range is a 422, not silently clamped.
+Every list also answers \`next_cursor\`: send it back as \`cursor\` (with the same filters, and no \`offset\`) for the next page. A cursor page is found by position, so page 1,000 costs what page 1 costs; a cursor of another list, other filters or another newsroom is a 422.
 
 ### Concurrent changes
 

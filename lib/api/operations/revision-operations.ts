@@ -36,14 +36,14 @@ export const listArticleRevisionsOperation = declareOperation({
     'Every change to the article’s content (creation, PATCH, a portal save, a bulk import that changed something, a restore) is a revision, stored with the change itself. ' +
       'Newest first. A change that sets no content field (a transition, a bulk re-import of identical content) makes none. Revisions are kept for as long as the article is.',
     '',
-    '**Paging:** `limit` 1 to 100 (default 20) and `offset` (default 0); `next_offset` is null on the last page.',
+    '**Paging:** `limit` 1 to 100 (default 20) and `offset` (default 0); `next_offset` is null on the last page. Every page also has `next_cursor`: send it back as `cursor` (same filters, no `offset`) for the next page, found by position rather than by counting, so a deep page costs what the first does; null on the last page.',
   ].join('\n'),
   requestParams: { path: revisionPathSchema.pick({ article_id: true }), query: listRevisionsQuerySchema },
   success: {
     status: 200,
     description: 'A page of revisions, newest first.',
     schema: revisionListSchema,
-    examples: { page: { summary: 'Three revisions, one page', value: { items: [revision], total: 3, limit: 1, offset: 0, next_offset: 1 } } },
+    examples: { page: { summary: 'Three revisions, one page', value: { items: [revision], total: 3, limit: 1, offset: 0, next_offset: 1, next_cursor: 'eyJ2IjoxLCJ0IjoidGVuXzBt…In0.c2Vjb25kX3BhZ2VfY3Vyc29y' } } },
   },
   problems: [
     { ...notFound, when: "No article with this id in the token's newsroom.", detail: "No article with id 'art_0mhx2k1s9q3v8w4t6y1z2a3b4c' exists in this newsroom." },

@@ -137,7 +137,7 @@ const eventKindList = Object.entries(eventKindGroups)
 const retryWaits = retrySchedule.map((step) => step.duration.replace(/m$/, ' min').replace(/h$/, ' h')).join(', ')
 
 const pagingRules =
-  '**Paging:** `limit` 1 to 200 (default 50) and `offset` 0 or more (default 0); out of range is a 422. `next_offset` is `null` on the last page.'
+  '**Paging:** `limit` 1 to 200 (default 50) and `offset` 0 or more (default 0); out of range is a 422. `next_offset` is `null` on the last page. Every page also has `next_cursor`: send it back as `cursor` (same filters, no `offset`) for the next page, found by position rather than by counting, so a deep page costs what the first does; null on the last page.'
 
 // ---------------------------------------------------------------------------------------
 
@@ -205,7 +205,7 @@ export const listWebhooksOperation = declareOperation({
     status: 200,
     description: 'A page of subscriptions.',
     schema: webhookListSchema,
-    examples: { page: { summary: 'Two subscriptions, one disabled', value: { items: [webhook, { ...disabledWebhook, webhook_id: 'whk_0mhx1a2b3c4d5e6f7g8h9i0j1k' }], total: 2, limit: 50, offset: 0, next_offset: null } } },
+    examples: { page: { summary: 'Two subscriptions, one disabled', value: { items: [webhook, { ...disabledWebhook, webhook_id: 'whk_0mhx1a2b3c4d5e6f7g8h9i0j1k' }], total: 2, limit: 50, offset: 0, next_offset: null, next_cursor: null } } },
   },
   problems: [
     {
@@ -409,7 +409,7 @@ export const listDeliveriesOperation = declareOperation({
     status: 200,
     description: 'A page of deliveries.',
     schema: deliveryListSchema,
-    examples: { page: { summary: 'A delivery being retried, and one that succeeded', value: { items: deliveries, total: 2, limit: 50, offset: 0, next_offset: null } } },
+    examples: { page: { summary: 'A delivery being retried, and one that succeeded', value: { items: deliveries, total: 2, limit: 50, offset: 0, next_offset: null, next_cursor: null } } },
   },
   problems: [notFound],
 })
