@@ -1,5 +1,5 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
 import { ValidationError } from './errors.ts'
+import { filterFingerprint, readSignedCursor, refuseCursor, signCursor } from './signed-cursor.ts'
 import { toPage, type Page } from './pagination.ts'
 
 /**
@@ -13,49 +13,14 @@ export type NewestFirstPosition = { key: number; id: string; offset: number }
 
 type Payload = { v: 1; t: string; l: string; f: string; k: number; i: string; o: number }
 
-function signingKey(): Buffer {
-  return createHash('sha256')
-    .update(`newsroom newest-first cursor\0${process.env.CURSOR_SECRET ?? process.env.NEXTAUTH_SECRET ?? ''}`)
-    .digest()
-}
-
-function signature(payload: string): string {
-  return createHmac('sha256', signingKey()).update(payload).digest('base64url').slice(0, 22)
-}
-
-function refuse(message: string): never {
-  throw new ValidationError([{ field: 'cursor', message }])
-}
-
-/** The filters of a list in a stable form, to bind its cursors to them. */
-export function listFilterKey(filter: Record<string, unknown>): string {
-  const stable = Object.keys(filter)
-    .filter((key) => filter[key] !== undefined)
-    .sort()
-    .map((key) => [key, filter[key]])
-  return createHash('sha256').update(JSON.stringify(stable)).digest('base64url').slice(0, 16)
-}
-
 export function encodeNewestFirstCursor(scope: { tenantId: string; list: string; filter: string }, at: NewestFirstPosition): string {
-  const payload = Buffer.from(JSON.stringify({ v: 1, t: scope.tenantId, l: scope.list, f: scope.filter, k: at.key, i: at.id, o: at.offset } satisfies Payload)).toString('base64url')
-  return `${payload}.${signature(payload)}`
+  return signCursor({ v: 1, t: scope.tenantId, l: scope.list, f: scope.filter, k: at.key, i: at.id, o: at.offset } satisfies Payload)
 }
 
 export function decodeNewestFirstCursor(cursor: string, expected: { tenantId: string; list: string; filter: string }): NewestFirstPosition {
-  const made = 'cursor is not one this service made; use next_cursor from a list answer.'
-  const [payload, given, extra] = cursor.split('.')
-  if (!payload || !given || extra !== undefined) refuse(made)
-  const wanted = Buffer.from(signature(payload))
-  const got = Buffer.from(given)
-  if (wanted.length !== got.length || !timingSafeEqual(wanted, got)) refuse(made)
-  let decoded: Payload
-  try {
-    decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Payload
-  } catch {
-    refuse(made)
-  }
-  if (decoded.v !== 1 || decoded.t !== expected.tenantId) refuse('cursor belongs to another newsroom or an older version of the API.')
-  if (decoded.l !== expected.list || decoded.f !== expected.filter) refuse('cursor belongs to another list or other filters; send the same filters as the request that returned it.')
+  const decoded = readSignedCursor<Payload>(cursor)
+  if (decoded.v !== 1 || decoded.t !== expected.tenantId) refuseCursor('cursor belongs to another newsroom or an older version of the API.')
+  if (decoded.l !== expected.list || decoded.f !== expected.filter) refuseCursor('cursor belongs to another list or other filters; send the same filters as the request that returned it.')
   return { key: decoded.k, id: decoded.i, offset: decoded.o }
 }
 
@@ -70,7 +35,7 @@ export async function newestFirstPage<Row extends { id: string }>(
   keyOf: (row: Row) => number,
   read: (after: NewestFirstPosition | null) => Promise<[Row[], number]>,
 ): Promise<Page<Row>> {
-  const bound = { tenantId: scope.tenantId, list: scope.list, filter: listFilterKey(scope.filter) }
+  const bound = { tenantId: scope.tenantId, list: scope.list, filter: filterFingerprint(scope.filter) }
   const after = query.cursor === undefined ? null : decodeNewestFirstCursor(query.cursor, bound)
   if (after && query.offset > 0) throw new ValidationError([{ field: 'offset', message: 'Send either offset or cursor, not both: the cursor already says where the page starts.' }])
   const [rows, total] = await read(after)

@@ -1,6 +1,7 @@
 import type { Article } from '../db/generated/client.ts'
 import { ValidationError } from '../errors.ts'
-import { decodeListCursor, encodeListCursor, filterFingerprint, type ListPosition, type ListSort } from './list-cursor.ts'
+import { filterFingerprint } from '../signed-cursor.ts'
+import { decodeListCursor, encodeListCursor, type ListPosition, type ListSort } from './list-cursor.ts'
 import { tenantSql } from '../tenancy/tenant-sql.ts'
 import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
 import type { ListArticlesQuery } from './article-schemas.ts'

@@ -98,8 +98,22 @@ async function recordUserChange(
   await emit([{ kind, data: { user_id: userId, ...details.event } }])
 }
 
-/** A change to someone's role or access: once committed, cached token lookups (whose scopes follow the owner's role) must not outlive it. */
-const accessChange = { afterCommit: () => forgetCachedTokens() }
+/**
+ * A change to someone's role or access: serialised with the newsroom's other such changes, on
+ * the person as they are now, and once committed, cached token lookups (whose scopes follow the
+ * owner's role) must not outlive it.
+ */
+function changeAccess(actor: Actor, userId: string, change: (tx: Transaction, emit: Emit, user: UserSummary) => Promise<UserSummary>): Promise<UserSummary> {
+  return commitChange(
+    tenantDb(actor.tenant.id),
+    actor.tenant.id,
+    async (tx, emit) => {
+      await lockAdminChanges(tx, actor.tenant.id)
+      return change(tx, emit, await findUser(tx, userId))
+    },
+    { afterCommit: () => forgetCachedTokens() },
+  )
+}
 
 /**
  * Serialises changes to who is an admin within one newsroom: without it, two admins
@@ -130,26 +144,18 @@ async function assertNotLastAdmin(tx: Transaction, user: UserSummary, doing: str
 export async function changeRole(actor: Actor, raw: ChangeRoleInput): Promise<UserSummary> {
   assertMemberCan(actor, 'admin')
   const input = parseInput(changeRoleSchema, raw)
-  const tdb = tenantDb(actor.tenant.id)
-  return commitChange(
-    tdb,
-    actor.tenant.id,
-    async (tx, emit) => {
-      await lockAdminChanges(tx, actor.tenant.id)
-      const user = await findUser(tx, input.userId)
-      if (!user.active) throw new ConflictError('user_deactivated', `${user.name} is deactivated; a deactivated account keeps its last role.`)
-      if (user.role === input.role) return user
-      if (input.role !== 'admin') await assertNotLastAdmin(tx, user, `made ${input.role === 'editor' ? 'an editor' : 'a writer'}`)
+  return changeAccess(actor, input.userId, async (tx, emit, user) => {
+    if (!user.active) throw new ConflictError('user_deactivated', `${user.name} is deactivated; a deactivated account keeps its last role.`)
+    if (user.role === input.role) return user
+    if (input.role !== 'admin') await assertNotLastAdmin(tx, user, `made ${input.role === 'editor' ? 'an editor' : 'a writer'}`)
 
-      const updated = await tx.user.update({ where: { id: user.id }, data: { role: input.role }, select: summary })
-      await recordUserChange(tx, emit, actor, 'user.role_changed', user.id, {
-        event: { email: user.email, previous_role: user.role, role: updated.role, changed_by: actor.user.id },
-        audit: { email: user.email, name: user.name, previous_role: user.role, role: updated.role },
-      })
-      return updated
-    },
-    accessChange,
-  )
+    const updated = await tx.user.update({ where: { id: user.id }, data: { role: input.role }, select: summary })
+    await recordUserChange(tx, emit, actor, 'user.role_changed', user.id, {
+      event: { email: user.email, previous_role: user.role, role: updated.role, changed_by: actor.user.id },
+      audit: { email: user.email, name: user.name, previous_role: user.role, role: updated.role },
+    })
+    return updated
+  })
 }
 
 /**
@@ -163,23 +169,15 @@ export async function deactivateUser(actor: Actor, raw: { userId: string }): Pro
   if (input.userId === actor.user.id) {
     throw new ConflictError('cannot_deactivate_self', 'You cannot deactivate your own account; ask another admin to do it.')
   }
-  const tdb = tenantDb(actor.tenant.id)
-  return commitChange(
-    tdb,
-    actor.tenant.id,
-    async (tx, emit) => {
-      await lockAdminChanges(tx, actor.tenant.id)
-      const user = await findUser(tx, input.userId)
-      if (!user.active) return user
-      await assertNotLastAdmin(tx, user, 'deactivated')
+  return changeAccess(actor, input.userId, async (tx, emit, user) => {
+    if (!user.active) return user
+    await assertNotLastAdmin(tx, user, 'deactivated')
 
-      const updated = await tx.user.update({ where: { id: user.id }, data: { active: false, deactivatedAt: new Date() }, select: summary })
-      await recordUserChange(tx, emit, actor, 'user.deactivated', user.id, {
-        event: { email: user.email, deactivated_at: updated.deactivatedAt!.toISOString(), deactivated_by: actor.user.id },
-        audit: { email: user.email, name: user.name, role: user.role },
-      })
-      return updated
-    },
-    accessChange,
-  )
+    const updated = await tx.user.update({ where: { id: user.id }, data: { active: false, deactivatedAt: new Date() }, select: summary })
+    await recordUserChange(tx, emit, actor, 'user.deactivated', user.id, {
+      event: { email: user.email, deactivated_at: updated.deactivatedAt!.toISOString(), deactivated_by: actor.user.id },
+      audit: { email: user.email, name: user.name, role: user.role },
+    })
+    return updated
+  })
 }
