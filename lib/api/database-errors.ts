@@ -1,8 +1,8 @@
 // Connection-level failures: the database is down, restarting or out of connections.
 // These are the service's trouble, not the caller's, and worth a retry (503), not a 500.
-const unavailableCodes = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2037', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'])
+const unavailableCodes: ReadonlySet<string> = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2037', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'])
 // What @prisma/adapter-pg reports (meta.driverAdapterError.cause.kind) when it cannot talk to the server.
-const unavailableKinds = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections'])
+const unavailableKinds: ReadonlySet<string> = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections'])
 // SQLSTATEs: class 08 (connection exception), 57P01–57P03 (terminated by an administrator or
 // a crash, cannot connect now: shutting down, starting up, in recovery), 53300 (too many connections).
 const unavailableSqlStates = /^(08[0-9A-Z]{3}|57P0[1-3]|53300)$/

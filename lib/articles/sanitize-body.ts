@@ -78,7 +78,7 @@ export function sanitizeBodyReporting(html: string): { html: string; removed: st
   return { html: out, removed: [...removed] }
 }
 
-const allowedTags = new Set(options.allowedTags as string[])
+const allowedTags: ReadonlySet<string> = new Set(options.allowedTags as string[])
 const allowedAttributes = options.allowedAttributes as Record<string, string[]>
 // Ours to set or drop without it being a loss worth reporting (see transformTags).
 const silentlyReplaced: Record<string, string[]> = { a: ['rel', 'target'] }

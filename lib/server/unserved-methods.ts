@@ -6,7 +6,7 @@ import { createId } from '../ids.ts'
 // The methods the app serves anywhere. Every other one the HTTP parser accepts (TRACE, CONNECT,
 // PROPFIND, PURGE…) is answered 405 before routing, authentication or rate limiting: cheap, and
 // never handed to code that builds a web Request (which throws on TRACE and CONNECT).
-const servedMethods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+const servedMethods: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 export const defaultAllow = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS'
 
 export function isServedMethod(method: string | undefined): boolean {

@@ -1,0 +1,49 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+// The production server loads lib/ twice in one process (tsx for /v1, Next's bundle for the
+// rest), so module-level state exists once per copy. State that must be shared (the database
+// pool, the token cache a revocation clears, Redis, totals, the event queue, the response cache)
+// lives in processSingleton (lib/process-singleton.ts). Everything else that is mutable at module
+// level is listed here with why a copy of its own is harmless; new state must be one or the other.
+
+const perCopyIsHarmless: Record<string, string> = {
+  'lib/api/openapi/openapi-document.ts': 'the document, built from code: every copy builds the same',
+  'lib/api/rate-limit.ts': 'the limiter objects and the in-memory fallback: each copy limits its own door (/v1 or sign-in)',
+  'lib/api/sliding-window.ts': 'a counter that makes rate-limit log entries unique, tagged per copy',
+  'lib/articles/article-totals.ts': 'whether the Redis-down warning was logged',
+  'lib/auth/members.ts': 'the decoy hash that evens sign-in timing',
+  'lib/events/queue-hand-off.ts': 'the batch being handed to the queue: each copy batches its own writes',
+  'lib/ids.ts': 'a pool of random bytes for ids',
+  'lib/redis.ts': 'which clients have settled their first connection: the client itself is shared',
+  'lib/mail/send-mail.ts': 'the SMTP transporter, rebuilt from the environment',
+  'lib/tenancy/tenant-db.ts': 'tenant-scoped Prisma clients over the one shared pool',
+  'lib/webhooks/secret-box.ts': 'the derived encryption key',
+  'lib/webhooks/url-safety.ts': 'the DNS resolver tests replace',
+}
+
+function sourceFiles(folder: string): string[] {
+  const root = path.resolve(import.meta.dirname, '../..')
+  return readdirSync(path.join(root, folder), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && /\.ts$/.test(entry.name) && !/\.test\.ts$/.test(entry.name))
+    .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)))
+    .filter((file) => !file.startsWith(path.join('lib', 'db', 'generated')))
+}
+
+/** Top-level `let`, or a top-level Map/Set/WeakMap that is not declared read-only. */
+function moduleState(file: string): string[] {
+  const text = readFileSync(path.resolve(import.meta.dirname, '../..', file), 'utf8')
+  return [...text.matchAll(/^(?:export )?(?:let [A-Za-z]+|const [A-Za-z]+(?:: (?!Readonly)[^=]+)? = new (?:Map|Set|WeakMap|WeakSet)\b)/gm)].map((match) => match[0])
+}
+
+describe('per-process state', () => {
+  it('is shared through processSingleton, or listed with why a copy per module graph is harmless', () => {
+    const unlisted = sourceFiles('lib').flatMap((file) => (moduleState(file).length > 0 && !perCopyIsHarmless[file.split(path.sep).join('/')] ? [`${file}: ${moduleState(file).join('; ')}`] : []))
+    expect(unlisted).toEqual([])
+  })
+
+  it('finds module state at all (a broken pattern would pass the rule)', () => {
+    expect(moduleState('lib/events/queue-hand-off.ts').length).toBeGreaterThan(0)
+  })
+})
