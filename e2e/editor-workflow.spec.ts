@@ -350,3 +350,26 @@ test('the article list filters through a linkable URL and pages', async ({ brows
   await expect(page.getByText('No articles match these filters.')).toBeVisible()
   await context.close()
 })
+
+test('an editor approves and publishes an article in review in one action; the history shows both moves', async ({ browser }) => {
+  const headline = `Bridge reopens ahead of schedule ${unique()}`
+  const writerContext = await signedInContext(browser, 'writer')
+  const writer = await writerContext.newPage()
+  const id = await createDraft(writer, { headline, lede: 'Traffic flows again.' })
+  await move(writer, 'Submit for review', 'Moved to in review.')
+  await expect(writer.getByRole('button', { name: 'Approve and publish' })).toHaveCount(0)
+  await writerContext.close()
+
+  const editorContext = await signedInContext(browser, 'editor')
+  const editor = await editorContext.newPage()
+  await editor.goto(`/articles/${id}`)
+  await editor.getByRole('button', { name: 'Approve and publish' }).click()
+  await expect(editor.getByTestId('workflow-status')).toContainText('Approved and published. It is live at https://dailyplanet.example/articles/')
+  await expect(editor.getByTestId('article-status')).toHaveText('Published')
+  const history = editor.getByTestId('article-history')
+  await expect(history.getByRole('row')).toHaveCount(4)
+  await expect(history.getByRole('row').nth(2)).toContainText(`${seedUsers.editor.name}In review → Approved`)
+  await expect(history.getByRole('row').nth(3)).toContainText(`${seedUsers.editor.name}Approved → Published`)
+  expect((await storedArticle(id)).status).toBe('published')
+  await editorContext.close()
+})

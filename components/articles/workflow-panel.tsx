@@ -75,6 +75,16 @@ export function WorkflowPanel({ article, moves, canManageSchedule, role, authorN
       onError: fail,
     }),
   )
+  const approveAndPublish = useMutation(
+    trpc.articles.approveAndPublish.mutationOptions({
+      onMutate: () => setFailure(null),
+      onSuccess: async (article) => {
+        await refresh()
+        setMessage(`Approved and published. It is live at ${article.url}.`)
+      },
+      onError: fail,
+    }),
+  )
   const cancelSchedule = useMutation(
     trpc.articles.cancelSchedule.mutationOptions({
       onMutate: () => setFailure(null),
@@ -90,7 +100,7 @@ export function WorkflowPanel({ article, moves, canManageSchedule, role, authorN
     if (failure) alertRef.current?.focus()
   }, [failure])
 
-  const busy = transition.isPending || cancelSchedule.isPending
+  const busy = transition.isPending || cancelSchedule.isPending || approveAndPublish.isPending
   const disabled = busy || blocked
   const move = (to: ApiStatus, publishAt?: string) =>
     transition.mutate({ article_id: article.article_id, to_state: to, ...(publishAt && { publish_at: publishAt }) })
@@ -172,6 +182,20 @@ export function WorkflowPanel({ article, moves, canManageSchedule, role, authorN
                 {pendingMove === to ? `${moveLabel(article.status, to, role)}…` : moveLabel(article.status, to, role)}
               </button>
             ))}
+          </div>
+        )}
+        {article.status === 'in-review' && moves.includes('approved') && canManageSchedule && (
+          <div className={styles.publishGroup}>
+            <button
+              type="button"
+              disabled={disabled}
+              aria-busy={approveAndPublish.isPending}
+              aria-describedby={blocked ? 'workflow-blocked' : undefined}
+              onClick={() => approveAndPublish.mutate({ article_id: article.article_id })}
+            >
+              {approveAndPublish.isPending ? 'Approving and publishing…' : 'Approve and publish'}
+            </button>
+            <p className={styles.hint}>Both moves are recorded, as if made one after the other.</p>
           </div>
         )}
         {canPublish && (

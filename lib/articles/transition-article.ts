@@ -47,6 +47,26 @@ export async function transitionArticle(
   })
 }
 
+/**
+ * An editor's "Approve and publish" of an article in review: the two moves the workflow makes
+ * (in-review → approved → published), each judged by the same rules and recorded as its own
+ * history row and events, committed together, so the article is never left approved alone.
+ */
+export async function approveAndPublish(actor: Actor, articleId: string, options: { now?: Date } = {}): Promise<Article> {
+  const tdb = tenantDb(actor.tenant.id)
+  return changeCurrentVersion(tdb, articleId, undefined, async (current) => {
+    const now = options.now ?? new Date()
+    const from = toApiStatus(current.status)
+    assertMoveAllowed(actor, from, 'approved')
+    assertMoveAllowed(actor, 'approved', 'published')
+    return commitArticleChange(tdb, actor.tenant.id, async (tx, emit) => {
+      const approved = await moveInTransaction(tx, emit, actor, current, 'approved', now)
+      // A millisecond later, so the history lists the two moves in the order they were made.
+      return approved && moveInTransaction(tx, emit, actor, approved, 'published', new Date(now.getTime() + 1))
+    })
+  })
+}
+
 function assertMoveAllowed(actor: Actor, from: ApiStatus, to: ApiStatus): void {
   if (!canTransition(from, to)) {
     const allowed = allowedNextStates(from)
@@ -77,7 +97,7 @@ async function moveInTransaction(tx: ChangeTransaction, emit: Emit, actor: Actor
   const article = updated[0]
   if (!article) return undefined
   await tx.articleTransition.create({
-    data: { id: createId('trn'), tenantId: actor.tenant.id, articleId: article.id, fromState: current.status, toState: to, actorId: actor.user?.id ?? null },
+    data: { id: createId('trn'), tenantId: actor.tenant.id, articleId: article.id, fromState: current.status, toState: to, actorId: actor.user?.id ?? null, createdAt: now },
   })
   const record = toArticleRecord(article)
   const kinds: EventKind[] = []

@@ -16,7 +16,7 @@ import { getArticle } from '../../articles/get-article.ts'
 import { listArticles } from '../../articles/list-articles.ts'
 import { snippetParts } from '../../articles/search-articles.ts'
 import { mayManageSchedule, offeredMoves } from '../../articles/offered-moves.ts'
-import { cancelScheduledPublication, transitionArticle } from '../../articles/transition-article.ts'
+import { approveAndPublish, cancelScheduledPublication, transitionArticle } from '../../articles/transition-article.ts'
 import { contentEditRefusal, updateArticle } from '../../articles/update-article.ts'
 import type { WrittenArticle } from '../../articles/stored-body.ts'
 import { domainInput } from '../domain-input.ts'
@@ -90,6 +90,9 @@ export const articlesRouter = router({
     const outcome = await transitionArticle(ctx.actor, article_id, move)
     return { article: toArticleRecord(outcome.article), scheduled: outcome.scheduled }
   }),
+
+  /** Approve and publish an article in review in one action: two recorded moves, the same rules. */
+  approveAndPublish: memberProcedure.input(domainInput(articleId)).mutation(async ({ ctx, input }) => toArticleRecord(await approveAndPublish(ctx.actor, input.article_id))),
 
   cancelSchedule: memberProcedure
     .input(domainInput(articleId))
