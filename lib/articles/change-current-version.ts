@@ -1,7 +1,10 @@
-import type { Article, Prisma } from '../db/generated/client.ts'
+import type { Article } from '../db/generated/client.ts'
 import { ConflictError, NotFoundError, PreconditionFailedError } from '../errors.ts'
 import type { TenantDb } from '../tenancy/tenant-db.ts'
+import { tenantSql } from '../tenancy/tenant-sql.ts'
+import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
 import { commitArticleChange } from './commit-article-change.ts'
+import { updateReadArticle, type ArticleChanges } from './article-writes.ts'
 import { toArticleRecord } from './article-record.ts'
 
 // A blind change (no If-Match) is last-writer-wins: it is re-judged against each newer version
@@ -30,13 +33,14 @@ function isExpected(expected: ExpectedVersion, version: number): boolean {
  * until `apply` writes or refuses (last writer wins).
  */
 export async function changeCurrentVersion<Result>(
-  tdb: TenantDb,
+  tenantId: string,
   articleId: string,
   expectedVersion: ExpectedVersion | undefined,
   apply: (current: Article) => Promise<Result | undefined>,
 ): Promise<Result> {
   for (let attempt = 1; ; attempt++) {
-    const current = await tdb.article.findUnique({ where: { id: articleId } })
+    const [stored] = await tenantSql(tenantId).rows<StoredArticle>(`SELECT ${articleColumns} FROM articles WHERE tenant_id = $1 AND id = $2`, [articleId])
+    const current = stored && toArticle(stored)
     if (!current) throw new NotFoundError('article', articleId)
     if (expectedVersion !== undefined && !isExpected(expectedVersion, current.version)) {
       throw new PreconditionFailedError(`The article changed since you read it; it is now at version ${current.version}. Fetch it again and re-apply your change.`)
@@ -55,11 +59,11 @@ export async function changeCurrentVersion<Result>(
 export async function updateReadVersion(
   tdb: TenantDb,
   current: Article,
-  data: Prisma.ArticleUpdateManyMutationInput & { departmentId?: string | null; authorId?: string },
+  data: ArticleChanges,
 ): Promise<Article | undefined> {
   return commitArticleChange(tdb, current.tenantId, async (tx, emit) => {
     // Only the version we read may be changed: a concurrent writer makes this match nothing.
-    const [article] = await tx.article.updateManyAndReturn({ where: { id: current.id, version: current.version }, data: { ...data, version: { increment: 1 } } })
+    const article = await updateReadArticle(tx, current, data)
     if (!article) return undefined
     await emit([{ kind: 'article.updated', data: toArticleRecord(article) }])
     return article

@@ -1,3 +1,4 @@
+import { Prisma } from '../db/generated/client.ts'
 import { ValidationError } from '../errors.ts'
 import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
@@ -6,7 +7,7 @@ import { commitArticleChange } from './commit-article-change.ts'
 import { findForeignReferences, referenceErrors, uniqueTags } from './article-references.ts'
 import { toArticleRecord } from './article-record.ts'
 import type { CreateArticleInput } from './article-schemas.ts'
-import { fromApiStatus } from './article-status.ts'
+import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
 import { cleanBody, type WrittenArticle } from './stored-body.ts'
 
 export async function createArticle(actor: Actor, input: CreateArticleInput): Promise<WrittenArticle> {
@@ -23,21 +24,14 @@ export async function createArticle(actor: Actor, input: CreateArticleInput): Pr
 
   const body = cleanBody(input.body ?? null)
   const article = await commitArticleChange(tdb, actor.tenant.id, async (tx, emit) => {
-    const article = await tx.article.create({
-      data: {
-        id: createId('art'),
-        tenantId: actor.tenant.id,
-        headline: input.headline,
-        lede: input.lede ?? null,
-        body: body.body,
-        departmentId: input.department_id ?? null,
-        tags: uniqueTags(input.tags),
-        status: fromApiStatus(input.status ?? 'draft'),
-        authorId,
-        // The first revision names who created it.
-        editedById: actor.user?.id ?? null,
-      },
-    })
+    // Raw SQL with the list's column mapping: on the write path Prisma's create cost more CPU
+    // than the statement (bench: create throughput); the tenant is bound explicitly.
+    const [stored] = await tx.$queryRaw<StoredArticle[]>`
+      INSERT INTO articles (id, tenant_id, headline, lede, body, department_id, tags, status, author_id, version, created_at, updated_at, edited_by_id)
+      VALUES (${createId('art')}, ${actor.tenant.id}, ${input.headline}, ${input.lede ?? null}, ${body.body}, ${input.department_id ?? null},
+              ${uniqueTags(input.tags)}::text[], ${input.status ?? 'draft'}::"ArticleStatus", ${authorId}, 1, now(), now(), ${actor.user?.id ?? null}::text)
+      RETURNING ${Prisma.raw(articleColumns)}`
+    const article = toArticle(stored!)
     await emit([{ kind: 'article.created', data: toArticleRecord(article) }])
     return article
   })

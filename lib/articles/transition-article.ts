@@ -3,10 +3,10 @@ import type { ArticleStatus } from '../db/generated/enums.ts'
 import { ConflictError, ForbiddenError, ValidationError } from '../errors.ts'
 import type { ChangeTransaction, Emit } from '../events/commit-change.ts'
 import type { EventKind } from '../events/event-kinds.ts'
-import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb, type TenantDb } from '../tenancy/tenant-db.ts'
 import { commitArticleChange } from './commit-article-change.ts'
+import { recordTransition, updateReadArticle } from './article-writes.ts'
 import { buildArticleUrl } from './article-url.ts'
 import { mayManageSchedule } from './offered-moves.ts'
 import { toArticleRecord } from './article-record.ts'
@@ -32,7 +32,7 @@ export async function transitionArticle(
   }
   const tdb = tenantDb(actor.tenant.id)
 
-  return changeCurrentVersion(tdb, articleId, options.expectedVersion, async (current) => {
+  return changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, async (current) => {
     const now = options.now ?? new Date()
     const from = toApiStatus(current.status)
     assertMoveAllowed(actor, from, input.to_state)
@@ -54,7 +54,7 @@ export async function transitionArticle(
  */
 export async function approveAndPublish(actor: Actor, articleId: string, options: { now?: Date } = {}): Promise<Article> {
   const tdb = tenantDb(actor.tenant.id)
-  return changeCurrentVersion(tdb, articleId, undefined, async (current) => {
+  return changeCurrentVersion(actor.tenant.id, articleId, undefined, async (current) => {
     const now = options.now ?? new Date()
     const from = toApiStatus(current.status)
     assertMoveAllowed(actor, from, 'approved')
@@ -82,23 +82,21 @@ function assertMoveAllowed(actor: Actor, from: ApiStatus, to: ApiStatus): void {
 
 async function moveInTransaction(tx: ChangeTransaction, emit: Emit, actor: Actor, current: Article, to: ArticleStatus, now: Date): Promise<Article | undefined> {
   const publishing = to === 'published'
-  const updated = await tx.article.updateManyAndReturn({
-    where: { id: current.id, version: current.version, status: current.status },
-    data: {
+  const article = await updateReadArticle(
+    tx,
+    current,
+    {
       status: to,
-      version: { increment: 1 },
       // Any move cancels a pending scheduled publication.
       scheduledPublishAt: null,
       ...(publishing && { publishedAt: now, url: buildArticleUrl(actor.tenant.publicSiteUrl, current.id, current.headline) }),
       // Unpublishing takes the article off the site; published_at keeps when it last went out.
       ...(current.status === 'published' && to === 'draft' && { url: null }),
     },
-  })
-  const article = updated[0]
+    { sameStatus: true },
+  )
   if (!article) return undefined
-  await tx.articleTransition.create({
-    data: { id: createId('trn'), tenantId: actor.tenant.id, articleId: article.id, fromState: current.status, toState: to, actorId: actor.user?.id ?? null, createdAt: now },
-  })
+  await recordTransition(tx, { tenantId: actor.tenant.id, articleId: article.id, from: current.status, to, actorId: actor.user?.id ?? null, at: now })
   const record = toArticleRecord(article)
   const kinds: EventKind[] = []
   if (to === 'published') kinds.push('article.published')
@@ -116,16 +114,10 @@ async function moveInTransaction(tx: ChangeTransaction, emit: Emit, actor: Actor
 }
 
 async function scheduleInTransaction(tx: ChangeTransaction, emit: Emit, actor: Actor, current: Article, publishAt: Date): Promise<Article | undefined> {
-  const updated = await tx.article.updateManyAndReturn({
-    where: { id: current.id, version: current.version, status: current.status },
-    data: { scheduledPublishAt: publishAt, version: { increment: 1 } },
-  })
-  const article = updated[0]
+  const article = await updateReadArticle(tx, current, { scheduledPublishAt: publishAt }, { sameStatus: true })
   if (!article) return undefined
   // The history shows the scheduling as an approved → published row carrying publish_at.
-  await tx.articleTransition.create({
-    data: { id: createId('trn'), tenantId: actor.tenant.id, articleId: article.id, fromState: current.status, toState: 'published', actorId: actor.user?.id ?? null, publishAt },
-  })
+  await recordTransition(tx, { tenantId: actor.tenant.id, articleId: article.id, from: current.status, to: 'published', actorId: actor.user?.id ?? null, publishAt })
   await emit([
     { kind: 'article.updated', data: toArticleRecord(article) },
     { kind: 'article.publish_scheduled', data: { article_id: article.id, publish_at: publishAt.toISOString() } },
@@ -157,7 +149,7 @@ export async function publishIfStillScheduled(
 /** Takes a pending scheduled publication back; the article stays approved. */
 export async function cancelScheduledPublication(actor: Actor, articleId: string, options: { expectedVersion?: ExpectedVersion } = {}): Promise<Article> {
   const tdb = tenantDb(actor.tenant.id)
-  return changeCurrentVersion(tdb, articleId, options.expectedVersion, async (current) => {
+  return changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, async (current) => {
     if (actor.user && !mayManageSchedule(actor.user.role)) {
       throw new ForbiddenError(`A ${actor.user?.role} cannot change a publication schedule; ask an editor.`)
     }
@@ -169,19 +161,16 @@ export async function cancelScheduledPublication(actor: Actor, articleId: string
 /** Clears the schedule of the version read, with a history row naming it and the article.updated event. */
 async function cancelReadSchedule(tdb: TenantDb, actor: Actor, current: Article): Promise<Article | undefined> {
   return commitArticleChange(tdb, actor.tenant.id, async (tx, emit) => {
-    const [article] = await tx.article.updateManyAndReturn({ where: { id: current.id, version: current.version }, data: { scheduledPublishAt: null, version: { increment: 1 } } })
+    const article = await updateReadArticle(tx, current, { scheduledPublishAt: null })
     if (!article) return undefined
-    await tx.articleTransition.create({
-      data: {
-        id: createId('trn'),
-        tenantId: actor.tenant.id,
-        articleId: article.id,
-        fromState: current.status,
-        toState: article.status,
-        actorId: actor.user?.id ?? null,
-        publishAt: current.scheduledPublishAt,
-        scheduleCancelled: true,
-      },
+    await recordTransition(tx, {
+      tenantId: actor.tenant.id,
+      articleId: article.id,
+      from: current.status,
+      to: article.status,
+      actorId: actor.user?.id ?? null,
+      publishAt: current.scheduledPublishAt,
+      scheduleCancelled: true,
     })
     await emit([{ kind: 'article.updated', data: toArticleRecord(article) }])
     return article

@@ -1,8 +1,9 @@
-import type { Article, Prisma } from '../db/generated/client.ts'
+import type { Article } from '../db/generated/client.ts'
 import { ConflictError, ForbiddenError, ValidationError } from '../errors.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import { findForeignReferences, referenceErrors, uniqueTags } from './article-references.ts'
+import type { ArticleChanges } from './article-writes.ts'
 import { changeCurrentVersion, updateReadVersion, type ExpectedVersion } from './change-current-version.ts'
 import type { UpdateArticleInput } from './article-schemas.ts'
 import { cleanBody, type WrittenArticle } from './stored-body.ts'
@@ -25,7 +26,7 @@ export async function updateArticle(
   const errors = referenceErrors(input, unknown)
   if (errors.length > 0) throw new ValidationError(errors)
 
-  const changes: Prisma.ArticleUpdateManyMutationInput & { departmentId?: string | null; authorId?: string } = {}
+  const changes: ArticleChanges = {}
   if (input.headline !== undefined) changes.headline = input.headline
   if (input.lede !== undefined) changes.lede = input.lede
   const body = cleanBody(input.body)
@@ -36,7 +37,7 @@ export async function updateArticle(
   // The revision this change makes names its editor (see article_revisions).
   changes.editedById = actor.user?.id ?? null
 
-  const article = await changeCurrentVersion(tdb, articleId, options.expectedVersion, async (current) => {
+  const article = await changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, async (current) => {
     if (current.status === 'archived') {
       throw new ConflictError('article_archived', archivedRefusal, { from_state: 'archived' })
     }

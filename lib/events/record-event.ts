@@ -5,7 +5,7 @@ import type { OutboxEventKind } from './event-kinds.ts'
 
 export type RecordedEvent = { id: string; tenantId: string; kind: OutboxEventKind; occurredAt: Date; data: Prisma.InputJsonObject }
 
-type OutboxWriter = Pick<TenantDb, 'event'>
+type OutboxWriter = Pick<TenantDb, '$executeRaw'>
 
 /**
  * Writes events to the outbox in the transaction that makes the change, so the change and its
@@ -24,6 +24,11 @@ export async function recordEvents(tx: OutboxWriter, tenantId: string, events: E
     occurredAt: event.occurredAt ?? now,
     data: event.data,
   }))
-  await tx.event.createMany({ data: rows })
+  // One statement with one parameter, decoded by PostgreSQL: cheaper per write than Prisma's
+  // createMany, which compiles and binds every column of every row.
+  const json = JSON.stringify(rows.map((row) => ({ id: row.id, tenant_id: row.tenantId, kind: row.kind, occurred_at: row.occurredAt.toISOString(), data: row.data })))
+  await tx.$executeRaw`
+    INSERT INTO events (id, tenant_id, kind, occurred_at, data)
+    SELECT id, tenant_id, kind, occurred_at, data FROM json_to_recordset(${json}::json) AS e(id text, tenant_id text, kind text, occurred_at timestamptz, data jsonb)`
   return rows
 }

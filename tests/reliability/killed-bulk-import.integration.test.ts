@@ -61,7 +61,7 @@ async function waitForActivity(match: (sessions: Awaited<ReturnType<typeof activ
 }
 
 const insertingArticles = (sessions: Awaited<ReturnType<typeof activity>>) => sessions.some((session) => session.state === 'active' && /^\s*INSERT INTO articles/i.test(session.query))
-const insertingEvents = (sessions: Awaited<ReturnType<typeof activity>>) => sessions.some((session) => session.state === 'active' && /^\s*INSERT INTO "public"\."events"/i.test(session.query))
+const insertingEvents = (sessions: Awaited<ReturnType<typeof activity>>) => sessions.some((session) => session.state === 'active' && /^\s*INSERT INTO ("public"\.)?"?events"?\s/i.test(session.query))
 
 type Timing = {
   name: string
