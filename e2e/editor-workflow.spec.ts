@@ -371,5 +371,18 @@ test('an editor approves and publishes an article in review in one action; the h
   await expect(history.getByRole('row').nth(2)).toContainText(`${seedUsers.editor.name}In review → Approved`)
   await expect(history.getByRole('row').nth(3)).toContainText(`${seedUsers.editor.name}Approved → Published`)
   expect((await storedArticle(id)).status).toBe('published')
+
+  // Saving a live article asks first: the change is on the site at once.
+  await expect(editor.getByText('This article is live: saving changes it on the site at once.')).toBeVisible()
+  await editor.getByLabel('Lede').fill('Traffic flows again, two weeks early.')
+  await editor.getByRole('button', { name: 'Save changes' }).click()
+  const dialog = editor.getByRole('dialog', { name: 'Change the live article?' })
+  await expect(dialog).toBeVisible()
+  await dialog.getByRole('button', { name: 'Cancel' }).click()
+  expect((await storedArticle(id)).lede).toBe('Traffic flows again.')
+  await editor.getByRole('button', { name: 'Save changes' }).click()
+  await editor.getByRole('dialog', { name: 'Change the live article?' }).getByRole('button', { name: 'Save and update the site' }).click()
+  await expect(editor.getByTestId('save-status')).toHaveText('Saved. This is now version 5.')
+  expect((await storedArticle(id)).lede).toBe('Traffic flows again, two weeks early.')
   await editorContext.close()
 })

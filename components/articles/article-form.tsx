@@ -18,6 +18,7 @@ import {
   type ArticleFormValues,
 } from './article-form-schema'
 import { describePortalError, type PortalError } from '@/components/portal-error'
+import { ConfirmDialog } from '@/components/settings/confirm-dialog'
 import { RichTextEditor } from './rich-text-editor'
 import styles from './articles.module.css'
 
@@ -95,6 +96,11 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
     void queryClient.invalidateQueries(trpc.articles.revisions.pathFilter())
   }
 
+  // A published article changes on the site the moment it is saved: say so first, as taking it down does.
+  const live = article?.status === 'published'
+  const [pendingLive, setPendingLive] = useState<ArticleFormValues | null>(null)
+  const saveOrConfirm = (values: ArticleFormValues) => (live ? setPendingLive(values) : save(values))
+
   const save = async (values: ArticleFormValues) => {
     setFailure(null)
     setStatus('')
@@ -163,7 +169,7 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
         </div>
       )}
 
-      <form onSubmit={(event) => void handleSubmit(save)(event)} noValidate className={styles.form} aria-label={article ? 'Edit article' : 'New article'}>
+      <form onSubmit={(event) => void handleSubmit(saveOrConfirm)(event)} noValidate className={styles.form} aria-label={article ? 'Edit article' : 'New article'}>
         {readOnlyReason && <p className="alert warning">{readOnlyReason}</p>}
         <fieldset disabled={readOnly} className={styles.plainFieldset}>
           <label htmlFor="headline">Headline</label>
@@ -270,12 +276,29 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
           </button>
           {article && isDirty && <span className={styles.hint}>Unsaved changes</span>}
         </div>
+        {live && !readOnly && <p className={styles.hint}>This article is live: saving changes it on the site at once.</p>}
         <p role="status" aria-live="polite" className={styles.hint} data-testid="save-status">
           {status}
         </p>
       </form>
 
       {showPreview && <BodyPreview id="body-preview" headline={headline} lede={lede} body={body} />}
+      <ConfirmDialog
+        open={pendingLive !== null}
+        title="Change the live article?"
+        confirmLabel="Save and update the site"
+        busyLabel="Saving…"
+        busy={isSubmitting || update.isPending}
+        tone="primary"
+        onCancel={() => setPendingLive(null)}
+        onConfirm={() => {
+          const values = pendingLive
+          if (!values) return
+          void save(values).finally(() => setPendingLive(null))
+        }}
+      >
+        <p>“{article?.headline}” is published{article?.url ? ` at ${article.url}` : ''}. Readers see your changes as soon as you save them, and subscribed systems are told.</p>
+      </ConfirmDialog>
     </div>
   )
 }
