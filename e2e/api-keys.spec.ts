@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test'
 import { seeded, signIn, sql } from './support/portal.ts'
+import { createE2eApiToken } from './support/e2e-database.ts'
 
 test.use({ viewport: { width: 1280, height: 800 } })
 
@@ -135,4 +136,29 @@ test("an admin finds a key's refused request in its request log by the request i
   await page.getByLabel('Status').selectOption('4xx')
   await page.getByRole('link', { name: 'validation_failed' }).click()
   await expect(page).toHaveURL(/\/docs\/api#error-validation_failed$/)
+})
+
+test('past a screen of keys the list searches and pages', async ({ page }) => {
+  // Metro Herald's admin, so the other journeys' Daily Planet keys stay as they are.
+  const prefixes: string[] = []
+  for (let i = 0; i < 24; i++) prefixes.push((await createE2eApiToken('metro-herald', 'admin@metroherald.example', ['articles:read'])).slice(0, 12))
+  await page.goto('/signin')
+  await page.getByLabel('E-mail').fill('admin@metroherald.example')
+  await page.getByLabel('Password').fill('newsroom-admin-dev')
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await expect(page.getByTestId('signed-in-user')).toContainText('(admin)')
+  await page.goto('/settings/api-keys')
+
+  const table = page.getByRole('table', { name: 'Active API keys' })
+  await expect(table.locator('tbody tr')).toHaveCount(20)
+  await expect(page.getByRole('status').filter({ hasText: /^1–20 of \d+$/ })).toBeVisible()
+  await page.getByRole('navigation', { name: 'Pages' }).getByRole('button', { name: 'Next' }).click()
+  await expect(table.locator('tbody tr').first()).toBeVisible()
+  expect(await table.locator('tbody tr').count()).toBeLessThanOrEqual(20)
+
+  await page.getByRole('searchbox', { name: 'Search' }).fill(prefixes[7]!)
+  await expect(table.locator('tbody tr')).toHaveCount(1)
+  await expect(table).toContainText(prefixes[7]!)
+  await page.getByRole('searchbox', { name: 'Search' }).fill('no key has this')
+  await expect(page.getByRole('status').filter({ hasText: /^None of \d+ match\.$/ })).toBeVisible()
 })

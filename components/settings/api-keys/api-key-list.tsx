@@ -9,6 +9,7 @@ import { refusalMessage } from '@/components/portal-error'
 import { StatusMessage, type Status } from '../status-message'
 import styles from '../settings.module.css'
 import { ApiKeyTable } from './api-key-table'
+import { useListNarrowing } from '../list-narrowing'
 
 export function ApiKeyList() {
   const trpc = useTRPC()
@@ -29,6 +30,7 @@ export function ApiKeyList() {
 
   const active = keys.data?.filter((key) => !key.revokedAt) ?? []
   const revoked = keys.data?.filter((key) => key.revokedAt) ?? []
+  const narrowed = useListNarrowing(active, (key) => [key.name, key.prefix, key.ownerName, ...key.scopes])
 
   return (
     <section aria-labelledby="keys-heading">
@@ -37,9 +39,10 @@ export function ApiKeyList() {
       {keys.isPending && <p className="muted">Loading keys…</p>}
       {keys.isError && <p className="alert error" role="alert">The keys could not be loaded. {refusalMessage(keys.error)}</p>}
       {keys.isSuccess && active.length === 0 && <p className="muted">No active keys. Integrations cannot call the API until you create one.</p>}
+      {narrowed.controls}
       {active.length > 0 && (
         <ApiKeyTable
-          keys={active}
+          keys={narrowed.visible}
           caption="Active API keys"
           onRevoke={(key) => {
             revoke.reset()

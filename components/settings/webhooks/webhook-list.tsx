@@ -12,11 +12,13 @@ import styles from '../settings.module.css'
 import { describeAttempt } from './test-event-result'
 import { disabledExplanation, LastDelivery, WebhookStatusBadge } from './webhook-status'
 import listStyles from './webhooks.module.css'
+import { useListNarrowing } from '../list-narrowing'
 
 export function WebhookList({ initialStatus }: { initialStatus: Status }) {
   const trpc = useTRPC()
   const queryClient = useQueryClient()
   const webhooks = useQuery(trpc.webhooks.list.queryOptions())
+  const narrowed = useListNarrowing(webhooks.data?.items ?? [], (webhook) => [webhook.url, webhook.status, ...webhook.events])
   const [status, setStatus] = useState<Status>(initialStatus)
   const [pendingDelete, setPendingDelete] = useState<WebhookView | null>(null)
   const refresh = () => queryClient.invalidateQueries(trpc.webhooks.pathFilter())
@@ -61,6 +63,7 @@ export function WebhookList({ initialStatus }: { initialStatus: Status }) {
       {webhooks.isPending && <p className="muted">Loading subscriptions…</p>}
       {webhooks.isError && <p className="alert error" role="alert">The subscriptions could not be loaded. {refusalMessage(webhooks.error)}</p>}
       {webhooks.data?.items.length === 0 && <p className="muted">No subscriptions yet. Add one to receive events.</p>}
+      {narrowed.controls}
       {webhooks.data && webhooks.data.items.length > 0 && (
         <div className={styles.tableWrap}>
           <table>
@@ -75,7 +78,7 @@ export function WebhookList({ initialStatus }: { initialStatus: Status }) {
               </tr>
             </thead>
             <tbody>
-              {webhooks.data.items.map((webhook) => (
+              {narrowed.visible.map((webhook) => (
                 <tr key={webhook.id} data-testid={`webhook-${webhook.id}`}>
                   <th scope="row" className={listStyles.url}>
                     {webhook.url}
