@@ -44,6 +44,7 @@ export function toDeliveryRecord(delivery: DeliveryWithAttempts): DeliveryRecord
       response: attempt.responseHeaders === null ? null : { headers: asHeaders(attempt.responseHeaders), body: attempt.responseBody ?? '', body_truncated: attempt.responseBodyTruncated },
     })),
     next_attempt_at: delivery.nextAttemptAt?.toISOString() ?? null,
+    created_at: delivery.createdAt.toISOString(),
   }
 }
 

@@ -171,6 +171,7 @@ export const deliverySchema = z
     status: deliveryStatusSchema,
     attempts: z.array(deliveryAttemptSchema),
     next_attempt_at: timestamp.nullable().meta({ description: 'When the next automatic retry is due, or null.' }),
+    created_at: timestamp.meta({ description: 'When the delivery was created: when the event reached this subscription.' }),
   })
   .meta({ id: 'Delivery' })
 

@@ -166,34 +166,34 @@ describe('an admin', () => {
     process.env.WEBHOOK_ALLOW_PRIVATE_URLS = 'true'
     const secret = 'a-signing-secret-of-32-characters'
     const webhook = await call('admin', 'webhooks.create', { url: `${receiverUrl}/hook`, events: ['user.created', 'article.published'], secret })
-    expect(webhook).toMatchObject({ status: 'enabled', lastDelivery: null })
+    expect(webhook).toMatchObject({ status: 'enabled', last_delivery: null })
     expect(JSON.stringify(webhook)).not.toContain(secret)
 
-    const sent = await call('admin', 'webhooks.sendTest', { webhookId: webhook.id })
+    const sent = await call('admin', 'webhooks.sendTest', { webhookId: webhook.webhook_id })
     expect(sent).toMatchObject({ result: 'succeeded', responseStatus: 204, attempt: 1 })
     const delivered = received.at(-1)!
     expect(delivered.headers['x-service-signature']).toBe(createHmac('sha256', secret).update(delivered.body).digest('hex'))
     expect(JSON.parse(delivered.body)).toMatchObject({ event: 'webhook.test' })
 
     const [listed] = (await call('admin', 'webhooks.list')).items
-    expect(listed).toMatchObject({ id: webhook.id, lastDelivery: { responseStatus: 204, succeeded: true } })
+    expect(listed).toMatchObject({ webhook_id: webhook.webhook_id, last_delivery: { response_status: 204, succeeded: true } })
 
     const redelivered = await call('admin', 'webhooks.redeliver', { deliveryId: sent.deliveryId })
     expect(redelivered).toMatchObject({ result: 'succeeded', attempt: 2 })
-    const deliveries = await call('admin', 'webhooks.deliveries', { webhookId: webhook.id, limit: 50, offset: 0 })
-    expect(deliveries.items[0]).toMatchObject({ id: sent.deliveryId, event: 'webhook.test', status: 'succeeded' })
-    expect(deliveries.items[0].attempts.map((attempt: any) => [attempt.attempt, attempt.responseStatus])).toEqual([[1, 204], [2, 204]])
+    const deliveries = await call('admin', 'webhooks.deliveries', { webhookId: webhook.webhook_id, limit: 50, offset: 0 })
+    expect(deliveries.items[0]).toMatchObject({ delivery_id: sent.deliveryId, event: 'webhook.test', status: 'succeeded' })
+    expect(deliveries.items[0].attempts.map((attempt: any) => [attempt.attempt, attempt.response_status])).toEqual([[1, 204], [2, 204]])
 
-    await db.webhookSubscription.update({ where: { id: webhook.id }, data: { status: 'disabled', disabledAt: new Date(), disabledReason: 'delivery_failures' } })
-    expect(await call('admin', 'webhooks.reenable', { webhookId: webhook.id })).toMatchObject({ status: 'enabled', disabledReason: null })
+    await db.webhookSubscription.update({ where: { id: webhook.webhook_id }, data: { status: 'disabled', disabledAt: new Date(), disabledReason: 'delivery_failures' } })
+    expect(await call('admin', 'webhooks.reenable', { webhookId: webhook.webhook_id })).toMatchObject({ status: 'enabled', disabled_reason: null })
 
-    const edited = await call('admin', 'webhooks.update', { webhookId: webhook.id, url: `${receiverUrl}/fails`, events: ['workflow.transitioned'] })
+    const edited = await call('admin', 'webhooks.update', { webhookId: webhook.webhook_id, url: `${receiverUrl}/fails`, events: ['workflow.transitioned'] })
     expect(edited).toMatchObject({ url: `${receiverUrl}/fails`, events: ['workflow.transitioned'] })
-    expect(await call('admin', 'webhooks.sendTest', { webhookId: webhook.id })).toMatchObject({ result: 'failed', responseStatus: 503 })
+    expect(await call('admin', 'webhooks.sendTest', { webhookId: webhook.webhook_id })).toMatchObject({ result: 'failed', responseStatus: 503 })
 
-    await call('admin', 'webhooks.delete', { webhookId: webhook.id })
-    expect((await trpcError(call('admin', 'webhooks.get', { webhookId: webhook.id }))).code).toBe('NOT_FOUND')
-    const audit = await db.auditEntry.findMany({ where: { targetId: webhook.id }, orderBy: { createdAt: 'asc' } })
+    await call('admin', 'webhooks.delete', { webhookId: webhook.webhook_id })
+    expect((await trpcError(call('admin', 'webhooks.get', { webhookId: webhook.webhook_id }))).code).toBe('NOT_FOUND')
+    const audit = await db.auditEntry.findMany({ where: { targetId: webhook.webhook_id }, orderBy: { createdAt: 'asc' } })
     expect(audit.map((entry) => entry.action)).toEqual(['webhook.created', 'webhook.reenabled', 'webhook.updated', 'webhook.deleted'])
   })
 

@@ -238,6 +238,7 @@ describe('/v1/webhooks', () => {
         status: 'pending',
         attempts: [{ attempt: 1, at: expect.any(String), response_status: 500, duration_ms: 12, error: 'The receiver answered 500.', request: null, response: null }],
         next_attempt_at: retryAt.toISOString(),
+        created_at: second.createdAt.toISOString(),
       },
       {
         delivery_id: first.id,
@@ -249,6 +250,7 @@ describe('/v1/webhooks', () => {
           { attempt: 2, at: expect.any(String), response_status: 200, duration_ms: 42, error: null, request: null, response: null },
         ],
         next_attempt_at: null,
+        created_at: first.createdAt.toISOString(),
       },
     ])
     const paged = await client.get(`/v1/webhooks/${created.webhook_id}/deliveries?limit=1`)

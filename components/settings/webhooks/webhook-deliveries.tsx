@@ -43,10 +43,10 @@ function AttemptDetail({ attempt }: { attempt: AttemptView }) {
       <h4>Response</h4>
       {attempt.response ? (
         <>
-          <p>Status {attempt.responseStatus}</p>
+          <p>Status {attempt.response_status}</p>
           <HeaderList headers={attempt.response.headers} />
           <pre className={styles.breakAll}>{attempt.response.body || '(empty body)'}</pre>
-          {attempt.response.bodyTruncated && <p className="muted">Only the first 4 KB of the body is kept.</p>}
+          {attempt.response.body_truncated && <p className="muted">Only the first 4 KB of the body is kept.</p>}
         </>
       ) : (
         <p className="muted">No response arrived{attempt.error ? `: ${attempt.error}` : '.'}</p>
@@ -56,33 +56,33 @@ function AttemptDetail({ attempt }: { attempt: AttemptView }) {
 }
 
 function DeliveryCard({ delivery, busy, onRedeliver }: { delivery: DeliveryView; busy: boolean; onRedeliver: () => void }) {
-  const headingId = `delivery-${delivery.id}`
+  const headingId = `delivery-${delivery.delivery_id}`
   return (
     <article className={pageStyles.delivery} aria-labelledby={headingId} data-testid={headingId}>
       <div className={pageStyles.deliveryHeader}>
         <h3 id={headingId}>
           <span className={styles.mono}>{delivery.event}</span> <DeliveryStatusBadge delivery={delivery} />
         </h3>
-        <button type="button" className="secondary" disabled={busy} onClick={onRedeliver} aria-label={`Redeliver ${delivery.event} (${delivery.id})`}>
+        <button type="button" className="secondary" disabled={busy} onClick={onRedeliver} aria-label={`Redeliver ${delivery.event} (${delivery.delivery_id})`}>
           {busy ? 'Redelivering…' : 'Redeliver'}
         </button>
       </div>
       <p className={pageStyles.deliveryMeta}>
         <span>
-          Delivery <span className={styles.mono}>{delivery.id}</span>
+          Delivery <span className={styles.mono}>{delivery.delivery_id}</span>
         </span>
         <span>
-          Event <span className={styles.mono}>{delivery.eventId}</span>
+          Event <span className={styles.mono}>{delivery.event_id}</span>
         </span>
-        <span>Created {formatDateTime(delivery.createdAt, { seconds: true })}</span>
-        {delivery.nextAttemptAt && <span>Next retry {formatDateTime(delivery.nextAttemptAt)}</span>}
+        <span>Created {formatDateTime(delivery.created_at, { seconds: true })}</span>
+        {delivery.next_attempt_at && <span>Next retry {formatDateTime(delivery.next_attempt_at)}</span>}
       </p>
       {delivery.attempts.length === 0 ? (
         <p className="muted">No attempt yet; the first one is on its way.</p>
       ) : (
         <div className={styles.tableWrap}>
           <table>
-            <caption className={styles.visuallyHidden}>Attempts of delivery {delivery.id}</caption>
+            <caption className={styles.visuallyHidden}>Attempts of delivery {delivery.delivery_id}</caption>
             <thead>
               <tr>
                 <th scope="col">Attempt</th>
@@ -100,15 +100,15 @@ function DeliveryCard({ delivery, busy, onRedeliver }: { delivery: DeliveryView;
                     <time dateTime={attempt.at}>{formatDateTime(attempt.at, { seconds: true })}</time>
                   </td>
                   <td>
-                    {attempt.responseStatus === null ? (
+                    {attempt.response_status === null ? (
                       <span className="muted">No response</span>
                     ) : (
-                      <span className={`${styles.badge} ${attempt.responseStatus >= 200 && attempt.responseStatus < 300 ? styles.ok : styles.danger}`}>
-                        {attempt.responseStatus}
+                      <span className={`${styles.badge} ${attempt.response_status >= 200 && attempt.response_status < 300 ? styles.ok : styles.danger}`}>
+                        {attempt.response_status}
                       </span>
                     )}
                   </td>
-                  <td className={styles.nowrap}>{formatDuration(attempt.durationMs)}</td>
+                  <td className={styles.nowrap}>{formatDuration(attempt.duration_ms)}</td>
                   <td className={styles.breakAll}>
                     {attempt.error ?? <span className="muted">—</span>}
                     <AttemptDetail attempt={attempt} />
@@ -213,10 +213,10 @@ export function WebhookDeliveries({ webhookId, initialStatus }: { webhookId: str
           </dd>
           <dt>Events</dt>
           <dd className={styles.mono}>{webhook.data.events.join(', ')}</dd>
-          {webhook.data.previousSecretExpiresAt && (
+          {webhook.data.previous_secret_expires_at && (
             <>
               <dt>Previous secret</dt>
-              <dd>Still signs deliveries, beside the new one, until {formatDateTime(webhook.data.previousSecretExpiresAt)}.</dd>
+              <dd>Still signs deliveries, beside the new one, until {formatDateTime(webhook.data.previous_secret_expires_at)}.</dd>
             </>
           )}
           <dt>Last delivery</dt>
@@ -282,10 +282,10 @@ export function WebhookDeliveries({ webhookId, initialStatus }: { webhookId: str
         {deliveries.data?.items.length === 0 && <p className="muted">Nothing was delivered yet. Send a test event to check your receiver.</p>}
         {deliveries.data?.items.map((delivery) => (
           <DeliveryCard
-            key={delivery.id}
+            key={delivery.delivery_id}
             delivery={delivery}
-            busy={redeliver.isPending && redeliver.variables?.deliveryId === delivery.id}
-            onRedeliver={() => redeliver.mutate({ deliveryId: delivery.id })}
+            busy={redeliver.isPending && redeliver.variables?.deliveryId === delivery.delivery_id}
+            onRedeliver={() => redeliver.mutate({ deliveryId: delivery.delivery_id })}
           />
         ))}
         {deliveries.data && deliveries.data.total > pageSize && (
@@ -296,7 +296,7 @@ export function WebhookDeliveries({ webhookId, initialStatus }: { webhookId: str
             <span className="muted">
               {offset + 1}–{offset + deliveries.data.items.length} of {deliveries.data.total}
             </span>
-            <button type="button" className="secondary" disabled={deliveries.data.nextOffset === null} onClick={() => setOffset(deliveries.data.nextOffset ?? offset)}>
+            <button type="button" className="secondary" disabled={deliveries.data.next_offset === null} onClick={() => setOffset(deliveries.data.next_offset ?? offset)}>
               Older →
             </button>
           </nav>

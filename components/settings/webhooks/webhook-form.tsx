@@ -44,7 +44,7 @@ export function WebhookForm(props: { mode: 'create' } | { mode: 'edit'; webhookI
       if (props.mode === 'create') {
         const created = await create.mutateAsync(values)
         await queryClient.invalidateQueries(trpc.webhooks.list.queryFilter())
-        router.push(`/settings/webhooks/${created.id}?created=1`)
+        router.push(`/settings/webhooks/${created.webhook_id}?created=1`)
       } else {
         const { secret, ...rest } = values
         await update.mutateAsync({ webhookId: props.webhookId, ...rest, ...(secret && { secret }) })

@@ -27,7 +27,7 @@ export function WebhookList({ initialStatus }: { initialStatus: Status }) {
   const sendTest = useMutation(
     trpc.webhooks.sendTest.mutationOptions({
       onSuccess: async (outcome, { webhookId }) => {
-        const url = webhooks.data?.items.find((item) => item.id === webhookId)?.url ?? 'The receiver'
+        const url = webhooks.data?.items.find((item) => item.webhook_id === webhookId)?.url ?? 'The receiver'
         announce(describeAttempt('Test event', url, outcome))
         await refresh()
       },
@@ -79,7 +79,7 @@ export function WebhookList({ initialStatus }: { initialStatus: Status }) {
             </thead>
             <tbody>
               {narrowed.visible.map((webhook) => (
-                <tr key={webhook.id} data-testid={`webhook-${webhook.id}`}>
+                <tr key={webhook.webhook_id} data-testid={`webhook-${webhook.webhook_id}`}>
                   <th scope="row" className={listStyles.url}>
                     {webhook.url}
                   </th>
@@ -105,20 +105,20 @@ export function WebhookList({ initialStatus }: { initialStatus: Status }) {
                         type="button"
                         className="secondary"
                         disabled={sendTest.isPending}
-                        onClick={() => sendTest.mutate({ webhookId: webhook.id })}
+                        onClick={() => sendTest.mutate({ webhookId: webhook.webhook_id })}
                         aria-label={`Send test event to ${webhook.url}`}
                       >
-                        {sendTest.isPending && sendTest.variables?.webhookId === webhook.id ? 'Sending…' : 'Send test event'}
+                        {sendTest.isPending && sendTest.variables?.webhookId === webhook.webhook_id ? 'Sending…' : 'Send test event'}
                       </button>
                       {webhook.status === 'disabled' && (
-                        <button type="button" disabled={reenable.isPending} onClick={() => reenable.mutate({ webhookId: webhook.id })} aria-label={`Re-enable ${webhook.url}`}>
+                        <button type="button" disabled={reenable.isPending} onClick={() => reenable.mutate({ webhookId: webhook.webhook_id })} aria-label={`Re-enable ${webhook.url}`}>
                           Re-enable
                         </button>
                       )}
-                      <Link href={`/settings/webhooks/${webhook.id}`} className={`${styles.buttonLink} ${styles.secondaryLink}`} aria-label={`Deliveries of ${webhook.url}`}>
+                      <Link href={`/settings/webhooks/${webhook.webhook_id}`} className={`${styles.buttonLink} ${styles.secondaryLink}`} aria-label={`Deliveries of ${webhook.url}`}>
                         Deliveries
                       </Link>
-                      <Link href={`/settings/webhooks/${webhook.id}/edit`} className={`${styles.buttonLink} ${styles.secondaryLink}`} aria-label={`Edit ${webhook.url}`}>
+                      <Link href={`/settings/webhooks/${webhook.webhook_id}/edit`} className={`${styles.buttonLink} ${styles.secondaryLink}`} aria-label={`Edit ${webhook.url}`}>
                         Edit
                       </Link>
                       <button
@@ -148,7 +148,7 @@ export function WebhookList({ initialStatus }: { initialStatus: Status }) {
         busy={remove.isPending}
         error={remove.isError ? refusalMessage(remove.error) : null}
         onCancel={() => setPendingDelete(null)}
-        onConfirm={() => pendingDelete && remove.mutate({ webhookId: pendingDelete.id })}
+        onConfirm={() => pendingDelete && remove.mutate({ webhookId: pendingDelete.webhook_id })}
       >
         <p>
           Nothing more is sent to <span className={listStyles.url}>{pendingDelete?.url}</span>. Its deliveries log is deleted with it and

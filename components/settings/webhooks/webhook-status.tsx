@@ -12,24 +12,24 @@ export function WebhookStatusBadge({ webhook }: { webhook: WebhookView }) {
 export function disabledExplanation(webhook: WebhookView): string | null {
   if (webhook.status === 'paused') return 'Paused: new deliveries wait and go out when you resume it.'
   if (webhook.status !== 'disabled') return null
-  const since = webhook.disabledAt ? ` on ${formatDateTime(webhook.disabledAt)}` : ''
-  if (webhook.disabledReason === 'delivery_failures') {
+  const since = webhook.disabled_at ? ` on ${formatDateTime(webhook.disabled_at)}` : ''
+  if (webhook.disabled_reason === 'delivery_failures') {
     return `Disabled${since} after one delivery failed ${maxDeliveryAttempts} times in a row (the first attempt and every retry). No events are sent until it is re-enabled.`
   }
-  if (webhook.disabledReason === 'receiver_gone') return `Disabled${since} because the receiver answered 410 Gone. No events are sent until it is re-enabled.`
+  if (webhook.disabled_reason === 'receiver_gone') return `Disabled${since} because the receiver answered 410 Gone. No events are sent until it is re-enabled.`
   return `Disabled${since}. No events are sent until it is re-enabled.`
 }
 
 export function LastDelivery({ webhook }: { webhook: WebhookView }) {
-  const last = webhook.lastDelivery
+  const last = webhook.last_delivery
   if (!last) return <span className="muted">No deliveries yet</span>
   return (
     <span>
       <span className={`${styles.badge} ${last.succeeded ? styles.ok : styles.danger}`}>
-        {last.responseStatus ?? 'No response'}
+        {last.response_status ?? 'No response'}
       </span>{' '}
       <span className={styles.small}>
-        {formatDateTime(last.at)} · {formatDuration(last.durationMs)}
+        {formatDateTime(last.at)} · {formatDuration(last.duration_ms)}
       </span>
       {last.error && <span className={`${styles.small} ${styles.block} muted`}>{last.error}</span>}
     </span>

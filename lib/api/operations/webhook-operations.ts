@@ -93,6 +93,7 @@ const deliveries: DeliveryRecord[] = [
       },
     ],
     next_attempt_at: '2026-11-20T09:36:01.000Z',
+    created_at: '2026-11-20T09:30:00.000Z',
   },
   {
     delivery_id: 'dlv_0mhx2k1s9q3v8w4t6y1z2a3b4c',
@@ -111,6 +112,7 @@ const deliveries: DeliveryRecord[] = [
       },
     ],
     next_attempt_at: null,
+    created_at: '2026-11-20T09:30:00.000Z',
   },
 ]
 

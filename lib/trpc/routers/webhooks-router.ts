@@ -1,6 +1,9 @@
 import type { WebhookSubscription } from '../../db/generated/client.ts'
 import { z } from 'zod'
-import { asHeaders, listDeliveries, type DeliveryWithAttempts } from '../../webhooks/deliveries-log.ts'
+import { listDeliveries, toDeliveryRecord } from '../../webhooks/deliveries-log.ts'
+import { toWebhookRecord } from '../../webhooks/webhook-record.ts'
+import type { DeliveryRecord } from '../../webhooks/webhook-schemas.ts'
+import { pageRecord } from '../../pagination.ts'
 import { lastDeliveryResults, type LastDeliveryResult } from '../../webhooks/last-delivery-results.ts'
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, updateWebhook } from '../../webhooks/manage-subscriptions.ts'
 import { redeliver, sendTestEvent } from '../../webhooks/manual-deliveries.ts'
@@ -14,44 +17,21 @@ const procedure = scopedProcedure('webhooks:manage')
 
 const webhookIdInput = z.object({ webhookId: webhookIdSchema })
 
+/**
+ * A subscription as the API records it (toWebhookRecord: one wire shape for /v1 and the
+ * portal), with its last delivery attempt for the list's "last delivery" column.
+ */
 function toWebhookView(subscription: WebhookSubscription, last: LastDeliveryResult | undefined) {
   return {
-    id: subscription.id,
-    url: subscription.url,
-    events: subscription.events,
-    status: subscription.status,
-    disabledAt: subscription.disabledAt?.toISOString() ?? null,
-    disabledReason: subscription.disabledReason,
-    createdAt: subscription.createdAt.toISOString(),
-    updatedAt: subscription.updatedAt.toISOString(),
-    previousSecretExpiresAt: subscription.previousSecretExpiresAt && subscription.previousSecretExpiresAt > new Date() ? subscription.previousSecretExpiresAt.toISOString() : null,
-    lastDelivery: last ? { ...last, at: last.at.toISOString() } : null,
+    ...toWebhookRecord(subscription),
+    last_delivery: last
+      ? { at: last.at.toISOString(), response_status: last.responseStatus, duration_ms: last.durationMs, error: last.error, succeeded: last.succeeded }
+      : null,
   }
 }
 
 export type WebhookView = ReturnType<typeof toWebhookView>
-
-function toDeliveryView(delivery: DeliveryWithAttempts) {
-  return {
-    id: delivery.id,
-    eventId: delivery.eventId,
-    event: delivery.event.kind,
-    status: delivery.status,
-    createdAt: delivery.createdAt.toISOString(),
-    nextAttemptAt: delivery.nextAttemptAt?.toISOString() ?? null,
-    attempts: delivery.attempts.map((attempt) => ({
-      attempt: attempt.attempt,
-      at: attempt.at.toISOString(),
-      responseStatus: attempt.responseStatus,
-      durationMs: attempt.durationMs,
-      error: attempt.error,
-      request: attempt.requestBody === null ? null : { headers: asHeaders(attempt.requestHeaders), body: attempt.requestBody },
-      response: attempt.responseHeaders === null ? null : { headers: asHeaders(attempt.responseHeaders), body: attempt.responseBody ?? '', bodyTruncated: attempt.responseBodyTruncated },
-    })),
-  }
-}
-
-export type DeliveryView = ReturnType<typeof toDeliveryView>
+export type { DeliveryRecord as DeliveryView }
 
 async function withLastDelivery(tenantId: string, subscription: WebhookSubscription) {
   const last = await lastDeliveryResults(tenantId, [subscription.id])
@@ -108,8 +88,7 @@ export const webhooksRouter = router({
     .input(domainInput(listDeliveriesQuerySchema.extend({ webhookId: webhookIdSchema })))
     .query(async ({ ctx, input }) => {
       const { webhookId, ...page } = input
-      const result = await listDeliveries(ctx.actor, webhookId, page)
-      return { ...result, items: result.items.map(toDeliveryView) }
+      return pageRecord(await listDeliveries(ctx.actor, webhookId, page), toDeliveryRecord)
     }),
 
   redeliver: procedure
