@@ -1,6 +1,6 @@
 import { Prisma, type Article } from '../db/generated/client.ts'
 import type { ArticleStatus } from '../db/generated/enums.ts'
-import type { ChangeTransaction } from '../events/commit-change.ts'
+import type { SqlTransaction } from '../db/sql-transaction.ts'
 import { createId } from '../ids.ts'
 import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
 import { toApiStatus } from './article-status.ts'
@@ -42,7 +42,7 @@ const assignments: { [Field in keyof Required<ArticleChanges>]: (value: ArticleC
  * Applies `changes` to the version of the article that was read (and, with `status`, only while
  * it is still in that state), raising its version; undefined when a concurrent writer changed it.
  */
-export async function updateReadArticle(tx: ChangeTransaction, current: Article, changes: ArticleChanges, options: { sameStatus?: boolean } = {}): Promise<Article | undefined> {
+export async function updateReadArticle(tx: SqlTransaction, current: Article, changes: ArticleChanges, options: { sameStatus?: boolean } = {}): Promise<Article | undefined> {
   const sets = (Object.keys(changes) as (keyof ArticleChanges)[])
     .filter((field) => changes[field] !== undefined)
     .map((field) => (assignments[field] as (value: unknown) => Prisma.Sql)(changes[field]))
@@ -56,7 +56,7 @@ export async function updateReadArticle(tx: ChangeTransaction, current: Article,
 
 /** A row of the article's workflow history. */
 export async function recordTransition(
-  tx: ChangeTransaction,
+  tx: SqlTransaction,
   row: { tenantId: string; articleId: string; from: ArticleStatus; to: ArticleStatus; actorId: string | null; publishAt?: Date | null; scheduleCancelled?: boolean; at?: Date },
 ): Promise<void> {
   await tx.$executeRaw`

@@ -87,7 +87,7 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
   }))
 
   if (rows.length > 0) {
-    await commitArticleChange(tdb, actor.tenant.id, async (tx, emit) => {
+    await commitArticleChange(actor.tenant.id, async (tx, emit) => {
       // One statement for all items. Raw SQL bypasses the tenant scope, so tenant_id is bound
       // explicitly here and in the conflict target. On re-sent external_ids, fields left out
       // (or null) keep their values, status and author stay as the newsroom set them, and

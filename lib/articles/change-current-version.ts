@@ -1,6 +1,5 @@
 import type { Article } from '../db/generated/client.ts'
 import { ConflictError, NotFoundError, PreconditionFailedError } from '../errors.ts'
-import type { TenantDb } from '../tenancy/tenant-db.ts'
 import { tenantSql } from '../tenancy/tenant-sql.ts'
 import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
 import { commitArticleChange } from './commit-article-change.ts'
@@ -57,11 +56,10 @@ export async function changeCurrentVersion<Result>(
  * undefined when a concurrent writer changed it first.
  */
 export async function updateReadVersion(
-  tdb: TenantDb,
   current: Article,
   data: ArticleChanges,
 ): Promise<Article | undefined> {
-  return commitArticleChange(tdb, current.tenantId, async (tx, emit) => {
+  return commitArticleChange(current.tenantId, async (tx, emit) => {
     // Only the version we read may be changed: a concurrent writer makes this match nothing.
     const article = await updateReadArticle(tx, current, data)
     if (!article) return undefined

@@ -1,5 +1,5 @@
-import { commitChange, type ChangeTransaction, type Emit } from '../events/commit-change.ts'
-import type { TenantDb } from '../tenancy/tenant-db.ts'
+import { sqlDatabase, type SqlTransaction } from '../db/sql-transaction.ts'
+import { commitChange, type Emit } from '../events/commit-change.ts'
 import { articlesChanged } from './article-totals.ts'
 
 /**
@@ -9,6 +9,8 @@ import { articlesChanged } from './article-totals.ts'
  * article write goes through here; importing it is what guarantees the step runs in any process
  * that writes articles, which a hook registered when some other module loads would not.
  */
-export function commitArticleChange<T>(tdb: TenantDb, tenantId: string, change: (tx: ChangeTransaction, emit: Emit) => Promise<T>): Promise<T> {
-  return commitChange(tdb, tenantId, change, { afterCommit: () => articlesChanged([tenantId]) })
+export function commitArticleChange<T>(tenantId: string, change: (tx: SqlTransaction, emit: Emit) => Promise<T>): Promise<T> {
+  // Article changes are raw SQL (article-writes.ts), so they run on a pg connection of their own
+  // rather than in a Prisma interactive transaction, whose machinery cost more than the statements.
+  return commitChange(sqlDatabase, tenantId, change, { afterCommit: () => articlesChanged([tenantId]) })
 }

@@ -1,10 +1,11 @@
 import type { Article } from '../db/generated/client.ts'
 import type { ArticleStatus } from '../db/generated/enums.ts'
 import { ConflictError, ForbiddenError, ValidationError } from '../errors.ts'
-import type { ChangeTransaction, Emit } from '../events/commit-change.ts'
+import type { SqlTransaction } from '../db/sql-transaction.ts'
+import type { Emit } from '../events/commit-change.ts'
 import type { EventKind } from '../events/event-kinds.ts'
 import type { Actor } from '../tenancy/actor.ts'
-import { tenantDb, type TenantDb } from '../tenancy/tenant-db.ts'
+import { tenantDb } from '../tenancy/tenant-db.ts'
 import { commitArticleChange } from './commit-article-change.ts'
 import { recordTransition, updateReadArticle } from './article-writes.ts'
 import { buildArticleUrl } from './article-url.ts'
@@ -30,8 +31,6 @@ export async function transitionArticle(
   if (input.publish_at !== undefined && input.to_state !== 'published') {
     throw new ValidationError([{ field: 'publish_at', message: 'publish_at goes only with to_state = published.' }])
   }
-  const tdb = tenantDb(actor.tenant.id)
-
   return changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, async (current) => {
     const now = options.now ?? new Date()
     const from = toApiStatus(current.status)
@@ -40,7 +39,7 @@ export async function transitionArticle(
     const publishAt = input.publish_at ? new Date(input.publish_at) : undefined
     const schedule = input.to_state === 'published' && publishAt !== undefined && publishAt.getTime() > now.getTime()
 
-    const article = await commitArticleChange(tdb, actor.tenant.id, (tx, emit) =>
+    const article = await commitArticleChange(actor.tenant.id, (tx, emit) =>
       schedule ? scheduleInTransaction(tx, emit, actor, current, publishAt!) : moveInTransaction(tx, emit, actor, current, fromApiStatus(input.to_state), now),
     )
     return article && { article, scheduled: schedule }
@@ -53,13 +52,12 @@ export async function transitionArticle(
  * history row and events, committed together, so the article is never left approved alone.
  */
 export async function approveAndPublish(actor: Actor, articleId: string, options: { now?: Date } = {}): Promise<Article> {
-  const tdb = tenantDb(actor.tenant.id)
   return changeCurrentVersion(actor.tenant.id, articleId, undefined, async (current) => {
     const now = options.now ?? new Date()
     const from = toApiStatus(current.status)
     assertMoveAllowed(actor, from, 'approved')
     assertMoveAllowed(actor, 'approved', 'published')
-    return commitArticleChange(tdb, actor.tenant.id, async (tx, emit) => {
+    return commitArticleChange(actor.tenant.id, async (tx, emit) => {
       const approved = await moveInTransaction(tx, emit, actor, current, 'approved', now)
       // A millisecond later, so the history lists the two moves in the order they were made.
       return approved && moveInTransaction(tx, emit, actor, approved, 'published', new Date(now.getTime() + 1))
@@ -80,7 +78,7 @@ function assertMoveAllowed(actor: Actor, from: ApiStatus, to: ApiStatus): void {
   }
 }
 
-async function moveInTransaction(tx: ChangeTransaction, emit: Emit, actor: Actor, current: Article, to: ArticleStatus, now: Date): Promise<Article | undefined> {
+async function moveInTransaction(tx: SqlTransaction, emit: Emit, actor: Actor, current: Article, to: ArticleStatus, now: Date): Promise<Article | undefined> {
   const publishing = to === 'published'
   const article = await updateReadArticle(
     tx,
@@ -113,7 +111,7 @@ async function moveInTransaction(tx: ChangeTransaction, emit: Emit, actor: Actor
   return article
 }
 
-async function scheduleInTransaction(tx: ChangeTransaction, emit: Emit, actor: Actor, current: Article, publishAt: Date): Promise<Article | undefined> {
+async function scheduleInTransaction(tx: SqlTransaction, emit: Emit, actor: Actor, current: Article, publishAt: Date): Promise<Article | undefined> {
   const article = await updateReadArticle(tx, current, { scheduledPublishAt: publishAt }, { sameStatus: true })
   if (!article) return undefined
   // The history shows the scheduling as an approved → published row carrying publish_at.
@@ -141,26 +139,25 @@ export async function publishIfStillScheduled(
   if (!current || current.status !== 'approved' || current.scheduledPublishAt?.getTime() !== scheduledFor.getTime()) {
     return { published: false, article: current }
   }
-  const article = await commitArticleChange(tdb, actor.tenant.id, (tx, emit) => moveInTransaction(tx, emit, actor, current, 'published', now))
+  const article = await commitArticleChange(actor.tenant.id, (tx, emit) => moveInTransaction(tx, emit, actor, current, 'published', now))
   if (!article) return { published: false, article: await tdb.article.findUnique({ where: { id: articleId } }) }
   return { published: true, article }
 }
 
 /** Takes a pending scheduled publication back; the article stays approved. */
 export async function cancelScheduledPublication(actor: Actor, articleId: string, options: { expectedVersion?: ExpectedVersion } = {}): Promise<Article> {
-  const tdb = tenantDb(actor.tenant.id)
   return changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, async (current) => {
     if (actor.user && !mayManageSchedule(actor.user.role)) {
       throw new ForbiddenError(`A ${actor.user?.role} cannot change a publication schedule; ask an editor.`)
     }
     if (!current.scheduledPublishAt) return current
-    return cancelReadSchedule(tdb, actor, current)
+    return cancelReadSchedule(actor, current)
   })
 }
 
 /** Clears the schedule of the version read, with a history row naming it and the article.updated event. */
-async function cancelReadSchedule(tdb: TenantDb, actor: Actor, current: Article): Promise<Article | undefined> {
-  return commitArticleChange(tdb, actor.tenant.id, async (tx, emit) => {
+async function cancelReadSchedule(actor: Actor, current: Article): Promise<Article | undefined> {
+  return commitArticleChange(actor.tenant.id, async (tx, emit) => {
     const article = await updateReadArticle(tx, current, { scheduledPublishAt: null })
     if (!article) return undefined
     await recordTransition(tx, {

@@ -43,7 +43,7 @@ export async function updateArticle(
     }
     assertWriterMayEdit(actor, current, input)
 
-    return updateReadVersion(tdb, current, changes)
+    return updateReadVersion(current, changes)
   })
   return { ...article, bodyRemoved: body.removed }
 }

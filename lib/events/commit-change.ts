@@ -1,8 +1,12 @@
+import type { SqlTransaction } from '../db/sql-transaction.ts'
 import type { TenantDb } from '../tenancy/tenant-db.ts'
 import { handOffToQueue } from './queue-hand-off.ts'
 import { recordEvents, type EventInput, type RecordedEvent } from './record-event.ts'
 
+/** A transaction of the tenant's Prisma client, for changes made through Prisma's models. */
 export type ChangeTransaction = Parameters<Parameters<TenantDb['$transaction']>[0]>[0]
+/** Whatever runs a change's transaction: the tenant's Prisma client, or the pg pool (sqlDatabase) for raw-SQL changes. */
+export type TransactionalDb<Tx extends SqlTransaction> = { $transaction<Result>(work: (tx: Tx) => Promise<Result>): Promise<Result> }
 /** Writes events to the outbox in the change's own transaction. */
 export type Emit = (events: EventInput[]) => Promise<RecordedEvent[]>
 /** Runs once the change has committed, before the writer answers: what must not outlive it (cached totals, token scopes). */
@@ -18,9 +22,14 @@ export type AfterCommit = (events: RecordedEvent[]) => Promise<void> | void
  *
  * A change that finds it lost a race returns without emitting; nothing is handed on then.
  */
-export async function commitChange<T>(tdb: TenantDb, tenantId: string, change: (tx: ChangeTransaction, emit: Emit) => Promise<T>, options: { afterCommit?: AfterCommit } = {}): Promise<T> {
+export async function commitChange<Tx extends SqlTransaction, T>(
+  db: TransactionalDb<Tx>,
+  tenantId: string,
+  change: (tx: Tx, emit: Emit) => Promise<T>,
+  options: { afterCommit?: AfterCommit } = {},
+): Promise<T> {
   let emitted: RecordedEvent[] = []
-  const value = await tdb.$transaction(async (tx) => {
+  const value = await db.$transaction(async (tx: Tx) => {
     emitted = []
     return change(tx, async (events) => {
       const recorded = await recordEvents(tx, tenantId, events)

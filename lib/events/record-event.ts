@@ -1,11 +1,11 @@
 import type { Prisma } from '../db/generated/client.ts'
 import { createId } from '../ids.ts'
-import type { TenantDb } from '../tenancy/tenant-db.ts'
+import type { SqlTransaction } from '../db/sql-transaction.ts'
 import type { OutboxEventKind } from './event-kinds.ts'
 
 export type RecordedEvent = { id: string; tenantId: string; kind: OutboxEventKind; occurredAt: Date; data: Prisma.InputJsonObject }
 
-type OutboxWriter = Pick<TenantDb, '$executeRaw'>
+type OutboxWriter = Pick<SqlTransaction, '$executeRaw'>
 
 /**
  * Writes events to the outbox in the transaction that makes the change, so the change and its

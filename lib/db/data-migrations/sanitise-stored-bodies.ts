@@ -1,6 +1,5 @@
 import { updateReadVersion } from '../../articles/change-current-version.ts'
 import { sanitizeBody } from '../../articles/sanitize-body.ts'
-import { tenantDb } from '../../tenancy/tenant-db.ts'
 import { db } from '../client.ts'
 
 export const sanitiseBodiesMigration = 'sanitise_article_bodies'
@@ -26,7 +25,7 @@ export async function sanitiseStoredBodies(options: { batchSize?: number } = {})
     for (const article of batch) {
       const clean = sanitizeBody(article.body)
       if (clean === article.body) continue
-      const written = await updateReadVersion(tenantDb(article.tenantId), article, { body: clean })
+      const written = await updateReadVersion(article, { body: clean })
       if (written) changed++
     }
   }

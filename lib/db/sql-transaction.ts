@@ -1,0 +1,54 @@
+import { Prisma } from './generated/client.ts'
+import { sqlPool } from './client.ts'
+
+/**
+ * The part of a transaction that raw SQL needs: Prisma's tagged-template `$queryRaw` and
+ * `$executeRaw`. A Prisma transaction has it, and so does `sqlTransaction`, which runs the
+ * same statements on a pg connection without Prisma's interactive-transaction machinery
+ * (bench: that machinery cost more CPU per write than the statements it carried).
+ */
+export type SqlTransaction = {
+  /** As Prisma's: `Result` is the whole answer, the rows' array. */
+  $queryRaw<Result = unknown>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<Result>
+  $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<number>
+}
+
+function statement(query: TemplateStringsArray | Prisma.Sql, values: unknown[]): Prisma.Sql {
+  return query instanceof Prisma.Sql ? query : Prisma.sql(query, ...values)
+}
+
+/** Runs `work` in one transaction on a connection of the shared pool; rolls back if it throws. */
+export async function sqlTransaction<Result>(work: (tx: SqlTransaction) => Promise<Result>): Promise<Result> {
+  const client = await sqlPool.connect()
+  const tx: SqlTransaction = {
+    async $queryRaw<Result>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
+      const sql = statement(query, values)
+      return (await client.query(sql.text, sql.values)).rows as Result
+    },
+    async $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
+      const sql = statement(query, values)
+      return (await client.query(sql.text, sql.values)).rowCount ?? 0
+    },
+  }
+  let broken: Error | undefined
+  // A checked-out connection the server cuts (a restart, a failover) emits 'error'; unheard,
+  // that would end the process. The query in flight fails too, so the request answers 503.
+  const onError = (error: Error) => (broken = error)
+  client.on('error', onError)
+  try {
+    await client.query('BEGIN')
+    const result = await work(tx)
+    await client.query('COMMIT')
+    return result
+  } catch (error) {
+    await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError))
+    throw error
+  } finally {
+    client.off('error', onError)
+    // A connection that broke, or could not even roll back, is not given to the next caller.
+    client.release(broken)
+  }
+}
+
+/** The pool as a transactional database for commitChange: raw-SQL changes without Prisma. */
+export const sqlDatabase = { $transaction: sqlTransaction }
