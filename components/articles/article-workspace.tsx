@@ -47,7 +47,7 @@ export function ArticleWorkspace({ articleId, role, justCreated }: { articleId: 
     )
   }
 
-  const { article, moves, canManageSchedule, readOnlyReason } = current.data
+  const { article, moves, canManageSchedule, canApproveAndPublish, readOnlyReason } = current.data
   const authorName = options.data.authors.find((author) => author.id === article.author_id)?.name
   return (
     <section aria-labelledby="article-heading">
@@ -65,6 +65,7 @@ export function ArticleWorkspace({ articleId, role, justCreated }: { articleId: 
           article={article}
           moves={moves}
           canManageSchedule={canManageSchedule}
+          canApproveAndPublish={canApproveAndPublish}
           role={role}
           authorName={authorName}
           blocked={dirty}

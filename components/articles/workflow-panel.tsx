@@ -19,6 +19,8 @@ type Props = {
   /** The moves the domain offers this person from the current state (offeredMoves). */
   moves: ApiStatus[]
   canManageSchedule: boolean
+  /** Whether to offer "Approve and publish" (mayApproveAndPublish). */
+  canApproveAndPublish: boolean
   role: Role
   authorName: string | undefined
   /** Unsaved edits in the form: moving now would publish or review something else than what is on screen. */
@@ -42,7 +44,7 @@ function doneMessage(article: ArticleRecord, scheduled: boolean): string {
   return `Moved to ${statusLabels[article.status].toLowerCase()}.`
 }
 
-export function WorkflowPanel({ article, moves, canManageSchedule, role, authorName, blocked }: Props) {
+export function WorkflowPanel({ article, moves, canManageSchedule, canApproveAndPublish, role, authorName, blocked }: Props) {
   const trpc = useTRPC()
   const queryClient = useQueryClient()
   const [message, setMessage] = useState('')
@@ -184,7 +186,7 @@ export function WorkflowPanel({ article, moves, canManageSchedule, role, authorN
             ))}
           </div>
         )}
-        {article.status === 'in-review' && moves.includes('approved') && canManageSchedule && (
+        {canApproveAndPublish && (
           <div className={styles.publishGroup}>
             <button
               type="button"

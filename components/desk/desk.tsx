@@ -9,6 +9,7 @@ import { describePortalError } from '@/components/portal-error'
 import { listHref } from '@/components/articles/article-list-params'
 import { LocalTime } from '@/components/articles/local-time'
 import type { AppRouter } from '@/lib/trpc/routers/app-router'
+import { rotationRecommendedAfterDays } from '@/lib/tokens/api-token-schemas'
 import styles from './desk.module.css'
 
 type DeskData = inferRouterOutputs<AppRouter>['desk']['get']
@@ -94,7 +95,7 @@ const webhookReasons = {
 
 const keyReasons = {
   owner_inactive: 'Its owner was deactivated, so every request with it is refused. Revoke it or replace it.',
-  rotation_due: 'Older than the 90-day rotation advice: create a replacement and revoke this one.',
+  rotation_due: `Older than the ${rotationRecommendedAfterDays}-day rotation advice: create a replacement and revoke this one.`,
 } as const
 
 function Attention({ attention }: { attention: NonNullable<DeskData['attention']> }) {
@@ -121,12 +122,12 @@ function Attention({ attention }: { attention: NonNullable<DeskData['attention']
             </li>
           ))}
           {attention.keys.map((key) => (
-            <li key={key.key_id}>
-              <Link href={`/settings/api-keys/${key.key_id}`}>
+            <li key={key.id}>
+              <Link href={`/settings/api-keys/${key.id}`}>
                 API key “{key.name}” ({key.prefix}…)
               </Link>
               <span className={styles.meta}>
-                {keyReasons[key.reason]} Owner: {key.owner_name}.
+                {keyReasons[key.reason]} Owner: {key.ownerName}.
               </span>
             </li>
           ))}

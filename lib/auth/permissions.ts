@@ -1,4 +1,4 @@
-import type { Role } from '../db/generated/enums.ts'
+import { Role } from '../db/generated/enums.ts'
 import { ForbiddenError } from '../errors.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { grantableScopes, hasScope, type Scope } from '../tokens/scopes.ts'
@@ -18,7 +18,7 @@ export function can(who: Pick<Actor, 'user'> | { role: Role }, scope: Scope): bo
 
 /** The roles that have a scope, as the refusal names them ("Only admin users can do this."). */
 export function rolesWith(scope: Scope): Role[] {
-  return (['admin', 'editor', 'writer'] as const).filter((role) => can({ role }, scope))
+  return Object.values(Role).filter((role) => can({ role }, scope))
 }
 
 export function refusalFor(scope: Scope): string {

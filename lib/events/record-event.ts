@@ -26,9 +26,9 @@ export async function recordEvents(tx: OutboxWriter, tenantId: string, events: E
   }))
   // One statement with one parameter, decoded by PostgreSQL: cheaper per write than Prisma's
   // createMany, which compiles and binds every column of every row.
-  const json = JSON.stringify(rows.map((row) => ({ id: row.id, tenant_id: row.tenantId, kind: row.kind, occurred_at: row.occurredAt.toISOString(), data: row.data })))
   await tx.$executeRaw`
     INSERT INTO events (id, tenant_id, kind, occurred_at, data)
-    SELECT id, tenant_id, kind, occurred_at, data FROM json_to_recordset(${json}::json) AS e(id text, tenant_id text, kind text, occurred_at timestamptz, data jsonb)`
+    SELECT id, "tenantId", kind, "occurredAt", data
+    FROM json_to_recordset(${JSON.stringify(rows)}::json) AS e(id text, "tenantId" text, kind text, "occurredAt" timestamptz, data jsonb)`
   return rows
 }

@@ -50,7 +50,7 @@ export const publicProcedure = t.procedure.use(mapDomainErrors)
 /** A signed-in, active member of a newsroom, acting in it. */
 export const memberProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.member || !ctx.tenant) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in again: your session has ended.' })
-  const actor: Actor = { tenant: ctx.tenant, user: { id: ctx.member.id, role: ctx.member.role } }
+  const actor: Actor & { user: NonNullable<Actor['user']> } = { tenant: ctx.tenant, user: { id: ctx.member.id, role: ctx.member.role } }
   return next({ ctx: { ...ctx, member: ctx.member, tenant: ctx.tenant, actor } })
 })
 

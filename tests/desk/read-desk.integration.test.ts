@@ -61,7 +61,7 @@ describe('readDesk', () => {
     expect(desk.attention).toBeUndefined()
   })
 
-  it('tells an admin about disabled subscriptions and about keys whose owner left or that are due for rotation', async () => {
+  it('tells an admin about disabled or failing subscriptions (not healthy ones) and about keys whose owner left or that are due for rotation', async () => {
     const admin = member(newsroom, 'admin')
     await newsroom.token(['articles:read'], 'admin')
     const departing = await db.user.create({
@@ -77,12 +77,29 @@ describe('readDesk', () => {
     const disabled = await db.webhookSubscription.create({
       data: { id: createId('whk'), tenantId: newsroom.tenant.id, url: 'https://receiver.example/hook', events: ['article.published'], secretEncrypted: 'x', ownerId: newsroom.users.admin.id, status: 'disabled', disabledAt: new Date() },
     })
+    // Enabled, but its last attempt failed: failing. One whose last attempt succeeded is fine.
+    const failing = await db.webhookSubscription.create({
+      data: { id: createId('whk'), tenantId: newsroom.tenant.id, url: 'https://receiver.example/failing', events: ['article.published'], secretEncrypted: 'x', ownerId: newsroom.users.admin.id },
+    })
+    const healthy = await db.webhookSubscription.create({
+      data: { id: createId('whk'), tenantId: newsroom.tenant.id, url: 'https://receiver.example/healthy', events: ['article.published'], secretEncrypted: 'x', ownerId: newsroom.users.admin.id },
+    })
+    const event = await db.event.create({ data: { id: createId('evt'), tenantId: newsroom.tenant.id, kind: 'article.published', occurredAt: new Date(), data: {} } })
+    for (const [subscription, responseStatus] of [[failing, 500], [healthy, 204]] as const) {
+      const delivery = await db.delivery.create({ data: { id: createId('dlv'), tenantId: newsroom.tenant.id, eventId: event.id, subscriptionId: subscription.id } })
+      await db.deliveryAttempt.create({ data: { id: createId('att'), deliveryId: delivery.id, attempt: 1, at: new Date(), responseStatus, durationMs: 12 } })
+    }
     await db.webhookSubscription.create({
       data: { id: createId('whk'), tenantId: other.tenant.id, url: 'https://other.example/hook', events: ['article.published'], secretEncrypted: 'x', ownerId: other.users.admin.id, status: 'disabled' },
     })
 
     const desk = await readDesk(admin)
-    expect(desk.attention!.webhooks.map(({ subscription, reason }) => [subscription.id, reason])).toEqual([[disabled.id, 'disabled']])
+    expect(desk.attention!.webhooks.map(({ subscription, reason }) => [subscription.id, reason]).sort()).toEqual(
+      [
+        [disabled.id, 'disabled'],
+        [failing.id, 'failing'],
+      ].sort(),
+    )
     expect(desk.attention!.keys.map(({ key, reason }) => [key.id, reason]).sort()).toEqual(
       [
         [orphaned.id, 'owner_inactive'],

@@ -11,7 +11,7 @@ const procedure = scopedProcedure('admin')
 
 // No transformer is configured, so dates travel as ISO strings; saying so in the types
 // keeps the pages from treating them as Date objects.
-function toApiKeyView(key: ApiTokenSummary) {
+export function toApiKeyView(key: ApiTokenSummary) {
   return {
     id: key.id,
     name: key.name,

@@ -15,7 +15,7 @@ import { createArticle } from '../../articles/create-article.ts'
 import { getArticle } from '../../articles/get-article.ts'
 import { listArticles } from '../../articles/list-articles.ts'
 import { snippetParts } from '../../articles/search-articles.ts'
-import { mayManageSchedule, offeredMoves } from '../../articles/offered-moves.ts'
+import { mayApproveAndPublish, mayManageSchedule, offeredMoves } from '../../articles/offered-moves.ts'
 import { approveAndPublish, cancelScheduledPublication, transitionArticle } from '../../articles/transition-article.ts'
 import { contentEditRefusal, updateArticle } from '../../articles/update-article.ts'
 import type { WrittenArticle } from '../../articles/stored-body.ts'
@@ -57,6 +57,7 @@ export const articlesRouter = router({
       article,
       moves: offeredMoves(ctx.member.role, article.status),
       canManageSchedule: mayManageSchedule(ctx.member.role),
+      canApproveAndPublish: mayApproveAndPublish(ctx.member.role, article.status),
       readOnlyReason: contentEditRefusal(ctx.actor.user, row),
     }
   }),

@@ -1,10 +1,10 @@
 import type { WebhookSubscription } from '../../db/generated/client.ts'
 import { z } from 'zod'
 import { listDeliveries, toDeliveryRecord } from '../../webhooks/deliveries-log.ts'
-import { toWebhookRecord } from '../../webhooks/webhook-record.ts'
+import { toWebhookRecordWithLastDelivery } from '../../webhooks/webhook-record.ts'
 import type { DeliveryRecord } from '../../webhooks/webhook-schemas.ts'
 import { pageRecord } from '../../pagination.ts'
-import { lastDeliveryResults, type LastDeliveryResult } from '../../webhooks/last-delivery-results.ts'
+import { lastDeliveryResults } from '../../webhooks/last-delivery-results.ts'
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, updateWebhook } from '../../webhooks/manage-subscriptions.ts'
 import { redeliver, sendTestEvent } from '../../webhooks/manual-deliveries.ts'
 import { rotateWebhookSecret } from '../../webhooks/rotate-secret.ts'
@@ -17,37 +17,24 @@ const procedure = scopedProcedure('webhooks:manage')
 
 const webhookIdInput = z.object({ webhookId: webhookIdSchema })
 
-/**
- * A subscription as the API records it (toWebhookRecord: one wire shape for /v1 and the
- * portal), with its last delivery attempt for the list's "last delivery" column.
- */
-function toWebhookView(subscription: WebhookSubscription, last: LastDeliveryResult | undefined) {
-  return {
-    ...toWebhookRecord(subscription),
-    last_delivery: last
-      ? { at: last.at.toISOString(), response_status: last.responseStatus, duration_ms: last.durationMs, error: last.error, succeeded: last.succeeded }
-      : null,
-  }
-}
-
-export type WebhookView = ReturnType<typeof toWebhookView>
+export type WebhookView = ReturnType<typeof toWebhookRecordWithLastDelivery>
 export type { DeliveryRecord as DeliveryView }
 
 async function withLastDelivery(tenantId: string, subscription: WebhookSubscription) {
   const last = await lastDeliveryResults(tenantId, [subscription.id])
-  return toWebhookView(subscription, last.get(subscription.id))
+  return toWebhookRecordWithLastDelivery(subscription, last.get(subscription.id))
 }
 
 export const webhooksRouter = router({
   list: procedure.query(async ({ ctx }) => {
     const page = await listWebhooks(ctx.actor, { limit: 200, offset: 0 })
     const last = await lastDeliveryResults(ctx.tenant.id, page.items.map((item) => item.id))
-    return { items: page.items.map((item) => toWebhookView(item, last.get(item.id))), total: page.total }
+    return { items: page.items.map((item) => toWebhookRecordWithLastDelivery(item, last.get(item.id))), total: page.total }
   }),
 
   get: procedure.input(domainInput(webhookIdInput)).query(async ({ ctx, input }) => withLastDelivery(ctx.tenant.id, await getWebhook(ctx.actor, input.webhookId))),
 
-  create: procedure.input(domainInput(createWebhookSchema)).mutation(async ({ ctx, input }) => toWebhookView(await createWebhook(ctx.actor, input), undefined)),
+  create: procedure.input(domainInput(createWebhookSchema)).mutation(async ({ ctx, input }) => toWebhookRecordWithLastDelivery(await createWebhook(ctx.actor, input), undefined)),
 
   /** url, events, and a new secret only when one is given (the current one is never shown). */
   update: procedure
