@@ -1,8 +1,18 @@
 /**
- * Runs once when a Next server process starts (`next dev`, `next start`, the production custom
- * server): connects the outbox of Next's copy of lib/ to Inngest (lib/events/event-queue.ts), so
- * portal writes hand their events on like /v1 writes do.
+ * Runs once when a Next server process starts (the production server, `npm run dev`, `next
+ * start`), in Next's copy of lib/ — in production the only copy, which the /v1 route modules
+ * share (lib/server/v1-route-modules.ts). It connects the outbox to Inngest, offers the
+ * hosting server a way to drain the app's buffered work before exit, and sends events an
+ * earlier run left in the outbox.
  */
 export async function register() {
-  if (process.env.NEXT_RUNTIME === 'nodejs') await import('./inngest/outbox-queue')
+  if (process.env.NEXT_RUNTIME !== 'nodejs' || process.env.NEXT_PHASE === 'phase-production-build') return
+  await import('./inngest/outbox-queue')
+  const [{ offerDrain }, { drainBeforeExit }, { scheduleStartupSweep }] = await Promise.all([
+    import('./lib/server/lifecycle'),
+    import('./lib/server/drain'),
+    import('./lib/events/sweep-outbox'),
+  ])
+  offerDrain(drainBeforeExit)
+  scheduleStartupSweep()
 }

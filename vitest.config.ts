@@ -11,7 +11,7 @@ export default defineConfig({
     include: ['lib/**/*.test.ts', 'inngest/**/*.test.ts', 'scripts/**/*.test.ts', 'prisma/**/*.test.ts', 'tools/**/*.test.ts', 'tests/**/*.test.ts'],
     exclude: ['node_modules/**', 'e2e/**', '.next/**'],
     globalSetup: ['tests/support/global-setup.ts'],
-    // Every process that writes registers the outbox's queue, as scripts/serve.ts does.
+    // Every process that writes registers the outbox's queue, as scripts/dev.ts and instrumentation.ts do.
     setupFiles: ['tests/support/database-per-file.ts', 'inngest/outbox-queue.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -35,7 +35,7 @@ Object.assign(env, {
   RATE_LIMIT_STANDARD_PER_MINUTE: '100000000',
   RATE_LIMIT_ENTERPRISE_PER_MINUTE: '100000000',
 })
-const service = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts', 'start'], { stdio: ['ignore', 'ignore', 'inherit'], env })
+const service = spawn(process.execPath, ['dist/start.mjs'], { stdio: ['ignore', 'ignore', 'inherit'], env })
 const stop = () => {
   service.kill('SIGTERM')
 }

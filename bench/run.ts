@@ -81,8 +81,8 @@ async function main() {
     log(`seeded in ${Math.round(performance.now() - seedStarted)} ms`)
 
     if (process.env.BENCH_SKIP_BUILD !== '1') {
-      log('next build')
-      await run(process.execPath, ['node_modules/next/dist/bin/next', 'build'], { ...process.env, NEXT_TELEMETRY_DISABLED: '1' })
+      log('npm run build')
+      await run('npm', ['run', 'build', '--silent'], { ...process.env, NEXT_TELEMETRY_DISABLED: '1' })
     }
 
     // Events go to a stand-in for Inngest (tests/support/fake-inngest.ts), as they would to Inngest.
@@ -103,8 +103,8 @@ async function main() {
       RATE_LIMIT_KEY_PREFIX: `newsroom:bench:${Date.now()}`,
       INNGEST_DEV: fakeInngest.url,
     }
-    // The production server, as `npm start` runs it, but without the npm and tsx wrappers: its pid is the one measured.
-    const service = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts', 'start'], { stdio: ['ignore', 'ignore', 'inherit'], env: serviceEnv })
+    // The production server, as `npm start` runs it, but without the npm wrapper: its pid is the one measured.
+    const service = spawn(process.execPath, ['dist/start.mjs'], { stdio: ['ignore', 'ignore', 'inherit'], env: serviceEnv })
     children.push(service)
     const baseline = spawn(process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts', String(baselinePort)], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DATABASE_URL: databaseUrl } })
     children.push(baseline)

@@ -2,7 +2,7 @@ import { expect, type Browser, type BrowserContext, type BrowserContextOptions }
 
 export type SeedRole = 'admin' | 'editor' | 'writer'
 
-/** The seeded Daily Planet users (prisma/seed.ts). */
+/** The seeded Daily Planet users (prisma/development-seed.ts). */
 export const seedUsers: Record<SeedRole, { email: string; password: string; name: string }> = {
   admin: { email: 'admin@dailyplanet.example', password: 'newsroom-admin-dev', name: 'Daily Planet Admin' },
   editor: { email: 'editor@dailyplanet.example', password: 'newsroom-editor-dev', name: 'Daily Planet Editor' },

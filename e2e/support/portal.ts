@@ -2,7 +2,7 @@ import { expect, type Page } from '@playwright/test'
 import pg from 'pg'
 import { e2eDatabaseUrl } from './e2e-env.ts'
 
-/** The seeded development sign-ins of the Daily Planet (prisma/seed.ts). */
+/** The seeded development sign-ins of the Daily Planet (prisma/development-seed.ts). */
 export const seeded = {
   admin: { email: 'admin@dailyplanet.example', password: 'newsroom-admin-dev', name: 'Daily Planet Admin' },
   editor: { email: 'editor@dailyplanet.example', password: 'newsroom-editor-dev', name: 'Daily Planet Editor' },

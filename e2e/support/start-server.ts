@@ -1,7 +1,8 @@
 /**
  * Starts the production build for the e2e suite: a fresh seeded database on the test
- * PostgreSQL server, then `scripts/serve.ts start`. Run `next build` first (npm run test:e2e does).
- * With the argument `dev` it runs `scripts/serve.ts dev` instead (development mode, as npm run dev).
+ * PostgreSQL server, then the production server as `npm start` runs it (dist/start.mjs; run
+ * `npm run build` first, as npm run test:e2e does). With the argument `dev` it runs
+ * scripts/dev.ts instead (development mode, as npm run dev).
  */
 import { spawn } from 'node:child_process'
 import pg from 'pg'
@@ -14,7 +15,7 @@ await admin.query(`CREATE DATABASE ${e2eDatabaseName}`)
 await admin.end()
 
 const mode = process.argv[2] === 'dev' ? 'dev' : 'start'
-const server = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts', mode], {
+const server = spawn(process.execPath, mode === 'dev' ? ['--import', 'tsx', 'scripts/dev.ts'] : ['dist/start.mjs'], {
   stdio: 'inherit',
   env: {
     ...process.env,

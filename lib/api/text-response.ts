@@ -1,5 +1,3 @@
-import { processSingleton } from '../process-singleton.ts'
-
 /**
  * A text body the production server can send as is. A cached answer passes the same object on
  * every hit, so its UTF-8 bytes and gzip are made once, not once per request (a 50-article
@@ -7,8 +5,11 @@ import { processSingleton } from '../process-singleton.ts'
  */
 export type TextPayload = { body: string; bytes?: Buffer; gzipped?: Buffer }
 
-// Keyed by the Response object, so an entry lives exactly as long as its response.
-const payloads = processSingleton('response-payloads', () => new WeakMap<Response, TextPayload>())
+// Carried on the Response itself under a registered symbol: the server that sends it
+// (lib/server, bundled on its own) and the route that made it (Next's bundle) share no module,
+// only the object. The payload lives exactly as long as its response.
+const payloadKey = Symbol.for('newsroom.text-payload')
+type ResponseWithPayload = Response & { [payloadKey]?: TextPayload }
 
 /**
  * A Response with a text body whose text the production server can send as is, instead of
@@ -17,17 +18,17 @@ const payloads = processSingleton('response-payloads', () => new WeakMap<Respons
  */
 export function textResponse(text: string | TextPayload, init: ResponseInit): Response {
   const payload = typeof text === 'string' ? { body: text } : text
-  const response = new Response(payload.body, init)
-  payloads.set(response, payload)
+  const response = new Response(payload.body, init) as ResponseWithPayload
+  response[payloadKey] = payload
   return response
 }
 
 /** The text a textResponse was made with; undefined for any other response. */
 export function knownText(response: Response): string | undefined {
-  return payloads.get(response)?.body
+  return (response as ResponseWithPayload)[payloadKey]?.body
 }
 
 /** The payload a textResponse was made with, for the server to send (and memoise its bytes on). */
 export function knownPayload(response: Response): TextPayload | undefined {
-  return payloads.get(response)
+  return (response as ResponseWithPayload)[payloadKey]
 }

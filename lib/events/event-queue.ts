@@ -5,7 +5,8 @@ export type OutboxRow = { id: string; tenantId: string; kind: string; occurredAt
 /**
  * Where committed outbox events go next: the port the outbox sends through, so lib/ knows no
  * vendor. inngest/outbox-queue.ts implements it and registers it when imported; every entry
- * point imports it (scripts/serve.ts, instrumentation.ts for Next's processes, the tests' setup).
+ * point imports it (instrumentation.ts for Next's copy of lib/, scripts/dev.ts for the tsx copy
+ * that serves /v1 in development, the tests' setup).
  */
 export type EventQueue = {
   /** Whether events can be sent now; the outbox keeps them until then. */

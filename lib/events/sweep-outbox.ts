@@ -10,7 +10,8 @@ const batchTransaction = { maxWait: 10_000, timeout: 90_000 }
 
 /**
  * Re-sends outbox events that never reached Inngest, oldest first, in bounded batches.
- * Run at start-up (scripts/serve.ts) and every minute (the outbox-sweeper function).
+ * Run at start-up (scheduleStartupSweep, from instrumentation.ts) and every minute (the
+ * outbox-sweeper function).
  * `minAgeMs` leaves fresh events to the request that is sending them right now; a double
  * send would be harmless anyway, since Inngest deduplicates by event id.
  *
@@ -54,4 +55,13 @@ export async function sweepOutbox(options: { batchSize?: number; maxBatches?: nu
     if (outcome.claimed < batchSize) return { sent, remaining: false, error: null }
   }
   return { sent, remaining: true, error: null }
+}
+
+/** Events left in the outbox by a previous run (the queue was down) go out once the server is up. */
+export function scheduleStartupSweep(delayMs = 10_000): void {
+  const timer = setTimeout(async () => {
+    const result = await sweepOutbox().catch((error: Error) => ({ sent: 0, remaining: true, error: error.message }))
+    if (result.sent > 0) console.log(`Outbox: sent ${result.sent} waiting event(s) to Inngest.`)
+  }, delayMs)
+  timer.unref()
 }

@@ -1,15 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { errorResponse } from '../api/with-api.ts'
+import { problemResponse } from '../api/problem.ts'
 import { createId } from '../ids.ts'
 import { sendWebResponse, toWebRequest } from './node-http.ts'
 import { isServedMethod, unservedMethodResponse } from './unserved-methods.ts'
-import { loadV1Router } from './v1-router.ts'
+import type { V1Route } from './v1-route-modules.ts'
+import { createV1Router } from './v1-router.ts'
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => Promise<void>
 
-/** A node:http listener that answers every request from the /v1 route files. */
-export async function createV1Listener(): Promise<NodeListener> {
-  const route = await loadV1Router()
+/** A node:http listener that answers every request from the given /v1 route modules. */
+export function createV1Listener(routes: V1Route[]): NodeListener {
+  const route = createV1Router(routes)
   return async (req, res) => {
     try {
       const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`)
@@ -21,9 +22,13 @@ export async function createV1Listener(): Promise<NodeListener> {
       }
       await sendWebResponse(req, res, await route(toWebRequest(req, url)))
     } catch (error) {
-      // The /v1 wrapper turns every failure into a problem; this only catches what escapes it.
+      // The /v1 wrapper turns every failure into a problem; this only catches what escapes it
+      // (a client gone mid-body, a response that cannot be written). Logged in the app's JSON
+      // shape without the app's logger, which lives in the route modules' copy of lib/.
+      const requestId = createId('req')
+      process.stderr.write(JSON.stringify({ level: 50, time: Date.now(), request_id: requestId, err: { message: (error as Error).message, stack: (error as Error).stack }, msg: 'unexpected error outside the /v1 wrapper' }) + '\n')
       if (res.headersSent) res.destroy(error as Error)
-      else await sendWebResponse(req, res, errorResponse(error, createId('req')))
+      else await sendWebResponse(req, res, problemResponse({ code: 'internal_error', detail: `Something went wrong on our side. Quote request id ${requestId} if you contact support.` }, requestId))
     }
   }
 }

@@ -1,27 +1,17 @@
-import { readdirSync, statSync } from 'node:fs'
-import path from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { problemResponse } from '../api/problem.ts'
 import { createId } from '../ids.ts'
+import type { RouteModule, V1Route } from './v1-route-modules.ts'
 
 type RouteParams = Record<string, string | string[]>
-type RouteHandler = (request: Request, context: { params: Promise<RouteParams> }) => Promise<Response>
-type RouteModule = Partial<Record<string, RouteHandler>>
-type Route = { segments: string[]; module: RouteModule }
 
 /**
- * Serves the app's /v1 route files (app/v1/**\/route.ts) as Next's router would — same files,
- * same handlers, same params — without the App Router's per-request machinery, which costs more
- * than the API's own work (measured in bench/results). Routes are found on disk, so a new route
- * file needs no registration here.
+ * Routes a /v1 request to its route module as Next's router would — same handlers, same params,
+ * static segments before dynamic ones before catch-alls — without the App Router's per-request
+ * machinery, which costs more than the API's own work (measured in bench/results). The modules
+ * come from the production build or from the source files (v1-route-modules.ts).
  */
-export async function loadV1Router(appDir = path.resolve(import.meta.dirname, '../../app')): Promise<(request: Request) => Promise<Response>> {
-  const files = findRouteFiles(path.join(appDir, 'v1'), ['v1'])
-  const routes: Route[] = await Promise.all(
-    files.map(async ({ segments, file }) => ({ segments, module: (await import(pathToFileURL(file).href)) as RouteModule })),
-  )
-  routes.sort(bySpecificity)
-
+export function createV1Router(loaded: V1Route[]): (request: Request) => Promise<Response> {
+  const routes = [...loaded].sort(bySpecificity)
   return async (request) => {
     const parts = new URL(request.url).pathname.split('/').filter(Boolean)
     for (const route of routes) {
@@ -40,18 +30,8 @@ async function callRoute(module: RouteModule, request: Request, params: RoutePar
   return problemResponse({ code: 'method_not_allowed', detail: `${request.method} is not supported by this API.` }, createId('req'))
 }
 
-function findRouteFiles(dir: string, segments: string[]): { segments: string[]; file: string }[] {
-  const found: { segments: string[]; file: string }[] = []
-  for (const entry of readdirSync(dir)) {
-    const full = path.join(dir, entry)
-    if (statSync(full).isDirectory()) found.push(...findRouteFiles(full, [...segments, entry]))
-    else if (entry === 'route.ts') found.push({ segments, file: full })
-  }
-  return found
-}
-
 // Static segments beat dynamic ones, which beat catch-alls, as in Next's router.
-function bySpecificity(a: Route, b: Route): number {
+function bySpecificity(a: V1Route, b: V1Route): number {
   const ra = a.segments.map(segmentRank)
   const rb = b.segments.map(segmentRank)
   for (let i = 0; i < Math.min(ra.length, rb.length); i++) if (ra[i] !== rb[i]) return ra[i]! - rb[i]!

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { appListener } from '../../lib/server/app-listener.ts'
 import { refuseConnect } from '../../lib/server/unserved-methods.ts'
 import { createV1Listener } from '../../lib/server/v1-listener.ts'
+import { loadSourceV1Routes } from '../../lib/server/v1-route-modules.ts'
 import { rawHttp } from '../support/raw-http.ts'
 
 // Methods the app serves nowhere get a 405 problem with Allow, unauthenticated and before any
@@ -17,7 +18,7 @@ const reachedNext: string[] = []
 
 beforeAll(async () => {
   server = createServer(
-    appListener(await createV1Listener(), (req, res) => {
+    appListener(createV1Listener(await loadSourceV1Routes()), (req, res) => {
       reachedNext.push(`${req.method} ${req.url}`)
       res.writeHead(200, { 'content-type': 'text/html' }).end('<p>page</p>')
     }),

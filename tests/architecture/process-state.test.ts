@@ -2,8 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 
-// The production server loads lib/ twice in one process (tsx for /v1, Next's bundle for the
-// rest), so module-level state exists once per copy. State that must be shared (the database
+// `npm run dev` loads lib/ twice in one process (tsx for /v1, Next's dev bundle for the rest;
+// production loads it once, tests/architecture/server-bundle.test.ts), so module-level state
+// exists once per copy there. State that must be shared (the database
 // pool, the token cache a revocation clears, Redis, totals, the event queue, the response cache)
 // lives in processSingleton (lib/process-singleton.ts). Everything else that is mutable at module
 // level is listed here with why a copy of its own is harmless; new state must be one or the other.

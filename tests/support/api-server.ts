@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { recordPeerAddress } from '../../lib/server/node-http.ts'
 import { createV1Listener } from '../../lib/server/v1-listener.ts'
-// As scripts/serve.ts does for the production server: the outbox sends through Inngest.
+import { loadSourceV1Routes } from '../../lib/server/v1-route-modules.ts'
+// As the servers do (instrumentation.ts, scripts/dev.ts): the outbox sends through Inngest.
 import '../../inngest/outbox-queue.ts'
 
 /**
@@ -11,7 +12,7 @@ import '../../inngest/outbox-queue.ts'
  * real requests while each test file keeps its own database.
  */
 export async function startApiServer(): Promise<{ url: string; close: () => Promise<void>; server: Server }> {
-  const serveV1 = await createV1Listener()
+  const serveV1 = createV1Listener(await loadSourceV1Routes())
   const server = createServer((req, res) => {
     recordPeerAddress(req)
     void serveV1(req, res)

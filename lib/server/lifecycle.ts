@@ -1,0 +1,19 @@
+/**
+ * How the process that hosts the app asks it to finish its work before exiting. The app's
+ * state (the request log's buffer, events being handed to the queue) lives in the copy of lib/
+ * that Next's build loaded; the production server's own code is bundled apart from it
+ * (scripts/build-server.ts) and must not load a second copy to reach it. So the app offers its
+ * drain here, from instrumentation.ts, under a registered symbol both sides can name.
+ */
+type Drain = () => Promise<void>
+const drainKey = Symbol.for('newsroom.drain-before-exit')
+const slot = globalThis as unknown as { [drainKey]?: Drain }
+
+export function offerDrain(drain: Drain): void {
+  slot[drainKey] = drain
+}
+
+/** Runs the drain the app offered, if it did; resolves either way. */
+export async function drainOfferedWork(): Promise<void> {
+  await slot[drainKey]?.().catch(() => undefined)
+}

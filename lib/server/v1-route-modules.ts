@@ -1,0 +1,56 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+
+type RouteParams = Record<string, string | string[]>
+export type RouteHandler = (request: Request, context: { params: Promise<RouteParams> }) => Promise<Response>
+export type RouteModule = Partial<Record<string, RouteHandler>>
+/** A /v1 route: its path segments as folder names (`[article_id]`, `[...path]`) and its exports. */
+export type V1Route = { segments: string[]; module: RouteModule }
+
+/**
+ * The /v1 route modules as `next build` compiled them, for the production server. They are the
+ * same module instances Next's own routes, the portal's tRPC handler and instrumentation.ts run
+ * in, so lib/ is loaded once per process: one pool, one token cache, one Redis client.
+ * Next lists them in its app-paths manifest; each compiled module wraps the route file's
+ * exports (`routeModule.userland`), which Next loads lazily until `ensureUserland()`.
+ */
+export async function loadBuiltV1Routes(distDir: string): Promise<V1Route[]> {
+  const manifestFile = path.join(distDir, 'server', 'app-paths-manifest.json')
+  let manifest: Record<string, string>
+  try {
+    manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Record<string, string>
+  } catch {
+    throw new Error(`No production build at ${distDir} (${manifestFile} is missing): run \`npm run build\` first.`)
+  }
+  const requireBuilt = createRequire(manifestFile)
+  const entries = Object.entries(manifest).filter(([page]) => page.startsWith('/v1/') && page.endsWith('/route'))
+  return Promise.all(
+    entries.map(async ([page, file]) => {
+      const compiled = requireBuilt(path.join(distDir, 'server', file)) as { routeModule: { ensureUserland?: () => Promise<void>; userland: RouteModule } }
+      await compiled.routeModule.ensureUserland?.()
+      return { segments: page.split('/').filter(Boolean).slice(0, -1), module: compiled.routeModule.userland }
+    }),
+  )
+}
+
+/**
+ * The route files themselves (app/v1/**\/route.ts), through whatever loads this process's
+ * TypeScript: tsx in `npm run dev`, vitest in the tests. Found on disk, so a new route file
+ * needs no registration.
+ */
+export async function loadSourceV1Routes(appDir = path.resolve(import.meta.dirname, '../../app')): Promise<V1Route[]> {
+  const files = findRouteFiles(path.join(appDir, 'v1'), ['v1'])
+  return Promise.all(files.map(async ({ segments, file }) => ({ segments, module: (await import(pathToFileURL(file).href)) as RouteModule })))
+}
+
+function findRouteFiles(dir: string, segments: string[]): { segments: string[]; file: string }[] {
+  const found: { segments: string[]; file: string }[] = []
+  for (const entry of readdirSync(dir)) {
+    const full = path.join(dir, entry)
+    if (statSync(full).isDirectory()) found.push(...findRouteFiles(full, [...segments, entry]))
+    else if (entry === 'route.ts') found.push({ segments, file: full })
+  }
+  return found
+}

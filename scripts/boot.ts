@@ -1,0 +1,60 @@
+/**
+ * What `npm run dev` (scripts/dev.ts) and `npm start` (scripts/start.ts) share: the process's
+ * settings, the embedded database when no DATABASE_URL is set, the schema migrations, and a
+ * shutdown that lets requests in flight finish. Kept free of the application's own modules:
+ * the production server bundles this file, and the app's one copy of lib/ is Next's.
+ */
+import type { Server } from 'node:http'
+import { ensureLocalSecrets } from '../lib/config/local-secrets.ts'
+import type { EmbeddedDatabase } from '../lib/db/embedded-server.ts'
+import { runPrisma } from './run-prisma.ts'
+
+export type Mode = 'dev' | 'start'
+
+export type BootedDatabase = { embedded: EmbeddedDatabase | undefined; seed: boolean }
+
+/** Sets what Next and the app read when they load, then makes the database ready for them. */
+export async function bootDatabase(mode: Mode, port: string): Promise<BootedDatabase> {
+  // Next reads NODE_ENV when it loads, and so do the logger and the security headers: set it
+  // first, as `next start` and `next dev` would.
+  ;(process.env as Record<string, string>).NODE_ENV = mode === 'start' ? 'production' : 'development'
+  process.env.NEXT_TELEMETRY_DISABLED = '1'
+  ensureLocalSecrets()
+  process.env.NEXTAUTH_URL ??= `http://localhost:${port}`
+
+  let embedded: EmbeddedDatabase | undefined
+  if (!process.env.DATABASE_URL) {
+    const { startEmbeddedDatabase } = await import('../lib/db/embedded-server.ts')
+    embedded = await startEmbeddedDatabase()
+    process.env.DATABASE_URL = embedded.url
+    console.log(`Embedded database (PGlite) listening at ${embedded.url.replace(/:[^:@/]*@/, ':***@')}`)
+  }
+  await runPrisma(['migrate', 'deploy'])
+  const seed = process.env.SEED === 'true' || (embedded !== undefined && process.env.SEED !== 'false')
+  return { embedded, seed }
+}
+
+/** On SIGINT or SIGTERM: stop accepting, let requests in flight finish (up to 10 s), drain, exit. */
+export function stopGracefully(server: Server, drain: () => Promise<void>, after: () => Promise<void> | void = () => undefined): void {
+  const stop = () => {
+    let exiting = false
+    const exit = () => {
+      if (exiting) return
+      exiting = true
+      void drain()
+        .then(after)
+        .catch(() => undefined)
+        .then(() => process.exit(0))
+    }
+    server.close(exit)
+    server.closeIdleConnections()
+    setTimeout(exit, 10_000).unref()
+  }
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
+}
+
+export function exitOnFailure(error: unknown): never {
+  console.error(error instanceof Error ? error.message : error)
+  process.exit(1)
+}
