@@ -12,6 +12,7 @@ import pg from 'pg'
 import { embeddedDatabaseUrl } from '../lib/db/embedded-config.ts'
 import { load, waitFor } from './load.ts'
 import type { BenchRow } from './report.ts'
+import { startCommand } from '../scripts/start-command.ts'
 
 const appPort = Number(process.env.BENCH_EMBEDDED_PORT ?? 3410)
 const databasePort = appPort + 10
@@ -35,7 +36,7 @@ Object.assign(env, {
   RATE_LIMIT_STANDARD_PER_MINUTE: '100000000',
   RATE_LIMIT_ENTERPRISE_PER_MINUTE: '100000000',
 })
-const service = spawn(process.execPath, ['dist/start.mjs'], { stdio: ['ignore', 'ignore', 'inherit'], env })
+const service = spawn(...startCommand(), { stdio: ['ignore', 'ignore', 'inherit'], env })
 const stop = () => {
   service.kill('SIGTERM')
 }

@@ -13,6 +13,7 @@ import { runPrisma } from '../scripts/run-prisma.ts'
 import { sampleMemory, type MemorySampler } from './process-memory.ts'
 import { connections, load, seconds, waitFor } from './load.ts'
 import { formatReport, type BenchRow } from './report.ts'
+import { startCommand } from '../scripts/start-command.ts'
 
 const adminUrl = process.env.BENCH_DATABASE_ADMIN_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test'
 const databaseName = 'newsroom_bench'
@@ -104,7 +105,7 @@ async function main() {
       INNGEST_DEV: fakeInngest.url,
     }
     // The production server, as `npm start` runs it, but without the npm wrapper: its pid is the one measured.
-    const service = spawn(process.execPath, ['dist/start.mjs'], { stdio: ['ignore', 'ignore', 'inherit'], env: serviceEnv })
+    const service = spawn(...startCommand(), { stdio: ['ignore', 'ignore', 'inherit'], env: serviceEnv })
     children.push(service)
     const baseline = spawn(process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts', String(baselinePort)], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DATABASE_URL: databaseUrl } })
     children.push(baseline)

@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process'
 import pg from 'pg'
 import { e2eAdminDatabaseUrl, e2eDatabaseName, e2eDatabaseUrl } from './e2e-env.ts'
+import { startCommand } from '../../scripts/start-command.ts'
 
 const admin = new pg.Client({ connectionString: e2eAdminDatabaseUrl() })
 await admin.connect()
@@ -15,7 +16,8 @@ await admin.query(`CREATE DATABASE ${e2eDatabaseName}`)
 await admin.end()
 
 const mode = process.argv[2] === 'dev' ? 'dev' : 'start'
-const server = spawn(process.execPath, mode === 'dev' ? ['--import', 'tsx', 'scripts/dev.ts'] : ['dist/start.mjs'], {
+const [command, args] = mode === 'dev' ? [process.execPath, ['--import', 'tsx', 'scripts/dev.ts']] : startCommand()
+const server = spawn(command, args, {
   stdio: 'inherit',
   env: {
     ...process.env,

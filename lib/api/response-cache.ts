@@ -14,7 +14,12 @@ const maxEntryBytes = 512 * 1024
 const maxLocalBytes = () => Number(process.env.RESPONSE_CACHE_MAX_BYTES ?? 32 * 1024 * 1024)
 
 type LocalEntry = { generation: string; payload: CachedBody; bytes: number; expiresAt: number }
-const local = processSingleton('response cache', () => ({ entries: new Map<string, LocalEntry>(), bytes: 0 }))
+const local = processSingleton('response cache', () => ({ entries: new Map<string, LocalEntry>(), bytes: 0, seen: new Set<string>() }))
+// An answer is kept the second time its query is asked, not the first: most queries an
+// integration makes once (a sync walking its pages, a search) would otherwise push the answers
+// asked again and again out of memory, and cost a 200 KB write to Redis and a heap full of
+// discarded strings each (bench: cold lists). The doorkeeper remembers this many recent keys.
+const doorkeeperSize = 20_000
 
 export function responseCacheEnabled(): boolean {
   return process.env.RESPONSE_CACHE !== 'off'
@@ -28,7 +33,8 @@ export function responseCacheEnabled(): boolean {
  * Two levels: this process's memory first, then (with REDIS_URL) Redis, shared by the instances.
  * The generation is read from Redis on every request, so a memory entry is only used while no
  * instance has changed the tenant's articles; a hit then costs one small read, not the transfer
- * and decoding of the whole answer (a 50-article list is ~200 KB).
+ * and decoding of the whole answer (a 50-article list is ~200 KB). An answer is kept from the
+ * second time its query is asked (askedBefore).
  */
 export async function cachedRead(tenantId: string, key: string, produce: () => Promise<CachedBody>): Promise<CachedBody> {
   if (!responseCacheEnabled()) return produce()
@@ -45,8 +51,9 @@ export async function cachedRead(tenantId: string, key: string, produce: () => P
   }
 
   const redis = generation.startsWith('redis:') ? getRedis() : undefined
+  let stored: Buffer | null = null
   if (redis) {
-    const stored = await redis.getBuffer(entryKey).catch(() => null)
+    stored = await redis.getBuffer(entryKey).catch(() => null)
     const shared = stored && fromStored(stored, generation)
     if (shared) {
       keepLocally(entryKey, generation, shared)
@@ -54,11 +61,21 @@ export async function cachedRead(tenantId: string, key: string, produce: () => P
     }
   }
   const fresh = await produce()
+  // An answer kept before, now outdated by a change, is asked for often enough to keep again.
+  if (!hit && !stored && !askedBefore(entryKey)) return fresh
   if (redis && Buffer.byteLength(fresh.body) <= maxEntryBytes) {
     redis.set(entryKey, `${generation}\n${fresh.etag}\n${fresh.body}`, 'EX', ttlSeconds).catch(() => undefined)
   }
   keepLocally(entryKey, generation, fresh)
   return fresh
+}
+
+/** Whether this process has been asked for `key` recently; remembers it if not. */
+function askedBefore(key: string): boolean {
+  if (local.seen.delete(key)) return true
+  if (local.seen.size >= doorkeeperSize) local.seen.delete(local.seen.values().next().value!)
+  local.seen.add(key)
+  return false
 }
 
 /** A Redis entry (`generation\netag\nbody`) as a payload, when it was made under `generation`. */

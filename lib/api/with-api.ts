@@ -12,6 +12,7 @@ import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, rep
 import { problemResponse, type Problem } from './problem.ts'
 import { consumeTokenRequest, consumeUnauthenticatedRequest, rateLimitHeaders } from './rate-limit.ts'
 import { readJsonBody } from './read-json-body.ts'
+import { withLargeBodySlot } from './large-body-gate.ts'
 import { textResponse, type TextPayload } from './text-response.ts'
 import { clientAddress } from '../security/client-address.ts'
 import { routeTemplate } from '../ops/metrics.ts'
@@ -109,28 +110,33 @@ export function withApi<
       }
 
       const url = new URL(request.url)
-      const rawBody = options.body ? await readJsonBody(request, options.maxBodyBytes ?? defaultMaxBodyBytes) : undefined
-      const run = async () => {
-        try {
-          const params = parseRequestPart(options.params, await routeContext.params, 'path')
-          const query = parseRequestPart(options.query, Object.fromEntries(url.searchParams), 'query')
-          const body = parseRequestPart(options.body, rawBody, 'body')
-          return await handler({
-            request,
-            requestId,
-            principal,
-            actor: { tenant: principal.tenant, user: principal.user },
-            query: query as Infer<QuerySchema>,
-            body: body as Infer<BodySchema>,
-            params: params as Infer<ParamsSchema>,
-          })
-        } catch (error) {
-          return errorResponse(error, requestId)
+      const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes
+      // A body is read inside the large-body gate when it may be large (large-body-gate.ts).
+      const respond = async () => {
+        const rawBody = options.body ? await readJsonBody(request, maxBodyBytes) : undefined
+        const run = async () => {
+          try {
+            const params = parseRequestPart(options.params, await routeContext.params, 'path')
+            const query = parseRequestPart(options.query, Object.fromEntries(url.searchParams), 'query')
+            const body = parseRequestPart(options.body, rawBody, 'body')
+            return await handler({
+              request,
+              requestId,
+              principal,
+              actor: { tenant: principal.tenant, user: principal.user },
+              query: query as Infer<QuerySchema>,
+              body: body as Infer<BodySchema>,
+              params: params as Infer<ParamsSchema>,
+            })
+          } catch (error) {
+            return errorResponse(error, requestId)
+          }
         }
-      }
 
-      const idempotencyKey = request.method === 'POST' ? request.headers.get('idempotency-key') : null
-      const response = idempotencyKey === null ? await run() : await runOnce(principal.tokenId, idempotencyKey, requestFingerprint(request.method, url.pathname + url.search, rawBody), run)
+        const idempotencyKey = request.method === 'POST' ? request.headers.get('idempotency-key') : null
+        return idempotencyKey === null ? run() : runOnce(principal.tokenId, idempotencyKey, requestFingerprint(request.method, url.pathname + url.search, rawBody), run)
+      }
+      const response = options.body && maxBodyBytes > defaultMaxBodyBytes ? await withLargeBodySlot(respond) : await respond()
       response.headers.set('X-Request-Id', requestId)
       for (const [name, value] of Object.entries(headers)) response.headers.set(name, value)
       return response

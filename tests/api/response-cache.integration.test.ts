@@ -28,6 +28,9 @@ async function readsItsOwnWrites(server: { url: string }) {
   const created = await editor.post('/v1/articles', { headline: 'Cached once', status: 'in-review' })
   const path = `/v1/articles/${created.body.article_id}`
   expect((await editor.get(path)).body.headline).toBe('Cached once')
+  // Answers are kept the second time they are asked for (a one-off query is not worth keeping).
+  expect((await editor.get(path)).body.headline).toBe('Cached once')
+  await editor.get('/v1/articles?limit=200&status=in-review')
 
   // Served from the cache: a change that bypassed the service does not show…
   await headlineBehindTheServicesBack(created.body.article_id, 'Changed in SQL')
@@ -89,13 +92,33 @@ describe('the response cache', () => {
       const created = await viaFirst.post('/v1/articles', { headline: 'Two instances' })
       const path = `/v1/articles/${created.body.article_id}`
       expect((await viaFirst.get(path)).body.version).toBe(1)
+      expect((await viaFirst.get(path)).body.version).toBe(1)
       await headlineBehindTheServicesBack(created.body.article_id, 'Changed in SQL')
-      // The second instance answers from the entry the first one made.
+      // The second instance answers from the entry the first one made (asked for twice there).
       expect((await viaSecond.get(path)).body.headline).toBe('Two instances')
       expect((await viaSecond.patch(path, { tags: ['second'] })).status).toBe(200)
       expect((await viaFirst.get(path)).body).toMatchObject({ version: 2, tags: ['second'], headline: 'Changed in SQL' })
     } finally {
       await Promise.all([first.stop(), second.stop()])
+    }
+  })
+
+  it('keeps an answer from the second time its query is asked, so one-off queries take no room', async () => {
+    stubEnv({ REDIS_URL: undefined })
+    const server = await startApiServer()
+    try {
+      const editor = apiClient(server.url, await newsroom.token(['articles:read', 'articles:write'], 'editor'))
+      const created = await editor.post('/v1/articles', { headline: 'First' })
+      const path = `/v1/articles/${created.body.article_id}`
+      expect((await editor.get(path)).body.headline).toBe('First')
+      await headlineBehindTheServicesBack(created.body.article_id, 'Second')
+      // Asked once before: produced again, and now kept…
+      expect((await editor.get(path)).body.headline).toBe('Second')
+      await headlineBehindTheServicesBack(created.body.article_id, 'Third')
+      // …so the third read is the kept answer.
+      expect((await editor.get(path)).body.headline).toBe('Second')
+    } finally {
+      await server.close()
     }
   })
 
