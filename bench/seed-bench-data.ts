@@ -1,4 +1,5 @@
 import pg from 'pg'
+import { systemActor } from '../lib/tenancy/system-actor.ts'
 import { createApiToken } from '../lib/tokens/api-tokens.ts'
 import { hashPassword } from '../lib/auth/passwords.ts'
 import { createId } from '../lib/ids.ts'
@@ -76,7 +77,7 @@ export async function seedBenchData(databaseUrl: string, sizes: { name: string; 
   }
   for (const tenant of tenants) {
     const admin = tenant.authorIds[0]!
-    tenant.token = (await createApiToken({ tenantId: tenant.id, name: 'bench', scopes: ['articles:read', 'articles:write'], ownerId: admin, createdById: admin })).token
+    tenant.token = (await createApiToken({ ...(await systemActor(tenant.id))!, user: { id: admin, role: 'admin' } }, { name: 'bench', scopes: ['articles:read', 'articles:write'] })).token
   }
   return tenants
 }

@@ -8,6 +8,7 @@ import { db } from '../lib/db/client.ts'
 import { startEmbeddedDatabaseIfNeeded } from '../lib/db/embedded-server.ts'
 import { createApiToken, isRotationRecommended, listApiTokens, revokeApiToken } from '../lib/tokens/api-tokens.ts'
 import { DomainError } from '../lib/errors.ts'
+import { systemActor } from '../lib/tenancy/system-actor.ts'
 
 /** A refusal of the command line: its message is printed, and 2 (a usage error) or 1 is the exit code. */
 class CliError extends Error {
@@ -24,6 +25,13 @@ const usage = `Usage:
   npm run tokens -- revoke <token-prefix-or-id>
   npm run tokens -- list --tenant <slug>`
 
+/** The CLI acts as the system (no user): its changes are audited without a name. */
+async function actingAsSystem(tenantId: string) {
+  const actor = await systemActor(tenantId)
+  if (!actor) throw new CliError(1, `No tenant ${tenantId}.`)
+  return actor
+}
+
 async function findTenant(slug: string | undefined) {
   if (!slug) throw new CliError(2, `--tenant is required.\n${usage}`)
   const tenant = await db.tenant.findUnique({ where: { slug } })
@@ -38,12 +46,10 @@ async function create(values: Record<string, string | undefined>) {
     ? await db.user.findFirst({ where: { tenantId: tenant.id, email: values.owner.toLowerCase() } })
     : await db.user.findFirst({ where: { tenantId: tenant.id, role: 'admin', active: true }, orderBy: { createdAt: 'asc' } })
   if (!owner) throw new CliError(1, values.owner ? `No user ${values.owner} in ${tenant.slug}.` : `${tenant.slug} has no active admin to own the token.`)
-  const { token, summary } = await createApiToken({
-    tenantId: tenant.id,
+  const { token, summary } = await createApiToken(await actingAsSystem(tenant.id), {
     name: values.name,
     scopes: values.scopes.split(',').map((scope) => scope.trim()).filter(Boolean),
     ownerId: owner.id,
-    createdById: null,
   })
   console.error(`Created ${summary.id} "${summary.name}" for ${tenant.slug}, owned by ${owner.email}, scopes ${summary.scopes.join(',')}.`)
   console.error('This is the only time the token is shown; store it now:')
@@ -55,7 +61,7 @@ async function revoke(idOrPrefix: string | undefined) {
   const matches = await db.apiToken.findMany({ where: { OR: [{ id: idOrPrefix }, { prefix: idOrPrefix }] }, select: { tenantId: true } })
   if (matches.length === 0) throw new CliError(1, `No token with id or prefix '${idOrPrefix}'.`)
   if (matches.length > 1) throw new CliError(1, `'${idOrPrefix}' matches ${matches.length} tokens; use the id.`)
-  const summary = await revokeApiToken({ tenantId: matches[0]!.tenantId, idOrPrefix, actorId: null })
+  const summary = await revokeApiToken(await actingAsSystem(matches[0]!.tenantId), idOrPrefix)
   console.log(`Revoked ${summary.id} "${summary.name}" (${summary.prefix}…) at ${summary.revokedAt?.toISOString()}.`)
 }
 

@@ -24,9 +24,10 @@ export async function createE2eApiToken(tenantSlug: string, ownerEmail: string, 
   )
   if (!owner) throw new Error(`No user ${ownerEmail} in ${tenantSlug}`)
   const { createApiToken } = await import('../../lib/tokens/api-tokens.ts')
+  const { systemActor } = await import('../../lib/tenancy/system-actor.ts')
   const { db } = await import('../../lib/db/client.ts')
   try {
-    const created = await createApiToken({ tenantId: owner.tenant_id, name: `e2e ${scopes.join(' ')}`, scopes, ownerId: owner.id, createdById: null })
+    const created = await createApiToken((await systemActor(owner.tenant_id))!, { name: `e2e ${scopes.join(' ')}`, scopes, ownerId: owner.id })
     return created.token
   } finally {
     await db.$disconnect()

@@ -1,5 +1,5 @@
 import { recordAudit } from '../audit.ts'
-import { ForbiddenError, NotFoundError } from '../errors.ts'
+import { ForbiddenError, NotFoundError, ValidationError } from '../errors.ts'
 import { createId } from '../ids.ts'
 import { parseInput } from '../parse-input.ts'
 import { assertCan } from '../auth/permissions.ts'
@@ -30,15 +30,21 @@ export type ApiTokenSummary = {
 
 export { rotationRecommendedAfterDays }
 
-export async function createApiToken(
-  input: CreateApiTokenInput & { tenantId: string; ownerId: string; createdById: string | null },
-): Promise<{ token: string; summary: ApiTokenSummary }> {
-  const tdb = tenantDb(input.tenantId)
+/**
+ * A new key, owned by the admin who creates it (the system — the tokens CLI, test fixtures —
+ * names the owner). Its scopes are bounded by what the owner's role and the creator's may grant.
+ */
+export async function createApiToken(actor: Actor, input: CreateApiTokenInput & { ownerId?: string }): Promise<{ token: string; summary: ApiTokenSummary }> {
+  assertCan(actor, 'admin')
+  const tdb = tenantDb(actor.tenant.id)
   const { name, scopes } = parseInput(createApiTokenSchema, { name: input.name, scopes: input.scopes })
+  const ownerId = actor.user?.id ?? input.ownerId
+  if (!ownerId) throw new ValidationError([{ field: 'owner', message: 'A key made by the system must name the user who owns it.' }])
+  if (actor.user && input.ownerId && input.ownerId !== actor.user.id) throw new ForbiddenError('An admin creates keys of their own; the owner signs in to create theirs.')
 
-  const owner = await tdb.user.findUnique({ where: { id: input.ownerId } })
-  if (!owner || !owner.active) throw new NotFoundError('active user', input.ownerId)
-  const creator = input.createdById ? await tdb.user.findUnique({ where: { id: input.createdById } }) : null
+  const owner = await tdb.user.findUnique({ where: { id: ownerId } })
+  if (!owner || !owner.active) throw new NotFoundError('active user', ownerId)
+  const creator = actor.user && actor.user.id !== owner.id ? await tdb.user.findUnique({ where: { id: actor.user.id } }) : actor.user ? owner : null
   for (const person of [owner, creator]) {
     if (!person) continue
     const allowed = new Set(grantableScopes(person.role))
@@ -53,7 +59,7 @@ export async function createApiToken(
     const row = await tx.apiToken.create({
       data: {
         id: createId('tok'),
-        tenantId: input.tenantId,
+        tenantId: actor.tenant.id,
         name,
         prefix: displayPrefix(token),
         tokenHash: hashToken(token),
@@ -63,7 +69,7 @@ export async function createApiToken(
       },
     })
     await recordAudit(tx, {
-      tenantId: input.tenantId,
+      tenantId: actor.tenant.id,
       actorId: creator?.id ?? null,
       action: 'api_token.created',
       targetType: 'api_token',
@@ -112,24 +118,22 @@ export async function getApiToken(actor: Actor, tokenId: string): Promise<ApiTok
 }
 
 /** Revokes by id or display prefix; takes effect on the token's next request. */
-export async function revokeApiToken(input: {
-  tenantId: string
-  idOrPrefix: string
-  actorId: string | null
-}): Promise<ApiTokenSummary> {
-  const tdb = tenantDb(input.tenantId)
+/** Revokes a key by id or display prefix (idempotent: a revoked key stays as it was). Admins only. */
+export async function revokeApiToken(actor: Actor, idOrPrefix: string): Promise<ApiTokenSummary> {
+  assertCan(actor, 'admin')
+  const tdb = tenantDb(actor.tenant.id)
   const row = await tdb.apiToken.findFirst({
-    where: { OR: [{ id: input.idOrPrefix }, { prefix: input.idOrPrefix }] },
+    where: { OR: [{ id: idOrPrefix }, { prefix: idOrPrefix }] },
     include: { owner: { select: { name: true, active: true } }, createdBy: { select: { name: true } } },
   })
-  if (!row) throw new NotFoundError('API key', input.idOrPrefix)
+  if (!row) throw new NotFoundError('API key', idOrPrefix)
   const revokedAt = row.revokedAt ?? new Date()
   if (!row.revokedAt) {
     await tdb.$transaction(async (tx) => {
       await tx.apiToken.update({ where: { id: row.id }, data: { revokedAt } })
       await recordAudit(tx, {
-        tenantId: input.tenantId,
-        actorId: input.actorId,
+        tenantId: actor.tenant.id,
+        actorId: actor.user?.id ?? null,
         action: 'api_token.revoked',
         targetType: 'api_token',
         targetId: row.id,

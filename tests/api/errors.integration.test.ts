@@ -41,7 +41,7 @@ describe('every error of the contract, from a real request', () => {
     expect((await apiClient(server.url, token).get('/v1/articles')).status).toBe(200)
     const { revokeApiToken } = await import('../../lib/tokens/api-tokens.ts')
     const row = await db.apiToken.findFirstOrThrow({ where: { tenantId: newsroom.tenant.id }, orderBy: { createdAt: 'desc' } })
-    await revokeApiToken({ tenantId: newsroom.tenant.id, idOrPrefix: row.id, actorId: null })
+    await revokeApiToken(newsroom.actor('admin'), row.id)
     expectProblem(await apiClient(server.url, token).get('/v1/articles'), 401, 'unauthenticated')
   })
 

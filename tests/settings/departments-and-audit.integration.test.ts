@@ -97,8 +97,8 @@ describe('departments', () => {
 describe('audit log', () => {
   it('lists who did what to which target, newest first, for this newsroom only', async () => {
     const admin = newsroom.actor('admin')
-    const { summary } = await createApiToken({ tenantId: newsroom.tenant.id, name: 'Wire importer', scopes: ['articles:read'], ownerId: newsroom.users.admin.id, createdById: newsroom.users.admin.id })
-    await revokeApiToken({ tenantId: newsroom.tenant.id, idOrPrefix: summary.id, actorId: newsroom.users.admin.id })
+    const { summary } = await createApiToken(newsroom.actor('admin'), { name: 'Wire importer', scopes: ['articles:read'] })
+    await revokeApiToken(newsroom.actor('admin'), summary.id)
     const { user } = await createUser(admin, { email: 'clark@example.com', name: 'Clark Kent', role: 'writer' })
     await changeRole(admin, { userId: user.id, role: 'editor' })
     const other = await createTestTenant()

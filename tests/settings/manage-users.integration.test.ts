@@ -97,7 +97,7 @@ describe('changeRole', () => {
   it('changes the role with its event and audit entry, and narrows the person’s tokens at once', async () => {
     const { user } = await createUser(admin, { email: 'perry@example.com', name: 'Perry White', role: 'admin' })
     const { token } = await import('../../lib/tokens/api-tokens.ts').then(({ createApiToken }) =>
-      createApiToken({ tenantId: newsroom.tenant.id, name: 'Perry’s key', scopes: ['admin'], ownerId: user.id, createdById: null }),
+      createApiToken({ ...newsroom.actor('admin'), user: null }, { name: 'Perry’s key', scopes: ['admin'], ownerId: user.id }),
     )
     expect((await authenticateToken(token))?.scopes).toEqual(['admin'])
 

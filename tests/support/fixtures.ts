@@ -31,6 +31,6 @@ export async function createTestTenant(options: { plan?: Plan; slug?: string } =
     user: { id: users[role].id, role },
   })
   const token = async (scopes: string[], role: Role = 'admin') =>
-    (await createApiToken({ tenantId: tenant.id, name: `test ${scopes.join(' ')}`, scopes, ownerId: users[role].id, createdById: null })).token
+    (await createApiToken({ ...actor(role), user: null }, { name: `test ${scopes.join(' ')}`, scopes, ownerId: users[role].id })).token
   return { tenant, users, departments, actor, token }
 }

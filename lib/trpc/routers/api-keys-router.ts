@@ -41,11 +41,11 @@ export const apiKeysRouter = router({
 
   /** The token is in this answer only; it is never stored or shown again. */
   create: procedure.input(domainInput(createApiTokenSchema)).mutation(async ({ ctx, input }) => {
-    const { token, summary } = await createApiToken({ ...input, tenantId: ctx.tenant.id, ownerId: ctx.member.id, createdById: ctx.member.id })
+    const { token, summary } = await createApiToken(ctx.actor, input)
     return { token, key: toApiKeyView(summary) }
   }),
 
   revoke: procedure
     .input(domainInput(z.object({ id: z.string().min(1) })))
-    .mutation(async ({ ctx, input }) => toApiKeyView(await revokeApiToken({ tenantId: ctx.tenant.id, idOrPrefix: input.id, actorId: ctx.member.id }))),
+    .mutation(async ({ ctx, input }) => toApiKeyView(await revokeApiToken(ctx.actor, input.id))),
 })
