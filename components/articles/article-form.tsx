@@ -18,6 +18,7 @@ import {
   type ArticleFormValues,
 } from './article-form-schema'
 import { describePortalError, type PortalError } from '@/components/portal-error'
+import { applyServerFieldErrors } from '@/components/server-field-errors'
 import { ConfirmDialog } from '@/components/settings/confirm-dialog'
 import { RichTextEditor } from './rich-text-editor'
 import styles from './articles.module.css'
@@ -60,7 +61,7 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
     defaultValues: article ? articleToForm(article) : emptyArticleForm,
     shouldFocusError: true,
   })
-  const { register, control, formState, handleSubmit, reset, setError } = form
+  const { register, control, formState, handleSubmit, reset } = form
   const { errors, isDirty, isSubmitting } = formState
   const [headline, lede, body] = useWatch({ control, name: ['headline', 'lede', 'body'] })
 
@@ -122,16 +123,7 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
       const removed = saved.body_removed.length > 0 ? ` The body was cleaned for readers: removed ${saved.body_removed.join(', ')}.` : ''
       setStatus(`Saved. This is now version ${saved.version}.${removed}`)
     } catch (error) {
-      const described = describePortalError(error)
-      const fields = described.fieldErrors.flatMap((fieldError) => {
-        const name = formFieldOf(fieldError.field)
-        return name ? [{ name, message: fieldError.message }] : []
-      })
-      if (fields.length > 0) {
-        fields.forEach(({ name, message }, index) => setError(name, { type: 'server', message }, { shouldFocus: index === 0 }))
-        return
-      }
-      setFailure(described)
+      if (!applyServerFieldErrors(form, error, formFieldOf)) setFailure(describePortalError(error))
     }
   }
 

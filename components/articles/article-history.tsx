@@ -3,7 +3,7 @@
 import type { ArticleHistoryEntry } from '@/lib/articles/article-history'
 import type { ArticleRecord } from '@/lib/articles/article-schemas'
 import { ArticleRevisions } from './article-revisions'
-import { LocalTime } from './local-time'
+import { LocalTime } from '@/components/local-time'
 import { statusLabels } from './status-badge'
 import styles from './articles.module.css'
 

@@ -6,7 +6,7 @@ import type { ArticleRecord } from '@/lib/articles/article-schemas'
 import type { RevisionRecord } from '@/lib/articles/revision-schemas'
 import { htmlToText, wordDiff } from '@/lib/text/word-diff'
 import { useTRPC } from '@/components/trpc-provider'
-import { LocalTime } from './local-time'
+import { LocalTime } from '@/components/local-time'
 import { describePortalError } from '@/components/portal-error'
 import styles from './articles.module.css'
 

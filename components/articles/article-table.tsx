@@ -3,7 +3,7 @@
 import Link from 'next/link'
 import type { ArticleFilterOptions } from '@/lib/articles/article-options'
 import type { ArticleRecord } from '@/lib/articles/article-schemas'
-import { LocalTime } from './local-time'
+import { LocalTime } from '@/components/local-time'
 import { StatusBadge } from './status-badge'
 import styles from './articles.module.css'
 

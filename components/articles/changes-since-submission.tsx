@@ -6,7 +6,7 @@ import type { ArticleRecord } from '@/lib/articles/article-schemas'
 import { changesSinceSubmission } from '@/lib/articles/changes-since-submission'
 import { useTRPC } from '@/components/trpc-provider'
 import { fieldNames, RevisionComparison } from './article-revisions'
-import { LocalTime } from './local-time'
+import { LocalTime } from '@/components/local-time'
 import styles from './articles.module.css'
 
 /** For an article in review: what changed after it was submitted, so a decision is made on the latest text. */

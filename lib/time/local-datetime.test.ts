@@ -43,5 +43,8 @@ describe('local wall time to UTC and back', () => {
     expect(formatLocalInstant('2030-01-15T14:30:00.000Z', 'en-US')).toBe('Jan 15, 2030, 9:30 AM EST')
     expect(formatLocalInstant('2030-07-15T13:30:00.000Z', 'en-US')).toBe('Jul 15, 2030, 9:30 AM EDT')
     expect(formatUtcInstant('2030-07-15T13:30:00.000Z', 'en-US')).toBe('Jul 15, 2030, 1:30 PM UTC')
+    // Logs (requests, deliveries, the audit trail) show seconds, in the same format.
+    expect(formatLocalInstant('2030-01-15T14:30:07.000Z', 'en-US', { seconds: true })).toBe('Jan 15, 2030, 9:30:07 AM EST')
+    expect(formatUtcInstant('2030-01-15T14:30:07.000Z', 'en-US', { seconds: true })).toBe('Jan 15, 2030, 2:30:07 PM UTC')
   })
 })

@@ -58,11 +58,11 @@ export function localTimeZone(): string {
 const instantParts: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' }
 
 /** An instant for people: date and time in the local zone, with the zone's short name. */
-export function formatLocalInstant(iso: string, locale?: string): string {
-  return new Intl.DateTimeFormat(locale, instantParts).format(new Date(iso))
+export function formatLocalInstant(iso: string, locale?: string, options: { seconds?: boolean } = {}): string {
+  return new Intl.DateTimeFormat(locale, { ...instantParts, ...(options.seconds && { second: '2-digit' }) }).format(new Date(iso))
 }
 
-/** The same instant in UTC, for the hint beside a time picker. */
-export function formatUtcInstant(iso: string, locale?: string): string {
-  return new Intl.DateTimeFormat(locale, { ...instantParts, timeZone: 'UTC' }).format(new Date(iso))
+/** The same instant in UTC: beside a time picker, and wherever no reader's zone is known (the server). */
+export function formatUtcInstant(iso: string, locale?: string, options: { seconds?: boolean } = {}): string {
+  return new Intl.DateTimeFormat(locale, { ...instantParts, ...(options.seconds && { second: '2-digit' }), timeZone: 'UTC' }).format(new Date(iso))
 }

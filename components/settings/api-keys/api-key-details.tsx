@@ -2,7 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query'
 import { useTRPC } from '@/components/trpc-provider'
-import { formatDateTime } from '../format'
+import { LocalTime } from '@/components/local-time'
 import { refusalMessage } from '@/components/portal-error'
 import styles from '../settings.module.css'
 
@@ -23,9 +23,21 @@ export function ApiKeyDetails({ tokenId }: { tokenId: string }) {
     <>
       <h1 id="page-heading">{key.data.name}</h1>
       <p className={styles.intro}>
-        <span className={styles.mono}>{key.data.prefix}…</span> · scopes {key.data.scopes.join(', ')} · created {formatDateTime(key.data.createdAt)}
-        {key.data.lastUsedAt ? ` · last used ${formatDateTime(key.data.lastUsedAt)}` : ' · never used'}
-        {key.data.revokedAt && ` · revoked ${formatDateTime(key.data.revokedAt)}`}
+        <span className={styles.mono}>{key.data.prefix}…</span> · scopes {key.data.scopes.join(', ')} · created <LocalTime iso={key.data.createdAt} />
+        {key.data.lastUsedAt ? (
+          <>
+            {' '}
+            · last used <LocalTime iso={key.data.lastUsedAt} />
+          </>
+        ) : (
+          ' · never used'
+        )}
+        {key.data.revokedAt && (
+          <>
+            {' '}
+            · revoked <LocalTime iso={key.data.revokedAt} />
+          </>
+        )}
       </p>
     </>
   )

@@ -5,7 +5,8 @@ import Link from 'next/link'
 import { useState } from 'react'
 import type { ApiRequestRecord } from '@/lib/request-log/request-log-schemas'
 import { useTRPC } from '@/components/trpc-provider'
-import { formatDateTime, formatDuration } from '../format'
+import { LocalTime } from '@/components/local-time'
+import { formatDuration } from '../format'
 import { refusalMessage } from '@/components/portal-error'
 import styles from '../settings.module.css'
 
@@ -26,7 +27,7 @@ function RequestRow({ entry }: { entry: ApiRequestRecord }) {
   return (
     <tr data-testid={`request-${entry.request_id}`}>
       <td className={styles.date}>
-        <time dateTime={entry.created_at}>{formatDateTime(entry.created_at, { seconds: true })}</time>
+        <LocalTime iso={entry.created_at} seconds />
       </td>
       <td className={styles.mono}>
         {entry.method} {entry.route}

@@ -1,7 +1,7 @@
 import Link from 'next/link'
 import { rotationRecommendedAfterDays } from '@/lib/tokens/api-token-schemas'
 import type { ApiKeyView } from '@/lib/trpc/routers/api-keys-router'
-import { formatDateTime } from '../format'
+import { LocalTime } from '@/components/local-time'
 import styles from '../settings.module.css'
 
 /** Keys as rows; the token itself is never part of this data, only its display prefix. */
@@ -42,14 +42,14 @@ export function ApiKeyTable({ keys, caption, onRevoke }: { keys: ApiKeyView[]; c
               </td>
               <td>{key.createdByName ?? <span className="muted">Command line</span>}</td>
               <td className={styles.date}>
-                <time dateTime={key.createdAt}>{formatDateTime(key.createdAt)}</time>
+                <LocalTime iso={key.createdAt} />
               </td>
-              <td className={styles.date}>{key.lastUsedAt ? <time dateTime={key.lastUsedAt}>{formatDateTime(key.lastUsedAt)}</time> : <span className="muted">Never</span>}</td>
+              <td className={styles.date}>{key.lastUsedAt ? <LocalTime iso={key.lastUsedAt} /> : <span className="muted">Never</span>}</td>
               <td>
                 {key.revokedAt ? (
                   <>
                     <span className={`${styles.badge} ${styles.danger}`}>Revoked</span>
-                    <div className={`${styles.small} muted`}>{formatDateTime(key.revokedAt)}</div>
+                    <div className={`${styles.small} muted`}><LocalTime iso={key.revokedAt} /></div>
                   </>
                 ) : !key.ownerActive ? (
                   <>

@@ -9,7 +9,8 @@ import type { z } from 'zod'
 import { createApiTokenSchema } from '@/lib/tokens/api-token-schemas'
 import { useTRPC } from '@/components/trpc-provider'
 import { OneTimeSecret } from '../one-time-secret'
-import { fieldErrorsOf, refusalMessage } from '@/components/portal-error'
+import { refusalMessage } from '@/components/portal-error'
+import { applyServerFieldErrors } from '@/components/server-field-errors'
 import { StatusMessage, type Status } from '../status-message'
 import styles from '../settings.module.css'
 
@@ -37,10 +38,7 @@ export function CreateApiKey({ scopes }: { scopes: ScopeOption[] }) {
       create.reset()
       form.reset()
     } catch (error) {
-      const fields = fieldErrorsOf(error).filter((field) => field.field === 'name' || field.field === 'scopes')
-      for (const field of fields) form.setError(field.field as keyof KeyValues, { message: field.message })
-      if (fields[0]) form.setFocus(fields[0].field as keyof KeyValues)
-      else setFailure({ kind: 'error', text: refusalMessage(error), focus: true })
+      if (!applyServerFieldErrors(form, error, ['name', 'scopes'])) setFailure({ kind: 'error', text: refusalMessage(error), focus: true })
     }
   })
 

@@ -1,5 +1,5 @@
 import type { AuditEntryView } from '@/lib/audit/list-audit-entries'
-import { formatDateTime } from '../format'
+import { LocalTime } from '@/components/local-time'
 import styles from '../settings.module.css'
 
 const actionLabels: Record<string, string> = {
@@ -55,7 +55,7 @@ export function AuditLogTable({ entries }: { entries: AuditEntryView[] }) {
           {entries.map((entry) => (
             <tr key={entry.id}>
               <td className={styles.date}>
-                <time dateTime={entry.createdAt.toISOString()}>{formatDateTime(entry.createdAt, { seconds: true })}</time>
+                <LocalTime iso={entry.createdAt} seconds />
               </td>
               <td>{entry.actor ? entry.actor.name : <span className="muted">System or command line</span>}</td>
               <td>

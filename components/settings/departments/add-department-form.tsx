@@ -6,7 +6,8 @@ import { useForm } from 'react-hook-form'
 import type { z } from 'zod'
 import { addDepartmentSchema } from '@/lib/departments/department-schemas'
 import { useTRPC } from '@/components/trpc-provider'
-import { fieldErrorsOf, refusalMessage } from '@/components/portal-error'
+import { refusalMessage } from '@/components/portal-error'
+import { applyServerFieldErrors } from '@/components/server-field-errors'
 import type { Status } from '../status-message'
 import styles from '../settings.module.css'
 
@@ -25,13 +26,7 @@ export function AddDepartmentForm({ onDone }: { onDone: (status: Status) => Prom
       await onDone({ kind: 'success', text: `Added the department “${department.name}”.` })
       form.setFocus('name')
     } catch (caught) {
-      const field = fieldErrorsOf(caught).find((candidate) => candidate.field === 'name')
-      if (field) {
-        form.setError('name', { message: field.message })
-        form.setFocus('name')
-      } else {
-        await onDone({ kind: 'error', text: refusalMessage(caught) })
-      }
+      if (!applyServerFieldErrors(form, caught, ['name'])) await onDone({ kind: 'error', text: refusalMessage(caught) })
     }
   })
 

@@ -8,7 +8,8 @@ import type { z } from 'zod'
 import { createUserSchema, minPasswordLength, roles } from '@/lib/users/user-schemas'
 import { useTRPC } from '@/components/trpc-provider'
 import { OneTimeSecret } from '../one-time-secret'
-import { fieldErrorsOf, refusalMessage } from '@/components/portal-error'
+import { refusalMessage } from '@/components/portal-error'
+import { applyServerFieldErrors } from '@/components/server-field-errors'
 import { StatusMessage, type Status } from '../status-message'
 import styles from '../settings.module.css'
 
@@ -48,10 +49,7 @@ export function CreateUserForm() {
         setStatus({ kind: 'success', text: `Added ${result.user.name} (${result.user.email}) as ${result.user.role}. Give them the password you chose.`, focus: true })
       }
     } catch (error) {
-      const known = fieldErrorsOf(error).filter((field) => (fields as readonly string[]).includes(field.field))
-      for (const field of known) form.setError(field.field as (typeof fields)[number], { message: field.message })
-      if (known[0]) form.setFocus(known[0].field as (typeof fields)[number])
-      else setStatus({ kind: 'error', text: refusalMessage(error), focus: true })
+      if (!applyServerFieldErrors(form, error, fields)) setStatus({ kind: 'error', text: refusalMessage(error), focus: true })
     }
   })
 

@@ -8,7 +8,7 @@ import { roles } from '@/lib/users/user-schemas'
 import { roleArticle } from '@/components/role-words'
 import { useTRPC } from '@/components/trpc-provider'
 import { ConfirmDialog } from '../confirm-dialog'
-import { formatDateTime } from '../format'
+import { LocalTime } from '@/components/local-time'
 import { refusalMessage } from '@/components/portal-error'
 import { StatusMessage, type Status } from '../status-message'
 import styles from '../settings.module.css'
@@ -110,11 +110,11 @@ export function UserList({ currentUserId }: { currentUserId: string }) {
                     ) : (
                       <>
                         <span className={`${styles.badge} ${styles.danger}`}>Deactivated</span>
-                        {user.deactivatedAt && <div className={`${styles.small} muted`}>{formatDateTime(user.deactivatedAt)}</div>}
+                        {user.deactivatedAt && <div className={`${styles.small} muted`}><LocalTime iso={user.deactivatedAt} /></div>}
                       </>
                     )}
                   </td>
-                  <td className={styles.date}>{formatDateTime(user.createdAt)}</td>
+                  <td className={styles.date}><LocalTime iso={user.createdAt} /></td>
                   <td>
                     {user.active && user.id !== currentUserId && (
                       <button

@@ -5,12 +5,13 @@ import Link from 'next/link'
 import { useState } from 'react'
 import type { DeliveryView } from '@/lib/trpc/routers/webhooks-router'
 import { useTRPC } from '@/components/trpc-provider'
-import { formatDateTime, formatDuration } from '../format'
+import { LocalTime } from '@/components/local-time'
+import { formatDuration } from '../format'
 import { refusalMessage } from '@/components/portal-error'
 import { StatusMessage, type Status } from '../status-message'
 import styles from '../settings.module.css'
 import { describeAttempt } from './test-event-result'
-import { disabledExplanation, LastDelivery, WebhookStatusBadge } from './webhook-status'
+import { DisabledExplanation, LastDelivery, WebhookStatusBadge } from './webhook-status'
 import pageStyles from './webhooks.module.css'
 
 const pageSize = 20
@@ -74,8 +75,8 @@ function DeliveryCard({ delivery, busy, onRedeliver }: { delivery: DeliveryView;
         <span>
           Event <span className={styles.mono}>{delivery.event_id}</span>
         </span>
-        <span>Created {formatDateTime(delivery.created_at, { seconds: true })}</span>
-        {delivery.next_attempt_at && <span>Next retry {formatDateTime(delivery.next_attempt_at)}</span>}
+        <span>Created <LocalTime iso={delivery.created_at} seconds /></span>
+        {delivery.next_attempt_at && <span>Next retry <LocalTime iso={delivery.next_attempt_at} /></span>}
       </p>
       {delivery.attempts.length === 0 ? (
         <p className="muted">No attempt yet; the first one is on its way.</p>
@@ -97,7 +98,7 @@ function DeliveryCard({ delivery, busy, onRedeliver }: { delivery: DeliveryView;
                 <tr key={attempt.attempt}>
                   <td>#{attempt.attempt}</td>
                   <td className={styles.nowrap}>
-                    <time dateTime={attempt.at}>{formatDateTime(attempt.at, { seconds: true })}</time>
+                    <LocalTime iso={attempt.at} seconds />
                   </td>
                   <td>
                     {attempt.response_status === null ? (
@@ -209,14 +210,14 @@ export function WebhookDeliveries({ webhookId, initialStatus }: { webhookId: str
           <dd className={pageStyles.url}>{webhook.data.url}</dd>
           <dt>Status</dt>
           <dd>
-            <WebhookStatusBadge webhook={webhook.data} /> {disabledExplanation(webhook.data)}
+            <WebhookStatusBadge webhook={webhook.data} /> <DisabledExplanation webhook={webhook.data} />
           </dd>
           <dt>Events</dt>
           <dd className={styles.mono}>{webhook.data.events.join(', ')}</dd>
           {webhook.data.previous_secret_expires_at && (
             <>
               <dt>Previous secret</dt>
-              <dd>Still signs deliveries, beside the new one, until {formatDateTime(webhook.data.previous_secret_expires_at)}.</dd>
+              <dd>Still signs deliveries, beside the new one, until <LocalTime iso={webhook.data.previous_secret_expires_at} />.</dd>
             </>
           )}
           <dt>Last delivery</dt>

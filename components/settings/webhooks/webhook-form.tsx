@@ -9,7 +9,8 @@ import { Controller, useForm } from 'react-hook-form'
 import type { EventKind } from '@/lib/events/event-kinds'
 import { maxWebhookSecretLength, minWebhookSecretLength } from '@/lib/webhooks/webhook-schemas'
 import { useTRPC } from '@/components/trpc-provider'
-import { fieldErrorsOf, refusalMessage } from '@/components/portal-error'
+import { refusalMessage } from '@/components/portal-error'
+import { applyServerFieldErrors } from '@/components/server-field-errors'
 import { StatusMessage, type Status } from '../status-message'
 import styles from '../settings.module.css'
 import { EventKindPicker } from './event-kind-picker'
@@ -52,13 +53,7 @@ export function WebhookForm(props: { mode: 'create' } | { mode: 'edit'; webhookI
         router.push(`/settings/webhooks?saved=${encodeURIComponent(props.webhookId)}`)
       }
     } catch (error) {
-      const fields = fieldErrorsOf(error).flatMap((item) => {
-        const field = formField(item.field)
-        return field ? [{ field, message: item.message }] : []
-      })
-      for (const item of fields) form.setError(item.field, { message: item.message })
-      if (fields[0]) form.setFocus(fields[0].field)
-      else setFailure({ kind: 'error', text: refusalMessage(error), focus: true })
+      if (!applyServerFieldErrors(form, error, formField)) setFailure({ kind: 'error', text: refusalMessage(error), focus: true })
     }
   })
 

@@ -10,7 +10,7 @@ import { refusalMessage } from '@/components/portal-error'
 import { StatusMessage, type Status } from '../status-message'
 import styles from '../settings.module.css'
 import { describeAttempt } from './test-event-result'
-import { disabledExplanation, LastDelivery, WebhookStatusBadge } from './webhook-status'
+import { DisabledExplanation, LastDelivery, WebhookStatusBadge } from './webhook-status'
 import listStyles from './webhooks.module.css'
 import { useListNarrowing } from '../list-narrowing'
 
@@ -94,7 +94,7 @@ export function WebhookList({ initialStatus }: { initialStatus: Status }) {
                   </td>
                   <td>
                     <WebhookStatusBadge webhook={webhook} />
-                    {webhook.status === 'disabled' && <p className={`${styles.small} muted`}>{disabledExplanation(webhook)}</p>}
+                    {webhook.status === 'disabled' && <p className={`${styles.small} muted`}><DisabledExplanation webhook={webhook} /></p>}
                   </td>
                   <td>
                     <LastDelivery webhook={webhook} />

@@ -1,6 +1,7 @@
 import type { WebhookView } from '@/lib/trpc/routers/webhooks-router'
 import { maxDeliveryAttempts } from '@/lib/webhooks/retry-schedule'
-import { formatDateTime, formatDuration } from '../format'
+import { LocalTime } from '@/components/local-time'
+import { formatDuration } from '../format'
 import styles from '../settings.module.css'
 
 export function WebhookStatusBadge({ webhook }: { webhook: WebhookView }) {
@@ -9,15 +10,25 @@ export function WebhookStatusBadge({ webhook }: { webhook: WebhookView }) {
   return <span className={`${styles.badge} ${styles.danger}`}>Disabled</span>
 }
 
-export function disabledExplanation(webhook: WebhookView): string | null {
-  if (webhook.status === 'paused') return 'Paused: new deliveries wait and go out when you resume it.'
+/** Why a subscription is paused or disabled, and since when; nothing while it is enabled. */
+export function DisabledExplanation({ webhook }: { webhook: WebhookView }) {
+  if (webhook.status === 'paused') return <>Paused: new deliveries wait and go out when you resume it.</>
   if (webhook.status !== 'disabled') return null
-  const since = webhook.disabled_at ? ` on ${formatDateTime(webhook.disabled_at)}` : ''
+  const since = webhook.disabled_at && (
+    <>
+      {' '}
+      on <LocalTime iso={webhook.disabled_at} />
+    </>
+  )
   if (webhook.disabled_reason === 'delivery_failures') {
-    return `Disabled${since} after one delivery failed ${maxDeliveryAttempts} times in a row (the first attempt and every retry). No events are sent until it is re-enabled.`
+    return (
+      <>
+        Disabled{since} after one delivery failed {maxDeliveryAttempts} times in a row (the first attempt and every retry). No events are sent until it is re-enabled.
+      </>
+    )
   }
-  if (webhook.disabled_reason === 'receiver_gone') return `Disabled${since} because the receiver answered 410 Gone. No events are sent until it is re-enabled.`
-  return `Disabled${since}. No events are sent until it is re-enabled.`
+  if (webhook.disabled_reason === 'receiver_gone') return <>Disabled{since} because the receiver answered 410 Gone. No events are sent until it is re-enabled.</>
+  return <>Disabled{since}. No events are sent until it is re-enabled.</>
 }
 
 export function LastDelivery({ webhook }: { webhook: WebhookView }) {
@@ -29,7 +40,7 @@ export function LastDelivery({ webhook }: { webhook: WebhookView }) {
         {last.response_status ?? 'No response'}
       </span>{' '}
       <span className={styles.small}>
-        {formatDateTime(last.at)} · {formatDuration(last.duration_ms)}
+        <LocalTime iso={last.at} /> · {formatDuration(last.duration_ms)}
       </span>
       {last.error && <span className={`${styles.small} ${styles.block} muted`}>{last.error}</span>}
     </span>
