@@ -8,6 +8,8 @@ import { db } from '../lib/db/client.ts'
 import { startEmbeddedDatabaseIfNeeded } from '../lib/db/embedded-server.ts'
 import { createApiToken, isRotationRecommended, listApiTokens, revokeApiToken } from '../lib/tokens/api-tokens.ts'
 import { DomainError } from '../lib/errors.ts'
+import { parseInput } from '../lib/parse-input.ts'
+import { createApiTokenSchema } from '../lib/tokens/api-token-schemas.ts'
 import { systemActor } from '../lib/tenancy/system-actor.ts'
 
 /** A refusal of the command line: its message is printed, and 2 (a usage error) or 1 is the exit code. */
@@ -46,11 +48,8 @@ async function create(values: Record<string, string | undefined>) {
     ? await db.user.findFirst({ where: { tenantId: tenant.id, email: values.owner.toLowerCase() } })
     : await db.user.findFirst({ where: { tenantId: tenant.id, role: 'admin', active: true }, orderBy: { createdAt: 'asc' } })
   if (!owner) throw new CliError(1, values.owner ? `No user ${values.owner} in ${tenant.slug}.` : `${tenant.slug} has no active admin to own the token.`)
-  const { token, summary } = await createApiToken(await actingAsSystem(tenant.id), {
-    name: values.name,
-    scopes: values.scopes.split(',').map((scope) => scope.trim()).filter(Boolean),
-    ownerId: owner.id,
-  })
+  const key = parseInput(createApiTokenSchema, { name: values.name, scopes: values.scopes.split(',').map((scope) => scope.trim()).filter(Boolean) })
+  const { token, summary } = await createApiToken(await actingAsSystem(tenant.id), { ...key, ownerId: owner.id })
   console.error(`Created ${summary.id} "${summary.name}" for ${tenant.slug}, owned by ${owner.email}, scopes ${summary.scopes.join(',')}.`)
   console.error('This is the only time the token is shown; store it now:')
   console.log(token)

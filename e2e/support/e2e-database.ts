@@ -25,9 +25,11 @@ export async function createE2eApiToken(tenantSlug: string, ownerEmail: string, 
   if (!owner) throw new Error(`No user ${ownerEmail} in ${tenantSlug}`)
   const { createApiToken } = await import('../../lib/tokens/api-tokens.ts')
   const { systemActor } = await import('../../lib/tenancy/system-actor.ts')
+  const { parseInput } = await import('../../lib/parse-input.ts')
+  const { createApiTokenSchema } = await import('../../lib/tokens/api-token-schemas.ts')
   const { db } = await import('../../lib/db/client.ts')
   try {
-    const created = await createApiToken((await systemActor(owner.tenant_id))!, { name: `e2e ${scopes.join(' ')}`, scopes, ownerId: owner.id })
+    const created = await createApiToken((await systemActor(owner.tenant_id))!, { ...parseInput(createApiTokenSchema, { name: `e2e ${scopes.join(' ')}`, scopes }), ownerId: owner.id })
     return created.token
   } finally {
     await db.$disconnect()

@@ -1,10 +1,8 @@
 import { assertCan, assertMemberCan } from '../auth/permissions.ts'
 import { ConflictError, NotFoundError, type FieldError } from '../errors.ts'
 import { createId } from '../ids.ts'
-import { parseInput } from '../parse-input.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb, type TenantDb } from '../tenancy/tenant-db.ts'
-import { addDepartmentSchema, departmentIdSchema, renameDepartmentSchema } from './department-schemas.ts'
 
 export type DepartmentSummary = { id: string; name: string; articleCount: number; createdAt: Date }
 
@@ -58,9 +56,9 @@ function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: string }).code === 'P2002'
 }
 
-export async function addDepartment(actor: Actor, raw: { name: string }): Promise<DepartmentSummary> {
+export async function addDepartment(actor: Actor, input: { name: string }): Promise<DepartmentSummary> {
   assertMemberCan(actor, 'admin')
-  const { name } = parseInput(addDepartmentSchema, raw)
+  const { name } = input
   const tdb = tenantDb(actor.tenant.id)
   await assertNameFree(tdb, name)
   try {
@@ -73,9 +71,9 @@ export async function addDepartment(actor: Actor, raw: { name: string }): Promis
 }
 
 /** Renaming keeps the id, so articles and API filters that use it are unaffected. */
-export async function renameDepartment(actor: Actor, raw: { departmentId: string; name: string }): Promise<DepartmentSummary> {
+export async function renameDepartment(actor: Actor, input: { departmentId: string; name: string }): Promise<DepartmentSummary> {
   assertMemberCan(actor, 'admin')
-  const { departmentId, name } = parseInput(renameDepartmentSchema, raw)
+  const { departmentId, name } = input
   const tdb = tenantDb(actor.tenant.id)
   const existing = await tdb.department.findUnique({ where: { id: departmentId } })
   if (!existing) throw new NotFoundError('department', departmentId)
@@ -101,9 +99,9 @@ function inUse(name: string, count: number): ConflictError {
 }
 
 /** Removes an unused department; one that articles still use is refused, never emptied silently. */
-export async function removeDepartment(actor: Actor, raw: { departmentId: string }): Promise<void> {
+export async function removeDepartment(actor: Actor, input: { departmentId: string }): Promise<void> {
   assertMemberCan(actor, 'admin')
-  const { departmentId } = parseInput(departmentIdSchema, raw)
+  const { departmentId } = input
   const tdb = tenantDb(actor.tenant.id)
   const existing = await tdb.department.findUnique({ where: { id: departmentId } })
   if (!existing) throw new NotFoundError('department', departmentId)

@@ -27,3 +27,5 @@ export const createApiTokenSchema = z.object({
 })
 
 export type CreateApiTokenInput = z.input<typeof createApiTokenSchema>
+/** What the domain takes: a name and scopes the adapter has parsed with createApiTokenSchema. */
+export type NewApiToken = z.output<typeof createApiTokenSchema>

@@ -1,12 +1,11 @@
 import { recordAudit } from '../audit.ts'
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.ts'
 import { createId } from '../ids.ts'
-import { parseInput } from '../parse-input.ts'
 import { assertCan } from '../auth/permissions.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import { forgetCachedTokens } from './authenticate-token.ts'
-import { createApiTokenSchema, rotationRecommendedAfterDays, type CreateApiTokenInput } from './api-token-schemas.ts'
+import { rotationRecommendedAfterDays, type NewApiToken } from './api-token-schemas.ts'
 import { grantableScopes } from './scopes.ts'
 import { displayPrefix, generateToken, hashToken } from './token-secret.ts'
 
@@ -34,10 +33,10 @@ export { rotationRecommendedAfterDays }
  * A new key, owned by the admin who creates it (the system — the tokens CLI, test fixtures —
  * names the owner). Its scopes are bounded by what the owner's role and the creator's may grant.
  */
-export async function createApiToken(actor: Actor, input: CreateApiTokenInput & { ownerId?: string }): Promise<{ token: string; summary: ApiTokenSummary }> {
+export async function createApiToken(actor: Actor, input: NewApiToken & { ownerId?: string }): Promise<{ token: string; summary: ApiTokenSummary }> {
   assertCan(actor, 'admin')
   const tdb = tenantDb(actor.tenant.id)
-  const { name, scopes } = parseInput(createApiTokenSchema, { name: input.name, scopes: input.scopes })
+  const { name, scopes } = input
   const ownerId = actor.user?.id ?? input.ownerId
   if (!ownerId) throw new ValidationError([{ field: 'owner', message: 'A key made by the system must name the user who owns it.' }])
   if (actor.user && input.ownerId && input.ownerId !== actor.user.id) throw new ForbiddenError('An admin creates keys of their own; the owner signs in to create theirs.')

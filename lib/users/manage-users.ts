@@ -6,11 +6,10 @@ import type { Role } from '../db/generated/enums.ts'
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts'
 import { commitChange, type ChangeTransaction, type Emit } from '../events/commit-change.ts'
 import { createId } from '../ids.ts'
-import { parseInput } from '../parse-input.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { systemDb, tenantDb } from '../tenancy/tenant-db.ts'
 import { forgetCachedTokens } from '../tokens/authenticate-token.ts'
-import { changeRoleSchema, createUserSchema, userIdSchema, type ChangeRoleInput, type CreateUserInput } from './user-schemas.ts'
+import type { NewUser, RoleChange } from './user-schemas.ts'
 
 type Transaction = ChangeTransaction
 
@@ -54,9 +53,8 @@ function isUniqueViolation(error: unknown): boolean {
  * Adds a person to the newsroom. Without a password the service generates one, which is
  * returned here once and never stored in the clear.
  */
-export async function createUser(actor: Actor, raw: CreateUserInput): Promise<{ user: UserSummary; generatedPassword: string | null }> {
+export async function createUser(actor: Actor, input: NewUser): Promise<{ user: UserSummary; generatedPassword: string | null }> {
   assertMemberCan(actor, 'admin')
-  const input = parseInput(createUserSchema, raw)
   const tdb = tenantDb(actor.tenant.id)
   if (await systemDb().user.findUnique({ where: { email: input.email }, select: { id: true } })) throw emailTaken()
 
@@ -141,9 +139,8 @@ async function assertNotLastAdmin(tx: Transaction, user: UserSummary, doing: str
 }
 
 /** Gives a person another role. Their session and their tokens follow the new role at once. */
-export async function changeRole(actor: Actor, raw: ChangeRoleInput): Promise<UserSummary> {
+export async function changeRole(actor: Actor, input: RoleChange): Promise<UserSummary> {
   assertMemberCan(actor, 'admin')
-  const input = parseInput(changeRoleSchema, raw)
   return changeAccess(actor, input.userId, async (tx, emit, user) => {
     if (!user.active) throw new ConflictError('user_deactivated', `${user.name} is deactivated; a deactivated account keeps its last role.`)
     if (user.role === input.role) return user
@@ -163,9 +160,8 @@ export async function changeRole(actor: Actor, raw: ChangeRoleInput): Promise<Us
  * callback re-reads the user) and their API tokens stop working at once. Their articles,
  * tokens and subscriptions stay for the record.
  */
-export async function deactivateUser(actor: Actor, raw: { userId: string }): Promise<UserSummary> {
+export async function deactivateUser(actor: Actor, input: { userId: string }): Promise<UserSummary> {
   assertMemberCan(actor, 'admin')
-  const input = parseInput(userIdSchema, raw)
   if (input.userId === actor.user.id) {
     throw new ConflictError('cannot_deactivate_self', 'You cannot deactivate your own account; ask another admin to do it.')
   }

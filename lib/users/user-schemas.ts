@@ -28,8 +28,11 @@ export const createUserSchema = z.object({
 })
 
 export type CreateUserInput = z.input<typeof createUserSchema>
+/** What the domain takes: input the adapter (tRPC, a script) has parsed with createUserSchema. */
+export type NewUser = z.output<typeof createUserSchema>
 
 export const changeRoleSchema = z.object({ userId: z.string().min(1), role: roleSchema })
 export type ChangeRoleInput = z.input<typeof changeRoleSchema>
+export type RoleChange = z.output<typeof changeRoleSchema>
 
 export const userIdSchema = z.object({ userId: z.string().min(1) })

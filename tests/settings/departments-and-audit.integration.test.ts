@@ -2,13 +2,21 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import { createArticle } from '../../lib/articles/create-article.ts'
 import { listAuditEntries } from '../../lib/audit/list-audit-entries.ts'
 import { db } from '../../lib/db/client.ts'
-import { addDepartment, listDepartments, removeDepartment, renameDepartment } from '../../lib/departments/manage-departments.ts'
+import { addDepartment as addParsed, listDepartments, removeDepartment, renameDepartment as renameParsed } from '../../lib/departments/manage-departments.ts'
+import { addDepartmentSchema, renameDepartmentSchema } from '../../lib/departments/department-schemas.ts'
+import { parseInput } from '../../lib/parse-input.ts'
+import type { Actor } from '../../lib/tenancy/actor.ts'
+import { changeRoleSchema } from '../../lib/users/user-schemas.ts'
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors.ts'
 import { createId } from '../../lib/ids.ts'
 import { createApiToken, revokeApiToken } from '../../lib/tokens/api-tokens.ts'
 import { changeRole, createUser } from '../../lib/users/manage-users.ts'
 import { lastDeliveryResults } from '../../lib/webhooks/last-delivery-results.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+
+// As the portal's adapter calls them: the input parsed first (the domain takes parsed input).
+const addDepartment = async (actor: Actor, raw: { name: string }) => addParsed(actor, parseInput(addDepartmentSchema, raw))
+const renameDepartment = async (actor: Actor, raw: { departmentId: string; name: string }) => renameParsed(actor, parseInput(renameDepartmentSchema, raw))
 
 let newsroom: TestTenant
 
@@ -100,7 +108,7 @@ describe('audit log', () => {
     const { summary } = await createApiToken(newsroom.actor('admin'), { name: 'Wire importer', scopes: ['articles:read'] })
     await revokeApiToken(newsroom.actor('admin'), summary.id)
     const { user } = await createUser(admin, { email: 'clark@example.com', name: 'Clark Kent', role: 'writer' })
-    await changeRole(admin, { userId: user.id, role: 'editor' })
+    await changeRole(admin, parseInput(changeRoleSchema, { userId: user.id, role: 'editor' }))
     const other = await createTestTenant()
     await createUser(other.actor('admin'), { email: 'elsewhere@example.com', name: 'Elsewhere', role: 'writer' })
 

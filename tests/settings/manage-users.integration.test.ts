@@ -5,8 +5,14 @@ import type { Role } from '../../lib/db/generated/enums.ts'
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors.ts'
 import type { Actor } from '../../lib/tenancy/actor.ts'
 import { authenticateToken } from '../../lib/tokens/authenticate-token.ts'
-import { changeRole, createUser, deactivateUser, listUsers } from '../../lib/users/manage-users.ts'
+import { parseInput } from '../../lib/parse-input.ts'
+import { changeRole as changeRoleParsed, createUser as createUserParsed, deactivateUser, listUsers } from '../../lib/users/manage-users.ts'
+import { changeRoleSchema, createUserSchema, type ChangeRoleInput, type CreateUserInput } from '../../lib/users/user-schemas.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+
+// As the portal's adapter calls them: the input parsed first (the domain takes parsed input).
+const createUser = async (actor: Actor, raw: CreateUserInput) => createUserParsed(actor, parseInput(createUserSchema, raw))
+const changeRole = async (actor: Actor, raw: ChangeRoleInput) => changeRoleParsed(actor, parseInput(changeRoleSchema, raw))
 
 let newsroom: TestTenant
 let admin: Actor

@@ -4,6 +4,8 @@ import type { Plan, Role } from '../../lib/db/generated/enums.ts'
 import { createId } from '../../lib/ids.ts'
 import type { Actor } from '../../lib/tenancy/actor.ts'
 import { createApiToken } from '../../lib/tokens/api-tokens.ts'
+import { createApiTokenSchema } from '../../lib/tokens/api-token-schemas.ts'
+import { parseInput } from '../../lib/parse-input.ts'
 
 let passwordHash: Promise<string> | undefined
 
@@ -31,6 +33,6 @@ export async function createTestTenant(options: { plan?: Plan; slug?: string } =
     user: { id: users[role].id, role },
   })
   const token = async (scopes: string[], role: Role = 'admin') =>
-    (await createApiToken({ ...actor(role), user: null }, { name: `test ${scopes.join(' ')}`, scopes, ownerId: users[role].id })).token
+    (await createApiToken({ ...actor(role), user: null }, { ...parseInput(createApiTokenSchema, { name: `test ${scopes.join(' ')}`, scopes }), ownerId: users[role].id })).token
   return { tenant, users, departments, actor, token }
 }
