@@ -12,6 +12,7 @@ import { OneTimeSecret } from '../one-time-secret'
 import { refusalMessage } from '@/components/portal-error'
 import { applyServerFieldErrors } from '@/components/server-field-errors'
 import { StatusMessage, type Status } from '../status-message'
+import { Field } from '../field'
 import styles from '../settings.module.css'
 
 export type ScopeOption = { scope: string; description: string; served: boolean }
@@ -30,6 +31,9 @@ export function CreateApiKey({ scopes }: { scopes: ScopeOption[] }) {
   const create = useMutation(trpc.apiKeys.create.mutationOptions({ gcTime: 0 }))
   const { errors, isSubmitting } = form.formState
 
+  // Registered before the fields below it: react-hook-form focuses the first invalid field in
+  // the order fields were registered, and a Field's control registers only when the Field renders.
+  const nameInput = form.register('name')
   const onSubmit = form.handleSubmit(async (values) => {
     setFailure(null)
     try {
@@ -70,22 +74,9 @@ export function CreateApiKey({ scopes }: { scopes: ScopeOption[] }) {
         The token of the new key is shown once, right after you create it. It acts for you: it can never do more than your role allows.
       </p>
       <StatusMessage status={failure} />
-      <label htmlFor="key-name">Name</label>
-      <input
-        id="key-name"
-        autoComplete="off"
-        aria-invalid={!!errors.name}
-        aria-describedby={errors.name ? 'key-name-error key-name-hint' : 'key-name-hint'}
-        {...form.register('name')}
-      />
-      <p id="key-name-hint" className={styles.hint}>
-        Say who uses it, e.g. “Wire importer” or “Mobile app (production)”.
-      </p>
-      {errors.name && (
-        <p id="key-name-error" className="field-error">
-          {errors.name.message}
-        </p>
-      )}
+      <Field id="key-name" label="Name" hint="Say who uses it, e.g. “Wire importer” or “Mobile app (production)”." error={errors.name?.message}>
+        {(control) => <input {...control} autoComplete="off" {...nameInput} />}
+      </Field>
 
       <fieldset className={styles.fieldset} aria-describedby={errors.scopes ? 'scopes-error' : undefined} aria-invalid={!!errors.scopes}>
         <legend>Scopes</legend>

@@ -11,6 +11,7 @@ import { OneTimeSecret } from '../one-time-secret'
 import { refusalMessage } from '@/components/portal-error'
 import { applyServerFieldErrors } from '@/components/server-field-errors'
 import { StatusMessage, type Status } from '../status-message'
+import { Field } from '../field'
 import styles from '../settings.module.css'
 
 type UserValues = z.input<typeof createUserSchema>
@@ -53,9 +54,6 @@ export function CreateUserForm() {
     }
   })
 
-  const describe = (field: string, hint?: boolean) =>
-    [errors[field as keyof UserValues] && `user-${field}-error`, hint && `user-${field}-hint`].filter(Boolean).join(' ') || undefined
-
   return (
     <section aria-labelledby="add-user-heading">
       <h2 id="add-user-heading">Add a person</h2>
@@ -69,41 +67,34 @@ export function CreateUserForm() {
         </OneTimeSecret>
       )}
       <form method="post" onSubmit={onSubmit} noValidate className={styles.fieldset}>
-        <label htmlFor="user-name">Name</label>
-        <input id="user-name" autoComplete="off" aria-invalid={!!errors.name} aria-describedby={describe('name')} {...form.register('name')} />
-        {errors.name && <p id="user-name-error" className="field-error">{errors.name.message}</p>}
+        <Field id="user-name" label="Name" error={errors.name?.message}>
+          {(control) => <input {...control} autoComplete="off" {...form.register('name')} />}
+        </Field>
 
-        <label htmlFor="user-email">E-mail</label>
-        <input id="user-email" type="email" autoComplete="off" aria-invalid={!!errors.email} aria-describedby={describe('email', true)} {...form.register('email')} />
-        <p id="user-email-hint" className={styles.hint}>They sign in with this address.</p>
-        {errors.email && <p id="user-email-error" className="field-error">{errors.email.message}</p>}
+        <Field id="user-email" label="E-mail" hint="They sign in with this address." error={errors.email?.message}>
+          {(control) => <input {...control} type="email" autoComplete="off" {...form.register('email')} />}
+        </Field>
 
-        <label htmlFor="user-role">Role</label>
-        <select id="user-role" aria-invalid={!!errors.role} aria-describedby={describe('role', true)} {...form.register('role')}>
-          {roles.map((role) => (
-            <option key={role} value={role}>
-              {role}
-            </option>
-          ))}
-        </select>
-        <p id="user-role-hint" className={styles.hint}>
-          {roleHelp.admin} {roleHelp.editor} {roleHelp.writer}
-        </p>
-        {errors.role && <p id="user-role-error" className="field-error">{errors.role.message}</p>}
+        <Field id="user-role" label="Role" hint={`${roleHelp.admin} ${roleHelp.editor} ${roleHelp.writer}`} error={errors.role?.message}>
+          {(control) => (
+            <select {...control} {...form.register('role')}>
+              {roles.map((role) => (
+                <option key={role} value={role}>
+                  {role}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
 
-        <label htmlFor="user-password">Initial password (optional)</label>
-        <input
+        <Field
           id="user-password"
-          type="password"
-          autoComplete="new-password"
-          aria-invalid={!!errors.password}
-          aria-describedby={describe('password', true)}
-          {...form.register('password')}
-        />
-        <p id="user-password-hint" className={styles.hint}>
-          At least {minPasswordLength} characters. Leave it empty and a strong password is generated and shown to you once.
-        </p>
-        {errors.password && <p id="user-password-error" className="field-error">{errors.password.message}</p>}
+          label="Initial password (optional)"
+          hint={`At least ${minPasswordLength} characters. Leave it empty and a strong password is generated and shown to you once.`}
+          error={errors.password?.message}
+        >
+          {(control) => <input {...control} type="password" autoComplete="new-password" {...form.register('password')} />}
+        </Field>
 
         <div className={styles.actions}>
           <button type="submit" disabled={isSubmitting}>

@@ -12,6 +12,7 @@ import { useTRPC } from '@/components/trpc-provider'
 import { refusalMessage } from '@/components/portal-error'
 import { applyServerFieldErrors } from '@/components/server-field-errors'
 import { StatusMessage, type Status } from '../status-message'
+import { Field } from '../field'
 import styles from '../settings.module.css'
 import { EventKindPicker } from './event-kind-picker'
 import { SecretField } from './secret-field'
@@ -39,6 +40,9 @@ export function WebhookForm(props: { mode: 'create' } | { mode: 'edit'; webhookI
   const update = useMutation(trpc.webhooks.update.mutationOptions())
   const { errors, isSubmitting } = form.formState
 
+  // Registered before the fields below it: react-hook-form focuses the first invalid field in
+  // the order fields were registered, and a Field's control registers only when the Field renders.
+  const urlInput = form.register('url')
   const onSubmit = form.handleSubmit(async (values) => {
     setFailure(null)
     try {
@@ -60,21 +64,14 @@ export function WebhookForm(props: { mode: 'create' } | { mode: 'edit'; webhookI
   return (
     <form method="post" onSubmit={onSubmit} noValidate>
       <StatusMessage status={failure} />
-      <label htmlFor="webhook-url">Receiver URL</label>
-      <input
+      <Field
         id="webhook-url"
-        type="url"
-        inputMode="url"
-        autoComplete="off"
-        placeholder="https://hooks.example.com/newsroom"
-        aria-invalid={!!errors.url}
-        aria-describedby={errors.url ? 'webhook-url-hint webhook-url-error' : 'webhook-url-hint'}
-        {...form.register('url')}
-      />
-      <p id="webhook-url-hint" className={styles.hint}>
-        Events are POSTed here as JSON. It must be https and publicly reachable; redirects are not followed.
-      </p>
-      {errors.url && <p id="webhook-url-error" className="field-error">{errors.url.message}</p>}
+        label="Receiver URL"
+        hint="Events are POSTed here as JSON. It must be https and publicly reachable; redirects are not followed."
+        error={errors.url?.message}
+      >
+        {(control) => <input {...control} type="url" inputMode="url" autoComplete="off" placeholder="https://hooks.example.com/newsroom" {...urlInput} />}
+      </Field>
 
       <Controller
         control={form.control}
