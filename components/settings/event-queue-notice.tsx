@@ -1,4 +1,5 @@
 import { eventQueueHealth } from '@/lib/ops/event-queue-health'
+import type { Actor } from '@/lib/tenancy/actor'
 
 function age(seconds: number): string {
   if (seconds < 90) return `${seconds} s`
@@ -12,8 +13,8 @@ function age(seconds: number): string {
  * failing) and what fixes it; nothing when all is well. `kinds` narrows the count to what one
  * subscription receives.
  */
-export async function EventQueueNotice({ tenantId, kinds }: { tenantId: string; kinds?: string[] }) {
-  const health = await eventQueueHealth(tenantId, kinds)
+export async function EventQueueNotice({ actor, kinds }: { actor: Actor; kinds?: string[] }) {
+  const health = await eventQueueHealth(actor, kinds)
   if (!health.advice || (health.queue === 'configured' && (health.oldestWaitingSeconds ?? 0) < 120)) return null
   return (
     <div className="alert error" role="status" data-testid="event-queue-notice">

@@ -1,6 +1,8 @@
 import { NotFoundError } from '../errors.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import { toApiStatus, type ApiStatus } from './article-status.ts'
+import { assertCan } from '../auth/permissions.ts'
+import type { Actor } from '../tenancy/actor.ts'
 
 export type ArticleHistoryEntry = {
   id: string
@@ -16,8 +18,9 @@ export type ArticleHistoryEntry = {
 }
 
 /** The article's workflow moves, oldest first, with who made each. */
-export async function listArticleHistory(tenantId: string, articleId: string): Promise<ArticleHistoryEntry[]> {
-  const tdb = tenantDb(tenantId)
+export async function listArticleHistory(actor: Actor, articleId: string): Promise<ArticleHistoryEntry[]> {
+  assertCan(actor, 'articles:read')
+  const tdb = tenantDb(actor.tenant.id)
   const article = await tdb.article.findUnique({ where: { id: articleId }, select: { id: true } })
   if (!article) throw new NotFoundError('article', articleId)
   const rows = await tdb.articleTransition.findMany({

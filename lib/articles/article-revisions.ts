@@ -7,6 +7,7 @@ import type { RevisionRecord } from './revision-schemas.ts'
 import type { WrittenArticle } from './stored-body.ts'
 import { updateArticle } from './update-article.ts'
 import type { ExpectedVersion } from './change-current-version.ts'
+import { assertCan } from '../auth/permissions.ts'
 
 // Revisions are written by the articles_record_revision trigger, in the transaction of the
 // change itself (see its migration); this module only reads them, and restores one.
@@ -46,7 +47,9 @@ function toRevisionRecord(row: RevisionRow): RevisionRecord {
 }
 
 /** The article's revisions, newest first. */
-export async function listRevisions(tenantId: string, articleId: string, query: { limit: number; offset: number; cursor?: string }): Promise<Page<RevisionRecord>> {
+export async function listRevisions(actor: Actor, articleId: string, query: { limit: number; offset: number; cursor?: string }): Promise<Page<RevisionRecord>> {
+  assertCan(actor, 'articles:read')
+  const tenantId = actor.tenant.id
   const tdb = tenantDb(tenantId)
   const article = await tdb.article.findUnique({ where: { id: articleId }, select: { id: true } })
   if (!article) throw new NotFoundError('article', articleId)
@@ -65,8 +68,9 @@ export async function listRevisions(tenantId: string, articleId: string, query: 
   return { ...page, items: page.items.map(toRevisionRecord) }
 }
 
-export async function getRevision(tenantId: string, articleId: string, revisionId: string): Promise<RevisionRecord> {
-  const row = await tenantDb(tenantId).articleRevision.findFirst({ where: { id: revisionId, articleId }, include })
+export async function getRevision(actor: Actor, articleId: string, revisionId: string): Promise<RevisionRecord> {
+  assertCan(actor, 'articles:read')
+  const row = await tenantDb(actor.tenant.id).articleRevision.findFirst({ where: { id: revisionId, articleId }, include })
   if (!row) throw new NotFoundError('revision', revisionId)
   return toRevisionRecord(row)
 }
@@ -77,7 +81,7 @@ export async function getRevision(tenantId: string, articleId: string, revisionI
  * and the restore is itself a new revision. The author stays who it is now.
  */
 export async function restoreRevision(actor: Actor, articleId: string, revisionId: string, options: { expectedVersion?: ExpectedVersion } = {}): Promise<WrittenArticle> {
-  const revision = await getRevision(actor.tenant.id, articleId, revisionId)
+  const revision = await getRevision(actor, articleId, revisionId)
   return updateArticle(
     actor,
     articleId,

@@ -1,10 +1,13 @@
 import type { Article } from '../db/generated/client.ts'
 import { NotFoundError } from '../errors.ts'
+import { assertCan } from '../auth/permissions.ts'
+import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 
-/** The tenant's article, or a 404: another tenant's id looks exactly like a missing one. */
-export async function getArticle(tenantId: string, articleId: string): Promise<Article> {
-  const article = await tenantDb(tenantId).article.findUnique({ where: { id: articleId } })
+/** The newsroom's article, or a 404: another newsroom's id looks exactly like a missing one. */
+export async function getArticle(actor: Actor, articleId: string): Promise<Article> {
+  assertCan(actor, 'articles:read')
+  const article = await tenantDb(actor.tenant.id).article.findUnique({ where: { id: articleId } })
   if (!article) throw new NotFoundError('article', articleId)
   return article
 }

@@ -8,6 +8,8 @@ import type { ListArticlesQuery } from './article-schemas.ts'
 import { articleTotal } from './article-totals.ts'
 import { toPage, type Page } from '../pagination.ts'
 import { searchArticlePage, searchCondition, type SearchedArticle } from './search-articles.ts'
+import { assertCan } from '../auth/permissions.ts'
+import type { Actor } from '../tenancy/actor.ts'
 
 export type ArticlePage = Page<SearchedArticle>
 
@@ -53,7 +55,9 @@ export function syncSettleMs(): number {
   return Number(process.env.SYNC_SETTLE_MS ?? 10_000)
 }
 
-export async function listArticles(tenantId: string, query: ListArticlesQuery): Promise<ArticlePage> {
+export async function listArticles(actor: Actor, query: ListArticlesQuery): Promise<ArticlePage> {
+  assertCan(actor, 'articles:read')
+  const tenantId = actor.tenant.id
   const { limit, offset, cursor, sort: requestedSort, ...filter } = query
   const sort = requestedSort ?? 'published_at'
   const sql = tenantSql(tenantId)

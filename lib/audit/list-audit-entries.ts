@@ -1,4 +1,6 @@
 import { tenantDb } from '../tenancy/tenant-db.ts'
+import { assertCan } from '../auth/permissions.ts'
+import type { Actor } from '../tenancy/actor.ts'
 
 export type AuditEntryView = {
   id: string
@@ -25,10 +27,11 @@ function labelOf(metadata: Record<string, unknown>, targetId: string): string {
 }
 
 /** The newsroom's audit trail, newest first. */
-export async function listAuditEntries(tenantId: string, page: { limit?: number; offset?: number } = {}): Promise<AuditPage> {
+export async function listAuditEntries(actor: Actor, page: { limit?: number; offset?: number } = {}): Promise<AuditPage> {
+  assertCan(actor, 'admin')
   const limit = Math.min(Math.max(Math.trunc(page.limit ?? auditPageSize), 1), 200)
   const offset = Math.max(Math.trunc(page.offset ?? 0), 0)
-  const tdb = tenantDb(tenantId)
+  const tdb = tenantDb(actor.tenant.id)
   const [rows, total] = await Promise.all([
     tdb.auditEntry.findMany({
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],

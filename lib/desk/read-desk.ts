@@ -35,7 +35,7 @@ export type Desk = {
 export async function readDesk(actor: Actor & { user: NonNullable<Actor['user']> }, now = new Date()): Promise<Desk> {
   const tenantId = actor.tenant.id
   const page = (filter: { status: 'draft' | 'in-review' | 'published'; author_id?: string }) =>
-    listArticles(tenantId, listArticlesQuerySchema.parse({ ...filter, limit: shown })).then(({ items, total }): ArticleSection => ({ items, total }))
+    listArticles(actor, listArticlesQuerySchema.parse({ ...filter, limit: shown })).then(({ items, total }): ArticleSection => ({ items, total }))
 
   const decides = can(actor, 'articles:write')
   const administers = can(actor, 'admin')
@@ -60,7 +60,7 @@ export async function readDesk(actor: Actor & { user: NonNullable<Actor['user']>
 async function integrationsNeedingAttention(actor: Actor): Promise<NonNullable<Desk['attention']>> {
   const [subscriptions, keys] = await Promise.all([listWebhooks(actor, { limit: 100, offset: 0 }), listApiTokens(actor)])
   const results = await lastDeliveryResults(
-    actor.tenant.id,
+    actor,
     subscriptions.items.map((subscription) => subscription.id),
   )
   const webhooks: WebhookNeedingAttention[] = []

@@ -1,6 +1,8 @@
 import { queueConfigured } from '../events/event-queue.ts'
 import { queueLastFailedAt } from '../events/send-outbox-events.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
+import { assertCan } from '../auth/permissions.ts'
+import type { Actor } from '../tenancy/actor.ts'
 
 export type EventQueueState = 'configured' | 'not_configured' | 'failing'
 
@@ -28,8 +30,9 @@ export type EventQueueHealth = {
 }
 
 /** What an admin needs to know about a newsroom's events that have not gone out yet. */
-export async function eventQueueHealth(tenantId: string, kinds?: string[]): Promise<EventQueueHealth> {
-  const waiting = await tenantDb(tenantId).event.aggregate({
+export async function eventQueueHealth(actor: Actor, kinds?: string[]): Promise<EventQueueHealth> {
+  assertCan(actor, 'webhooks:manage')
+  const waiting = await tenantDb(actor.tenant.id).event.aggregate({
     where: { sentToQueueAt: null, ...(kinds && { kind: { in: kinds } }) },
     _count: { _all: true },
     _min: { createdAt: true },

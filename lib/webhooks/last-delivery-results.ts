@@ -1,4 +1,6 @@
 import { systemDb } from '../tenancy/tenant-db.ts'
+import { assertCan } from '../auth/permissions.ts'
+import type { Actor } from '../tenancy/actor.ts'
 
 export type LastDeliveryResult = {
   at: Date
@@ -12,7 +14,9 @@ export type LastDeliveryResult = {
  * The most recent delivery attempt of each subscription, for the portal's list ("last
  * delivery: 200 two minutes ago"). One query for the whole page instead of one per row.
  */
-export async function lastDeliveryResults(tenantId: string, subscriptionIds: string[]): Promise<Map<string, LastDeliveryResult>> {
+export async function lastDeliveryResults(actor: Actor, subscriptionIds: string[]): Promise<Map<string, LastDeliveryResult>> {
+  assertCan(actor, 'webhooks:manage')
+  const tenantId = actor.tenant.id
   const results = new Map<string, LastDeliveryResult>()
   if (subscriptionIds.length === 0) return results
   const rows = await systemDb().$queryRaw<{ subscription_id: string; at: Date; response_status: number | null; duration_ms: number; error: string | null }[]>`

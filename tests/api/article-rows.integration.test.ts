@@ -51,7 +51,7 @@ describe('the article list through tenantSql', () => {
     ] as const
     for (const [filter, where] of cases) {
       const expected = await db.article.findMany({ where: { tenantId, ...where }, orderBy: [...order], skip: 3, take: 10 })
-      const page = await listArticles(tenantId, { ...filter, limit: 10, offset: 3 })
+      const page = await listArticles(newsroom.actor('writer'), { ...filter, limit: 10, offset: 3 })
       expect(page.items).toEqual(expected)
       expect(page.total).toBe(await db.article.count({ where: { tenantId, ...where } }))
     }
@@ -76,17 +76,17 @@ describe('the article list through tenantSql', () => {
     for (const [filter, where] of [[{}, {}], [{ author_id: byAuthor }, { authorId: byAuthor }]] as const) {
       const offset = deepOffset + 5
       const expected = await db.article.findMany({ where: { tenantId, ...where }, orderBy: [...order], skip: offset, take: 50 })
-      const page = await listArticles(tenantId, { ...filter, limit: 50, offset })
+      const page = await listArticles(deep.actor('writer'), { ...filter, limit: 50, offset })
       expect(page.items).toEqual(expected)
       expect(page.items.length).toBeGreaterThan(0)
     }
-    const last = await listArticles(tenantId, { limit: 50, offset: deepOffset + 30 })
+    const last = await listArticles(deep.actor('writer'), { limit: 50, offset: deepOffset + 30 })
     expect(last.items).toHaveLength(30)
     expect(last.nextOffset).toBeNull()
   })
 
   it('never reads another tenant’s rows, and refuses a statement without the tenant filter', async () => {
-    const page = await listArticles(newsroom.tenant.id, { limit: 200, offset: 0 })
+    const page = await listArticles(newsroom.actor('writer'), { limit: 200, offset: 0 })
     expect(page.items.map((article) => article.tenantId)).toEqual(Array(40).fill(newsroom.tenant.id))
     await expect(tenantSql(newsroom.tenant.id).rows('SELECT id FROM articles')).rejects.toThrow(/tenant_id = \$1/)
   })

@@ -53,7 +53,7 @@ describe('readDesk', () => {
     await transitionArticle(editor, later.id, { to_state: 'published', publish_at: new Date(now.getTime() + 48 * 3_600_000).toISOString() })
 
     const desk = await readDesk(editor, now)
-    const list = await listArticles(newsroom.tenant.id, listArticlesQuerySchema.parse({ status: 'in-review' }))
+    const list = await listArticles(newsroom.actor('editor'), listArticlesQuerySchema.parse({ status: 'in-review' }))
     expect(desk.review!.total).toBe(list.total)
     expect(ids(desk.review!.items)).toContain(waiting.id)
     expect(desk.review!.items.every((article) => article.tenantId === newsroom.tenant.id)).toBe(true)

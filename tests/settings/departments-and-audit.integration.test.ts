@@ -112,7 +112,7 @@ describe('audit log', () => {
     const other = await createTestTenant()
     await createUser(other.actor('admin'), { email: 'elsewhere@example.com', name: 'Elsewhere', role: 'writer' })
 
-    const page = await listAuditEntries(newsroom.tenant.id)
+    const page = await listAuditEntries(newsroom.actor('admin'))
     expect(page.total).toBe(4)
     expect(page.items.map((entry) => [entry.action, entry.targetLabel])).toEqual([
       ['user.role_changed', 'Clark Kent (clark@example.com)'],
@@ -127,9 +127,9 @@ describe('audit log', () => {
       metadata: { previous_role: 'writer', role: 'editor' },
     })
 
-    const second = await listAuditEntries(newsroom.tenant.id, { limit: 3, offset: 0 })
+    const second = await listAuditEntries(newsroom.actor('admin'), { limit: 3, offset: 0 })
     expect(second.nextOffset).toBe(3)
-    expect((await listAuditEntries(newsroom.tenant.id, { limit: 3, offset: 3 })).items.map((entry) => entry.action)).toEqual(['api_token.created'])
+    expect((await listAuditEntries(newsroom.actor('admin'), { limit: 3, offset: 3 })).items.map((entry) => entry.action)).toEqual(['api_token.created'])
   })
 })
 
@@ -159,7 +159,7 @@ describe('last delivery results', () => {
     const foreign = await makeSubscription(other)
     await attempt(other, foreign.id, [{ status: 200, at: new Date() }])
 
-    const results = await lastDeliveryResults(newsroom.tenant.id, [first.id, quiet.id, foreign.id])
+    const results = await lastDeliveryResults(newsroom.actor('admin'), [first.id, quiet.id, foreign.id])
     expect([...results.keys()]).toEqual([first.id])
     expect(results.get(first.id)).toMatchObject({ responseStatus: null, error: 'Timed out', succeeded: false, at: new Date('2026-01-01T11:00:00Z') })
   })

@@ -11,7 +11,7 @@ import { pageRecord } from '@/lib/pagination'
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
   GET: withApi(listArticlesOperation, async ({ actor, query, request }) => {
-    const render = async () => renderJson(pageRecord(await listArticles(actor.tenant.id, query), toListedArticleRecord))
+    const render = async () => renderJson(pageRecord(await listArticles(actor, query), toListedArticleRecord))
     // The changes feed moves with the clock (its settle time), so only the other orders are cached.
     const rendered = query.sort === 'updated_at' ? await render() : await cachedRead(actor.tenant.id, `list:${queryKey(query)}`, render)
     return conditionalAnswer(request, rendered)

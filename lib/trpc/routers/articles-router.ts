@@ -41,17 +41,17 @@ function writtenRecord(article: WrittenArticle) {
  */
 export const articlesRouter = router({
   list: memberProcedure.input(domainInput(listArticlesQuerySchema)).query(async ({ ctx, input }) => {
-    const page = await listArticles(ctx.tenant.id, input)
+    const page = await listArticles(ctx.actor, input)
     return pageRecord(page, (article) => ({
       ...toArticleRecord(article),
       match: article.match ? { rank: article.match.rank, snippet: snippetParts(article.match.snippet) } : null,
     }))
   }),
 
-  filterOptions: memberProcedure.query(({ ctx }) => listArticleFilterOptions(ctx.tenant.id)),
+  filterOptions: memberProcedure.query(({ ctx }) => listArticleFilterOptions(ctx.actor)),
 
   get: memberProcedure.input(domainInput(articleId)).query(async ({ ctx, input }) => {
-    const row = await getArticle(ctx.tenant.id, input.article_id)
+    const row = await getArticle(ctx.actor, input.article_id)
     const article = toArticleRecord(row)
     return {
       article,
@@ -62,11 +62,11 @@ export const articlesRouter = router({
     }
   }),
 
-  history: memberProcedure.input(domainInput(articleId)).query(({ ctx, input }) => listArticleHistory(ctx.tenant.id, input.article_id)),
+  history: memberProcedure.input(domainInput(articleId)).query(({ ctx, input }) => listArticleHistory(ctx.actor, input.article_id)),
 
   revisions: memberProcedure
     .input(domainInput(articleId.extend(listRevisionsQuerySchema.shape)))
-    .query(async ({ ctx, input }) => pageRecord(await listRevisions(ctx.tenant.id, input.article_id, input), (revision) => revision)),
+    .query(async ({ ctx, input }) => pageRecord(await listRevisions(ctx.actor, input.article_id, input), (revision) => revision)),
 
   /** Restores from the version the editor loaded, like a save: a change made meanwhile is a 412. */
   restoreRevision: memberProcedure

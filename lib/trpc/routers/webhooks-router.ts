@@ -6,12 +6,13 @@ import type { DeliveryRecord } from '../../webhooks/webhook-schemas.ts'
 import { pageRecord } from '../../pagination.ts'
 import { lastDeliveryResults } from '../../webhooks/last-delivery-results.ts'
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, updateWebhook } from '../../webhooks/manage-subscriptions.ts'
-import { redeliver, sendTestEvent } from '../../webhooks/manual-deliveries.ts'
+import { redeliver, sendTestEvent, toManualDeliveryRecord } from '../../webhooks/manual-deliveries.ts'
 import { rotateWebhookSecret } from '../../webhooks/rotate-secret.ts'
 import { standardWebhooksSecret } from '../../webhooks/sign-payload.ts'
 import { createWebhookSchema, listDeliveriesQuerySchema, updateWebhookSchema, webhookIdSchema } from '../../webhooks/webhook-schemas.ts'
 import { domainInput } from '../domain-input.ts'
 import { router, scopedProcedure } from '../init.ts'
+import type { Actor } from '../../tenancy/actor.ts'
 
 const procedure = scopedProcedure('webhooks:manage')
 
@@ -20,19 +21,19 @@ const webhookIdInput = z.object({ webhookId: webhookIdSchema })
 export type WebhookView = ReturnType<typeof toWebhookRecordWithLastDelivery>
 export type { DeliveryRecord as DeliveryView }
 
-async function withLastDelivery(tenantId: string, subscription: WebhookSubscription) {
-  const last = await lastDeliveryResults(tenantId, [subscription.id])
+async function withLastDelivery(actor: Actor, subscription: WebhookSubscription) {
+  const last = await lastDeliveryResults(actor, [subscription.id])
   return toWebhookRecordWithLastDelivery(subscription, last.get(subscription.id))
 }
 
 export const webhooksRouter = router({
   list: procedure.query(async ({ ctx }) => {
     const page = await listWebhooks(ctx.actor, { limit: 200, offset: 0 })
-    const last = await lastDeliveryResults(ctx.tenant.id, page.items.map((item) => item.id))
+    const last = await lastDeliveryResults(ctx.actor, page.items.map((item) => item.id))
     return { items: page.items.map((item) => toWebhookRecordWithLastDelivery(item, last.get(item.id))), total: page.total }
   }),
 
-  get: procedure.input(domainInput(webhookIdInput)).query(async ({ ctx, input }) => withLastDelivery(ctx.tenant.id, await getWebhook(ctx.actor, input.webhookId))),
+  get: procedure.input(domainInput(webhookIdInput)).query(async ({ ctx, input }) => withLastDelivery(ctx.actor, await getWebhook(ctx.actor, input.webhookId))),
 
   create: procedure.input(domainInput(createWebhookSchema)).mutation(async ({ ctx, input }) => toWebhookRecordWithLastDelivery(await createWebhook(ctx.actor, input), undefined)),
 
@@ -41,27 +42,27 @@ export const webhooksRouter = router({
     .input(domainInput(updateWebhookSchema.omit({ status: true }).extend({ webhookId: webhookIdSchema })))
     .mutation(async ({ ctx, input }) => {
       const { webhookId, ...changes } = input
-      return withLastDelivery(ctx.tenant.id, await updateWebhook(ctx.actor, webhookId, changes))
+      return withLastDelivery(ctx.actor, await updateWebhook(ctx.actor, webhookId, changes))
     }),
 
   reenable: procedure
     .input(domainInput(webhookIdInput))
-    .mutation(async ({ ctx, input }) => withLastDelivery(ctx.tenant.id, await updateWebhook(ctx.actor, input.webhookId, { status: 'enabled' }))),
+    .mutation(async ({ ctx, input }) => withLastDelivery(ctx.actor, await updateWebhook(ctx.actor, input.webhookId, { status: 'enabled' }))),
 
   /** The one answer that carries the new secret; the portal shows it once. */
   rotateSecret: procedure.input(domainInput(webhookIdInput)).mutation(async ({ ctx, input }) => {
     const { subscription, secret } = await rotateWebhookSecret(ctx.actor, input.webhookId)
-    return { webhook: await withLastDelivery(ctx.tenant.id, subscription), secret, standardWebhooksSecret: standardWebhooksSecret(secret) }
+    return { webhook: await withLastDelivery(ctx.actor, subscription), secret, standardWebhooksSecret: standardWebhooksSecret(secret) }
   }),
 
   /** Deliveries wait while paused and go out on resume (unlike a disabled subscription's). */
   pause: procedure
     .input(domainInput(webhookIdInput))
-    .mutation(async ({ ctx, input }) => withLastDelivery(ctx.tenant.id, await updateWebhook(ctx.actor, input.webhookId, { status: 'paused' }))),
+    .mutation(async ({ ctx, input }) => withLastDelivery(ctx.actor, await updateWebhook(ctx.actor, input.webhookId, { status: 'paused' }))),
 
   resume: procedure
     .input(domainInput(webhookIdInput))
-    .mutation(async ({ ctx, input }) => withLastDelivery(ctx.tenant.id, await updateWebhook(ctx.actor, input.webhookId, { status: 'enabled' }))),
+    .mutation(async ({ ctx, input }) => withLastDelivery(ctx.actor, await updateWebhook(ctx.actor, input.webhookId, { status: 'enabled' }))),
 
   delete: procedure.input(domainInput(webhookIdInput)).mutation(async ({ ctx, input }) => {
     await deleteWebhook(ctx.actor, input.webhookId)
@@ -69,7 +70,7 @@ export const webhooksRouter = router({
   }),
 
   /** Delivered at once, not through the queue, so the answer says how the receiver responded. */
-  sendTest: procedure.input(domainInput(webhookIdInput)).mutation(({ ctx, input }) => sendTestEvent(ctx.actor, input.webhookId)),
+  sendTest: procedure.input(domainInput(webhookIdInput)).mutation(async ({ ctx, input }) => toManualDeliveryRecord(await sendTestEvent(ctx.actor, input.webhookId))),
 
   deliveries: procedure
     .input(domainInput(listDeliveriesQuerySchema.extend({ webhookId: webhookIdSchema })))
@@ -80,5 +81,5 @@ export const webhooksRouter = router({
 
   redeliver: procedure
     .input(domainInput(z.object({ deliveryId: z.string().min(1) })))
-    .mutation(({ ctx, input }) => redeliver(ctx.actor, input.deliveryId)),
+    .mutation(async ({ ctx, input }) => toManualDeliveryRecord(await redeliver(ctx.actor, input.deliveryId))),
 })

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { auditPageSize, listAuditEntries } from '@/lib/audit/list-audit-entries'
+import { getPortalActor } from '@/lib/auth/session'
 import { getSettingsAdmin } from '@/lib/auth/settings-admin'
 import { AuditLogTable } from '@/components/settings/audit-log/audit-log-table'
 import { SettingsForbidden } from '@/components/settings/settings-forbidden'
@@ -10,10 +11,11 @@ export const metadata: Metadata = { title: 'Audit log' }
 
 export default async function AuditLogPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const admin = await getSettingsAdmin()
-  if (!admin) return <SettingsForbidden />
+  const actor = await getPortalActor()
+  if (!admin || !actor) return <SettingsForbidden />
   const requested = Number((await searchParams).page)
   const page = Number.isInteger(requested) && requested > 1 ? requested : 1
-  const result = await listAuditEntries(admin.tenantId, { limit: auditPageSize, offset: (page - 1) * auditPageSize })
+  const result = await listAuditEntries(actor, { limit: auditPageSize, offset: (page - 1) * auditPageSize })
   const pages = Math.max(1, Math.ceil(result.total / auditPageSize))
 
   return (

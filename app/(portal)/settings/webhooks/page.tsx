@@ -1,5 +1,6 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
+import { getPortalActor } from '@/lib/auth/session'
 import { getSettingsAdmin } from '@/lib/auth/settings-admin'
 import { retrySchedule } from '@/lib/webhooks/retry-schedule'
 import { EventQueueNotice } from '@/components/settings/event-queue-notice'
@@ -15,7 +16,8 @@ const retryWaits = `${waits.slice(0, -1).join(', ')} and ${waits.at(-1)}`
 
 export default async function WebhooksPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const admin = await getSettingsAdmin()
-  if (!admin) return <SettingsForbidden />
+  const actor = await getPortalActor()
+  if (!admin || !actor) return <SettingsForbidden />
   const saved = typeof (await searchParams).saved === 'string'
   return (
     <section aria-labelledby="page-heading">
@@ -29,7 +31,7 @@ export default async function WebhooksPage({ searchParams }: { searchParams: Pro
         Subscriptions send the events you choose to your own systems as signed HTTP POST requests. A delivery that fails is retried after{' '}
         {retryWaits}; when the last retry fails too, the subscription is disabled and its owner is e-mailed.
       </p>
-      <EventQueueNotice tenantId={admin.tenantId} />
+      <EventQueueNotice actor={actor} />
       <WebhookList initialStatus={saved ? { kind: 'success', text: 'Saved the subscription.' } : null} />
     </section>
   )

@@ -11,7 +11,7 @@ import { updateArticle } from '@/lib/articles/update-article'
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
   GET: withApi(getArticleOperation, async ({ actor, params, request }) => {
     const rendered = await cachedRead(actor.tenant.id, `get:${params.article_id}`, async () => {
-      const article = await getArticle(actor.tenant.id, params.article_id)
+      const article = await getArticle(actor, params.article_id)
       return renderJson(toArticleRecord(article), articleEtag(article))
     })
     return conditionalAnswer(request, rendered)

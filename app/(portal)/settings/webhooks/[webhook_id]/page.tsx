@@ -25,7 +25,7 @@ export default async function WebhookDeliveriesPage(props: {
         <Link href="/settings/webhooks">← Webhooks</Link>
       </p>
       <h1 id="page-heading">Webhook deliveries</h1>
-      {subscription && <EventQueueNotice tenantId={admin.tenantId} kinds={subscription.events} />}
+      {actor && subscription && <EventQueueNotice actor={actor} kinds={subscription.events} />}
       <WebhookDeliveries
         webhookId={webhookId}
         initialStatus={created ? { kind: 'success', text: 'Subscription created. Send a test event to check that your receiver accepts it.' } : null}

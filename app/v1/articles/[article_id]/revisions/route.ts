@@ -5,7 +5,7 @@ import { pageRecord } from '@/lib/pagination'
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
   GET: withApi(listArticleRevisionsOperation, async ({ actor, params, query }) => {
-    const page = await listRevisions(actor.tenant.id, params.article_id, query)
+    const page = await listRevisions(actor, params.article_id, query)
     return jsonResponse(pageRecord(page, (revision) => revision))
   }),
 })

@@ -4,6 +4,6 @@ import { getRevision } from '@/lib/articles/article-revisions'
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
   GET: withApi(getArticleRevisionOperation, async ({ actor, params }) => {
-    return jsonResponse(await getRevision(actor.tenant.id, params.article_id, params.revision_id))
+    return jsonResponse(await getRevision(actor, params.article_id, params.revision_id))
   }),
 })
