@@ -170,7 +170,8 @@ describe('an admin', () => {
     expect(JSON.stringify(webhook)).not.toContain(secret)
 
     const sent = await call('admin', 'webhooks.sendTest', { webhookId: webhook.webhook_id })
-    expect(sent).toMatchObject({ result: 'succeeded', responseStatus: 204, attempt: 1 })
+    // The same record POST /v1/webhooks/{id}/test answers.
+    expect(sent).toMatchObject({ result: 'succeeded', response_status: 204, attempt: 1 })
     const delivered = received.at(-1)!
     expect(delivered.headers['x-service-signature']).toBe(createHmac('sha256', secret).update(delivered.body).digest('hex'))
     expect(JSON.parse(delivered.body)).toMatchObject({ event: 'webhook.test' })
@@ -178,10 +179,10 @@ describe('an admin', () => {
     const [listed] = (await call('admin', 'webhooks.list')).items
     expect(listed).toMatchObject({ webhook_id: webhook.webhook_id, last_delivery: { response_status: 204, succeeded: true } })
 
-    const redelivered = await call('admin', 'webhooks.redeliver', { deliveryId: sent.deliveryId })
+    const redelivered = await call('admin', 'webhooks.redeliver', { deliveryId: sent.delivery_id })
     expect(redelivered).toMatchObject({ result: 'succeeded', attempt: 2 })
     const deliveries = await call('admin', 'webhooks.deliveries', { webhookId: webhook.webhook_id, limit: 50, offset: 0 })
-    expect(deliveries.items[0]).toMatchObject({ delivery_id: sent.deliveryId, event: 'webhook.test', status: 'succeeded' })
+    expect(deliveries.items[0]).toMatchObject({ delivery_id: sent.delivery_id, event: 'webhook.test', status: 'succeeded' })
     expect(deliveries.items[0].attempts.map((attempt: any) => [attempt.attempt, attempt.response_status])).toEqual([[1, 204], [2, 204]])
 
     await db.webhookSubscription.update({ where: { id: webhook.webhook_id }, data: { status: 'disabled', disabledAt: new Date(), disabledReason: 'delivery_failures' } })
@@ -189,7 +190,7 @@ describe('an admin', () => {
 
     const edited = await call('admin', 'webhooks.update', { webhookId: webhook.webhook_id, url: `${receiverUrl}/fails`, events: ['workflow.transitioned'] })
     expect(edited).toMatchObject({ url: `${receiverUrl}/fails`, events: ['workflow.transitioned'] })
-    expect(await call('admin', 'webhooks.sendTest', { webhookId: webhook.webhook_id })).toMatchObject({ result: 'failed', responseStatus: 503 })
+    expect(await call('admin', 'webhooks.sendTest', { webhookId: webhook.webhook_id })).toMatchObject({ result: 'failed', response_status: 503 })
 
     await call('admin', 'webhooks.delete', { webhookId: webhook.webhook_id })
     expect((await trpcError(call('admin', 'webhooks.get', { webhookId: webhook.webhook_id }))).code).toBe('NOT_FOUND')

@@ -1,13 +1,12 @@
+import type { ManualDeliveryRecord } from '@/lib/webhooks/webhook-schemas'
 import { formatDuration } from '../format'
 import type { Status } from '../status-message'
 
-type Outcome = { result: 'succeeded' | 'failed' | 'stopped' | 'held'; responseStatus: number | null; durationMs: number; error: string | null }
-
-/** What "Send test event" or "Redeliver" came to, as one sentence. */
-export function describeAttempt(what: string, url: string, outcome: Outcome): NonNullable<Status> {
-  if (outcome.result === 'succeeded') {
-    return { kind: 'success', text: `${what} delivered: ${url} answered ${outcome.responseStatus} in ${formatDuration(outcome.durationMs)}.` }
+/** What "Send test event" or "Redeliver" came to, as one sentence, from the record the API answers too. */
+export function describeAttempt(what: string, url: string, attempt: ManualDeliveryRecord): NonNullable<Status> {
+  if (attempt.result === 'succeeded') {
+    return { kind: 'success', text: `${what} delivered: ${url} answered ${attempt.response_status} in ${formatDuration(attempt.duration_ms)}.` }
   }
-  const why = outcome.error ?? (outcome.responseStatus ? `The receiver answered ${outcome.responseStatus}.` : 'No response.')
+  const why = attempt.error ?? (attempt.response_status ? `The receiver answered ${attempt.response_status}.` : 'No response.')
   return { kind: 'error', text: `${what} failed: ${why} The attempt is in the deliveries log.` }
 }

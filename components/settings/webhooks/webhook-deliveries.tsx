@@ -148,7 +148,7 @@ export function WebhookDeliveries({ webhookId, initialStatus }: { webhookId: str
   const redeliver = useMutation(
     trpc.webhooks.redeliver.mutationOptions({
       onSuccess: async (outcome) => {
-        announce(describeAttempt(`Redelivery of ${outcome.deliveryId}`, url, outcome))
+        announce(describeAttempt(`Redelivery of ${outcome.delivery_id}`, url, outcome))
         await refresh()
       },
       onError: (error) => announce({ kind: 'error', text: refusalMessage(error) }),
