@@ -15,7 +15,8 @@ export async function prepareDatabase(options: { seed: boolean }): Promise<void>
   }
 }
 
-if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').at(-1)!)) {
+// Run as a program (dist/prepare-database.mjs), not imported (scripts/dev.ts).
+if (process.argv[1] === import.meta.filename) {
   prepareDatabase({ seed: process.env.SEED === 'true' })
     .then(() => db.$disconnect())
     .catch((error) => {

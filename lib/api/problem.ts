@@ -9,6 +9,11 @@ export type Problem = {
   extra?: Record<string, unknown>
 }
 
+/** The answer to a failure of ours: nothing the client can fix, so it says what to quote. */
+export function internalErrorResponse(requestId: string, headers: HeadersInit = {}): Response {
+  return problemResponse({ code: 'internal_error', detail: `Something went wrong on our side. Quote request id ${requestId} if you contact support.` }, requestId, headers)
+}
+
 /** An RFC 9457 problem+json response; `type` points at the error's entry in the API reference. */
 export function problemResponse(problem: Problem, requestId: string, headers: HeadersInit = {}): Response {
   const status = problemCatalogue[problem.code].status

@@ -9,7 +9,7 @@ import { defaultMaxBodyBytes } from './body-limits.ts'
 import type { ApiOperationSpec } from './openapi/api-operation.ts'
 import { isDatabaseUnavailable } from './database-errors.ts'
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, replayResponse, requestFingerprint, validateIdempotencyKey } from './idempotency.ts'
-import { problemResponse, type Problem } from './problem.ts'
+import { internalErrorResponse, problemResponse, type Problem } from './problem.ts'
 import { consumeTokenRequest, consumeUnauthenticatedRequest, rateLimitHeaders } from './rate-limit.ts'
 import { readJsonBody } from './read-json-body.ts'
 import { withLargeBodySlot } from './large-body-gate.ts'
@@ -236,7 +236,7 @@ export function errorResponse(error: unknown, requestId: string, headers: Record
     return problemResponse({ code: 'service_unavailable', detail: 'The service cannot reach its database right now; retry shortly.' }, requestId, { ...headers, 'Retry-After': '5' })
   }
   logger.error({ request_id: requestId, err: error }, 'unexpected error')
-  return problemResponse({ code: 'internal_error', detail: `Something went wrong on our side. Quote request id ${requestId} if you contact support.` }, requestId, headers)
+  return internalErrorResponse(requestId, headers)
 }
 
 const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const

@@ -1,3 +1,4 @@
+import { logger } from '../ops/logger.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
 import type { OutboxRow } from './event-queue.ts'
 import { QueueNotConfiguredError, sendOutboxEvents } from './send-outbox-events.ts'
@@ -61,7 +62,7 @@ export async function sweepOutbox(options: { batchSize?: number; maxBatches?: nu
 export function scheduleStartupSweep(delayMs = 10_000): void {
   const timer = setTimeout(async () => {
     const result = await sweepOutbox().catch((error: Error) => ({ sent: 0, remaining: true, error: error.message }))
-    if (result.sent > 0) console.log(`Outbox: sent ${result.sent} waiting event(s) to Inngest.`)
+    if (result.sent > 0) logger.info({ outbox: 'start_up_sweep', sent: result.sent }, 'events an earlier run left in the outbox were sent')
   }, delayMs)
   timer.unref()
 }

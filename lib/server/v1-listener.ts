@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { problemResponse } from '../api/problem.ts'
+import { internalErrorResponse } from '../api/problem.ts'
 import { createId } from '../ids.ts'
 import { sendWebResponse, toWebRequest } from './node-http.ts'
 import { isServedMethod, unservedMethodResponse } from './unserved-methods.ts'
@@ -28,7 +28,7 @@ export function createV1Listener(routes: V1Route[]): NodeListener {
       const requestId = createId('req')
       process.stderr.write(JSON.stringify({ level: 50, time: Date.now(), request_id: requestId, err: { message: (error as Error).message, stack: (error as Error).stack }, msg: 'unexpected error outside the /v1 wrapper' }) + '\n')
       if (res.headersSent) res.destroy(error as Error)
-      else await sendWebResponse(req, res, problemResponse({ code: 'internal_error', detail: `Something went wrong on our side. Quote request id ${requestId} if you contact support.` }, requestId))
+      else await sendWebResponse(req, res, internalErrorResponse(requestId))
     }
   }
 }
