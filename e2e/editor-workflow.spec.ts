@@ -47,8 +47,8 @@ async function listSettled(page: Page) {
 }
 
 async function storedArticle(id: string) {
-  const [row] = await queryE2eDatabase<{ status: string; headline: string; lede: string | null; body: string | null; version: number; scheduled_publish_at: Date | null }>(
-    'SELECT status, headline, lede, body, version, scheduled_publish_at FROM articles WHERE id = $1',
+  const [row] = await queryE2eDatabase<{ status: string; headline: string; lede: string | null; body: string | null; version: number; scheduled_publish_at: Date | null; slug: string | null; previousUrls: string[] }>(
+    'SELECT status, headline, lede, body, version, scheduled_publish_at, slug, previous_urls AS "previousUrls" FROM articles WHERE id = $1',
     [id],
   )
   if (!row) throw new Error(`No article ${id}`)
@@ -384,5 +384,20 @@ test('an editor approves and publishes an article in review in one action; the h
   await editor.getByRole('dialog', { name: 'Change the live article?' }).getByRole('button', { name: 'Save and update the site' }).click()
   await expect(editor.getByTestId('save-status')).toHaveText('Saved. This is now version 5.')
   expect((await storedArticle(id)).lede).toBe('Traffic flows again, two weeks early.')
+
+  // The address is editable: typed words become a slug, the live page moves, the old address stays as a redirect.
+  const oldUrl = (await editor.getByTestId('public-url').textContent())!
+  const slug = editor.getByLabel('URL slug')
+  await slug.fill('Bridge Reopens Early')
+  await slug.blur()
+  await expect(slug).toHaveValue('bridge-reopens-early')
+  await editor.getByRole('button', { name: 'Save changes' }).click()
+  const moving = editor.getByRole('dialog', { name: 'Change the live article?' })
+  await expect(moving.getByTestId('address-move')).toContainText('“bridge-reopens-early”')
+  await moving.getByRole('button', { name: 'Save and update the site' }).click()
+  await expect(editor.getByTestId('save-status')).toHaveText('Saved. This is now version 6.')
+  await expect(editor.getByTestId('public-url')).toContainText('/articles/bridge-reopens-early-')
+  await expect(editor.getByTestId('previous-urls')).toHaveText(oldUrl)
+  expect(await storedArticle(id)).toMatchObject({ slug: 'bridge-reopens-early', previousUrls: [oldUrl] })
   await editorContext.close()
 })

@@ -2,7 +2,7 @@
  * Development data: two newsrooms with an admin, an editor and a writer each, a few
  * departments and ~50 articles in every state. Safe to run twice (it skips existing tenants).
  */
-import { buildArticleUrl } from '../lib/articles/article-url.ts'
+import { buildArticleUrl, slugify } from '../lib/articles/article-address.ts'
 import { hashPassword } from '../lib/auth/passwords.ts'
 import { db } from '../lib/db/client.ts'
 import type { ArticleStatus, Plan, Role } from '../lib/db/generated/enums.ts'
@@ -72,7 +72,9 @@ async function seedTenant(spec: SeedTenant, index: number): Promise<string[]> {
         status,
         authorId,
         publishedAt,
-        url: status === 'published' && publishedAt ? buildArticleUrl(spec.site, id, headline) : null,
+        // A published article's slug is stored (see lib/articles/article-address.ts).
+        slug: publishedAt ? slugify(headline) : null,
+        url: status === 'published' && publishedAt ? buildArticleUrl(spec.site, id, slugify(headline)) : null,
         createdAt: new Date(now - (i + 2) * 3_600_000),
       },
     })

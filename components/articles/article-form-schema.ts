@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { createArticleSchema, headlineSchema, tagsSchema } from '@/lib/articles/article-schemas'
+import { createArticleSchema, headlineSchema, slugSchema, tagsSchema } from '@/lib/articles/article-schemas'
 import type { ArticleRecord } from '@/lib/articles/article-schemas'
 
 // The editor's form is plain strings; these turn them into the article fields with the API's
@@ -23,6 +23,11 @@ function emptyBody(html: string): boolean {
 
 export const articleFormSchema = z.object({
   headline: headlineSchema,
+  // Empty hands the slug back to the headline.
+  slug: z
+    .string()
+    .transform((value) => (value.trim() === '' ? null : value.trim()))
+    .pipe(slugSchema.nullable()),
   lede: z
     .string()
     .transform((value) => (value.trim() === '' ? null : value))
@@ -46,16 +51,32 @@ export const articleFormSchema = z.object({
 export type ArticleFormInput = z.input<typeof articleFormSchema>
 export type ArticleFormValues = z.output<typeof articleFormSchema>
 
-export const emptyArticleForm: ArticleFormInput = { headline: '', lede: '', body: '', department_id: '', tags: '' }
+export const emptyArticleForm: ArticleFormInput = { headline: '', slug: '', lede: '', body: '', department_id: '', tags: '' }
 
 export function articleToForm(article: ArticleRecord): ArticleFormInput {
   return {
     headline: article.headline,
+    slug: article.slug,
     lede: article.lede ?? '',
     body: article.body ?? '',
     department_id: article.department_id ?? '',
     tags: article.tags.join(', '),
   }
+}
+
+/**
+ * The changes a save sends. The slug goes only when the editor touched it: sending the one
+ * shown would pin a slug that still follows the headline.
+ */
+export function formChanges(values: ArticleFormValues, slugEdited: boolean) {
+  const { slug, ...rest } = values
+  return slugEdited ? { ...rest, slug } : rest
+}
+
+/** What a new article is created with: no slug unless the editor typed one. */
+export function formNewArticle(values: ArticleFormValues) {
+  const { slug, ...rest } = values
+  return slug === null ? rest : { ...rest, slug }
 }
 
 /** The form's field for a field error of the domain (`tags.3` belongs to tags). */

@@ -13,13 +13,16 @@ import {
   articleFormSchema,
   articleToForm,
   emptyArticleForm,
+  formChanges,
   formFieldOf,
+  formNewArticle,
   type ArticleFormInput,
   type ArticleFormValues,
 } from './article-form-schema'
 import { describePortalError, type PortalError } from '@/components/portal-error'
 import { applyServerFieldErrors } from '@/components/server-field-errors'
 import { ConfirmDialog } from '@/components/settings/confirm-dialog'
+import { slugify } from '@/lib/articles/article-address'
 import { RichTextEditor } from './rich-text-editor'
 import styles from './articles.module.css'
 
@@ -36,6 +39,12 @@ type Props = {
   onDirtyChange?: (dirty: boolean) => void
   /** Why the signed-in user may not change this article (the domain decides), if they may not. */
   readOnlyReason?: string | null
+}
+
+function slugHint(article: ArticleRecord | null): string {
+  if (article?.status === 'published') return 'Part of the public address. Changing it moves the live article to a new address; the current one keeps working as a redirect.'
+  if (article?.published_at) return 'Part of the public address, kept since the article was first published; a change applies when it is published again.'
+  return 'Part of the public address. It follows the headline until you set it here or the article is first published; leave it empty to keep following.'
 }
 
 const describedBy = (...ids: (string | false | undefined)[]) => ids.filter(Boolean).join(' ') || undefined
@@ -61,8 +70,8 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
     defaultValues: article ? articleToForm(article) : emptyArticleForm,
     shouldFocusError: true,
   })
-  const { register, control, formState, handleSubmit, reset } = form
-  const { errors, isDirty, isSubmitting } = formState
+  const { register, control, formState, handleSubmit, reset, setValue } = form
+  const { errors, isDirty, isSubmitting, dirtyFields } = formState
   const [headline, lede, body] = useWatch({ control, name: ['headline', 'lede', 'body'] })
 
   const create = useMutation(trpc.articles.create.mutationOptions())
@@ -107,12 +116,12 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
     setStatus('')
     try {
       if (!article) {
-        const created = await create.mutateAsync(values)
+        const created = await create.mutateAsync(formNewArticle(values))
         refresh()
         router.push(`/articles/${created.article_id}?created=1`)
         return
       }
-      const saved = await update.mutateAsync({ article_id: article.article_id, version: baseVersion.current, changes: values })
+      const saved = await update.mutateAsync({ article_id: article.article_id, version: baseVersion.current, changes: formChanges(values, Boolean(dirtyFields.slug)) })
       baseVersion.current = saved.version
       reset(articleToForm(saved))
       queryClient.setQueryData(trpc.articles.get.queryKey({ article_id: saved.article_id }), (previous) =>
@@ -176,6 +185,32 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
           {errors.headline && (
             <p id="headline-error" className="field-error">
               {errors.headline.message}
+            </p>
+          )}
+
+          <label htmlFor="slug">URL slug</label>
+          <input
+            id="slug"
+            type="text"
+            autoComplete="off"
+            spellCheck={false}
+            placeholder={headline ? slugify(headline) : 'follows-the-headline'}
+            aria-invalid={!!errors.slug}
+            aria-describedby={describedBy('slug-hint', errors.slug && 'slug-error')}
+            {...register('slug', {
+              // Typed words become a slug on leaving the field, as the API would want them.
+              onBlur: (event: React.FocusEvent<HTMLInputElement>) => {
+                const typed = event.target.value.trim()
+                if (typed && typed !== slugify(typed)) setValue('slug', slugify(typed), { shouldDirty: true, shouldValidate: true })
+              },
+            })}
+          />
+          <p id="slug-hint" className={styles.hint}>
+            {slugHint(article)}
+          </p>
+          {errors.slug && (
+            <p id="slug-error" className="field-error">
+              {errors.slug.message}
             </p>
           )}
 
@@ -290,6 +325,11 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
         }}
       >
         <p>“{article?.headline}” is published{article?.url ? ` at ${article.url}` : ''}. Readers see your changes as soon as you save them, and subscribed systems are told.</p>
+        {pendingLive && dirtyFields.slug && (
+          <p data-testid="address-move">
+            Its address changes to the slug “{pendingLive.slug ?? slugify(pendingLive.headline)}”; the current address is kept and redirects to the new one.
+          </p>
+        )}
       </ConfirmDialog>
     </div>
   )

@@ -148,6 +148,19 @@ export function WorkflowPanel({ article, moves, canManageSchedule, canApproveAnd
               </dd>
             </>
           )}
+          {article.previous_urls.length > 0 && (
+            <>
+              <dt>Earlier addresses</dt>
+              <dd>
+                <ul className={styles.addressList} data-testid="previous-urls">
+                  {article.previous_urls.map((url) => (
+                    <li key={url}>{url}</li>
+                  ))}
+                </ul>
+                <p className={styles.hint}>Sites redirect these to the current address.</p>
+              </dd>
+            </>
+          )}
           <dt>Version</dt>
           <dd>{article.version}</dd>
         </dl>

@@ -1,6 +1,7 @@
 import type { Article } from '../db/generated/client.ts'
 import type { ArticleRecord } from './article-schemas.ts'
 import { toApiStatus } from './article-status.ts'
+import { currentSlug } from './article-address.ts'
 
 /** The article as the API and events show it. */
 export function toArticleRecord(article: Article): ArticleRecord {
@@ -16,6 +17,8 @@ export function toArticleRecord(article: Article): ArticleRecord {
     published_at: article.publishedAt?.toISOString() ?? null,
     scheduled_publish_at: article.scheduledPublishAt?.toISOString() ?? null,
     url: article.url,
+    slug: currentSlug(article),
+    previous_urls: article.previousUrls,
     created_at: article.createdAt.toISOString(),
     updated_at: article.updatedAt.toISOString(),
     version: article.version,

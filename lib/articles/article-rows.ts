@@ -21,6 +21,8 @@ export const articleColumns = [
   'published_at AS "publishedAt"',
   'scheduled_publish_at AS "scheduledPublishAt"',
   'url',
+  'slug',
+  'previous_urls AS "previousUrls"',
   'version',
   'created_at AS "createdAt"',
   'updated_at AS "updatedAt"',

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { withoutNul } from '../validation.ts'
 import { apiStatuses, creatableStatuses } from './article-status.ts'
+import { maxSlugLength, slugPattern } from './article-address.ts'
 
 // The single source of the article API's shapes: validation, TypeScript types and the
 // OpenAPI document all come from these schemas.
@@ -18,6 +19,18 @@ export const tagsSchema = z
   .meta({
     description: 'At most 50 tags of 1 to 64 characters. Tags are one whatever their case: a later spelling of a tag already sent is removed ("Local", "local" → "Local"), and the order sent is kept.',
     example: ['local', 'politics'],
+  })
+
+const slugDescription =
+  "The readable part of the public address (`<site>/articles/<slug>-<id>`). Until it is set or the article is first published it follows the headline; from then on it is kept. Changing it on a published article moves the article to the new address at once and adds the old one to `previous_urls`."
+
+export const slugSchema = z
+  .string()
+  .max(maxSlugLength, `slug must be at most ${maxSlugLength} characters.`)
+  .regex(slugPattern, 'slug must be lower-case letters and digits joined by single hyphens, e.g. council-approves-riverside-plan.')
+  .meta({
+    description: slugDescription,
+    example: 'council-approves-riverside-plan',
   })
 
 const bodyDescription = [
@@ -38,6 +51,7 @@ const articleFields = {
   department_id: id('dep_0mhx2k1s9q3v8w4t6y1z2a3b4c').nullable().meta({ description: "One of the tenant's departments." }),
   tags: tagsSchema,
   author_id: id('usr_0mhx2k1s9q3v8w4t6y1z2a3b4c').meta({ description: 'A user of the tenant; defaults to the owner of the token.' }),
+  slug: slugSchema,
 }
 
 export const createArticleSchema = z
@@ -48,6 +62,7 @@ export const createArticleSchema = z
     department_id: articleFields.department_id.optional(),
     tags: articleFields.tags.optional(),
     author_id: articleFields.author_id.optional(),
+    slug: articleFields.slug.optional(),
     status: z
       .enum(creatableStatuses, {
         error: 'A new article starts as draft or in-review; move it on with POST /v1/articles/{article_id}/transitions.',
@@ -67,6 +82,10 @@ export const updateArticleSchema = z
     department_id: articleFields.department_id.optional(),
     tags: articleFields.tags.optional(),
     author_id: articleFields.author_id.optional(),
+    slug: articleFields.slug
+      .nullable()
+      .optional()
+      .meta({ description: `${slugDescription} \`null\` hands it back to the headline (after the first publication: the headline's slug now, kept from then on).` }),
     status: z
       .never({ error: 'status cannot be patched; use POST /v1/articles/{article_id}/transitions.' })
       .optional()
@@ -140,6 +159,11 @@ export const articleSchema = z
     published_at: nullableTimestamp,
     scheduled_publish_at: nullableTimestamp,
     url: z.url().nullable().meta({ description: 'Public address; set while published.' }),
+    slug: z.string().meta({ description: 'The readable part of the public address; see `slug` on create and update.' }),
+    previous_urls: z.array(z.url()).meta({
+      description:
+        'Public addresses the article had before its current `url` (after a slug change, or kept while unpublished), oldest first. A site should answer them with a permanent redirect to `url` while the article is published.',
+    }),
     created_at: timestamp,
     updated_at: timestamp,
     version: z.number().int().min(1).meta({ description: 'Increases with every change; the ETag carries it.' }),
@@ -158,6 +182,8 @@ export const articleSchema = z
       published_at: '2026-11-20T09:30:00.000Z',
       scheduled_publish_at: null,
       url: 'https://dailyplanet.example/articles/council-approves-riverside-plan-0mhx2k1s9q3v8w4t6y1z2a3b4c',
+      slug: 'council-approves-riverside-plan',
+      previous_urls: ['https://dailyplanet.example/articles/council-to-vote-on-riverside-plan-0mhx2k1s9q3v8w4t6y1z2a3b4c'],
       created_at: '2026-11-20T08:00:00.000Z',
       updated_at: '2026-11-20T09:30:00.000Z',
       version: 4,

@@ -22,6 +22,8 @@ export type ArticleChanges = {
   scheduledPublishAt?: Date | null
   publishedAt?: Date
   url?: string | null
+  slug?: string | null
+  previousUrls?: string[]
 }
 
 const assignments: { [Field in keyof Required<ArticleChanges>]: (value: ArticleChanges[Field]) => Prisma.Sql } = {
@@ -36,6 +38,8 @@ const assignments: { [Field in keyof Required<ArticleChanges>]: (value: ArticleC
   scheduledPublishAt: (value) => Prisma.sql`scheduled_publish_at = ${value}::timestamptz`,
   publishedAt: (value) => Prisma.sql`published_at = ${value}::timestamptz`,
   url: (value) => Prisma.sql`url = ${value}::text`,
+  slug: (value) => Prisma.sql`slug = ${value}::text`,
+  previousUrls: (value) => Prisma.sql`previous_urls = ${value}::text[]`,
 }
 
 /**

@@ -84,6 +84,7 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
     // The database labels states as the API spells them ('in-review').
     status: item.input.status ?? 'draft',
     author_id: item.input.author_id ?? defaultAuthor,
+    slug: item.input.slug ?? null,
   }))
 
   if (rows.length > 0) {
@@ -93,11 +94,11 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
       // (or null) keep their values, status and author stay as the newsroom set them, and
       // archived articles are left alone (they are read-only).
       const upserted = await tx.$queryRaw<UpsertedRow[]>`
-        INSERT INTO articles (id, tenant_id, external_id, headline, lede, body, department_id, tags, status, author_id, version, created_at, updated_at, edited_by_id)
+        INSERT INTO articles (id, tenant_id, external_id, headline, lede, body, department_id, tags, status, author_id, slug, version, created_at, updated_at, edited_by_id)
         SELECT x.id, ${actor.tenant.id}, x.external_id, x.headline, x.lede, x.body, x.department_id,
-               COALESCE(x.tags, '{}'), x.status::"ArticleStatus", x.author_id, 1, now(), now(), ${actor.user?.id ?? null}::text
+               COALESCE(x.tags, '{}'), x.status::"ArticleStatus", x.author_id, x.slug, 1, now(), now(), ${actor.user?.id ?? null}::text
         FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-          AS x(ord int, id text, external_id text, headline text, lede text, body text, department_id text, tags text[], status text, author_id text)
+          AS x(ord int, id text, external_id text, headline text, lede text, body text, department_id text, tags text[], status text, author_id text, slug text)
         ORDER BY x.ord
         ON CONFLICT (tenant_id, external_id) DO UPDATE SET
           headline = EXCLUDED.headline,
@@ -105,10 +106,13 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
           body = COALESCE(EXCLUDED.body, articles.body),
           department_id = COALESCE(EXCLUDED.department_id, articles.department_id),
           tags = CASE WHEN EXCLUDED.tags = '{}' THEN articles.tags ELSE EXCLUDED.tags END,
+          slug = COALESCE(EXCLUDED.slug, articles.slug),
           version = articles.version + 1,
           updated_at = now(),
           edited_by_id = EXCLUDED.edited_by_id
         WHERE articles.status <> 'archived'
+          -- A live article moves to a new address only through PATCH, which keeps the old one.
+          AND (EXCLUDED.slug IS NULL OR articles.url IS NULL OR EXCLUDED.slug IS NOT DISTINCT FROM articles.slug)
         RETURNING ${Prisma.raw(articleColumns)}, (xmax = 0) AS inserted`
 
       const byId = new Map(storable.map((item) => [item.id, item]))
@@ -124,9 +128,16 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
           ...(item.bodyRemoved.length > 0 && { body_removed: item.bodyRemoved }),
         }
       }
-      for (const item of storable) {
-        if (results[item.index]!.status === 'failed') {
-          results[item.index]!.errors = [{ field: 'external_id', message: `The article with external_id '${item.input.external_id}' is archived and read-only; restore it first.` }]
+      const refused = storable.filter((item) => results[item.index]!.status === 'failed')
+      if (refused.length > 0) {
+        const live = await tx.$queryRaw<{ external_id: string }[]>`
+          SELECT external_id FROM articles
+          WHERE tenant_id = ${actor.tenant.id} AND external_id = ANY(${refused.map((item) => item.input.external_id)}::text[]) AND status <> 'archived'`
+        const liveIds = new Set(live.map((row) => row.external_id))
+        for (const item of refused) {
+          results[item.index]!.errors = liveIds.has(item.input.external_id!)
+            ? [{ field: 'slug', message: `The article with external_id '${item.input.external_id}' is published; change its slug with PATCH /v1/articles/{article_id}, which keeps the old address as a redirect.` }]
+            : [{ field: 'external_id', message: `The article with external_id '${item.input.external_id}' is archived and read-only; restore it first.` }]
         }
       }
       await emit(

@@ -27,9 +27,9 @@ export async function createArticle(actor: Actor, input: CreateArticleInput): Pr
     // Raw SQL with the list's column mapping: on the write path Prisma's create cost more CPU
     // than the statement (bench: create throughput); the tenant is bound explicitly.
     const [stored] = await tx.$queryRaw<StoredArticle[]>`
-      INSERT INTO articles (id, tenant_id, headline, lede, body, department_id, tags, status, author_id, version, created_at, updated_at, edited_by_id)
+      INSERT INTO articles (id, tenant_id, headline, lede, body, department_id, tags, status, author_id, slug, version, created_at, updated_at, edited_by_id)
       VALUES (${createId('art')}, ${actor.tenant.id}, ${input.headline}, ${input.lede ?? null}, ${body.body}, ${input.department_id ?? null},
-              ${uniqueTags(input.tags)}::text[], ${input.status ?? 'draft'}::"ArticleStatus", ${authorId}, 1, now(), now(), ${actor.user?.id ?? null}::text)
+              ${uniqueTags(input.tags)}::text[], ${input.status ?? 'draft'}::"ArticleStatus", ${authorId}, ${input.slug ?? null}::text, 1, now(), now(), ${actor.user?.id ?? null}::text)
       RETURNING ${Prisma.raw(articleColumns)}`
     const article = toArticle(stored!)
     await emit([{ kind: 'article.created', data: toArticleRecord(article) }])

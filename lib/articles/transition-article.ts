@@ -8,7 +8,7 @@ import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import { commitArticleChange } from './commit-article-change.ts'
 import { recordTransition, updateReadArticle } from './article-writes.ts'
-import { buildArticleUrl } from './article-url.ts'
+import { publishedAddress, withdrawnAddress } from './article-address.ts'
 import { mayManageSchedule } from './offered-moves.ts'
 import { toArticleRecord } from './article-record.ts'
 import { changeCurrentVersion, type ExpectedVersion } from './change-current-version.ts'
@@ -87,9 +87,9 @@ async function moveInTransaction(tx: SqlTransaction, emit: Emit, actor: Actor, c
       status: to,
       // Any move cancels a pending scheduled publication.
       scheduledPublishAt: null,
-      ...(publishing && { publishedAt: now, url: buildArticleUrl(actor.tenant.publicSiteUrl, current.id, current.headline) }),
+      ...(publishing && { publishedAt: now, ...publishedAddress(actor.tenant.publicSiteUrl, current) }),
       // Unpublishing takes the article off the site; published_at keeps when it last went out.
-      ...(current.status === 'published' && to === 'draft' && { url: null }),
+      ...(current.status === 'published' && to === 'draft' && withdrawnAddress(current)),
     },
     { sameStatus: true },
   )

@@ -7,6 +7,7 @@ import type { ArticleChanges } from './article-writes.ts'
 import { changeCurrentVersion, updateReadVersion, type ExpectedVersion } from './change-current-version.ts'
 import type { UpdateArticleInput } from './article-schemas.ts'
 import { cleanBody, type WrittenArticle } from './stored-body.ts'
+import { editedAddress } from './article-address.ts'
 
 /**
  * Applies a partial update. With `expectedVersion` (from an If-Match header, or the version the
@@ -43,7 +44,7 @@ export async function updateArticle(
     }
     assertWriterMayEdit(actor, current, input)
 
-    return updateReadVersion(current, changes)
+    return updateReadVersion(current, { ...changes, ...editedAddress(actor.tenant.publicSiteUrl, current, { headline: input.headline, slug: input.slug }) })
   })
   return { ...article, bodyRemoved: body.removed }
 }
