@@ -25,20 +25,27 @@ type Summary = {
 
 const round = (value: number) => Math.round(value * 10) / 10
 
-/** The results as a Markdown report: throughput as a ratio to the framework-free baseline. */
+/** The endpoints' table: throughput as a ratio to the framework-free baseline. */
+export function formatRows(rows: BenchRow[]): string {
+  const baseline = new Map(rows.filter((row) => row.target === 'baseline').map((row) => [row.name, row.rps]))
+  return [
+    '| endpoint | server | req/s | p50 ms | p99 ms | errors | peak RSS MB | × baseline |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
+    ...rows.map((row) => {
+      const ratio = row.target === 'service' && baseline.has(row.name) ? (row.rps / baseline.get(row.name)!).toFixed(2) : ''
+      return `| ${row.name} | ${row.target} | ${round(row.rps)} | ${row.p50} | ${row.p99} | ${row.errors} | ${row.peakRssMb ?? ''} | ${ratio} |`
+    }),
+  ].join('\n')
+}
+
+/** The results as a Markdown report. */
 export function formatReport(summary: Summary): string {
-  const baseline = new Map(summary.rows.filter((row) => row.target === 'baseline').map((row) => [row.name, row.rps]))
   const lines = [
     `# Benchmark: ${summary.articles.toLocaleString('en')} articles, ${summary.connections} connections, ${summary.seconds} s per endpoint`,
     '',
     `Machine: ${summary.machine.cores} cores, Node ${summary.machine.node}. Compare ratios within one run; absolute numbers move with the machine's load.`,
     '',
-    '| endpoint | server | req/s | p50 ms | p99 ms | errors | peak RSS MB | × baseline |',
-    '|---|---|---:|---:|---:|---:|---:|---:|',
-    ...summary.rows.map((row) => {
-      const ratio = row.target === 'service' && baseline.has(row.name) ? (row.rps / baseline.get(row.name)!).toFixed(2) : ''
-      return `| ${row.name} | ${row.target} | ${round(row.rps)} | ${row.p50} | ${row.p99} | ${row.errors} | ${row.peakRssMb ?? ''} | ${ratio} |`
-    }),
+    formatRows(summary.rows),
     ...embeddedTable(summary),
     '',
     `Bulk import of 500 articles (${summary.bulk.requests} requests, one at a time): p50 ${round(summary.bulk.p50)} ms, p99 ${round(summary.bulk.p99)} ms, ${summary.bulk.eventsPerRequest} outbox events per request.`,

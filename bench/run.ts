@@ -12,7 +12,7 @@ import pg from 'pg'
 import { runPrisma } from '../scripts/run-prisma.ts'
 import { sampleMemory, type MemorySampler } from './process-memory.ts'
 import { connections, load, seconds, waitFor } from './load.ts'
-import { formatReport, type BenchRow } from './report.ts'
+import { formatReport, formatRows, type BenchRow } from './report.ts'
 import { startCommand } from '../scripts/start-command.ts'
 
 const adminUrl = process.env.BENCH_DATABASE_ADMIN_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test'
@@ -41,6 +41,9 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.e
   })
 }
 
+// BENCH_ONLY=<regex>: measure only the rows whose name matches (and skip bulk, fan-out, soak and
+// the embedded store), print the table and write no results file: for trying a change quickly.
+const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : null
 const embeddedArticleCount = Number(process.env.BENCH_EMBEDDED_ARTICLES ?? 10_000)
 
 /** bench/embedded-store.ts in its own process (lib/ reads DATABASE_URL once); its rows come back as JSON. */
@@ -129,6 +132,7 @@ async function main() {
 
     const rows: BenchRow[] = []
     const measure = async (name: string, target: 'service' | 'baseline', scenario: Record<string, unknown>) => {
+      if (only && !only.test(name)) return
       log(`${target}: ${name}`)
       const result = await load({ url: target === 'service' ? app : base, token: big!.token, ...scenario })
       rows.push({ name, target, ...result, peakRssMb: target === 'service' ? memory.peakMb() : null })
@@ -191,6 +195,11 @@ async function main() {
       body: JSON.stringify({ to_state: 'in-review' }),
       amount: Math.min(draftIds.length, 5_000),
     })
+
+    if (only) {
+      console.log('\n' + formatRows(rows))
+      return
+    }
 
     log('bulk import: 20 requests of 500 articles, one at a time')
     const bulkLatencies: number[] = []

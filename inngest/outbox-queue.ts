@@ -2,6 +2,7 @@ import { eventEnvelope, type EventEnvelope } from '../lib/events/event-envelope.
 import { registerEventQueue, type EventQueue, type OutboxRow } from '../lib/events/event-queue.ts'
 import { inngest, queueConfigured } from './client.ts'
 import { outboxEventName } from './events.ts'
+import { isEventKind } from '../lib/events/event-kinds.ts'
 
 // Inngest refuses large events; the functions read the outbox row anyway, so an event whose
 // data is big (an article with a long body) travels without it.
@@ -24,6 +25,15 @@ export const inngestEventQueue: EventQueue = {
   configured: queueConfigured,
   async send(rows) {
     await inngest.send(rows.map(toInngestEvent))
+  },
+  // The functions that take outbox events: fan-out-event (public kinds, for their subscribers)
+  // and publish-scheduled-article (the internal kind, always).
+  async wanted(rows) {
+    // Loaded on first use: importing this module must not open the database (every entry point
+    // imports it, some before they have chosen their DATABASE_URL).
+    const { eventsWithSubscribers } = await import('../lib/webhooks/create-deliveries.ts')
+    const subscribed = await eventsWithSubscribers(rows)
+    return rows.map((row, index) => !isEventKind(row.kind) || subscribed[index]!)
   },
 }
 

@@ -13,6 +13,11 @@ export type EventQueue = {
   configured(): boolean
   /** Sends the rows, each under its outbox id (so a re-send is deduplicated); throws if the queue did not take them. */
   send(rows: OutboxRow[]): Promise<void>
+  /**
+   * Which of the rows something behind the queue would act on (a function's trigger, a
+   * subscriber); the others need not be sent. Never answers false for a row that is wanted.
+   */
+  wanted?(rows: OutboxRow[]): Promise<boolean[]>
 }
 
 const registered = processSingleton<{ queue: EventQueue | null }>('event queue', () => ({ queue: null }))

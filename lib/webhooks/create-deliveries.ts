@@ -2,6 +2,9 @@ import { isEventKind } from '../events/event-kinds.ts'
 import { createId } from '../ids.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
 
+/** Whose subscriptions get deliveries: a paused subscription's are made too, and wait for its resume. */
+const receivingStatuses: ('enabled' | 'paused')[] = ['enabled', 'paused']
+
 export type PlannedDelivery = { deliveryId: string; subscriptionId: string; tenantId: string; eventId: string; kind: string }
 
 /**
@@ -17,8 +20,7 @@ export async function createDeliveriesForEvent(eventId: string): Promise<Planned
   if (!event || !isEventKind(event.kind)) return []
 
   const subscriptions = await db.webhookSubscription.findMany({
-    // A paused subscription's deliveries are made too: they wait, and go out on resume.
-    where: { tenantId: event.tenantId, status: { in: ['enabled', 'paused'] }, events: { has: event.kind }, createdAt: { lte: event.createdAt } },
+    where: { tenantId: event.tenantId, status: { in: receivingStatuses }, events: { has: event.kind }, createdAt: { lte: event.createdAt } },
     select: { id: true },
   })
   if (subscriptions.length > 0) {
@@ -33,4 +35,20 @@ export async function createDeliveriesForEvent(eventId: string): Promise<Planned
     orderBy: { id: 'asc' },
   })
   return deliveries.map((delivery) => ({ deliveryId: delivery.id, subscriptionId: delivery.subscriptionId, tenantId: event.tenantId, eventId: event.id, kind: event.kind }))
+}
+
+/**
+ * Which of these events some subscription of its tenant asked for (by kind, whatever its
+ * creation time, so it errs only towards yes): an event no subscription asked for needs no
+ * fan-out. Read after the events committed, so a subscription created before them is seen.
+ */
+export async function eventsWithSubscribers(events: { tenantId: string; kind: string }[]): Promise<boolean[]> {
+  const tenantIds = [...new Set(events.filter((event) => isEventKind(event.kind)).map((event) => event.tenantId))]
+  if (tenantIds.length === 0) return events.map(() => false)
+  const subscriptions = await systemDb().webhookSubscription.findMany({
+    where: { tenantId: { in: tenantIds }, status: { in: receivingStatuses } },
+    select: { tenantId: true, events: true },
+  })
+  const asked = new Set(subscriptions.flatMap((subscription) => subscription.events.map((kind) => `${subscription.tenantId} ${kind}`)))
+  return events.map((event) => isEventKind(event.kind) && asked.has(`${event.tenantId} ${event.kind}`))
 }

@@ -5,7 +5,8 @@ import { sweepOutbox, type SweepResult } from '../../lib/events/sweep-outbox.ts'
 import { apiClient } from '../support/api-client.ts'
 import { startApiServer } from '../support/api-server.ts'
 import { startFakeInngest } from '../support/fake-inngest.ts'
-import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+import { createTestTenant, subscribeTo, type TestTenant } from '../support/fixtures.ts'
+import { eventKinds } from '../../lib/events/event-kinds.ts'
 import { stubEnv } from '../support/stub-env.ts'
 
 // Inngest (the stand-in on 127.0.0.1) is down while 1,000 events are produced: they must all
@@ -24,6 +25,8 @@ beforeAll(async () => {
   await inngest.stop()
   server = await startApiServer()
   newsroom = await createTestTenant({ plan: 'enterprise' })
+  // Events go to the queue only when something would act on them: here a subscriber of every kind.
+  await subscribeTo(newsroom, [...eventKinds])
   client = apiClient(server.url, await newsroom.token(['articles:write']))
 })
 

@@ -36,3 +36,15 @@ export async function createTestTenant(options: { plan?: Plan; slug?: string } =
     (await createApiToken({ ...actor(role), user: null }, { ...parseInput(createApiTokenSchema, { name: `test ${scopes.join(' ')}`, scopes }), ownerId: users[role].id })).token
   return { tenant, users, departments, actor, token }
 }
+
+/**
+ * A subscription (to an unreachable receiver) for these kinds, stored directly: the outbox
+ * sends an event to the queue only when some subscription asked for its kind.
+ */
+export async function subscribeTo(newsroom: TestTenant, kinds: string[]): Promise<string> {
+  const id = createId('whk')
+  await db.webhookSubscription.create({
+    data: { id, tenantId: newsroom.tenant.id, url: 'https://receiver.invalid/hook', events: kinds, secretEncrypted: 'x', ownerId: newsroom.users.admin.id },
+  })
+  return id
+}

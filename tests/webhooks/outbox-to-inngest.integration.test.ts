@@ -8,7 +8,8 @@ import { recordEvents } from '../../lib/events/record-event.ts'
 import { sweepOutbox } from '../../lib/events/sweep-outbox.ts'
 import { tenantDb } from '../../lib/tenancy/tenant-db.ts'
 import { startFakeInngest } from '../support/fake-inngest.ts'
-import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+import { createTestTenant, subscribeTo, type TestTenant } from '../support/fixtures.ts'
+import { eventKinds } from '../../lib/events/event-kinds.ts'
 import { stubEnv } from '../support/stub-env.ts'
 
 // What the app hands to Inngest, captured by a listener on 127.0.0.1 set as the dev server
@@ -22,6 +23,8 @@ beforeAll(async () => {
   // Long enough that no write in a test retries the stopped queue: the tests check who tries it.
   stubEnv({ INNGEST_DEV: inngest.url, QUEUE_PAUSE_AFTER_FAILURE_MS: '600000' })
   newsroom = await createTestTenant()
+  // Events go to the queue only when something would act on them: here a subscriber of every kind.
+  await subscribeTo(newsroom, [...eventKinds])
 })
 
 afterAll(async () => {
@@ -160,6 +163,40 @@ describe('outbox → Inngest', () => {
     expect(result).toEqual({ sent: 4, remaining: true, error: null })
     expect(inngest.events.slice(from).map((event) => event.id)).toEqual(events.slice(0, 4).map((event) => event.id))
     expect(await sweepOutbox({ batchSize: 2 })).toEqual({ sent: 1, remaining: false, error: null })
+  })
+
+  it('lets an event nobody subscribed to leave the outbox without a send; a paused subscriber or a scheduled publication still gets it there', async () => {
+    const quiet = await createTestTenant()
+    const editor = quiet.actor('editor')
+    const unwanted = await createArticle(editor, { headline: 'Nobody asked for this one', status: 'in-review' })
+    await queueHandOffSettled()
+    const created = await db.event.findFirstOrThrow({ where: { tenantId: quiet.tenant.id, kind: 'article.created' } })
+    // Out of the outbox, so no backlog is reported for it, and never offered to the queue.
+    expect((await eventuallyRow(created.id, (row) => row.sentToQueueAt !== null)).sendAttempts).toBe(0)
+    expect(inngest.events.some((event) => event.id === created.id)).toBe(false)
+
+    // The internal kind has a function of its own: it always goes.
+    await transitionArticle(editor, unwanted.id, { to_state: 'approved' })
+    await transitionArticle(editor, unwanted.id, { to_state: 'published', publish_at: new Date(Date.now() + 3_600_000).toISOString() })
+    const [scheduled] = await inngest.waitForEvents((event) => event.name === 'newsroom/article.publish_scheduled' && event.data.data.article_id === unwanted.id)
+    expect(scheduled).toBeDefined()
+    // …while its article.updated and workflow.transitioned, wanted by nobody, do not.
+    await queueHandOffSettled()
+    const others = await db.event.findMany({ where: { tenantId: quiet.tenant.id, kind: { in: ['article.updated', 'workflow.transitioned'] } } })
+    expect(others.length).toBeGreaterThanOrEqual(2)
+    expect(inngest.events.filter((event) => others.some((row) => row.id === event.id))).toEqual([])
+
+    // A paused subscription's deliveries are made (they wait for its resume), so its kind is sent.
+    const subscription = await subscribeTo(quiet, ['article.updated'])
+    await db.webhookSubscription.update({ where: { id: subscription }, data: { status: 'paused' } })
+    const [updated] = await commitChange(tenantDb(quiet.tenant.id), quiet.tenant.id, (_tx, emit) => emit([{ kind: 'article.updated', data: { article_id: unwanted.id } }]))
+    const [sent] = await inngest.waitForEvents((event) => event.id === updated!.id)
+    expect(sent).toMatchObject({ name: 'newsroom/article.updated' })
+    // And the sweeper applies the same rule to what it finds left behind.
+    const [left] = await tenantDb(quiet.tenant.id).$transaction((tx) => recordEvents(tx, quiet.tenant.id, [{ kind: 'article.archived', data: { article_id: unwanted.id } }]))
+    expect(await sweepOutbox()).toMatchObject({ remaining: false, error: null })
+    expect((await db.event.findUniqueOrThrow({ where: { id: left!.id } })).sentToQueueAt).toBeInstanceOf(Date)
+    expect(inngest.events.some((event) => event.id === left!.id)).toBe(false)
   })
 
   it('lets an event too large for Inngest travel without its data', async () => {
