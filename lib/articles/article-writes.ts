@@ -1,14 +1,14 @@
 import { Prisma, type Article } from '../db/generated/client.ts'
 import type { ArticleStatus } from '../db/generated/enums.ts'
-import type { SqlTransaction } from '../db/sql-transaction.ts'
 import { createId } from '../ids.ts'
-import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
+import { articleColumns } from './article-rows.ts'
 import { toApiStatus } from './article-status.ts'
 
-// The article writes of the hot paths (PATCH, transitions, schedules) as single SQL statements in
-// the change's transaction. Prisma's updateManyAndReturn and create cost more CPU per request
-// than the statements themselves (bench: writes against the framework-free baseline); raw SQL
-// bypasses the tenant scope, so every statement binds tenant_id itself.
+// The parts of the hot paths' article writes (PATCH, transitions, schedules), which
+// article-write-statement.ts runs as one statement with their events. Prisma's
+// updateManyAndReturn and create cost more CPU per request than the statements themselves
+// (bench: writes against the framework-free baseline); raw SQL bypasses the tenant scope, so
+// every statement binds tenant_id itself.
 
 export type ArticleChanges = {
   headline?: string
@@ -43,28 +43,28 @@ const assignments: { [Field in keyof Required<ArticleChanges>]: (value: ArticleC
 }
 
 /**
- * Applies `changes` to the version of the article that was read (and, with `status`, only while
- * it is still in that state), raising its version; undefined when a concurrent writer changed it.
+ * The UPDATE of the version of the article that was read (and, with `sameStatus`, only while it
+ * is still in that state), raising its version, and the article it stores (for writeArticle).
  */
-export async function updateReadArticle(tx: SqlTransaction, current: Article, changes: ArticleChanges, options: { sameStatus?: boolean } = {}): Promise<Article | undefined> {
-  const sets = (Object.keys(changes) as (keyof ArticleChanges)[])
-    .filter((field) => changes[field] !== undefined)
-    .map((field) => (assignments[field] as (value: unknown) => Prisma.Sql)(changes[field]))
-  const [stored] = await tx.$queryRaw<StoredArticle[]>`
+export function updateOfReadArticle(current: Article, changes: ArticleChanges, options: { sameStatus?: boolean } = {}): { statement: Prisma.Sql; expected: Article } {
+  const fields = (Object.keys(changes) as (keyof ArticleChanges)[]).filter((field) => changes[field] !== undefined)
+  const sets = fields.map((field) => (assignments[field] as (value: unknown) => Prisma.Sql)(changes[field]))
+  const statement = Prisma.sql`
     UPDATE articles SET ${Prisma.join([...sets, Prisma.sql`version = version + 1`, Prisma.sql`updated_at = now()`], ', ')}
     WHERE tenant_id = ${current.tenantId} AND id = ${current.id} AND version = ${current.version}
       ${options.sameStatus ? Prisma.sql`AND status = ${toApiStatus(current.status)}::"ArticleStatus"` : Prisma.empty}
     RETURNING ${Prisma.raw(articleColumns)}`
-  return stored && toArticle(stored)
+  const expected: Article = { ...current, ...Object.fromEntries(fields.map((field) => [field, changes[field]])), version: current.version + 1 }
+  return { statement, expected }
 }
 
-/** A row of the article's workflow history. */
-export async function recordTransition(
-  tx: SqlTransaction,
-  row: { tenantId: string; articleId: string; from: ArticleStatus; to: ArticleStatus; actorId: string | null; publishAt?: Date | null; scheduleCancelled?: boolean; at?: Date },
-): Promise<void> {
-  await tx.$executeRaw`
+export type TransitionRow = { tenantId: string; articleId: string; from: ArticleStatus; to: ArticleStatus; actorId: string | null; publishAt?: Date | null; scheduleCancelled?: boolean; at?: Date }
+
+/** A row of the article's workflow history, written with the article's change (a writeArticle companion). */
+export function transitionOfWritten(row: TransitionRow): Prisma.Sql {
+  return Prisma.sql`
     INSERT INTO article_transitions (id, tenant_id, article_id, from_state, to_state, actor_id, publish_at, schedule_cancelled, created_at)
-    VALUES (${createId('trn')}, ${row.tenantId}, ${row.articleId}, ${toApiStatus(row.from)}::"ArticleStatus", ${toApiStatus(row.to)}::"ArticleStatus",
-            ${row.actorId}::text, ${row.publishAt ?? null}::timestamptz, ${row.scheduleCancelled ?? false}, ${row.at ?? new Date()})`
+    SELECT ${createId('trn')}, ${row.tenantId}, written.id, ${toApiStatus(row.from)}::"ArticleStatus", ${toApiStatus(row.to)}::"ArticleStatus",
+           ${row.actorId}::text, ${row.publishAt ?? null}::timestamptz, ${row.scheduleCancelled ?? false}, ${row.at ?? new Date()}::timestamptz
+    FROM written`
 }

@@ -3,8 +3,8 @@ import { ConflictError, NotFoundError, PreconditionFailedError } from '../errors
 import { tenantSql } from '../tenancy/tenant-sql.ts'
 import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
 import { commitArticleChange } from './commit-article-change.ts'
-import { updateReadArticle, type ArticleChanges } from './article-writes.ts'
-import { toArticleRecord } from './article-record.ts'
+import { updateOfReadArticle, type ArticleChanges } from './article-writes.ts'
+import { writeArticle } from './article-write-statement.ts'
 
 // A blind change (no If-Match) is last-writer-wins: it is re-judged against each newer version
 // until the rules accept or refuse it, never refused for losing races. Every lost round means
@@ -59,11 +59,10 @@ export async function updateReadVersion(
   current: Article,
   data: ArticleChanges,
 ): Promise<Article | undefined> {
-  return commitArticleChange(current.tenantId, async (tx, emit) => {
-    // Only the version we read may be changed: a concurrent writer makes this match nothing.
-    const article = await updateReadArticle(tx, current, data)
-    if (!article) return undefined
-    await emit([{ kind: 'article.updated', data: toArticleRecord(article) }])
-    return article
-  })
+  // Only the version we read may be changed: a concurrent writer makes this match nothing.
+  return commitArticleChange(
+    current.tenantId,
+    (tx, emit) => writeArticle(tx, emit, current.tenantId, { ...updateOfReadArticle(current, data), events: [{ kind: 'article.updated', record: true }] }),
+    { oneStatement: true },
+  )
 }

@@ -1,4 +1,4 @@
-import { sqlDatabase, type SqlTransaction } from '../db/sql-transaction.ts'
+import { singleStatementDatabase, sqlDatabase, type SqlTransaction } from '../db/sql-transaction.ts'
 import { commitChange, type Emit } from '../events/commit-change.ts'
 import { articlesChanged } from './article-totals.ts'
 
@@ -9,8 +9,13 @@ import { articlesChanged } from './article-totals.ts'
  * article write goes through here; importing it is what guarantees the step runs in any process
  * that writes articles, which a hook registered when some other module loads would not.
  */
-export function commitArticleChange<T>(tenantId: string, change: (tx: SqlTransaction, emit: Emit) => Promise<T>): Promise<T> {
+export function commitArticleChange<T>(
+  tenantId: string,
+  change: (tx: SqlTransaction, emit: Emit) => Promise<T>,
+  options: { oneStatement?: boolean } = {},
+): Promise<T> {
   // Article changes are raw SQL (article-writes.ts), so they run on a pg connection of their own
   // rather than in a Prisma interactive transaction, whose machinery cost more than the statements.
-  return commitChange(sqlDatabase, tenantId, change, { afterCommit: () => articlesChanged([tenantId]) })
+  // A change written as one statement (article-write-statement.ts) needs no transaction block.
+  return commitChange(options.oneStatement ? singleStatementDatabase : sqlDatabase, tenantId, change, { afterCommit: () => articlesChanged([tenantId]) })
 }

@@ -7,10 +7,10 @@ import type { EventKind } from '../events/event-kinds.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import { commitArticleChange } from './commit-article-change.ts'
-import { recordTransition, updateReadArticle } from './article-writes.ts'
+import { transitionOfWritten, updateOfReadArticle } from './article-writes.ts'
+import { writeArticle, type ArticleWriteEvent } from './article-write-statement.ts'
 import { publishedAddress, withdrawnAddress } from './article-address.ts'
 import { mayManageSchedule } from './offered-moves.ts'
-import { toArticleRecord } from './article-record.ts'
 import { changeCurrentVersion, type ExpectedVersion } from './change-current-version.ts'
 import type { TransitionArticleInput } from './article-schemas.ts'
 import { allowedNextStates, canTransition, fromApiStatus, roleMayTransition, toApiStatus, type ApiStatus } from './article-status.ts'
@@ -39,8 +39,10 @@ export async function transitionArticle(
     const publishAt = input.publish_at ? new Date(input.publish_at) : undefined
     const schedule = input.to_state === 'published' && publishAt !== undefined && publishAt.getTime() > now.getTime()
 
-    const article = await commitArticleChange(actor.tenant.id, (tx, emit) =>
-      schedule ? scheduleInTransaction(tx, emit, actor, current, publishAt!) : moveInTransaction(tx, emit, actor, current, fromApiStatus(input.to_state), now),
+    const article = await commitArticleChange(
+      actor.tenant.id,
+      (tx, emit) => (schedule ? scheduleInTransaction(tx, emit, actor, current, publishAt!) : moveInTransaction(tx, emit, actor, current, fromApiStatus(input.to_state), now)),
+      { oneStatement: true },
     )
     return article && { article, scheduled: schedule }
   })
@@ -78,10 +80,10 @@ function assertMoveAllowed(actor: Actor, from: ApiStatus, to: ApiStatus): void {
   }
 }
 
+/** One workflow move of the version read: the article, its history row and its events, in one statement. */
 async function moveInTransaction(tx: SqlTransaction, emit: Emit, actor: Actor, current: Article, to: ArticleStatus, now: Date): Promise<Article | undefined> {
   const publishing = to === 'published'
-  const article = await updateReadArticle(
-    tx,
+  const update = updateOfReadArticle(
     current,
     {
       status: to,
@@ -93,34 +95,32 @@ async function moveInTransaction(tx: SqlTransaction, emit: Emit, actor: Actor, c
     },
     { sameStatus: true },
   )
-  if (!article) return undefined
-  await recordTransition(tx, { tenantId: actor.tenant.id, articleId: article.id, from: current.status, to, actorId: actor.user?.id ?? null, at: now })
-  const record = toArticleRecord(article)
   const kinds: EventKind[] = []
   if (to === 'published') kinds.push('article.published')
   if (current.status === 'published' && to === 'draft') kinds.push('article.unpublished')
   if (to === 'archived') kinds.push('article.archived')
-  await emit([
+  const events: ArticleWriteEvent[] = [
     {
       kind: 'workflow.transitioned',
-      data: { article_id: article.id, from_state: toApiStatus(current.status), to_state: toApiStatus(to), actor_id: actor.user?.id ?? null },
+      data: { article_id: current.id, from_state: toApiStatus(current.status), to_state: toApiStatus(to), actor_id: actor.user?.id ?? null },
       occurredAt: now,
     },
-    ...kinds.map((kind) => ({ kind, data: record, occurredAt: now })),
-  ])
-  return article
+    ...kinds.map((kind) => ({ kind, record: true as const, occurredAt: now })),
+  ]
+  const history = transitionOfWritten({ tenantId: actor.tenant.id, articleId: current.id, from: current.status, to, actorId: actor.user?.id ?? null, at: now })
+  return writeArticle(tx, emit, actor.tenant.id, { ...update, companions: [history], events })
 }
 
 async function scheduleInTransaction(tx: SqlTransaction, emit: Emit, actor: Actor, current: Article, publishAt: Date): Promise<Article | undefined> {
-  const article = await updateReadArticle(tx, current, { scheduledPublishAt: publishAt }, { sameStatus: true })
-  if (!article) return undefined
-  // The history shows the scheduling as an approved → published row carrying publish_at.
-  await recordTransition(tx, { tenantId: actor.tenant.id, articleId: article.id, from: current.status, to: 'published', actorId: actor.user?.id ?? null, publishAt })
-  await emit([
-    { kind: 'article.updated', data: toArticleRecord(article) },
-    { kind: 'article.publish_scheduled', data: { article_id: article.id, publish_at: publishAt.toISOString() } },
-  ])
-  return article
+  return writeArticle(tx, emit, actor.tenant.id, {
+    ...updateOfReadArticle(current, { scheduledPublishAt: publishAt }, { sameStatus: true }),
+    // The history shows the scheduling as an approved → published row carrying publish_at.
+    companions: [transitionOfWritten({ tenantId: actor.tenant.id, articleId: current.id, from: current.status, to: 'published', actorId: actor.user?.id ?? null, publishAt })],
+    events: [
+      { kind: 'article.updated', record: true },
+      { kind: 'article.publish_scheduled', data: { article_id: current.id, publish_at: publishAt.toISOString() } },
+    ],
+  })
 }
 
 /**
@@ -139,7 +139,7 @@ export async function publishIfStillScheduled(
   if (!current || current.status !== 'approved' || current.scheduledPublishAt?.getTime() !== scheduledFor.getTime()) {
     return { published: false, article: current }
   }
-  const article = await commitArticleChange(actor.tenant.id, (tx, emit) => moveInTransaction(tx, emit, actor, current, 'published', now))
+  const article = await commitArticleChange(actor.tenant.id, (tx, emit) => moveInTransaction(tx, emit, actor, current, 'published', now), { oneStatement: true })
   if (!article) return { published: false, article: await tdb.article.findUnique({ where: { id: articleId } }) }
   return { published: true, article }
 }
@@ -157,19 +157,24 @@ export async function cancelScheduledPublication(actor: Actor, articleId: string
 
 /** Clears the schedule of the version read, with a history row naming it and the article.updated event. */
 async function cancelReadSchedule(actor: Actor, current: Article): Promise<Article | undefined> {
-  return commitArticleChange(actor.tenant.id, async (tx, emit) => {
-    const article = await updateReadArticle(tx, current, { scheduledPublishAt: null })
-    if (!article) return undefined
-    await recordTransition(tx, {
-      tenantId: actor.tenant.id,
-      articleId: article.id,
-      from: current.status,
-      to: article.status,
-      actorId: actor.user?.id ?? null,
-      publishAt: current.scheduledPublishAt,
-      scheduleCancelled: true,
-    })
-    await emit([{ kind: 'article.updated', data: toArticleRecord(article) }])
-    return article
-  })
+  return commitArticleChange(
+    actor.tenant.id,
+    (tx, emit) =>
+      writeArticle(tx, emit, actor.tenant.id, {
+        ...updateOfReadArticle(current, { scheduledPublishAt: null }),
+        companions: [
+          transitionOfWritten({
+            tenantId: actor.tenant.id,
+            articleId: current.id,
+            from: current.status,
+            to: current.status,
+            actorId: actor.user?.id ?? null,
+            publishAt: current.scheduledPublishAt,
+            scheduleCancelled: true,
+          }),
+        ],
+        events: [{ kind: 'article.updated', record: true }],
+      }),
+    { oneStatement: true },
+  )
 }

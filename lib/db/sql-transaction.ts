@@ -52,3 +52,28 @@ export async function sqlTransaction<Result>(work: (tx: SqlTransaction) => Promi
 
 /** The pool as a transactional database for commitChange: raw-SQL changes without Prisma. */
 export const sqlDatabase = { $transaction: sqlTransaction }
+
+/**
+ * For a change that is one statement (PostgreSQL runs a statement atomically on its own): no
+ * BEGIN and COMMIT round trips, and the connection is held for one round trip. A second
+ * statement is refused, since it would not commit or fail with the first.
+ */
+export const singleStatementDatabase = {
+  async $transaction<Result>(work: (tx: SqlTransaction) => Promise<Result>): Promise<Result> {
+    let used = false
+    const once = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]) => {
+      if (used) throw new Error('singleStatementDatabase runs one statement per change; use sqlDatabase for more.')
+      used = true
+      const sql = statement(query, values)
+      return sqlPool.query(sql.text, sql.values)
+    }
+    return work({
+      async $queryRaw<Rows>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
+        return (await once(query, values)).rows as Rows
+      },
+      async $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
+        return (await once(query, values)).rowCount ?? 0
+      },
+    })
+  },
+}

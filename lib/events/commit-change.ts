@@ -7,8 +7,12 @@ import { recordEvents, type EventInput, type RecordedEvent } from './record-even
 export type ChangeTransaction = Parameters<Parameters<TenantDb['$transaction']>[0]>[0]
 /** Whatever runs a change's transaction: the tenant's Prisma client, or the pg pool (sqlDatabase) for raw-SQL changes. */
 export type TransactionalDb<Tx extends SqlTransaction> = { $transaction<Result>(work: (tx: Tx) => Promise<Result>): Promise<Result> }
-/** Writes events to the outbox in the change's own transaction. */
-export type Emit = (events: EventInput[]) => Promise<RecordedEvent[]>
+/**
+ * Writes events to the outbox in the change's own transaction; `written` registers events a
+ * statement of the change inserted itself (lib/articles/article-write-statement.ts), so they
+ * are handed on after commit like the others.
+ */
+export type Emit = ((events: EventInput[]) => Promise<RecordedEvent[]>) & { written(events: RecordedEvent[]): void }
 /** Runs once the change has committed, before the writer answers: what must not outlive it (cached totals, token scopes). */
 export type AfterCommit = (events: RecordedEvent[]) => Promise<void> | void
 
@@ -31,11 +35,15 @@ export async function commitChange<Tx extends SqlTransaction, T>(
   let emitted: RecordedEvent[] = []
   const value = await db.$transaction(async (tx: Tx) => {
     emitted = []
-    return change(tx, async (events) => {
-      const recorded = await recordEvents(tx, tenantId, events)
-      emitted.push(...recorded)
-      return recorded
-    })
+    const emit: Emit = Object.assign(
+      async (events: EventInput[]) => {
+        const recorded = await recordEvents(tx, tenantId, events)
+        emitted.push(...recorded)
+        return recorded
+      },
+      { written: (events: RecordedEvent[]) => void emitted.push(...events) },
+    )
+    return change(tx, emit)
   })
   if (emitted.length > 0) {
     await options.afterCommit?.(emitted)

@@ -14,16 +14,15 @@ type OutboxWriter = Pick<SqlTransaction, '$executeRaw'>
  */
 export type EventInput = { kind: OutboxEventKind; data: Prisma.InputJsonObject; occurredAt?: Date }
 
+/** The outbox rows for these events: each its own id, and the instant it happened (now unless given). */
+export function toRecordedEvents(tenantId: string, events: EventInput[]): RecordedEvent[] {
+  const now = new Date()
+  return events.map((event) => ({ id: createId('evt'), tenantId, kind: event.kind, occurredAt: event.occurredAt ?? now, data: event.data }))
+}
+
 export async function recordEvents(tx: OutboxWriter, tenantId: string, events: EventInput[]): Promise<RecordedEvent[]> {
   if (events.length === 0) return []
-  const now = new Date()
-  const rows: RecordedEvent[] = events.map((event) => ({
-    id: createId('evt'),
-    tenantId,
-    kind: event.kind,
-    occurredAt: event.occurredAt ?? now,
-    data: event.data,
-  }))
+  const rows = toRecordedEvents(tenantId, events)
   // One statement with one parameter, decoded by PostgreSQL: cheaper per write than Prisma's
   // createMany, which compiles and binds every column of every row.
   await tx.$executeRaw`
