@@ -88,6 +88,11 @@ describe('GET /v1/articles?q=', () => {
     expect([...first.ids, ...second.ids]).toEqual(['headline', 'phrase', 'body'])
     expect(first.body.next_offset).toBe(2)
     expect(second.body.next_offset).toBeNull()
+    // Every page, and one past the end, counts all the matches.
+    const beyond = await search('q=riverside&limit=2&offset=10')
+    expect([first.body.total, second.body.total, beyond.body.total]).toEqual([3, 3, 3])
+    expect(beyond.ids).toEqual([])
+    expect((await search('q=riverside&tag=budget')).body.total).toBe(1)
   })
 
   it('shows a snippet with the matched words marked and the text escaped', async () => {
