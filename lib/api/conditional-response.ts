@@ -1,3 +1,4 @@
+import type { ApiRequest } from './api-request.ts'
 import { createHash } from 'node:crypto'
 import type { CachedBody } from './response-cache.ts'
 import { jsonResponse } from './with-api.ts'
@@ -27,13 +28,13 @@ export function renderJson(data: unknown, etag?: string): CachedBody {
  * If-None-Match already names that ETag. Authentication, scope and rate limit have run
  * before this, as for any other answer.
  */
-export function conditionalAnswer(request: Request, rendered: CachedBody, extraHeaders: Record<string, string> = {}): Response {
+export function conditionalAnswer(request: ApiRequest, rendered: CachedBody, extraHeaders: Record<string, string> = {}): Response {
   const headers = { ...extraHeaders, ETag: rendered.etag, 'Cache-Control': revalidate }
   if (ifNoneMatchHits(request.headers.get('if-none-match'), rendered.etag)) return new Response(null, { status: 304, headers })
   return jsonResponse(null, { headers, body: rendered })
 }
 
-export function conditionalJson(request: Request, data: unknown, options: { etag?: string; headers?: Record<string, string> } = {}): Response {
+export function conditionalJson(request: ApiRequest, data: unknown, options: { etag?: string; headers?: Record<string, string> } = {}): Response {
   return conditionalAnswer(request, renderJson(data, options.etag), options.headers)
 }
 

@@ -53,10 +53,17 @@ async function readyLimiters(): Promise<Limiters> {
   return limiters
 }
 
-/** `nowMs` is for tests that drive a clock; otherwise Redis's clock (or this process's) decides. */
-export async function consumeTokenRequest(tokenId: string, plan: Plan, nowMs?: number): Promise<RateLimitDecision> {
+/**
+ * `nowMs` is for tests that drive a clock; otherwise Redis's clock (or this process's) decides.
+ * `alsoRead` names a Redis key whose value an admitted request needs next (a cached GET's
+ * generation): read in the decision's round trip and returned as `read` ('' when the key is
+ * absent). `read` is absent when the decision was made in memory or refused; the caller then
+ * reads the key itself if it still needs it.
+ */
+export async function consumeTokenRequest(tokenId: string, plan: Plan, nowMs?: number, alsoRead?: string): Promise<RateLimitDecision & { read?: string }> {
   const current = await readyLimiters()
-  return consume(current.token[plan] ?? current.token.standard, tokenId, nowMs)
+  const { decision, read } = await consumeHeld(current.token[plan] ?? current.token.standard, tokenId, nowMs, alsoRead)
+  return read === undefined ? decision : { ...decision, read }
 }
 
 /** For requests without a valid token: bounds how fast one address can guess tokens. */
@@ -121,16 +128,16 @@ async function consume(policy: Policy, key: string, nowMs?: number): Promise<Rat
   return (await consumeHeld(policy, key, nowMs)).decision
 }
 
-async function consumeHeld(policy: Policy, key: string, nowMs?: number): Promise<{ decision: RateLimitDecision; release: () => Promise<void> }> {
+async function consumeHeld(policy: Policy, key: string, nowMs?: number, alsoRead?: string): Promise<{ decision: RateLimitDecision; release: () => Promise<void>; read?: string }> {
   const fullKey = `${policy.keyPrefix}:${key}`
   const windowMs = policy.windowSeconds * 1000
   const redis = getRedis()
   // While the connection is not ready, answer from memory at once, without a round trip.
   if (redis && redis.status === 'ready') {
     try {
-      const outcome = await consumeInRedis(redis, fullKey, policy.limit, windowMs, nowMs)
+      const outcome = await consumeInRedis(redis, fullKey, policy.limit, windowMs, nowMs, alsoRead)
       reportedRedisDown = false
-      return { decision: decide(policy, outcome), release: outcome.release }
+      return { decision: decide(policy, outcome), release: outcome.release, ...(outcome.read !== undefined && { read: outcome.read }) }
     } catch (error) {
       // Slow or failing Redis: this request is counted in memory rather than failed.
       if (!reportedRedisDown) console.error(`Rate limiter '${policy.name}': Redis unavailable, counting in memory.`, error)

@@ -1,3 +1,4 @@
+import type { ApiRequest } from './api-request.ts'
 import { DomainError } from '../errors.ts'
 
 export class BodyError extends DomainError {}
@@ -6,7 +7,7 @@ export class BodyError extends DomainError {}
  * Reads a JSON body: refuses other media types (415), bodies over `maxBytes` before reading
  * them whole (413), and text that is not JSON (400). An empty body reads as `{}`.
  */
-export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+export async function readJsonBody(request: ApiRequest, maxBytes: number): Promise<unknown> {
   const declaredLength = Number(request.headers.get('content-length') ?? NaN)
   if (Number.isFinite(declaredLength) && declaredLength > maxBytes) throw tooLarge(maxBytes)
   if (declaredLength === 0 || request.body === null) return {}

@@ -33,12 +33,14 @@ export function responseCacheEnabled(): boolean {
  * Two levels: this process's memory first, then (with REDIS_URL) Redis, shared by the instances.
  * The generation is read from Redis on every request, so a memory entry is only used while no
  * instance has changed the tenant's articles; a hit then costs one small read, not the transfer
- * and decoding of the whole answer (a 50-article list is ~200 KB). An answer is kept from the
- * second time its query is asked (askedBefore).
+ * and decoding of the whole answer (a 50-article list is ~200 KB). An answer is kept, and looked
+ * for in Redis, from the second time this process is asked its query (askedBefore).
+ * `knownGeneration` is the generation when the caller has already read it (with its rate-limit
+ * decision, lib/api/with-api.ts); it must have been read after the caller's request arrived.
  */
-export async function cachedRead(tenantId: string, key: string, produce: () => Promise<CachedBody>): Promise<CachedBody> {
+export async function cachedRead(tenantId: string, key: string, produce: () => Promise<CachedBody>, knownGeneration?: string): Promise<CachedBody> {
   if (!responseCacheEnabled()) return produce()
-  const generation = await articleGeneration(tenantId)
+  const generation = knownGeneration ?? (await articleGeneration(tenantId))
   if (generation === null) return produce()
   const entryKey = `newsroom:response:${tenantId}:${createHash('sha256').update(key).digest('base64url').slice(0, 27)}`
 
@@ -49,11 +51,15 @@ export async function cachedRead(tenantId: string, key: string, produce: () => P
     local.entries.set(entryKey, hit)
     return hit.payload
   }
+  // A query this process has not been asked recently is most likely asked once (a sync walking
+  // its pages, a search, another article): answered from the database without a look into the
+  // shared cache, a round trip that would find nothing (bench: cold get-by-id). An answer kept
+  // before, now outdated by a change, is asked for often enough to look for and keep again.
+  if (!hit && !askedBefore(entryKey)) return produce()
 
   const redis = generation.startsWith('redis:') ? getRedis() : undefined
-  let stored: Buffer | null = null
   if (redis) {
-    stored = await redis.getBuffer(entryKey).catch(() => null)
+    const stored = await redis.getBuffer(entryKey).catch(() => null)
     const shared = stored && fromStored(stored, generation)
     if (shared) {
       keepLocally(entryKey, generation, shared)
@@ -61,8 +67,6 @@ export async function cachedRead(tenantId: string, key: string, produce: () => P
     }
   }
   const fresh = await produce()
-  // An answer kept before, now outdated by a change, is asked for often enough to keep again.
-  if (!hit && !stored && !askedBefore(entryKey)) return fresh
   if (redis && Buffer.byteLength(fresh.body) <= maxEntryBytes) {
     redis.set(entryKey, `${generation}\n${fresh.etag}\n${fresh.body}`, 'EX', ttlSeconds).catch(() => undefined)
   }

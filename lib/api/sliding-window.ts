@@ -21,8 +21,10 @@ export type WindowOutcome = {
 
 // One atomic script per decision, so instances sharing Redis never both take the last slot.
 // The time is Redis's own (TIME) unless the caller passes one (tests drive a clock), so the
-// instances' clocks need not agree.
-const script = `
+// instances' clocks need not agree. With a second key, the script also returns that key's
+// value (read after the decision): a request that needs one more small value from Redis (a
+// cached GET, its tenant's change generation) gets it in the same round trip.
+const script = (alsoRead: boolean) => `
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])
@@ -36,24 +38,28 @@ if count < limit then
   redis.call('ZADD', KEYS[1], now, ARGV[4])
   redis.call('PEXPIRE', KEYS[1], window)
   local oldest = tonumber(redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2])
-  return {1, limit - count - 1, oldest + window - now}
+  return {1, limit - count - 1, oldest + window - now${alsoRead ? ", redis.call('GET', KEYS[2]) or ''" : ''}}
 end
 local freeing = tonumber(redis.call('ZRANGE', KEYS[1], count - limit, count - limit, 'WITHSCORES')[2])
 return {0, 0, freeing + window - now}
 `
 
-type WindowCommand = { consumeWindow: (key: string, ...args: (string | number)[]) => Promise<unknown> }
+type WindowCommands = {
+  consumeWindow: (key: string, ...args: (string | number)[]) => Promise<unknown>
+  consumeWindowAndRead: (key: string, readKey: string, ...args: (string | number)[]) => Promise<unknown>
+}
 const clientsWithCommand = new WeakSet<Redis>()
 
 // Sent as EVALSHA with the script's hash (ioredis loads it on first use or after a Redis
 // restart): EVAL would send the whole script text with every request, the largest write the
 // limiter made.
-function withWindowCommand(redis: Redis): Redis & WindowCommand {
+function withWindowCommands(redis: Redis): Redis & WindowCommands {
   if (!clientsWithCommand.has(redis)) {
-    redis.defineCommand('consumeWindow', { numberOfKeys: 1, lua: script })
+    redis.defineCommand('consumeWindow', { numberOfKeys: 1, lua: script(false) })
+    redis.defineCommand('consumeWindowAndRead', { numberOfKeys: 2, lua: script(true) })
     clientsWithCommand.add(redis)
   }
-  return redis as Redis & WindowCommand
+  return redis as Redis & WindowCommands
 }
 
 // A log entry must be unique across every instance sharing Redis: a random tag per process and
@@ -61,13 +67,19 @@ function withWindowCommand(redis: Redis): Redis & WindowCommand {
 const processTag = randomBytes(6).toString('base64url')
 let sequence = 0
 
-export async function consumeInRedis(redis: Redis, key: string, limit: number, windowMs: number, nowMs?: number): Promise<WindowOutcome> {
+/**
+ * Decides one request in Redis. With `readKey`, an admitted request's outcome also carries
+ * that key's value (`read`: '' when the key is absent); a refused one's does not.
+ */
+export async function consumeInRedis(redis: Redis, key: string, limit: number, windowMs: number, nowMs?: number, readKey?: string): Promise<WindowOutcome & { read?: string }> {
   const member = `${nowMs ?? Date.now()}:${processTag}:${(sequence = (sequence + 1) % Number.MAX_SAFE_INTEGER)}`
-  const [allowed, remaining, resetMs] = (await withWindowCommand(redis).consumeWindow(key, limit, windowMs, nowMs === undefined ? '' : String(nowMs), member)) as number[]
+  const commands = withWindowCommands(redis)
+  const args = [limit, windowMs, nowMs === undefined ? '' : String(nowMs), member]
+  const [allowed, remaining, resetMs, read] = (readKey === undefined ? await commands.consumeWindow(key, ...args) : await commands.consumeWindowAndRead(key, readKey, ...args)) as [number, number, number, string?]
   const release = async () => {
     if (allowed === 1) await redis.zrem(key, member)
   }
-  return { allowed: allowed === 1, remaining: remaining!, resetMs: Math.max(0, resetMs!), release }
+  return { allowed: allowed === 1, remaining, resetMs: Math.max(0, resetMs), release, ...(read !== undefined && { read }) }
 }
 
 /** The same log in this process's memory: the fallback while Redis is unreachable. */

@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import { asGet, type ApiRequest } from './api-request.ts'
 import { DomainError, ServiceUnavailableError, ValidationError } from '../errors.ts'
 import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
@@ -12,6 +13,8 @@ import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, rep
 import { internalErrorResponse, problemResponse, type Problem } from './problem.ts'
 import { consumeTokenRequest, consumeUnauthenticatedRequest, rateLimitHeaders } from './rate-limit.ts'
 import { readJsonBody } from './read-json-body.ts'
+import { cachedRead, type CachedBody } from './response-cache.ts'
+import { articleGenerationRedisKey, generationFromRedis } from '../articles/article-totals.ts'
 import { withLargeBodySlot } from './large-body-gate.ts'
 import { textResponse, type TextPayload } from './text-response.ts'
 import { clientAddress } from '../security/client-address.ts'
@@ -21,17 +24,19 @@ import { recordApiRequest } from '../request-log/record-api-request.ts'
 import { logger } from '../ops/logger.ts'
 
 export type ApiContext<Query, Body, Params> = {
-  request: Request
+  request: ApiRequest
   requestId: string
   principal: TokenPrincipal
   actor: Actor
   query: Query
   body: Body
   params: Params
+  /** The response cache (response-cache.ts) for this request's newsroom, with the generation read beside its rate limit. */
+  cachedRead: (key: string, produce: () => Promise<CachedBody>) => Promise<CachedBody>
 }
 
 type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> }
-export type RouteHandler = ((request: Request, context: RouteContext) => Promise<Response>) & { operation?: ApiOptions<unknown, unknown, unknown> }
+export type RouteHandler = ((request: ApiRequest, context: RouteContext) => Promise<Response>) & { operation?: ApiOptions<unknown, unknown, unknown> }
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined
 
@@ -63,15 +68,16 @@ export function withApi<
   const serve: RouteHandler = async (request, routeContext) => {
     const startedAt = performance.now()
     const requestId = createId('req')
+    const url = new URL(request.url)
     const seen: { principal?: TokenPrincipal } = {}
-    const response = await answer(request, routeContext, requestId, seen)
-    observe(request, response, requestId, startedAt, seen.principal)
+    const response = await answer(request, url, routeContext, requestId, seen)
+    observe(request, url, response, requestId, startedAt, seen.principal)
     return response
   }
   // What the handler serves, for the test that compares the served API with the documented one.
   return Object.assign(serve, { operation: options })
 
-  async function answer(request: Request, routeContext: RouteContext, requestId: string, seen: { principal?: TokenPrincipal }): Promise<Response> {
+  async function answer(request: ApiRequest, url: URL, routeContext: RouteContext, requestId: string, seen: { principal?: TokenPrincipal }): Promise<Response> {
     let headers: Record<string, string> = {}
     try {
       const token = bearerToken(request)
@@ -94,7 +100,11 @@ export function withApi<
         )
       }
 
-      const decision = await consumeTokenRequest(principal.tokenId, principal.tenant.plan)
+      // A GET may be answered from the response cache, which needs the newsroom's change
+      // generation: read in the rate limit's round trip, after this request arrived.
+      const tenantId = principal.tenant.id
+      const decision = await consumeTokenRequest(principal.tokenId, principal.tenant.plan, undefined, request.method === 'GET' ? articleGenerationRedisKey(tenantId) : undefined)
+      const generation = decision.read === undefined ? undefined : generationFromRedis(decision.read)
       headers = rateLimitHeaders(decision)
       if (!decision.allowed) {
         return problemResponse({ code: 'rate_limited', detail: `This token made more than ${decision.limit} requests in the current window; retry in ${decision.retryAfterSeconds} s.` }, requestId, headers)
@@ -109,7 +119,6 @@ export function withApi<
         )
       }
 
-      const url = new URL(request.url)
       const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes
       // A body is read inside the large-body gate when it may be large (large-body-gate.ts).
       const respond = async () => {
@@ -127,6 +136,7 @@ export function withApi<
               query: query as Infer<QuerySchema>,
               body: body as Infer<BodySchema>,
               params: params as Infer<ParamsSchema>,
+              cachedRead: (key, produce) => cachedRead(tenantId, key, produce, generation),
             })
           } catch (error) {
             return errorResponse(error, requestId)
@@ -147,8 +157,7 @@ export function withApi<
 }
 
 /** Logs and counts the answered request; a problem's code is read from its body off the response path. */
-function observe(request: Request, response: Response, requestId: string, startedAt: number, principal: TokenPrincipal | undefined): void {
-  const url = new URL(request.url)
+function observe(request: ApiRequest, url: URL, response: Response, requestId: string, startedAt: number, principal: TokenPrincipal | undefined): void {
   const observation: ApiRequestObservation = {
     requestId,
     method: request.method,
@@ -213,7 +222,7 @@ function parseRequestPart(schema: z.ZodType | undefined, input: unknown, where: 
   return parseInput(schema, input, `The request ${where === 'body' ? 'body has' : `${where} parameters have`} invalid fields; see errors.`)
 }
 
-function bearerToken(request: Request): string | null {
+function bearerToken(request: ApiRequest): string | null {
   const header = request.headers.get('authorization')
   const match = header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null
   return match ? match[1]! : null
@@ -256,7 +265,7 @@ export function apiRoute(handlers: Partial<Record<Method, RouteHandler>>): Route
   const get = handlers.GET
   const head: RouteHandler = get
     ? async (request, context) => {
-        const response = await get(new Request(request, { method: 'GET' }), context)
+        const response = await get(asGet(request), context)
         return new Response(null, { status: response.status, headers: response.headers })
       }
     : notAllowed

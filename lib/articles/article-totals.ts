@@ -41,11 +41,24 @@ export async function articleGeneration(tenantId: string): Promise<string | null
   const redis = await readyRedis()
   if (!redis) return `local:${local.generations.get(tenantId) ?? 0}`
   try {
-    return `redis:${(await redis.get(generationKey(tenantId))) ?? '0'}`
+    return generationFromRedis((await redis.get(generationKey(tenantId))) ?? '')
   } catch (error) {
     reportRedisDown(error as Error)
     return null
   }
+}
+
+/**
+ * Where the tenant's generation lives in Redis (undefined without REDIS_URL), so that a request
+ * can read it in a round trip it makes anyway (its rate-limit decision's, lib/api/with-api.ts).
+ */
+export function articleGenerationRedisKey(tenantId: string): string | undefined {
+  return getRedis() ? generationKey(tenantId) : undefined
+}
+
+/** The generation articleGeneration answers, from the value read at articleGenerationRedisKey ('' when absent). */
+export function generationFromRedis(value: string): string {
+  return `redis:${value || '0'}`
 }
 
 /** Called once the changes to these tenants' articles have committed: their cached totals no longer hold. */

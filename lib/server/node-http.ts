@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Readable } from 'node:stream'
 import { promisify } from 'node:util'
 import { gzip } from 'node:zlib'
+import type { ApiRequest } from '../api/api-request.ts'
 import { knownPayload } from '../api/text-response.ts'
 import { securityHeaders } from '../security/response-headers.mjs'
 
@@ -20,20 +21,40 @@ export function recordPeerAddress(req: IncomingMessage): void {
   req.headers['x-forwarded-for'] = forwarded ? `${Array.isArray(forwarded) ? forwarded.join(', ') : forwarded}, ${peer}` : peer
 }
 
-/** A Node request as the web Request a route handler receives. */
-export function toWebRequest(req: IncomingMessage, url: URL): Request {
-  const headers = new Headers()
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (Array.isArray(value)) value.forEach((v) => headers.append(name, v))
-    else if (value !== undefined) headers.set(name, value)
+/**
+ * A Node request as what a /v1 handler reads (ApiRequest): headers are read from Node's own
+ * object when asked for, and the body becomes a web stream only when a handler reads it.
+ */
+export function toApiRequest(req: IncomingMessage, url: URL): ApiRequest {
+  return new NodeRequestView(req, url.href)
+}
+
+class NodeRequestView implements ApiRequest {
+  readonly headers: ApiRequest['headers']
+  private stream: ReadableStream<Uint8Array> | null | undefined
+
+  constructor(
+    private readonly req: IncomingMessage,
+    readonly url: string,
+  ) {
+    const headers = req.headers
+    // Node joins repeated headers with ', ' (set-cookie aside, which requests do not carry), as Headers#get does.
+    this.headers = { get: (name) => headerValue(headers[name.toLowerCase()]) }
   }
-  const hasBody = req.method !== 'GET' && req.method !== 'HEAD'
-  return new Request(url, {
-    method: req.method,
-    headers,
-    body: hasBody ? (Readable.toWeb(req) as ReadableStream) : undefined,
-    duplex: 'half',
-  } as RequestInit)
+
+  get method(): string {
+    return this.req.method ?? 'GET'
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    if (this.stream === undefined) this.stream = this.method === 'GET' || this.method === 'HEAD' ? null : (Readable.toWeb(this.req) as ReadableStream<Uint8Array>)
+    return this.stream
+  }
+}
+
+function headerValue(value: string | string[] | undefined): string | null {
+  if (value === undefined) return null
+  return Array.isArray(value) ? value.join(', ') : value
 }
 
 
@@ -42,7 +63,7 @@ export function toWebRequest(req: IncomingMessage, url: URL): Request {
  * response carries, and gzip for clients that accept it.
  */
 export async function sendWebResponse(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
-  const headers: Record<string, string | string[]> = { ...securityHeaders({ production: process.env.NODE_ENV === 'production', publicUrl: process.env.NEXTAUTH_URL }) }
+  const headers: Record<string, string | string[]> = { ...currentSecurityHeaders() }
   response.headers.forEach((value, name) => (headers[name] = value))
   const setCookies = response.headers.getSetCookie()
   if (setCookies.length > 0) headers['set-cookie'] = setCookies
@@ -57,6 +78,16 @@ export async function sendWebResponse(req: IncomingMessage, res: ServerResponse,
   if (req.method !== 'HEAD' && response.status !== 204 && response.status !== 304) headers['content-length'] = String(body.length)
   res.writeHead(response.status, headers)
   res.end(req.method === 'HEAD' ? undefined : body)
+}
+
+// Made once per setting rather than once per response.
+let memoisedSecurityHeaders: { setting: string; headers: Record<string, string> } | undefined
+function currentSecurityHeaders(): Record<string, string> {
+  const production = process.env.NODE_ENV === 'production'
+  const publicUrl = process.env.NEXTAUTH_URL
+  const setting = `${production}|${publicUrl ?? ''}`
+  if (memoisedSecurityHeaders?.setting !== setting) memoisedSecurityHeaders = { setting, headers: securityHeaders({ production, publicUrl }) }
+  return memoisedSecurityHeaders.headers
 }
 
 function acceptsGzip(req: IncomingMessage): boolean {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { internalErrorResponse } from '../api/problem.ts'
 import { createId } from '../ids.ts'
-import { sendWebResponse, toWebRequest } from './node-http.ts'
+import { sendWebResponse, toApiRequest } from './node-http.ts'
 import { isServedMethod, unservedMethodResponse } from './unserved-methods.ts'
 import type { V1Route } from './v1-route-modules.ts'
 import { createV1Router } from './v1-router.ts'
@@ -16,11 +16,11 @@ export function createV1Listener(routes: V1Route[]): NodeListener {
       const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`)
       if (!isServedMethod(req.method)) {
         // Allow names what this route takes: its OPTIONS answer (no token, no database).
-        const options = await route(new Request(url, { method: 'OPTIONS' }))
+        const options = await route({ method: 'OPTIONS', url: url.href, headers: { get: () => null }, body: null }, url)
         await sendWebResponse(req, res, unservedMethodResponse(req.method, options.headers.get('allow') ?? undefined))
         return
       }
-      await sendWebResponse(req, res, await route(toWebRequest(req, url)))
+      await sendWebResponse(req, res, await route(toApiRequest(req, url), url))
     } catch (error) {
       // The /v1 wrapper turns every failure into a problem; this only catches what escapes it
       // (a client gone mid-body, a response that cannot be written). Logged in the app's JSON

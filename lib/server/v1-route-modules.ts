@@ -2,9 +2,10 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
+import type { ApiRequest } from '../api/api-request.ts'
 
 type RouteParams = Record<string, string | string[]>
-export type RouteHandler = (request: Request, context: { params: Promise<RouteParams> }) => Promise<Response>
+export type RouteHandler = (request: ApiRequest, context: { params: Promise<RouteParams> }) => Promise<Response>
 export type RouteModule = Partial<Record<string, RouteHandler>>
 /** A /v1 route: its path segments as folder names (`[article_id]`, `[...path]`) and its exports. */
 export type V1Route = { segments: string[]; module: RouteModule }

@@ -1,3 +1,4 @@
+import type { ApiRequest } from '../api/api-request.ts'
 import { problemResponse } from '../api/problem.ts'
 import { createId } from '../ids.ts'
 import type { RouteModule, V1Route } from './v1-route-modules.ts'
@@ -10,10 +11,10 @@ type RouteParams = Record<string, string | string[]>
  * machinery, which costs more than the API's own work (measured in bench/results). The modules
  * come from the production build or from the source files (v1-route-modules.ts).
  */
-export function createV1Router(loaded: V1Route[]): (request: Request) => Promise<Response> {
+export function createV1Router(loaded: V1Route[]): (request: ApiRequest, url: URL) => Promise<Response> {
   const routes = [...loaded].sort(bySpecificity)
-  return async (request) => {
-    const parts = new URL(request.url).pathname.split('/').filter(Boolean)
+  return async (request, url) => {
+    const parts = url.pathname.split('/').filter(Boolean)
     for (const route of routes) {
       const params = match(route.segments, parts)
       if (params) return callRoute(route.module, request, params)
@@ -23,7 +24,7 @@ export function createV1Router(loaded: V1Route[]): (request: Request) => Promise
   }
 }
 
-async function callRoute(module: RouteModule, request: Request, params: RouteParams): Promise<Response> {
+async function callRoute(module: RouteModule, request: ApiRequest, params: RouteParams): Promise<Response> {
   const handler = module[request.method]
   if (handler) return handler(request, { params: Promise.resolve(params) })
   // Route files export every method the API knows (apiRoute); this is for the rest (TRACE…).

@@ -1,8 +1,20 @@
-import { createServer, type Server } from 'node:http'
+import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { sendWebResponse, toWebRequest } from '../../lib/server/node-http.ts'
+import { Readable } from 'node:stream'
+import { sendWebResponse } from '../../lib/server/node-http.ts'
 
 type RouteHandler = (request: Request, context: unknown) => Promise<Response>
+
+/** A Node request as the web Request Inngest's serve() handler reads, as Next builds it. */
+function toWebRequest(req: IncomingMessage, url: URL): Request {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (Array.isArray(value)) value.forEach((v) => headers.append(name, v))
+    else if (value !== undefined) headers.set(name, value)
+  }
+  const hasBody = req.method !== 'GET' && req.method !== 'HEAD'
+  return new Request(url, { method: req.method, headers, body: hasBody ? (Readable.toWeb(req) as ReadableStream) : undefined, duplex: 'half' } as RequestInit)
+}
 
 /**
  * Serves the app's real /api/inngest route (app/api/inngest/route.ts, i.e. `serve()` from

@@ -1,6 +1,5 @@
 import { createArticleOperation, listArticlesOperation } from '@/lib/api/operations/article-operations'
 import { conditionalAnswer, queryKey, renderJson } from '@/lib/api/conditional-response'
-import { cachedRead } from '@/lib/api/response-cache'
 import { apiRoute, jsonResponse, withApi } from '@/lib/api/with-api'
 import { articleHeaders } from '@/lib/api/resource-headers'
 import { toArticleRecord } from '@/lib/articles/article-record'
@@ -10,10 +9,10 @@ import { toListedArticleRecord } from '@/lib/articles/search-articles'
 import { pageRecord } from '@/lib/pagination'
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
-  GET: withApi(listArticlesOperation, async ({ actor, query, request }) => {
+  GET: withApi(listArticlesOperation, async ({ actor, query, request, cachedRead }) => {
     const render = async () => renderJson(pageRecord(await listArticles(actor, query), toListedArticleRecord))
     // The changes feed moves with the clock (its settle time), so only the other orders are cached.
-    const rendered = query.sort === 'updated_at' ? await render() : await cachedRead(actor.tenant.id, `list:${queryKey(query)}`, render)
+    const rendered = query.sort === 'updated_at' ? await render() : await cachedRead(`list:${queryKey(query)}`, render)
     return conditionalAnswer(request, rendered)
   }),
   POST: withApi(createArticleOperation, async ({ actor, body }) => {

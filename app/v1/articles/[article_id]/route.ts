@@ -1,6 +1,5 @@
 import { getArticleOperation, updateArticleOperation } from '@/lib/api/operations/article-operations'
 import { conditionalAnswer, renderJson } from '@/lib/api/conditional-response'
-import { cachedRead } from '@/lib/api/response-cache'
 import { apiRoute, jsonResponse, withApi } from '@/lib/api/with-api'
 import { articleHeaders, expectedVersionFromIfMatch } from '@/lib/api/resource-headers'
 import { toArticleRecord } from '@/lib/articles/article-record'
@@ -9,8 +8,8 @@ import { getArticle } from '@/lib/articles/get-article'
 import { updateArticle } from '@/lib/articles/update-article'
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
-  GET: withApi(getArticleOperation, async ({ actor, params, request }) => {
-    const rendered = await cachedRead(actor.tenant.id, `get:${params.article_id}`, async () => {
+  GET: withApi(getArticleOperation, async ({ actor, params, request, cachedRead }) => {
+    const rendered = await cachedRead(`get:${params.article_id}`, async () => {
       const article = await getArticle(actor, params.article_id)
       return renderJson(toArticleRecord(article), articleEtag(article))
     })
