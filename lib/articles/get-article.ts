@@ -2,12 +2,56 @@ import type { Article } from '../db/generated/client.ts'
 import { NotFoundError } from '../errors.ts'
 import { assertCan } from '../auth/permissions.ts'
 import type { Actor } from '../tenancy/actor.ts'
-import { tenantDb } from '../tenancy/tenant-db.ts'
+import { tenantSql } from '../tenancy/tenant-sql.ts'
+import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
 
 /** The newsroom's article, or a 404: another newsroom's id looks exactly like a missing one. */
 export async function getArticle(actor: Actor, articleId: string): Promise<Article> {
   assertCan(actor, 'articles:read')
-  const article = await tenantDb(actor.tenant.id).article.findUnique({ where: { id: articleId } })
-  if (!article) throw new NotFoundError('article', articleId)
-  return article
+  const row = await readTogether(actor.tenant.id, articleId)
+  if (!row) throw new NotFoundError('article', articleId)
+  return toArticle(row)
+}
+
+type Waiting = { resolve: (row: StoredArticle | undefined) => void; reject: (error: unknown) => void }
+type Batch = Map<string, Waiting[]>
+const batches = new Map<string, Batch>()
+
+/**
+ * Reads asked for in the same turn of the event loop, for one newsroom, go to the database as
+ * one statement: under load, many requests resume together (their rate-limit answers arrive in
+ * one read from Redis), and one round trip and one pooled connection for all of them costs the
+ * server and the database much less than one each (bench: cold get-by-id). Raw SQL through
+ * tenantSql rather than Prisma, whose client did the same batching at three times the CPU.
+ */
+function readTogether(tenantId: string, articleId: string): Promise<StoredArticle | undefined> {
+  return new Promise((resolve, reject) => {
+    let batch = batches.get(tenantId)
+    if (!batch) {
+      const started: Batch = new Map()
+      batch = started
+      batches.set(tenantId, started)
+      setImmediate(() => {
+        batches.delete(tenantId)
+        void readBatch(tenantId, started)
+      })
+    }
+    const waiting = batch.get(articleId)
+    if (waiting) waiting.push({ resolve, reject })
+    else batch.set(articleId, [{ resolve, reject }])
+  })
+}
+
+async function readBatch(tenantId: string, batch: Batch): Promise<void> {
+  try {
+    const ids = [...batch.keys()]
+    const rows =
+      ids.length === 1
+        ? await tenantSql(tenantId).rows<StoredArticle>(`SELECT ${articleColumns} FROM articles WHERE tenant_id = $1 AND id = $2`, ids)
+        : await tenantSql(tenantId).rows<StoredArticle>(`SELECT ${articleColumns} FROM articles WHERE tenant_id = $1 AND id = ANY($2::text[])`, [ids])
+    const byId = new Map(rows.map((row) => [row.id, row]))
+    for (const [id, waiting] of batch) for (const { resolve } of waiting) resolve(byId.get(id))
+  } catch (error) {
+    for (const waiting of batch.values()) for (const { reject } of waiting) reject(error)
+  }
 }
