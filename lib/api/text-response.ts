@@ -9,6 +9,12 @@ export type TextPayload = { body: string; bytes?: Buffer; gzipped?: Buffer }
 // (lib/server, bundled on its own) and the route that made it (Next's bundle) share no module,
 // only the object. The payload lives exactly as long as its response.
 const payloadKey = Symbol.for('newsroom.text-payload')
+const plainHeadersKey = Symbol.for('newsroom.plain-headers')
+type WithPlainHeaders = Response & { [plainHeadersKey]?: Record<string, string> }
+
+function isPlainRecord(headers: HeadersInit | undefined): headers is Record<string, string> {
+  return headers !== undefined && !Array.isArray(headers) && !(headers instanceof Headers)
+}
 
 /**
  * A Response whose body is a text held as is. Made with no body stream: a web Response made
@@ -18,10 +24,27 @@ const payloadKey = Symbol.for('newsroom.text-payload')
  */
 class TextResponse extends Response {
   readonly [payloadKey]: TextPayload
+  // The headers as given, until something reads `headers`: most answers are sent without that,
+  // and a Headers object (validated, lower-cased, sorted when iterated) for every answer, then
+  // copied out for Node, cost more than the rest of sending a cached GET.
+  [plainHeadersKey]: Record<string, string> | undefined
+  #headers: Headers | undefined
 
   constructor(payload: TextPayload, init: ResponseInit) {
-    super(null, init)
+    const { headers, ...rest } = init
+    const plain = isPlainRecord(headers)
+    super(null, plain ? rest : init)
     this[payloadKey] = payload
+    this[plainHeadersKey] = plain ? { ...headers } : undefined
+  }
+
+  override get headers(): Headers {
+    const plain = this[plainHeadersKey]
+    if (plain) {
+      this.#headers = new Headers(plain)
+      this[plainHeadersKey] = undefined
+    }
+    return this.#headers ?? super.headers
   }
 
   override get body(): ReadableStream<Uint8Array<ArrayBuffer>> {
@@ -70,4 +93,40 @@ export function knownText(response: Response): string | undefined {
 /** The payload a textResponse was made with, for the server to send (and memoise its bytes on). */
 export function knownPayload(response: Response): TextPayload | undefined {
   return (response as Response & { [payloadKey]?: TextPayload })[payloadKey]
+}
+
+/** Sets headers on a response: on a text answer's own record while nobody has read its Headers. */
+export function setResponseHeaders(response: Response, headers: Record<string, string>): void {
+  const plain = (response as WithPlainHeaders)[plainHeadersKey]
+  if (!plain) {
+    for (const [name, value] of Object.entries(headers)) response.headers.set(name, value)
+    return
+  }
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase()
+    for (const existing of Object.keys(plain)) if (existing !== name && existing.toLowerCase() === lower) delete plain[existing]
+    plain[name] = value
+  }
+}
+
+/** A response header by name, in any case, without building a text answer's Headers. */
+export function responseHeader(response: Response, name: string): string | null {
+  const plain = (response as WithPlainHeaders)[plainHeadersKey]
+  if (!plain) return response.headers.get(name)
+  const lower = name.toLowerCase()
+  for (const [key, value] of Object.entries(plain)) if (key.toLowerCase() === lower) return value
+  return null
+}
+
+/** Every header of a response, names lower-cased, Set-Cookie as its list of values. */
+export function responseHeaderEntries(response: Response): [string, string | string[]][] {
+  const plain = (response as WithPlainHeaders)[plainHeadersKey]
+  if (plain) return Object.entries(plain).map(([name, value]) => [name.toLowerCase(), value])
+  const entries: [string, string | string[]][] = []
+  response.headers.forEach((value, name) => {
+    if (name !== 'set-cookie') entries.push([name, value])
+  })
+  const setCookies = response.headers.getSetCookie()
+  if (setCookies.length > 0) entries.push(['set-cookie', setCookies])
+  return entries
 }

@@ -16,7 +16,7 @@ import { readJsonBody } from './read-json-body.ts'
 import { cachedRead, type CachedBody } from './response-cache.ts'
 import { articleGenerationRedisKey, generationFromRedis } from '../articles/article-totals.ts'
 import { withLargeBodySlot } from './large-body-gate.ts'
-import { textResponse, type TextPayload } from './text-response.ts'
+import { responseHeader, setResponseHeaders, textResponse, type TextPayload } from './text-response.ts'
 import { clientAddress } from '../security/client-address.ts'
 import { routeTemplate } from '../ops/metrics.ts'
 import { observeApiRequest, type ApiRequestObservation } from '../ops/observe-api-request.ts'
@@ -147,8 +147,7 @@ export function withApi<
         return idempotencyKey === null ? run() : runOnce(principal.tokenId, idempotencyKey, requestFingerprint(request.method, url.pathname + url.search, rawBody), run)
       }
       const response = options.body && maxBodyBytes > defaultMaxBodyBytes ? await withLargeBodySlot(respond) : await respond()
-      response.headers.set('X-Request-Id', requestId)
-      for (const [name, value] of Object.entries(headers)) response.headers.set(name, value)
+      setResponseHeaders(response, { 'X-Request-Id': requestId, ...headers })
       return response
     } catch (error) {
       return errorResponse(error, requestId, headers)
@@ -186,7 +185,7 @@ function observe(request: ApiRequest, url: URL, response: Response, requestId: s
       })
     }
   }
-  if (response.status < 400 || !response.headers.get('content-type')?.includes('problem+json')) return done()
+  if (response.status < 400 || !responseHeader(response, 'content-type')?.includes('problem+json')) return done()
   void response
     .clone()
     .json()

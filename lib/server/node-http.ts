@@ -3,7 +3,7 @@ import { Readable } from 'node:stream'
 import { promisify } from 'node:util'
 import { gzip } from 'node:zlib'
 import type { ApiRequest } from '../api/api-request.ts'
-import { knownPayload } from '../api/text-response.ts'
+import { knownPayload, responseHeaderEntries } from '../api/text-response.ts'
 import { securityHeaders } from '../security/response-headers.mjs'
 
 const gzipAsync = promisify(gzip)
@@ -64,16 +64,14 @@ function headerValue(value: string | string[] | undefined): string | null {
  */
 export async function sendWebResponse(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
   const headers: Record<string, string | string[]> = { ...currentSecurityHeaders() }
-  response.headers.forEach((value, name) => (headers[name] = value))
-  const setCookies = response.headers.getSetCookie()
-  if (setCookies.length > 0) headers['set-cookie'] = setCookies
+  for (const [name, value] of responseHeaderEntries(response)) headers[name] = value
 
   const payload = knownPayload(response)
   let body: Buffer = payload ? (payload.bytes ??= Buffer.from(payload.body)) : Buffer.from(await response.arrayBuffer())
-  if (body.length >= compressFromBytes && acceptsGzip(req) && !response.headers.has('content-encoding')) {
+  if (body.length >= compressFromBytes && acceptsGzip(req) && headers['content-encoding'] === undefined) {
     body = payload ? (payload.gzipped ??= await gzipAsync(body)) : await gzipAsync(body)
     headers['content-encoding'] = 'gzip'
-    headers.vary = response.headers.has('vary') ? `${response.headers.get('vary')}, Accept-Encoding` : 'Accept-Encoding'
+    headers.vary = headers.vary ? `${String(headers.vary)}, Accept-Encoding` : 'Accept-Encoding'
   }
   if (req.method !== 'HEAD' && response.status !== 204 && response.status !== 304) headers['content-length'] = String(body.length)
   res.writeHead(response.status, headers)
@@ -86,7 +84,10 @@ function currentSecurityHeaders(): Record<string, string> {
   const production = process.env.NODE_ENV === 'production'
   const publicUrl = process.env.NEXTAUTH_URL
   const setting = `${production}|${publicUrl ?? ''}`
-  if (memoisedSecurityHeaders?.setting !== setting) memoisedSecurityHeaders = { setting, headers: securityHeaders({ production, publicUrl }) }
+  if (memoisedSecurityHeaders?.setting !== setting) {
+    const lowerCased = Object.entries(securityHeaders({ production, publicUrl })).map(([name, value]) => [name.toLowerCase(), value])
+    memoisedSecurityHeaders = { setting, headers: Object.fromEntries(lowerCased) }
+  }
   return memoisedSecurityHeaders.headers
 }
 
