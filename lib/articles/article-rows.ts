@@ -2,10 +2,10 @@ import type { Article } from '../db/generated/client.ts'
 import { fromApiStatus, type ApiStatus } from './article-status.ts'
 
 /**
- * The articles table's columns under the Prisma model's field names, for the list, which reads
- * through tenantSql instead of Prisma (a single article stays with Prisma, whose batching of
- * concurrent findUnique calls serves it faster). tests/api/article-rows.integration.test.ts compares both reads
- * field by field, so a column added to the model and not here fails there.
+ * The articles table's columns under the Prisma model's field names, for the reads that go
+ * through tenantSql instead of Prisma (lists, search, single articles read together).
+ * tests/api/article-rows.integration.test.ts compares both reads field by field, so a column
+ * added to the model and not here fails there.
  */
 export const articleColumns = [
   'id',
