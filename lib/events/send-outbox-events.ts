@@ -1,6 +1,5 @@
-import type { Database } from '../db/client.ts'
+import { sqlPool, type Database } from '../db/client.ts'
 import { processSingleton } from '../process-singleton.ts'
-import { systemDb } from '../tenancy/tenant-db.ts'
 import { eventQueue, type OutboxRow } from './event-queue.ts'
 
 export class QueueNotConfiguredError extends Error {
@@ -16,6 +15,35 @@ const eventsPerRequest = 100
 // process: the sweeper runs in Next's copy of lib/, the /v1 writes in the server's.
 const queueHealth = processSingleton<{ lastFailedAt: number | null }>('queue health', () => ({ lastFailedAt: null }))
 
+/** Records on outbox rows that they were sent, or that a send failed (counted, error kept). */
+export type OutboxMarks = { sent(ids: string[]): Promise<void>; failed(ids: string[], message: string): Promise<void> }
+
+/**
+ * How the writes' hand-off marks rows: raw SQL on the shared pool, because it runs for every
+ * batch of writes and Prisma's updateMany cost more CPU than the write it followed (bench:
+ * create throughput). The sweeper marks through its transaction (outboxMarksIn).
+ */
+const handOffMarks: OutboxMarks = {
+  async sent(ids: string[]): Promise<void> {
+    await sqlPool.query('UPDATE events SET sent_to_queue_at = now() WHERE id = ANY($1::text[]) AND sent_to_queue_at IS NULL', [ids])
+  },
+  async failed(ids: string[], message: string): Promise<void> {
+    await sqlPool.query('UPDATE events SET send_attempts = send_attempts + 1, last_send_error = $2 WHERE id = ANY($1::text[]) AND sent_to_queue_at IS NULL', [ids, message])
+  },
+}
+
+/** Marks made through `db`: the sweeper's transaction, which holds the rows' locks. */
+export function outboxMarksIn(db: Pick<Database, 'event'>): OutboxMarks {
+  return {
+    async sent(ids) {
+      await db.event.updateMany({ where: { id: { in: ids }, sentToQueueAt: null }, data: { sentToQueueAt: new Date() } })
+    },
+    async failed(ids, message) {
+      await db.event.updateMany({ where: { id: { in: ids }, sentToQueueAt: null }, data: { sendAttempts: { increment: 1 }, lastSendError: message } })
+    },
+  }
+}
+
 export function queueLastFailedAt(): number | null {
   return queueHealth.lastFailedAt
 }
@@ -26,10 +54,10 @@ export function queueLastFailedAt(): number | null {
  * the outbox without a send: a run per edit that finds no subscriber costs the queue a request,
  * our server a function call and the newsroom a billed run, for nothing. A failure counts an
  * attempt on the rows not yet sent, keeps the error for operators, and is rethrown.
- * `db` is the client that marks them: the sweeper passes the transaction that holds their
- * row locks (another connection would wait on those locks until the transaction gave up).
+ * `marks` records what happened: the sweeper's go through the transaction that holds the rows'
+ * locks (another connection would wait on those locks until the transaction gave up).
  */
-export async function sendOutboxEvents(allRows: OutboxRow[], db: Pick<Database, 'event'> = systemDb()): Promise<number> {
+export async function sendOutboxEvents(allRows: OutboxRow[], marks: OutboxMarks = handOffMarks): Promise<number> {
   if (allRows.length === 0) return 0
   const queue = eventQueue()
   if (!queue) throw new QueueNotConfiguredError()
@@ -41,7 +69,7 @@ export async function sendOutboxEvents(allRows: OutboxRow[], db: Pick<Database, 
   const markSent = async (ids: string[]) => {
     const all = [...unwantedIds, ...ids]
     unwantedIds = []
-    if (all.length > 0) await db.event.updateMany({ where: { id: { in: all }, sentToQueueAt: null }, data: { sentToQueueAt: new Date() } })
+    if (all.length > 0) await marks.sent(all)
   }
   if (rows.length === 0) {
     await markSent([])
@@ -64,12 +92,7 @@ export async function sendOutboxEvents(allRows: OutboxRow[], db: Pick<Database, 
   } catch (error) {
     queueHealth.lastFailedAt = Date.now()
     await markSent([]).catch(() => undefined)
-    await db.event
-      .updateMany({
-        where: { id: { in: rows.slice(sent).map((row) => row.id) }, sentToQueueAt: null },
-        data: { sendAttempts: { increment: 1 }, lastSendError: (error as Error).message.slice(0, 1_000) },
-      })
-      .catch(() => undefined)
+    await marks.failed(rows.slice(sent).map((row) => row.id), (error as Error).message.slice(0, 1_000)).catch(() => undefined)
     throw error
   }
 }

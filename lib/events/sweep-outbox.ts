@@ -1,7 +1,7 @@
 import { logger } from '../ops/logger.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
 import type { OutboxRow } from './event-queue.ts'
-import { QueueNotConfiguredError, sendOutboxEvents } from './send-outbox-events.ts'
+import { outboxMarksIn, QueueNotConfiguredError, sendOutboxEvents } from './send-outbox-events.ts'
 
 export type SweepResult = { sent: number; remaining: boolean; error: string | null }
 
@@ -39,7 +39,7 @@ export async function sweepOutbox(options: { batchSize?: number; maxBatches?: nu
         FOR NO KEY UPDATE SKIP LOCKED`
       if (rows.length === 0) return { claimed: 0, sent: 0 }
       try {
-        return { claimed: rows.length, sent: await sendOutboxEvents(rows, tx) }
+        return { claimed: rows.length, sent: await sendOutboxEvents(rows, outboxMarksIn(tx)) }
       } catch (error) {
         // Returned, not thrown: the failed attempt recorded on the rows must commit.
         return { claimed: rows.length, sent: 0, error }
