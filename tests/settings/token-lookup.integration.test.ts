@@ -1,0 +1,48 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import { parseInput } from '../../lib/parse-input.ts'
+import { createApiTokenSchema } from '../../lib/tokens/api-token-schemas.ts'
+import { createApiToken, revokeApiToken } from '../../lib/tokens/api-tokens.ts'
+import { authenticateToken, forgetCachedTokens } from '../../lib/tokens/authenticate-token.ts'
+import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+
+let newsroom: TestTenant
+beforeAll(async () => {
+  newsroom = await createTestTenant()
+})
+
+const newKey = async (name: string) => createApiToken(newsroom.actor('admin'), parseInput(createApiTokenSchema, { name, scopes: ['articles:read'] }))
+
+describe('looking up API keys', () => {
+  it('answers every request waiting on an uncached key from one lookup', async () => {
+    const { token, summary } = await newKey('Busy integration')
+    forgetCachedTokens()
+    const principals = await Promise.all(Array.from({ length: 20 }, () => authenticateToken(token)))
+    expect(principals[0]).toMatchObject({ tokenId: summary.id, scopes: ['articles:read'] })
+    // One lookup made one principal, which every caller got.
+    for (const principal of principals) expect(principal).toBe(principals[0])
+  })
+
+  it('does not keep a lookup that a revocation overtook: the next request is refused', async () => {
+    const { token, summary } = await newKey('Revoked while looked up')
+    forgetCachedTokens()
+    const inFlight = authenticateToken(token)
+    await revokeApiToken(newsroom.actor('admin'), summary.id)
+    await inFlight
+    expect(await authenticateToken(token)).toBeNull()
+  })
+
+  it('looks a key up again once its cached answer expired, not reusing a finished lookup', async () => {
+    const { token, summary } = await newKey('Looked up again')
+    const ttl = process.env.TOKEN_CACHE_TTL_MS
+    process.env.TOKEN_CACHE_TTL_MS = '0'
+    try {
+      const first = await authenticateToken(token)
+      const again = await authenticateToken(token)
+      expect(again?.tokenId).toBe(summary.id)
+      expect(again).not.toBe(first)
+    } finally {
+      if (ttl === undefined) delete process.env.TOKEN_CACHE_TTL_MS
+      else process.env.TOKEN_CACHE_TTL_MS = ttl
+    }
+  })
+})
