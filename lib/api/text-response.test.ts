@@ -16,11 +16,7 @@ describe('a text answer', () => {
     const response = textResponse('x', { headers: { 'Cache-Control': 'no-store', ETag: '"1"' } })
     setResponseHeaders(response, { 'cache-control': 'private, no-cache', 'X-Request-Id': 'req_1' })
     expect(responseHeader(response, 'CACHE-CONTROL')).toBe('private, no-cache')
-    expect(responseHeaderEntries(response)).toEqual([
-      ['etag', '"1"'],
-      ['cache-control', 'private, no-cache'],
-      ['x-request-id', 'req_1'],
-    ])
+    expect(Object.fromEntries(responseHeaderEntries(response))).toEqual({ etag: '"1"', 'cache-control': 'private, no-cache', 'x-request-id': 'req_1' })
     // Once something reads Headers, that object is the answer's headers.
     expect(response.headers.get('x-request-id')).toBe('req_1')
     response.headers.set('X-Extra', 'yes')

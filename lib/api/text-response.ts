@@ -35,7 +35,7 @@ class TextResponse extends Response {
     const plain = isPlainRecord(headers)
     super(null, plain ? rest : init)
     this[payloadKey] = payload
-    this[plainHeadersKey] = plain ? { ...headers } : undefined
+    this[plainHeadersKey] = plain ? lowerCased(headers) : undefined
   }
 
   override get headers(): Headers {
@@ -76,6 +76,14 @@ class TextResponse extends Response {
   }
 }
 
+// Names are kept lower-cased, as Headers and HTTP/2 have them, so setting and finding one is a
+// property access rather than a case-insensitive scan of every name.
+function lowerCased(headers: Record<string, string>): Record<string, string> {
+  const record: Record<string, string> = {}
+  for (const name in headers) record[name.toLowerCase()] = headers[name]!
+  return record
+}
+
 /**
  * A Response with a text body whose text the production server can send as is, instead of
  * reading it back through the Web stream (measured: 85 µs against 28 µs for a 4 KB article,
@@ -102,26 +110,20 @@ export function setResponseHeaders(response: Response, headers: Record<string, s
     for (const [name, value] of Object.entries(headers)) response.headers.set(name, value)
     return
   }
-  for (const [name, value] of Object.entries(headers)) {
-    const lower = name.toLowerCase()
-    for (const existing of Object.keys(plain)) if (existing !== name && existing.toLowerCase() === lower) delete plain[existing]
-    plain[name] = value
-  }
+  for (const name in headers) plain[name.toLowerCase()] = headers[name]!
 }
 
 /** A response header by name, in any case, without building a text answer's Headers. */
 export function responseHeader(response: Response, name: string): string | null {
   const plain = (response as WithPlainHeaders)[plainHeadersKey]
   if (!plain) return response.headers.get(name)
-  const lower = name.toLowerCase()
-  for (const [key, value] of Object.entries(plain)) if (key.toLowerCase() === lower) return value
-  return null
+  return plain[name.toLowerCase()] ?? null
 }
 
 /** Every header of a response, names lower-cased, Set-Cookie as its list of values. */
 export function responseHeaderEntries(response: Response): [string, string | string[]][] {
   const plain = (response as WithPlainHeaders)[plainHeadersKey]
-  if (plain) return Object.entries(plain).map(([name, value]) => [name.toLowerCase(), value])
+  if (plain) return Object.entries(plain)
   const entries: [string, string | string[]][] = []
   response.headers.forEach((value, name) => {
     if (name !== 'set-cookie') entries.push([name, value])
