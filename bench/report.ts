@@ -21,6 +21,8 @@ type Summary = {
   fanOut: { subscriptions: number; runs: number; p50Ms: number; maxMs: number; allMs: number[]; deliveriesPerRun: number }
   soak: { rps: number; p99: number; errors: number; rssStartMb: number; rssEndMb: number; peakRssMb: number }
   authOverhead: { microsecondsPerRequest: number; iterations: number; store: string }
+  /** get-by-id throughput with the request log recording and without, measured in turns. */
+  requestLogCost?: { on: number[]; off: number[] }
 }
 
 const round = (value: number) => Math.round(value * 10) / 10
@@ -55,8 +57,17 @@ export function formatReport(summary: Summary): string {
     `Memory over a ${summary.seconds > 0 ? 'soak' : ''} run of GET /v1/articles: RSS ${summary.soak.rssStartMb} MB at the start, ${summary.soak.rssEndMb} MB at the end, peak ${summary.soak.peakRssMb} MB; ${round(summary.soak.rps)} req/s, p99 ${summary.soak.p99} ms, ${summary.soak.errors} errors.`,
     '',
     `Authentication + scope + rate limit (${summary.authOverhead.store} store, cached token): ${summary.authOverhead.microsecondsPerRequest} µs per request over ${summary.authOverhead.iterations.toLocaleString('en')} iterations.`,
+    ...(summary.requestLogCost ? ['', formatRequestLogCost(summary.requestLogCost)] : []),
   ]
   return lines.join('\n')
+}
+
+/** The request log's cost: get-by-id with recording on against off, each turn's figures and the total. */
+export function formatRequestLogCost({ on, off }: { on: number[]; off: number[] }): string {
+  const sum = (values: number[]) => values.reduce((total, value) => total + value, 0)
+  const cost = 1 - sum(on) / sum(off)
+  const figures = (values: number[]) => values.map((value) => Math.round(value).toLocaleString('en')).join(', ')
+  return `Request log (GET /v1/articles/{id}, cache warm, in turns): recording on ${figures(on)} req/s, off ${figures(off)} req/s; recording costs ${(cost * 100).toFixed(1)}% of the throughput (target ≤ 5%).`
 }
 
 /** The embedded store beside the PostgreSQL service, endpoint by endpoint. */
