@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { db } from '../../lib/db/client.ts'
 import { createId } from '../../lib/ids.ts'
-import { flushRequestLog } from '../../lib/request-log/record-api-request.ts'
+import { flushRequestLog, recordApiRequest } from '../../lib/request-log/record-api-request.ts'
 import { pruneRequestLog } from '../../lib/request-log/prune-request-log.ts'
 import { apiClient } from '../support/api-client.ts'
 import { startApiServer } from '../support/api-server.ts'
@@ -81,6 +81,18 @@ describe('the API request log', () => {
     const notAdmin = await apiClient(server.url, await newsroom.token(['articles:read', 'articles:write', 'webhooks:manage'])).get('/v1/requests')
     expect(notAdmin.status).toBe(403)
     expect(notAdmin.body.code).toBe('insufficient_scope')
+  })
+
+  it('stores every field of a batch as recorded, query keys with quotes, commas and braces included', async () => {
+    const at = new Date('2026-11-20T10:11:12.345Z')
+    const entries = [
+      { queryKeys: ['a"b', 'c,d', '{x}', 'back\\slash', 'NULL', ''], problemCode: 'validation_failed', clientAddress: '203.0.113.9', durationMs: 12.6, status: 422 },
+      { queryKeys: [], problemCode: null, clientAddress: null, durationMs: 0.4, status: 200 },
+    ].map((fields, index) => ({ id: createId('req'), tenantId: other.tenant.id, tokenId: 'tok_batch', method: index ? 'PATCH' : 'GET', route: '/v1/articles/{id}', createdAt: at, ...fields }))
+    for (const entry of entries) recordApiRequest(entry)
+    await flushRequestLog()
+    const stored = await db.apiRequest.findMany({ where: { tokenId: 'tok_batch' }, orderBy: { status: 'desc' } })
+    expect(stored).toEqual(entries.map((entry) => ({ ...entry, durationMs: Math.round(entry.durationMs) })))
   })
 
   it('prunes entries past the retention period and keeps the rest', async () => {
