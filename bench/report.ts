@@ -1,3 +1,5 @@
+import type { RequestLogCost } from './request-log-cost.ts'
+
 export type BenchRow = {
   name: string
   target: 'service' | 'baseline' | 'embedded'
@@ -21,8 +23,7 @@ type Summary = {
   fanOut: { subscriptions: number; runs: number; p50Ms: number; maxMs: number; allMs: number[]; deliveriesPerRun: number }
   soak: { rps: number; p99: number; errors: number; rssStartMb: number; rssEndMb: number; peakRssMb: number }
   authOverhead: { microsecondsPerRequest: number; iterations: number; store: string }
-  /** get-by-id throughput with the request log recording and without, measured in turns. */
-  requestLogCost?: { on: number[]; off: number[] }
+  requestLogCost?: RequestLogCost
 }
 
 const round = (value: number) => Math.round(value * 10) / 10
@@ -63,7 +64,7 @@ export function formatReport(summary: Summary): string {
 }
 
 /** The request log's cost: get-by-id with recording on against off, each turn's figures and the total. */
-export function formatRequestLogCost({ on, off }: { on: number[]; off: number[] }): string {
+export function formatRequestLogCost({ on, off }: RequestLogCost): string {
   const sum = (values: number[]) => values.reduce((total, value) => total + value, 0)
   const cost = 1 - sum(on) / sum(off)
   const figures = (values: number[]) => values.map((value) => Math.round(value).toLocaleString('en')).join(', ')

@@ -14,6 +14,7 @@ import { sampleMemory, type MemorySampler } from './process-memory.ts'
 import { connections, load, seconds, waitFor } from './load.ts'
 import { formatReport, formatRequestLogCost, formatRows, type BenchRow } from './report.ts'
 import { startCommand } from '../scripts/start-command.ts'
+import { measureRequestLogCost, type RequestLogCost } from './request-log-cost.ts'
 
 const adminUrl = process.env.BENCH_DATABASE_ADMIN_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test'
 const databaseName = 'newsroom_bench'
@@ -142,25 +143,10 @@ async function main() {
     await measure('GET /v1/articles?limit=50', 'service', { method: 'GET', path: '/v1/articles?limit=50' })
     await measure('GET /v1/articles/{id}', 'baseline', { method: 'GET', path: `/v1/articles/${sampleId}` })
     await measure('GET /v1/articles/{id}', 'service', { method: 'GET', path: `/v1/articles/${sampleId}` })
-    // What recording every request in the request log costs (issue 14: at most 5% of get-by-id):
-    // the same server with REQUEST_LOG=off beside it, the two measured in turns so the machine's
-    // drift falls on both.
-    let requestLogCost: { on: number[]; off: number[] } | undefined
+    let requestLogCost: RequestLogCost | undefined
     if (!only || only.test('request log')) {
       log('request log cost: GET /v1/articles/{id} with recording on and off, in turns')
-      const quietPort = appPort + 2
-      const quiet = spawn(...startCommand(), { stdio: ['ignore', 'ignore', 'inherit'], env: { ...serviceEnv, PORT: String(quietPort), REQUEST_LOG: 'off' } })
-      children.push(quiet)
-      const quietUrl = `http://127.0.0.1:${quietPort}`
-      await waitFor(`${quietUrl}/v1/openapi.json`)
-      const getById = { token: big!.token, method: 'GET', path: `/v1/articles/${sampleId}` }
-      for (const url of [app, quietUrl]) await load({ url, ...getById, duration: 3 })
-      requestLogCost = { on: [], off: [] }
-      // Each goes first once: whichever runs second inherits the first's leftovers (its log flush, Redis's set).
-      for (const order of [['on', 'off'], ['off', 'on']] as const) {
-        for (const recording of order) requestLogCost[recording].push((await load({ url: recording === 'on' ? app : quietUrl, ...getById })).rps)
-      }
-      quiet.kill('SIGTERM')
+      requestLogCost = await measureRequestLogCost({ serviceUrl: app, serviceEnv, port: appPort + 2, token: big!.token, path: `/v1/articles/${sampleId}`, children })
     }
     await measure('GET /v1/articles?tag=tag-7', 'service', { method: 'GET', path: '/v1/articles?tag=tag-7&limit=50' })
     await measure('GET /v1/articles?status+department+published range', 'service', {

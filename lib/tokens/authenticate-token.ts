@@ -23,7 +23,9 @@ const maxCacheEntries = 10_000
 // Shared by every copy of this module in the process, so a revocation in the portal clears
 // the cache /v1 reads (see process-singleton.ts).
 const cache = processSingleton('token-cache', () => new Map<string, CacheEntry>())
-const lookups = processSingleton('token-lookups', () => ({ lookups: new Map<string, Promise<TokenPrincipal | null>>(), epoch: 0 }))
+// The lookups under way, by token hash, and how many times the cache has been cleared: a lookup
+// that began before a clearing may have read what the clearing was for.
+const inFlight = processSingleton('token-lookups', () => ({ byHash: new Map<string, Promise<TokenPrincipal | null>>(), clearings: 0 }))
 
 /**
  * The token's principal, or null for an unknown or revoked token or a deactivated owner.
@@ -38,17 +40,17 @@ export async function authenticateToken(token: string): Promise<TokenPrincipal |
   // One lookup per key at a time: when a busy key's entry expires, every request in flight
   // would otherwise query the database for the same row at once (bench: 32 connections on one
   // key made ~20 lookups at each expiry, a latency spike every few seconds).
-  const pending = lookups.lookups.get(tokenHash)
+  const pending = inFlight.byHash.get(tokenHash)
   if (pending) return pending
   const lookup = lookUp(tokenHash).finally(() => {
-    if (lookups.lookups.get(tokenHash) === lookup) lookups.lookups.delete(tokenHash)
+    if (inFlight.byHash.get(tokenHash) === lookup) inFlight.byHash.delete(tokenHash)
   })
-  lookups.lookups.set(tokenHash, lookup)
+  inFlight.byHash.set(tokenHash, lookup)
   return lookup
 }
 
 async function lookUp(tokenHash: string): Promise<TokenPrincipal | null> {
-  const startedIn = lookups.epoch
+  const startedIn = inFlight.clearings
   const row = await systemDb()
     .apiToken.findUnique({
       where: { tokenHash },
@@ -67,7 +69,7 @@ async function lookUp(tokenHash: string): Promise<TokenPrincipal | null> {
       : null
   // A revocation (or a role change) while this lookup ran may have come after its read: its
   // answer serves the requests that were waiting for it, but is not kept for later ones.
-  if (lookups.epoch === startedIn) {
+  if (inFlight.clearings === startedIn) {
     if (cache.size >= maxCacheEntries) cache.clear()
     cache.set(tokenHash, { principal, expiresAt: Date.now() + cacheTtlMs() })
   }
@@ -78,8 +80,8 @@ async function lookUp(tokenHash: string): Promise<TokenPrincipal | null> {
 /** Drops cached lookups so a revocation in this process applies to the very next request. */
 export function forgetCachedTokens(): void {
   cache.clear()
-  lookups.lookups.clear()
-  lookups.epoch++
+  inFlight.byHash.clear()
+  inFlight.clearings++
 }
 
 const lastUseWrittenAt = processSingleton('token-last-use', () => new Map<string, number>())
