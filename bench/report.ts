@@ -1,3 +1,4 @@
+import type { CpuShares } from './process-cpu.ts'
 import type { RequestLogCost } from './request-log-cost.ts'
 
 export type BenchRow = {
@@ -63,12 +64,18 @@ export function formatReport(summary: Summary): string {
   return lines.join('\n')
 }
 
-/** The request log's cost: get-by-id with recording on against off, each turn's figures and the total. */
-export function formatRequestLogCost({ on, off }: RequestLogCost): string {
+/** The request log's cost: get-by-id with recording on against off, each turn's figures, the total and where the CPU went. */
+export function formatRequestLogCost({ on, off, cpu }: RequestLogCost): string {
   const sum = (values: number[]) => values.reduce((total, value) => total + value, 0)
   const cost = 1 - sum(on) / sum(off)
   const figures = (values: number[]) => values.map((value) => Math.round(value).toLocaleString('en')).join(', ')
-  return `Request log (GET /v1/articles/{id}, cache warm, in turns): recording on ${figures(on)} req/s, off ${figures(off)} req/s; recording costs ${(cost * 100).toFixed(1)}% of the throughput (target ≤ 5%).`
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+  const share = (name: string, key: keyof CpuShares) => `${name} ${median(cpu.on.map((turn) => turn[key]))} / ${median(cpu.off.map((turn) => turn[key]))}`
+  return (
+    `Request log (GET /v1/articles/{id}, cache warm, two fresh servers in turns): recording on ${figures(on)} req/s, off ${figures(off)} req/s; ` +
+    `recording costs ${(cost * 100).toFixed(1)}% of the throughput (target ≤ 5%). ` +
+    `CPU per request, median of turns, on / off (µs): ${share('service', 'service')}, ${share('PostgreSQL', 'postgres')}, ${share('Redis', 'redis')}.`
+  )
 }
 
 /** The embedded store beside the PostgreSQL service, endpoint by endpoint. */

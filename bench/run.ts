@@ -146,7 +146,7 @@ async function main() {
     let requestLogCost: RequestLogCost | undefined
     if (!only || only.test('request log')) {
       log('request log cost: GET /v1/articles/{id} with recording on and off, in turns')
-      requestLogCost = await measureRequestLogCost({ serviceUrl: app, serviceEnv, port: appPort + 2, token: big!.token, path: `/v1/articles/${sampleId}`, children })
+      requestLogCost = await measureRequestLogCost({ serviceEnv, port: appPort + 2, token: big!.token, path: `/v1/articles/${sampleId}`, children })
     }
     await measure('GET /v1/articles?tag=tag-7', 'service', { method: 'GET', path: '/v1/articles?tag=tag-7&limit=50' })
     await measure('GET /v1/articles?status+department+published range', 'service', {
