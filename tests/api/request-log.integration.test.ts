@@ -95,11 +95,11 @@ describe('the API request log', () => {
     expect(stored).toEqual(entries.map((entry) => ({ ...entry, durationMs: Math.round(entry.durationMs) })))
   })
 
-  it('prunes entries past the retention period and keeps the rest', async () => {
+  it('prunes entries past the retention period in every newsroom and keeps the rest', async () => {
     const now = new Date()
-    const entry = (daysAgo: number) => ({
+    const entry = (daysAgo: number, tenantId = newsroom.tenant.id) => ({
       id: createId('req'),
-      tenantId: newsroom.tenant.id,
+      tenantId,
       tokenId: 'tok_pruned',
       method: 'GET',
       route: '/v1/articles',
@@ -110,9 +110,12 @@ describe('the API request log', () => {
     })
     const old = entry(31)
     const recent = entry(29)
-    await db.apiRequest.createMany({ data: [old, recent] })
-    expect(await pruneRequestLog(now)).toBeGreaterThanOrEqual(1)
-    expect(await db.apiRequest.findMany({ where: { tokenId: 'tok_pruned' }, select: { id: true } })).toEqual([{ id: recent.id }])
+    const otherOld = entry(45, other.tenant.id)
+    const otherRecent = entry(1, other.tenant.id)
+    await db.apiRequest.createMany({ data: [old, recent, otherOld, otherRecent] })
+    expect(await pruneRequestLog(now)).toBeGreaterThanOrEqual(2)
+    const kept = await db.apiRequest.findMany({ where: { tokenId: 'tok_pruned' }, select: { id: true }, orderBy: { createdAt: 'asc' } })
+    expect(kept).toEqual([{ id: recent.id }, { id: otherRecent.id }])
   })
 
   it('writes what it buffered when the server stops, and never loses an acknowledged article when it is killed', async () => {
