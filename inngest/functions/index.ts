@@ -3,7 +3,8 @@ import { deliverySweeper } from './delivery-sweeper.ts'
 import { fanOutEvent } from './fan-out-event.ts'
 import { outboxSweeper } from './outbox-sweeper.ts'
 import { publishScheduledArticle } from './publish-scheduled-article.ts'
+import { pruneDeliveryLogFunction } from './prune-delivery-log.ts'
 import { pruneRequestLogFunction } from './prune-request-log.ts'
 
 /** Every function the app serves at /api/inngest. */
-export const functions = [fanOutEvent, deliverWebhook, publishScheduledArticle, outboxSweeper, deliverySweeper, pruneRequestLogFunction]
+export const functions = [fanOutEvent, deliverWebhook, publishScheduledArticle, outboxSweeper, deliverySweeper, pruneRequestLogFunction, pruneDeliveryLogFunction]

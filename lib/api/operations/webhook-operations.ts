@@ -404,6 +404,8 @@ export const listDeliveriesOperation = declareOperation({
     '`status` is `pending` while attempts remain (`next_attempt_at` says when the next is due), `succeeded` once your receiver answered 2xx, and `failed` when every attempt failed ' +
       'or the subscription was disabled or deleted.',
     '',
+    'A finished delivery stays in the log for 30 days after its event (the operator\'s `DELIVERY_LOG_RETENTION_DAYS`); a pending one stays until it finishes.',
+    '',
     pagingRules,
   ].join('\n'),
   requestParams: { path: webhookPathParams, query: pageQuery(listDeliveriesQuerySchema) },

@@ -1,0 +1,47 @@
+import type pg from 'pg'
+import { sqlPool } from '../db/client.ts'
+import { internalEventKinds } from '../events/event-kinds.ts'
+
+export function deliveryLogRetentionDays(): number {
+  return Number(process.env.DELIVERY_LOG_RETENTION_DAYS ?? 30)
+}
+
+// Small batches keep each delete's locks and WAL short beside live deliveries.
+const batchSize = 5_000
+
+async function deleteInBatches(database: pg.Pool | pg.PoolClient, statement: string, parameters: unknown[]): Promise<number> {
+  let deleted = 0
+  for (;;) {
+    const result = await database.query(statement, [...parameters, batchSize])
+    deleted += result.rowCount ?? 0
+    if ((result.rowCount ?? 0) < batchSize) return deleted
+  }
+}
+
+/**
+ * Deletes the webhook deliveries log's old entries: finished deliveries (their attempts, with
+ * the request and response bodies kept for the log, go with them) and then the events no
+ * delivery refers to any longer. Without it every event, delivery and attempt was kept forever.
+ * Kept whatever their age: deliveries still pending or held for a paused subscription, events
+ * not yet handed to the queue or handed to it within the period (it may not have fanned them
+ * out yet), and the service's own scheduling events. `database` lets a test run it inside a
+ * transaction it rolls back.
+ */
+export async function pruneDeliveryLog(now = new Date(), database: pg.Pool | pg.PoolClient = sqlPool): Promise<{ deliveries: number; events: number }> {
+  const cutoff = new Date(now.getTime() - deliveryLogRetentionDays() * 86_400_000)
+  const deliveries = await deleteInBatches(
+    database,
+    `DELETE FROM deliveries WHERE id IN (
+       SELECT id FROM deliveries WHERE status IN ('succeeded', 'failed') AND created_at < $1 LIMIT $2)`,
+    [cutoff],
+  )
+  const events = await deleteInBatches(
+    database,
+    `DELETE FROM events WHERE id IN (
+       SELECT id FROM events WHERE sent_to_queue_at < $1 AND created_at < $1 AND kind <> ALL($2::text[])
+         AND NOT EXISTS (SELECT 1 FROM deliveries WHERE deliveries.event_id = events.id)
+       LIMIT $3)`,
+    [cutoff, internalEventKinds],
+  )
+  return { deliveries, events }
+}
