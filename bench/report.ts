@@ -10,6 +10,8 @@ export type BenchRow = {
   p99: number
   errors: number
   peakRssMb: number | null
+  /** CPU per request (µs) of the server measured and of PostgreSQL, where measured. */
+  cpu?: { server: number; postgres: number }
 }
 
 type Summary = {
@@ -33,11 +35,12 @@ const round = (value: number) => Math.round(value * 10) / 10
 export function formatRows(rows: BenchRow[]): string {
   const baseline = new Map(rows.filter((row) => row.target === 'baseline').map((row) => [row.name, row.rps]))
   return [
-    '| endpoint | server | req/s | p50 ms | p99 ms | errors | peak RSS MB | × baseline |',
-    '|---|---|---:|---:|---:|---:|---:|---:|',
+    '| endpoint | server | req/s | p50 ms | p99 ms | errors | peak RSS MB | × baseline | CPU µs/req: server / PostgreSQL |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map((row) => {
       const ratio = row.target === 'service' && baseline.has(row.name) ? (row.rps / baseline.get(row.name)!).toFixed(2) : ''
-      return `| ${row.name} | ${row.target} | ${round(row.rps)} | ${row.p50} | ${row.p99} | ${row.errors} | ${row.peakRssMb ?? ''} | ${ratio} |`
+      const cpu = row.cpu ? `${row.cpu.server} / ${row.cpu.postgres}` : ''
+      return `| ${row.name} | ${row.target} | ${round(row.rps)} | ${row.p50} | ${row.p99} | ${row.errors} | ${row.peakRssMb ?? ''} | ${ratio} | ${cpu} |`
     }),
   ].join('\n')
 }
