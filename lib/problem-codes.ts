@@ -73,6 +73,12 @@ export const problemCatalogue = {
     status: 409,
     advice: 'The service disabled this webhook subscription after delivery failures (or a 410 Gone), so it cannot be paused. Re-enable it with `status: "enabled"` first.',
   },
+  webhook_limit_reached: {
+    title: 'Webhook limit reached',
+    status: 409,
+    advice:
+      'The newsroom already has as many webhook subscriptions as it may (50 unless the operator set `WEBHOOK_MAX_SUBSCRIPTIONS`; `limit` says how many). Nothing was created. Delete a subscription it no longer needs, or add event kinds to an existing one: one endpoint can receive every kind.',
+  },
   precondition_failed: {
     title: 'Precondition failed',
     status: 412,

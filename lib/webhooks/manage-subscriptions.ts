@@ -4,6 +4,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '.
 import { createId } from '../ids.ts'
 import { assertCan } from '../auth/permissions.ts'
 import type { Actor } from '../tenancy/actor.ts'
+import type { ChangeTransaction } from '../events/commit-change.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import { encryptSecret } from './secret-box.ts'
 import { checkWebhookUrl } from './url-safety.ts'
@@ -27,6 +28,7 @@ export async function createWebhook(actor: Actor, input: CreateWebhookInput): Pr
   if (!ownerId) throw new ForbiddenError('A webhook subscription needs a person as its owner; the system cannot create one.')
   await assertSafeUrl(input.url)
   return tenantDb(actor.tenant.id).$transaction(async (tx) => {
+    await assertRoomForSubscription(tx, actor.tenant.id)
     const subscription = await tx.webhookSubscription.create({
       data: { id: createId('whk'), tenantId: actor.tenant.id, url: input.url, events: input.events, secretEncrypted: encryptSecret(input.secret), ownerId },
     })
@@ -40,6 +42,27 @@ export async function createWebhook(actor: Actor, input: CreateWebhookInput): Pr
     })
     return subscription
   })
+}
+
+/** At most a list page's maximum (200), so that one page shows all of a newsroom's subscriptions (the desk reads one). */
+export function maxSubscriptionsPerNewsroom(): number {
+  const configured = Number(process.env.WEBHOOK_MAX_SUBSCRIPTIONS ?? 50)
+  return Number.isSafeInteger(configured) && configured > 0 ? Math.min(configured, 200) : 50
+}
+
+/**
+ * Every event fans out to each matching subscription (a queued run and an outbound request
+ * each), so their number is bounded per newsroom, as Stripe and GitHub bound theirs. Creations
+ * are serialised per newsroom (a transaction-scoped advisory lock, not the tenant row, which
+ * other writes update) so that two at once cannot both take the last place.
+ */
+async function assertRoomForSubscription(tx: ChangeTransaction, tenantId: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`webhook-subscriptions:${tenantId}`}, 0))`
+  const limit = maxSubscriptionsPerNewsroom()
+  const existing = await tx.webhookSubscription.count()
+  if (existing >= limit) {
+    throw new ConflictError('webhook_limit_reached', `This newsroom has ${existing} webhook subscriptions, the most it may have (${limit}). Delete one it no longer needs, or add event kinds to an existing one.`, { limit })
+  }
 }
 
 /** Newest first; created_at then id, so walking the pages returns each subscription once. */

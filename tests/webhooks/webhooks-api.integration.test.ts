@@ -209,6 +209,34 @@ describe('/v1/webhooks', () => {
     expect(await db.auditEntry.count({ where: { targetId: created.webhook_id, action: 'webhook.deleted' } })).toBe(1)
   })
 
+  it('bounds the subscriptions of a newsroom: past WEBHOOK_MAX_SUBSCRIPTIONS a creation is a 409 that says the limit, even when they race', async () => {
+    stubEnv({ WEBHOOK_MAX_SUBSCRIPTIONS: '3' })
+    try {
+      const crowded = await createTestTenant()
+      const client = apiClient(server.url, await crowded.token(['webhooks:manage']))
+      const subscribe = (index: number) => client.post('/v1/webhooks', { url: `https://hooks.example.com/crowd-${index}`, events: ['article.published'], secret })
+      // Five at once for three places: exactly three are created.
+      const answers = await Promise.all([0, 1, 2, 3, 4].map(subscribe))
+      expect(answers.map((answer) => answer.status).sort()).toEqual([201, 201, 201, 409, 409])
+      const refused = answers.find((answer) => answer.status === 409)!
+      expectProblem(refused, 409, 'webhook_limit_reached')
+      expect(refused.body.limit).toBe(3)
+      expect(refused.body.detail).toContain('the most it may have (3)')
+      expect(await db.webhookSubscription.count({ where: { tenantId: crowded.tenant.id } })).toBe(3)
+      // Other newsrooms are counted apart.
+      const roomy = await createTestTenant()
+      expect((await apiClient(server.url, await roomy.token(['webhooks:manage'])).post('/v1/webhooks', { url: 'https://hooks.example.com/not-crowded', events: ['article.published'], secret })).status).toBe(201)
+      // Deleting one makes room again.
+      const created = answers.find((answer) => answer.status === 201)!
+      expect((await client.delete(`/v1/webhooks/${created.body.webhook_id}`)).status).toBe(204)
+      expect((await subscribe(5)).status).toBe(201)
+      expectProblem(await subscribe(6), 409, 'webhook_limit_reached')
+    } finally {
+      vi.unstubAllEnvs()
+      stubEnv({ WEBHOOK_ALLOW_PRIVATE_URLS: undefined, WEBHOOK_SECRET_KEY: 'api-test-key' })
+    }
+  })
+
   it('shows the deliveries log, newest first, with every attempt', async () => {
     const client = apiClient(server.url, manageToken)
     const created = (await client.post('/v1/webhooks', { url: 'https://hooks.example.com/log', events: ['article.published'], secret })).body

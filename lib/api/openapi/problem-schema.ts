@@ -23,6 +23,7 @@ export const problemSchema = z
     errors: z.array(fieldErrorSchema).optional().meta({ description: 'Only with `validation_failed`: every invalid field.' }),
     from_state: z.string().optional().meta({ description: 'Only with `invalid_transition` and `article_archived`: the article\'s current state.' }),
     allowed_to_states: z.array(z.string()).optional().meta({ description: 'Only with `invalid_transition`: the states the article can move to from `from_state`.' }),
+    limit: z.number().int().optional().meta({ description: 'Only with `webhook_limit_reached`: how many webhook subscriptions the newsroom may have.' }),
   })
   .meta({
     id: 'Problem',

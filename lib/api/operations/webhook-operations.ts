@@ -163,6 +163,8 @@ export const createWebhookOperation = declareOperation({
     '- `secret`: 16 to 512 characters of your choosing. It is stored encrypted and **never returned**; keep your own copy to verify signatures.',
     '',
     "The subscription's owner is the token's owner, who is emailed if the subscription is disabled after repeated delivery failures.",
+    '',
+    'A newsroom has at most 50 subscriptions (the operator may set another limit); past it, creating one is a 409 `webhook_limit_reached`. One endpoint can receive every event kind.',
   ].join('\n'),
   requestBody: {
     examples: {
@@ -190,6 +192,12 @@ export const createWebhookOperation = declareOperation({
       [{ field: 'url', message: 'url points to a private, loopback or link-local address (10.0.0.5), which webhooks cannot reach.' }],
       'private_address',
     ),
+    {
+      code: 'webhook_limit_reached',
+      when: 'The newsroom already has as many subscriptions as it may: 50, unless the operator set another limit.',
+      detail: 'This newsroom has 50 webhook subscriptions, the most it may have (50). Delete one it no longer needs, or add event kinds to an existing one.',
+      extra: { limit: 50 },
+    },
   ],
 })
 
