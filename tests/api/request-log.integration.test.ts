@@ -1,3 +1,4 @@
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { db } from '../../lib/db/client.ts'
 import { createId } from '../../lib/ids.ts'
@@ -6,6 +7,7 @@ import { pruneRequestLog } from '../../lib/request-log/prune-request-log.ts'
 import { apiClient } from '../support/api-client.ts'
 import { startApiServer } from '../support/api-server.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+import { startMigratedEmbeddedDatabase } from '../support/embedded-database.ts'
 import { spawnApiServer } from '../support/spawn-api-server.ts'
 
 // The request log an integration developer reads after a 4xx: every /v1 request of a key,
@@ -83,10 +85,10 @@ describe('the API request log', () => {
     expect(notAdmin.body.code).toBe('insufficient_scope')
   })
 
-  it('stores every field of a batch as recorded, query keys with quotes, commas and braces included', async () => {
+  it('stores every field of a batch as recorded, query keys with quotes, commas, braces, tabs and line breaks included', async () => {
     const at = new Date('2026-11-20T10:11:12.345Z')
     const entries = [
-      { queryKeys: ['a"b', 'c,d', '{x}', 'back\\slash', 'NULL', ''], problemCode: 'validation_failed', clientAddress: '203.0.113.9', durationMs: 12.6, status: 422 },
+      { queryKeys: ['a"b', 'c,d', '{x}', 'back\\slash', 'NULL', '', 'tab\there', 'two\nlines', '\\N', 'with space'], problemCode: 'validation_failed', clientAddress: '203.0.113.9', durationMs: 12.6, status: 422 },
       { queryKeys: [], problemCode: null, clientAddress: null, durationMs: 0.4, status: 200 },
     ].map((fields, index) => ({ id: createId('req'), tenantId: other.tenant.id, tokenId: 'tok_batch', method: index ? 'PATCH' : 'GET', route: '/v1/articles/{id}', createdAt: at, ...fields }))
     for (const entry of entries) recordApiRequest(entry)
@@ -94,6 +96,49 @@ describe('the API request log', () => {
     const stored = await db.apiRequest.findMany({ where: { tokenId: 'tok_batch' }, orderBy: { status: 'desc' } })
     expect(stored).toEqual(entries.map((entry) => ({ ...entry, durationMs: Math.round(entry.durationMs) })))
   })
+
+  it('stores a query key that decodes to a NUL without it, and the rest of its batch with it', async () => {
+    const entries = [['nul\u0000key'], ['fine']].map((queryKeys) => ({
+      id: createId('req'),
+      tenantId: other.tenant.id,
+      tokenId: 'tok_nul',
+      method: 'GET',
+      route: '/v1/articles',
+      queryKeys,
+      status: 200,
+      problemCode: null,
+      durationMs: 1,
+      clientAddress: null,
+      createdAt: new Date(),
+    }))
+    for (const entry of entries) recordApiRequest(entry)
+    await flushRequestLog()
+    const stored = await db.apiRequest.findMany({ where: { tokenId: 'tok_nul' }, select: { queryKeys: true } })
+    expect(stored.map((row) => row.queryKeys).sort()).toEqual([['fine'], ['nulkey']])
+  })
+
+  it('records on the embedded database as npm run dev runs it (which takes the batch another way), odd query keys included', async () => {
+    const embedded = await startMigratedEmbeddedDatabase()
+    try {
+      const spawned = await spawnApiServer(embedded.url, { tenant: true, timeoutMs: 60_000 })
+      const client = apiClient(spawned.url, spawned.tenant!.token)
+      expect((await client.get('/v1/articles?limit=5')).status).toBe(200)
+      // Unknown parameters are refused, and their names are what the log keeps.
+      const refused = await client.get('/v1/articles?a%22b=1&c,d=2&nul%00key=3&two%0Alines=4')
+      expect(refused.status).toBe(422)
+      await spawned.stop() // flushes the log
+      const reader = new pg.Client({ connectionString: embedded.url })
+      await reader.connect()
+      const { rows } = await reader.query('SELECT id, route, query_keys, status, problem_code FROM api_requests WHERE tenant_id = $1 ORDER BY status', [spawned.tenant!.id])
+      await reader.end()
+      expect(rows).toEqual([
+        { id: expect.stringMatching(/^req_/), route: '/v1/articles', query_keys: ['limit'], status: 200, problem_code: null },
+        { id: refused.body.request_id, route: '/v1/articles', query_keys: ['a"b', 'c,d', 'nulkey', 'two\nlines'], status: 422, problem_code: 'validation_failed' },
+      ])
+    } finally {
+      await embedded.stop()
+    }
+  }, 120_000)
 
   it('prunes entries past the retention period in every newsroom and keeps the rest', async () => {
     const now = new Date()
