@@ -140,6 +140,20 @@ describe('the API request log', () => {
     }
   }, 120_000)
 
+  it('writes entries that arrive while a batch is being written, in later batches, without being asked', async () => {
+    const count = 1_234
+    for (let i = 0; i < count; i++) {
+      recordApiRequest({ id: createId('req'), tenantId: other.tenant.id, tokenId: 'tok_burst', method: 'GET', route: '/v1/articles', queryKeys: [], status: 200, problemCode: null, durationMs: 1, clientAddress: null, createdAt: new Date() })
+    }
+    const deadline = Date.now() + 10_000
+    let stored = 0
+    while (stored < count && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      stored = await db.apiRequest.count({ where: { tokenId: 'tok_burst' } })
+    }
+    expect(stored).toBe(count)
+  })
+
   it('prunes entries past the retention period in every newsroom and keeps the rest', async () => {
     const now = new Date()
     const entry = (daysAgo: number, tenantId = newsroom.tenant.id) => ({
