@@ -24,6 +24,8 @@ type Scenario = {
 const scenario = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Scenario
 let next = 0
 
+// The load generator shares the machine too: its CPU during the run goes with its figures.
+const cpuAtStart = process.cpuUsage()
 const result = await autocannon({
   url: scenario.url,
   connections: scenario.connections,
@@ -56,5 +58,6 @@ process.stdout.write(
     errors: result.errors + result.timeouts + (scenario.expectedStatus ? unexpectedAnswers(scenario.expectedStatus) : result.non2xx),
     non2xx: result.non2xx,
     duration: result.duration,
+    cpuMs: (({ user, system }) => (user + system) / 1000)(process.cpuUsage(cpuAtStart)),
   }),
 )

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 
-export type LoadResult = { requests: number; rps: number; p50: number; p99: number; errors: number; non2xx: number }
+export type LoadResult = { requests: number; rps: number; p50: number; p99: number; errors: number; non2xx: number; /** The load generator's own CPU time during the run. */ cpuMs: number }
 
 export const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 export const seconds = Number(process.env.BENCH_SECONDS ?? 10)

@@ -26,7 +26,7 @@ function cpuByPidNamed(name: string): Map<number, number> {
   return cpu
 }
 
-export type CpuShares = { service: number; postgres: number; redis: number }
+export type CpuShares = { service: number; postgres: number; redis: number; loadGenerator?: number }
 type CpuSnapshot = { service: number; postgres: Map<number, number>; redis: Map<number, number> }
 
 /**

@@ -37,7 +37,8 @@ export async function measureRequestLogCost(options: { serviceEnv: NodeJS.Proces
       const before = cpuSnapshot(server.process.pid!)
       const result = await load({ url: server.url, ...request, duration: turnSeconds })
       cost[recording].push(result.rps)
-      cost.cpu[recording].push(cpuPerRequest(before, cpuSnapshot(server.process.pid!), result.requests))
+      const perRequest = cpuPerRequest(before, cpuSnapshot(server.process.pid!), result.requests)
+      cost.cpu[recording].push({ ...perRequest, loadGenerator: Math.round((result.cpuMs * 1000) / Math.max(1, result.requests)) })
     }
     return cost
   } finally {
