@@ -98,7 +98,16 @@ function columnsOf(batch: ApiRequestEntry[]): unknown[][] {
   ]
 }
 
-let takesCopy: Promise<boolean> | undefined
+type Buffer = {
+  entries: ApiRequestEntry[]
+  timer: NodeJS.Timeout | null
+  flushing: Promise<void> | null
+  dropped: number
+  /** Whether the database takes COPY, once known (databaseTakesCopy). */
+  takesCopy?: Promise<boolean>
+}
+
+const buffer = processSingleton<Buffer>('request-log buffer', () => ({ entries: [], timer: null, flushing: null, dropped: 0 }))
 
 /**
  * Whether the database is PostgreSQL proper rather than the embedded PGlite, asked once per
@@ -106,15 +115,19 @@ let takesCopy: Promise<boolean> | undefined
  * Unanswered (the database away), it is asked again at the next batch.
  */
 function databaseTakesCopy(): Promise<boolean> {
-  takesCopy ??= sqlPool.query<{ version: string }>('SELECT version()').then(
+  buffer.takesCopy ??= sqlPool.query<{ version: string }>('SELECT version()').then(
     ({ rows }) => !rows[0]!.version.includes('PGlite'),
     () => {
-      takesCopy = undefined
+      buffer.takesCopy = undefined
       return false
     },
   )
-  return takesCopy
+  return buffer.takesCopy
 }
+
+// One write at a time, so a COPY that never ends would stop the log for good: it is abandoned
+// (and its connection closed) after this long, and its entries reported as not written.
+const writeTimeoutMs = 30_000
 
 async function writeBatch(batch: ApiRequestEntry[]): Promise<void> {
   if (!(await databaseTakesCopy())) {
@@ -122,19 +135,20 @@ async function writeBatch(batch: ApiRequestEntry[]): Promise<void> {
     return
   }
   const client = await sqlPool.connect()
+  const copy = client.query(copyFrom(copyBatch))
+  const timer = setTimeout(() => copy.destroy(new Error(`the write took longer than ${writeTimeoutMs / 1000} s`)), writeTimeoutMs)
   try {
-    await pipeline(Readable.from([batch.map(copyLine).join('')]), client.query(copyFrom(copyBatch)))
+    await pipeline(Readable.from([batch.map(copyLine).join('')]), copy)
     client.release()
   } catch (error) {
     // A connection left in the middle of COPY cannot serve anyone else.
     client.release(error as Error)
     throw error
+  } finally {
+    clearTimeout(timer)
   }
 }
 
-type Buffer = { entries: ApiRequestEntry[]; timer: NodeJS.Timeout | null; flushing: Promise<void> | null; dropped: number }
-
-const buffer = processSingleton<Buffer>('request-log buffer', () => ({ entries: [], timer: null, flushing: null, dropped: 0 }))
 
 export function requestLogEnabled(): boolean {
   return process.env.REQUEST_LOG !== 'off'

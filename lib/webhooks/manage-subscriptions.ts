@@ -44,7 +44,7 @@ export async function createWebhook(actor: Actor, input: CreateWebhookInput): Pr
   })
 }
 
-/** At most a list page's maximum (200), so that one page shows all of a newsroom's subscriptions (the desk reads one). */
+/** At most a list page's maximum (200), so that one page shows all of a newsroom's subscriptions (the desk reads one such page). */
 export function maxSubscriptionsPerNewsroom(): number {
   const configured = Number(process.env.WEBHOOK_MAX_SUBSCRIPTIONS ?? 50)
   return Number.isSafeInteger(configured) && configured > 0 ? Math.min(configured, 200) : 50
@@ -57,6 +57,8 @@ export function maxSubscriptionsPerNewsroom(): number {
  * other writes update) so that two at once cannot both take the last place.
  */
 async function assertRoomForSubscription(tx: ChangeTransaction, tenantId: string): Promise<void> {
+  // The count below sees what the lock's previous holder committed only at READ COMMITTED (the
+  // default): a stricter isolation level would take its snapshot before waiting for the lock.
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`webhook-subscriptions:${tenantId}`}, 0))`
   const limit = maxSubscriptionsPerNewsroom()
   const existing = await tx.webhookSubscription.count()
