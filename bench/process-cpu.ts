@@ -26,15 +26,15 @@ function cpuByPidNamed(name: string): Map<number, number> {
   return cpu
 }
 
-export type CpuShares = { service: number; postgres: number; redis: number; loadGenerator?: number }
-type CpuSnapshot = { service: number; postgres: Map<number, number>; redis: Map<number, number> }
+export type CpuShares = { server: number; postgres: number; redis: number; loadGenerator?: number }
+type CpuSnapshot = { server: number; postgres: Map<number, number>; redis: Map<number, number> }
 
 /**
- * CPU time (ms) of the service and of each PostgreSQL and Redis process on this machine, so a
+ * CPU time (ms) of the server measured (the service or the baseline) and of each PostgreSQL and Redis process on this machine, so a
  * measurement can say where a cost lands: they share the machine's cores.
  */
-export function cpuSnapshot(servicePid: number): CpuSnapshot {
-  return { service: cpuMs(servicePid), postgres: cpuByPidNamed('postgres'), redis: cpuByPidNamed('redis-server') }
+export function cpuSnapshot(serverPid: number): CpuSnapshot {
+  return { server: cpuMs(serverPid), postgres: cpuByPidNamed('postgres'), redis: cpuByPidNamed('redis-server') }
 }
 
 /**
@@ -45,7 +45,7 @@ export function cpuPerRequest(before: CpuSnapshot, after: CpuSnapshot, requests:
   const spent = (was: Map<number, number>, is: Map<number, number>) => [...is].reduce((total, [pid, ms]) => total + ms - (was.get(pid) ?? 0), 0)
   const perRequest = (ms: number) => Math.round((ms * 1000) / Math.max(1, requests))
   return {
-    service: perRequest(after.service - before.service),
+    server: perRequest(after.server - before.server),
     postgres: perRequest(spent(before.postgres, after.postgres)),
     redis: perRequest(spent(before.redis, after.redis)),
   }

@@ -77,12 +77,12 @@ export function formatRequestLogCost({ on, off, cpu }: RequestLogCost): string {
   // Every process that serves or drives a request shares the machine's cores, so the CPU they
   // spend per request together is what the machine's throughput divides; it moves much less
   // between turns than the throughput does.
-  const machine = (turns: CpuShares[]) => median(turns.map((turn) => turn.service + turn.postgres + turn.redis + (turn.loadGenerator ?? 0)))
+  const machine = (turns: CpuShares[]) => median(turns.map((turn) => turn.server + turn.postgres + turn.redis + (turn.loadGenerator ?? 0)))
   const cpuCost = 1 - machine(cpu.off) / machine(cpu.on)
   return (
     `Request log (GET /v1/articles/{id}, cache warm, two fresh servers in turns): recording on ${figures(on)} req/s, off ${figures(off)} req/s; ` +
     `recording costs ${(cost * 100).toFixed(1)}% of the throughput (target ≤ 5%). ` +
-    `CPU per request, median of turns, on / off (µs): ${share('service', 'service')}, ${share('PostgreSQL', 'postgres')}, ${share('Redis', 'redis')}, ${share('load generator', 'loadGenerator')}; ` +
+    `CPU per request, median of turns, on / off (µs): ${share('service', 'server')}, ${share('PostgreSQL', 'postgres')}, ${share('Redis', 'redis')}, ${share('load generator', 'loadGenerator')}; ` +
     `all of them ${machine(cpu.on)} / ${machine(cpu.off)}: recording costs ${(cpuCost * 100).toFixed(1)}% of the machine's CPU per request.`
   )
 }

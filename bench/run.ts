@@ -140,7 +140,7 @@ async function main() {
       const before = cpuSnapshot(pid)
       const result = await load({ url: target === 'service' ? app : base, token: big!.token, ...scenario })
       const cpu = cpuPerRequest(before, cpuSnapshot(pid), result.requests)
-      rows.push({ name, target, ...result, peakRssMb: target === 'service' ? memory.peakMb() : null, cpu: { server: cpu.service, postgres: cpu.postgres } })
+      rows.push({ name, target, ...result, peakRssMb: target === 'service' ? memory.peakMb() : null, cpu: { server: cpu.server, postgres: cpu.postgres } })
     }
 
     await measure('GET /v1/articles?limit=50', 'baseline', { method: 'GET', path: '/v1/articles?limit=50' })

@@ -1,4 +1,5 @@
 import { sqlPool } from '../db/client.ts'
+import { deleteInBatches } from '../db/delete-in-batches.ts'
 
 export function requestLogRetentionDays(): number {
   return Number(process.env.REQUEST_LOG_RETENTION_DAYS ?? 30)
@@ -17,11 +18,7 @@ export async function pruneRequestLog(now = new Date()): Promise<number> {
   const { rows: tenants } = await sqlPool.query<{ id: string }>('SELECT id FROM tenants')
   let deleted = 0
   for (const tenant of tenants) {
-    for (;;) {
-      const result = await sqlPool.query('DELETE FROM api_requests WHERE id IN (SELECT id FROM api_requests WHERE tenant_id = $1 AND created_at < $2 LIMIT $3)', [tenant.id, cutoff, batchSize])
-      deleted += result.rowCount ?? 0
-      if ((result.rowCount ?? 0) < batchSize) break
-    }
+    deleted += await deleteInBatches(sqlPool, 'DELETE FROM api_requests WHERE id IN (SELECT id FROM api_requests WHERE tenant_id = $1 AND created_at < $2 LIMIT $3)', [tenant.id, cutoff], batchSize)
   }
   return deleted
 }

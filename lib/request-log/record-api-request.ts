@@ -45,12 +45,19 @@ FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text
   AS entry(${columns})`
 
 // PostgreSQL's text cannot hold NUL, which a query key can decode to (`?%00=`): stored as is, it
-// would fail its whole batch, other newsrooms' entries included.
-const storable = (text: string) => (text.includes('\0') ? text.replaceAll('\0', '') : text)
+// would fail its whole batch, other newsrooms' entries included. Removed once, when recorded,
+// whichever way the batch is then written.
+const withoutNul = (text: string) => (text.includes('\0') ? text.replaceAll('\0', '') : text)
 
-const copyEscapes: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\0': '' }
-const copySpecial = /[\\\n\r\t\0]/
-const copySpecials = /[\\\n\r\t\0]/g
+function storable(entry: ApiRequestEntry): ApiRequestEntry {
+  const { route, queryKeys, clientAddress } = entry
+  if (!route.includes('\0') && !clientAddress?.includes('\0') && !queryKeys.some((key) => key.includes('\0'))) return entry
+  return { ...entry, route: withoutNul(route), queryKeys: queryKeys.map(withoutNul), clientAddress: clientAddress && withoutNul(clientAddress) }
+}
+
+const copyEscapes: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' }
+const copySpecial = /[\\\n\r\t]/
+const copySpecials = /[\\\n\r\t]/g
 
 /** A value in COPY's text format: NULL as \N, and backslash, tab and line breaks escaped. */
 function copyField(value: string | null): string {
@@ -88,12 +95,12 @@ function columnsOf(batch: ApiRequestEntry[]): unknown[][] {
     batch.map((entry) => entry.tenantId),
     batch.map((entry) => entry.tokenId),
     batch.map((entry) => entry.method),
-    batch.map((entry) => storable(entry.route)),
-    batch.map((entry) => JSON.stringify(entry.queryKeys.map(storable))),
+    batch.map((entry) => entry.route),
+    batch.map((entry) => JSON.stringify(entry.queryKeys)),
     batch.map((entry) => entry.status),
     batch.map((entry) => entry.problemCode),
     batch.map((entry) => Math.round(entry.durationMs)),
-    batch.map((entry) => entry.clientAddress && storable(entry.clientAddress)),
+    batch.map((entry) => entry.clientAddress),
     batch.map((entry) => entry.createdAt.toISOString()),
   ]
 }
@@ -149,7 +156,6 @@ async function writeBatch(batch: ApiRequestEntry[]): Promise<void> {
   }
 }
 
-
 export function requestLogEnabled(): boolean {
   return process.env.REQUEST_LOG !== 'off'
 }
@@ -161,7 +167,7 @@ export function recordApiRequest(entry: ApiRequestEntry): void {
     buffer.dropped++
     return
   }
-  buffer.entries.push(entry)
+  buffer.entries.push(storable(entry))
   scheduleFlush()
 }
 

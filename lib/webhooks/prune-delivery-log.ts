@@ -1,5 +1,5 @@
-import type pg from 'pg'
 import { sqlPool } from '../db/client.ts'
+import { deleteInBatches, type SqlRunner } from '../db/delete-in-batches.ts'
 import { internalEventKinds } from '../events/event-kinds.ts'
 
 export function deliveryLogRetentionDays(): number {
@@ -8,15 +8,6 @@ export function deliveryLogRetentionDays(): number {
 
 // Small batches keep each delete's locks and WAL short beside live deliveries.
 const batchSize = 5_000
-
-async function deleteInBatches(database: pg.Pool | pg.PoolClient, statement: string, parameters: unknown[]): Promise<number> {
-  let deleted = 0
-  for (;;) {
-    const result = await database.query(statement, [...parameters, batchSize])
-    deleted += result.rowCount ?? 0
-    if ((result.rowCount ?? 0) < batchSize) return deleted
-  }
-}
 
 /**
  * Deletes the webhook deliveries log's old entries: finished deliveries (their attempts, with
@@ -27,7 +18,7 @@ async function deleteInBatches(database: pg.Pool | pg.PoolClient, statement: str
  * out yet), and the service's own scheduling events. `database` lets a test run it inside a
  * transaction it rolls back.
  */
-export async function pruneDeliveryLog(now = new Date(), database: pg.Pool | pg.PoolClient = sqlPool): Promise<{ deliveries: number; events: number }> {
+export async function pruneDeliveryLog(now = new Date(), database: SqlRunner = sqlPool): Promise<{ deliveries: number; events: number }> {
   const cutoff = new Date(now.getTime() - deliveryLogRetentionDays() * 86_400_000)
   // Subscription by subscription, through the (subscription_id, created_at) index: deliveries
   // have no index on created_at alone, and each batch would otherwise scan the whole table.
@@ -39,6 +30,7 @@ export async function pruneDeliveryLog(now = new Date(), database: pg.Pool | pg.
       `DELETE FROM deliveries WHERE id IN (
          SELECT id FROM deliveries WHERE subscription_id = $1 AND created_at < $2 AND status IN ('succeeded', 'failed') LIMIT $3)`,
       [subscription.id, cutoff],
+      batchSize,
     )
   }
   const events = await deleteInBatches(
@@ -48,6 +40,7 @@ export async function pruneDeliveryLog(now = new Date(), database: pg.Pool | pg.
          AND NOT EXISTS (SELECT 1 FROM deliveries WHERE deliveries.event_id = events.id)
        LIMIT $3)`,
     [cutoff, internalEventKinds],
+    batchSize,
   )
   return { deliveries, events }
 }
