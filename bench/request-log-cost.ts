@@ -16,8 +16,8 @@ const turnSeconds = 5
  * `path` on two fresh servers started alike but one with REQUEST_LOG=off, both warmed on it,
  * then measured in turns. Comparing with the bench's long-running service instead measured the
  * two processes' histories as much as the log (runs of one tree gave -2% to 34%). Each turn
- * also reads the CPU the server, PostgreSQL and Redis spent per request, which says where the
- * cost lands whatever the machine's speed at the time.
+ * also reads the CPU the server, PostgreSQL, Redis and the load generator spent per request,
+ * which says where the cost lands whatever the machine's speed at the time.
  */
 export async function measureRequestLogCost(options: { serviceEnv: NodeJS.ProcessEnv; port: number; token: string; path: string; children: ChildProcess[] }): Promise<RequestLogCost> {
   const servers = {} as Record<'on' | 'off', { url: string; process: ChildProcess }>

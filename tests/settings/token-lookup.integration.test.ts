@@ -1,14 +1,16 @@
-import { beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { parseInput } from '../../lib/parse-input.ts'
 import { createApiTokenSchema } from '../../lib/tokens/api-token-schemas.ts'
 import { createApiToken, revokeApiToken } from '../../lib/tokens/api-tokens.ts'
 import { authenticateToken, forgetCachedTokens } from '../../lib/tokens/authenticate-token.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+import { stubEnv } from '../support/stub-env.ts'
 
 let newsroom: TestTenant
 beforeAll(async () => {
   newsroom = await createTestTenant()
 })
+afterEach(() => vi.unstubAllEnvs())
 
 const newKey = async (name: string) => createApiToken(newsroom.actor('admin'), parseInput(createApiTokenSchema, { name, scopes: ['articles:read'] }))
 
@@ -43,16 +45,10 @@ describe('looking up API keys', () => {
 
   it('looks a key up again once its cached answer expired, not reusing a finished lookup', async () => {
     const { token, summary } = await newKey('Looked up again')
-    const ttl = process.env.TOKEN_CACHE_TTL_MS
-    process.env.TOKEN_CACHE_TTL_MS = '0'
-    try {
-      const first = await authenticateToken(token)
-      const again = await authenticateToken(token)
-      expect(again?.tokenId).toBe(summary.id)
-      expect(again).not.toBe(first)
-    } finally {
-      if (ttl === undefined) delete process.env.TOKEN_CACHE_TTL_MS
-      else process.env.TOKEN_CACHE_TTL_MS = ttl
-    }
+    stubEnv({ TOKEN_CACHE_TTL_MS: '0' })
+    const first = await authenticateToken(token)
+    const again = await authenticateToken(token)
+    expect(again?.tokenId).toBe(summary.id)
+    expect(again).not.toBe(first)
   })
 })
