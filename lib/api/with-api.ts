@@ -65,13 +65,14 @@ export function withApi<
   options: ApiOptions<QuerySchema, BodySchema, ParamsSchema>,
   handler: (context: ApiContext<Infer<QuerySchema>, Infer<BodySchema>, Infer<ParamsSchema>>) => Promise<Response>,
 ): RouteHandler {
+  const route = routeTemplate(options.path)
   const serve: RouteHandler = async (request, routeContext) => {
     const startedAt = performance.now()
     const requestId = createId('req')
     const url = new URL(request.url)
     const seen: { principal?: TokenPrincipal } = {}
     const response = await answer(request, url, routeContext, requestId, seen)
-    observe(request, url, response, requestId, startedAt, seen.principal)
+    observe(request, route, url, response, requestId, startedAt, seen.principal)
     return response
   }
   // What the handler serves, for the test that compares the served API with the documented one.
@@ -156,11 +157,11 @@ export function withApi<
 }
 
 /** Logs and counts the answered request; a problem's code is read from its body off the response path. */
-function observe(request: ApiRequest, url: URL, response: Response, requestId: string, startedAt: number, principal: TokenPrincipal | undefined): void {
+function observe(request: ApiRequest, route: string, url: URL, response: Response, requestId: string, startedAt: number, principal: TokenPrincipal | undefined): void {
   const observation: ApiRequestObservation = {
     requestId,
     method: request.method,
-    pathname: url.pathname,
+    route,
     status: response.status,
     durationMs: performance.now() - startedAt,
     tenantId: principal?.tenant.id,
@@ -175,7 +176,7 @@ function observe(request: ApiRequest, url: URL, response: Response, requestId: s
         tenantId: principal.tenant.id,
         tokenId: principal.tokenId,
         method: request.method,
-        route: routeTemplate(url.pathname),
+        route,
         queryKeys: queryKeys(url),
         status: response.status,
         problemCode: problemCode ?? null,
@@ -195,6 +196,7 @@ function observe(request: ApiRequest, url: URL, response: Response, requestId: s
 
 /** The names of the query parameters (bounded), never their values: those may carry secrets. */
 function queryKeys(url: URL): string[] {
+  if (!url.search) return []
   return [...new Set(url.searchParams.keys())].slice(0, 20).map((key) => key.slice(0, 64)).sort()
 }
 

@@ -68,15 +68,13 @@ function createMetrics() {
 
 export const metrics = processSingleton('metrics', createMetrics)
 
-// Ids in paths (art_…, whk_…) would make one time series per article.
-const idSegment = /^[a-z]{2,5}_[A-Za-z0-9_-]+$/
-
-/** `/v1/articles/art_123/transitions` → `/v1/articles/{id}/transitions`. */
-export function routeTemplate(pathname: string): string {
-  return pathname
-    .split('/')
-    .map((segment) => (idSegment.test(segment) ? '{id}' : segment))
-    .join('/')
+/**
+ * The label of a route's requests, from its declared path: `/v1/articles/{article_id}` →
+ * `/v1/articles/{id}`. Taken from the declaration, not the requested path, so no path a caller
+ * sends (an id of another shape, any text at all) can start a new time series or log route.
+ */
+export function routeTemplate(declaredPath: string): string {
+  return declaredPath.replace(/\{[^}]+\}/g, '{id}')
 }
 
 /** Reads the outbox (one indexed aggregate) when scraped, not on the request path. */

@@ -1,10 +1,11 @@
 import { requestLogger } from './logger.ts'
-import { metrics, routeTemplate } from './metrics.ts'
+import { metrics } from './metrics.ts'
 
 export type ApiRequestObservation = {
   requestId: string
   method: string
-  pathname: string
+  /** The route's template (routeTemplate), never the requested path. */
+  route: string
   status: number
   durationMs: number
   tenantId?: string
@@ -17,7 +18,7 @@ export type ApiRequestObservation = {
  * never the query string or body: those may carry secrets or article text.
  */
 export function observeApiRequest(observation: ApiRequestObservation): void {
-  const route = routeTemplate(observation.pathname)
+  const { route } = observation
   metrics.apiRequests.inc({ route, method: observation.method, status: String(observation.status) })
   metrics.apiDuration.observe({ route, method: observation.method }, observation.durationMs / 1000)
   if (observation.status === 429) metrics.rateLimitRejections.inc({ caller: observation.tokenId ? 'token' : 'unauthenticated' })

@@ -65,6 +65,19 @@ describe('metrics and request logs', () => {
     expect(after).toMatch(/^newsroom_db_pool_connections\{state="in_use"\} \d+/m)
   })
 
+  it('labels a request by its route, whatever text the caller put in the path', async () => {
+    const before = await scrape()
+    const client = apiClient(server.url, await newsroom.token(['articles:read']))
+    for (const path of ['/v1/articles/not-an-id-1', '/v1/articles/12345']) expect((await client.get(path)).status).toBe(404)
+
+    const after = await scrape()
+    const route = { route: '/v1/articles/{id}', method: 'GET', status: '404' }
+    expect(sample(after, 'newsroom_api_requests_total', route) - sample(before, 'newsroom_api_requests_total', route)).toBe(2)
+    // Each path as a label would be a new time series per request: memory a caller could grow at will.
+    expect(after).not.toContain('not-an-id-1')
+    expect(after).not.toContain('/v1/articles/12345')
+  })
+
   it('counts webhook attempts by outcome', async () => {
     const receiver = createServer((request, response) => {
       request.resume()
