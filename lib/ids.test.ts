@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createId } from './ids.ts'
+import { createId, timeOfId } from './ids.ts'
 
 describe('createId', () => {
   it('makes prefixed, url-safe, unique ids that sort by creation time', async () => {
@@ -11,5 +11,15 @@ describe('createId', () => {
     expect(first < second).toBe(true)
     const many = new Set(Array.from({ length: 10_000 }, () => createId('evt')))
     expect(many.size).toBe(10_000)
+  })
+})
+
+describe('timeOfId', () => {
+  it('reads back the millisecond an id was made, and nothing from what is not an id of that kind', () => {
+    const at = Date.UTC(2026, 10, 25, 17, 3, 4, 567)
+    expect(timeOfId(createId('req', at), 'req')).toBe(at)
+    expect(timeOfId(createId('art', at), 'req')).toBeNull()
+    expect(timeOfId('req_not-an-id', 'req')).toBeNull()
+    expect(timeOfId(`${createId('req', at)}x`, 'req')).toBeNull()
   })
 })

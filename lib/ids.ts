@@ -1,7 +1,7 @@
 import { randomFillSync } from 'node:crypto'
 
 export type IdPrefix =
-  | 'ten' | 'usr' | 'dep' | 'art' | 'trn' | 'tok' | 'whk' | 'evt' | 'dlv' | 'att' | 'mail' | 'aud' | 'req'
+  | 'ten' | 'usr' | 'dep' | 'art' | 'trn' | 'tok' | 'whk' | 'evt' | 'dlv' | 'att' | 'mail' | 'aud' | 'req' | 'rqb'
 
 const alphabet = '0123456789abcdefghijklmnopqrstuvwxyz'
 
@@ -9,8 +9,8 @@ const alphabet = '0123456789abcdefghijklmnopqrstuvwxyz'
  * An opaque identifier such as `art_0k3m9x...`: a time part, so ids created later sort later
  * (handy in logs and as the last tie-breaker of list orders), and 80 random bits.
  */
-export function createId(prefix: IdPrefix): string {
-  const time = Date.now().toString(36).padStart(9, '0')
+export function createId(prefix: IdPrefix, at = Date.now()): string {
+  const time = at.toString(36).padStart(9, '0')
   const random = randomChunk()
   let suffix = ''
   for (let i = 0; i < 16; i++) suffix += alphabet[random[i]! % 36]
@@ -29,4 +29,10 @@ function randomChunk(): Buffer {
   }
   randomOffset += 16
   return randomPool.subarray(randomOffset - 16, randomOffset)
+}
+
+/** When an id was made (createId's `at`, to the millisecond), or null if it is not one of ours. */
+export function timeOfId(id: string, prefix: IdPrefix): number | null {
+  const match = new RegExp(`^${prefix}_([0-9a-z]{9})[0-9a-z]{16}$`).exec(id)
+  return match ? parseInt(match[1]!, 36) : null
 }

@@ -68,11 +68,13 @@ export function withApi<
   const route = routeTemplate(options.path)
   const serve: RouteHandler = async (request, routeContext) => {
     const startedAt = performance.now()
-    const requestId = createId('req')
+    // The request id carries when the request arrived, which its request log entry is kept under.
+    const arrivedAt = Date.now()
+    const requestId = createId('req', arrivedAt)
     const url = new URL(request.url)
     const seen: { principal?: TokenPrincipal } = {}
     const response = await answer(request, url, routeContext, requestId, seen)
-    observe(request, route, url, response, requestId, startedAt, seen.principal)
+    observe(request, route, url, response, requestId, arrivedAt, startedAt, seen.principal)
     return response
   }
   // What the handler serves, for the test that compares the served API with the documented one.
@@ -157,7 +159,7 @@ export function withApi<
 }
 
 /** Logs and counts the answered request; a problem's code is read from its body off the response path. */
-function observe(request: ApiRequest, route: string, url: URL, response: Response, requestId: string, startedAt: number, principal: TokenPrincipal | undefined): void {
+function observe(request: ApiRequest, route: string, url: URL, response: Response, requestId: string, arrivedAt: number, startedAt: number, principal: TokenPrincipal | undefined): void {
   const observation: ApiRequestObservation = {
     requestId,
     method: request.method,
@@ -182,7 +184,7 @@ function observe(request: ApiRequest, route: string, url: URL, response: Respons
         problemCode: problemCode ?? null,
         durationMs: Math.round(observation.durationMs),
         clientAddress: clientAddress(request.headers.get('x-forwarded-for')),
-        createdAt: new Date(),
+        createdAt: new Date(arrivedAt),
       })
     }
   }

@@ -1,39 +1,151 @@
-import type { ApiRequest, Prisma } from '../db/generated/client.ts'
-import { newestFirstPage } from '../newest-first-cursor.ts'
-import type { Page } from '../pagination.ts'
 import { assertCan } from '../auth/permissions.ts'
+import { timeOfId } from '../ids.ts'
+import { newestFirstPage, type NewestFirstPosition } from '../newest-first-cursor.ts'
+import type { Page } from '../pagination.ts'
 import type { Actor } from '../tenancy/actor.ts'
-import { tenantDb } from '../tenancy/tenant-db.ts'
+import { tenantSql } from '../tenancy/tenant-sql.ts'
+import { maxBatchSpanMs } from './record-api-request.ts'
+import { fromStoredEntry, statusClassIndex, type ApiRequestEntry, type StoredEntry } from './request-log-entry.ts'
 import type { ApiRequestRecord, ListApiRequestsQuery } from './request-log-schemas.ts'
 
-function statusRange(status: string): Prisma.IntFilter {
-  if (status.endsWith('xx')) {
-    const from = Number(status[0]) * 100
-    return { gte: from, lt: from + 100 }
+// A request's id is made when it arrives, and its entry is written with that time; entries kept
+// before that (see the migration request_log_batches) carry the time they were answered, at most
+// this much later.
+const answeredWithinMs = 60_000
+
+// Batches read per step of a page's walk: few for a first page of a busy key, more each step
+// when a filter matches little.
+const firstStep = 20
+const largestStep = 2_000
+
+type Where = { clauses: string[]; values: unknown[] }
+
+/**
+ * The conditions on batches (b) that hold the query's entries, with their values after the
+ * tenant's $1; null when no batch can (a request id that is not one of ours).
+ */
+function batchConditions(query: ListApiRequestsQuery): Where | null {
+  const batches: Where = { clauses: ['b.tenant_id = $1'], values: [] }
+  const bind = (value: unknown) => `$${batches.values.push(value) + 1}`
+  if (query.token_id) batches.clauses.push(`b.token_id = ${bind(query.token_id)}`)
+  if (query.request_id) {
+    const arrivedAt = timeOfId(query.request_id, 'req')
+    if (arrivedAt === null) return null
+    const from = bind(new Date(arrivedAt))
+    const to = bind(new Date(arrivedAt + answeredWithinMs))
+    batches.clauses.push(`b.last_at >= ${from}`, `b.first_at <= ${to}`, `b.last_at <= ${to}::timestamptz + interval '${maxBatchSpanMs} milliseconds'`)
   }
-  return { equals: Number(status) }
+  if (query.status?.endsWith('xx')) {
+    batches.clauses.push(`b.class_counts[${statusClassIndex(Number(query.status[0]) * 100)! + 1}] > 0`)
+  }
+  return batches
+}
+
+// Ids compare byte by byte, as JavaScript compares them, whatever the database's collation.
+const entryId = `(e.entry->>0) COLLATE "C"`
+
+/** The conditions on entries (e.entry, a StoredEntry), their parameters numbered from firstParameter. */
+function entryConditions(query: ListApiRequestsQuery, firstParameter: number): Where {
+  const where: Where = { clauses: [], values: [] }
+  const bind = (value: unknown) => `$${where.values.push(value) + firstParameter - 1}`
+  if (query.request_id) where.clauses.push(`${entryId} = ${bind(query.request_id)}`)
+  if (query.status && !query.status.endsWith('xx')) where.clauses.push(`(e.entry->>4)::int = ${bind(Number(query.status))}`)
+  if (query.status?.endsWith('xx')) where.clauses.push(`(e.entry->>4)::int / 100 = ${bind(Number(query.status[0]))}`)
+  return where
+}
+
+type BatchHead = { id: string; last_at: Date }
+
+/**
+ * The newest `count` entries matching the query, after `after` if given. Batches are walked
+ * newest last_at first: every entry of a batch not yet read arrived no later than the last batch
+ * read ended, so the walk stops once it holds `count` entries newer than that.
+ */
+async function newestEntries(tenantId: string, query: ListApiRequestsQuery, count: number, after: NewestFirstPosition | null): Promise<ApiRequestEntry[]> {
+  const where = batchConditions(query)
+  if (!where) return []
+  const sql = tenantSql(tenantId)
+  const batchValues = [...where.values]
+  const batchClauses = [...where.clauses]
+  if (after) {
+    // A batch holds entries before the position only if it began before it; none ends more than
+    // maxBatchSpanMs after it began.
+    const at = new Date(after.key)
+    batchClauses.push(`b.first_at <= $${batchValues.push(at) + 1}`, `b.last_at <= $${batchValues.length + 1}::timestamptz + interval '${maxBatchSpanMs} milliseconds'`)
+  }
+  let collected: ApiRequestEntry[] = []
+  let walkedTo: BatchHead | null = null
+  for (let step = firstStep; ; step = Math.min(step * 2, largestStep)) {
+    const values = [...batchValues]
+    const clauses = [...batchClauses]
+    if (walkedTo) {
+      const at = `$${values.push(walkedTo.last_at) + 1}`
+      clauses.push(`b.last_at <= ${at}`, `(b.last_at < ${at} OR b.id < $${values.push(walkedTo.id) + 1})`)
+    }
+    const heads = await sql.rows<BatchHead>(`SELECT b.id, b.last_at FROM api_request_batches b WHERE ${clauses.join(' AND ')} ORDER BY b.last_at DESC, b.id DESC LIMIT ${step}`, values)
+    if (heads.length === 0) break
+
+    const entryWhere = entryConditions(query, 3)
+    const entryValues: unknown[] = [heads.map((head) => head.id), ...entryWhere.values]
+    const entryClauses = [...entryWhere.clauses]
+    if (after) {
+      const key = `$${entryValues.push(after.key) + 1}`
+      entryClauses.push(`((e.entry->>8)::bigint < ${key} OR ((e.entry->>8)::bigint = ${key} AND ${entryId} < $${entryValues.push(after.id) + 1}))`)
+    }
+    const rows = await sql.rows<{ tenant_id: string; token_id: string; entry: StoredEntry }>(
+      `SELECT b.tenant_id, b.token_id, e.entry
+       FROM api_request_batches b CROSS JOIN LATERAL json_array_elements(b.entries) AS e(entry)
+       WHERE b.tenant_id = $1 AND b.id = ANY($2::text[]) ${entryClauses.map((clause) => `AND ${clause}`).join(' ')}
+       ORDER BY (e.entry->>8)::bigint DESC, ${entryId} DESC LIMIT ${count}`,
+      entryValues,
+    )
+    collected = [...collected, ...rows.map((row) => fromStoredEntry({ tenantId: row.tenant_id, tokenId: row.token_id }, row.entry))].sort(newestFirst).slice(0, count)
+
+    walkedTo = heads.at(-1)!
+    if (heads.length < step) break
+    if (collected.length === count && collected.at(-1)!.createdAt > walkedTo.last_at) break
+  }
+  return collected
+}
+
+function newestFirst(a: ApiRequestEntry, b: ApiRequestEntry): number {
+  return b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
+}
+
+/** How many entries match the query: from the batches' counts unless a filter needs the entries. */
+async function countEntries(tenantId: string, query: ListApiRequestsQuery): Promise<number> {
+  const where = batchConditions(query)
+  if (!where) return 0
+  const sql = tenantSql(tenantId)
+  const batchWhere = where.clauses.join(' AND ')
+  const exactStatus = query.status !== undefined && !query.status.endsWith('xx')
+  if (!query.request_id && !exactStatus) {
+    const counted = query.status ? `b.class_counts[${statusClassIndex(Number(query.status[0]) * 100)! + 1}]` : 'b.entry_count'
+    const [row] = await sql.rows<{ total: string | null }>(`SELECT sum(${counted}) AS total FROM api_request_batches b WHERE ${batchWhere}`, where.values)
+    return Number(row?.total ?? 0)
+  }
+  const entryWhere = entryConditions(query, where.values.length + 2)
+  const [row] = await sql.rows<{ total: string }>(
+    `SELECT count(*) AS total FROM api_request_batches b CROSS JOIN LATERAL json_array_elements(b.entries) AS e(entry)
+     WHERE ${batchWhere} ${entryWhere.clauses.map((clause) => `AND ${clause}`).join(' ')}`,
+    [...where.values, ...entryWhere.values],
+  )
+  return Number(row!.total)
 }
 
 /** A newsroom's recorded /v1 requests, newest first, filtered by key, request id and status. */
-export async function listApiRequests(actor: Actor, query: ListApiRequestsQuery): Promise<Page<ApiRequest>> {
+export async function listApiRequests(actor: Actor, query: ListApiRequestsQuery): Promise<Page<ApiRequestEntry>> {
   assertCan(actor, 'admin')
   const tenantId = actor.tenant.id
-  const where: Prisma.ApiRequestWhereInput = {
-    ...(query.token_id && { tokenId: query.token_id }),
-    ...(query.request_id && { id: query.request_id }),
-    ...(query.status && { status: statusRange(query.status) }),
-  }
-  const tdb = tenantDb(tenantId)
   const { limit: _limit, offset: _offset, cursor: _cursor, ...filter } = query
-  return newestFirstPage({ tenantId, list: 'requests', filter }, query, (row) => row.createdAt.getTime(), (after) =>
-    Promise.all([
-      tdb.apiRequest.findMany({ where: { ...where, ...(after ? { OR: [{ createdAt: { lt: new Date(after.key) } }, { createdAt: new Date(after.key), id: { lt: after.id } }] } : {}) }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: after ? 0 : query.offset, take: query.limit }),
-      tdb.apiRequest.count({ where }),
-    ]),
-  )
+  return newestFirstPage({ tenantId, list: 'requests', filter }, query, (entry) => entry.createdAt.getTime(), async (after) => {
+    const skipped = after ? 0 : query.offset
+    const [entries, total] = await Promise.all([newestEntries(tenantId, query, skipped + query.limit, after), countEntries(tenantId, query)])
+    return [entries.slice(skipped), total]
+  })
 }
 
-export function toApiRequestRecord(entry: ApiRequest): ApiRequestRecord {
+export function toApiRequestRecord(entry: ApiRequestEntry): ApiRequestRecord {
   return {
     request_id: entry.id,
     token_id: entry.tokenId,

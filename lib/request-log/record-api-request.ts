@@ -1,108 +1,105 @@
-import { Readable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
-import { from as copyFrom } from 'pg-copy-streams'
+import type { QueryConfig } from 'pg'
+import { createId } from '../ids.ts'
 import { logger } from '../ops/logger.ts'
 import { processSingleton } from '../process-singleton.ts'
 import { sqlPool } from '../db/client.ts'
+import { statusClassIndex, toStoredEntry, type ApiRequestEntry } from './request-log-entry.ts'
 
-export type ApiRequestEntry = {
-  id: string
-  tenantId: string
-  tokenId: string
-  method: string
-  route: string
-  queryKeys: string[]
-  status: number
-  problemCode: string | null
-  durationMs: number
-  clientAddress: string | null
-  createdAt: Date
-}
+export type { ApiRequestEntry } from './request-log-entry.ts'
 
-// Entries are written together, off the response path: one statement per batch instead of one
-// per request. What was acknowledged but not yet flushed is lost if the process is killed (the
-// log is a diagnostic, not a record of changes; articles and events commit with their requests).
+// Entries are written together, off the response path: one row per key per write instead of one
+// per request (see the migration request_log_batches). What was acknowledged but not yet written
+// is lost if the process is killed (the log is a diagnostic, not a record of changes; articles
+// and events commit with their requests).
 const flushEveryMs = 1_000
 const flushAtEntries = 500
 // A database that stays away must not grow memory without bound: past this, entries are dropped.
 const maxBufferedEntries = 20_000
+// Rows per INSERT, well inside PostgreSQL's 65,535 parameters (eight each).
+const batchesPerStatement = 1_000
 
-const columns = 'id, tenant_id, token_id, method, route, query_keys, status, problem_code, duration_ms, client_address, created_at'
-
-// A batch goes to PostgreSQL as COPY: at thousands of requests a second these rows share the
-// machine with the service, and COPY cost PostgreSQL about 25% less CPU per row than one INSERT
-// over unnested arrays (40,000 rows in batches of 500, this table's indexes), which itself cost a
-// fraction of Prisma's createMany or a JSON document per batch. No ON CONFLICT either: every id
-// is new and no batch is written twice.
-const copyBatch = `COPY api_requests (${columns}) FROM STDIN`
-
-// The embedded database (PGlite behind its socket server) never answers COPY's data messages, so
-// there the same batch is one INSERT over the columns as arrays.
-const insertBatch = `
-INSERT INTO api_requests (${columns})
-SELECT id, tenant_id, token_id, method, route, ARRAY(SELECT json_array_elements_text(query_keys::json)), status, problem_code, duration_ms, client_address, created_at
-FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::int[], $10::text[], $11::timestamptz[])
-  AS entry(${columns})`
-
-// PostgreSQL's text cannot hold NUL, which a query key can decode to (`?%00=`): stored as is, it
-// would fail its whole batch, other newsrooms' entries included. Removed once, when recorded,
-// whichever way the batch is then written.
-const withoutNul = (text: string) => (text.includes('\0') ? text.replaceAll('\0', '') : text)
+// PostgreSQL's text cannot hold NUL, which a query key can decode to (`?%00=`), nor can JSON
+// text read back a lone surrogate: either would fail its whole batch. Removed once, when recorded.
+const storableText = (text: string) => (text.includes('\0') ? text.replaceAll('\0', '') : text).toWellFormed()
+const isStorable = (text: string) => !text.includes('\0') && text.isWellFormed()
 
 function storable(entry: ApiRequestEntry): ApiRequestEntry {
   const { route, queryKeys, clientAddress } = entry
-  if (!route.includes('\0') && !clientAddress?.includes('\0') && !queryKeys.some((key) => key.includes('\0'))) return entry
-  return { ...entry, route: withoutNul(route), queryKeys: queryKeys.map(withoutNul), clientAddress: clientAddress && withoutNul(clientAddress) }
+  if (isStorable(route) && (clientAddress === null || isStorable(clientAddress)) && queryKeys.every(isStorable)) return entry
+  return { ...entry, route: storableText(route), queryKeys: queryKeys.map(storableText), clientAddress: clientAddress && storableText(clientAddress) }
 }
 
-const copyEscapes: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' }
-const copySpecial = /[\\\n\r\t]/
-const copySpecials = /[\\\n\r\t]/g
+type BatchRow = [id: string, tenantId: string, tokenId: string, firstAt: Date, lastAt: Date, entryCount: number, classCounts: number[], entries: string]
 
-/** A value in COPY's text format: NULL as \N, and backslash, tab and line breaks escaped. */
-function copyField(value: string | null): string {
-  if (value === null) return '\\N'
-  return copySpecial.test(value) ? value.replace(copySpecials, (character) => copyEscapes[character]!) : value
+/**
+ * The longest a batch spans, from its first request's arrival to its last's. Entries kept while
+ * the database was away may span more; they are split, so a reader looking for the entries
+ * around a moment reads only batches that end within this of it (list-api-requests.ts).
+ */
+export const maxBatchSpanMs = 60_000
+
+/** The buffered entries as batch rows: one per key, or more when they span more than maxBatchSpanMs. */
+function batchRows(entries: ApiRequestEntry[]): BatchRow[] {
+  const byToken = new Map<string, ApiRequestEntry[]>()
+  for (const entry of entries) {
+    const key = `${entry.tenantId} ${entry.tokenId}`
+    const same = byToken.get(key)
+    if (same) same.push(entry)
+    else byToken.set(key, [entry])
+  }
+  const rows: BatchRow[] = []
+  for (const group of byToken.values()) {
+    group.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+    let from = 0
+    for (let index = 1; index <= group.length; index++) {
+      if (index < group.length && group[index]!.createdAt.getTime() - group[from]!.createdAt.getTime() <= maxBatchSpanMs) continue
+      rows.push(batchRow(group.slice(from, index)))
+      from = index
+    }
+  }
+  return rows
 }
 
-/** A text[] literal whose elements are always quoted, so commas, braces, spaces and NULL stay text. */
-function arrayLiteral(values: string[]): string {
-  return `{${values.map((value) => `"${value.replace(/["\\]/g, '\\$&')}"`).join(',')}}`
+/** One key's entries, oldest first, as a row. */
+function batchRow(entries: ApiRequestEntry[]): BatchRow {
+  const classCounts = [0, 0, 0, 0, 0]
+  for (const entry of entries) {
+    const index = statusClassIndex(entry.status)
+    if (index !== null) classCounts[index]!++
+  }
+  const [first, last] = [entries[0]!, entries.at(-1)!]
+  return [createId('rqb'), first.tenantId, first.tokenId, first.createdAt, last.createdAt, entries.length, classCounts, JSON.stringify(entries.map(toStoredEntry))]
 }
 
-function copyLine(entry: ApiRequestEntry): string {
-  return (
-    [
-      copyField(entry.id),
-      copyField(entry.tenantId),
-      copyField(entry.tokenId),
-      copyField(entry.method),
-      copyField(entry.route),
-      copyField(arrayLiteral(entry.queryKeys)),
-      String(entry.status),
-      copyField(entry.problemCode),
-      String(Math.round(entry.durationMs)),
-      copyField(entry.clientAddress),
-      entry.createdAt.toISOString(),
-    ].join('\t') + '\n'
-  )
+const columns = 'id, tenant_id, token_id, first_at, last_at, entry_count, class_counts, entries'
+
+function insertStatement(rowCount: number): string {
+  const rows = Array.from({ length: rowCount }, (_, row) => {
+    const at = row * 8
+    return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6}, $${at + 7}::int[], $${at + 8}::json)`
+  })
+  return `INSERT INTO api_request_batches (${columns}) VALUES ${rows.join(', ')}`
 }
 
-/** The batch as insertBatch's eleven column arrays, in its parameters' order. */
-function columnsOf(batch: ApiRequestEntry[]): unknown[][] {
-  return [
-    batch.map((entry) => entry.id),
-    batch.map((entry) => entry.tenantId),
-    batch.map((entry) => entry.tokenId),
-    batch.map((entry) => entry.method),
-    batch.map((entry) => entry.route),
-    batch.map((entry) => JSON.stringify(entry.queryKeys)),
-    batch.map((entry) => entry.status),
-    batch.map((entry) => entry.problemCode),
-    batch.map((entry) => Math.round(entry.durationMs)),
-    batch.map((entry) => entry.clientAddress),
-    batch.map((entry) => entry.createdAt.toISOString()),
-  ]
+// One write at a time, so a write that never ends would stop the log for good: it is abandoned
+// (and its connection closed) after this long, and its entries reported as not written.
+const writeTimeoutMs = 30_000
+
+async function writeBatch(entries: ApiRequestEntry[]): Promise<void> {
+  const rows = batchRows(entries)
+  for (let from = 0; from < rows.length; from += batchesPerStatement) {
+    const chunk = rows.slice(from, from + batchesPerStatement)
+    const client = await sqlPool.connect()
+    try {
+      // pg honours query_timeout per query (its client reads it from the config); its types omit it.
+      await client.query({ text: insertStatement(chunk.length), values: chunk.flat(), query_timeout: writeTimeoutMs } as QueryConfig)
+      client.release()
+    } catch (error) {
+      // A connection whose statement timed out may still be running it: it serves nobody else.
+      client.release(error as Error)
+      throw error
+    }
+  }
 }
 
 type Buffer = {
@@ -110,51 +107,9 @@ type Buffer = {
   timer: NodeJS.Timeout | null
   flushing: Promise<void> | null
   dropped: number
-  /** Whether the database takes COPY, once known (databaseTakesCopy). */
-  takesCopy?: Promise<boolean>
 }
 
 const buffer = processSingleton<Buffer>('request-log buffer', () => ({ entries: [], timer: null, flushing: null, dropped: 0 }))
-
-/**
- * Whether the database is PostgreSQL proper rather than the embedded PGlite, asked once per
- * process: DATABASE_URL may name an embedded server too (the tests', a second dev process's).
- * Unanswered (the database away), it is asked again at the next batch.
- */
-function databaseTakesCopy(): Promise<boolean> {
-  buffer.takesCopy ??= sqlPool.query<{ version: string }>('SELECT version()').then(
-    ({ rows }) => !rows[0]!.version.includes('PGlite'),
-    () => {
-      buffer.takesCopy = undefined
-      return false
-    },
-  )
-  return buffer.takesCopy
-}
-
-// One write at a time, so a COPY that never ends would stop the log for good: it is abandoned
-// (and its connection closed) after this long, and its entries reported as not written.
-const writeTimeoutMs = 30_000
-
-async function writeBatch(batch: ApiRequestEntry[]): Promise<void> {
-  if (!(await databaseTakesCopy())) {
-    await sqlPool.query(insertBatch, columnsOf(batch))
-    return
-  }
-  const client = await sqlPool.connect()
-  const copy = client.query(copyFrom(copyBatch))
-  const timer = setTimeout(() => copy.destroy(new Error(`the write took longer than ${writeTimeoutMs / 1000} s`)), writeTimeoutMs)
-  try {
-    await pipeline(Readable.from([batch.map(copyLine).join('')]), copy)
-    client.release()
-  } catch (error) {
-    // A connection left in the middle of COPY cannot serve anyone else.
-    client.release(error as Error)
-    throw error
-  } finally {
-    clearTimeout(timer)
-  }
-}
 
 export function requestLogEnabled(): boolean {
   return process.env.REQUEST_LOG !== 'off'

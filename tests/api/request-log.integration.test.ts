@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { db } from '../../lib/db/client.ts'
 import { createId } from '../../lib/ids.ts'
 import { flushRequestLog, recordApiRequest } from '../../lib/request-log/record-api-request.ts'
+import { listApiRequests } from '../../lib/request-log/list-api-requests.ts'
 import { pruneRequestLog } from '../../lib/request-log/prune-request-log.ts'
+import { fromStoredEntry, type ApiRequestEntry, type StoredEntry } from '../../lib/request-log/request-log-entry.ts'
 import { apiClient } from '../support/api-client.ts'
 import { startApiServer } from '../support/api-server.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
@@ -23,6 +25,12 @@ beforeAll(async () => {
 })
 
 afterAll(() => server.close())
+
+/** What the log stored for a newsroom (and key), read from its batches as they are. */
+async function storedEntries(tenantId: string, tokenId?: string): Promise<ApiRequestEntry[]> {
+  const batches = await db.apiRequestBatch.findMany({ where: { tenantId, ...(tokenId && { tokenId }) } })
+  return batches.flatMap((batch) => (batch.entries as StoredEntry[]).map((stored) => fromStoredEntry(batch, stored)))
+}
 
 describe('the API request log', () => {
   it('finds a failed request by its request id, with route, query keys and problem code but no query values', async () => {
@@ -47,7 +55,7 @@ describe('the API request log', () => {
       duration_ms: expect.any(Number),
       client_address: '127.0.0.1',
     })
-    const stored = await db.apiRequest.findMany({ where: { tenantId: newsroom.tenant.id } })
+    const stored = await db.apiRequestBatch.findMany({ where: { tenantId: newsroom.tenant.id } })
     expect(JSON.stringify(stored)).not.toMatch(/sk_live_do_not_keep|bogus/)
     expect(JSON.stringify(stored)).not.toContain(readToken)
   })
@@ -59,7 +67,8 @@ describe('the API request log', () => {
     const missing = await writer.get('/v1/articles/art_missing')
     expect(missing.status).toBe(404)
     await flushRequestLog()
-    const tokenId = (await db.apiRequest.findUniqueOrThrow({ where: { id: missing.headers.get('x-request-id')! } })).tokenId
+    const [logged] = (await listApiRequests(newsroom.actor('admin'), { request_id: missing.headers.get('x-request-id')!, limit: 1, offset: 0 })).items
+    const tokenId = logged!.tokenId
 
     const admin = apiClient(server.url, await newsroom.token(['admin']))
     const all = await admin.get(`/v1/requests?token_id=${tokenId}`)
@@ -72,6 +81,9 @@ describe('the API request log', () => {
     const firstPage = await admin.get(`/v1/requests?token_id=${tokenId}&limit=1`)
     expect(firstPage.body).toMatchObject({ total: 2, next_offset: 1 })
     expect((await admin.get('/v1/requests?status=4x')).status).toBe(422)
+    const tooDeep = await admin.get('/v1/requests?offset=10001')
+    expect(tooDeep.status).toBe(422)
+    expect(tooDeep.body.errors).toEqual([expect.objectContaining({ field: 'offset', message: 'offset must be 0 to 10000; page further with cursor.' })])
   })
 
   it("shows each newsroom only its own requests, and needs the admin scope", async () => {
@@ -93,7 +105,7 @@ describe('the API request log', () => {
     ].map((fields, index) => ({ id: createId('req'), tenantId: other.tenant.id, tokenId: 'tok_batch', method: index ? 'PATCH' : 'GET', route: '/v1/articles/{id}', createdAt: at, ...fields }))
     for (const entry of entries) recordApiRequest(entry)
     await flushRequestLog()
-    const stored = await db.apiRequest.findMany({ where: { tokenId: 'tok_batch' }, orderBy: { status: 'desc' } })
+    const stored = (await storedEntries(other.tenant.id, 'tok_batch')).sort((a, b) => b.status - a.status)
     expect(stored).toEqual(entries.map((entry) => ({ ...entry, durationMs: Math.round(entry.durationMs) })))
   })
 
@@ -113,8 +125,8 @@ describe('the API request log', () => {
     }))
     for (const entry of entries) recordApiRequest(entry)
     await flushRequestLog()
-    const stored = await db.apiRequest.findMany({ where: { tokenId: 'tok_nul' }, select: { queryKeys: true } })
-    expect(stored.map((row) => row.queryKeys).sort()).toEqual([['fine'], ['nulkey']])
+    const stored = await storedEntries(other.tenant.id, 'tok_nul')
+    expect(stored.map((entry) => entry.queryKeys).sort()).toEqual([['fine'], ['nulkey']])
   })
 
   it('records on the embedded database as npm run dev runs it (which takes the batch another way), odd query keys included', async () => {
@@ -129,7 +141,11 @@ describe('the API request log', () => {
       await spawned.stop() // flushes the log
       const reader = new pg.Client({ connectionString: embedded.url })
       await reader.connect()
-      const { rows } = await reader.query('SELECT id, route, query_keys, status, problem_code FROM api_requests WHERE tenant_id = $1 ORDER BY status', [spawned.tenant!.id])
+      const { rows } = await reader.query(
+        `SELECT e->>0 AS id, e->>2 AS route, e->3 AS query_keys, (e->>4)::int AS status, e->>5 AS problem_code
+         FROM api_request_batches b CROSS JOIN LATERAL json_array_elements(b.entries) AS e WHERE b.tenant_id = $1 ORDER BY status`,
+        [spawned.tenant!.id],
+      )
       await reader.end()
       expect(rows).toEqual([
         { id: expect.stringMatching(/^req_/), route: '/v1/articles', query_keys: ['limit'], status: 200, problem_code: null },
@@ -149,9 +165,56 @@ describe('the API request log', () => {
     let stored = 0
     while (stored < count && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100))
-      stored = await db.apiRequest.count({ where: { tokenId: 'tok_burst' } })
+      stored = (await storedEntries(other.tenant.id, 'tok_burst')).length
     }
     expect(stored).toBe(count)
+  })
+
+  it('pages newest first across many batches, by cursor and by offset, with the entries and totals a sort of everything recorded gives', async () => {
+    const newsroomWithTraffic = await createTestTenant()
+    const admin = newsroomWithTraffic.actor('admin')
+    // Arrival times spread over four minutes (so batches are split and overlap) and shared to the
+    // millisecond by several requests, recorded in six writes of the log.
+    let seed = 7
+    const next = () => (seed = (seed * 48_271) % 2_147_483_647)
+    const start = Date.now() - 3_600_000
+    const recorded: ApiRequestEntry[] = []
+    for (let write = 0; write < 6; write++) {
+      for (let i = 0; i < 120; i++) {
+        const at = start + (next() % 240_000)
+        const entry = { id: createId('req', at), tenantId: newsroomWithTraffic.tenant.id, tokenId: ['tok_walk_a', 'tok_walk_b'][next() % 2]!, method: 'GET', route: '/v1/articles', queryKeys: [], status: [200, 201, 404, 422, 503][next() % 5]!, problemCode: null, durationMs: 1, clientAddress: null, createdAt: new Date(at) }
+        recorded.push(entry)
+        recordApiRequest(entry)
+      }
+      await flushRequestLog()
+    }
+    const newestFirst = (a: ApiRequestEntry, b: ApiRequestEntry) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1)
+    const filters: { token_id?: string; status?: string }[] = [{}, { token_id: 'tok_walk_a' }, { token_id: 'tok_walk_b', status: '4xx' }, { status: '404' }, { status: '2xx' }]
+    for (const filter of filters) {
+      const expected = recorded
+        .filter((entry) => filter.token_id === undefined || entry.tokenId === filter.token_id)
+        .filter(({ status }) => filter.status === undefined || (filter.status.endsWith('xx') ? String(status)[0] === filter.status[0] : String(status) === filter.status))
+        .sort(newestFirst)
+        .map((entry) => entry.id)
+      const byCursor: string[] = []
+      let cursor: string | undefined
+      do {
+        const page = await listApiRequests(admin, { ...filter, limit: 37, offset: 0, ...(cursor && { cursor }) })
+        expect(page.total).toBe(expected.length)
+        byCursor.push(...page.items.map((entry) => entry.id))
+        cursor = page.nextCursor ?? undefined
+      } while (cursor)
+      expect(byCursor).toEqual(expected)
+      const byOffset = await listApiRequests(admin, { ...filter, limit: 50, offset: 60 })
+      expect(byOffset.items.map((entry) => entry.id)).toEqual(expected.slice(60, 110))
+    }
+    const sought = recorded[333]!
+    const found = await listApiRequests(admin, { request_id: sought.id, limit: 50, offset: 0 })
+    expect(found).toMatchObject({ total: 1, items: [sought] })
+    // No batch spans more than a minute, however long its entries waited to be written.
+    const spans = await db.apiRequestBatch.findMany({ where: { tenantId: newsroomWithTraffic.tenant.id }, select: { firstAt: true, lastAt: true } })
+    expect(spans.length).toBeGreaterThan(6 * 2)
+    for (const span of spans) expect(span.lastAt.getTime() - span.firstAt.getTime()).toBeLessThanOrEqual(60_000)
   })
 
   it('prunes entries past the retention period in every newsroom and keeps the rest', async () => {
@@ -171,10 +234,11 @@ describe('the API request log', () => {
     const recent = entry(29)
     const otherOld = entry(45, other.tenant.id)
     const otherRecent = entry(1, other.tenant.id)
-    await db.apiRequest.createMany({ data: [old, recent, otherOld, otherRecent] })
+    for (const logged of [old, recent, otherOld, otherRecent]) recordApiRequest({ ...logged, problemCode: null, clientAddress: null })
+    await flushRequestLog()
     expect(await pruneRequestLog(now)).toBeGreaterThanOrEqual(2)
-    const kept = await db.apiRequest.findMany({ where: { tokenId: 'tok_pruned' }, select: { id: true }, orderBy: { createdAt: 'asc' } })
-    expect(kept).toEqual([{ id: recent.id }, { id: otherRecent.id }])
+    const kept = [...(await storedEntries(newsroom.tenant.id, 'tok_pruned')), ...(await storedEntries(other.tenant.id, 'tok_pruned'))]
+    expect(kept.map((entry) => entry.id)).toEqual([recent.id, otherRecent.id])
   })
 
   it('writes what it buffered when the server stops, and never loses an acknowledged article when it is killed', async () => {
@@ -192,7 +256,7 @@ describe('the API request log', () => {
     const stopped = await spawnApiServer(process.env.DATABASE_URL!, { tenant: true })
     await writeTen(stopped, 'Written before a stop')
     await stopped.stop()
-    expect(await db.apiRequest.count({ where: { tenantId: stopped.tenant!.id, route: '/v1/articles', status: 201 } })).toBe(10)
+    expect((await storedEntries(stopped.tenant!.id)).filter((entry) => entry.route === '/v1/articles' && entry.status === 201)).toHaveLength(10)
 
     const killed = await spawnApiServer(process.env.DATABASE_URL!, { tenant: true })
     const ids = await writeTen(killed, 'Written before the kill')

@@ -1,0 +1,48 @@
+/** One /v1 request made with an API key, as the request log keeps it. */
+export type ApiRequestEntry = {
+  /** The request id (X-Request-Id), made when the request arrived: createId('req', createdAt). */
+  id: string
+  tenantId: string
+  tokenId: string
+  method: string
+  route: string
+  queryKeys: string[]
+  status: number
+  problemCode: string | null
+  durationMs: number
+  clientAddress: string | null
+  /** When the request arrived. */
+  createdAt: Date
+}
+
+/**
+ * An entry as stored in a batch's `entries` (a JSON array of these): an array rather than an
+ * object, since the names would double every entry's size. The batch holds the newsroom and the
+ * key. The SQL that reads entries (list-api-requests.ts) names the same positions.
+ */
+export type StoredEntry = [
+  id: string,
+  method: string,
+  route: string,
+  queryKeys: string[],
+  status: number,
+  problemCode: string | null,
+  durationMs: number,
+  clientAddress: string | null,
+  createdAtMs: number,
+]
+
+export function toStoredEntry(entry: ApiRequestEntry): StoredEntry {
+  return [entry.id, entry.method, entry.route, entry.queryKeys, entry.status, entry.problemCode, Math.round(entry.durationMs), entry.clientAddress, entry.createdAt.getTime()]
+}
+
+export function fromStoredEntry(batch: { tenantId: string; tokenId: string }, stored: StoredEntry): ApiRequestEntry {
+  const [id, method, route, queryKeys, status, problemCode, durationMs, clientAddress, createdAtMs] = stored
+  return { id, tenantId: batch.tenantId, tokenId: batch.tokenId, method, route, queryKeys, status, problemCode, durationMs, clientAddress, createdAt: new Date(createdAtMs) }
+}
+
+/** Where a status's class is counted in a batch's class_counts (1xx first); null outside 100-599. */
+export function statusClassIndex(status: number): number | null {
+  const statusClass = Math.floor(status / 100)
+  return statusClass >= 1 && statusClass <= 5 ? statusClass - 1 : null
+}
