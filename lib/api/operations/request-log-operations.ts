@@ -26,7 +26,7 @@ export const listApiRequestsOperation = declareOperation({
     "The newsroom's /v1 requests made with its API keys, newest first. Only the names of query parameters are kept, never their values, headers or bodies.",
     'Requests are written in batches about a second after they are answered, so the newest may take that long to appear; entries older than 30 days are deleted.',
     '',
-    '**Paging:** `limit` 1 to 200 (default 50) and `offset` 0 or more (default 0); out of range is a 422. `next_offset` is `null` on the last page. Every page also has `next_cursor`: send it back as `cursor` (same filters, no `offset`) for the next page, found by position rather than by counting, so a deep page costs what the first does; null on the last page.',
+    '**Paging:** `limit` 1 to 200 (default 50) and `offset` 0 to 10,000 (default 0); out of range is a 422 (page further with the cursor). `next_offset` is `null` on the last page. Every page also has `next_cursor`: send it back as `cursor` (same filters, no `offset`) for the next page, found by position rather than by counting, so a deep page costs what the first does; null on the last page.',
   ].join('\n'),
   requestParams: { query: listApiRequestsQuerySchema },
   success: {
