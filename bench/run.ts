@@ -110,7 +110,10 @@ async function main() {
       INNGEST_DEV: fakeInngest.url,
     }
     // The production server, as `npm start` runs it, but without the npm wrapper: its pid is the one measured.
-    const service = spawn(...startCommand(), { stdio: ['ignore', 'ignore', 'inherit'], env: serviceEnv })
+    const [shell, [flag, command]] = startCommand()
+    // BENCH_PROFILE=<dir>: the service writes a CPU profile there when the bench stops it.
+    const profiled = process.env.BENCH_PROFILE ? command!.replace(/^exec node /, `exec node --cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE} `) : command!
+    const service = spawn(shell, [flag!, profiled], { stdio: ['ignore', 'ignore', 'inherit'], env: serviceEnv })
     children.push(service)
     const baseline = spawn(process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts', String(baselinePort)], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DATABASE_URL: databaseUrl } })
     children.push(baseline)
