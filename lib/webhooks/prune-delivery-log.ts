@@ -15,8 +15,9 @@ const batchSize = 5_000
  * delivery refers to any longer. Without it every event, delivery and attempt was kept forever.
  * Kept whatever their age: deliveries still pending or held for a paused subscription, events
  * not yet handed to the queue or handed to it within the period (it may not have fanned them
- * out yet), and the service's own scheduling events. `database` lets a test run it inside a
- * transaction it rolls back.
+ * out yet), and the service's own scheduling events until the moment they scheduled is older
+ * than the period (nothing reads them once handed on; a schedule months ahead keeps its event
+ * until then). `database` lets a test run it inside a transaction it rolls back.
  */
 export async function pruneDeliveryLog(now = new Date(), database: SqlRunner = sqlPool): Promise<{ deliveries: number; events: number }> {
   const cutoff = new Date(now.getTime() - deliveryLogRetentionDays() * 86_400_000)
@@ -36,7 +37,8 @@ export async function pruneDeliveryLog(now = new Date(), database: SqlRunner = s
   const events = await deleteInBatches(
     database,
     `DELETE FROM events WHERE id IN (
-       SELECT id FROM events WHERE sent_to_queue_at < $1 AND created_at < $1 AND kind <> ALL($2::text[])
+       SELECT id FROM events WHERE sent_to_queue_at < $1 AND created_at < $1
+         AND CASE WHEN kind = ANY($2::text[]) THEN (data->>'publish_at')::timestamptz < $1 ELSE true END
          AND NOT EXISTS (SELECT 1 FROM deliveries WHERE deliveries.event_id = events.id)
        LIMIT $3)`,
     [cutoff, internalEventKinds],

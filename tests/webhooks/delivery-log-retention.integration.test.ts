@@ -41,19 +41,20 @@ afterEach(async () => {
 
 afterAll(() => vi.unstubAllEnvs())
 
-type Fixture = { tenant?: TestTenant; kind?: string; createdDaysAgo: number; sentDaysAgo: number | null; delivery?: 'succeeded' | 'failed' | 'pending' | 'held' }
+type Fixture = { tenant?: TestTenant; kind?: string; data?: object; createdDaysAgo: number; sentDaysAgo: number | null; delivery?: 'succeeded' | 'failed' | 'pending' | 'held' }
 type Written = { eventId: string; deliveryId?: string; attemptId?: string }
 
 /** An event as the outbox left it, with one delivery (and its attempt) when `delivery` is given. */
-async function eventWith({ tenant = newsroom, kind = 'article.published', createdDaysAgo, sentDaysAgo, delivery }: Fixture): Promise<Written> {
+async function eventWith({ tenant = newsroom, kind = 'article.published', data = {}, createdDaysAgo, sentDaysAgo, delivery }: Fixture): Promise<Written> {
   const at = daysAgo(createdDaysAgo)
   const eventId = createId('evt')
-  await client.query(`INSERT INTO events (id, tenant_id, kind, occurred_at, created_at, sent_to_queue_at, data) VALUES ($1, $2, $3, $4, $4, $5, '{}')`, [
+  await client.query(`INSERT INTO events (id, tenant_id, kind, occurred_at, created_at, sent_to_queue_at, data) VALUES ($1, $2, $3, $4, $4, $5, $6)`, [
     eventId,
     tenant.tenant.id,
     kind,
     at,
     sentDaysAgo === null ? null : daysAgo(sentDaysAgo),
+    data,
   ])
   if (!delivery) return { eventId }
   const deliveryId = createId('dlv')
@@ -92,13 +93,15 @@ describe('pruneDeliveryLog', () => {
     const failed = await eventWith({ createdDaysAgo: 31, sentDaysAgo: 31, delivery: 'failed' })
     const elsewhere = await eventWith({ tenant: other, createdDaysAgo: 60, sentDaysAgo: 60, delivery: 'succeeded' })
     const unsubscribed = await eventWith({ createdDaysAgo: 45, sentDaysAgo: 45 })
+    const publishedLongAgo = await eventWith({ kind: 'article.publish_scheduled', data: { article_id: 'art_x', publish_at: daysAgo(35).toISOString() }, createdDaysAgo: 50, sentDaysAgo: 50 })
 
     const pruned = await pruneDeliveryLog(now, client)
 
     expect(pruned.deliveries).toBeGreaterThanOrEqual(3)
-    expect(pruned.events).toBeGreaterThanOrEqual(4)
+    expect(pruned.events).toBeGreaterThanOrEqual(5)
     for (const written of [succeeded, failed, elsewhere]) expect(await stillThere(written)).toEqual({ event: false, delivery: false, attempt: false })
     expect(await stillThere(unsubscribed)).toEqual({ event: false })
+    expect(await stillThere(publishedLongAgo)).toEqual({ event: false })
   })
 
   it('keeps whatever may still be sent or is within the period, however old', async () => {
@@ -108,7 +111,9 @@ describe('pruneDeliveryLog', () => {
       heldForPausedSubscription: await eventWith({ createdDaysAgo: 50, sentDaysAgo: 50, delivery: 'held' }),
       neverHandedToQueue: await eventWith({ createdDaysAgo: 40, sentDaysAgo: null }),
       handedToQueueLately: await eventWith({ createdDaysAgo: 40, sentDaysAgo: 2 }),
-      scheduledPublication: await eventWith({ kind: 'article.publish_scheduled', createdDaysAgo: 90, sentDaysAgo: 90 }),
+      // Scheduled months ahead: until its moment has passed by the period, it is kept.
+      scheduledPublication: await eventWith({ kind: 'article.publish_scheduled', data: { article_id: 'art_y', publish_at: daysAgo(-20).toISOString() }, createdDaysAgo: 90, sentDaysAgo: 90 }),
+      publishedWithinThePeriod: await eventWith({ kind: 'article.publish_scheduled', data: { article_id: 'art_z', publish_at: daysAgo(10).toISOString() }, createdDaysAgo: 90, sentDaysAgo: 90 }),
     }
 
     await pruneDeliveryLog(now, client)
