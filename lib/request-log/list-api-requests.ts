@@ -35,9 +35,8 @@ function batchConditions(query: ListApiRequestsQuery): Where | null {
     const to = bind(new Date(arrivedAt + answeredWithinMs))
     batches.clauses.push(`b.last_at >= ${from}`, `b.first_at <= ${to}`, `b.last_at <= ${to}::timestamptz + interval '${maxBatchSpanMs} milliseconds'`)
   }
-  if (query.status?.endsWith('xx')) {
-    batches.clauses.push(`b.class_counts[${statusClassIndex(Number(query.status[0]) * 100)! + 1}] > 0`)
-  }
+  // Only batches with a request of the status's class can hold it (404: a 4xx).
+  if (query.status) batches.clauses.push(`b.class_counts[${statusClassIndex(Number(query.status[0]) * 100)! + 1}] > 0`)
   return batches
 }
 

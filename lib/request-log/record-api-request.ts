@@ -40,15 +40,15 @@ export const maxBatchSpanMs = 60_000
 
 /** The buffered entries as batch rows: one per key, or more when they span more than maxBatchSpanMs. */
 function batchRows(entries: ApiRequestEntry[]): BatchRow[] {
-  const byToken = new Map<string, ApiRequestEntry[]>()
+  const byKey = new Map<string, ApiRequestEntry[]>()
   for (const entry of entries) {
     const key = `${entry.tenantId} ${entry.tokenId}`
-    const same = byToken.get(key)
+    const same = byKey.get(key)
     if (same) same.push(entry)
-    else byToken.set(key, [entry])
+    else byKey.set(key, [entry])
   }
   const rows: BatchRow[] = []
-  for (const group of byToken.values()) {
+  for (const group of byKey.values()) {
     group.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
     let from = 0
     for (let index = 1; index <= group.length; index++) {
