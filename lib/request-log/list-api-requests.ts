@@ -6,12 +6,12 @@ import type { Actor } from '../tenancy/actor.ts'
 import { tenantSql } from '../tenancy/tenant-sql.ts'
 import { maxBatchSpanMs } from './record-api-request.ts'
 import { fromStoredEntry, statusClassIndex, type ApiRequestEntry, type StoredEntry } from './request-log-entry.ts'
-import type { ApiRequestRecord, ListApiRequestsQuery } from './request-log-schemas.ts'
+import { maxRequestLogOffset, type ApiRequestRecord, type ListApiRequestsQuery } from './request-log-schemas.ts'
 
-// A request's id is made when it arrives, and its entry is written with that time; entries kept
-// before that (see the migration request_log_batches) carry the time they were answered, at most
-// this much later.
-const answeredWithinMs = 60_000
+// A request's id is made when it arrives, and its entry is kept under that time. Entries moved
+// from the per-row log (the migration request_log_batches) are kept under the time they were
+// answered less their duration, which can differ from their id's by a few milliseconds.
+const lookupSlackMs = 1_000
 
 // Batches read per step of a page's walk: few for a first page of a busy key, more each step
 // when a filter matches little.
@@ -31,8 +31,8 @@ function batchConditions(query: ListApiRequestsQuery): Where | null {
   if (query.request_id) {
     const arrivedAt = timeOfId(query.request_id, 'req')
     if (arrivedAt === null) return null
-    const from = bind(new Date(arrivedAt))
-    const to = bind(new Date(arrivedAt + answeredWithinMs))
+    const from = bind(new Date(arrivedAt - lookupSlackMs))
+    const to = bind(new Date(arrivedAt + lookupSlackMs))
     batches.clauses.push(`b.last_at >= ${from}`, `b.first_at <= ${to}`, `b.last_at <= ${to}::timestamptz + interval '${maxBatchSpanMs} milliseconds'`)
   }
   // Only batches with a request of the status's class can hold it (404: a 4xx).
@@ -137,11 +137,13 @@ export async function listApiRequests(actor: Actor, query: ListApiRequestsQuery)
   assertCan(actor, 'admin')
   const tenantId = actor.tenant.id
   const { limit: _limit, offset: _offset, cursor: _cursor, ...filter } = query
-  return newestFirstPage({ tenantId, list: 'requests', filter }, query, (entry) => entry.createdAt.getTime(), async (after) => {
+  const page = await newestFirstPage<ApiRequestEntry>({ tenantId, list: 'requests', filter }, query, (entry) => entry.createdAt.getTime(), async (after) => {
     const skipped = after ? 0 : query.offset
     const [entries, total] = await Promise.all([newestEntries(tenantId, query, skipped + query.limit, after), countEntries(tenantId, query)])
     return [entries.slice(skipped), total]
   })
+  // Past the deepest offset a request may name, only the cursor goes on.
+  return page.nextOffset !== null && page.nextOffset > maxRequestLogOffset ? { ...page, nextOffset: null } : page
 }
 
 export function toApiRequestRecord(entry: ApiRequestEntry): ApiRequestRecord {

@@ -81,24 +81,34 @@ function insertStatement(rowCount: number): string {
   return `INSERT INTO api_request_batches (${columns}) VALUES ${rows.join(', ')}`
 }
 
-// One write at a time, so a write that never ends would stop the log for good: it is abandoned
-// (and its connection closed) after this long, and its entries reported as not written.
+// One write at a time, so a write that never ends would stop the log for good: PostgreSQL
+// cancels it after this long (and the client gives up a little later on a connection that died).
 const writeTimeoutMs = 30_000
 
+/** Writes the entries; a chunk that fails is reported and the rest are still written. */
 async function writeBatch(entries: ApiRequestEntry[]): Promise<void> {
   const rows = batchRows(entries)
   for (let from = 0; from < rows.length; from += batchesPerStatement) {
     const chunk = rows.slice(from, from + batchesPerStatement)
-    const client = await sqlPool.connect()
-    try {
-      // pg honours query_timeout per query (its client reads it from the config); its types omit it.
-      await client.query({ text: insertStatement(chunk.length), values: chunk.flat(), query_timeout: writeTimeoutMs } as QueryConfig)
-      client.release()
-    } catch (error) {
-      // A connection whose statement timed out may still be running it: it serves nobody else.
-      client.release(error as Error)
-      throw error
-    }
+    await writeChunk(chunk).catch((error: Error) =>
+      logger.warn({ request_log: 'flush_failed', entries: chunk.reduce((sum, row) => sum + row[5], 0), error: error.message }, 'request log entries not written'),
+    )
+  }
+}
+
+async function writeChunk(chunk: BatchRow[]): Promise<void> {
+  const client = await sqlPool.connect()
+  try {
+    await client.query('BEGIN')
+    await client.query(`SET LOCAL statement_timeout = ${writeTimeoutMs}`)
+    // pg honours query_timeout per query (its client reads it from the config); its types omit it.
+    await client.query({ text: insertStatement(chunk.length), values: chunk.flat(), query_timeout: writeTimeoutMs + 5_000 } as QueryConfig)
+    await client.query('COMMIT')
+    client.release()
+  } catch (error) {
+    // A connection whose statement the client gave up on may still be running it: it serves nobody else.
+    client.release(error as Error)
+    throw error
   }
 }
 

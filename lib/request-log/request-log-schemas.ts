@@ -1,6 +1,9 @@
 import { withoutNul } from '../validation.ts'
 import { z } from 'zod'
 
+// A page by offset holds every entry before it in memory while it is found; a cursor does not.
+export const maxRequestLogOffset = 10_000
+
 const statusFilter = z
   .string()
   .regex(/^([1-5]xx|[1-5]\d\d)$/, 'status must be a status code (404) or a class (4xx).')
@@ -12,8 +15,7 @@ export const listApiRequestsQuerySchema = z
     request_id: z.string().min(1).optional().meta({ description: 'The request with this id: the `request_id` of a problem, or its `X-Request-Id`.', example: 'req_0mhx5e2g4i6k8m0o2q4s6u8w0y' }),
     status: statusFilter.optional(),
     limit: z.coerce.number().int('limit must be a whole number.').min(1, 'limit must be 1 to 200.').max(200, 'limit must be 1 to 200.').default(50),
-    // A page by offset holds every entry before it in memory while it is found; a cursor does not.
-    offset: z.coerce.number().int('offset must be a whole number.').min(0, 'offset must be 0 or more.').max(10_000, 'offset must be 0 to 10000; page further with cursor.').default(0),
+    offset: z.coerce.number().int('offset must be a whole number.').min(0, 'offset must be 0 or more.').max(maxRequestLogOffset, `offset must be 0 to ${maxRequestLogOffset}; page further with cursor.`).default(0),
     cursor: withoutNul(z.string().min(1).max(1_024))
       .optional()
       .meta({ description: "The previous page's `next_cursor`: the page after it, found by position rather than by counting (as cheap deep in the list as on page 1). Not with `offset`." }),

@@ -217,6 +217,21 @@ describe('the API request log', () => {
     for (const span of spans) expect(span.lastAt.getTime() - span.firstAt.getTime()).toBeLessThanOrEqual(60_000)
   })
 
+  it('offers no next offset past the deepest one a request may name, and goes on by cursor', async () => {
+    const busy = await createTestTenant()
+    const start = Date.now() - 600_000
+    for (let i = 0; i < 10_050; i++) {
+      const at = start + i * 10
+      recordApiRequest({ id: createId('req', at), tenantId: busy.tenant.id, tokenId: 'tok_deep', method: 'GET', route: '/v1/articles', queryKeys: [], status: 200, problemCode: null, durationMs: 1, clientAddress: null, createdAt: new Date(at) })
+    }
+    await flushRequestLog()
+    const deep = await listApiRequests(busy.actor('admin'), { limit: 20, offset: 9_990 })
+    expect(deep).toMatchObject({ total: 10_050, nextOffset: null })
+    expect(deep.items).toHaveLength(20)
+    const further = await listApiRequests(busy.actor('admin'), { limit: 20, offset: 0, cursor: deep.nextCursor! })
+    expect(further.items[0]!.createdAt.getTime()).toBe(deep.items.at(-1)!.createdAt.getTime() - 10)
+  })
+
   it('prunes entries past the retention period in every newsroom and keeps the rest', async () => {
     const now = new Date()
     const entry = (daysAgo: number, tenantId = newsroom.tenant.id) => ({

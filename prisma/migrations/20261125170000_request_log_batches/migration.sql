@@ -26,15 +26,21 @@ ALTER TABLE "api_request_batches" ALTER COLUMN "entries" SET STORAGE EXTERNAL;
 CREATE INDEX "api_request_batches_token_id_last_at_idx" ON "api_request_batches"("token_id", "last_at");
 CREATE INDEX "api_request_batches_tenant_id_last_at_idx" ON "api_request_batches"("tenant_id", "last_at");
 
--- What the log holds now, a key's requests of each minute as one batch, entries in the order
--- of lib/request-log/request-log-entry.ts (the time as milliseconds since 1970).
+-- What the log holds now, as batches of a key's requests in one minute, at most 500 each (the
+-- most the service writes in one), entries in the order of lib/request-log/request-log-entry.ts.
+-- Entries are kept under the time their request arrived (its id's), which the log used to keep
+-- as the time it was answered: the answer's time less its duration.
 INSERT INTO "api_request_batches" ("id", "tenant_id", "token_id", "first_at", "last_at", "entry_count", "class_counts", "entries")
-SELECT 'rqb_' || replace(gen_random_uuid()::text, '-', ''), tenant_id, token_id, min(created_at), max(created_at), count(*),
+SELECT 'rqb_' || replace(gen_random_uuid()::text, '-', ''), tenant_id, token_id, min(arrived_at), max(arrived_at), count(*),
        ARRAY[count(*) FILTER (WHERE status / 100 = 1), count(*) FILTER (WHERE status / 100 = 2), count(*) FILTER (WHERE status / 100 = 3),
              count(*) FILTER (WHERE status / 100 = 4), count(*) FILTER (WHERE status / 100 = 5)]::int[],
        json_agg(json_build_array(id, method, route, to_json(query_keys), status, problem_code, duration_ms, client_address,
-                                 (extract(epoch FROM created_at) * 1000)::bigint) ORDER BY created_at, id)
-FROM "api_requests"
-GROUP BY tenant_id, token_id, date_trunc('minute', created_at);
+                                 (extract(epoch FROM arrived_at) * 1000)::bigint) ORDER BY arrived_at, id)
+FROM (
+  SELECT r.*, arrived_at, date_trunc('minute', arrived_at) AS minute,
+         (row_number() OVER (PARTITION BY tenant_id, token_id, date_trunc('minute', arrived_at) ORDER BY arrived_at, id) - 1) / 500 AS part
+  FROM "api_requests" r, LATERAL (SELECT r.created_at - r.duration_ms * interval '1 millisecond' AS arrived_at) a
+) entries
+GROUP BY tenant_id, token_id, minute, part;
 
 DROP TABLE "api_requests";
