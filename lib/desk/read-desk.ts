@@ -7,6 +7,7 @@ import { can } from '../auth/permissions.ts'
 import { listApiTokens, type ApiTokenSummary } from '../tokens/api-tokens.ts'
 import { lastDeliveryResults, type LastDeliveryResult } from '../webhooks/last-delivery-results.ts'
 import { listWebhooks } from '../webhooks/manage-subscriptions.ts'
+import { maxWebhookPageSize } from '../webhooks/webhook-schemas.ts'
 
 const shown = 5
 const upcomingWindowMs = 24 * 60 * 60 * 1000
@@ -57,10 +58,10 @@ export async function readDesk(actor: Actor & { user: NonNullable<Actor['user']>
   }
 }
 
-// A list page's maximum: a newsroom may have at most 200 subscriptions (WEBHOOK_MAX_SUBSCRIPTIONS,
+// One full page: a newsroom may have no more subscriptions than that (WEBHOOK_MAX_SUBSCRIPTIONS,
 // 50 by default), unless it had more before the limit existed.
 async function integrationsNeedingAttention(actor: Actor): Promise<NonNullable<Desk['attention']>> {
-  const [subscriptions, keys] = await Promise.all([listWebhooks(actor, { limit: 200, offset: 0 }), listApiTokens(actor)])
+  const [subscriptions, keys] = await Promise.all([listWebhooks(actor, { limit: maxWebhookPageSize, offset: 0 }), listApiTokens(actor)])
   const results = await lastDeliveryResults(
     actor,
     subscriptions.items.map((subscription) => subscription.id),

@@ -36,8 +36,13 @@ function batchConditions(query: ListApiRequestsQuery): Where | null {
     batches.clauses.push(`b.last_at >= ${from}`, `b.first_at <= ${to}`, `b.last_at <= ${to}::timestamptz + interval '${maxBatchSpanMs} milliseconds'`)
   }
   // Only batches with a request of the status's class can hold it (404: a 4xx).
-  if (query.status) batches.clauses.push(`b.class_counts[${statusClassIndex(Number(query.status[0]) * 100)! + 1}] > 0`)
+  if (query.status) batches.clauses.push(`${classCount(query.status)} > 0`)
   return batches
+}
+
+/** How many of a batch's requests are of the class of `status` (`404`, `4xx`). */
+function classCount(status: string): string {
+  return `b.class_counts[${statusClassIndex(Number(status[0]) * 100)! + 1}]`
 }
 
 // Ids compare byte by byte, as JavaScript compares them, whatever the database's collation.
@@ -60,9 +65,7 @@ type BatchHead = { id: string; last_at: Date }
  * newest last_at first: every entry of a batch not yet read arrived no later than the last batch
  * read ended, so the walk stops once it holds `count` entries newer than that.
  */
-async function newestEntries(tenantId: string, query: ListApiRequestsQuery, count: number, after: NewestFirstPosition | null): Promise<ApiRequestEntry[]> {
-  const where = batchConditions(query)
-  if (!where) return []
+async function newestEntries(tenantId: string, query: ListApiRequestsQuery, where: Where, count: number, after: NewestFirstPosition | null): Promise<ApiRequestEntry[]> {
   const sql = tenantSql(tenantId)
   const batchValues = [...where.values]
   const batchClauses = [...where.clauses]
@@ -112,14 +115,12 @@ function newestFirst(a: ApiRequestEntry, b: ApiRequestEntry): number {
 }
 
 /** How many entries match the query: from the batches' counts unless a filter needs the entries. */
-async function countEntries(tenantId: string, query: ListApiRequestsQuery): Promise<number> {
-  const where = batchConditions(query)
-  if (!where) return 0
+async function countEntries(tenantId: string, query: ListApiRequestsQuery, where: Where): Promise<number> {
   const sql = tenantSql(tenantId)
   const batchWhere = where.clauses.join(' AND ')
   const exactStatus = query.status !== undefined && !query.status.endsWith('xx')
   if (!query.request_id && !exactStatus) {
-    const counted = query.status ? `b.class_counts[${statusClassIndex(Number(query.status[0]) * 100)! + 1}]` : 'b.entry_count'
+    const counted = query.status ? classCount(query.status) : 'b.entry_count'
     const [row] = await sql.rows<{ total: string | null }>(`SELECT sum(${counted}) AS total FROM api_request_batches b WHERE ${batchWhere}`, where.values)
     return Number(row?.total ?? 0)
   }
@@ -136,10 +137,12 @@ async function countEntries(tenantId: string, query: ListApiRequestsQuery): Prom
 export async function listApiRequests(actor: Actor, query: ListApiRequestsQuery): Promise<Page<ApiRequestEntry>> {
   assertCan(actor, 'admin')
   const tenantId = actor.tenant.id
+  const where = batchConditions(query)
   const { limit: _limit, offset: _offset, cursor: _cursor, ...filter } = query
   const page = await newestFirstPage<ApiRequestEntry>({ tenantId, list: 'requests', filter }, query, (entry) => entry.createdAt.getTime(), async (after) => {
     const skipped = after ? 0 : query.offset
-    const [entries, total] = await Promise.all([newestEntries(tenantId, query, skipped + query.limit, after), countEntries(tenantId, query)])
+    if (!where) return [[], 0]
+    const [entries, total] = await Promise.all([newestEntries(tenantId, query, where, skipped + query.limit, after), countEntries(tenantId, query, where)])
     return [entries.slice(skipped), total]
   })
   // Past the deepest offset a request may name, only the cursor goes on.

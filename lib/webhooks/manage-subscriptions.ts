@@ -8,7 +8,7 @@ import type { ChangeTransaction } from '../events/commit-change.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import { encryptSecret } from './secret-box.ts'
 import { checkWebhookUrl } from './url-safety.ts'
-import type { CreateWebhookInput, ListWebhooksQuery, UpdateWebhookInput } from './webhook-schemas.ts'
+import { maxWebhookPageSize, type CreateWebhookInput, type ListWebhooksQuery, type UpdateWebhookInput } from './webhook-schemas.ts'
 import { newestFirstPage } from '../newest-first-cursor.ts'
 import type { Page } from '../pagination.ts'
 
@@ -44,10 +44,10 @@ export async function createWebhook(actor: Actor, input: CreateWebhookInput): Pr
   })
 }
 
-/** At most a list page's maximum (200), so that one page shows all of a newsroom's subscriptions (the desk reads one such page). */
+/** At most a list page's maximum, so that one page shows all of a newsroom's subscriptions (the desk reads one such page). */
 export function maxSubscriptionsPerNewsroom(): number {
   const configured = Number(process.env.WEBHOOK_MAX_SUBSCRIPTIONS ?? 50)
-  return Number.isSafeInteger(configured) && configured > 0 ? Math.min(configured, 200) : 50
+  return Number.isSafeInteger(configured) && configured > 0 ? Math.min(configured, maxWebhookPageSize) : 50
 }
 
 /**

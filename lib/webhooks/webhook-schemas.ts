@@ -75,8 +75,11 @@ export const updateWebhookSchema = z
 
 export type UpdateWebhookInput = z.infer<typeof updateWebhookSchema>
 
+/** The most subscriptions (or deliveries) one page holds; a newsroom may not have more subscriptions than that. */
+export const maxWebhookPageSize = 200
+
 const pageQuery = {
-  limit: z.coerce.number().int('limit must be a whole number.').min(1, 'limit must be 1 to 200.').max(200, 'limit must be 1 to 200.').default(50),
+  limit: z.coerce.number().int('limit must be a whole number.').min(1, `limit must be 1 to ${maxWebhookPageSize}.`).max(maxWebhookPageSize, `limit must be 1 to ${maxWebhookPageSize}.`).default(50),
   offset: z.coerce.number().int('offset must be a whole number.').min(0, 'offset must be 0 or more.').max(10_000_000).default(0),
   cursor: withoutNul(z.string().min(1).max(1_024))
     .optional()
