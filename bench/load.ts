@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { runJsonScript } from './json-script.ts'
 
 export type LoadResult = { requests: number; rps: number; p50: number; p99: number; errors: number; non2xx: number; /** The load generator's own CPU time during the run. */ cpuMs: number }
 
@@ -10,15 +10,10 @@ export const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 
 /** Drives one scenario from bench/load-worker.ts, its own process, and returns autocannon's figures. */
 export function load(scenario: Record<string, unknown>): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    // A scenario can list thousands of paths: too long for one command-line argument.
-    const scenarioFile = path.join(mkdtempSync(path.join(tmpdir(), 'bench-')), 'scenario.json')
-    writeFileSync(scenarioFile, JSON.stringify({ connections, duration: seconds, ...scenario }))
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/load-worker.ts', scenarioFile], { stdio: ['ignore', 'pipe', 'inherit'] })
-    let output = ''
-    child.stdout.on('data', (chunk) => (output += chunk))
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(output) as LoadResult) : reject(new Error(`load worker exited with ${code}`))))
-  })
+  // A scenario can list thousands of paths: too long for one command-line argument.
+  const scenarioFile = path.join(mkdtempSync(path.join(tmpdir(), 'bench-')), 'scenario.json')
+  writeFileSync(scenarioFile, JSON.stringify({ connections, duration: seconds, ...scenario }))
+  return runJsonScript<LoadResult>('bench/load-worker.ts', { args: [scenarioFile] })
 }
 
 export async function waitFor(url: string, timeoutMs = 120_000) {

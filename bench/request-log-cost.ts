@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { startCommand } from '../scripts/start-command.ts'
+import { runJsonScript } from './json-script.ts'
 import { load, waitFor } from './load.ts'
 import { cpuPerRequest, cpuSnapshot, type CpuShares } from './process-cpu.ts'
 
@@ -50,15 +51,7 @@ export async function measureRequestLogCost(options: { serviceEnv: NodeJS.Proces
       await Promise.all(servers.map((server) => server.exited))
     }
   }
-  cost.servicePerEntryUs = await servicePerEntry(options.serviceEnv)
+  cost.servicePerEntryUs = await runJsonScript<number[]>('bench/request-log-entry-cost.ts', { env: { ...options.serviceEnv, NODE_ENV: 'production' } })
   return cost
 }
 
-function servicePerEntry(env: NodeJS.ProcessEnv): Promise<number[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/request-log-entry-cost.ts'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...env, NODE_ENV: 'production' } })
-    let output = ''
-    child.stdout.on('data', (chunk) => (output += chunk))
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(output.trim().split('\n').at(-1)!)) : reject(new Error(`bench/request-log-entry-cost.ts exited with ${code}`))))
-  })
-}

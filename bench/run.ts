@@ -14,6 +14,7 @@ import { sampleMemory, type MemorySampler } from './process-memory.ts'
 import { connections, load, seconds, waitFor } from './load.ts'
 import { formatReport, formatRequestLogCost, formatRows, type BenchRow } from './report.ts'
 import { startCommand } from '../scripts/start-command.ts'
+import { runJsonScript } from './json-script.ts'
 import { measureRequestLogCost, type RequestLogCost } from './request-log-cost.ts'
 import { cpuPerRequest, cpuSnapshot } from './process-cpu.ts'
 
@@ -50,15 +51,7 @@ const embeddedArticleCount = Number(process.env.BENCH_EMBEDDED_ARTICLES ?? 10_00
 
 /** bench/embedded-store.ts in its own process (lib/ reads DATABASE_URL once); its rows come back as JSON. */
 function measureEmbeddedStore(): Promise<{ articles: number; rows: BenchRow[] }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/embedded-store.ts'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, BENCH_EMBEDDED_PORT: String(appPort + 10), BENCH_EMBEDDED_ARTICLES: String(embeddedArticleCount) },
-    })
-    let output = ''
-    child.stdout.on('data', (chunk) => (output += chunk))
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(output.trim().split('\n').at(-1)!)) : reject(new Error(`the embedded-store bench exited with ${code}`))))
-  })
+  return runJsonScript('bench/embedded-store.ts', { env: { ...process.env, BENCH_EMBEDDED_PORT: String(appPort + 10), BENCH_EMBEDDED_ARTICLES: String(embeddedArticleCount) } })
 }
 
 async function recreateDatabase() {
