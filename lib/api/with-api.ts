@@ -20,7 +20,7 @@ import { responseHeader, setResponseHeaders, textResponse, type TextPayload } fr
 import { clientAddress } from '../security/client-address.ts'
 import { routeTemplate } from '../ops/metrics.ts'
 import { observeApiRequest, type ApiRequestObservation } from '../ops/observe-api-request.ts'
-import { recordApiRequest } from '../request-log/record-api-request.ts'
+import { recordApiRequest, requestLogEnabled } from '../request-log/record-api-request.ts'
 import { logger } from '../ops/logger.ts'
 
 export type ApiContext<Query, Body, Params> = {
@@ -172,7 +172,7 @@ function observe(request: ApiRequest, route: string, url: URL, response: Respons
   const done = (problemCode?: string) => {
     observeApiRequest({ ...observation, problemCode })
     // The key's own log (Settings → API Keys → a key): only requests a key was recognised for.
-    if (principal) {
+    if (principal && requestLogEnabled()) {
       recordApiRequest({
         id: requestId,
         tenantId: principal.tenant.id,

@@ -157,17 +157,30 @@ describe('the API request log', () => {
   }, 120_000)
 
   it('writes entries that arrive while a batch is being written, in later batches, without being asked', async () => {
-    const count = 1_234
-    for (let i = 0; i < count; i++) {
-      recordApiRequest({ id: createId('req'), tenantId: other.tenant.id, tokenId: 'tok_burst', method: 'GET', route: '/v1/articles', queryKeys: [], status: 200, problemCode: null, durationMs: 1, clientAddress: null, createdAt: new Date() })
-    }
+    const entry = () => ({ id: createId('req'), tenantId: other.tenant.id, tokenId: 'tok_burst', method: 'GET', route: '/v1/articles', queryKeys: [], status: 200, problemCode: null, durationMs: 1, clientAddress: null, createdAt: new Date() })
+    for (let i = 0; i < 500; i++) recordApiRequest(entry())
+    const writing = flushRequestLog()
+    for (let i = 0; i < 734; i++) recordApiRequest(entry())
+    await writing
     const deadline = Date.now() + 10_000
     let stored = 0
-    while (stored < count && Date.now() < deadline) {
+    while (stored < 1_234 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 100))
       stored = (await storedEntries(other.tenant.id, 'tok_burst')).length
     }
-    expect(stored).toBe(count)
+    expect(stored).toBe(1_234)
+  })
+
+  it('keeps a busy key in batches of at most 500 entries, each holding its own oldest and newest times', async () => {
+    const start = Date.now() - 5_000
+    const entries = Array.from({ length: 1_234 }, (_, i) => ({ id: createId('req', start + i), tenantId: other.tenant.id, tokenId: 'tok_busy', method: 'GET', route: '/v1/articles', queryKeys: [], status: i % 10 === 0 ? 404 : 200, problemCode: null, durationMs: 1, clientAddress: null, createdAt: new Date(start + i) }))
+    for (const entry of entries) recordApiRequest(entry)
+    await flushRequestLog()
+    const batches = await db.apiRequestBatch.findMany({ where: { tenantId: other.tenant.id, tokenId: 'tok_busy' }, orderBy: { firstAt: 'asc' } })
+    expect(batches.map((batch) => batch.entryCount)).toEqual([500, 500, 234])
+    expect(batches.map((batch) => [batch.firstAt.getTime() - start, batch.lastAt.getTime() - start])).toEqual([[0, 499], [500, 999], [1_000, 1_233]])
+    expect(batches.map((batch) => batch.classCounts[3])).toEqual([50, 50, 24])
+    expect((await storedEntries(other.tenant.id, 'tok_busy')).map((stored) => stored.id).sort()).toEqual(entries.map((entry) => entry.id).sort())
   })
 
   it('pages newest first across many batches, by cursor and by offset, with the entries and totals a sort of everything recorded gives', async () => {
