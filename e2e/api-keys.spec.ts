@@ -162,3 +162,36 @@ test('past a screen of keys the list searches and pages', async ({ page }) => {
   await page.getByRole('searchbox', { name: 'Search' }).fill('no key has this')
   await expect(page.getByRole('status').filter({ hasText: /^None of \d+ match\.$/ })).toBeVisible()
 })
+
+test("a key's request log pages to its older requests and back", async ({ page, request }) => {
+  await signIn(page, seeded.admin)
+  await page.goto('/settings/api-keys/new')
+  await page.getByLabel('Name').fill('E2E busy key')
+  await page.getByRole('group', { name: 'Scopes' }).getByRole('checkbox', { name: /articles:read/ }).check()
+  await page.getByRole('button', { name: 'Create key' }).click()
+  const token = (await page.getByTestId('new-api-token').textContent())!
+  const auth = { Authorization: `Bearer ${token}` }
+
+  // The oldest request is told apart by its query key; 29 more fill a page of 25 and part of the next.
+  expect((await request.get('/v1/articles?tag=oldest', { headers: auth })).status()).toBe(200)
+  for (let i = 0; i < 29; i++) expect((await request.get('/v1/articles?limit=1', { headers: auth })).status()).toBe(200)
+
+  await page.goto('/settings/api-keys')
+  await page.getByRole('link', { name: 'E2E busy key' }).click()
+  const pages = page.getByRole('navigation', { name: 'Request pages' })
+  const rows = page.getByRole('table', { name: 'Recent requests of this key' }).getByRole('row')
+  await expect(pages).toContainText('1–25 of 30', { timeout: 15_000 })
+  await expect(rows).toHaveCount(26)
+  await expect(page.getByRole('table', { name: 'Recent requests of this key' })).not.toContainText('?tag')
+
+  await pages.getByRole('button', { name: 'Older →' }).click()
+  await expect(pages).toContainText('26–30 of 30')
+  await expect(rows).toHaveCount(6)
+  await expect(rows.last()).toContainText('GET /v1/articles?tag')
+  await expect(pages.getByRole('button', { name: 'Older →' })).toBeDisabled()
+  await page.screenshot({ path: 'docs/screenshots/api-key-requests.png', fullPage: true })
+
+  await pages.getByRole('button', { name: '← Newer' }).click()
+  await expect(pages).toContainText('1–25 of 30')
+  await expect(pages.getByRole('button', { name: '← Newer' })).toBeDisabled()
+})

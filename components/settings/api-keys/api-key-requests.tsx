@@ -56,12 +56,16 @@ export function ApiKeyRequests({ tokenId }: { tokenId: string }) {
   const trpc = useTRPC()
   const [status, setStatus] = useState('')
   const [requestId, setRequestId] = useState('')
-  const [offset, setOffset] = useState(0)
+  // Pages go by cursor, which reaches every entry of the 30 days (offsets stop at 10,000): the
+  // cursors of the older pages opened so far, so that "Newer" can go back one.
+  const [olderPages, setOlderPages] = useState<string[]>([])
+  const cursor = olderPages.at(-1)
+  const position = olderPages.length * pageSize
   const requests = useQuery(
     {
-      ...trpc.apiKeys.requests.queryOptions({ token_id: tokenId, limit: pageSize, offset, ...(status && { status }), ...(requestId.trim() && { request_id: requestId.trim() }) }),
+      ...trpc.apiKeys.requests.queryOptions({ token_id: tokenId, limit: pageSize, offset: 0, ...(cursor && { cursor }), ...(status && { status }), ...(requestId.trim() && { request_id: requestId.trim() }) }),
       // The newest page follows the key's traffic, like a tail; older pages hold still.
-      refetchInterval: offset === 0 ? 5_000 : false,
+      refetchInterval: cursor ? false : 5_000,
     },
   )
 
@@ -79,7 +83,7 @@ export function ApiKeyRequests({ tokenId }: { tokenId: string }) {
             value={status}
             onChange={(event) => {
               setStatus(event.target.value)
-              setOffset(0)
+              setOlderPages([])
             }}
           >
             {statusClasses.map((option) => (
@@ -98,7 +102,7 @@ export function ApiKeyRequests({ tokenId }: { tokenId: string }) {
             spellCheck={false}
             onChange={(event) => {
               setRequestId(event.target.value)
-              setOffset(0)
+              setOlderPages([])
             }}
           />
         </label>
@@ -134,13 +138,13 @@ export function ApiKeyRequests({ tokenId }: { tokenId: string }) {
             </table>
           </div>
           <nav aria-label="Request pages" className={styles.pager}>
-            <button type="button" className="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - pageSize))}>
+            <button type="button" className="secondary" disabled={!cursor} onClick={() => setOlderPages(olderPages.slice(0, -1))}>
               ← Newer
             </button>
             <span className="muted">
-              {offset + 1}–{offset + requests.data.items.length} of {requests.data.total}
+              {position + 1}–{position + requests.data.items.length} of {requests.data.total}
             </span>
-            <button type="button" className="secondary" disabled={requests.data.next_offset === null} onClick={() => setOffset(requests.data.next_offset ?? offset)}>
+            <button type="button" className="secondary" disabled={!requests.data.next_cursor} onClick={() => setOlderPages([...olderPages, requests.data.next_cursor!])}>
               Older →
             </button>
           </nav>
