@@ -21,6 +21,7 @@ import { clientAddress } from '../security/client-address.ts'
 import { routeTemplate } from '../ops/metrics.ts'
 import { observeApiRequest, type ApiRequestObservation } from '../ops/observe-api-request.ts'
 import { recordApiRequest, requestLogEnabled } from '../request-log/record-api-request.ts'
+import { apiRequestEntry } from '../request-log/request-log-entry.ts'
 import { logger } from '../ops/logger.ts'
 
 export type ApiContext<Query, Body, Params> = {
@@ -173,19 +174,21 @@ function observe(request: ApiRequest, route: string, url: URL, response: Respons
     observeApiRequest({ ...observation, problemCode })
     // The key's own log (Settings → API Keys → a key): only requests a key was recognised for.
     if (principal && requestLogEnabled()) {
-      recordApiRequest({
-        id: requestId,
-        tenantId: principal.tenant.id,
-        tokenId: principal.tokenId,
-        method: request.method,
-        route,
-        queryKeys: queryKeys(url),
-        status: response.status,
-        problemCode: problemCode ?? null,
-        durationMs: Math.round(observation.durationMs),
-        clientAddress: clientAddress(request.headers.get('x-forwarded-for')),
-        createdAt: new Date(arrivedAt),
-      })
+      recordApiRequest(
+        apiRequestEntry({
+          id: requestId,
+          tenantId: principal.tenant.id,
+          tokenId: principal.tokenId,
+          method: request.method,
+          route,
+          url,
+          forwardedFor: request.headers.get('x-forwarded-for'),
+          status: response.status,
+          problemCode: problemCode ?? null,
+          durationMs: observation.durationMs,
+          arrivedAt,
+        }),
+      )
     }
   }
   if (response.status < 400 || !responseHeader(response, 'content-type')?.includes('problem+json')) return done()
@@ -194,12 +197,6 @@ function observe(request: ApiRequest, route: string, url: URL, response: Respons
     .json()
     .then((problem: { code?: string }) => done(problem.code))
     .catch(() => done())
-}
-
-/** The names of the query parameters (bounded), never their values: those may carry secrets. */
-function queryKeys(url: URL): string[] {
-  if (!url.search) return []
-  return [...new Set(url.searchParams.keys())].slice(0, 20).map((key) => key.slice(0, 64)).sort()
 }
 
 /**

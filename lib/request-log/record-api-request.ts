@@ -12,11 +12,13 @@ export type { ApiRequestEntry } from './request-log-entry.ts'
 // is lost if the process is killed (the log is a diagnostic, not a record of changes; articles
 // and events commit with their requests).
 const flushEveryMs = 1_000
-// Each write is a transaction, and each commit a WAL flush: a busy server writes a few times a
-// second, not at every 500 requests (20 commits a second at 10,000 req/s).
-const flushAtEntries = 5_000
+// What waits is kept small (at 10,000 req/s, a tenth of a second's entries): every entry still
+// waiting is copied by each young-generation garbage collection and, kept longer, moved to the
+// old generation. A write commits asynchronously (beginLogWrite), so more writes do not mean
+// more disk flushes.
+const flushAtEntries = 1_000
 // A batch row holds at most this many entries: a page or a lookup parses whole batches.
-export const maxEntriesPerBatch = 500
+const maxEntriesPerBatch = 500
 // A database that stays away must not grow memory without bound: past this, entries are dropped.
 const maxBufferedEntries = 20_000
 // Rows per INSERT, well inside PostgreSQL's 65,535 parameters (eight each).
@@ -36,43 +38,45 @@ function storable(entry: ApiRequestEntry): ApiRequestEntry {
 type BatchRow = [id: string, tenantId: string, tokenId: string, firstAt: Date, lastAt: Date, entryCount: number, classCounts: number[], entries: string]
 
 /**
+ * One key's entries waiting to be written, each already in its stored form (a JSON text) with its
+ * arrival time and status beside it: a busy server holds thousands of them between writes, and
+ * one flat string each is less for every garbage collection to copy than an entry's objects.
+ */
+type WaitingEntries = { tenantId: string; tokenId: string; texts: string[]; times: number[]; statuses: number[] }
+
+/**
  * The longest a batch spans, from its first request's arrival to its last's. Entries kept while
  * the database was away may span more; they are split, so a reader looking for the entries
  * around a moment reads only batches that end within this of it (list-api-requests.ts).
  */
 export const maxBatchSpanMs = 60_000
 
-/** The buffered entries as batch rows: one per key, or more when they span more than maxBatchSpanMs or number more than maxEntriesPerBatch. */
-function batchRows(entries: ApiRequestEntry[]): BatchRow[] {
-  const byKey = new Map<string, ApiRequestEntry[]>()
-  for (const entry of entries) {
-    const key = `${entry.tenantId} ${entry.tokenId}`
-    const same = byKey.get(key)
-    if (same) same.push(entry)
-    else byKey.set(key, [entry])
-  }
+/** The waiting entries as batch rows: one per key, or more when they span more than maxBatchSpanMs or number more than maxEntriesPerBatch. */
+function batchRows(keys: WaitingEntries[]): BatchRow[] {
   const rows: BatchRow[] = []
-  for (const group of byKey.values()) {
-    group.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+  for (const waiting of keys) {
+    // Entries wait in the order they were answered; a batch spans the times they arrived.
+    const order = waiting.times.map((_, index) => index).sort((a, b) => waiting.times[a]! - waiting.times[b]!)
     let from = 0
-    for (let index = 1; index <= group.length; index++) {
-      if (index < group.length && index - from < maxEntriesPerBatch && group[index]!.createdAt.getTime() - group[from]!.createdAt.getTime() <= maxBatchSpanMs) continue
-      rows.push(batchRow(group.slice(from, index)))
+    for (let index = 1; index <= order.length; index++) {
+      if (index < order.length && index - from < maxEntriesPerBatch && waiting.times[order[index]!]! - waiting.times[order[from]!]! <= maxBatchSpanMs) continue
+      rows.push(batchRow(waiting, order.slice(from, index)))
       from = index
     }
   }
   return rows
 }
 
-/** One key's entries, oldest first, as a row. */
-function batchRow(entries: ApiRequestEntry[]): BatchRow {
+/** Some of one key's entries (their indexes, oldest first) as a row. */
+function batchRow(waiting: WaitingEntries, indexes: number[]): BatchRow {
   const classCounts = [0, 0, 0, 0, 0]
-  for (const entry of entries) {
-    const index = statusClassIndex(entry.status)
-    if (index !== null) classCounts[index]!++
+  for (const index of indexes) {
+    const statusClass = statusClassIndex(waiting.statuses[index]!)
+    if (statusClass !== null) classCounts[statusClass]!++
   }
-  const [first, last] = [entries[0]!, entries.at(-1)!]
-  return [createId('rqb'), first.tenantId, first.tokenId, first.createdAt, last.createdAt, entries.length, classCounts, JSON.stringify(entries.map(toStoredEntry))]
+  const [first, last] = [waiting.times[indexes[0]!]!, waiting.times[indexes.at(-1)!]!]
+  const entries = `[${indexes.map((index) => waiting.texts[index]).join(',')}]`
+  return [createId('rqb'), waiting.tenantId, waiting.tokenId, new Date(first), new Date(last), indexes.length, classCounts, entries]
 }
 
 const columns = 'id, tenant_id, token_id, first_at, last_at, entry_count, class_counts, entries'
@@ -90,8 +94,8 @@ function insertStatement(rowCount: number): string {
 const writeTimeoutMs = 30_000
 
 /** Writes the entries; a chunk that fails is reported and the rest are still written. */
-async function writeBatch(entries: ApiRequestEntry[]): Promise<void> {
-  const rows = batchRows(entries)
+async function writeBatch(keys: WaitingEntries[]): Promise<void> {
+  const rows = batchRows(keys)
   for (let from = 0; from < rows.length; from += batchesPerStatement) {
     const chunk = rows.slice(from, from + batchesPerStatement)
     await writeChunk(chunk).catch((error: Error) =>
@@ -109,10 +113,13 @@ const beginLogWrite = `BEGIN; SET LOCAL statement_timeout = ${writeTimeoutMs}; S
 async function writeChunk(chunk: BatchRow[]): Promise<void> {
   const client = await sqlPool.connect()
   try {
-    await client.query(beginLogWrite)
-    // pg honours query_timeout per query (its client reads it from the config); its types omit it.
-    await client.query({ text: insertStatement(chunk.length), values: chunk.flat(), query_timeout: writeTimeoutMs + 5_000 } as QueryConfig)
-    await client.query('COMMIT')
+    // pg honours query_timeout per query (its client reads it from the config); its types omit
+    // it. Every statement of the write has one, so a connection that died unseen cannot hold the
+    // log's one write (and with it every later entry) for good.
+    const timeout = writeTimeoutMs + 5_000
+    await client.query({ text: beginLogWrite, query_timeout: timeout } as QueryConfig)
+    await client.query({ text: insertStatement(chunk.length), values: chunk.flat(), query_timeout: timeout } as QueryConfig)
+    await client.query({ text: 'COMMIT', query_timeout: timeout } as QueryConfig)
   } catch (error) {
     // A refused batch (PostgreSQL's timeout included) leaves the connection usable once rolled
     // back. One the client gave up on may still be running the statement (a ROLLBACK would queue
@@ -126,13 +133,14 @@ async function writeChunk(chunk: BatchRow[]): Promise<void> {
 }
 
 type Buffer = {
-  entries: ApiRequestEntry[]
+  byKey: Map<string, WaitingEntries>
+  size: number
   timer: NodeJS.Timeout | null
   flushing: Promise<void> | null
   dropped: number
 }
 
-const buffer = processSingleton<Buffer>('request-log buffer', () => ({ entries: [], timer: null, flushing: null, dropped: 0 }))
+const buffer = processSingleton<Buffer>('request-log buffer', () => ({ byKey: new Map(), size: 0, timer: null, flushing: null, dropped: 0 }))
 
 /** Whether requests are recorded (REQUEST_LOG=off stops it); a caller asks before building an entry. */
 export function requestLogEnabled(): boolean {
@@ -142,11 +150,18 @@ export function requestLogEnabled(): boolean {
 /** Queues one request for the log; never blocks or throws. */
 export function recordApiRequest(entry: ApiRequestEntry): void {
   if (!requestLogEnabled()) return
-  if (buffer.entries.length >= maxBufferedEntries) {
+  if (buffer.size >= maxBufferedEntries) {
     buffer.dropped++
     return
   }
-  buffer.entries.push(storable(entry))
+  const stored = storable(entry)
+  const key = `${stored.tenantId} ${stored.tokenId}`
+  let waiting = buffer.byKey.get(key)
+  if (!waiting) buffer.byKey.set(key, (waiting = { tenantId: stored.tenantId, tokenId: stored.tokenId, texts: [], times: [], statuses: [] }))
+  waiting.texts.push(JSON.stringify(toStoredEntry(stored)))
+  waiting.times.push(stored.createdAt.getTime())
+  waiting.statuses.push(stored.status)
+  buffer.size++
   scheduleFlush()
 }
 
@@ -157,8 +172,8 @@ export function recordApiRequest(entry: ApiRequestEntry): void {
  * under load, each woken when the write ended.)
  */
 function scheduleFlush(): void {
-  if (buffer.flushing || buffer.entries.length === 0) return
-  if (buffer.entries.length >= flushAtEntries) void flushRequestLog()
+  if (buffer.flushing || buffer.size === 0) return
+  if (buffer.size >= flushAtEntries) void flushRequestLog()
   else if (!buffer.timer) {
     buffer.timer = setTimeout(() => void flushRequestLog(), flushEveryMs)
     buffer.timer.unref()
@@ -170,10 +185,12 @@ export async function flushRequestLog(): Promise<void> {
   if (buffer.timer) clearTimeout(buffer.timer)
   buffer.timer = null
   while (buffer.flushing) await buffer.flushing
-  const batch = buffer.entries.splice(0, buffer.entries.length)
-  if (batch.length === 0) return
-  buffer.flushing = writeBatch(batch)
-    .catch((error: Error) => logger.warn({ request_log: 'flush_failed', entries: batch.length, error: error.message }, 'request log entries not written'))
+  if (buffer.size === 0) return
+  const [keys, entries] = [[...buffer.byKey.values()], buffer.size]
+  buffer.byKey = new Map()
+  buffer.size = 0
+  buffer.flushing = writeBatch(keys)
+    .catch((error: Error) => logger.warn({ request_log: 'flush_failed', entries, error: error.message }, 'request log entries not written'))
     .finally(() => {
       buffer.flushing = null
       if (buffer.dropped > 0) {

@@ -1,3 +1,5 @@
+import { clientAddress } from '../security/client-address.ts'
+
 /** One /v1 request made with an API key, as the request log keeps it. */
 export type ApiRequestEntry = {
   /** The request id (X-Request-Id), made when the request arrived: createId('req', createdAt). */
@@ -45,4 +47,43 @@ export function fromStoredEntry(batch: { tenantId: string; tokenId: string }, st
 export function statusClassIndex(status: number): number | null {
   const statusClass = Math.floor(status / 100)
   return statusClass >= 1 && statusClass <= 5 ? statusClass - 1 : null
+}
+
+/** What with-api knows of an answered request that the log keeps. */
+export type AnsweredRequest = {
+  id: string
+  tenantId: string
+  tokenId: string
+  method: string
+  route: string
+  url: URL
+  forwardedFor: string | null
+  status: number
+  problemCode: string | null
+  durationMs: number
+  arrivedAt: number
+}
+
+/** The log's entry for an answered request: the names of its query parameters, never their values (those may carry secrets). */
+export function apiRequestEntry(request: AnsweredRequest): ApiRequestEntry {
+  // Field by field: a rest and spread of the request cost about 2 µs per entry (bench).
+  return {
+    id: request.id,
+    tenantId: request.tenantId,
+    tokenId: request.tokenId,
+    method: request.method,
+    route: request.route,
+    queryKeys: queryKeys(request.url),
+    status: request.status,
+    problemCode: request.problemCode,
+    durationMs: Math.round(request.durationMs),
+    clientAddress: clientAddress(request.forwardedFor),
+    createdAt: new Date(request.arrivedAt),
+  }
+}
+
+/** Query parameter names, at most 20 of at most 64 characters each, sorted. */
+function queryKeys(url: URL): string[] {
+  if (!url.search) return []
+  return [...new Set(url.searchParams.keys())].slice(0, 20).map((key) => key.slice(0, 64)).sort()
 }

@@ -183,6 +183,41 @@ describe('the API request log', () => {
     expect((await storedEntries(other.tenant.id, 'tok_busy')).map((stored) => stored.id).sort()).toEqual(entries.map((entry) => entry.id).sort())
   })
 
+  it('reports a batch PostgreSQL refuses, keeps its connection, and writes the next batch', async () => {
+    const entry = (tokenId: string) => ({ id: createId('req'), tenantId: other.tenant.id, tokenId, method: 'GET', route: '/v1/articles', queryKeys: [], status: 200, problemCode: null, durationMs: 1, clientAddress: null, createdAt: new Date() })
+    // Hold the table so the log's INSERT waits, then cancel it as a statement timeout would.
+    const holder = new pg.Client({ connectionString: process.env.DATABASE_URL })
+    await holder.connect()
+    let writer: number | undefined
+    try {
+      await holder.query('BEGIN')
+      await holder.query('LOCK TABLE api_request_batches IN ACCESS EXCLUSIVE MODE')
+      recordApiRequest(entry('tok_refused'))
+      const writing = flushRequestLog()
+      for (let tries = 0; writer === undefined && tries < 100; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        const { rows } = await holder.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO api_request_batches%'`)
+        writer = rows[0]?.pid
+      }
+      expect(writer).toBeDefined()
+      await holder.query('SELECT pg_cancel_backend($1)', [writer])
+      await writing
+    } finally {
+      await holder.query('ROLLBACK')
+    }
+    try {
+      // The refused batch's connection was rolled back and kept: its backend is alive and idle.
+      const { rows } = await holder.query<{ state: string }>('SELECT state FROM pg_stat_activity WHERE pid = $1', [writer])
+      expect(rows).toEqual([{ state: 'idle' }])
+    } finally {
+      await holder.end()
+    }
+    recordApiRequest(entry('tok_after_refusal'))
+    await flushRequestLog()
+    expect(await storedEntries(other.tenant.id, 'tok_refused')).toEqual([])
+    expect(await storedEntries(other.tenant.id, 'tok_after_refusal')).toHaveLength(1)
+  })
+
   it('pages newest first across many batches, by cursor and by offset, with the entries and totals a sort of everything recorded gives', async () => {
     const newsroomWithTraffic = await createTestTenant()
     const admin = newsroomWithTraffic.actor('admin')

@@ -60,7 +60,6 @@ export function ApiKeyRequests({ tokenId }: { tokenId: string }) {
   // cursors of the older pages opened so far, so that "Newer" can go back one.
   const [olderPages, setOlderPages] = useState<string[]>([])
   const cursor = olderPages.at(-1)
-  const position = olderPages.length * pageSize
   const requests = useQuery(
     {
       ...trpc.apiKeys.requests.queryOptions({ token_id: tokenId, limit: pageSize, offset: 0, ...(cursor && { cursor }), ...(status && { status }), ...(requestId.trim() && { request_id: requestId.trim() }) }),
@@ -113,7 +112,7 @@ export function ApiKeyRequests({ tokenId }: { tokenId: string }) {
         <p className="muted" aria-busy="true">
           Loading requests…
         </p>
-      ) : requests.data.items.length === 0 ? (
+      ) : requests.data.items.length === 0 && !cursor ? (
         <p className="muted">{status || requestId ? 'No request matches these filters.' : 'This key has not made any request in the last 30 days.'}</p>
       ) : (
         <>
@@ -138,13 +137,15 @@ export function ApiKeyRequests({ tokenId }: { tokenId: string }) {
             </table>
           </div>
           <nav aria-label="Request pages" className={styles.pager}>
-            <button type="button" className="secondary" disabled={!cursor} onClick={() => setOlderPages(olderPages.slice(0, -1))}>
+            <button type="button" className="secondary" disabled={!cursor} onClick={() => setOlderPages((opened) => opened.slice(0, -1))}>
               ← Newer
             </button>
             <span className="muted">
-              {position + 1}–{position + requests.data.items.length} of {requests.data.total}
+              {requests.data.items.length === 0
+                ? 'No older requests'
+                : `${requests.data.offset + 1}–${requests.data.offset + requests.data.items.length} of ${requests.data.total}`}
             </span>
-            <button type="button" className="secondary" disabled={!requests.data.next_cursor} onClick={() => setOlderPages([...olderPages, requests.data.next_cursor!])}>
+            <button type="button" className="secondary" disabled={!requests.data.next_cursor} onClick={() => setOlderPages((opened) => [...opened, requests.data.next_cursor!])}>
               Older →
             </button>
           </nav>
