@@ -26,15 +26,31 @@ function cpuByPidNamed(name: string): Map<number, number> {
   return cpu
 }
 
-export type CpuShares = { server: number; postgres: number; redis: number; loadGenerator?: number }
-type CpuSnapshot = { server: number; postgres: Map<number, number>; redis: Map<number, number> }
+/**
+ * The whole machine's time, from /proc/stat, in µs per request: what no process is charged with.
+ * `kernel` is system, irq and softirq time (a WAL fsync's work, the network stack), `iowait` and
+ * `idle` time no process wanted the cores for, and `steal` time the host gave to someone else
+ * while a core wanted to run here (on a VM it shrinks what every process measured could do).
+ */
+export type MachineTimes = { busy: number; kernel: number; iowait: number; idle: number; steal: number }
+export type CpuShares = { server: number; postgres: number; redis: number; loadGenerator?: number; machine?: MachineTimes }
+type CpuSnapshot = { server: number; postgres: Map<number, number>; redis: Map<number, number>; machine: MachineTimes }
+
+function machineTimesMs(): MachineTimes {
+  try {
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map((ticks) => Number(ticks) * msPerTick)
+    return { busy: user! + nice! + system! + irq! + softirq!, kernel: system! + irq! + softirq!, iowait: iowait!, idle: idle!, steal: steal! }
+  } catch {
+    return { busy: 0, kernel: 0, iowait: 0, idle: 0, steal: 0 } // not Linux: nothing to say
+  }
+}
 
 /**
  * CPU time (ms) of the server measured (the service or the baseline) and of each PostgreSQL and Redis process on this machine, so a
  * measurement can say where a cost lands: they share the machine's cores.
  */
 export function cpuSnapshot(serverPid: number): CpuSnapshot {
-  return { server: cpuMs(serverPid), postgres: cpuByPidNamed('postgres'), redis: cpuByPidNamed('redis-server') }
+  return { server: cpuMs(serverPid), postgres: cpuByPidNamed('postgres'), redis: cpuByPidNamed('redis-server'), machine: machineTimesMs() }
 }
 
 /**
@@ -48,5 +64,12 @@ export function cpuPerRequest(before: CpuSnapshot, after: CpuSnapshot, requests:
     server: perRequest(after.server - before.server),
     postgres: perRequest(spent(before.postgres, after.postgres)),
     redis: perRequest(spent(before.redis, after.redis)),
+    machine: {
+      busy: perRequest(after.machine.busy - before.machine.busy),
+      kernel: perRequest(after.machine.kernel - before.machine.kernel),
+      iowait: perRequest(after.machine.iowait - before.machine.iowait),
+      idle: perRequest(after.machine.idle - before.machine.idle),
+      steal: perRequest(after.machine.steal - before.machine.steal),
+    },
   }
 }
