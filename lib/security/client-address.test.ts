@@ -14,6 +14,7 @@ describe('clientAddress', () => {
     expect(clientAddress('203.0.113.7, 192.0.2.10, 10.0.0.5')).toBe('192.0.2.10')
     vi.stubEnv('TRUSTED_PROXY_HOPS', '3')
     expect(clientAddress('192.0.2.10, 10.0.0.5')).toBe('192.0.2.10')
+    expect(clientAddress(' 192.0.2.10 ')).toBe('192.0.2.10')
   })
 
   it('says unknown when there is nothing to go on', () => {
