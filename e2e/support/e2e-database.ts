@@ -16,7 +16,7 @@ export async function queryE2eDatabase<Row extends pg.QueryResultRow>(sql: strin
  * A /v1 token made with the domain's own createApiToken against the e2e database. The
  * database client reads DATABASE_URL when first imported, so the import waits until it is set.
  */
-export async function createE2eApiToken(tenantSlug: string, ownerEmail: string, scopes: string[]): Promise<string> {
+export async function createE2eApiToken(tenantSlug: string, ownerEmail: string, scopes: string[], name = `e2e ${scopes.join(' ')}`): Promise<string> {
   process.env.DATABASE_URL = e2eDatabaseUrl()
   const [owner] = await queryE2eDatabase<{ id: string; tenant_id: string }>(
     'SELECT u.id, u.tenant_id FROM users u JOIN tenants t ON t.id = u.tenant_id WHERE t.slug = $1 AND u.email = $2',
@@ -29,7 +29,7 @@ export async function createE2eApiToken(tenantSlug: string, ownerEmail: string, 
   const { createApiTokenSchema } = await import('../../lib/tokens/api-token-schemas.ts')
   const { db } = await import('../../lib/db/client.ts')
   try {
-    const created = await createApiToken((await systemActor(owner.tenant_id))!, { ...parseInput(createApiTokenSchema, { name: `e2e ${scopes.join(' ')}`, scopes }), ownerId: owner.id })
+    const created = await createApiToken((await systemActor(owner.tenant_id))!, { ...parseInput(createApiTokenSchema, { name, scopes }), ownerId: owner.id })
     return created.token
   } finally {
     await db.$disconnect()
