@@ -66,7 +66,7 @@ export type AnsweredRequest = {
 
 /** The log's entry for an answered request: the names of its query parameters, never their values (those may carry secrets). */
 export function apiRequestEntry(request: AnsweredRequest): ApiRequestEntry {
-  // Field by field: a rest and spread of the request cost about 2 µs per entry (bench).
+  // Field by field: a rest and spread of the request cost about 4 µs per entry (under tsx), this 0.4.
   return {
     id: request.id,
     tenantId: request.tenantId,
