@@ -67,11 +67,15 @@ export function formatReport(summary: Summary): string {
   return lines.join('\n')
 }
 
+/** The middle value (the upper of the two middle ones for an even count). */
+function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+}
+
 /** The request log's cost: get-by-id with recording on against off, each turn's figures, the total and where the CPU went. */
 export function formatRequestLogCost({ on, off, cpu, wal, servicePerEntryUs }: RequestLogCost): string {
   const sum = (values: number[]) => values.reduce((total, value) => total + value, 0)
   const figures = (values: number[]) => values.map((value) => Math.round(value).toLocaleString('en')).join(', ')
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
   // Each pair's own difference, so that how much pairs differ is said with the figure: two
   // servers with recording off differ by as much as 5-10% in a pair (an A/A run of this bench).
   const pairCosts = on.map((rps, pair) => 1 - rps / off[pair]!)
@@ -109,7 +113,6 @@ export function formatRequestLogCost({ on, off, cpu, wal, servicePerEntryUs }: R
  * not show went (kernel work such as a WAL fsync's, waiting on the disk, the host's steal).
  */
 function machineTimes(cpu: RequestLogCost['cpu']): string {
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
   const times = (turns: CpuShares[]) => turns.map((turn) => turn.machine).filter((times): times is MachineTimes => times !== undefined)
   const [on, off] = [times(cpu.on), times(cpu.off)]
   if (on.length === 0 || off.length === 0) return ''
@@ -120,7 +123,6 @@ function machineTimes(cpu: RequestLogCost['cpu']): string {
 /** The WAL PostgreSQL wrote per request, on / off: the disk's share, which no process's CPU shows. */
 function walWork(wal: RequestLogCost['wal']): string {
   if (!wal || wal.on.length === 0 || wal.off.length === 0) return ''
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
   const field = (key: keyof WalWork, name: string) => `${name} ${median(wal.on.map((turn) => turn[key]))} / ${median(wal.off.map((turn) => turn[key]))}`
   return ` PostgreSQL's WAL, on / off: ${field('syncsPerThousandRequests', 'flushes to disk per 1,000 requests')} (pg_stat_wal), ${field('bytesPerRequest', 'bytes per request')} (insert position).`
 }

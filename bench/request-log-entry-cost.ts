@@ -53,11 +53,9 @@ const perEntry: number[] = []
 await cpuMicroseconds(true) // warm-up: JIT and the pool's connections
 for (let round = 0; round < rounds; round++) {
   // Each first in half the rounds, so neither always inherits the other's leftovers.
-  const idsFirst = round % 2 === 1
-  const idsBefore = idsFirst ? await cpuMicroseconds(false) : 0
-  const recorded = await cpuMicroseconds(true)
-  const idsOnly = idsFirst ? idsBefore : await cpuMicroseconds(false)
-  perEntry.push(Math.round(((recorded - idsOnly) / entriesPerRound) * 100) / 100)
+  const spent = new Map<boolean, number>()
+  for (const record of round % 2 === 0 ? [true, false] : [false, true]) spent.set(record, await cpuMicroseconds(record))
+  perEntry.push(Math.round(((spent.get(true)! - spent.get(false)!) / entriesPerRound) * 100) / 100)
 }
 await sqlPool.query('DELETE FROM api_request_batches WHERE tenant_id = $1', [tenantId])
 await sqlPool.end()
