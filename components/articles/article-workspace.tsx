@@ -47,7 +47,7 @@ export function ArticleWorkspace({ articleId, role, justCreated }: { articleId: 
     )
   }
 
-  const { article, moves, canManageSchedule, canApproveAndPublish, readOnlyReason } = current.data
+  const { article, moves, noMovesReason, canManageSchedule, canApproveAndPublish, readOnlyReason } = current.data
   const authorName = options.data.authors.find((author) => author.id === article.author_id)?.name
   return (
     <section aria-labelledby="article-heading">
@@ -64,6 +64,7 @@ export function ArticleWorkspace({ articleId, role, justCreated }: { articleId: 
         <WorkflowPanel
           article={article}
           moves={moves}
+          noMovesReason={noMovesReason}
           canManageSchedule={canManageSchedule}
           canApproveAndPublish={canApproveAndPublish}
           role={role}

@@ -18,6 +18,8 @@ type Props = {
   article: ArticleRecord
   /** The moves the domain offers this person from the current state (offeredMoves). */
   moves: ApiStatus[]
+  /** Why no move is offered (articleActionRefusal's words), when none is. */
+  noMovesReason: string | null
   canManageSchedule: boolean
   /** Whether to offer "Approve and publish" (mayApproveAndPublish). */
   canApproveAndPublish: boolean
@@ -44,7 +46,7 @@ function doneMessage(article: ArticleRecord, scheduled: boolean): string {
   return `Moved to ${statusLabels[article.status].toLowerCase()}.`
 }
 
-export function WorkflowPanel({ article, moves, canManageSchedule, canApproveAndPublish, role, authorName, blocked }: Props) {
+export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule, canApproveAndPublish, role, authorName, blocked }: Props) {
   const trpc = useTRPC()
   const queryClient = useQueryClient()
   const [message, setMessage] = useState('')
@@ -181,7 +183,11 @@ export function WorkflowPanel({ article, moves, canManageSchedule, canApproveAnd
             Save your changes first: moves apply to the saved article.
           </p>
         )}
-        {moves.length === 0 && !article.scheduled_publish_at && <p className={styles.hint}>Your role has no moves from {statusLabels[article.status].toLowerCase()}.</p>}
+        {moves.length === 0 && !article.scheduled_publish_at && (
+          <p className={styles.hint} data-testid="no-moves">
+            {noMovesReason ?? `Your role has no moves from ${statusLabels[article.status].toLowerCase()}.`}
+          </p>
+        )}
         {otherMoves.length > 0 && (
           <div className={styles.moves}>
             {otherMoves.map((to) => (

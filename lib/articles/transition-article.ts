@@ -10,10 +10,10 @@ import { commitArticleChange } from './commit-article-change.ts'
 import { transitionOfWritten, updateOfReadArticle } from './article-writes.ts'
 import { writeArticle, type ArticleWriteEvent } from './article-write-statement.ts'
 import { publishedAddress, withdrawnAddress } from './article-address.ts'
-import { mayManageSchedule } from './offered-moves.ts'
+import { articleActionRefusal } from './article-action-refusal.ts'
 import { changeCurrentVersion, type ExpectedVersion } from './change-current-version.ts'
 import type { TransitionArticleInput } from './article-schemas.ts'
-import { allowedNextStates, canTransition, fromApiStatus, roleMayTransition, toApiStatus, type ApiStatus } from './article-status.ts'
+import { allowedNextStates, canTransition, fromApiStatus, toApiStatus, type ApiStatus } from './article-status.ts'
 
 export type TransitionOutcome = { article: Article; scheduled: boolean }
 
@@ -33,8 +33,7 @@ export async function transitionArticle(
   }
   return changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, async (current) => {
     const now = options.now ?? new Date()
-    const from = toApiStatus(current.status)
-    assertMoveAllowed(actor, from, input.to_state)
+    assertMoveAllowed(actor, current, input.to_state)
 
     const publishAt = input.publish_at ? new Date(input.publish_at) : undefined
     const schedule = input.to_state === 'published' && publishAt !== undefined && publishAt.getTime() > now.getTime()
@@ -56,9 +55,8 @@ export async function transitionArticle(
 export async function approveAndPublish(actor: Actor, articleId: string, options: { now?: Date } = {}): Promise<Article> {
   return changeCurrentVersion(actor.tenant.id, articleId, undefined, async (current) => {
     const now = options.now ?? new Date()
-    const from = toApiStatus(current.status)
-    assertMoveAllowed(actor, from, 'approved')
-    assertMoveAllowed(actor, 'approved', 'published')
+    assertMoveAllowed(actor, current, 'approved')
+    assertMoveAllowed(actor, { ...current, status: 'approved' }, 'published')
     return commitArticleChange(actor.tenant.id, async (tx, emit) => {
       const approved = await moveInTransaction(tx, emit, actor, current, 'approved', now)
       // A millisecond later, so the history lists the two moves in the order they were made.
@@ -67,7 +65,9 @@ export async function approveAndPublish(actor: Actor, articleId: string, options
   })
 }
 
-function assertMoveAllowed(actor: Actor, from: ApiStatus, to: ApiStatus): void {
+/** The workflow's table first (409 naming where it can go), then who may move this article (articleActionRefusal, 403). */
+function assertMoveAllowed(actor: Actor, article: Pick<Article, 'authorId' | 'status'>, to: ApiStatus): void {
+  const from = toApiStatus(article.status)
   if (!canTransition(from, to)) {
     const allowed = allowedNextStates(from)
     throw new ConflictError('invalid_transition', `An article cannot move from ${from} to ${to}. From ${from} it can move to: ${allowed.join(', ')}.`, {
@@ -75,9 +75,8 @@ function assertMoveAllowed(actor: Actor, from: ApiStatus, to: ApiStatus): void {
       allowed_to_states: allowed,
     })
   }
-  if (!roleMayTransition(actor.user?.role ?? null, from, to)) {
-    throw new ForbiddenError(`A ${actor.user?.role} cannot move an article from ${from} to ${to}; ask an editor.`)
-  }
+  const refusal = articleActionRefusal(actor.user, article, { kind: 'move', to })
+  if (refusal) throw new ForbiddenError(refusal)
 }
 
 /** One workflow move of the version read: the article, its history row and its events, in one statement. */
@@ -147,9 +146,8 @@ export async function publishIfStillScheduled(
 /** Takes a pending scheduled publication back; the article stays approved. */
 export async function cancelScheduledPublication(actor: Actor, articleId: string, options: { expectedVersion?: ExpectedVersion } = {}): Promise<Article> {
   return changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, async (current) => {
-    if (actor.user && !mayManageSchedule(actor.user.role)) {
-      throw new ForbiddenError(`A ${actor.user?.role} cannot change a publication schedule; ask an editor.`)
-    }
+    const refusal = articleActionRefusal(actor.user, current, { kind: 'schedule' })
+    if (refusal) throw new ForbiddenError(refusal)
     if (!current.scheduledPublishAt) return current
     return cancelReadSchedule(actor, current)
   })

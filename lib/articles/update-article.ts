@@ -8,10 +8,13 @@ import { changeCurrentVersion, updateReadVersion, type ExpectedVersion } from '.
 import type { UpdateArticleInput } from './article-schemas.ts'
 import { cleanBody, type WrittenArticle } from './stored-body.ts'
 import { editedAddress } from './article-address.ts'
+import { archivedRefusal, articleActionRefusal } from './article-action-refusal.ts'
 
 /**
- * Applies a partial update. With `expectedVersion` (from an If-Match header, or the version the
- * portal's editor loaded) a concurrent change is refused with 412 instead of being overwritten.
+ * Applies a partial update. Every content change (a PATCH, the portal's save, a revision restore,
+ * a slug change) comes through here and is judged by articleActionRefusal. With
+ * `expectedVersion` (from an If-Match header, or the version the portal's editor loaded) a
+ * concurrent change is refused with 412 instead of being overwritten.
  */
 export async function updateArticle(
   actor: Actor,
@@ -49,25 +52,8 @@ export async function updateArticle(
   return { ...article, bodyRemoved: body.removed }
 }
 
-const archivedRefusal = 'Archived articles are read-only; restore it to draft first.'
-
-/**
- * Why this user may not change the article's content, or null when they may. Nobody changes
- * an archived article (updateArticle refuses it with 409 article_archived). Writers work
- * on their own copy until an editor takes it over: they may change their own articles while
- * draft or in review. Editors and admins change any (API tokens follow their owner's role
- * through their scopes, so a writer's token cannot write at all).
- */
-export function contentEditRefusal(user: Actor['user'], article: Pick<Article, 'authorId' | 'status'>): string | null {
-  if (article.status === 'archived') return archivedRefusal
-  if (user?.role !== 'writer') return null
-  if (article.authorId !== user.id) return 'A writer can change only their own articles; ask an editor to change this one.'
-  if (article.status !== 'draft' && article.status !== 'in_review') return 'This article has left review; ask an editor to change it.'
-  return null
-}
-
 function assertWriterMayEdit(actor: Actor, article: Article, input: UpdateArticleInput): void {
-  const refusal = contentEditRefusal(actor.user, article)
+  const refusal = articleActionRefusal(actor.user, article, { kind: 'edit' })
   if (refusal) throw new ForbiddenError(refusal)
   if (actor.user?.role === 'writer' && input.author_id !== undefined && input.author_id !== actor.user.id) {
     throw new ForbiddenError('A writer cannot hand an article to another author.')

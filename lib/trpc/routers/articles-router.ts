@@ -15,9 +15,10 @@ import { createArticle } from '../../articles/create-article.ts'
 import { getArticle } from '../../articles/get-article.ts'
 import { listArticles } from '../../articles/list-articles.ts'
 import { snippetParts } from '../../articles/search-articles.ts'
-import { mayApproveAndPublish, mayManageSchedule, offeredMoves } from '../../articles/offered-moves.ts'
+import { mayApproveAndPublish, mayManageSchedule, noMovesReason, offeredMoves } from '../../articles/offered-moves.ts'
 import { approveAndPublish, cancelScheduledPublication, transitionArticle } from '../../articles/transition-article.ts'
-import { contentEditRefusal, updateArticle } from '../../articles/update-article.ts'
+import { updateArticle } from '../../articles/update-article.ts'
+import { articleActionRefusal } from '../../articles/article-action-refusal.ts'
 import type { WrittenArticle } from '../../articles/stored-body.ts'
 import { domainInput } from '../domain-input.ts'
 import { memberProcedure, router } from '../init.ts'
@@ -52,13 +53,15 @@ export const articlesRouter = router({
 
   get: memberProcedure.input(domainInput(articleId)).query(async ({ ctx, input }) => {
     const row = await getArticle(ctx.actor, input.article_id)
-    const article = toArticleRecord(row)
+    // What to offer is asked of the rule that refuses (articleActionRefusal), never decided here.
+    const user = ctx.actor.user
     return {
-      article,
-      moves: offeredMoves(ctx.member.role, article.status),
-      canManageSchedule: mayManageSchedule(ctx.member.role),
-      canApproveAndPublish: mayApproveAndPublish(ctx.member.role, article.status),
-      readOnlyReason: contentEditRefusal(ctx.actor.user, row),
+      article: toArticleRecord(row),
+      moves: offeredMoves(user, row),
+      noMovesReason: noMovesReason(user, row),
+      canManageSchedule: mayManageSchedule(user, row),
+      canApproveAndPublish: mayApproveAndPublish(user, row),
+      readOnlyReason: articleActionRefusal(user, row, { kind: 'edit' }),
     }
   }),
 
