@@ -72,7 +72,7 @@ test('a writer submits, an editor approves and publishes; the page, /v1 and the 
 
   // Going around the UI does not help: the procedure itself refuses, in the domain's words.
   const refused = await writer.request.post('/api/trpc/articles.transition', {
-    data: { article_id: id, to_state: 'approved' },
+    data: { article_id: id, version: (await storedArticle(id)).version, to_state: 'approved' },
     headers: { 'x-newsroom-portal': '1' },
   })
   expect(refused.status()).toBe(403)

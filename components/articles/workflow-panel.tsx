@@ -107,7 +107,7 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
   const busy = transition.isPending || cancelSchedule.isPending || approveAndPublish.isPending
   const disabled = busy || blocked
   const move = (to: ApiStatus, publishAt?: string) =>
-    transition.mutate({ article_id: article.article_id, to_state: to, ...(publishAt && { publish_at: publishAt }) })
+    transition.mutate({ article_id: article.article_id, version: article.version, to_state: to, ...(publishAt && { publish_at: publishAt }) })
   const request = (to: ApiStatus) => (article.status === 'published' ? setConfirming(to) : move(to))
   const pendingMove = transition.isPending ? transition.variables?.to_state : undefined
   const canPublish = moves.includes('published')
@@ -212,7 +212,7 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
               disabled={disabled}
               aria-busy={approveAndPublish.isPending}
               aria-describedby={blocked ? 'workflow-blocked' : undefined}
-              onClick={() => approveAndPublish.mutate({ article_id: article.article_id })}
+              onClick={() => approveAndPublish.mutate({ article_id: article.article_id, version: article.version })}
             >
               {approveAndPublish.isPending ? 'Approving and publishing…' : 'Approve and publish'}
             </button>
@@ -238,7 +238,7 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
         )}
         {article.scheduled_publish_at && canManageSchedule && (
           <div className={styles.actions}>
-            <button type="button" className="secondary" disabled={busy} onClick={() => cancelSchedule.mutate({ article_id: article.article_id })}>
+            <button type="button" className="secondary" disabled={busy} onClick={() => cancelSchedule.mutate({ article_id: article.article_id, version: article.version })}>
               Cancel schedule
             </button>
           </div>
@@ -253,7 +253,7 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
         onCancel={() => setConfirming(null)}
         onConfirm={() => {
           if (!confirming) return
-          transition.mutate({ article_id: article.article_id, to_state: confirming }, { onSettled: () => setConfirming(null) })
+          transition.mutate({ article_id: article.article_id, version: article.version, to_state: confirming }, { onSettled: () => setConfirming(null) })
         }}
       >
         <p>

@@ -63,8 +63,8 @@ export type TransitionRow = { tenantId: string; articleId: string; from: Article
 /** A row of the article's workflow history, written with the article's change (a writeArticle companion). */
 export function transitionOfWritten(row: TransitionRow): Prisma.Sql {
   return Prisma.sql`
-    INSERT INTO article_transitions (id, tenant_id, article_id, from_state, to_state, actor_id, publish_at, schedule_cancelled, created_at)
+    INSERT INTO article_transitions (id, tenant_id, article_id, from_state, to_state, actor_id, publish_at, schedule_cancelled, version, created_at)
     SELECT ${createId('trn')}, ${row.tenantId}, written.id, ${toApiStatus(row.from)}::"ArticleStatus", ${toApiStatus(row.to)}::"ArticleStatus",
-           ${row.actorId}::text, ${row.publishAt ?? null}::timestamptz, ${row.scheduleCancelled ?? false}, ${row.at ?? new Date()}::timestamptz
+           ${row.actorId}::text, ${row.publishAt ?? null}::timestamptz, ${row.scheduleCancelled ?? false}, written.version, ${row.at ?? new Date()}::timestamptz
     FROM written`
 }

@@ -1,10 +1,11 @@
 import type { Article } from '../db/generated/client.ts'
-import { ConflictError, NotFoundError, PreconditionFailedError } from '../errors.ts'
+import { ConflictError, NotFoundError } from '../errors.ts'
 import { tenantSql } from '../tenancy/tenant-sql.ts'
 import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
 import { commitArticleChange } from './commit-article-change.ts'
 import { updateOfReadArticle, type ArticleChanges } from './article-writes.ts'
 import { writeArticle } from './article-write-statement.ts'
+import { staleVersionRefusal } from './stale-version-refusal.ts'
 
 // A blind change (no If-Match) is last-writer-wins: it is re-judged against each newer version
 // until the rules accept or refuse it, never refused for losing races. Every lost round means
@@ -38,17 +39,20 @@ export async function changeCurrentVersion<Result>(
   apply: (current: Article) => Promise<Result | undefined>,
 ): Promise<Result> {
   for (let attempt = 1; ; attempt++) {
-    const [stored] = await tenantSql(tenantId).rows<StoredArticle>(`SELECT ${articleColumns} FROM articles WHERE tenant_id = $1 AND id = $2`, [articleId])
-    const current = stored && toArticle(stored)
-    if (!current) throw new NotFoundError('article', articleId)
-    if (expectedVersion !== undefined && !isExpected(expectedVersion, current.version)) {
-      throw new PreconditionFailedError(`The article changed since you read it; it is now at version ${current.version}. Fetch it again and re-apply your change.`)
-    }
+    const current = await readArticle(tenantId, articleId)
+    // A stale pin is refused with what happened since (who, what, when), not only that something did.
+    if (expectedVersion !== undefined && !isExpected(expectedVersion, current.version)) throw await staleVersionRefusal(current, expectedVersion)
     const result = await apply(current)
     if (result !== undefined) return result
-    if (expectedVersion !== undefined) throw new PreconditionFailedError('The article changed while your change was applied. Fetch it again and re-apply your change.')
+    if (expectedVersion !== undefined) throw await staleVersionRefusal(await readArticle(tenantId, articleId), expectedVersion)
     if (attempt >= maxBlindRounds) throw new ConflictError('concurrent_update', 'The article is being changed by others right now; retry in a moment.')
   }
+}
+
+async function readArticle(tenantId: string, articleId: string): Promise<Article> {
+  const [stored] = await tenantSql(tenantId).rows<StoredArticle>(`SELECT ${articleColumns} FROM articles WHERE tenant_id = $1 AND id = $2`, [articleId])
+  if (!stored) throw new NotFoundError('article', articleId)
+  return toArticle(stored)
 }
 
 /**

@@ -51,9 +51,10 @@ export async function transitionArticle(
  * An editor's "Approve and publish" of an article in review: the two moves the workflow makes
  * (in-review → approved → published), each judged by the same rules and recorded as its own
  * history row and events, committed together, so the article is never left approved alone.
+ * With `expectedVersion` (the version the portal showed) a change made meanwhile is a 412.
  */
-export async function approveAndPublish(actor: Actor, articleId: string, options: { now?: Date } = {}): Promise<Article> {
-  return changeCurrentVersion(actor.tenant.id, articleId, undefined, async (current) => {
+export async function approveAndPublish(actor: Actor, articleId: string, options: { expectedVersion?: ExpectedVersion; now?: Date } = {}): Promise<Article> {
+  return changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, async (current) => {
     const now = options.now ?? new Date()
     assertMoveAllowed(actor, current, 'approved')
     assertMoveAllowed(actor, { ...current, status: 'approved' }, 'published')

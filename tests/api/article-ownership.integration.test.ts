@@ -51,7 +51,7 @@ async function snapshot(id: string) {
 }
 
 const versionOf = async (id: string) => (await db.article.findUniqueOrThrow({ where: { id } })).version
-const move = async (role: Role, id: string, to: 'draft' | 'in-review' | 'approved') => portal(role).articles.transition({ article_id: id, to_state: to })
+const move = async (role: Role, id: string, to: 'draft' | 'in-review' | 'approved') => portal(role).articles.transition({ article_id: id, version: await versionOf(id), to_state: to })
 
 beforeAll(async () => {
   server = await startApiServer()

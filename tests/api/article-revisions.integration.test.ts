@@ -25,6 +25,7 @@ function portal(role: Role, tenant: TestTenant = newsroom) {
   return createCaller(context)
 }
 
+const versionOf = async (id: string) => (await db.article.findUniqueOrThrow({ where: { id } })).version
 const revisionCount = (articleId: string) => db.articleRevision.count({ where: { articleId } })
 const updatedEvents = (articleId: string) =>
   db.event.count({ where: { tenantId: newsroom.tenant.id, kind: 'article.updated', data: { path: ['article_id'], equals: articleId } } })
@@ -136,7 +137,7 @@ describe('restoring a revision', () => {
     await portal('writer').articles.update({ article_id: writerArticle.article_id, version: 1, changes: { headline: 'Writer draft, edited' } })
     const [, original] = (await portal('writer').articles.revisions({ article_id: writerArticle.article_id, limit: 20, offset: 0 })).items
     for (const to_state of ['in-review', 'approved', 'published'] as const) {
-      await portal(to_state === 'in-review' ? 'writer' : 'editor').articles.transition({ article_id: writerArticle.article_id, to_state })
+      await portal(to_state === 'in-review' ? 'writer' : 'editor').articles.transition({ article_id: writerArticle.article_id, version: await versionOf(writerArticle.article_id), to_state })
     }
     const published = await db.article.findUniqueOrThrow({ where: { id: writerArticle.article_id } })
     const refused = await portal('writer')
@@ -144,7 +145,7 @@ describe('restoring a revision', () => {
       .catch((error: unknown) => error)
     expect((refused as TRPCError).code).toBe('FORBIDDEN')
 
-    await portal('editor').articles.transition({ article_id: published.id, to_state: 'archived' })
+    await portal('editor').articles.transition({ article_id: published.id, version: await versionOf(published.id), to_state: 'archived' })
     const archived = await db.article.findUniqueOrThrow({ where: { id: published.id } })
     const refusedArchived = await portal('editor')
       .articles.restoreRevision({ article_id: archived.id, revision_id: original!.revision_id, version: archived.version })

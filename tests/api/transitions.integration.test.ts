@@ -156,3 +156,34 @@ describe('publishing', () => {
     expect(answer.status).toBe(403)
   })
 })
+
+describe('a stale If-Match (issue 28)', () => {
+  it('is a 412 whose detail says what happened since, who did it and when; the live article stays live', async () => {
+    const id = await articleIn('in-review')
+    const seen = await client.get(`/v1/articles/${id}`)
+    const etag = seen.headers.get('etag')!
+    // An editor's integration approves and publishes from the version it read.
+    expect((await client.post(`/v1/articles/${id}/transitions`, { to_state: 'approved' }, { 'If-Match': etag })).status).toBe(200)
+    expect((await client.post(`/v1/articles/${id}/transitions`, { to_state: 'published' })).status).toBe(200)
+    const live = await db.article.findUniqueOrThrow({ where: { id } })
+
+    // Another client, still holding the in-review version, sends it back to draft.
+    const admin = apiClient(server.url, await newsroom.token(['articles:write', 'articles:read'], 'admin'))
+    const stale = await admin.post(`/v1/articles/${id}/transitions`, { to_state: 'draft' }, { 'If-Match': etag })
+    expect(stale.status).toBe(412)
+    expect(stale.headers.get('content-type')).toContain('application/problem+json')
+    const at = (await db.articleTransition.findFirstOrThrow({ where: { articleId: id, toState: 'published' } })).createdAt.toISOString().slice(11, 16)
+    expect(stale.body).toMatchObject({ code: 'precondition_failed', status: 412 })
+    // A change made on another UTC day than the answer's names the day too (a run across midnight).
+    expect(stale.body.detail.replace(/ UTC on [^;,]+/g, ' UTC')).toBe(
+      `This article changed after the version you saw (${seen.body.version}): it was approved and published by ${newsroom.tenant.slug} editor at ${at} UTC; ` +
+        `it is now published, at version ${live.version}. Look at it again and decide whether your change still applies.`,
+    )
+    expect(await db.article.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'published', version: live.version, url: live.url })
+
+    // Sent with the version it now has, the same move goes through.
+    const current = await admin.post(`/v1/articles/${id}/transitions`, { to_state: 'draft' }, { 'If-Match': `"${live.version}"` })
+    expect(current.status).toBe(200)
+    expect(current.body).toMatchObject({ status: 'draft', url: null })
+  })
+})

@@ -31,9 +31,12 @@ async function rejection(promise: Promise<unknown>): Promise<TRPCError> {
   return error as TRPCError
 }
 
+/** The version a page showing the article now would send with a move. */
+const versionOf = async (id: string) => (await db.article.findUniqueOrThrow({ where: { id } })).version
+
 async function articleInReview(headline: string) {
   const created = await as('writer').articles.create({ headline, tags: ['workflow'] })
-  await as('writer').articles.transition({ article_id: created.article_id, to_state: 'in-review' })
+  await as('writer').articles.transition({ article_id: created.article_id, version: await versionOf(created.article_id), to_state: 'in-review' })
   return created.article_id
 }
 
@@ -59,7 +62,7 @@ describe('a writer', () => {
     expect(moves).toEqual(['in-review'])
     expect(canManageSchedule).toBe(false)
 
-    const moved = await as('writer').articles.transition({ article_id: created.article_id, to_state: 'in-review' })
+    const moved = await as('writer').articles.transition({ article_id: created.article_id, version: await versionOf(created.article_id), to_state: 'in-review' })
     expect(moved.article.status).toBe('in-review')
     expect((await as('writer').articles.get({ article_id: created.article_id })).moves).toEqual(['draft'])
   })
@@ -67,7 +70,7 @@ describe('a writer', () => {
   it('cannot approve: FORBIDDEN with the domain\'s words, and nothing changes', async () => {
     const id = await articleInReview('Writer tries to approve')
     const before = await snapshot(id)
-    const error = await rejection(as('writer').articles.transition({ article_id: id, to_state: 'approved' }))
+    const error = await rejection(as('writer').articles.transition({ article_id: id, version: await versionOf(id), to_state: 'approved' }))
     expect(error.code).toBe('FORBIDDEN')
     expect(error.message).toBe('A writer cannot move an article from in-review to approved; ask an editor.')
     expect(await snapshot(id)).toEqual(before)
@@ -75,17 +78,17 @@ describe('a writer', () => {
 
   it('cannot publish, schedule or cancel a schedule: FORBIDDEN, and nothing changes', async () => {
     const id = await articleInReview('Writer tries to publish')
-    await as('editor').articles.transition({ article_id: id, to_state: 'approved' })
+    await as('editor').articles.transition({ article_id: id, version: await versionOf(id), to_state: 'approved' })
     const before = await snapshot(id)
 
-    expect((await rejection(as('writer').articles.transition({ article_id: id, to_state: 'published' }))).code).toBe('FORBIDDEN')
+    expect((await rejection(as('writer').articles.transition({ article_id: id, version: await versionOf(id), to_state: 'published' }))).code).toBe('FORBIDDEN')
     const future = new Date(Date.now() + 86_400_000).toISOString()
-    expect((await rejection(as('writer').articles.transition({ article_id: id, to_state: 'published', publish_at: future }))).code).toBe('FORBIDDEN')
+    expect((await rejection(as('writer').articles.transition({ article_id: id, version: await versionOf(id), to_state: 'published', publish_at: future }))).code).toBe('FORBIDDEN')
     expect(await snapshot(id)).toEqual(before)
 
-    await as('editor').articles.transition({ article_id: id, to_state: 'published', publish_at: future })
+    await as('editor').articles.transition({ article_id: id, version: await versionOf(id), to_state: 'published', publish_at: future })
     const scheduled = await snapshot(id)
-    expect((await rejection(as('writer').articles.cancelSchedule({ article_id: id }))).code).toBe('FORBIDDEN')
+    expect((await rejection(as('writer').articles.cancelSchedule({ article_id: id, version: await versionOf(id) }))).code).toBe('FORBIDDEN')
     expect(await snapshot(id)).toEqual(scheduled)
     expect(scheduled.scheduledPublishAt?.toISOString()).toBe(future)
   })
@@ -97,9 +100,9 @@ describe('an editor', () => {
     const editor = as('editor')
     const approved = await editor.articles.get({ article_id: id })
     expect(approved.moves).toEqual(['draft', 'approved', 'archived'])
-    await editor.articles.transition({ article_id: id, to_state: 'approved' })
+    await editor.articles.transition({ article_id: id, version: await versionOf(id), to_state: 'approved' })
     expect((await editor.articles.get({ article_id: id })).moves).toEqual(['published', 'draft', 'in-review', 'archived'])
-    const { article, scheduled } = await editor.articles.transition({ article_id: id, to_state: 'published' })
+    const { article, scheduled } = await editor.articles.transition({ article_id: id, version: await versionOf(id), to_state: 'published' })
     expect(scheduled).toBe(false)
     expect(article.status).toBe('published')
     expect(article.published_at).not.toBeNull()
@@ -108,9 +111,9 @@ describe('an editor', () => {
 
   it('schedules in UTC and cancels the schedule; the history shows who did what', async () => {
     const id = await articleInReview('Scheduled story')
-    await as('editor').articles.transition({ article_id: id, to_state: 'approved' })
+    await as('editor').articles.transition({ article_id: id, version: await versionOf(id), to_state: 'approved' })
     const publishAt = '2099-03-01T14:30:00.000Z'
-    const { article, scheduled } = await as('editor').articles.transition({ article_id: id, to_state: 'published', publish_at: publishAt })
+    const { article, scheduled } = await as('editor').articles.transition({ article_id: id, version: await versionOf(id), to_state: 'published', publish_at: publishAt })
     expect(scheduled).toBe(true)
     expect(article).toMatchObject({ status: 'approved', scheduled_publish_at: publishAt, published_at: null })
 
@@ -121,7 +124,7 @@ describe('an editor', () => {
       ['approved', 'published', `${newsroom.tenant.slug} editor`, publishAt],
     ])
 
-    const cancelled = await as('admin').articles.cancelSchedule({ article_id: id })
+    const cancelled = await as('admin').articles.cancelSchedule({ article_id: id, version: await versionOf(id) })
     expect(cancelled).toMatchObject({ status: 'approved', scheduled_publish_at: null })
 
     // The cancellation is a history row of its own: who took back which schedule.
@@ -130,17 +133,90 @@ describe('an editor', () => {
     expect(after[3]).toMatchObject({ from_state: 'approved', to_state: 'approved', actor: { name: `${newsroom.tenant.slug} admin` }, publish_at: publishAt, schedule_cancelled: true })
     expect(after.slice(0, 3).every((row) => !row.schedule_cancelled)).toBe(true)
     // Cancelling again changes nothing and writes no row.
-    await as('admin').articles.cancelSchedule({ article_id: id })
+    await as('admin').articles.cancelSchedule({ article_id: id, version: await versionOf(id) })
     expect(await as('writer').articles.history({ article_id: id })).toHaveLength(4)
   })
 
-  it('is told when someone else moved the article first: CONFLICT naming the current state', async () => {
+  it('is told when someone else moved the article first: CONFLICT naming the current state, when it sends the version it saw moved', async () => {
     const id = await articleInReview('Two editors approve at once')
-    await as('admin').articles.transition({ article_id: id, to_state: 'approved' })
-    await as('admin').articles.transition({ article_id: id, to_state: 'published' })
-    const error = await rejection(as('editor').articles.transition({ article_id: id, to_state: 'approved' }))
+    await as('admin').articles.transition({ article_id: id, version: await versionOf(id), to_state: 'approved' })
+    await as('admin').articles.transition({ article_id: id, version: await versionOf(id), to_state: 'published' })
+    const error = await rejection(as('editor').articles.transition({ article_id: id, version: await versionOf(id), to_state: 'approved' }))
     expect(error.code).toBe('CONFLICT')
     expect(error.message).toContain('cannot move from published to approved')
+  })
+})
+
+describe('a move from a page that someone else\'s change outdated (issue 28)', () => {
+  it('"Send back to draft" from a stale "In review" page after an editor approved and published: PRECONDITION_FAILED saying who did what when, and the article stays live', async () => {
+    const id = await articleInReview('Stale page, live story')
+    // The admin's page loaded the article in review; its version is what their click sends.
+    const shown = await versionOf(id)
+    expect((await as('admin').articles.get({ article_id: id })).moves).toContain('draft')
+    await as('editor').articles.approveAndPublish({ article_id: id, version: shown })
+    const live = await snapshot(id)
+
+    const error = await rejection(as('admin').articles.transition({ article_id: id, version: shown, to_state: 'draft' }))
+    expect(error.code).toBe('PRECONDITION_FAILED')
+    const at = (await db.articleTransition.findFirstOrThrow({ where: { articleId: id, toState: 'published' } })).createdAt.toISOString().slice(11, 16)
+    // A change made on another UTC day than the answer's names the day too (a run across midnight).
+    expect(error.message.replace(/ UTC on [^;,]+/g, ' UTC')).toBe(
+      `This article changed after the version you saw (${shown}): it was approved and published by ${newsroom.tenant.slug} editor at ${at} UTC; ` +
+        `it is now published, at version ${shown + 2}. Look at it again and decide whether your change still applies.`,
+    )
+    expect(await snapshot(id)).toEqual(live)
+    expect(live.status).toBe('published')
+
+    // Asked again from the page as it is now, the same person's move is the one they now see.
+    const unpublished = await as('admin').articles.transition({ article_id: id, version: shown + 2, to_state: 'draft' })
+    expect(unpublished.article).toMatchObject({ status: 'draft', url: null })
+  })
+
+  it('every move and schedule checks the version: approve and publish, schedule, cancel schedule, archive, restore to draft', async () => {
+    const id = await articleInReview('Every move states its version')
+    const stale = await versionOf(id)
+    await as('writer').articles.update({ article_id: id, version: stale, changes: { headline: 'Every move states its version, edited' } })
+    const edited = await snapshot(id)
+    const refusals = [
+      () => as('editor').articles.approveAndPublish({ article_id: id, version: stale }),
+      () => as('editor').articles.transition({ article_id: id, version: stale, to_state: 'approved' }),
+      () => as('editor').articles.transition({ article_id: id, version: stale, to_state: 'archived' }),
+    ]
+    for (const refusal of refusals) {
+      const error = await rejection(refusal())
+      expect(error.code).toBe('PRECONDITION_FAILED')
+      expect(error.message).toContain(`it was edited (headline) by ${newsroom.tenant.slug} writer at `)
+    }
+    expect(await snapshot(id)).toEqual(edited)
+
+    await as('editor').articles.transition({ article_id: id, version: await versionOf(id), to_state: 'approved' })
+    const approved = await versionOf(id)
+    const future = new Date(Date.now() + 86_400_000).toISOString()
+    await as('admin').articles.transition({ article_id: id, version: approved, to_state: 'published', publish_at: future })
+    const scheduled = await snapshot(id)
+    const reschedule = await rejection(as('editor').articles.transition({ article_id: id, version: approved, to_state: 'published', publish_at: future }))
+    expect(reschedule.message).toContain(`it was scheduled to publish at ${future.slice(11, 16)} UTC`)
+    expect(reschedule.message).toContain(`it is now approved, scheduled to publish at ${future.slice(11, 16)} UTC`)
+    await as('admin').articles.cancelSchedule({ article_id: id, version: approved + 1 })
+    const cancelAgain = await rejection(as('editor').articles.cancelSchedule({ article_id: id, version: approved }))
+    expect(cancelAgain.code).toBe('PRECONDITION_FAILED')
+    expect(cancelAgain.message).toContain(`it was scheduled to publish at ${future.slice(11, 16)} UTC`)
+    expect(cancelAgain.message).toContain(`taken off the publication schedule by ${newsroom.tenant.slug} admin`)
+    expect((await snapshot(id)).scheduledPublishAt).toBeNull()
+    expect(scheduled.scheduledPublishAt?.toISOString()).toBe(future)
+
+    await as('editor').articles.transition({ article_id: id, version: await versionOf(id), to_state: 'archived' })
+    const archived = await versionOf(id)
+    await as('admin').articles.transition({ article_id: id, version: archived, to_state: 'draft' })
+    const restore = await rejection(as('editor').articles.transition({ article_id: id, version: archived, to_state: 'draft' }))
+    expect(restore.message).toContain(`it was restored to draft by ${newsroom.tenant.slug} admin`)
+  })
+
+  it('a move without the version it was shown is refused as invalid input', async () => {
+    const id = await articleInReview('No version sent')
+    const error = await rejection(as('editor').articles.transition({ article_id: id, to_state: 'approved' } as never))
+    expect(error.code).toBe('UNPROCESSABLE_CONTENT')
+    expect((await db.article.findUniqueOrThrow({ where: { id } })).status).toBe('in_review')
   })
 })
 
@@ -152,7 +228,8 @@ describe('saving from a loaded version', () => {
 
     const error = await rejection(as('editor').articles.update({ article_id: created.article_id, version: 1, changes: { headline: 'Stale overwrite' } }))
     expect(error.code).toBe('PRECONDITION_FAILED')
-    expect(error.message).toContain('it is now at version 2')
+    expect(error.message).toContain('it was edited (headline, tags) by')
+    expect(error.message).toContain('it is now a draft, at version 2')
     const stored = await db.article.findUniqueOrThrow({ where: { id: created.article_id } })
     expect(stored).toMatchObject({ headline: 'Second headline', version: 2 })
   })
@@ -167,7 +244,7 @@ describe('saving from a loaded version', () => {
     expect((await as('editor').articles.get({ article_id: editorsOwn.article_id })).readOnlyReason).toBeNull()
 
     const own = await articleInReview('Mine until approved')
-    await as('editor').articles.transition({ article_id: own, to_state: 'approved' })
+    await as('editor').articles.transition({ article_id: own, version: await versionOf(own), to_state: 'approved' })
     const approved = await db.article.findUniqueOrThrow({ where: { id: own } })
     const tooLate = await rejection(as('writer').articles.update({ article_id: own, version: approved.version, changes: { headline: 'Sneaky edit after approval' } }))
     expect(tooLate.code).toBe('FORBIDDEN')
@@ -215,7 +292,7 @@ describe('lists and tenancy', () => {
     const foreign = await as('writer', other).articles.create({ headline: 'Elsewhere' })
     expect((await rejection(as('editor').articles.get({ article_id: foreign.article_id }))).code).toBe('NOT_FOUND')
     expect((await rejection(as('editor').articles.history({ article_id: foreign.article_id }))).code).toBe('NOT_FOUND')
-    expect((await rejection(as('admin').articles.transition({ article_id: foreign.article_id, to_state: 'in-review' }))).code).toBe('NOT_FOUND')
+    expect((await rejection(as('admin').articles.transition({ article_id: foreign.article_id, version: await versionOf(foreign.article_id), to_state: 'in-review' }))).code).toBe('NOT_FOUND')
   })
 
   it('refuses callers without a session', async () => {

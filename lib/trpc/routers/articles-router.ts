@@ -25,6 +25,8 @@ import { memberProcedure, router } from '../init.ts'
 import { pageRecord } from '../../pagination.ts'
 
 const articleId = z.strictObject({ article_id: articlePathSchema.shape.article_id })
+/** The article version the page showed when the person acted: what a write or move asks to replace. */
+const version = z.number().int().min(1)
 
 // In the portal the author is the person signed in, so the editor never sends author_id.
 const portalCreateSchema = createArticleSchema.omit({ author_id: true })
@@ -73,7 +75,7 @@ export const articlesRouter = router({
 
   /** Restores from the version the editor loaded, like a save: a change made meanwhile is a 412. */
   restoreRevision: memberProcedure
-    .input(domainInput(revisionPathSchema.extend({ version: z.number().int().min(1) })))
+    .input(domainInput(revisionPathSchema.extend({ version })))
     .mutation(async ({ ctx, input }) =>
       writtenRecord(await restoreRevision(ctx.actor, input.article_id, input.revision_id, { expectedVersion: input.version })),
     ),
@@ -82,23 +84,28 @@ export const articlesRouter = router({
 
   /** Saves from the version the editor loaded: a change made meanwhile by someone else is a 412, never overwritten. */
   update: memberProcedure
-    .input(domainInput(z.strictObject({ article_id: articleId.shape.article_id, version: z.number().int().min(1), changes: portalChangesSchema })))
+    .input(domainInput(z.strictObject({ article_id: articleId.shape.article_id, version, changes: portalChangesSchema })))
     .mutation(async ({ ctx, input }) =>
       writtenRecord(await updateArticle(ctx.actor, input.article_id, input.changes, { expectedVersion: input.version })),
     ),
 
-  // No version here: a move is judged against the article's state now, so a move someone
-  // else made meanwhile is refused as an invalid transition that names the current state.
-  transition: memberProcedure.input(domainInput(transitionArticleSchema.extend({ article_id: articleId.shape.article_id }))).mutation(async ({ ctx, input }) => {
-    const { article_id, ...move } = input
-    const outcome = await transitionArticle(ctx.actor, article_id, move)
-    return { article: toArticleRecord(outcome.article), scheduled: outcome.scheduled }
-  }),
+  // Every move carries the version the page showed, as a save does: a click on a page someone
+  // else's change has outdated (an "In review" page after the article went live) is a 412 saying
+  // what happened, never a move from a state the person did not see.
+  transition: memberProcedure
+    .input(domainInput(transitionArticleSchema.extend({ article_id: articleId.shape.article_id, version })))
+    .mutation(async ({ ctx, input }) => {
+      const { article_id, version: expectedVersion, ...move } = input
+      const outcome = await transitionArticle(ctx.actor, article_id, move, { expectedVersion })
+      return { article: toArticleRecord(outcome.article), scheduled: outcome.scheduled }
+    }),
 
   /** Approve and publish an article in review in one action: two recorded moves, the same rules. */
-  approveAndPublish: memberProcedure.input(domainInput(articleId)).mutation(async ({ ctx, input }) => toArticleRecord(await approveAndPublish(ctx.actor, input.article_id))),
+  approveAndPublish: memberProcedure
+    .input(domainInput(articleId.extend({ version })))
+    .mutation(async ({ ctx, input }) => toArticleRecord(await approveAndPublish(ctx.actor, input.article_id, { expectedVersion: input.version }))),
 
   cancelSchedule: memberProcedure
-    .input(domainInput(articleId))
-    .mutation(async ({ ctx, input }) => toArticleRecord(await cancelScheduledPublication(ctx.actor, input.article_id))),
+    .input(domainInput(articleId.extend({ version })))
+    .mutation(async ({ ctx, input }) => toArticleRecord(await cancelScheduledPublication(ctx.actor, input.article_id, { expectedVersion: input.version }))),
 })
