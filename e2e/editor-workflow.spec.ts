@@ -47,8 +47,8 @@ async function listSettled(page: Page) {
 }
 
 async function storedArticle(id: string) {
-  const [row] = await queryE2eDatabase<{ status: string; headline: string; lede: string | null; body: string | null; version: number; scheduled_publish_at: Date | null; slug: string | null; previousUrls: string[] }>(
-    'SELECT status, headline, lede, body, version, scheduled_publish_at, slug, previous_urls AS "previousUrls" FROM articles WHERE id = $1',
+  const [row] = await queryE2eDatabase<{ status: string; headline: string; lede: string | null; body: string | null; version: number; scheduled_publish_at: Date | null; slug: string | null; url: string | null; previousUrls: string[] }>(
+    'SELECT status, headline, lede, body, version, scheduled_publish_at, slug, url, previous_urls AS "previousUrls" FROM articles WHERE id = $1',
     [id],
   )
   if (!row) throw new Error(`No article ${id}`)
@@ -193,7 +193,7 @@ test('two people save the same article: the second is told of the conflict and c
   await admin.getByRole('button', { name: 'Save changes' }).click()
   const conflict = admin.getByRole('alert').filter({ hasText: 'Not saved: someone else changed this article after you opened it.' })
   await expect(conflict).toBeVisible()
-  await expect(conflict).toContainText('it is now at version 2')
+  await expect(conflict).toContainText('it is now a draft, at version 2')
   await expect(conflict).toBeFocused()
   expect(await storedArticle(id)).toMatchObject({ headline, lede: 'The editor’s lede.', version: 2 })
 
@@ -209,27 +209,57 @@ test('two people save the same article: the second is told of the conflict and c
   await adminContext.close()
 })
 
-test('a move someone else made first is refused in the domain\'s words, and the page catches up', async ({ browser }) => {
+test('a move from a page someone else\'s change outdated is refused with what happened; the page catches up and asking again fits the live article', async ({ browser }) => {
+  // Issue 28: an admin whose page still showed "In review" clicked "Send back to draft" after an
+  // editor had approved and published, and the story left the site without the confirmation a
+  // live article gets.
   const editorContext = await signedInContext(browser, 'editor')
   const adminContext = await signedInContext(browser, 'admin')
   const editor = await editorContext.newPage()
   const admin = await adminContext.newPage()
-  const id = await createDraft(editor, { headline: `Ferry timetable ${unique()}` })
+  const headline = `Ferry timetable ${unique()}`
+  const id = await createDraft(editor, { headline })
   await move(editor, 'Submit for review', 'Moved to in review.')
 
-  // The admin approves and publishes while the editor's page still shows it in review.
+  // The admin opens it in review; then the editor approves and publishes it.
   await admin.goto(`/articles/${id}`)
-  await move(admin, 'Approve', 'Moved to approved.')
-  await move(admin, 'Publish now', 'Published.')
+  await expect(admin.getByTestId('article-status')).toHaveText('In review')
+  await editor.getByRole('button', { name: 'Approve and publish' }).click()
+  await expect(editor.getByTestId('workflow-status')).toContainText('Approved and published.')
+  const live = await storedArticle(id)
+  expect(live.status).toBe('published')
+  await expect(admin.getByTestId('article-status')).toHaveText('In review')
 
-  await editor.getByRole('button', { name: 'Approve', exact: true }).click()
-  const refusal = editor.getByTestId('workflow-failure')
-  await expect(refusal).toHaveText('Not done. An article cannot move from published to approved. From published it can move to: draft, archived.')
+  // The admin's stale click is refused with what happened since, who did it and when.
+  await admin.getByRole('button', { name: 'Send back to draft' }).click()
+  const refusal = admin.getByTestId('workflow-failure')
+  await expect(refusal).toContainText('Not done: this article changed after your page showed it.')
+  await expect(refusal).toContainText(new RegExp(`it was approved and published by ${seedUsers.editor.name} at \\d\\d:\\d\\d UTC`))
+  await expect(refusal).toContainText(`it is now published, at version ${live.version}.`)
+  await expect(refusal).toContainText('The page now shows it as it is. If you still want a move, choose it again.')
   await expect(refusal).toBeFocused()
-  await expect(editor.getByTestId('article-status')).toHaveText('Published')
-  await expect(editor.getByRole('button', { name: 'Unpublish' })).toBeVisible()
-  await expect(editor.getByRole('button', { name: 'Approve', exact: true })).toHaveCount(0)
+  expect(await storedArticle(id)).toMatchObject({ status: 'published', version: live.version })
+
+  // The page shows the article as it is now, with the moves of a live article.
+  await expect(admin.getByTestId('article-status')).toHaveText('Published')
+  await expect(admin.getByRole('button', { name: 'Send back to draft' })).toHaveCount(0)
+  await expect(admin.getByRole('button', { name: 'Approve and publish' })).toHaveCount(0)
+
+  // Asking again is asked as what it now is: taking a live story off the site.
+  await admin.getByRole('button', { name: 'Unpublish' }).click()
+  const confirm = admin.getByRole('dialog', { name: 'Take this article off the site?' })
+  await expect(confirm).toBeVisible()
+  await expect(confirm).toContainText(`“${headline}” is live at ${live.url!}`)
   expect((await storedArticle(id)).status).toBe('published')
+  await confirm.getByRole('button', { name: 'Cancel' }).click()
+  await expect(confirm).toHaveCount(0)
+  expect(await storedArticle(id)).toMatchObject({ status: 'published', version: live.version })
+
+  await admin.getByRole('button', { name: 'Unpublish' }).click()
+  await admin.getByRole('dialog', { name: 'Take this article off the site?' }).getByRole('button', { name: 'Unpublish' }).click()
+  await expect(admin.getByTestId('workflow-status')).toHaveText('Moved to draft.')
+  await expect(admin.getByTestId('article-status')).toHaveText('Draft')
+  expect((await storedArticle(id)).status).toBe('draft')
   await editorContext.close()
   await adminContext.close()
 })

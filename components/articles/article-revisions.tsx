@@ -43,7 +43,10 @@ export function ArticleRevisions({ article, blockedReason }: { article: ArticleR
       setCompared(null)
       setMessage({ kind: 'ok', text: `Restored version ${revision.version}. This is now version ${saved.version}.` })
     } catch (error) {
-      setMessage({ kind: 'error', text: describePortalError(error).message })
+      const described = describePortalError(error)
+      setMessage({ kind: 'error', text: described.message })
+      // The page was out of date: show the article as it is now before anyone restores again.
+      if (described.code === 'PRECONDITION_FAILED') void queryClient.invalidateQueries(trpc.articles.get.queryFilter({ article_id: article.article_id }))
     }
   }
 

@@ -50,7 +50,7 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
   const trpc = useTRPC()
   const queryClient = useQueryClient()
   const [message, setMessage] = useState('')
-  const [failure, setFailure] = useState<string | null>(null)
+  const [failure, setFailure] = useState<{ message: string; stale: boolean } | null>(null)
   // A move that takes a live article off the site waits for a confirmation, as revoking a key does.
   const [confirming, setConfirming] = useState<ApiStatus | null>(null)
   const alertRef = useRef<HTMLDivElement>(null)
@@ -63,9 +63,12 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
     ])
 
   const fail = (error: unknown) => {
+    const described = describePortalError(error)
     setMessage('')
-    setFailure(describePortalError(error).message)
-    // Someone else may have moved it: show the moves that are possible now.
+    // A 412 means the page was out of date: the move was judged against the version it showed.
+    setFailure({ message: described.message, stale: described.code === 'PRECONDITION_FAILED' })
+    // Someone else may have moved it: show it as it is now, with the moves (and confirmations)
+    // that fit its current state, so asking again is a decision about what is really there.
     void refresh()
   }
 
@@ -172,7 +175,18 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
         <h2 id="workflow-actions-heading">Workflow</h2>
         {failure && (
           <div role="alert" className="alert error" tabIndex={-1} ref={alertRef} data-testid="workflow-failure">
-            <strong>Not done.</strong> {failure}
+            {failure.stale ? (
+              <>
+                <p>
+                  <strong>Not done: this article changed after your page showed it.</strong> {failure.message}
+                </p>
+                <p>The page now shows it as it is. If you still want a move, choose it again.</p>
+              </>
+            ) : (
+              <>
+                <strong>Not done.</strong> {failure.message}
+              </>
+            )}
           </div>
         )}
         <p role="status" aria-live="polite" className={styles.hint} data-testid="workflow-status">
