@@ -288,7 +288,7 @@ export const updateArticleOperation = declareOperation({
     '',
     '`status` cannot be patched (422): move the article with `POST /v1/articles/{article_id}/transitions`. Archived articles are read-only (409 `article_archived`) until restored to draft.',
     '',
-    'Send the `ETag` you read as `If-Match` to make sure you do not overwrite someone else\'s change (412 if you would). Every change increases `version`, and with it the `ETag`. ' +
+    'Send the `ETag` you read as `If-Match` to make sure you do not overwrite someone else\'s change (412 if you would, saying who changed what, and when). Every change increases `version`, and with it the `ETag`. ' +
       'An `article.updated` event is sent to subscribed webhooks.',
   ].join('\n'),
   requestParams: { path: articlePathParams, header: ifMatchHeader },
@@ -316,8 +316,9 @@ export const updateArticleOperation = declareOperation({
     concurrentUpdate,
     {
       code: 'precondition_failed',
-      when: '`If-Match` does not match the current `ETag`: the article changed since you read it.',
-      detail: 'The article changed since you read it; it is now at version 5. Fetch it again and re-apply your change.',
+      when: '`If-Match` does not match the current `ETag`: the article changed since you read it. The detail says what happened after the version you sent, who did it and when.',
+      detail:
+        'This article changed after the version you saw (3): it was edited (headline, text) by Edith Hale at 22:41 UTC; it is now in review, at version 4. Look at it again and decide whether your change still applies.',
     },
     validationProblem('A field is invalid or unknown, `status` was sent, or a department or author is outside the newsroom.', validationErrors(updateArticleSchema, { status: 'published', tags: ['x'.repeat(65)] })),
   ],
@@ -345,13 +346,15 @@ export const transitionArticleOperation = declareOperation({
     'Any later transition cancels a pending schedule. **Unpublishing** (`published` → `draft`) clears `url`; `published_at` keeps when it last went out. ' +
       '**Archiving** makes the article read-only; **restoring** (`archived` → `draft`) makes it editable again.',
     '',
-    "**Roles:** the token acts as its owner. Editors and admins make every move above; a writer's token may only make " +
-      `${writerMoves.join(' and ')} (403 \`forbidden\` otherwise).`,
+    "**Roles:** the token acts as its owner. Editors and admins make every move above on any article; a writer's token may only make " +
+      `${writerMoves.join(' and ')}, and only on articles its owner wrote (403 \`forbidden\` otherwise).`,
     '',
     '**Events:** every move sends `workflow.transitioned` (`article_id`, `from_state`, `to_state`, `actor_id`); publishing also sends `article.published`, ' +
       'unpublishing `article.unpublished`, archiving `article.archived`.',
     '',
-    'Send the `ETag` you read as `If-Match` to make the move only from the version you saw (412 otherwise).',
+    'Send the `ETag` you read as `If-Match` to make the move only from the version you saw. If the article changed since, nothing moves: the answer is a 412 ' +
+      '`precondition_failed` whose `detail` says what happened after your version, who did it and when (e.g. that it was published meanwhile), ' +
+      'so a move meant for an article in review never takes a live one off the site. Read it again and decide.',
   ].join('\n'),
   requestParams: { path: articlePathParams, header: ifMatchHeader },
   requestBody: {
@@ -375,7 +378,7 @@ export const transitionArticleOperation = declareOperation({
   problems: [
     {
       code: 'forbidden',
-      when: "The token's owner's role may not make this move (e.g. a writer approving).",
+      when: "The token's owner may not make this move: their role does not allow it (e.g. a writer approving), or a writer moves an article someone else wrote.",
       detail: 'A writer cannot move an article from in-review to approved; ask an editor.',
     },
     notFound,
@@ -388,8 +391,9 @@ export const transitionArticleOperation = declareOperation({
     concurrentUpdate,
     {
       code: 'precondition_failed',
-      when: '`If-Match` does not match the current `ETag`: the article changed since you read it.',
-      detail: 'The article changed since you read it; it is now at version 5.',
+      when: '`If-Match` does not match the current `ETag`: the article changed since you read it, so the move is not made. The detail says what happened after the version you sent, who did it and when.',
+      detail:
+        'This article changed after the version you saw (5): it was approved and published by Edith Hale at 22:41 UTC; it is now published, at version 7. Look at it again and decide whether your change still applies.',
     },
     validationProblem('`to_state` is missing or not a state, `publish_at` is not a timestamp, or `publish_at` came without `to_state: "published"`.', [
       { field: 'publish_at', message: 'publish_at goes only with to_state = published.' },
