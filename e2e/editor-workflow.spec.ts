@@ -264,6 +264,31 @@ test('a move from a page someone else\'s change outdated is refused with what ha
   await adminContext.close()
 })
 
+test('a writer opening an editor\'s article is offered no move and told why; going around the page is refused the same way', async ({ browser }) => {
+  const editorContext = await signedInContext(browser, 'editor')
+  const editor = await editorContext.newPage()
+  const headline = `Budget leak ${unique()}`
+  const id = await createDraft(editor, { headline })
+  await editorContext.close()
+
+  const writerContext = await signedInContext(browser, 'writer')
+  const writer = await writerContext.newPage()
+  await writer.goto(`/articles/${id}`)
+  await expect(writer.getByRole('heading', { level: 1, name: headline })).toBeVisible()
+  await expect(writer.getByTestId('no-moves')).toHaveText('A writer can move only their own articles; ask an editor or the author to move this one.')
+  await expect(writer.getByRole('button', { name: 'Submit for review' })).toHaveCount(0)
+  await expect(writer.getByText('A writer can change only their own articles; ask an editor to change this one.')).toBeVisible()
+
+  const refused = await writer.request.post('/api/trpc/articles.transition', {
+    data: { article_id: id, version: (await storedArticle(id)).version, to_state: 'in-review' },
+    headers: { 'x-newsroom-portal': '1' },
+  })
+  expect(refused.status()).toBe(403)
+  expect(((await refused.json()) as { error: { message: string } }).error.message).toBe('A writer can move only their own articles; ask an editor or the author to move this one.')
+  expect((await storedArticle(id)).status).toBe('draft')
+  await writerContext.close()
+})
+
 test('a body with scripts and handlers is sanitised on save, the editor is told what went, and nothing runs', async ({ browser }) => {
   const context = await signedInContext(browser, 'editor')
   const page = await context.newPage()
