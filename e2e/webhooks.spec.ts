@@ -68,6 +68,9 @@ test('an admin subscribes a receiver, sends a test event, sees the attempt, rede
   await expect(page).toHaveURL(/\/settings\/webhooks\/whk_[a-z0-9]+\?created=1$/)
   await expect(page.getByRole('status').filter({ hasText: 'Subscription created' })).toBeVisible()
   await expect(page.getByText('Nothing was delivered yet.')).toBeVisible()
+  // The page says how long attempts and their bodies are kept: the server's setting (start-server.ts sets 45, not the default 30).
+  await expect(page.getByTestId('delivery-retention')).toContainText('what was sent (headers and body) and what came back')
+  await expect(page.getByTestId('delivery-retention')).toContainText('for 45 days after it was created, then deleted overnight')
 
   // "Send test event" delivers at once, signed with the secret, and reports how it went.
   await page.getByRole('button', { name: 'Send test event' }).click()

@@ -62,9 +62,9 @@ export class ServiceUnavailableError extends DomainError {
   constructor(
     message: string,
     readonly retryAfterSeconds = 5,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; code?: 'service_unavailable' | 'write_conflict' },
   ) {
-    super('service_unavailable', message)
+    super(options?.code ?? 'service_unavailable', message)
     if (options && 'cause' in options) this.cause = options.cause
   }
 }

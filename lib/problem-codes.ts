@@ -134,6 +134,13 @@ export const problemCatalogue = {
     status: 503,
     advice: 'The service cannot reach its database for a moment. Retry after the seconds in `Retry-After`.',
   },
+  write_conflict: {
+    title: 'Write conflict',
+    status: 503,
+    advice:
+      'Other requests were changing the same records at the same moment (concurrent bulk imports sharing `external_id`s, say). ' +
+      'The service tried the change again a few times before answering this; nothing was stored. Retry after the seconds in `Retry-After`: the retry lands as if it had run after the others.',
+  },
   // Answered only in the portal (its forms show them); the API reference does not list them.
   scope_not_grantable: {
     title: 'Scope not grantable',

@@ -1,18 +1,13 @@
 /**
  * `npm run db:seed` (and `prisma db seed`): the development newsrooms (prisma/development-seed.ts)
- * in the database DATABASE_URL names, or the embedded one. Safe to run twice.
+ * in the database DATABASE_URL names, or this checkout's embedded one. Safe to run twice.
  */
-import { db } from '../lib/db/client.ts'
-import { startEmbeddedDatabaseIfNeeded } from '../lib/db/embedded-server.ts'
-import { seed } from './development-seed.ts'
+import { withOwnDatabase } from '../scripts/own-database.ts'
 
-const embedded = await startEmbeddedDatabaseIfNeeded()
-await seed()
-  .catch((error) => {
+await withOwnDatabase(async () => {
+  const { seed } = await import('./development-seed.ts')
+  await seed().catch((error: unknown) => {
     console.error(error)
     process.exitCode = 1
   })
-  .finally(async () => {
-    await db.$disconnect()
-    await embedded?.stop()
-  })
+})

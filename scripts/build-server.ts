@@ -25,7 +25,7 @@ export const serverBundleMayContain: RegExp[] = [
   /^lib\/(problem-codes|ids|errors)\.ts$/,
   /^lib\/security\/response-headers\.mjs$/,
   /^lib\/config\/local-secrets\.ts$/,
-  /^lib\/db\/(embedded-server|embedded-config)\.ts$/,
+  /^lib\/db\/(embedded-server|embedded-config|embedded-identity)\.ts$/,
 ]
 
 export function forbiddenServerInputs(metafile: Metafile): string[] {

@@ -1,13 +1,16 @@
 /**
- * `npm run db:migrate`'s second half (after `prisma migrate deploy`): the data migrations that
- * need application code. `npm start` and `npm run dev` run the same step on every start.
+ * The data migrations that need application code (lib/db/data-migrations), after `prisma
+ * migrate deploy`; `npm run db:migrate` (db-migrate.ts) runs both, and `npm start` and `npm run
+ * dev` run the same step on every start. Run alone: `tsx scripts/data-migrations.ts`.
  */
-import { runDataMigrations } from '../lib/db/data-migrations/sanitise-stored-bodies.ts'
-import { db } from '../lib/db/client.ts'
+import { withOwnDatabase } from './own-database.ts'
 
-runDataMigrations()
-  .then(() => db.$disconnect())
-  .catch((error) => {
+export async function runDataMigrationsCommand(): Promise<void> {
+  const { runDataMigrations } = await import('../lib/db/data-migrations/sanitise-stored-bodies.ts')
+  await runDataMigrations().catch((error: unknown) => {
     console.error(error instanceof Error ? error.message : error)
-    process.exit(1)
+    process.exitCode = 1
   })
+}
+
+if (process.argv[1] === import.meta.filename) await withOwnDatabase(runDataMigrationsCommand)

@@ -27,6 +27,8 @@ const server = spawn(command, args, {
     NODE_ENV: mode === 'dev' ? 'development' : 'production',
     LOCAL_SECRETS_FILE: '.data/e2e-secrets.json',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    // Not the default (30), so the webhook journey sees the portal state the configured period.
+    DELIVERY_LOG_RETENTION_DAYS: '45',
     // One JSON line per API request would bury Playwright's own output.
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   },

@@ -11,6 +11,7 @@ import { bulkArticleSchema, maxBulkArticles } from './article-schemas.ts'
 import { zodFieldErrors } from '../validation.ts'
 import { cleanBody } from './stored-body.ts'
 import { commitArticleChange } from './commit-article-change.ts'
+import { retryTransactionConflicts } from '../db/transaction-conflicts.ts'
 
 export type BulkItemResult = {
   index: number
@@ -27,10 +28,27 @@ type ValidItem = { index: number; id: string; input: z.infer<typeof bulkArticleS
 
 type UpsertedRow = StoredArticle & { inserted: boolean }
 
+/** Code-unit order: the same in every process and every database, whatever its collation. */
+const byExternalId = (a: ValidItem, b: ValidItem) => {
+  const first = a.input.external_id
+  const second = b.input.external_id
+  if (first === second) return a.index - b.index
+  if (first === undefined) return 1
+  if (second === undefined) return -1
+  return first < second ? -1 : 1
+}
+
 /**
  * Imports wire copy: every item is validated on its own, the valid ones are stored in one
  * statement (new ones created, known external_ids updated) with one event each, and the
  * invalid ones are reported. The number of queries does not grow with the number of items.
+ *
+ * Feeds send overlapping batches at once. The statement writes its rows in external_id order,
+ * whatever the request's order, so two imports sharing articles lock them in the same order
+ * and wait for each other instead of deadlocking; a conflict PostgreSQL still settles by
+ * rolling one back (a rarer kind of deadlock, or a serialization failure) runs the whole
+ * import again. Each attempt is one transaction and its results are taken only from the one
+ * that committed, so the answer and the events are what a run after the others would give.
  */
 export async function importArticles(actor: Actor, items: unknown[]): Promise<BulkImportResult> {
   if (items.length > maxBulkArticles) {
@@ -72,7 +90,7 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
   })
 
   const defaultAuthor = actor.user?.id
-  const rows = storable.map((item, ord) => ({
+  const rows = [...storable].sort(byExternalId).map((item, ord) => ({
     ord,
     id: item.id,
     external_id: item.input.external_id ?? null,
@@ -87,8 +105,15 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
     slug: item.input.slug ?? null,
   }))
 
-  if (rows.length > 0) {
-    await commitArticleChange(actor.tenant.id, async (tx, emit) => {
+  const storedResults = rows.length === 0 ? [] : await retryTransactionConflicts(() => storeItems(), { what: 'bulk import' })
+  for (const result of storedResults) results[result.index] = result
+
+  const count = (status: BulkItemResult['status']) => results.filter((result) => result.status === status).length
+  return { created: count('created'), updated: count('updated'), failed: count('failed'), results }
+
+  /** One attempt: the stored items' results, or a throw that leaves nothing behind. */
+  function storeItems(): Promise<BulkItemResult[]> {
+    return commitArticleChange(actor.tenant.id, async (tx, emit) => {
       // One statement for all items. Raw SQL bypasses the tenant scope, so tenant_id is bound
       // explicitly here and in the conflict target. On re-sent external_ids, fields left out
       // (or null) keep their values, status and author stay as the newsroom set them, and
@@ -116,36 +141,38 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
         RETURNING ${Prisma.raw(articleColumns)}, (xmax = 0) AS inserted`
 
       const byId = new Map(storable.map((item) => [item.id, item]))
-      const byExternalId = new Map(storable.flatMap((item) => (item.input.external_id ? [[item.input.external_id, item] as const] : [])))
+      const itemsByExternalId = new Map(storable.flatMap((item) => (item.input.external_id ? [[item.input.external_id, item] as const] : [])))
+      const outcomes = new Map<number, BulkItemResult>()
       for (const row of upserted) {
-        const item = row.inserted ? byId.get(row.id) : byExternalId.get(row.externalId ?? '')
+        const item = row.inserted ? byId.get(row.id) : itemsByExternalId.get(row.externalId ?? '')
         if (!item) continue
-        results[item.index] = {
+        outcomes.set(item.index, {
           index: item.index,
           status: row.inserted ? 'created' : 'updated',
           article_id: row.id,
           ...(row.externalId !== null && { external_id: row.externalId }),
           ...(item.bodyRemoved.length > 0 && { body_removed: item.bodyRemoved }),
-        }
+        })
       }
-      const refused = storable.filter((item) => results[item.index]!.status === 'failed')
+      const refused = storable.filter((item) => !outcomes.has(item.index))
       if (refused.length > 0) {
         const live = await tx.$queryRaw<{ external_id: string }[]>`
           SELECT external_id FROM articles
           WHERE tenant_id = ${actor.tenant.id} AND external_id = ANY(${refused.map((item) => item.input.external_id)}::text[]) AND status <> 'archived'`
         const liveIds = new Set(live.map((row) => row.external_id))
         for (const item of refused) {
-          results[item.index]!.errors = liveIds.has(item.input.external_id!)
-            ? [{ field: 'slug', message: `The article with external_id '${item.input.external_id}' is published; change its slug with PATCH /v1/articles/{article_id}, which keeps the old address as a redirect.` }]
-            : [{ field: 'external_id', message: `The article with external_id '${item.input.external_id}' is archived and read-only; restore it first.` }]
+          outcomes.set(item.index, {
+            ...results[item.index]!,
+            errors: liveIds.has(item.input.external_id!)
+              ? [{ field: 'slug', message: `The article with external_id '${item.input.external_id}' is published; change its slug with PATCH /v1/articles/{article_id}, which keeps the old address as a redirect.` }]
+              : [{ field: 'external_id', message: `The article with external_id '${item.input.external_id}' is archived and read-only; restore it first.` }],
+          })
         }
       }
       await emit(
         upserted.map(({ inserted, ...stored }) => ({ kind: inserted ? 'article.created' : 'article.updated', data: toArticleRecord(toArticle(stored)) })),
       )
+      return [...outcomes.values()]
     })
   }
-
-  const count = (status: BulkItemResult['status']) => results.filter((result) => result.status === status).length
-  return { created: count('created'), updated: count('updated'), failed: count('failed'), results }
 }

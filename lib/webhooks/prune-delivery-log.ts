@@ -1,10 +1,7 @@
 import { sqlPool } from '../db/client.ts'
 import { deleteInBatches, type SqlRunner } from '../db/delete-in-batches.ts'
 import { internalEventKinds } from '../events/event-kinds.ts'
-
-export function deliveryLogRetentionDays(): number {
-  return Number(process.env.DELIVERY_LOG_RETENTION_DAYS ?? 30)
-}
+import { deliveryLogRetentionDays } from './delivery-log-retention.ts'
 
 // Small batches keep each delete's locks and WAL short beside live deliveries.
 const batchSize = 5_000

@@ -12,6 +12,8 @@ export type SpawnedApiServer = {
   child: ChildProcess
   /** Everything the process wrote to stderr so far (its request logs), for failure messages. */
   stderr: () => string
+  /** The last 200 KB the process wrote to stdout (its application log). */
+  stdout: () => string
   /** Resolves when the process has exited, however it ended. */
   exited: Promise<void>
   /** Ends the process: SIGTERM, then SIGKILL if it is still there after a moment. */
@@ -47,7 +49,7 @@ export async function spawnApiServer(databaseUrl: string, options: { tenant?: bo
       reject(new Error(`${error.message}\nstdout: ${stdout}\nstderr: ${stderr.slice(-4_000)}`))
     }
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk
+      stdout = (stdout + chunk).slice(-200_000)
       const line = /^ready (.*)$/m.exec(stdout)
       if (!line) return
       clearTimeout(timer)
@@ -61,6 +63,7 @@ export async function spawnApiServer(databaseUrl: string, options: { tenant?: bo
     ...ready,
     child,
     stderr: () => stderr,
+    stdout: () => stdout,
     exited,
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return

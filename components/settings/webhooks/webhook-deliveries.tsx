@@ -124,7 +124,18 @@ function DeliveryCard({ delivery, busy, onRedeliver }: { delivery: DeliveryView;
   )
 }
 
-export function WebhookDeliveries({ webhookId, initialStatus }: { webhookId: string; initialStatus: Status }) {
+/** How long the log keeps what it shows: the server's DELIVERY_LOG_RETENTION_DAYS, passed in by the page. */
+function RetentionNote({ days }: { days: number }) {
+  return (
+    <p className="muted" data-testid="delivery-retention">
+      Each delivery is kept with its attempts, including what was sent (headers and body) and what came back (status, headers and the first 4 KB of the
+      body), for {days === 1 ? '1 day' : `${days} days`} after it was created, then deleted overnight. Deliveries still retrying or waiting for a paused
+      subscription are kept until they finish.
+    </p>
+  )
+}
+
+export function WebhookDeliveries({ webhookId, initialStatus, retentionDays }: { webhookId: string; initialStatus: Status; retentionDays: number }) {
   const trpc = useTRPC()
   const queryClient = useQueryClient()
   const [offset, setOffset] = useState(0)
@@ -278,6 +289,7 @@ export function WebhookDeliveries({ webhookId, initialStatus }: { webhookId: str
 
       <section aria-labelledby="deliveries-heading">
         <h2 id="deliveries-heading">Deliveries {deliveries.data && <span className="muted">({deliveries.data.total})</span>}</h2>
+        <RetentionNote days={retentionDays} />
         {deliveries.isPending && <p className="muted">Loading deliveries…</p>}
         {deliveries.isError && <p className="alert error" role="alert">The deliveries could not be loaded. {refusalMessage(deliveries.error)}</p>}
         {deliveries.data?.items.length === 0 && <p className="muted">Nothing was delivered yet. Send a test event to check your receiver.</p>}

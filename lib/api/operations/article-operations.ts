@@ -424,6 +424,9 @@ export const bulkImportOperation = declareOperation({
     '',
     '`results` has one entry per item, in request order, with its `index`: `created` or `updated` with the `article_id`, or `failed` with `errors`. ' +
       'Each stored item sends an `article.created` or `article.updated` event.',
+    '',
+    '**Concurrent imports** may share `external_id`s in any order: each lands as if it had run before or after the others (one of them creates an article, the rest update it). ' +
+      'In the rare case that they keep colliding, the service tries again a few times and then answers `503 write_conflict` with `Retry-After`, having stored nothing.',
   ].join('\n'),
   requestBody: {
     schema: bulkImportDocumentedSchema,
@@ -465,6 +468,11 @@ export const bulkImportOperation = declareOperation({
       code: 'too_many_items',
       when: `More than ${maxBulkArticles} articles; nothing was stored.`,
       detail: `A bulk import takes at most ${maxBulkArticles} articles; this one has 612. Split it; nothing was stored.`,
+    },
+    {
+      code: 'write_conflict',
+      when: 'Concurrent imports sharing these `external_id`s kept colliding: the import was tried several times and nothing was stored; retry after `Retry-After` seconds.',
+      detail: 'Other requests were changing the same records at the same moment; the bulk import was tried 5 times and nothing was stored. Retry shortly.',
     },
     validationProblem(
       'The envelope is wrong: `articles` missing, empty or not an array, or a field next to it. (Invalid items are reported in the 200 answer instead.)',

@@ -3,6 +3,7 @@ import Link from 'next/link'
 import { getSettingsAdmin } from '@/lib/auth/settings-admin'
 import { getPortalActor } from '@/lib/auth/session'
 import { getWebhook } from '@/lib/webhooks/manage-subscriptions'
+import { deliveryLogRetentionDays } from '@/lib/webhooks/delivery-log-retention'
 import { EventQueueNotice } from '@/components/settings/event-queue-notice'
 import { SettingsForbidden } from '@/components/settings/settings-forbidden'
 import { WebhookDeliveries } from '@/components/settings/webhooks/webhook-deliveries'
@@ -28,6 +29,8 @@ export default async function WebhookDeliveriesPage(props: {
       {actor && subscription && <EventQueueNotice actor={actor} kinds={subscription.events} />}
       <WebhookDeliveries
         webhookId={webhookId}
+        // The operator's setting, read here on the server: what the nightly prune deletes by.
+        retentionDays={deliveryLogRetentionDays()}
         initialStatus={created ? { kind: 'success', text: 'Subscription created. Send a test event to check that your receiver accepts it.' } : null}
       />
     </section>

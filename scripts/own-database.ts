@@ -1,0 +1,25 @@
+/**
+ * How a command-line tool (tokens, seed, migrations) reaches its data: DATABASE_URL when set,
+ * otherwise this checkout's own embedded database, found through its data directory and
+ * checked by the identity its server gives (lib/db/embedded-server.ts). The database client
+ * reads DATABASE_URL when it loads, so `run` imports what uses it only once this has set it.
+ */
+import { EmbeddedDatabaseError, findOwnEmbeddedDatabase } from '../lib/db/embedded-server.ts'
+
+export async function withOwnDatabase(run: () => Promise<void>): Promise<void> {
+  let embedded
+  try {
+    embedded = await findOwnEmbeddedDatabase()
+  } catch (error) {
+    console.error(error instanceof EmbeddedDatabaseError ? error.message : error)
+    process.exitCode = 1
+    return
+  }
+  try {
+    await run()
+  } finally {
+    const { db } = await import('../lib/db/client.ts')
+    await db.$disconnect()
+    await embedded?.stop()
+  }
+}

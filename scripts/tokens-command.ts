@@ -1,0 +1,96 @@
+/**
+ * What `npm run tokens` (scripts/tokens.ts) does once it has found its database:
+ * npm run tokens -- create --tenant <slug> --name <name> --scopes <a,b> [--owner <email>]
+ * npm run tokens -- revoke <token-prefix-or-id>
+ * npm run tokens -- list --tenant <slug>
+ */
+import { parseArgs } from 'node:util'
+import { db } from '../lib/db/client.ts'
+import { createApiToken, isRotationRecommended, listApiTokens, revokeApiToken } from '../lib/tokens/api-tokens.ts'
+import { DomainError } from '../lib/errors.ts'
+import { parseInput } from '../lib/parse-input.ts'
+import { createApiTokenSchema } from '../lib/tokens/api-token-schemas.ts'
+import { systemActor } from '../lib/tenancy/system-actor.ts'
+
+/** A refusal of the command line: its message is printed, and 2 (a usage error) or 1 is the exit code. */
+class CliError extends Error {
+  constructor(
+    readonly exitCode: 1 | 2,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+const usage = `Usage:
+  npm run tokens -- create --tenant <slug> --name <name> --scopes <a,b> [--owner <email>]
+  npm run tokens -- revoke <token-prefix-or-id>
+  npm run tokens -- list --tenant <slug>`
+
+/** The CLI acts as the system (no user): its changes are audited without a name. */
+async function actingAsSystem(tenantId: string) {
+  const actor = await systemActor(tenantId)
+  if (!actor) throw new CliError(1, `No tenant ${tenantId}.`)
+  return actor
+}
+
+async function findTenant(slug: string | undefined) {
+  if (!slug) throw new CliError(2, `--tenant is required.\n${usage}`)
+  const tenant = await db.tenant.findUnique({ where: { slug } })
+  if (!tenant) throw new CliError(1, `No tenant with slug '${slug}'.`)
+  return tenant
+}
+
+async function create(values: Record<string, string | undefined>) {
+  const tenant = await findTenant(values.tenant)
+  if (!values.name || !values.scopes) throw new CliError(2, `--name and --scopes are required.\n${usage}`)
+  const owner = values.owner
+    ? await db.user.findFirst({ where: { tenantId: tenant.id, email: values.owner.toLowerCase() } })
+    : await db.user.findFirst({ where: { tenantId: tenant.id, role: 'admin', active: true }, orderBy: { createdAt: 'asc' } })
+  if (!owner) throw new CliError(1, values.owner ? `No user ${values.owner} in ${tenant.slug}.` : `${tenant.slug} has no active admin to own the token.`)
+  const key = parseInput(createApiTokenSchema, { name: values.name, scopes: values.scopes.split(',').map((scope) => scope.trim()).filter(Boolean) })
+  const { token, summary } = await createApiToken(await actingAsSystem(tenant.id), { ...key, ownerId: owner.id })
+  console.error(`Created ${summary.id} "${summary.name}" for ${tenant.slug}, owned by ${owner.email}, scopes ${summary.scopes.join(',')}.`)
+  console.error('This is the only time the token is shown; store it now:')
+  console.log(token)
+}
+
+async function revoke(idOrPrefix: string | undefined) {
+  if (!idOrPrefix) throw new CliError(2, usage)
+  const matches = await db.apiToken.findMany({ where: { OR: [{ id: idOrPrefix }, { prefix: idOrPrefix }] }, select: { tenantId: true } })
+  if (matches.length === 0) throw new CliError(1, `No token with id or prefix '${idOrPrefix}'.`)
+  if (matches.length > 1) throw new CliError(1, `'${idOrPrefix}' matches ${matches.length} tokens; use the id.`)
+  const summary = await revokeApiToken(await actingAsSystem(matches[0]!.tenantId), idOrPrefix)
+  console.log(`Revoked ${summary.id} "${summary.name}" (${summary.prefix}…) at ${summary.revokedAt?.toISOString()}.`)
+}
+
+async function list(values: Record<string, string | undefined>) {
+  const tenant = await findTenant(values.tenant)
+  // The command line acts as the system (no user): it may read every key.
+  const tokens = await listApiTokens({ tenant, user: null })
+  if (tokens.length === 0) console.log(`${tenant.slug} has no API tokens.`)
+  for (const token of tokens) {
+    const state = token.revokedAt ? `revoked ${token.revokedAt.toISOString()}` : isRotationRecommended(token.createdAt) ? 'active, rotation recommended' : 'active'
+    console.log([token.id, `${token.prefix}…`, JSON.stringify(token.name), token.scopes.join(','), `owner ${token.ownerName}`, `created ${token.createdAt.toISOString()}`, `last used ${token.lastUsedAt?.toISOString() ?? 'never'}`, state].join('  '))
+  }
+}
+
+async function main() {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: { tenant: { type: 'string' }, name: { type: 'string' }, scopes: { type: 'string' }, owner: { type: 'string' } },
+  })
+  const [command, argument] = positionals
+  if (command === 'create') await create(values)
+  else if (command === 'revoke') await revoke(argument)
+  else if (command === 'list') await list(values)
+  else throw new CliError(2, usage)
+}
+
+/** Runs the command the arguments name; a refusal is printed and sets the exit code. */
+export async function runTokensCommand(): Promise<void> {
+  await main().catch((error) => {
+    console.error(error instanceof CliError || error instanceof DomainError || error instanceof TypeError ? error.message : error)
+    process.exitCode = error instanceof CliError ? error.exitCode : 1
+  })
+}
