@@ -59,7 +59,7 @@ async function call(method: string, target: string, body?: string | Buffer, head
   const response = await fetch(server.url + target, {
     method,
     headers: { Authorization: `Bearer ${token}`, ...(body !== undefined && { 'Content-Type': 'application/json' }), ...headers },
-    body: method === 'GET' || method === 'HEAD' ? undefined : body,
+    body: method === 'GET' || method === 'HEAD' || body === undefined ? undefined : typeof body === 'string' ? body : new Uint8Array(body),
     signal: AbortSignal.timeout(15_000),
   })
   const text = await response.text()
