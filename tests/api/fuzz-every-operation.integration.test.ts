@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { ApiOperationSpec } from '../../lib/api/openapi/api-operation.ts'
 import { maxInputNestingDepth } from '../../lib/input-shape.ts'
@@ -331,6 +332,46 @@ describe('fuzzing every declared /v1 operation', () => {
       expect(answer.status, host).toBe(200)
     }
   })
+})
+
+describe('random requests to every declared operation', () => {
+  const nastyString = fc.oneof(
+    fc.string(),
+    fc.string({ unit: 'binary' }),
+    fc.constantFrom('', ' ', '\u0000', '\ud800', 'null', '-1', '1e309', 'NaN', '9'.repeat(40), '2026-13-45T25:61:00Z', '<script>', "'; DROP TABLE articles; --", 'draft', 'in-review', 'published'),
+  )
+
+  it('a query of its own keys and nasty values is answered 200, or 404 or 422 saying why', async () => {
+    const listing = operations.filter((operation) => operation.method === 'GET' && operation.query)
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...listing), fc.array(fc.tuple(fc.oneof(fc.constantFrom(...commonQueryKeys), fc.string({ maxLength: 8 })), nastyString), { maxLength: 5 }), async (operation, pairs) => {
+        const keys = declaredKeys(operation.query)
+        const params = new URLSearchParams(pairs.map(([key, value], index) => [keys.length > 0 && index % 2 === 0 ? keys[key.length % keys.length]! : key, value]))
+        const answer = await call('GET', `${targetOf(operation)}?${params}`)
+        const context = `${operation.path}?${params} → ${answer.status} ${answer.text.slice(0, 300)}`
+        expect(problemsWith(answer), context).toEqual([])
+        expect([200, 404, 422], context).toContain(answer.status)
+      }),
+      { numRuns: 150 },
+    )
+  }, 60_000)
+
+  it('a body of its own fields with any values is never a 5xx', async () => {
+    const writing = operations.filter((operation) => operation.body)
+    const value = fc.oneof(nastyString, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(nastyString, { maxLength: 4 }), fc.dictionary(nastyString, nastyString, { maxKeys: 3 }))
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...writing), fc.nat(), fc.array(value, { maxLength: 6 }), fc.jsonValue({ maxDepth: 3 }), async (operation, pick, values, json) => {
+        // The operation's example with some of its values replaced, or any JSON at all.
+        const paths = leafPaths(exampleBody(operation))
+        let body: unknown = exampleBody(operation)
+        values.forEach((replacement, index) => (body = JSON.parse(withRawAt(body, paths[(pick + index) % paths.length]!, JSON.stringify(replacement) ?? 'null'))))
+        const sent = pick % 5 === 0 ? JSON.stringify(json) : JSON.stringify(body)
+        const answer = await call(operation.method, targetOf(operation), sent)
+        expect(problemsWith(answer), `${operation.method} ${operation.path} ${sent.slice(0, 300)} → ${answer.status} ${answer.text.slice(0, 300)}`).toEqual([])
+      }),
+      { numRuns: 200 },
+    )
+  }, 60_000)
 })
 
 describe('on the embedded store (PGlite)', () => {
