@@ -12,8 +12,8 @@ const operationsDir = path.resolve(import.meta.dirname, '../../lib/api/operation
 export async function declaredOperations(): Promise<ApiOperationSpec[]> {
   const found = new Map<string, ApiOperationSpec>()
   for (const file of readdirSync(operationsDir).filter((name) => name.endsWith('-operations.ts')).sort()) {
-    const module = (await import(pathToFileURL(path.join(operationsDir, file)).href)) as Record<string, unknown>
-    for (const value of Object.values(module)) {
+    const exports = (await import(pathToFileURL(path.join(operationsDir, file)).href)) as Record<string, unknown>
+    for (const value of Object.values(exports)) {
       if (isOperation(value)) found.set(`${value.method} ${value.path}`, value)
     }
   }
