@@ -30,18 +30,30 @@ const backslash = 0x5c
  */
 export function jsonTextNestsDeeperThan(bytes: Uint8Array, max = maxInputNestingDepth): boolean {
   let depth = 0
-  let inString = false
   for (let i = 0; i < bytes.length; i++) {
     const byte = bytes[i]!
-    if (inString) {
-      if (byte === backslash) i++
-      else if (byte === quote) inString = false
-    } else if (byte === quote) inString = true
+    if (byte === quote) i = closingQuote(bytes, i)
     else if (byte === openBrace || byte === openBracket) {
       if (++depth > max) return true
     } else if (byte === closeBrace || byte === closeBracket) depth--
   }
   return false
+}
+
+/**
+ * Where the string opened at `open` ends (or the text's end). Found with indexOf, which skips
+ * a string's bytes natively: most of a body's bytes are its strings, and a loop over them in
+ * JavaScript cost as much as JSON.parse (42 ms for a 29 MiB bulk import; now a fraction).
+ */
+function closingQuote(bytes: Uint8Array, open: number): number {
+  let at = open
+  for (;;) {
+    at = bytes.indexOf(quote, at + 1)
+    if (at < 0) return bytes.length
+    let backslashes = 0
+    while (bytes[at - 1 - backslashes] === backslash) backslashes++
+    if (backslashes % 2 === 0) return at
+  }
 }
 
 /**
