@@ -12,6 +12,13 @@ export const problemCatalogue = {
     status: 400,
     advice: 'The body is not valid JSON; `detail` quotes the parser. Fix the request; retrying it unchanged fails again.',
   },
+  invalid_host: {
+    title: 'Invalid Host header',
+    status: 400,
+    advice:
+      'The `Host` header is missing, empty, or not a host name or address with an optional port of 1 to 65535 (e.g. `api.example.com`, `127.0.0.1:3000`, `[::1]:3000`). ' +
+      'Send the host of the URL you called, as every HTTP client does by itself.',
+  },
   request_aborted: {
     title: 'Request aborted',
     status: 400,
@@ -99,6 +106,13 @@ export const problemCatalogue = {
     title: 'Unsupported media type',
     status: 415,
     advice: 'The body is not sent as `Content-Type: application/json`.',
+  },
+  nesting_too_deep: {
+    title: 'Nesting too deep',
+    status: 422,
+    advice:
+      'The JSON body nests objects and arrays more than 64 levels deep (`max_depth`). No operation takes more than a few, so this is refused before anything else, ' +
+      'idempotency and validation included. Flatten the body.',
   },
   idempotency_key_reused: {
     title: 'Idempotency key reused',

@@ -1,11 +1,15 @@
 import type { ApiRequest } from './api-request.ts'
 import { DomainError } from '../errors.ts'
+import { jsonTextNestsDeeperThan, nestingTooDeep } from '../input-shape.ts'
 
 export class BodyError extends DomainError {}
 
 /**
  * Reads a JSON body: refuses other media types (415), bodies over `maxBytes` before reading
- * them whole (413), and text that is not JSON (400). An empty body reads as `{}`.
+ * them whole (413), text that is not JSON (400), and JSON nested deeper than
+ * `maxInputNestingDepth` (422 nesting_too_deep), found by scanning the bytes before they are
+ * parsed, so nothing after (the idempotency fingerprint, validation) walks such a body.
+ * An empty body reads as `{}`.
  */
 export async function readJsonBody(request: ApiRequest, maxBytes: number): Promise<unknown> {
   const declaredLength = Number(request.headers.get('content-length') ?? NaN)
@@ -34,8 +38,10 @@ export async function readJsonBody(request: ApiRequest, maxBytes: number): Promi
     }
     chunks.push(value)
   }
-  const text = Buffer.concat(chunks).toString('utf8')
+  const bytes = Buffer.concat(chunks)
+  const text = bytes.toString('utf8')
   if (text.trim() === '') return {}
+  if (jsonTextNestsDeeperThan(bytes)) throw nestingTooDeep()
   try {
     return JSON.parse(text)
   } catch (error) {

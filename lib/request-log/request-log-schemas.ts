@@ -11,8 +11,8 @@ const statusFilter = z
 
 export const listApiRequestsQuerySchema = z
   .strictObject({
-    token_id: z.string().min(1).optional().meta({ description: 'Only requests made with this key (`tok_…`).', example: 'tok_0mhx5e2g4i6k8m0o2q4s6u8w0y' }),
-    request_id: z.string().min(1).optional().meta({ description: 'The request with this id: the `request_id` of a problem, or its `X-Request-Id`.', example: 'req_0mhx5e2g4i6k8m0o2q4s6u8w0y' }),
+    token_id: withoutNul(z.string().min(1)).optional().meta({ description: 'Only requests made with this key (`tok_…`).', example: 'tok_0mhx5e2g4i6k8m0o2q4s6u8w0y' }),
+    request_id: withoutNul(z.string().min(1)).optional().meta({ description: 'The request with this id: the `request_id` of a problem, or its `X-Request-Id`.', example: 'req_0mhx5e2g4i6k8m0o2q4s6u8w0y' }),
     status: statusFilter.optional(),
     limit: z.coerce.number().int('limit must be a whole number.').min(1, 'limit must be 1 to 200.').max(200, 'limit must be 1 to 200.').default(50),
     offset: z.coerce.number().int('offset must be a whole number.').min(0, 'offset must be 0 or more.').max(maxRequestLogOffset, `offset must be 0 to ${maxRequestLogOffset}; page further with cursor.`).default(0),

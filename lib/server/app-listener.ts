@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { invalidHostDetail, isValidHostHeader } from './host-header.ts'
 import { recordPeerAddress, sendWebResponse } from './node-http.ts'
 import { isServedMethod, unservedMethodResponse } from './unserved-methods.ts'
 import type { NodeListener } from './v1-listener.ts'
@@ -6,13 +7,15 @@ import type { NodeListener } from './v1-listener.ts'
 /**
  * Routes one request: /v1 to its route files (which answer unserved methods with the route's
  * Allow), anything else to Next, except methods the app serves nowhere (TRACE…), which get a
- * 405 here: Next would fail building a web Request from them.
+ * 405 here: Next would fail building a web Request from them. A request whose Host cannot be
+ * part of a URL is a 400 before anything builds one: problem+json from /v1, plain text elsewhere.
  */
 export function appListener(serveV1: NodeListener, handleOther: (req: IncomingMessage, res: ServerResponse) => unknown) {
   return (req: IncomingMessage, res: ServerResponse) => {
     recordPeerAddress(req)
     const path = req.url ?? '/'
     if (path === '/v1' || path.startsWith('/v1/') || path.startsWith('/v1?')) void serveV1(req, res)
+    else if (!isValidHostHeader(req.headers.host ?? 'localhost')) void sendWebResponse(req, res, new Response(`${invalidHostDetail}\n`, { status: 400, headers: { 'Content-Type': 'text/plain; charset=utf-8' } }))
     else if (!isServedMethod(req.method)) void sendWebResponse(req, res, unservedMethodResponse(req.method))
     else void handleOther(req, res)
   }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { internalErrorResponse } from '../api/problem.ts'
+import { internalErrorResponse, problemResponse } from '../api/problem.ts'
 import { createId } from '../ids.ts'
+import { invalidHostDetail, isValidHostHeader } from './host-header.ts'
 import { sendWebResponse, toApiRequest } from './node-http.ts'
 import { isServedMethod, unservedMethodResponse } from './unserved-methods.ts'
 import type { V1Route } from './v1-route-modules.ts'
@@ -13,6 +14,10 @@ export function createV1Listener(routes: V1Route[]): NodeListener {
   const route = createV1Router(routes)
   return async (req, res) => {
     try {
+      if (!isValidHostHeader(req.headers.host ?? 'localhost')) {
+        await sendWebResponse(req, res, problemResponse({ code: 'invalid_host', detail: invalidHostDetail }, createId('req')))
+        return
+      }
       const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`)
       if (!isServedMethod(req.method)) {
         // Allow names what this route takes: its OPTIONS answer (no token, no database).

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { setHostResolver } from '../../lib/webhooks/url-safety.ts'
 import { apiClient } from '../support/api-client.ts'
 import { startApiServer } from '../support/api-server.ts'
+import { declaredOperations } from '../support/declared-operations.ts'
 import { createTestTenant } from '../support/fixtures.ts'
 import { rawHttp, type RawAnswer } from '../support/raw-http.ts'
 import { stubEnv } from '../support/stub-env.ts'
@@ -10,7 +11,9 @@ import { stubEnv } from '../support/stub-env.ts'
 // Whatever arrives at any /v1 endpoint — any method, any path id, any query, any body, any
 // header a client can send — the answer is never a 5xx, every error is problem+json, and every
 // answer carries X-Request-Id. Requests fetch will not make (a Content-Length that lies,
-// control characters in headers) go over a raw socket.
+// control characters in headers) go over a raw socket. The endpoints are the declared
+// operations (lib/api/operations); tests/api/fuzz-every-operation sends each known bad shape
+// to each of them, where this file sends random ones.
 //
 // Only GET, POST, PUT, PATCH and DELETE are sent: apiRoute (lib/api/with-api.ts) answers HEAD
 // as GET without its body and OPTIONS with an Allow list and no body, so neither has an answer
@@ -28,6 +31,9 @@ beforeAll(async () => {
   stubEnv({ WEBHOOK_ALLOW_PRIVATE_URLS: undefined, WEBHOOK_SECRET_KEY: 'never-5xx-test-key' })
   // Receiver names resolve to a public address without the network; nothing is delivered.
   setHostResolver(async () => [{ address: '93.184.216.34', family: 4 }])
+  const operations = await declaredOperations()
+  served = [...operations.map((operation) => [operation.method, operation.path] as const), ['GET', '/v1/openapi.json'] as const]
+  routes = [...new Set([...operations.map((operation) => operation.path), ...extraRoutes])]
   server = await startApiServer()
   port = Number(new URL(server.url).port)
   const newsroom = await createTestTenant({ plan: 'enterprise' })
@@ -53,24 +59,16 @@ afterAll(async () => {
 // ---- what a caller can send -------------------------------------------------------------
 
 const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
-// Each route with the methods it serves; the rest get 405 (and are sent too, less often).
-const routes: Record<string, readonly (typeof methods)[number][]> = {
-  '/v1/articles': ['GET', 'POST'],
-  '/v1/articles/{article}': ['GET', 'PATCH'],
-  '/v1/articles/{article}/transitions': ['POST'],
-  '/v1/articles/bulk': ['POST'],
-  '/v1/webhooks': ['GET', 'POST'],
-  '/v1/webhooks/{webhook}': ['GET', 'PATCH', 'DELETE'],
-  '/v1/webhooks/{webhook}/deliveries': ['GET'],
-  '/v1/webhooks/{webhook}/rotate-secret': ['POST'],
-  '/v1/openapi.json': ['GET'],
-  '/v1/{unknown}': [],
-  '/v1/articles/{article}/{unknown}': [],
-}
-const served = Object.entries(routes).flatMap(([route, allowed]) => allowed.map((method) => [method, route] as const))
-const methodAndRoute = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom(...served) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...methods), fc.constantFrom(...Object.keys(routes))) },
+// Each declared operation (tests/support/declared-operations.ts: a new one joins unlisted), the
+// document, and paths nothing serves; other methods on a route get 405 (and are sent too, less often).
+const extraRoutes = ['/v1/openapi.json', '/v1/{unknown}', '/v1/articles/{article_id}/{unknown}']
+let served: (readonly [string, string])[] = []
+let routes: string[] = []
+const methodAndRoute = fc.constant(null).chain(() =>
+  fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...served) },
+    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...methods), fc.constantFrom(...routes)) },
+  ),
 )
 
 /** Percent-encodes every byte of the UTF-8 form but unreserved ASCII, lone surrogates included. */
@@ -100,12 +98,17 @@ const requestOf = (huge: boolean) =>
       methodAndRoute,
       article: pathId(() => articleIds, huge),
       webhook: pathId(() => webhookIds, huge),
-      // Never huge: a route may hold it next to a huge article id.
+      // Never huge: a route may hold them next to a huge article id.
+      other: nastyIdOf(false).map(encodeSegment),
       unknown: nastyIdOf(false).map(encodeSegment),
     })
-    .map(({ methodAndRoute: [method, route], article, webhook, unknown }) => ({
+    .map(({ methodAndRoute: [method, route], article, webhook, other, unknown }) => ({
       method,
-      path: route.replace('{article}', article).replace('{webhook}', webhook).replace('{unknown}', unknown),
+      path: route
+        .replace('{article_id}', article)
+        .replace('{webhook_id}', webhook)
+        .replace('{unknown}', unknown)
+        .replace(/\{[^}]+\}/g, other),
     }))
 
 const fieldNames = ['headline', 'lede', 'body', 'department_id', 'tags', 'status', 'author_id', 'to_state', 'publish_at', 'external_id', 'articles', 'limit', 'offset', 'tag', 'published_after', 'published_before', 'url', 'events', 'secret']
@@ -249,7 +252,7 @@ describe('never a 5xx, on every /v1 endpoint', () => {
   it('bodies whose Content-Length lies, or that stop early', async () => {
     // Answers that came from the app (they carry its x-request-id), not from Node's parser.
     let reachedApp = 0
-    const writing = ['POST /v1/articles', 'POST /v1/articles/bulk', 'PATCH /v1/articles/{article}', 'POST /v1/articles/{article}/transitions', 'POST /v1/webhooks', 'PATCH /v1/webhooks/{webhook}']
+    const writing = ['POST /v1/articles', 'POST /v1/articles/bulk', 'PATCH /v1/articles/{article_id}', 'POST /v1/articles/{article_id}/transitions', 'POST /v1/webhooks', 'PATCH /v1/webhooks/{webhook_id}']
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...writing),
@@ -257,7 +260,7 @@ describe('never a 5xx, on every /v1 endpoint', () => {
         fc.string({ minLength: 1, maxLength: 200 }),
         async (endpoint, lie, text) => {
           const [method, route] = endpoint.split(' ') as [string, string]
-          const target = route.replace('{article}', articleIds[0]!).replace('{webhook}', webhookIds.at(-1)!)
+          const target = route.replace('{article_id}', articleIds[0]!).replace('{webhook_id}', webhookIds.at(-1)!)
           const bytes = Buffer.from(JSON.stringify({ headline: text }), 'utf8')
           const head = (extra: string) => `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${adminToken}\r\nContent-Type: application/json\r\n${extra}\r\n`
           const request = {

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { oas31, ZodOpenApiOperationObject, ZodOpenApiParameters, ZodOpenApiPathsObject, ZodOpenApiResponseObject, ZodOpenApiResponsesObject } from 'zod-openapi'
 import { defaultMaxBodyBytes } from '../body-limits.ts'
 import type { FieldError } from '../../errors.ts'
+import { maxInputNestingDepth, nestingTooDeep } from '../../input-shape.ts'
 import { problemStatus, type ProblemCode } from '../../problem-codes.ts'
 import type { Scope } from '../../tokens/scopes.ts'
 import { problemExample, problemSchema } from './problem-schema.ts'
@@ -215,6 +216,12 @@ function bodyProblems(maxBytes: number): ProblemCase[] {
       code: 'unsupported_media_type',
       when: 'The body is not sent as `application/json`.',
       detail: 'Send the body as JSON with Content-Type: application/json (got application/x-www-form-urlencoded).',
+    },
+    {
+      code: 'nesting_too_deep',
+      when: `The body nests objects and arrays more than ${maxInputNestingDepth} levels deep; refused before anything else reads it, the Idempotency-Key included.`,
+      detail: nestingTooDeep().message,
+      extra: nestingTooDeep().extra,
     },
   ]
 }

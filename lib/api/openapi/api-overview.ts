@@ -1,4 +1,5 @@
 import type { oas31 } from 'zod-openapi'
+import { maxInputNestingDepth } from '../../input-shape.ts'
 
 // The introduction of the document: the rules that hold for every operation, written once
 // here rather than repeated in each operation's description. Markdown (CommonMark subset).
@@ -14,6 +15,12 @@ Every path begins with \`/v1\`, appended to your newsroom's service address. A n
 - Unknown fields in a request body are refused with 422, so typos never pass silently. Responses may gain fields within /v1: ignore those you do not know.
 - Every response carries \`X-Request-Id\`; quote it when you contact support.
 - Everything belongs to the token's newsroom. Another newsroom's identifiers answer 404, exactly like identifiers that do not exist.
+
+### What every request must be
+
+- A body is at most 1 MiB (32 MiB for bulk import; more is a 413) of JSON nested at most ${maxInputNestingDepth} objects and arrays deep. Deeper nesting is a 422 \`nesting_too_deep\`, refused before anything else reads the body, so an \`Idempotency-Key\` sent with it is not spent.
+- Text is valid Unicode. JSON lets a string escape a lone UTF-16 surrogate (\`"\\ud800"\`), but it is no character and cannot be stored: a key or value holding one is a 422 \`validation_failed\` naming its field (\`articles.3.headline\`), for the whole request, bulk imports included (a serializer that writes one has broken the whole document). Text must not contain NUL (\`\\u0000\`) either.
+- \`Host\` names a host with an optional port of 1 to 65535, as every HTTP client sends it; an empty or malformed \`Host\` (\`a b\`, \`x:99999\`) is a 400 \`invalid_host\`.
 
 ### Keys and scopes
 
