@@ -9,7 +9,8 @@ export default defineConfig({
   resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
   test: {
     include: ['lib/**/*.test.ts', 'inngest/**/*.test.ts', 'scripts/**/*.test.ts', 'prisma/**/*.test.ts', 'tools/**/*.test.ts', 'tests/**/*.test.ts'],
-    exclude: ['node_modules/**', 'e2e/**', '.next/**'],
+    // tests/cluster start the whole cluster: npm run test:cluster.
+    exclude: ['node_modules/**', 'e2e/**', '.next/**', 'tests/cluster/**'],
     globalSetup: ['tests/support/global-setup.ts'],
     // Every process that writes registers the outbox's queue, as scripts/dev.ts and instrumentation.ts do.
     setupFiles: ['tests/support/database-per-file.ts', 'inngest/outbox-queue.ts'],

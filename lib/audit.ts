@@ -4,6 +4,8 @@ import { createId } from './ids.ts'
 export type AuditAction =
   | 'api_token.created'
   | 'api_token.revoked'
+  | 'content_key.created'
+  | 'content_key.revoked'
   | 'webhook.created'
   | 'webhook.updated'
   | 'webhook.deleted'

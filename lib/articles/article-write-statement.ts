@@ -3,6 +3,7 @@ import type { SqlTransaction } from '../db/sql-transaction.ts'
 import type { Emit } from '../events/commit-change.ts'
 import type { OutboxEventKind } from '../events/event-kinds.ts'
 import { toRecordedEvents } from '../events/record-event.ts'
+import { withContentPurges } from '../content/content-purges.ts'
 import { logger } from '../ops/logger.ts'
 import { toArticleRecord } from './article-record.ts'
 import { toArticle, type StoredArticle } from './article-rows.ts'
@@ -41,7 +42,7 @@ export async function writeArticle(tx: SqlTransaction, emit: Emit, tenantId: str
   const carriesRecord = write.events.map((event) => 'record' in event)
   const events = toRecordedEvents(
     tenantId,
-    write.events.map((event) => ({ kind: event.kind, occurredAt: event.occurredAt, data: 'record' in event ? expectedRecord : event.data })),
+    withContentPurges(tenantId, write.events.map((event) => ({ kind: event.kind, occurredAt: event.occurredAt, data: 'record' in event ? expectedRecord : event.data }))),
   )
   const outboxRows = events.map((event, index) => ({ ...event, stamped: carriesRecord[index] }))
   const companions = (write.companions ?? []).map((companion, index) => Prisma.sql`, ${Prisma.raw(`companion_${index}`)} AS (${companion})`)

@@ -1,6 +1,8 @@
 import { singleStatementDatabase, sqlDatabase, type SqlTransaction } from '../db/sql-transaction.ts'
 import { commitChange, type Emit } from '../events/commit-change.ts'
 import { articlesChanged } from './article-totals.ts'
+import { withContentPurges } from '../content/content-purges.ts'
+import type { EventInput } from '../events/record-event.ts'
 
 /**
  * A change to articles and its events, committed as one unit (commitChange) with the articles'
@@ -17,5 +19,7 @@ export function commitArticleChange<T>(
   // Article changes are raw SQL (article-writes.ts), so they run on a pg connection of their own
   // rather than in a Prisma interactive transaction, whose machinery cost more than the statements.
   // A change written as one statement (article-write-statement.ts) needs no transaction block.
-  return commitChange(options.oneStatement ? singleStatementDatabase : sqlDatabase, tenantId, change, { afterCommit: () => articlesChanged([tenantId]) })
+  // Events emitted directly (bulk import) carry their content purge too (lib/content/content-purges.ts).
+  const withPurges = (tx: SqlTransaction, emit: Emit) => change(tx, Object.assign((events: EventInput[]) => emit(withContentPurges(tenantId, events)), { written: emit.written }))
+  return commitChange(options.oneStatement ? singleStatementDatabase : sqlDatabase, tenantId, withPurges, { afterCommit: () => articlesChanged([tenantId]) })
 }

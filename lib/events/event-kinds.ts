@@ -25,7 +25,7 @@ export function isEventKind(value: string): value is EventKind {
  * Kinds the outbox also carries for the service's own durable jobs (scheduled publishing).
  * They travel the same committed-with-the-change path but are never sent to subscribers.
  */
-export const internalEventKinds = ['article.publish_scheduled'] as const
+export const internalEventKinds = ['article.publish_scheduled', 'content.purge_requested'] as const
 export type InternalEventKind = (typeof internalEventKinds)[number]
 
 export type OutboxEventKind = EventKind | InternalEventKind

@@ -1,6 +1,7 @@
 import { sqlPool, type Database } from '../db/client.ts'
 import { processSingleton } from '../process-singleton.ts'
 import { eventQueue, type OutboxRow } from './event-queue.ts'
+import { retryPurgesSoon, sendContentPurges } from '../content/purge-hook.ts'
 
 export class QueueNotConfiguredError extends Error {
   constructor() {
@@ -57,7 +58,53 @@ export function queueLastFailedAt(): number | null {
  * `marks` records what happened: the sweeper's go through the transaction that holds the rows'
  * locks (another connection would wait on those locks until the transaction gave up).
  */
-export async function sendOutboxEvents(allRows: OutboxRow[], marks: OutboxMarks = handOffMarks): Promise<number> {
+export async function sendOutboxEvents(rows: OutboxRow[], marks: OutboxMarks = handOffMarks): Promise<number> {
+  // Content purges go to the shared cache's purge hook, not the queue (lib/content/purge-hook.ts).
+  const purges = rows.filter((row) => row.kind === purgeKind)
+  if (purges.length === 0) return sendToQueue(rows, marks)
+  const purged = await sendPurges(purges, marks)
+  const others = rows.filter((row) => row.kind !== purgeKind)
+  return purged + (others.length > 0 ? await sendToQueue(others, marks) : 0)
+}
+
+const purgeKind = 'content.purge_requested'
+
+async function sendPurges(rows: OutboxRow[], marks: OutboxMarks): Promise<number> {
+  const ids = rows.map((row) => row.id)
+  try {
+    await sendContentPurges(rows)
+    await marks.sent(ids)
+    return rows.length
+  } catch (error) {
+    await marks.failed(ids, (error as Error).message.slice(0, 1_000)).catch(() => undefined)
+    retryPurgesSoon(resendWaitingPurges)
+    return 0
+  }
+}
+
+/** Purges the outbox still holds (the cache was down), oldest first; several instances take different rows. */
+export async function resendWaitingPurges(): Promise<number> {
+  const client = await sqlPool.connect()
+  try {
+    await client.query('BEGIN')
+    const { rows } = await client.query<OutboxRow>(
+      `SELECT id, tenant_id AS "tenantId", kind, occurred_at AS "occurredAt", data FROM events
+       WHERE sent_to_queue_at IS NULL AND kind = $1 ORDER BY created_at, id LIMIT 500 FOR NO KEY UPDATE SKIP LOCKED`,
+      [purgeKind],
+    )
+    if (rows.length > 0) await sendContentPurges(rows)
+    await client.query('UPDATE events SET sent_to_queue_at = now() WHERE id = ANY($1::text[])', [rows.map((row) => row.id)])
+    await client.query('COMMIT')
+    return rows.length
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined)
+    throw error
+  } finally {
+    client.release()
+  }
+}
+
+async function sendToQueue(allRows: OutboxRow[], marks: OutboxMarks): Promise<number> {
   if (allRows.length === 0) return 0
   const queue = eventQueue()
   if (!queue) throw new QueueNotConfiguredError()

@@ -41,6 +41,17 @@ function createMetrics() {
       help: 'Webhook subscriptions disabled automatically after failed deliveries.',
       registers: [registry],
     }),
+    contentPurges: new Counter({
+      name: 'newsroom_content_purges_total',
+      help: 'Outbox purge events the shared cache (CONTENT_PURGE_URL) took.',
+      registers: [registry],
+    }),
+    replicaFallbacks: new Counter({
+      name: 'newsroom_replica_fallback_reads_total',
+      help: 'Reads that could go to the replica but went to the primary, by reason (lagging, down, behind the newsroom\'s last write).',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
     outboxWaiting: new Gauge({
       name: 'newsroom_outbox_waiting_events',
       help: 'Events committed but not yet handed to the queue.',

@@ -26,7 +26,7 @@ export async function loadBuiltV1Routes(distDir: string): Promise<V1Route[]> {
     throw new Error(`No production build at ${distDir} (${manifestFile} is missing): run \`npm run build\` first.`)
   }
   const requireBuilt = createRequire(manifestFile)
-  const entries = Object.entries(manifest).filter(([page]) => page.startsWith('/v1/') && page.endsWith('/route'))
+  const entries = Object.entries(manifest).filter(([page]) => (page.startsWith('/v1/') || page.startsWith('/content/v1/')) && page.endsWith('/route'))
   return Promise.all(
     entries.map(async ([page, file]) => {
       const compiled = requireBuilt(path.join(distDir, 'server', file)) as { routeModule: { ensureUserland?: () => Promise<void>; userland: RouteModule } }
@@ -42,7 +42,8 @@ export async function loadBuiltV1Routes(distDir: string): Promise<V1Route[]> {
  * needs no registration.
  */
 export async function loadSourceV1Routes(appDir = path.resolve(import.meta.dirname, '../../app')): Promise<V1Route[]> {
-  const files = findRouteFiles(path.join(appDir, 'v1'), ['v1'])
+  // The public content API (/content/v1) is served the same way.
+  const files = [...findRouteFiles(path.join(appDir, 'v1'), ['v1']), ...findRouteFiles(path.join(appDir, 'content', 'v1'), ['content', 'v1'])]
   return Promise.all(files.map(async ({ segments, file }) => ({ segments, module: (await import(pathToFileURL(file).href)) as RouteModule })))
 }
 

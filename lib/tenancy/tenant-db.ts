@@ -11,6 +11,7 @@ const tenantOwnedModels = new Set([
   'ArticleTransition',
   'ArticleRevision',
   'ApiToken',
+  'ContentKey',
   'WebhookSubscription',
   'Event',
   'Delivery',

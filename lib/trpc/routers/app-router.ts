@@ -1,5 +1,6 @@
 import { memberProcedure, router } from '../init.ts'
 import { apiKeysRouter } from './api-keys-router.ts'
+import { contentKeysRouter } from './content-keys-router.ts'
 import { articlesRouter } from './articles-router.ts'
 import { departmentsRouter } from './departments-router.ts'
 import { deskRouter } from './desk-router.ts'
@@ -12,6 +13,7 @@ export const appRouter = router({
   desk: deskRouter,
   articles: articlesRouter,
   apiKeys: apiKeysRouter,
+  contentKeys: contentKeysRouter,
   webhooks: webhooksRouter,
   users: usersRouter,
   departments: departmentsRouter,

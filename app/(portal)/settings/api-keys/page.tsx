@@ -2,6 +2,7 @@ import type { Metadata } from 'next'
 import Link from 'next/link'
 import { getSettingsAdmin } from '@/lib/auth/settings-admin'
 import { ApiKeyList } from '@/components/settings/api-keys/api-key-list'
+import { ContentKeyList } from '@/components/settings/api-keys/content-key-list'
 import { RotationHelp } from '@/components/settings/api-keys/rotation-help'
 import { SettingsForbidden } from '@/components/settings/settings-forbidden'
 import styles from '@/components/settings/settings.module.css'
@@ -24,6 +25,7 @@ export default async function ApiKeysPage() {
       </p>
       <ApiKeyList />
       <RotationHelp />
+      <ContentKeyList />
     </section>
   )
 }

@@ -1,0 +1,34 @@
+import type { Article } from '../db/generated/client.ts'
+import { NotFoundError } from '../errors.ts'
+import { toArticleRecord } from '../articles/article-record.ts'
+import { articleColumns, toArticle, type StoredArticle } from '../articles/article-rows.ts'
+import type { ListArticlesQuery } from '../articles/article-schemas.ts'
+import { listArticles } from '../articles/list-articles.ts'
+import type { ActingTenant } from '../tenancy/actor.ts'
+import { tenantSql } from '../tenancy/tenant-sql.ts'
+
+/** What the public site may show of an article: no workflow, authors' ids or versions. */
+export function toPublicArticle(article: Article) {
+  const { article_id, slug, headline, lede, body, tags, url, published_at, updated_at } = toArticleRecord(article)
+  return { article_id, slug, headline, lede, body, tags, url, published_at, updated_at }
+}
+
+/** A page of the newsroom's published articles, newest first: the /v1 list with its status fixed. */
+export function listPublishedArticles(tenant: ActingTenant, query: Pick<ListArticlesQuery, 'tag' | 'q' | 'limit' | 'offset' | 'cursor'>) {
+  return listArticles({ tenant, user: null }, { ...query, status: 'published' })
+}
+
+/**
+ * A published article by id (`art_…`) or by slug; a slug two live articles share names the
+ * latest published. A draft, an unpublished or an archived article is a 404 like a missing one.
+ */
+export async function getPublishedArticle(tenant: ActingTenant, slugOrId: string): Promise<Article> {
+  const byId = slugOrId.startsWith('art_')
+  const [row] = await tenantSql(tenant.id).rows<StoredArticle>(
+    `SELECT ${articleColumns} FROM articles WHERE tenant_id = $1 AND status = 'published' AND ${byId ? 'id' : 'slug'} = $2
+     ORDER BY published_at DESC NULLS LAST, id DESC LIMIT 1`,
+    [slugOrId],
+  )
+  if (!row) throw new NotFoundError('published article', slugOrId)
+  return toArticle(row)
+}
