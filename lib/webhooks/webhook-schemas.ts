@@ -169,7 +169,10 @@ export const deliveryStatusSchema = z.enum(['pending', 'succeeded', 'failed']).m
 export const deliverySchema = z
   .object({
     delivery_id: z.string().meta({ example: 'dlv_0mhx2k1s9q3v8w4t6y1z2a3b4c' }),
-    event_id: z.string().meta({ example: 'evt_0mhx2k1s9q3v8w4t6y1z2a3b4c' }),
+    event_id: z.string().meta({
+      description: 'The event delivered: `GET /v1/events/{event_id}` answers it (scope `events:read`), the same envelope as the body that was sent. Test events are not listed there.',
+      example: 'evt_0mhx2k1s9q3v8w4t6y1z2a3b4c',
+    }),
     event: z.string().meta({ description: 'The event kind (webhook.test for test events).', example: 'article.published' }),
     status: deliveryStatusSchema,
     attempts: z.array(deliveryAttemptSchema),
