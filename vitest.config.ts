@@ -8,7 +8,7 @@ process.env.NEWSROOM_TEST_RUN ??= randomBytes(4).toString('hex')
 export default defineConfig({
   resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
   test: {
-    include: ['lib/**/*.test.ts', 'inngest/**/*.test.ts', 'scripts/**/*.test.ts', 'prisma/**/*.test.ts', 'tools/**/*.test.ts', 'tests/**/*.test.ts'],
+    include: ['lib/**/*.test.ts', 'inngest/**/*.test.ts', 'scripts/**/*.test.ts', 'prisma/**/*.test.ts', 'tools/**/*.test.ts', 'tests/**/*.test.ts', 'clients/**/*.test.ts'],
     exclude: ['node_modules/**', 'e2e/**', '.next/**'],
     globalSetup: ['tests/support/global-setup.ts'],
     // Every process that writes registers the outbox's queue, as scripts/dev.ts and instrumentation.ts do.
