@@ -8,7 +8,7 @@ process.env.NEWSROOM_TEST_RUN ??= randomBytes(4).toString('hex')
 export default defineConfig({
   resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
   test: {
-    include: ['lib/**/*.test.ts', 'inngest/**/*.test.ts', 'scripts/**/*.test.ts', 'prisma/**/*.test.ts', 'tools/**/*.test.ts', 'tests/**/*.test.ts'],
+    include: ['lib/**/*.test.ts', 'inngest/**/*.test.ts', 'scripts/**/*.test.ts', 'prisma/**/*.test.ts', 'tools/**/*.test.ts', 'tests/**/*.test.ts', 'clients/**/*.test.ts'],
     // tests/cluster start the whole cluster: npm run test:cluster.
     exclude: ['node_modules/**', 'e2e/**', '.next/**', 'tests/cluster/**'],
     globalSetup: ['tests/support/global-setup.ts'],

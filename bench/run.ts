@@ -24,6 +24,9 @@ const appPort = Number(process.env.BENCH_PORT ?? 3400)
 const baselinePort = appPort + 1
 const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 60)
 const articleCount = Number(process.env.BENCH_ARTICLES ?? 100_000)
+// The large newsroom's events of the last 30 days, for the events API rows: as many as its
+// articles unless set (BENCH_ARTICLES=1000000, or BENCH_EVENTS=1000000 alone, for the 1M row).
+const eventCount = Number(process.env.BENCH_EVENTS ?? articleCount)
 // As in production with more than one instance: rate limits and list totals shared in Redis.
 const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 
@@ -74,7 +77,7 @@ async function main() {
     const seedStarted = performance.now()
     const { seedBenchData } = await import('./seed-bench-data.ts')
     const [big, small] = await seedBenchData(databaseUrl, [
-      { name: 'large', plan: 'enterprise', articles: articleCount },
+      { name: 'large', plan: 'enterprise', articles: articleCount, events: eventCount },
       { name: 'small', plan: 'standard', articles: articleCount / 10 },
     ])
     log(`seeded in ${Math.round(performance.now() - seedStarted)} ms`)
@@ -182,6 +185,18 @@ async function main() {
     const uncached = (query: string) => Array.from({ length: 20_000 }, (_, i) => `/v1/articles?q=${encodeURIComponent(query)}&limit=50&updated_before=${new Date(Date.UTC(2100, 0, 1) + i).toISOString()}`)
     await measure('GET /v1/articles?q="riverside plan" (cache cold)', 'service', { method: 'GET', paths: uncached('"riverside plan"') })
     await measure('GET /v1/articles?q=rare word (cache cold)', 'service', { method: 'GET', paths: uncached(createHash('md5').update('4242').digest('hex')) })
+    // The events API (issue 32): a page newest first, a replay page deep in the feed, and one
+    // article's events, among the large newsroom's events of 30 days. Never cached, so each
+    // request reads the index.
+    const events = `${eventCount.toLocaleString('en')} events`
+    await measure(`GET /v1/events?limit=50 (${events})`, 'service', { method: 'GET', path: '/v1/events?limit=50' })
+    const midway = new Date(Date.now() - 15 * 86_400_000).toISOString()
+    const replay = await (await fetch(`${app}/v1/events?sort=created_at&limit=50&created_after=${midway}`, { headers: { authorization: `Bearer ${big!.token}` } })).json()
+    await measure(`GET /v1/events?sort=created_at&cursor=<day 15 of 30> (${events})`, 'service', {
+      method: 'GET',
+      path: `/v1/events?sort=created_at&limit=50&created_after=${midway}&cursor=${encodeURIComponent(replay.next_cursor)}`,
+    })
+    await measure(`GET /v1/events?article_id=… (${events})`, 'service', { method: 'GET', paths: Array.from({ length: 2_000 }, (_, i) => `/v1/events?limit=50&article_id=${sampleId.replace(/_\d{7}$/, `_${String(i * 37).padStart(7, '0')}`)}`) })
     const newArticle = { method: 'POST', path: '/v1/articles', body: JSON.stringify({ headline: 'Load test article', lede: 'Created under load.', body: '<p>Bench.</p>'.repeat(50), tags: ['bench'] }) }
     await measure('POST /v1/articles', 'baseline', newArticle)
     await measure('POST /v1/articles', 'service', newArticle)

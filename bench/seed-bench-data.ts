@@ -44,7 +44,37 @@ async function insertArticles(client: pg.Client, tenant: { id: string; departmen
   }
 }
 
-export async function seedBenchData(databaseUrl: string, sizes: { name: string; plan: 'standard' | 'enterprise'; articles: number }[]): Promise<BenchTenant[]> {
+const eventKindsSeeded = ['article.created', 'article.updated', 'workflow.transitioned', 'article.published', 'article.updated', 'workflow.transitioned', 'article.unpublished', 'user.created']
+
+/**
+ * A newsroom's events of the last 30 days for the events API rows: kinds in a realistic mix,
+ * each about one of the seeded articles (user.created about a user), already handed to the
+ * queue so the outbox sweeper leaves them be. `data` is the article's short record, not its
+ * body, so a million events stay a few hundred MB.
+ */
+async function insertEvents(client: pg.Client, tenant: { id: string; departmentIds: string[] }, count: number, articles: number) {
+  const batch = 50_000
+  for (let start = 0; start < count; start += batch) {
+    const end = Math.min(count, start + batch)
+    await client.query(
+      `INSERT INTO events (id, tenant_id, kind, occurred_at, data, sent_to_queue_at, created_at)
+       SELECT 'evt_bench' || $1::text || '_' || lpad(i::text, 8, '0'), $1, kind, at,
+              CASE WHEN kind = 'user.created' THEN jsonb_build_object('user_id', 'usr_bench_' || i, 'email', 'reporter' || i || '@bench.example', 'role', 'writer')
+                   WHEN kind = 'workflow.transitioned' THEN jsonb_build_object('article_id', article_id, 'from_state', 'approved', 'to_state', 'published', 'actor_id', null)
+                   ELSE jsonb_build_object('article_id', article_id, 'headline', 'Council approves riverside plan (' || i || ')', 'status', 'published',
+                                           'department_id', ($4::text[])[1 + i % cardinality($4::text[])], 'tags', jsonb_build_array('tag-' || i % 50),
+                                           'url', 'https://bench.example/articles/' || i, 'version', 1 + i % 5) END,
+              at, at
+       FROM (SELECT i, ($5::text[])[1 + i % cardinality($5::text[])] AS kind,
+                    'art_bench' || $1::text || '_' || lpad(((i * 7919) % $6::int)::text, 7, '0') AS article_id,
+                    now() - ((i::bigint * 2592000000 / $7::bigint) || ' milliseconds')::interval AS at
+             FROM generate_series($2::int, $3::int) AS i) AS e`,
+      [tenant.id, start, end - 1, tenant.departmentIds, eventKindsSeeded, articles, count],
+    )
+  }
+}
+
+export async function seedBenchData(databaseUrl: string, sizes: { name: string; plan: 'standard' | 'enterprise'; articles: number; events?: number }[]): Promise<BenchTenant[]> {
   const client = new pg.Client({ connectionString: databaseUrl })
   await client.connect()
   const tenants: BenchTenant[] = []
@@ -67,6 +97,7 @@ export async function seedBenchData(databaseUrl: string, sizes: { name: string; 
         departmentIds.push(departmentId)
       }
       await insertArticles(client, { id, departmentIds, authorIds }, size.articles)
+      if (size.events) await insertEvents(client, { id, departmentIds }, size.events, size.articles)
       tenants.push({ id, slug, token: '', departmentIds, authorIds })
     }
     // What autovacuum does to a settled database: fresh statistics and a visibility map, so
@@ -77,7 +108,7 @@ export async function seedBenchData(databaseUrl: string, sizes: { name: string; 
   }
   for (const tenant of tenants) {
     const admin = tenant.authorIds[0]!
-    tenant.token = (await createApiToken({ ...(await systemActor(tenant.id))!, user: { id: admin, role: 'admin' } }, { name: 'bench', scopes: ['articles:read', 'articles:write'] })).token
+    tenant.token = (await createApiToken({ ...(await systemActor(tenant.id))!, user: { id: admin, role: 'admin' } }, { name: 'bench', scopes: ['articles:read', 'articles:write', 'events:read'] })).token
   }
   return tenants
 }

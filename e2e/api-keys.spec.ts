@@ -16,8 +16,10 @@ test('an admin creates a key, copies its token once, uses it with exactly its sc
   await page.getByRole('link', { name: 'Create new key' }).click()
   await expect(page).toHaveURL(/\/settings\/api-keys\/new$/)
   const scopes = page.getByRole('group', { name: 'Scopes' })
-  // An admin may grant every scope of the spec; each comes with the spec's description.
-  await expect(scopes.getByRole('checkbox')).toHaveCount(7)
+  // An admin may grant every scope of the spec, and events:read; each comes with its description.
+  await expect(scopes.getByRole('checkbox')).toHaveCount(8)
+  await expect(scopes.locator('label', { hasText: 'events:read' })).toContainText('as webhooks carry them')
+  await expect(scopes.locator('label', { hasText: 'events:read' })).not.toContainText('No endpoints yet')
   await expect(scopes.getByText('Create and delete webhook subscriptions.')).toBeVisible()
   await expect(scopes.getByText('Read articles.', { exact: true })).toBeVisible()
   // Scopes without endpoints say so where they are offered.

@@ -165,6 +165,51 @@ test('an admin subscribes a receiver, sends a test event, sees the attempt, rede
   await expect(failingRow).toHaveCount(0)
 })
 
+test('an admin narrows a subscription to the Sport desk\'s published stories, sees it in the list and the test event, and edits the filter', async ({ page }) => {
+  await signIn(page, seeded.admin)
+  await page.goto('/settings/webhooks/new')
+  const hookUrl = `${receiverUrl}/hooks/sport`
+  await page.getByLabel('Receiver URL').fill(hookUrl)
+  const events = page.getByRole('group', { name: 'Events', exact: true })
+  await events.getByRole('checkbox', { name: 'article.published' }).check()
+  await events.getByRole('checkbox', { name: 'user.created' }).check()
+  const filters = page.getByRole('group', { name: 'Only these articles (optional)' })
+  await filters.getByRole('group', { name: 'Departments' }).getByRole('checkbox', { name: 'Sport' }).check()
+  await filters.getByLabel('Tags (any of)').fill('Election, vote')
+  await filters.getByRole('group', { name: 'Status after the change' }).getByRole('checkbox', { name: 'published' }).check()
+  await page.getByRole('button', { name: 'Generate' }).click()
+  await page.getByRole('button', { name: 'Create subscription' }).click()
+  await expect(page).toHaveURL(/\/settings\/webhooks\/whk_[a-z0-9]+\?created=1$/)
+
+  // The test event goes out whatever the filter, and says which real events pass it.
+  const before = received.length
+  await page.getByRole('button', { name: 'Send test event' }).click()
+  const summary = 'article.published events about articles in Sport, tagged Election or vote (any spelling), whose status after the change is published; every user.created event.'
+  await expect(page.getByRole('status').filter({ hasText: `Real events it receives: ${summary}` })).toBeVisible()
+  expect(JSON.parse(received[before]!.body.toString()).data.filter).toMatchObject({ tags: ['Election', 'vote'], statuses: ['published'] })
+
+  await page.getByRole('link', { name: '← Webhooks' }).click()
+  const row = page.getByRole('row', { name: new RegExp(hookUrl.replace(/[.?]/g, '\\$&')) })
+  await expect(row.getByTestId('webhook-filter')).toHaveText(summary)
+  await page.screenshot({ path: 'docs/screenshots/webhook-filters.png' })
+
+  // Edit: the form shows the filter as saved; dropping the status and a tag narrows less.
+  await row.getByRole('link', { name: `Edit ${hookUrl}` }).click()
+  const editFilters = page.getByRole('group', { name: 'Only these articles (optional)' })
+  await expect(editFilters.getByRole('checkbox', { name: 'Sport' })).toBeChecked()
+  await expect(editFilters.getByRole('checkbox', { name: 'Politics' })).not.toBeChecked()
+  await expect(editFilters.getByLabel('Tags (any of)')).toHaveValue('Election, vote')
+  await expect(editFilters.getByRole('checkbox', { name: 'published' })).toBeChecked()
+  await editFilters.getByRole('checkbox', { name: 'published' }).uncheck()
+  await editFilters.getByLabel('Tags (any of)').fill('vote')
+  await page.getByRole('button', { name: 'Save changes' }).click()
+  await expect(page.getByRole('status').filter({ hasText: 'Saved the subscription.' })).toBeVisible()
+  await expect(row.getByTestId('webhook-filter')).toHaveText('article.published events about articles in Sport, tagged vote (any spelling); every user.created event.')
+  const stored = await sql('SELECT department_ids, tags, statuses FROM webhook_subscriptions WHERE url = $1', [hookUrl])
+  expect(stored.rows[0]).toMatchObject({ tags: ['vote'], statuses: [] })
+  expect(stored.rows[0].department_ids).toHaveLength(1)
+})
+
 test('with no queue reachable, Settings → Webhooks says that deliveries wait, since when, and what fixes it', async ({ page }) => {
   // The e2e server runs without Inngest, as npm run dev does when its dev server is absent;
   // an event left in the outbox five minutes ago stands for what the newsroom's writes left.

@@ -6,6 +6,7 @@ export function ApiReferenceNav({ groups }: { groups: TagGroup[] }) {
     <nav className={styles.nav} aria-label="API reference">
       <a href="#overview">Overview</a>
       <a href="#authentication">Authentication</a>
+      <a href="#quick-start">Quick start</a>
       {groups.map((group) => (
         <div key={group.name}>
           <div className={styles.navSection}>{group.name}</div>

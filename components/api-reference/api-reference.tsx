@@ -5,6 +5,7 @@ import { ErrorsSection } from './errors-section'
 import { MarkdownText } from './markdown-text'
 import { operationsByTag, resolve, type Document } from './openapi-view-model'
 import { OperationSection } from './operation-section'
+import { QuickStartSection } from './quick-start-section'
 import styles from './api-reference.module.css'
 
 /** The whole reference, rendered on the server from the OpenAPI document alone. */
@@ -29,6 +30,7 @@ export function ApiReference({ document }: { document: Document }) {
           <h2 id="authentication-title">Authentication</h2>
           {schemes.map((scheme) => scheme.description && <MarkdownText key={scheme.name} text={scheme.description} />)}
         </section>
+        <QuickStartSection />
         {groups.map((group) => (
           <section key={group.name} id={`tag-${group.name.toLowerCase().replace(/\s+/g, '-')}`} aria-label={group.name}>
             <h2>{group.name}</h2>

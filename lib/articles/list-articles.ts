@@ -9,6 +9,7 @@ import { articleTotal } from './article-totals.ts'
 import { toPage, type Page } from '../pagination.ts'
 import { searchArticlePage, searchCondition, type SearchedArticle } from './search-articles.ts'
 import { assertCan } from '../auth/permissions.ts'
+import { syncSettleMs } from '../time/sync-settle.ts'
 import type { Actor } from '../tenancy/actor.ts'
 
 export type ArticlePage = Page<SearchedArticle>
@@ -46,13 +47,6 @@ function listConditions(filter: ListFilter): { where: string; values: unknown[] 
   if (filter.updated_before) add((p) => `updated_at < ${p}`, new Date(filter.updated_before))
   if (filter.q !== undefined) add(searchCondition, filter.q)
   return { where: conditions.join(' AND '), values }
-}
-
-/** How long a change waits before the updated_at feed shows it: longer than any write's transaction, so that
- * a change committed late (its updated_at set before a later one's commit) is never skipped by a mirror
- * that has already read past it. */
-export function syncSettleMs(): number {
-  return Number(process.env.SYNC_SETTLE_MS ?? 10_000)
 }
 
 export async function listArticles(actor: Actor, query: ListArticlesQuery): Promise<ArticlePage> {

@@ -8,6 +8,7 @@ export const scopeDescriptions = {
   'media:write': 'Upload media.',
   'analytics:read': 'Read analytics data.',
   'webhooks:manage': 'Create and delete webhook subscriptions.',
+  'events:read': 'Read the newsroom\'s events of the last 30 days (articles, users, workflow), as webhooks carry them.',
   admin: 'Full access.',
 } as const
 

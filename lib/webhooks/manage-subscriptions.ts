@@ -21,16 +21,39 @@ async function assertSafeUrl(url: string): Promise<void> {
   if (problem) throw new ValidationError([{ field: 'url', message: problem }])
 }
 
+/** The filter's departments must be the newsroom's: an unknown id (another newsroom's included) is a 422 naming it. */
+async function assertOwnDepartments(tenantId: string, departmentIds: readonly string[] | undefined): Promise<void> {
+  if (!departmentIds || departmentIds.length === 0) return
+  const found = await tenantDb(tenantId).department.findMany({ where: { id: { in: [...departmentIds] } }, select: { id: true } })
+  const known = new Set(found.map((department) => department.id))
+  const errors = departmentIds.flatMap((id, index) => (known.has(id) ? [] : [{ field: `department_ids.${index}`, message: `No department with id '${id}' exists in this newsroom.` }]))
+  if (errors.length > 0) throw new ValidationError(errors)
+}
+
+/** The filter fields of an input, as stored (only those sent). */
+function filterData(input: Pick<CreateWebhookInput, 'department_ids' | 'tags' | 'statuses'>) {
+  return {
+    ...(input.department_ids !== undefined && { departmentIds: input.department_ids }),
+    ...(input.tags !== undefined && { tags: input.tags }),
+    ...(input.statuses !== undefined && { statuses: input.statuses }),
+  }
+}
+
+function filterMetadata(subscription: WebhookSubscription) {
+  return { department_ids: subscription.departmentIds, tags: subscription.tags, statuses: subscription.statuses }
+}
+
 /** Creates a subscription owned by the acting user (for a token: the token's owner). */
 export async function createWebhook(actor: Actor, input: CreateWebhookInput): Promise<WebhookSubscription> {
   assertCan(actor, 'webhooks:manage')
   const ownerId = actor.user?.id
   if (!ownerId) throw new ForbiddenError('A webhook subscription needs a person as its owner; the system cannot create one.')
   await assertSafeUrl(input.url)
+  await assertOwnDepartments(actor.tenant.id, input.department_ids)
   return tenantDb(actor.tenant.id).$transaction(async (tx) => {
     await assertRoomForSubscription(tx, actor.tenant.id)
     const subscription = await tx.webhookSubscription.create({
-      data: { id: createId('whk'), tenantId: actor.tenant.id, url: input.url, events: input.events, secretEncrypted: encryptSecret(input.secret), ownerId },
+      data: { id: createId('whk'), tenantId: actor.tenant.id, url: input.url, events: input.events, ...filterData(input), secretEncrypted: encryptSecret(input.secret), ownerId },
     })
     await recordAudit(tx, {
       tenantId: actor.tenant.id,
@@ -38,7 +61,7 @@ export async function createWebhook(actor: Actor, input: CreateWebhookInput): Pr
       action: 'webhook.created',
       targetType,
       targetId: subscription.id,
-      metadata: { url: subscription.url, events: subscription.events },
+      metadata: { url: subscription.url, events: subscription.events, ...filterMetadata(subscription) },
     })
     return subscription
   })
@@ -97,8 +120,10 @@ export async function updateWebhook(actor: Actor, webhookId: string, input: Upda
   const tdb = tenantDb(actor.tenant.id)
   const current = await getWebhook(actor, webhookId)
   if (input.url !== undefined && input.url !== current.url) await assertSafeUrl(input.url)
+  await assertOwnDepartments(actor.tenant.id, input.department_ids)
 
-  const changed = (['url', 'events', 'secret'] as const).filter((field) => input[field] !== undefined)
+  // A filter change applies to events from now on: deliveries already made keep going.
+  const changed = (['url', 'events', 'secret', 'department_ids', 'tags', 'statuses'] as const).filter((field) => input[field] !== undefined)
   const reenable = input.status === 'enabled' && current.status === 'disabled'
   const resume = input.status === 'enabled' && current.status === 'paused'
   if (input.status === 'paused' && current.status === 'disabled') {
@@ -110,6 +135,7 @@ export async function updateWebhook(actor: Actor, webhookId: string, input: Upda
   const data: Prisma.WebhookSubscriptionUpdateManyMutationInput = {
     ...(input.url !== undefined && { url: input.url }),
     ...(input.events !== undefined && { events: input.events }),
+    ...filterData(input),
     // A secret set outright replaces the current one at once and ends any rotation's overlap.
     ...(input.secret !== undefined && { secretEncrypted: encryptSecret(input.secret), previousSecretEncrypted: null, previousSecretExpiresAt: null }),
     ...(reenable && { status: 'enabled', disabledAt: null, disabledReason: null }),
@@ -129,7 +155,7 @@ export async function updateWebhook(actor: Actor, webhookId: string, input: Upda
         ...audit,
         action: 'webhook.updated',
         // Which fields changed, never the secret itself.
-        metadata: { changed: [...changed], url: updated.url, events: updated.events },
+        metadata: { changed: [...changed], url: updated.url, events: updated.events, ...filterMetadata(updated) },
       })
     }
     if (reenable) {

@@ -4,12 +4,34 @@ import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import { deliverAttempt, type AttemptOutcome } from './deliver-attempt.ts'
 import { getWebhook } from './manage-subscriptions.ts'
-import type { ManualDeliveryRecord } from './webhook-schemas.ts'
+import type { ApiStatus } from '../articles/article-status.ts'
+import type { EventKind } from '../events/event-kinds.ts'
+import type { WebhookSubscription } from '../db/generated/client.ts'
+import { describeFilter } from './subscription-filter.ts'
+import type { ManualDeliveryRecord, TestDeliveryRecord } from './webhook-schemas.ts'
 
 /** The kind of the event "Send test event" sends; never recorded by domain changes. */
 export const webhookTestKind = 'webhook.test'
 
 export type ManualDeliveryResult = AttemptOutcome & { deliveryId: string; eventId: string }
+export type SubscriptionFilterRecord = TestDeliveryRecord['filter']
+export type TestDeliveryResult = ManualDeliveryResult & { filter: SubscriptionFilterRecord }
+
+/** The subscription's kinds and filters, and in words which events pass them (departments by name). */
+export async function subscriptionFilterRecord(tenantId: string, subscription: WebhookSubscription): Promise<SubscriptionFilterRecord> {
+  const departments = subscription.departmentIds.length === 0 ? [] : await tenantDb(tenantId).department.findMany({ where: { id: { in: subscription.departmentIds } }, select: { id: true, name: true } })
+  return {
+    events: subscription.events as EventKind[],
+    department_ids: subscription.departmentIds,
+    tags: subscription.tags,
+    statuses: subscription.statuses as ApiStatus[],
+    summary: describeFilter(subscription.events, subscription, new Map(departments.map((department) => [department.id, department.name]))),
+  }
+}
+
+export function toTestDeliveryRecord(result: TestDeliveryResult): TestDeliveryRecord {
+  return { ...toManualDeliveryRecord(result), filter: result.filter }
+}
 
 /** A manual attempt as the API shows it. */
 export function toManualDeliveryRecord(result: ManualDeliveryResult): ManualDeliveryRecord {
@@ -28,9 +50,12 @@ export function toManualDeliveryRecord(result: ManualDeliveryResult): ManualDeli
  * "Send test event" (portal and API): a webhook.test event to one subscription, attempted once
  * at once through the same signing and sending path as real deliveries, and kept in its
  * deliveries log. Works on a disabled subscription too, to check a receiver before re-enabling.
+ * It bypasses the subscription's filter, and says (in its data and the answer) which events
+ * the filter passes.
  */
-export async function sendTestEvent(actor: Actor, webhookId: string): Promise<ManualDeliveryResult> {
+export async function sendTestEvent(actor: Actor, webhookId: string): Promise<TestDeliveryResult> {
   const subscription = await getWebhook(actor, webhookId)
+  const filter = await subscriptionFilterRecord(actor.tenant.id, subscription)
   const now = new Date()
   const { eventId, deliveryId } = await tenantDb(actor.tenant.id).$transaction(async (tx) => {
     const event = await tx.event.create({
@@ -39,7 +64,7 @@ export async function sendTestEvent(actor: Actor, webhookId: string): Promise<Ma
         tenantId: actor.tenant.id,
         kind: webhookTestKind,
         occurredAt: now,
-        data: { webhook_id: subscription.id, message: 'A test event sent from the newsroom service. No action is needed.' },
+        data: { webhook_id: subscription.id, message: 'A test event sent from the newsroom service. No action is needed.', filter },
         // Delivered right here, never through the queue: the sweeper must not pick it up.
         sentToQueueAt: now,
       },
@@ -50,7 +75,7 @@ export async function sendTestEvent(actor: Actor, webhookId: string): Promise<Ma
     return { eventId: event.id, deliveryId: delivery.id }
   })
   const outcome = await deliverAttempt(deliveryId, { kind: 'manual' })
-  return { ...outcome, deliveryId, eventId }
+  return { ...outcome, deliveryId, eventId, filter }
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { WebhookSubscription } from '../db/generated/client.ts'
 import type { LastDeliveryResult } from './last-delivery-results.ts'
+import type { ApiStatus } from '../articles/article-status.ts'
 import type { EventKind } from '../events/event-kinds.ts'
 import type { WebhookRecord } from './webhook-schemas.ts'
 
@@ -9,6 +10,9 @@ export function toWebhookRecord(subscription: WebhookSubscription, now = new Dat
     webhook_id: subscription.id,
     url: subscription.url,
     events: subscription.events as EventKind[],
+    department_ids: subscription.departmentIds,
+    tags: subscription.tags,
+    statuses: subscription.statuses as ApiStatus[],
     status: subscription.status,
     created_at: subscription.createdAt.toISOString(),
     updated_at: subscription.updatedAt.toISOString(),

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { apiStatuses } from '../articles/article-status.ts'
 import { eventKinds, type EventKind } from '../events/event-kinds.ts'
 import { withoutNul } from '../validation.ts'
 
@@ -52,8 +53,32 @@ export const webhookSecretSchema = z
     example: 'nr-3f8a1c9e27d44b6f9a0c',
   })
 
+export const maxWebhookFilterValues = 50
+
+const filterNote = 'Narrows the article events (`article.*`, `workflow.transitioned`) among `events`; events about no article (`user.*`) are not narrowed. Empty (the default): no narrowing.'
+
+export const webhookDepartmentIdsSchema = z
+  .array(withoutNul(z.string().min(1, 'Each department id must be one of the newsroom\'s departments.').max(64)))
+  .max(maxWebhookFilterValues, `department_ids must list at most ${maxWebhookFilterValues} departments.`)
+  .transform((ids) => [...new Set(ids)])
+  .meta({ description: `Only events about articles in one of these departments (ids of the newsroom's departments). ${filterNote}`, example: ['dep_0mhx2k1s9q3v8w4t6y1z2a3b4c'] })
+
+export const webhookTagsSchema = z
+  .array(withoutNul(z.string().trim().min(1, 'Each tag must have 1 to 64 characters.').max(64, 'Each tag must have 1 to 64 characters.')))
+  .max(maxWebhookFilterValues, `tags must list at most ${maxWebhookFilterValues} tags.`)
+  .transform((tags) => tags.filter((tag, index) => tags.findIndex((other) => other.toLowerCase() === tag.toLowerCase()) === index))
+  .meta({ description: `Only events about articles carrying any of these tags, in any spelling ("Local" matches "local"). ${filterNote}`, example: ['election'] })
+
+export const webhookStatusesSchema = z
+  .array(z.enum(apiStatuses, { error: (issue) => `Unknown status '${String(issue.input)}'. Allowed: ${apiStatuses.join(', ')}.` }))
+  .max(apiStatuses.length)
+  .transform((statuses) => [...new Set(statuses)])
+  .meta({ description: `Only events whose article's status after the change is one of these (for \`workflow.transitioned\`: its \`to_state\`). ${filterNote}`, example: ['published'] })
+
+const filterFields = { department_ids: webhookDepartmentIdsSchema.optional(), tags: webhookTagsSchema.optional(), statuses: webhookStatusesSchema.optional() }
+
 export const createWebhookSchema = z
-  .strictObject({ url: webhookUrlSchema, events: webhookEventsSchema, secret: webhookSecretSchema })
+  .strictObject({ url: webhookUrlSchema, events: webhookEventsSchema, secret: webhookSecretSchema, ...filterFields })
   .meta({ id: 'CreateWebhook', description: 'A new webhook subscription. Unknown fields are rejected.' })
 
 export type CreateWebhookInput = z.infer<typeof createWebhookSchema>
@@ -63,6 +88,7 @@ export const updateWebhookSchema = z
     url: webhookUrlSchema.optional(),
     events: webhookEventsSchema.optional(),
     secret: webhookSecretSchema.optional().meta({ description: 'A new signing secret; deliveries from now on are signed with it.' }),
+    ...filterFields,
     status: z
       .enum(['enabled', 'paused'], { error: 'status can be enabled (to resume or re-enable) or paused; delete a subscription to stop it for good.' })
       .optional()
@@ -101,6 +127,9 @@ export const webhookSchema = z
     webhook_id: z.string().meta({ example: webhookIdExample }),
     url: z.string(),
     events: z.array(eventKindSchema),
+    department_ids: z.array(z.string()).meta({ description: 'Only article events about articles in these departments; empty: any.' }),
+    tags: z.array(z.string()).meta({ description: 'Only article events about articles carrying any of these tags (any spelling); empty: any.' }),
+    statuses: z.array(z.enum(apiStatuses)).meta({ description: "Only article events whose article's status after the change is one of these; empty: any." }),
     status: webhookStatusSchema,
     created_at: timestamp,
     updated_at: timestamp,
@@ -120,6 +149,9 @@ export const webhookSchema = z
       webhook_id: webhookIdExample,
       url: 'https://hooks.example.com/newsroom',
       events: ['article.published'],
+      department_ids: [],
+      tags: [],
+      statuses: [],
       status: 'enabled',
       created_at: '2026-11-20T08:00:00.000Z',
       updated_at: '2026-11-20T08:00:00.000Z',
@@ -169,7 +201,10 @@ export const deliveryStatusSchema = z.enum(['pending', 'succeeded', 'failed']).m
 export const deliverySchema = z
   .object({
     delivery_id: z.string().meta({ example: 'dlv_0mhx2k1s9q3v8w4t6y1z2a3b4c' }),
-    event_id: z.string().meta({ example: 'evt_0mhx2k1s9q3v8w4t6y1z2a3b4c' }),
+    event_id: z.string().meta({
+      description: 'The event delivered: `GET /v1/events/{event_id}` answers it (scope `events:read`), the same envelope as the body that was sent. Test events are not listed there.',
+      example: 'evt_0mhx2k1s9q3v8w4t6y1z2a3b4c',
+    }),
     event: z.string().meta({ description: 'The event kind (webhook.test for test events).', example: 'article.published' }),
     status: deliveryStatusSchema,
     attempts: z.array(deliveryAttemptSchema),
@@ -222,3 +257,19 @@ export const manualDeliverySchema = z
   .meta({ id: 'ManualDelivery', description: 'The one attempt a test event or a redelivery made, at once.' })
 
 export type ManualDeliveryRecord = z.infer<typeof manualDeliverySchema>
+
+export const subscriptionFilterSchema = z
+  .object({
+    events: z.array(eventKindSchema),
+    department_ids: z.array(z.string()),
+    tags: z.array(z.string()),
+    statuses: z.array(z.enum(apiStatuses)),
+    summary: z.string().meta({ description: 'Which events pass, in words.', example: 'article.published events about articles in Sport, whose status after the change is published.' }),
+  })
+  .meta({ id: 'SubscriptionFilter', description: "The subscription's kinds and filters: what a real event must be to be delivered." })
+
+export const testDeliverySchema = manualDeliverySchema
+  .extend({ filter: subscriptionFilterSchema.meta({ description: 'The filter real events pass through to reach this subscription; the test event itself bypasses it and carries it in its data.' }) })
+  .meta({ id: 'TestDelivery', description: 'The one attempt a test event made, at once, and the filter real events would have to pass.' })
+
+export type TestDeliveryRecord = z.infer<typeof testDeliverySchema>

@@ -3,12 +3,14 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { sqlPool } from '../../lib/db/client.ts'
 import { createId } from '../../lib/ids.ts'
 import { createWebhook } from '../../lib/webhooks/manage-subscriptions.ts'
+import { pruneEvents } from '../../lib/events/prune-events.ts'
 import { pruneDeliveryLog } from '../../lib/webhooks/prune-delivery-log.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 import { stubEnv } from '../support/stub-env.ts'
 
-// The webhook deliveries log is kept for DELIVERY_LOG_RETENTION_DAYS (30): the nightly prune
-// removes what has finished and nothing that may still be sent. Each test writes its rows and
+// The webhook deliveries log is kept for DELIVERY_LOG_RETENTION_DAYS (30) and events for
+// EVENTS_RETENTION_DAYS (30): the nightly prunes (deliveries first, then events) remove what has
+// finished and nothing that may still be sent, and no event a delivery still refers to. Each test writes its rows and
 // prunes inside one transaction it rolls back: an unsent or pending row committed here would be
 // taken by the outbox and delivery sweepers that other test files run beside this one.
 
@@ -95,7 +97,7 @@ describe('pruneDeliveryLog', () => {
     const unsubscribed = await eventWith({ createdDaysAgo: 45, sentDaysAgo: 45 })
     const publishedLongAgo = await eventWith({ kind: 'article.publish_scheduled', data: { article_id: 'art_x', publish_at: daysAgo(35).toISOString() }, createdDaysAgo: 50, sentDaysAgo: 50 })
 
-    const pruned = await pruneDeliveryLog(now, client)
+    const pruned = { ...(await pruneDeliveryLog(now, client)), ...(await pruneEvents(now, client)) }
 
     expect(pruned.deliveries).toBeGreaterThanOrEqual(3)
     expect(pruned.events).toBeGreaterThanOrEqual(5)
@@ -117,6 +119,7 @@ describe('pruneDeliveryLog', () => {
     }
 
     await pruneDeliveryLog(now, client)
+    await pruneEvents(now, client)
 
     for (const [name, written] of Object.entries(kept)) {
       const everything = written.deliveryId ? { event: true, delivery: true, attempt: true } : { event: true }
@@ -129,7 +132,34 @@ describe('pruneDeliveryLog', () => {
     const weekOld = await eventWith({ createdDaysAgo: 8, sentDaysAgo: 8, delivery: 'succeeded' })
     const daysOld = await eventWith({ createdDaysAgo: 6, sentDaysAgo: 6, delivery: 'succeeded' })
     await pruneDeliveryLog(now, client)
-    expect(await stillThere(weekOld)).toEqual({ event: false, delivery: false, attempt: false })
+    // The events API's period (30 days) still holds the week-old event after its delivery went.
+    await pruneEvents(now, client)
+    expect(await stillThere(weekOld)).toEqual({ event: true, delivery: false, attempt: false })
     expect(await stillThere(daysOld)).toEqual({ event: true, delivery: true, attempt: true })
+  })
+})
+
+describe('pruneEvents', () => {
+  it('follows EVENTS_RETENTION_DAYS, and never deletes an event a kept delivery refers to', async () => {
+    stubEnv({ EVENTS_RETENTION_DAYS: '7', DELIVERY_LOG_RETENTION_DAYS: '30' })
+    const unsubscribedWeekOld = await eventWith({ createdDaysAgo: 8, sentDaysAgo: 8 })
+    const unsubscribedDaysOld = await eventWith({ createdDaysAgo: 6, sentDaysAgo: 6 })
+    const deliveredWeekOld = await eventWith({ createdDaysAgo: 8, sentDaysAgo: 8, delivery: 'succeeded' })
+    await pruneDeliveryLog(now, client)
+    await pruneEvents(now, client)
+    expect(await stillThere(unsubscribedWeekOld)).toEqual({ event: false })
+    expect(await stillThere(unsubscribedDaysOld)).toEqual({ event: true })
+    // Its delivery is in the log for 30 days, and the log links its event.
+    expect(await stillThere(deliveredWeekOld)).toEqual({ event: true, delivery: true, attempt: true })
+  })
+
+  it('keeps an event the events period promises even after the deliveries log let its delivery go', async () => {
+    stubEnv({ EVENTS_RETENTION_DAYS: '60', DELIVERY_LOG_RETENTION_DAYS: '30' })
+    const delivered = await eventWith({ createdDaysAgo: 40, sentDaysAgo: 40, delivery: 'succeeded' })
+    const older = await eventWith({ createdDaysAgo: 61, sentDaysAgo: 61, delivery: 'succeeded' })
+    await pruneDeliveryLog(now, client)
+    await pruneEvents(now, client)
+    expect(await stillThere(delivered)).toEqual({ event: true, delivery: false, attempt: false })
+    expect(await stillThere(older)).toEqual({ event: false, delivery: false, attempt: false })
   })
 })

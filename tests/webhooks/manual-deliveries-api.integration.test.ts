@@ -47,7 +47,7 @@ describe('POST /v1/webhooks/{webhook_id}/test', () => {
     const { webhook_id } = await subscribe()
     const answer = await client.post(`/v1/webhooks/${webhook_id}/test`)
     expect(answer.status).toBe(200)
-    expect(answer.body).toEqual({ delivery_id: expect.stringMatching(/^dlv_/), event_id: expect.stringMatching(/^evt_/), result: 'succeeded', attempt: 1, response_status: 204, duration_ms: expect.any(Number), error: null })
+    expect(answer.body).toEqual({ delivery_id: expect.stringMatching(/^dlv_/), event_id: expect.stringMatching(/^evt_/), result: 'succeeded', attempt: 1, response_status: 204, duration_ms: expect.any(Number), error: null, filter: expect.objectContaining({ summary: expect.any(String) }) })
     expect(receiver.requests).toHaveLength(1)
     const [request] = receiver.requests
     expect(new Webhook(standardWebhooksSecret(secret)).verify(request!.body, stringHeaders(request!.headers))).toMatchObject({ event: 'webhook.test' })

@@ -59,7 +59,7 @@ describe('/v1/webhooks', () => {
     expect(answer.status).toBe(201)
     expect(answer.headers.get('location')).toBe(`/v1/webhooks/${answer.body.webhook_id}`)
     expect(answer.headers.get('x-request-id')).toMatch(/^req_/)
-    expect(Object.keys(answer.body).sort()).toEqual(['created_at', 'disabled_at', 'disabled_reason', 'events', 'previous_secret_expires_at', 'status', 'updated_at', 'url', 'webhook_id'])
+    expect(Object.keys(answer.body).sort()).toEqual(['created_at', 'department_ids', 'disabled_at', 'disabled_reason', 'events', 'previous_secret_expires_at', 'status', 'statuses', 'tags', 'updated_at', 'url', 'webhook_id'])
     expect(answer.body).toMatchObject({
       webhook_id: expect.stringMatching(/^whk_/),
       url: 'https://hooks.example.com/newsroom',

@@ -11,5 +11,5 @@ export function EditWebhook({ webhookId }: { webhookId: string }) {
   const webhook = useQuery(trpc.webhooks.get.queryOptions({ webhookId }))
   if (webhook.isPending) return <p className="muted">Loading the subscription…</p>
   if (webhook.isError) return <p className="alert error" role="alert">{refusalMessage(webhook.error)}</p>
-  return <WebhookForm mode="edit" webhookId={webhookId} initial={{ url: webhook.data.url, events: webhook.data.events.filter(isEventKind) }} />
+  return <WebhookForm mode="edit" webhookId={webhookId} initial={{ url: webhook.data.url, events: webhook.data.events.filter(isEventKind), department_ids: webhook.data.department_ids, tags: webhook.data.tags, statuses: webhook.data.statuses }} />
 }

@@ -73,7 +73,15 @@ function DeliveryCard({ delivery, busy, onRedeliver }: { delivery: DeliveryView;
           Delivery <span className={styles.mono}>{delivery.delivery_id}</span>
         </span>
         <span>
-          Event <span className={styles.mono}>{delivery.event_id}</span>
+          Event{' '}
+          {delivery.event === 'webhook.test' ? (
+            <span className={styles.mono}>{delivery.event_id}</span>
+          ) : (
+            // The events API answers the same envelope; the portal has no key to call it with, so it names the call.
+            <span className={styles.mono} title={`The same event from the API: GET /v1/events/${delivery.event_id} (scope events:read)`}>
+              {delivery.event_id}
+            </span>
+          )}
         </span>
         <span>Created <LocalTime iso={delivery.created_at} seconds /></span>
         {delivery.next_attempt_at && <span>Next retry <LocalTime iso={delivery.next_attempt_at} /></span>}

@@ -5,6 +5,8 @@ import {
   minWebhookSecretLength,
   webhookEventsSchema,
   webhookSecretSchema,
+  webhookStatusesSchema,
+  webhookTagsSchema,
   webhookUrlSchema,
 } from '@/lib/webhooks/webhook-schemas'
 
@@ -19,11 +21,23 @@ const events = z.array(eventKindSchema).min(1, 'Choose at least one event.').pip
 const secretMessage = `The secret needs ${minWebhookSecretLength} to ${maxWebhookSecretLength} characters. Use “Generate” for a strong one.`
 const secretRule = (value: string) => webhookSecretSchema.safeParse(value).success
 
-export const createWebhookFormSchema = z.object({ url, events, secret: z.string().refine(secretRule, secretMessage) })
+/** The tags field as typed ("election, Vote"), as the list the service takes. */
+export function tagList(text: string): string[] {
+  return text.split(',').map((tag) => tag.trim()).filter(Boolean)
+}
+
+const filters = {
+  department_ids: z.array(z.string()),
+  tags: z.string().refine((text) => webhookTagsSchema.safeParse(tagList(text)).success, 'Each tag needs 1 to 64 characters, and at most 50 tags.'),
+  statuses: z.array(z.string()).refine((statuses) => webhookStatusesSchema.safeParse(statuses).success),
+}
+
+export const createWebhookFormSchema = z.object({ url, events, secret: z.string().refine(secretRule, secretMessage), ...filters })
 
 export const editWebhookFormSchema = z.object({
   url,
   events,
+  ...filters,
   // Empty keeps the current secret, which the service never shows.
   secret: z.string().refine((value) => value.length === 0 || secretRule(value), secretMessage),
 })

@@ -5,7 +5,8 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import Link from 'next/link'
 import { useRouter } from 'next/navigation'
 import { useState } from 'react'
-import { Controller, useForm } from 'react-hook-form'
+import { Controller, useForm, useWatch } from 'react-hook-form'
+import type { ApiStatus } from '@/lib/articles/article-status'
 import type { EventKind } from '@/lib/events/event-kinds'
 import { maxWebhookSecretLength, minWebhookSecretLength } from '@/lib/webhooks/webhook-schemas'
 import { useTRPC } from '@/components/trpc-provider'
@@ -16,35 +17,43 @@ import { Field } from '../field'
 import styles from '../settings.module.css'
 import { EventKindPicker } from './event-kind-picker'
 import { SecretField } from './secret-field'
-import { createWebhookFormSchema, editWebhookFormSchema, type WebhookFormValues } from './webhook-form-schema'
+import { createWebhookFormSchema, editWebhookFormSchema, tagList, type WebhookFormValues } from './webhook-form-schema'
+import { WebhookFilterFields } from './webhook-filter-fields'
 
 type Field = keyof WebhookFormValues
 
+const formFields: readonly string[] = ['url', 'events', 'secret', 'department_ids', 'tags', 'statuses'] satisfies Field[]
+
 // The service names nested fields "events.0"; the form shows them on the field itself.
 function formField(field: string): Field | null {
-  const root = field.split('.')[0]
-  return root === 'url' || root === 'events' || root === 'secret' ? root : null
+  const root = field.split('.')[0]!
+  return formFields.includes(root) ? (root as Field) : null
 }
 
-export function WebhookForm(props: { mode: 'create' } | { mode: 'edit'; webhookId: string; initial: { url: string; events: EventKind[] } }) {
+export type WebhookFormInitial = { url: string; events: EventKind[]; department_ids: string[]; tags: string[]; statuses: string[] }
+
+export function WebhookForm(props: { mode: 'create' } | { mode: 'edit'; webhookId: string; initial: WebhookFormInitial }) {
   const trpc = useTRPC()
   const router = useRouter()
   const queryClient = useQueryClient()
   const [failure, setFailure] = useState<Status>(null)
   const form = useForm<WebhookFormValues>({
     resolver: zodResolver(props.mode === 'create' ? createWebhookFormSchema : editWebhookFormSchema),
-    defaultValues: props.mode === 'create' ? { url: '', events: [], secret: '' } : { ...props.initial, secret: '' },
+    defaultValues:
+      props.mode === 'create' ? { url: '', events: [], secret: '', department_ids: [], tags: '', statuses: [] } : { ...props.initial, tags: props.initial.tags.join(', '), secret: '' },
     shouldFocusError: true,
   })
   const create = useMutation(trpc.webhooks.create.mutationOptions())
   const update = useMutation(trpc.webhooks.update.mutationOptions())
   const { errors, isSubmitting } = form.formState
+  const [departmentIds, statuses] = useWatch({ control: form.control, name: ['department_ids', 'statuses'] })
 
   // Registered before the fields below it: react-hook-form focuses the first invalid field in
   // the order fields were registered, and a Field's control registers only when the Field renders.
   const urlInput = form.register('url')
-  const onSubmit = form.handleSubmit(async (values) => {
+  const onSubmit = form.handleSubmit(async (input) => {
     setFailure(null)
+    const values = { ...input, tags: tagList(input.tags), statuses: input.statuses as ApiStatus[] }
     try {
       if (props.mode === 'create') {
         const created = await create.mutateAsync(values)
@@ -81,6 +90,15 @@ export function WebhookForm(props: { mode: 'create' } | { mode: 'edit'; webhookI
         )}
       />
       {errors.events && <p id="webhook-events-error" className="field-error">{errors.events.message}</p>}
+
+      <WebhookFilterFields
+        departmentIds={departmentIds}
+        statuses={statuses}
+        onDepartmentIds={(value) => form.setValue('department_ids', value, { shouldDirty: true })}
+        onStatuses={(value) => form.setValue('statuses', value, { shouldDirty: true })}
+        tagsInput={form.register('tags')}
+        errors={{ departmentIds: errors.department_ids?.message, tags: errors.tags?.message, statuses: errors.statuses?.message }}
+      />
 
       <SecretField
         id="webhook-secret"

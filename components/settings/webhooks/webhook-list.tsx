@@ -9,6 +9,7 @@ import { ConfirmDialog } from '../confirm-dialog'
 import { refusalMessage } from '@/components/portal-error'
 import { StatusMessage, type Status } from '../status-message'
 import styles from '../settings.module.css'
+import { describeFilter, hasArticleFilter } from '@/lib/webhooks/subscription-filter'
 import { describeAttempt } from './test-event-result'
 import { DisabledExplanation, LastDelivery, WebhookStatusBadge } from './webhook-status'
 import listStyles from './webhooks.module.css'
@@ -18,6 +19,8 @@ export function WebhookList({ initialStatus }: { initialStatus: Status }) {
   const trpc = useTRPC()
   const queryClient = useQueryClient()
   const webhooks = useQuery(trpc.webhooks.list.queryOptions())
+  const departments = useQuery(trpc.departments.list.queryOptions())
+  const departmentNames = new Map((departments.data ?? []).map((department) => [department.id, department.name]))
   const narrowed = useListNarrowing(webhooks.data?.items ?? [], (webhook) => [webhook.url, webhook.status, ...webhook.events])
   const [status, setStatus] = useState<Status>(initialStatus)
   const [pendingDelete, setPendingDelete] = useState<WebhookView | null>(null)
@@ -91,6 +94,11 @@ export function WebhookList({ initialStatus }: { initialStatus: Status }) {
                         </li>
                       ))}
                     </ul>
+                    {hasArticleFilter({ departmentIds: webhook.department_ids, tags: webhook.tags, statuses: webhook.statuses }) && (
+                      <p className={`${styles.small} muted`} data-testid="webhook-filter">
+                        {describeFilter(webhook.events, { departmentIds: webhook.department_ids, tags: webhook.tags, statuses: webhook.statuses }, departmentNames)}
+                      </p>
+                    )}
                   </td>
                   <td>
                     <WebhookStatusBadge webhook={webhook} />

@@ -1,5 +1,6 @@
 import { createDocument, type oas31, type ZodOpenApiPathsObject } from 'zod-openapi'
 import { articlePaths, articleTags } from '../operations/article-operations.ts'
+import { eventPaths, eventTags } from '../operations/event-operations.ts'
 import { requestLogPaths, requestLogTags } from '../operations/request-log-operations.ts'
 import { revisionPaths } from '../operations/revision-operations.ts'
 import { webhookDeliveries, webhookPaths, webhookTags } from '../operations/webhook-operations.ts'
@@ -19,6 +20,7 @@ const resources: { paths: ZodOpenApiPathsObject; tags: oas31.TagObject[]; webhoo
   { paths: articlePaths, tags: articleTags },
   { paths: revisionPaths, tags: [] },
   { paths: webhookPaths, tags: webhookTags, webhooks: webhookDeliveries },
+  { paths: eventPaths, tags: eventTags },
   { paths: requestLogPaths, tags: requestLogTags },
   { paths: referencePaths, tags: referenceTags },
 ]

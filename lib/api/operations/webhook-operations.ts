@@ -16,6 +16,7 @@ import {
   listWebhooksQuerySchema,
   manualDeliverySchema,
   rotatedSecretSchema,
+  testDeliverySchema,
   updateWebhookSchema,
   webhookListSchema,
   webhookPathSchema,
@@ -162,6 +163,15 @@ export const createWebhookOperation = declareOperation({
     '',
     '- `secret`: 16 to 512 characters of your choosing. It is stored encrypted and **never returned**; keep your own copy to verify signatures.',
     '',
+    '**Filters** (optional) narrow the article events among `events`, applied when an event fans out: an event outside them makes no delivery. Each is a list, any of its values matches; several filters all apply; empty means no narrowing.',
+    '',
+    "- `department_ids`: the article's department is one of these (the newsroom's departments; another id is a 422).",
+    '- `tags`: the article carries any of these tags, in any spelling.',
+    "- `statuses`: the article's status after the change (for `workflow.transitioned`, its `to_state`).",
+    '',
+    "They apply to events about an article: the `article.*` kinds (checked against the article in the event's data) and `workflow.transitioned` (its `to_state`, and the article's department and tags when it fans out). " +
+      'Events about no article (`user.*`) are delivered by `events` alone, whatever the filters. A filter changed by PATCH applies to events from then on; deliveries already made, pending retries included, go on.',
+    '',
     "The subscription's owner is the token's owner, who is emailed if the subscription is disabled after repeated delivery failures.",
     '',
     'A newsroom has at most 50 subscriptions (the operator may set another limit); past it, creating one is a 409 `webhook_limit_reached`. One endpoint can receive every event kind.',
@@ -171,6 +181,10 @@ export const createWebhookOperation = declareOperation({
       subscribe: {
         summary: 'Publication events to one receiver',
         value: { url: 'https://hooks.example.com/newsroom', events: ['article.published', 'article.unpublished'], secret: 'nr-3f8a1c9e27d44b6f9a0c' },
+      },
+      sport: {
+        summary: "Only the Sport desk's publications tagged election or vote",
+        value: { url: 'https://hooks.example.com/sport', events: ['article.published'], secret: 'nr-3f8a1c9e27d44b6f9a0c', department_ids: ['dep_0mhx2k1s9q3v8w4t6y1z2a3b4d'], tags: ['election', 'vote'] },
       },
     },
   },
@@ -258,6 +272,8 @@ export const updateWebhookOperation = declareOperation({
   description: [
     'Changes the fields sent and keeps the others; the rules are those of creation. A new `url` is checked again.',
     '',
+    '- New `department_ids`, `tags` or `statuses` apply to events from now on; deliveries already made (pending retries too) go on. Send `[]` to remove a filter.',
+    '',
     '- A new `secret` signs every delivery from now on, retries of earlier events included.',
     '- `status: "enabled"` re-enables a subscription the service disabled after repeated delivery failures (or a `410 Gone`); it clears `disabled_at` and `disabled_reason`. ' +
       'Deliveries that failed while it was disabled are not re-sent.',
@@ -268,6 +284,7 @@ export const updateWebhookOperation = declareOperation({
   requestBody: {
     examples: {
       events: { summary: 'Change the event kinds', value: { events: ['article.published', 'article.unpublished', 'article.archived'] } },
+      filter: { summary: 'Narrow to published articles of one department (an empty list removes a filter)', value: { department_ids: ['dep_0mhx2k1s9q3v8w4t6y1z2a3b4d'], statuses: ['published'], tags: [] } },
       rotate: { summary: 'Rotate the signing secret', value: { secret: 'nr-9b2e7d41c0a84f3e8d5a' } },
       reenable: { summary: 'Re-enable after fixing the receiver, or resume after a pause', value: { status: 'enabled' } },
       pause: { summary: 'Pause: deliveries wait until resumed', value: { status: 'paused' } },
@@ -343,6 +360,14 @@ export const rotateSecretOperation = declareOperation({
   ],
 })
 
+const sportFilter = {
+  events: ['article.published' as const],
+  department_ids: ['dep_0mhx2k1s9q3v8w4t6y1z2a3b4d'],
+  tags: [],
+  statuses: [],
+  summary: 'article.published events about articles in Sport.',
+}
+
 const deliveryNotFound: ProblemCase = {
   code: 'not_found',
   when: 'No such subscription in this newsroom, or the delivery is not one of its deliveries.',
@@ -361,15 +386,17 @@ export const sendTestEventOperation = declareOperation({
     'Sends a `webhook.test` event to the subscription **now**, once, signed and sent exactly like real deliveries, and answers with what the receiver did. No body is needed.',
     '',
     'It works on a paused or disabled subscription too, to check a receiver before resuming or re-enabling it. The attempt is kept in the deliveries log; it is never retried. The portal\'s **Send test event** does the same.',
+    '',
+    'The test event is sent whatever the subscription\'s filters; the answer\'s `filter` (also in the test event\'s `data.filter`) says which real events would pass them, in fields and in words.',
   ].join('\n'),
   requestParams: { path: webhookPathParams },
   success: {
     status: 200,
     description: 'The attempt was made; `result` says how it went (a failed attempt is still a 200).',
-    schema: manualDeliverySchema,
+    schema: testDeliverySchema,
     examples: {
-      delivered: { summary: 'The receiver answered 204', value: { delivery_id: 'dlv_0mhx6a1b2c3d4e5f6g7h8i9j0k', event_id: 'evt_0mhx6a1b2c3d4e5f6g7h8i9j0k', result: 'succeeded', attempt: 1, response_status: 204, duration_ms: 83, error: null } },
-      refused: { summary: 'Nothing listens there', value: { delivery_id: 'dlv_0mhx6a1b2c3d4e5f6g7h8i9j0k', event_id: 'evt_0mhx6a1b2c3d4e5f6g7h8i9j0k', result: 'failed', attempt: 1, response_status: null, duration_ms: 3, error: 'Connection refused by hooks.example.com:443.' } },
+      delivered: { summary: 'The receiver answered 204', value: { delivery_id: 'dlv_0mhx6a1b2c3d4e5f6g7h8i9j0k', event_id: 'evt_0mhx6a1b2c3d4e5f6g7h8i9j0k', result: 'succeeded', attempt: 1, response_status: 204, duration_ms: 83, error: null, filter: sportFilter } },
+      refused: { summary: 'Nothing listens there', value: { delivery_id: 'dlv_0mhx6a1b2c3d4e5f6g7h8i9j0k', event_id: 'evt_0mhx6a1b2c3d4e5f6g7h8i9j0k', result: 'failed', attempt: 1, response_status: null, duration_ms: 3, error: 'Connection refused by hooks.example.com:443.', filter: sportFilter } },
     },
   },
   problems: [notFound],

@@ -6,7 +6,7 @@ import type { DeliveryRecord } from '../../webhooks/webhook-schemas.ts'
 import { pageRecord } from '../../pagination.ts'
 import { lastDeliveryResults } from '../../webhooks/last-delivery-results.ts'
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, updateWebhook } from '../../webhooks/manage-subscriptions.ts'
-import { redeliver, sendTestEvent, toManualDeliveryRecord } from '../../webhooks/manual-deliveries.ts'
+import { redeliver, sendTestEvent, toManualDeliveryRecord, toTestDeliveryRecord } from '../../webhooks/manual-deliveries.ts'
 import { rotateWebhookSecret } from '../../webhooks/rotate-secret.ts'
 import { standardWebhooksSecret } from '../../webhooks/sign-payload.ts'
 import { createWebhookSchema, listDeliveriesQuerySchema, updateWebhookSchema, webhookIdSchema } from '../../webhooks/webhook-schemas.ts'
@@ -70,7 +70,7 @@ export const webhooksRouter = router({
   }),
 
   /** Delivered at once, not through the queue, so the answer says how the receiver responded. */
-  sendTest: procedure.input(domainInput(webhookIdInput)).mutation(async ({ ctx, input }) => toManualDeliveryRecord(await sendTestEvent(ctx.actor, input.webhookId))),
+  sendTest: procedure.input(domainInput(webhookIdInput)).mutation(async ({ ctx, input }) => toTestDeliveryRecord(await sendTestEvent(ctx.actor, input.webhookId))),
 
   deliveries: procedure
     .input(domainInput(listDeliveriesQuerySchema.extend({ webhookId: webhookIdSchema })))

@@ -1,9 +1,9 @@
 import { sendTestEventOperation } from '@/lib/api/operations/webhook-operations'
 import { apiRoute, jsonResponse, withApi } from '@/lib/api/with-api'
-import { sendTestEvent, toManualDeliveryRecord } from '@/lib/webhooks/manual-deliveries'
+import { sendTestEvent, toTestDeliveryRecord } from '@/lib/webhooks/manual-deliveries'
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
   POST: withApi(sendTestEventOperation, async ({ actor, params }) => {
-    return jsonResponse(toManualDeliveryRecord(await sendTestEvent(actor, params.webhook_id)))
+    return jsonResponse(toTestDeliveryRecord(await sendTestEvent(actor, params.webhook_id)))
   }),
 })
