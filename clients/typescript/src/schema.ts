@@ -78,7 +78,7 @@ export interface paths {
          *
          *     `status` cannot be patched (422): move the article with `POST /v1/articles/{article_id}/transitions`. Archived articles are read-only (409 `article_archived`) until restored to draft.
          *
-         *     Send the `ETag` you read as `If-Match` to make sure you do not overwrite someone else's change (412 if you would). Every change increases `version`, and with it the `ETag`. An `article.updated` event is sent to subscribed webhooks.
+         *     Send the `ETag` you read as `If-Match` to make sure you do not overwrite someone else's change (412 if you would, saying who changed what, and when). Every change increases `version`, and with it the `ETag`. An `article.updated` event is sent to subscribed webhooks.
          */
         patch: operations["updateArticle"];
         trace?: never;
@@ -159,11 +159,11 @@ export interface paths {
          *
          *     Any later transition cancels a pending schedule. **Unpublishing** (`published` → `draft`) clears `url`; `published_at` keeps when it last went out. **Archiving** makes the article read-only; **restoring** (`archived` → `draft`) makes it editable again.
          *
-         *     **Roles:** the token acts as its owner. Editors and admins make every move above; a writer's token may only make `draft` → `in-review` and `in-review` → `draft` (403 `forbidden` otherwise).
+         *     **Roles:** the token acts as its owner. Editors and admins make every move above on any article; a writer's token may only make `draft` → `in-review` and `in-review` → `draft`, and only on articles its owner wrote (403 `forbidden` otherwise).
          *
          *     **Events:** every move sends `workflow.transitioned` (`article_id`, `from_state`, `to_state`, `actor_id`); publishing also sends `article.published`, unpublishing `article.unpublished`, archiving `article.archived`.
          *
-         *     Send the `ETag` you read as `If-Match` to make the move only from the version you saw (412 otherwise).
+         *     Send the `ETag` you read as `If-Match` to make the move only from the version you saw. If the article changed since, nothing moves: the answer is a 412 `precondition_failed` whose `detail` says what happened after your version, who did it and when (e.g. that it was published meanwhile), so a move meant for an article in review never takes a live one off the site. Read it again and decide.
          */
         post: operations["transitionArticle"];
         delete?: never;
@@ -192,6 +192,8 @@ export interface paths {
          *     **`external_id`** is the wire service's id for the item, unique in the newsroom. Sending an `external_id` the newsroom already has **updates** that article instead of creating a duplicate, so re-sending a feed is safe. On such an update `headline` is replaced; `lede`, `body`, `department_id` and `tags` are replaced when sent and kept when left out or null; `status` and `author_id` stay as the newsroom set them. An archived article is not updated (its item fails). One `external_id` may appear only once per request.
          *
          *     `results` has one entry per item, in request order, with its `index`: `created` or `updated` with the `article_id`, or `failed` with `errors`. Each stored item sends an `article.created` or `article.updated` event.
+         *
+         *     **Concurrent imports** may share `external_id`s in any order: each lands as if it had run before or after the others (one of them creates an article, the rest update it). In the rare case that they keep colliding, the service tries again a few times and then answers `503 write_conflict` with `Retry-After`, having stored nothing.
          */
         post: operations["bulkImportArticles"];
         delete?: never;
@@ -1565,7 +1567,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A field is invalid or unknown, a `status` other than draft or in-review, or a department or author outside the newsroom. The Idempotency-Key was already used with a different request. */
+            /** @description The body nests objects and arrays more than 64 levels deep; refused before anything else reads it, the Idempotency-Key included. A field is invalid or unknown, a `status` other than draft or in-review, or a department or author outside the newsroom. The Idempotency-Key was already used with a different request. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -1872,7 +1874,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `If-Match` does not match the current `ETag`: the article changed since you read it. */
+            /** @description `If-Match` does not match the current `ETag`: the article changed since you read it. The detail says what happened after the version you sent, who did it and when. */
             412: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -1917,7 +1919,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A field is invalid or unknown, `status` was sent, or a department or author is outside the newsroom. */
+            /** @description The body nests objects and arrays more than 64 levels deep; refused before anything else reads it, the Idempotency-Key included. A field is invalid or unknown, `status` was sent, or a department or author is outside the newsroom. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2300,7 +2302,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token lacks the `articles:write` scope. The token's owner's role may not make this move (e.g. a writer approving). */
+            /** @description The token lacks the `articles:write` scope. The token's owner may not make this move: their role does not allow it (e.g. a writer approving), or a writer moves an article someone else wrote. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2346,7 +2348,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `If-Match` does not match the current `ETag`: the article changed since you read it. */
+            /** @description `If-Match` does not match the current `ETag`: the article changed since you read it, so the move is not made. The detail says what happened after the version you sent, who did it and when. */
             412: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2391,7 +2393,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `to_state` is missing or not a state, `publish_at` is not a timestamp, or `publish_at` came without `to_state: "published"`. The Idempotency-Key was already used with a different request. */
+            /** @description The body nests objects and arrays more than 64 levels deep; refused before anything else reads it, the Idempotency-Key included. `to_state` is missing or not a state, `publish_at` is not a timestamp, or `publish_at` came without `to_state: "published"`. The Idempotency-Key was already used with a different request. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2573,7 +2575,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The envelope is wrong: `articles` missing, empty or not an array, or a field next to it. (Invalid items are reported in the 200 answer instead.) The Idempotency-Key was already used with a different request. */
+            /** @description The body nests objects and arrays more than 64 levels deep; refused before anything else reads it, the Idempotency-Key included. The envelope is wrong: `articles` missing, empty or not an array, or a field next to it. (Invalid items are reported in the 200 answer instead.) The Idempotency-Key was already used with a different request. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2619,7 +2621,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            /** @description Concurrent imports sharing these `external_id`s kept colliding: the import was tried several times and nothing was stored; retry after `Retry-After` seconds. The database is unreachable for a moment; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3289,7 +3291,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A field is missing, invalid or unknown, an event kind does not exist, or `url` is not https or points to a private address. The Idempotency-Key was already used with a different request. */
+            /** @description The body nests objects and arrays more than 64 levels deep; refused before anything else reads it, the Idempotency-Key included. A field is missing, invalid or unknown, an event kind does not exist, or `url` is not https or points to a private address. The Idempotency-Key was already used with a different request. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3720,7 +3722,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A field is invalid or unknown, or `status` is not `enabled` or `paused`. */
+            /** @description The body nests objects and arrays more than 64 levels deep; refused before anything else reads it, the Idempotency-Key included. A field is invalid or unknown, or `status` is not `enabled` or `paused`. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];

@@ -200,7 +200,7 @@ describe('the README example', () => {
     const planned = (await createDeliveriesForEvent(event.id)).find((delivery) => delivery.subscriptionId === subscription.webhook_id)
     await deliverAttempt(planned!.deliveryId, { kind: 'manual' })
     const delivered = receiver.requests.at(-1)!
-    const headers = new Headers(Object.entries(delivered.headers).map(([name, value]) => [name, String(value)]))
+    const headers = new Headers(Object.entries(delivered.headers).map(([name, value]) => [name, String(value)] as [string, string]))
     expect(example.verify(delivered.body, headers)).toMatchObject({ event: 'article.published', data: { article_id: example.article.article_id } })
     expect(() => example.verify(delivered.body.replace('Harbour', 'Harb0ur'), headers)).toThrow()
   })
