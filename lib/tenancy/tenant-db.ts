@@ -17,6 +17,7 @@ const tenantOwnedModels = new Set([
   'MailMessage',
   'AuditEntry',
   'ApiRequest',
+  'PortalSession',
 ])
 
 const whereOperations = new Set([

@@ -3,6 +3,7 @@ import { apiKeysRouter } from './api-keys-router.ts'
 import { articlesRouter } from './articles-router.ts'
 import { departmentsRouter } from './departments-router.ts'
 import { deskRouter } from './desk-router.ts'
+import { securityRouter } from './security-router.ts'
 import { usersRouter } from './users-router.ts'
 import { webhooksRouter } from './webhooks-router.ts'
 
@@ -15,6 +16,7 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   users: usersRouter,
   departments: departmentsRouter,
+  security: securityRouter,
 })
 
 export type AppRouter = typeof appRouter
