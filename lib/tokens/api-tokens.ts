@@ -5,7 +5,7 @@ import { assertCan } from '../auth/permissions.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import { forgetCachedTokens } from './authenticate-token.ts'
-import { rollOverlaps, rotationRecommendedAfterDays, type NewApiToken, type RollOverlap } from './api-token-schemas.ts'
+import { expiryOf, rollOverlaps, rotationRecommendedAfterDays, type NewApiToken, type RollOverlap } from './api-token-schemas.ts'
 import { grantableScopes } from './scopes.ts'
 import { displayPrefix, generateToken, hashToken } from './token-secret.ts'
 
@@ -44,7 +44,10 @@ export { rotationRecommendedAfterDays }
 export async function createApiToken(actor: Actor, input: NewApiToken & { ownerId?: string }): Promise<{ token: string; summary: ApiTokenSummary }> {
   assertCan(actor, 'admin')
   const tdb = tenantDb(actor.tenant.id)
-  const { name, scopes, expiresAt = null, allowedAddresses = [] } = input
+  const { name, scopes, allowedAddresses = [] } = input
+  const expiry = input.expiresAt !== undefined ? input.expiresAt : expiryOf(input)
+  if (expiry && 'error' in expiry) throw new ValidationError([{ field: 'expiryDate', message: expiry.error }])
+  const expiresAt = expiry
   const ownerId = actor.user?.id ?? input.ownerId
   if (!ownerId) throw new ValidationError([{ field: 'owner', message: 'A key made by the system must name the user who owns it.' }])
   if (actor.user && input.ownerId && input.ownerId !== actor.user.id) throw new ForbiddenError('An admin creates keys of their own; the owner signs in to create theirs.')

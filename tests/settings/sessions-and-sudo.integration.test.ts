@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { db } from '../../lib/db/client.ts'
+import type { Scope } from '../../lib/tokens/scopes.ts'
 import { createCallerFactory } from '../../lib/trpc/init.ts'
 import { portalContextFromSession } from '../../lib/trpc/context.ts'
 import { appRouter } from '../../lib/trpc/routers/app-router.ts'
@@ -11,6 +12,7 @@ import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 // ask for the password again once the last proof is older than 10 minutes.
 
 const createCaller = createCallerFactory(appRouter)
+const unbounded = { expiry: 'never' as const, allowedAddresses: [] as string[] }
 const firefox = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0'
 const safari = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15'
 let newsroom: TestTenant
@@ -128,29 +130,29 @@ describe('sessions', () => {
 describe('re-authentication for dangerous acts (sudo mode)', () => {
   it('asks again for the password to create an admin or webhooks:manage key after 10 minutes, and not for a narrower key', async () => {
     const admin = await signedIn('admin')
-    expect((await (await admin.portal()).apiKeys.create({ name: 'Fresh admin key', scopes: ['admin'] })).key.scopes).toEqual(['admin'])
+    expect((await (await admin.portal()).apiKeys.create({ ...unbounded, name: 'Fresh admin key', scopes: ['admin'] })).key.scopes).toEqual(['admin'])
     await age(admin.sessionId, 11)
-    for (const scopes of [['admin'], ['webhooks:manage'], ['articles:read', 'webhooks:manage']]) {
-      await expect((await admin.portal()).apiKeys.create({ name: 'Stale', scopes })).rejects.toMatchObject({
+    for (const scopes of [['admin'], ['webhooks:manage'], ['articles:read', 'webhooks:manage']] satisfies Scope[][]) {
+      await expect((await admin.portal()).apiKeys.create({ ...unbounded, name: 'Stale', scopes })).rejects.toMatchObject({
         code: 'FORBIDDEN',
         message: 'Confirm it is you: enter your password again to do this. It is asked for dangerous changes when you last signed in or confirmed more than 10 minutes ago.',
         cause: expect.objectContaining({ code: 'reauthentication_required' }),
       })
     }
-    expect((await (await admin.portal()).apiKeys.create({ name: 'Read only', scopes: ['articles:read'] })).key.name).toBe('Read only')
+    expect((await (await admin.portal()).apiKeys.create({ ...unbounded, name: 'Read only', scopes: ['articles:read'] })).key.name).toBe('Read only')
 
     await expect((await admin.portal()).security.reauthenticate({ password: 'not it' })).rejects.toMatchObject({ code: 'UNPROCESSABLE_CONTENT', message: 'That is not your password.' })
-    await expect((await admin.portal()).apiKeys.create({ name: 'Still stale', scopes: ['admin'] })).rejects.toMatchObject({ code: 'FORBIDDEN' })
+    await expect((await admin.portal()).apiKeys.create({ ...unbounded, name: 'Still stale', scopes: ['admin'] })).rejects.toMatchObject({ code: 'FORBIDDEN' })
     const confirmed = await (await admin.portal()).security.reauthenticate({ password: 'test-password' })
     expect(new Date(confirmed.validUntil).getTime() - new Date(confirmed.reauthenticatedAt).getTime()).toBe(600_000)
-    expect((await (await admin.portal()).apiKeys.create({ name: 'After confirming', scopes: ['admin'] })).key.name).toBe('After confirming')
+    expect((await (await admin.portal()).apiKeys.create({ ...unbounded, name: 'After confirming', scopes: ['admin'] })).key.name).toBe('After confirming')
   })
 
   it('asks again to roll an admin key, rotate a webhook secret, change a role or make someone an admin', async () => {
     const admin = await signedIn('admin')
     const portal = await admin.portal()
-    const { key } = await portal.apiKeys.create({ name: 'Sudo roll', scopes: ['admin'] })
-    const { key: readKey } = await portal.apiKeys.create({ name: 'Plain roll', scopes: ['articles:read'] })
+    const { key } = await portal.apiKeys.create({ ...unbounded, name: 'Sudo roll', scopes: ['admin'] })
+    const { key: readKey } = await portal.apiKeys.create({ ...unbounded, name: 'Plain roll', scopes: ['articles:read'] })
     const webhook = await portal.webhooks.create({ url: 'http://127.0.0.1:9/hook', events: ['user.created'], secret: 'a-signing-secret-of-32-characters' })
     const acts = {
       roll: async () => (await admin.portal()).apiKeys.roll({ id: key.id, overlap: 'none' }),

@@ -1,13 +1,14 @@
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import type { AuthOptions, Session } from 'next-auth'
-import type { AuthHandler as AuthHandlerType } from 'next-auth/core'
 import { authOptions } from '../../lib/auth/auth-options.ts'
 
 // next-auth's request handler, which its Next adapter (app/api/auth/[...nextauth]) wraps; the
 // package does not export it by name, so it is loaded by path.
 const require = createRequire(import.meta.url)
-const { AuthHandler } = require(path.join(path.dirname(require.resolve('next-auth')), 'core/index.js')) as { AuthHandler: typeof AuthHandlerType }
+const { AuthHandler } = require(path.join(path.dirname(require.resolve('next-auth')), 'core/index.js')) as { AuthHandler: (params: { req: Record<string, unknown>; options: AuthOptions }) => Promise<AuthAnswer> }
+
+type AuthAnswer = { status?: number; body?: unknown; cookies?: { name: string; value: string; options?: { maxAge?: number } }[] }
 
 const options: AuthOptions = { ...authOptions, secret: 'next-auth-browser-test-secret' }
 

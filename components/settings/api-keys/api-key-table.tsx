@@ -18,6 +18,8 @@ export function ApiKeyTable({ keys, caption, onRevoke }: { keys: ApiKeyView[]; c
             <th scope="col">Created by</th>
             <th scope="col">Created</th>
             <th scope="col">Last used</th>
+            <th scope="col">Expires</th>
+            <th scope="col">Allowed from</th>
             <th scope="col">Status</th>
             {onRevoke && <th scope="col"><span className={styles.visuallyHidden}>Actions</span></th>}
           </tr>
@@ -45,11 +47,18 @@ export function ApiKeyTable({ keys, caption, onRevoke }: { keys: ApiKeyView[]; c
                 <LocalTime iso={key.createdAt} />
               </td>
               <td className={styles.date}>{key.lastUsedAt ? <LocalTime iso={key.lastUsedAt} /> : <span className="muted">Never</span>}</td>
+              <td className={styles.date}>{key.expiresAt ? <LocalTime iso={key.expiresAt} /> : <span className="muted">Never</span>}</td>
+              <td className={styles.mono}>{key.allowedAddresses.length ? key.allowedAddresses.join(', ') : <span className="muted">Any address</span>}</td>
               <td>
                 {key.revokedAt ? (
                   <>
                     <span className={`${styles.badge} ${styles.danger}`}>Revoked</span>
                     <div className={`${styles.small} muted`}><LocalTime iso={key.revokedAt} /></div>
+                  </>
+                ) : key.expired ? (
+                  <>
+                    <span className={`${styles.badge} ${styles.danger}`}>Expired</span>
+                    <div className={`${styles.small} muted`}><LocalTime iso={key.expiresAt!} /></div>
                   </>
                 ) : !key.ownerActive ? (
                   <>
@@ -62,6 +71,11 @@ export function ApiKeyTable({ keys, caption, onRevoke }: { keys: ApiKeyView[]; c
                   </span>
                 ) : (
                   <span className={`${styles.badge} ${styles.ok}`}>Active</span>
+                )}
+                {key.previousSecretWorksUntil && (
+                  <div className={`${styles.small} muted`} data-testid={`old-secret-${key.id}`}>
+                    Rolled; the old secret works until <LocalTime iso={key.previousSecretWorksUntil} />
+                  </div>
                 )}
               </td>
               {onRevoke && (
