@@ -3,7 +3,7 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { createTRPCClient, httpBatchLink } from '@trpc/client'
 import { createTRPCContext } from '@trpc/tanstack-react-query'
-import { useRef, useState, type ReactNode } from 'react'
+import { useState, type ReactNode } from 'react'
 import type { AppRouter } from '@/lib/trpc/routers/app-router'
 import { portalRequestHeader } from '@/lib/security/same-origin'
 import { ReauthenticationDialog, reauthenticationLink } from '@/components/reauthentication'
@@ -14,7 +14,8 @@ export function PortalTrpcProvider({ children }: { children: ReactNode }) {
   const [queryClient] = useState(() => new QueryClient({ defaultOptions: { queries: { staleTime: 5_000, retry: 1 } } }))
   // The re-authentication dialog's open request: the link waits on it, the dialog settles it.
   const [reauthentication, setReauthentication] = useState<{ resolve: (confirmed: boolean) => void } | null>(null)
-  const waiting = useRef<Promise<boolean> | null>(null)
+  // The dialog's pending answer, shared by refusals that arrive together (not state: nothing renders from it).
+  const [waiting] = useState<{ current: Promise<boolean> | null }>(() => ({ current: null }))
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
       links: [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { addressAllowed, parseRange, type AddressRange } from './cidr.ts'
+import { addressAllowed, displayAddress, parseRange, type AddressRange } from './cidr.ts'
 
 const ranges = (...texts: string[]) => texts.map((text) => parseRange(text) as AddressRange)
 
@@ -21,6 +21,9 @@ describe('address ranges', () => {
     expect(addressAllowed(ranges('::1'), '::1')).toBe(true)
     expect(addressAllowed(ranges('::1'), '127.0.0.1')).toBe(false)
     expect(addressAllowed(allow, 'unknown')).toBe(false)
+    expect(displayAddress('::ffff:127.0.0.1')).toBe('127.0.0.1')
+    expect(displayAddress('2001:db8::1')).toBe('2001:db8::1')
+    expect(displayAddress('unknown')).toBe('unknown')
   })
 
   it('refuses what is not a range, in words that say what to fix', () => {

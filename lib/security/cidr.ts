@@ -99,3 +99,13 @@ export function addressAllowed(ranges: readonly AddressRange[], addressText: str
   const address = parseAddress(addressText)
   return address !== null && ranges.some((range) => rangeContains(range, address))
 }
+
+/**
+ * The address as people write it: an IPv4 client seen through a dual-stack socket
+ * (::ffff:203.0.113.7) is named 203.0.113.7, the form an allowlist entry for it takes.
+ */
+export function displayAddress(addressText: string): string {
+  const address = parseAddress(addressText)
+  if (!address || address.version === 6 || !addressText.includes(':')) return addressText
+  return [24n, 16n, 8n, 0n].map((shift) => String((address.value >> shift) & 255n)).join('.')
+}

@@ -1,4 +1,4 @@
-import { addressAllowed, parseRange, type AddressRange } from '../security/cidr.ts'
+import { addressAllowed, displayAddress, parseRange, type AddressRange } from '../security/cidr.ts'
 
 /**
  * What limits a key beyond its scopes: when it expires, where requests may come from, and, for
@@ -53,7 +53,7 @@ export function tokenRefusal(bounds: TokenBounds, address: string, now = Date.no
   if (bounds.allowedRanges && !addressAllowed(bounds.allowedRanges, address)) {
     return {
       code: 'ip_not_allowed',
-      detail: `Requests from ${address} may not use this API key; it allows only ${bounds.allowedAddresses.join(', ')}. Send it from an allowed address, or have an admin add this one to the key's allowlist.`,
+      detail: `Requests from ${displayAddress(address)} may not use this API key; it allows only ${bounds.allowedAddresses.join(', ')}. Send it from an allowed address, or have an admin add this one to the key's allowlist.`,
     }
   }
   return null

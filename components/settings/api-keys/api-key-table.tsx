@@ -15,7 +15,6 @@ export function ApiKeyTable({ keys, caption, onRevoke }: { keys: ApiKeyView[]; c
             <th scope="col">Name</th>
             <th scope="col">Prefix</th>
             <th scope="col">Scopes</th>
-            <th scope="col">Created by</th>
             <th scope="col">Created</th>
             <th scope="col">Last used</th>
             <th scope="col">Expires</th>
@@ -42,13 +41,13 @@ export function ApiKeyTable({ keys, caption, onRevoke }: { keys: ApiKeyView[]; c
                   ))}
                 </ul>
               </td>
-              <td>{key.createdByName ?? <span className="muted">Command line</span>}</td>
               <td className={styles.date}>
                 <LocalTime iso={key.createdAt} />
+                <div className={`${styles.small} muted`}>by {key.createdByName ?? 'the command line'}</div>
               </td>
               <td className={styles.date}>{key.lastUsedAt ? <LocalTime iso={key.lastUsedAt} /> : <span className="muted">Never</span>}</td>
               <td className={styles.date}>{key.expiresAt ? <LocalTime iso={key.expiresAt} /> : <span className="muted">Never</span>}</td>
-              <td className={styles.mono}>{key.allowedAddresses.length ? key.allowedAddresses.join(', ') : <span className="muted">Any address</span>}</td>
+              <td className={styles.mono}>{key.allowedAddresses.length ? key.allowedAddresses.map((range) => <div key={range}>{range}</div>) : <span className="muted">Any address</span>}</td>
               <td>
                 {key.revokedAt ? (
                   <>

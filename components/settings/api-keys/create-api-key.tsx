@@ -4,7 +4,7 @@ import { zodResolver } from '@hookform/resolvers/zod'
 import { useMutation } from '@tanstack/react-query'
 import Link from 'next/link'
 import { useState } from 'react'
-import { useForm } from 'react-hook-form'
+import { useForm, useWatch } from 'react-hook-form'
 import type { z } from 'zod'
 import { createApiTokenSchema, expiryPresetDays } from '@/lib/tokens/api-token-schemas'
 import { useTRPC } from '@/components/trpc-provider'
@@ -31,7 +31,7 @@ export function CreateApiKey({ scopes }: { scopes: ScopeOption[] }) {
   const form = useForm<KeyValues, unknown, z.output<typeof createApiTokenSchema>>({ resolver: zodResolver(createApiTokenSchema), defaultValues: { name: '', scopes: [], expiry: 'never', expiryDate: '', allowedAddresses: '' }, shouldFocusError: true })
   const create = useMutation(trpc.apiKeys.create.mutationOptions({ gcTime: 0 }))
   const { errors, isSubmitting } = form.formState
-  const expiry = form.watch('expiry')
+  const expiry = useWatch({ control: form.control, name: 'expiry' })
 
   // Registered before the fields below it: react-hook-form focuses the first invalid field in
   // the order fields were registered, and a Field's control registers only when the Field renders.
