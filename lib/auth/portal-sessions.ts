@@ -2,6 +2,7 @@ import { recordAudit } from '../audit.ts'
 import type { Prisma } from '../db/generated/client.ts'
 import { NotFoundError } from '../errors.ts'
 import { createId } from '../ids.ts'
+import { displayAddress } from '../security/cidr.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { actingTenantSelect } from '../tenancy/actor.ts'
 import { systemDb, tenantDb } from '../tenancy/tenant-db.ts'
@@ -29,7 +30,8 @@ export async function startPortalSession(member: { id: string; tenantId: string 
       tenantId: member.tenantId,
       userId: member.id,
       userAgent: (from.userAgent ?? '').slice(0, 512),
-      clientAddress: (from.address ?? '').slice(0, 64),
+      // As people write it (203.0.113.7, not a dual-stack socket's ::ffff:203.0.113.7).
+      clientAddress: displayAddress(from.address ?? '').slice(0, 64),
       createdAt: now,
       lastSeenAt: now,
       reauthenticatedAt: now,
