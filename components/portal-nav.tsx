@@ -10,9 +10,9 @@ export function PortalNav({ role }: { role: Role }) {
       <Link href="/">Home</Link>
       <Link href="/articles">Articles</Link>
       <Link href="/docs/api">API reference</Link>
+      <div className="section">Settings</div>
       {can({ role }, 'admin') && (
         <>
-          <div className="section">Settings</div>
           <Link href="/settings/api-keys">API Keys</Link>
           {can({ role }, 'webhooks:manage') && <Link href="/settings/webhooks">Webhooks</Link>}
           <Link href="/settings/users">Users</Link>
@@ -20,6 +20,8 @@ export function PortalNav({ role }: { role: Role }) {
           <Link href="/settings/audit-log">Audit log</Link>
         </>
       )}
+      {/* Every member's own sign-in, whatever their role. */}
+      <Link href="/settings/security">Security</Link>
     </nav>
   )
 }

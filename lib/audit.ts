@@ -6,6 +6,9 @@ export type AuditAction =
   | 'api_token.revoked'
   | 'content_key.created'
   | 'content_key.revoked'
+  | 'api_token.renamed'
+  | 'api_token.rolled'
+  | 'api_token.allowlist_changed'
   | 'webhook.created'
   | 'webhook.updated'
   | 'webhook.deleted'
@@ -17,6 +20,8 @@ export type AuditAction =
   | 'user.created'
   | 'user.role_changed'
   | 'user.deactivated'
+  | 'user.password_changed'
+  | 'user.sessions_ended'
 
 // Any client or transaction, tenant-scoped or not: jobs that act for the system audit too.
 type AuditWriter = { auditEntry: { create(args: { data: Prisma.AuditEntryUncheckedCreateInput }): PromiseLike<unknown> } }

@@ -28,7 +28,8 @@ export const problemCatalogue = {
     title: 'Authentication required',
     status: 401,
     advice:
-      'The `Authorization` header is missing or not `Bearer`, or the token is unknown, revoked, or belongs to a deactivated user. ' +
+      'The `Authorization` header is missing or not `Bearer`, or the token is unknown, revoked, or belongs to a deactivated user; ' +
+      'or the key is past its expiry (`detail` says when it expired), or the secret was replaced when the key was rolled and its overlap has lapsed (use the new secret). ' +
       'The response carries `WWW-Authenticate: Bearer realm="newsroom", error="invalid_token"`. Create a new key under Settings → API Keys. ' +
       'Repeated failures from one address are rate limited (429).',
   },
@@ -39,6 +40,14 @@ export const problemCatalogue = {
       'The token is valid but lacks the scope the endpoint needs; `WWW-Authenticate` names it: ' +
       '`Bearer realm="newsroom", error="insufficient_scope", scope="articles:write"`. Create a key with that scope (or `admin`). ' +
       "A token's scopes are also bounded by its owner's current role.",
+  },
+  ip_not_allowed: {
+    title: 'Address not allowed',
+    status: 403,
+    advice:
+      "The key has an IP allowlist and the request came from an address outside it; `detail` names the address the service saw " +
+      '(behind proxies, the one `TRUSTED_PROXY_HOPS` trusts). Send the request from an allowed address, or have an admin add this one ' +
+      "under Settings → API Keys → the key. Repeated refusals from one address are rate limited (429).",
   },
   forbidden: {
     title: 'Forbidden',
@@ -190,6 +199,30 @@ export const problemCatalogue = {
     title: 'Department in use',
     status: 409,
     advice: 'Articles still belong to this department. Move them to another department first.',
+    portalOnly: true,
+  },
+  api_key_revoked: {
+    title: 'Key revoked',
+    status: 409,
+    advice: 'A revoked key stays as it was revoked; create a new key.',
+    portalOnly: true,
+  },
+  api_key_expired: {
+    title: 'Key expired',
+    status: 409,
+    advice: 'An expired key cannot be rolled; create a new key.',
+    portalOnly: true,
+  },
+  reauthentication_required: {
+    title: 'Confirm it is you',
+    status: 403,
+    advice: 'This act needs the password entered again when the last sign-in or confirmation is older than 10 minutes. Confirm, then retry.',
+    portalOnly: true,
+  },
+  session_not_found: {
+    title: 'Session not found',
+    status: 404,
+    advice: 'The session has ended already, or is not yours.',
     portalOnly: true,
   },
 } as const satisfies Record<string, ProblemCodeInfo>

@@ -1,5 +1,8 @@
 /**
- * npm run tokens -- create --tenant <slug> --name <name> --scopes <a,b> [--owner <email>]
+ * npm run tokens -- create --tenant <slug> --name <name> --scopes <a,b> [--owner <email>] [--expires 30|90|365|YYYY-MM-DD] [--allow <cidr,cidr>]
+ * npm run tokens -- roll <token-prefix-or-id> --overlap none|1h|24h|7d
+ * npm run tokens -- rename <token-prefix-or-id> --name <name>
+ * npm run tokens -- allow <token-prefix-or-id> --allow <cidr,cidr>   (an empty list admits any address)
  * npm run tokens -- revoke <token-prefix-or-id>
  * npm run tokens -- list --tenant <slug>
  *

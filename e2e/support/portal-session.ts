@@ -1,4 +1,5 @@
 import { expect, type Browser, type BrowserContext, type BrowserContextOptions } from '@playwright/test'
+import { queryE2eDatabase } from './e2e-database.ts'
 
 export type SeedRole = 'admin' | 'editor' | 'writer'
 
@@ -17,7 +18,12 @@ const sessions = new Map<SeedRole, Awaited<ReturnType<BrowserContext['storageSta
 export async function signedInContext(browser: Browser, role: SeedRole, options: BrowserContextOptions = {}): Promise<BrowserContext> {
   const defaults: BrowserContextOptions = { viewport: { width: 1280, height: 800 }, locale: 'en-US', ...options }
   const known = sessions.get(role)
-  if (known) return browser.newContext({ ...defaults, storageState: known })
+  if (known) {
+    // The stored session may be older than sudo mode's 10 minutes by now; a journey that meets
+    // the re-authentication dialog says so itself (sign-in-security.spec.ts).
+    await queryE2eDatabase("UPDATE portal_sessions SET reauthenticated_at = now() WHERE ended_at IS NULL AND user_id = (SELECT id FROM users WHERE email = $1)", [seedUsers[role].email])
+    return browser.newContext({ ...defaults, storageState: known })
+  }
 
   const context = await browser.newContext(defaults)
   const page = await context.newPage()

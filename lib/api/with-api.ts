@@ -5,6 +5,7 @@ import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { authenticateToken, touchToken, type TokenPrincipal } from '../tokens/authenticate-token.ts'
 import { hasScope } from '../tokens/scopes.ts'
+import { tokenRefusal } from '../tokens/token-bounds.ts'
 import { parseInput } from '../parse-input.ts'
 import { defaultMaxBodyBytes } from './body-limits.ts'
 import type { ApiOperationSpec } from './openapi/api-operation.ts'
@@ -102,6 +103,18 @@ export function withApi<
           requestId,
           { 'WWW-Authenticate': `${realm}, error="invalid_token"` },
         )
+      }
+
+      // A key's own bounds (expiry, allowlist, a rolled secret's overlap): a refusal is recorded
+      // in the key's request log, and counts against the address like any failed authentication.
+      const address = clientAddress(request.headers.get('x-forwarded-for'))
+      const refusal = tokenRefusal(principal.bounds, address)
+      if (refusal) {
+        const decision = await consumeUnauthenticatedRequest(address)
+        if (!decision.allowed) {
+          return problemResponse({ code: 'rate_limited', detail: `Too many refused requests from your address; retry in ${decision.retryAfterSeconds} s.` }, requestId, rateLimitHeaders(decision))
+        }
+        return problemResponse(refusal, requestId, refusal.code === 'unauthenticated' ? { 'WWW-Authenticate': `${realm}, error="invalid_token"` } : {})
       }
 
       // A GET may be answered from the response cache, which needs the newsroom's change

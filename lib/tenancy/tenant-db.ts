@@ -18,6 +18,7 @@ const tenantOwnedModels = new Set([
   'MailMessage',
   'AuditEntry',
   'ApiRequest',
+  'PortalSession',
 ])
 
 const whereOperations = new Set([

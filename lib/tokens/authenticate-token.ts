@@ -5,6 +5,7 @@ import { actingTenantSelect, type ActingTenant } from '../tenancy/actor.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
 import { effectiveScopes, type Scope } from './scopes.ts'
 import { hashToken, looksLikeToken } from './token-secret.ts'
+import { tokenBounds, type TokenBounds } from './token-bounds.ts'
 import { logger } from '../ops/logger.ts'
 
 export type TokenPrincipal = {
@@ -12,6 +13,8 @@ export type TokenPrincipal = {
   scopes: Scope[]
   tenant: ActingTenant
   user: { id: string; role: Role }
+  /** The key's own bounds, checked on every request (token-bounds.ts), cached or not. */
+  bounds: TokenBounds
 }
 
 type CacheEntry = { principal: TokenPrincipal | null; expiresAt: number }
@@ -49,23 +52,35 @@ export async function authenticateToken(token: string): Promise<TokenPrincipal |
   return lookup
 }
 
-async function lookUp(tokenHash: string): Promise<TokenPrincipal | null> {
-  const startedIn = inFlight.clearings
-  const row = await systemDb()
-    .apiToken.findUnique({
-      where: { tokenHash },
-      include: {
-        owner: { select: { id: true, role: true, active: true } },
-        tenant: { select: actingTenantSelect },
-      },
-    })
+const tokenInclude = {
+  owner: { select: { id: true, role: true, active: true } },
+  tenant: { select: actingTenantSelect },
+} as const
+
+function findToken(where: { tokenHash: string } | { previousTokenHash: string }) {
+  return systemDb()
+    .apiToken.findUnique({ where: where as { tokenHash: string }, include: tokenInclude })
     .catch((error: unknown) => {
       logger.error({ error: (error as Error).message }, 'token lookup failed')
       throw new ServiceUnavailableError('The service could not check your API key just now; retry shortly. The key itself was not judged.', 5, { cause: error })
     })
+}
+
+async function lookUp(tokenHash: string): Promise<TokenPrincipal | null> {
+  const startedIn = inFlight.clearings
+  // The current secret, else a secret a roll replaced: it works until its overlap lapses, and
+  // after that it is refused in words that name the roll rather than as an unknown token.
+  const current = await findToken({ tokenHash })
+  const row = current ?? (await findToken({ previousTokenHash: tokenHash }))
   const principal: TokenPrincipal | null =
     row && !row.revokedAt && row.owner.active
-      ? { tokenId: row.id, scopes: effectiveScopes(row.scopes, row.owner.role), tenant: row.tenant, user: { id: row.owner.id, role: row.owner.role } }
+      ? {
+          tokenId: row.id,
+          scopes: effectiveScopes(row.scopes, row.owner.role),
+          tenant: row.tenant,
+          user: { id: row.owner.id, role: row.owner.role },
+          bounds: tokenBounds(row, current ? null : { rolledAt: row.rolledAt, worksUntil: row.previousTokenExpiresAt }),
+        }
       : null
   // A revocation (or a role change) while this lookup ran may have come after its read: its
   // answer serves the requests that were waiting for it, but is not kept for later ones.

@@ -51,3 +51,10 @@ export function effectiveScopes(tokenScopes: readonly string[], ownerRole: Role)
 export function hasScope(scopes: readonly Scope[], needed: Scope): boolean {
   return scopes.includes('admin') || scopes.includes(needed)
 }
+
+/** Scopes whose keys can take over the newsroom's integrations: minting one is a sudo act (recent-authentication.ts). */
+export const sensitiveScopes: readonly Scope[] = ['admin', 'webhooks:manage']
+
+export function grantsSensitiveScope(scopes: readonly string[]): boolean {
+  return scopes.some((scope) => (sensitiveScopes as readonly string[]).includes(scope))
+}

@@ -3,9 +3,18 @@ import { can, refusalFor } from '../auth/permissions.ts'
 import type { Scope } from '../tokens/scopes.ts'
 import { DomainError, ValidationError } from '../errors.ts'
 import type { Member } from '../auth/members.ts'
+import type { PortalSessionState } from '../auth/portal-sessions.ts'
+import { assertRecentlyAuthenticated } from '../auth/recent-authentication.ts'
 import type { Actor, ActingTenant } from '../tenancy/actor.ts'
 
-export type PortalContext = { member: Member | null; tenant: ActingTenant | null }
+export type PortalContext = {
+  member: Member | null
+  tenant: ActingTenant | null
+  /** The portal session making the request (portal-sessions.ts): what sudo mode and Security read. */
+  session?: PortalSessionState | null
+  /** The caller's address as client-address.ts finds it (for the sign-in limits re-authentication shares). */
+  clientAddress?: string
+}
 
 const t = initTRPC.context<PortalContext>().create({
   errorFormatter({ shape, error }) {
@@ -51,8 +60,16 @@ export const publicProcedure = t.procedure.use(mapDomainErrors)
 export const memberProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.member || !ctx.tenant) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in again: your session has ended.' })
   const actor: Actor & { user: NonNullable<Actor['user']> } = { tenant: ctx.tenant, user: { id: ctx.member.id, role: ctx.member.role } }
-  return next({ ctx: { ...ctx, member: ctx.member, tenant: ctx.tenant, actor } })
+  return next({ ctx: { ...ctx, member: ctx.member, tenant: ctx.tenant, actor, session: ctx.session ?? null, clientAddress: ctx.clientAddress ?? 'unknown' } })
 })
+
+/**
+ * For a procedure whose act is dangerous only sometimes (a key with admin scope): the rule is
+ * lib/auth/recent-authentication.ts's, this only hands it the request's session.
+ */
+export function assertSessionRecentlyAuthenticated(ctx: { session: PortalSessionState | null }): void {
+  assertRecentlyAuthenticated(ctx.session)
+}
 
 /**
  * A procedure that needs `scope`, declared as a /v1 operation declares its own: the member's
@@ -62,6 +79,18 @@ export const memberProcedure = publicProcedure.use(({ ctx, next }) => {
 export function scopedProcedure(scope: Scope) {
   return memberProcedure.use(({ ctx, next }) => {
     if (!can(ctx.member, scope)) throw new TRPCError({ code: 'FORBIDDEN', message: refusalFor(scope) })
+    return next()
+  })
+}
+
+/**
+ * A dangerous act (GitHub's sudo mode): the scope, then a session that proved itself within the
+ * last 10 minutes; otherwise `reauthentication_required`, and the portal asks for the password
+ * and retries. Checked before the input is parsed, so nothing is half done.
+ */
+export function sudoProcedure(scope: Scope) {
+  return scopedProcedure(scope).use(({ ctx, next }) => {
+    assertRecentlyAuthenticated(ctx.session)
     return next()
   })
 }

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto'
 import { recordAudit } from '../audit.ts'
 import { assertCan, assertMemberCan } from '../auth/permissions.ts'
 import { hashPassword } from '../auth/passwords.ts'
+import { endMemberSessions } from '../auth/portal-sessions.ts'
 import type { Role } from '../db/generated/enums.ts'
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts'
 import { commitChange, type ChangeTransaction, type Emit } from '../events/commit-change.ts'
@@ -156,8 +157,8 @@ export async function changeRole(actor: Actor, input: RoleChange): Promise<UserS
 }
 
 /**
- * Ends a person's access: their portal session ends on its next request (the session
- * callback re-reads the user) and their API tokens stop working at once. Their articles,
+ * Ends a person's access: their portal sessions end on their next request (the session rows
+ * are ended here, and the jwt callback re-reads the user) and their API tokens stop working at once. Their articles,
  * tokens and subscriptions stay for the record.
  */
 export async function deactivateUser(actor: Actor, input: { userId: string }): Promise<UserSummary> {
@@ -170,6 +171,8 @@ export async function deactivateUser(actor: Actor, input: { userId: string }): P
     await assertNotLastAdmin(tx, user, 'deactivated')
 
     const updated = await tx.user.update({ where: { id: user.id }, data: { active: false, deactivatedAt: new Date() }, select: summary })
+    // The sessions end with the account, recorded as why (the jwt callback refuses a deactivated member too).
+    await endMemberSessions(tx, user.id, 'deactivated')
     await recordUserChange(tx, emit, actor, 'user.deactivated', user.id, {
       event: { email: user.email, deactivated_at: updated.deactivatedAt!.toISOString(), deactivated_by: actor.user.id },
       audit: { email: user.email, name: user.name, role: user.role },

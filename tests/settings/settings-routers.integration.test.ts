@@ -29,6 +29,8 @@ function contextFor(role: Role | null): PortalContext {
   return {
     member: { id: newsroom.users[role].id, email: newsroom.users[role].email, name: `${role} person`, role, tenantId: tenant.id, tenantName: tenant.name },
     tenant: { id: tenant.id, slug: tenant.slug, name: tenant.name, plan: tenant.plan, publicSiteUrl: tenant.publicSiteUrl },
+    // Signed in just now, so dangerous acts need no re-authentication (sessions-and-sudo covers that).
+    session: { id: `ses_${role}`, reauthenticatedAt: new Date() },
   }
 }
 

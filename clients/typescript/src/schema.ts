@@ -1356,7 +1356,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, or its owner's account is deactivated. */
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -1367,7 +1367,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token lacks the `articles:read` scope. */
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `articles:read` scope. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -1495,7 +1495,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, or its owner's account is deactivated. */
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -1506,7 +1506,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token lacks the `articles:write` scope. */
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `articles:write` scope. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -1676,7 +1676,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, or its owner's account is deactivated. */
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -1687,7 +1687,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token lacks the `articles:read` scope. */
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `articles:read` scope. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -1817,7 +1817,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, or its owner's account is deactivated. */
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -1828,7 +1828,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token lacks the `articles:write` scope. */
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `articles:write` scope. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2015,7 +2015,7 @@ export interface operations {
                     "application/json": components["schemas"]["ArticleRevisionList"];
                 };
             };
-            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, or its owner's account is deactivated. */
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2026,7 +2026,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token lacks the `articles:read` scope. */
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `articles:read` scope. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2150,7 +2150,7 @@ export interface operations {
                     "application/json": components["schemas"]["ArticleRevision"];
                 };
             };
-            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, or its owner's account is deactivated. */
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2161,7 +2161,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token lacks the `articles:read` scope. */
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `articles:read` scope. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2291,7 +2291,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, or its owner's account is deactivated. */
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2302,7 +2302,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token lacks the `articles:write` scope. The token's owner may not make this move: their role does not allow it (e.g. a writer approving), or a writer moves an article someone else wrote. */
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `articles:write` scope. The token's owner may not make this move: their role does not allow it (e.g. a writer approving), or a writer moves an article someone else wrote. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2503,7 +2503,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, or its owner's account is deactivated. */
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2514,7 +2514,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token lacks the `articles:write` scope. */
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `articles:write` scope. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2677,7 +2677,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventList"];
                 };
             };
-            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, or its owner's account is deactivated. */
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2688,7 +2688,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token lacks the `events:read` scope. */
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `events:read` scope. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2795,7 +2795,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventEnvelope"];
                 };
             };
-            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, or its owner's account is deactivated. */
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2806,7 +2806,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token lacks the `events:read` scope. */
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `events:read` scope. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2959,7 +2959,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiRequestList"];
                 };
             };
-            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, or its owner's account is deactivated. */
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2970,7 +2970,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token lacks the `admin` scope. */
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `admin` scope. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3081,7 +3081,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookList"];
                 };
             };
-            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, or its owner's account is deactivated. */
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -3092,7 +3092,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token lacks the `webhooks:manage` scope. */
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `webhooks:manage` scope. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3219,7 +3219,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, or its owner's account is deactivated. */
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -3230,7 +3230,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token lacks the `webhooks:manage` scope. */
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `webhooks:manage` scope. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3382,7 +3382,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, or its owner's account is deactivated. */
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -3393,7 +3393,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token lacks the `webhooks:manage` scope. */
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `webhooks:manage` scope. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3498,7 +3498,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, or its owner's account is deactivated. */
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -3509,7 +3509,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token lacks the `webhooks:manage` scope. */
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `webhooks:manage` scope. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3635,7 +3635,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, or its owner's account is deactivated. */
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -3646,7 +3646,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token lacks the `webhooks:manage` scope. */
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `webhooks:manage` scope. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3820,7 +3820,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryList"];
                 };
             };
-            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, or its owner's account is deactivated. */
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -3831,7 +3831,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token lacks the `webhooks:manage` scope. */
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `webhooks:manage` scope. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3943,7 +3943,7 @@ export interface operations {
                     "application/json": components["schemas"]["ManualDelivery"];
                 };
             };
-            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, or its owner's account is deactivated. */
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -3954,7 +3954,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token lacks the `webhooks:manage` scope. */
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `webhooks:manage` scope. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4094,7 +4094,7 @@ export interface operations {
                     "application/json": components["schemas"]["RotatedWebhookSecret"];
                 };
             };
-            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, or its owner's account is deactivated. */
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -4105,7 +4105,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token lacks the `webhooks:manage` scope. */
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `webhooks:manage` scope. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4245,7 +4245,7 @@ export interface operations {
                     "application/json": components["schemas"]["TestDelivery"];
                 };
             };
-            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, or its owner's account is deactivated. */
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -4256,7 +4256,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The token lacks the `webhooks:manage` scope. */
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `webhooks:manage` scope. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];

@@ -4,6 +4,7 @@ import { useQuery } from '@tanstack/react-query'
 import { useTRPC } from '@/components/trpc-provider'
 import { LocalTime } from '@/components/local-time'
 import { refusalMessage } from '@/components/portal-error'
+import { ApiKeyActions } from './api-key-actions'
 import styles from '../settings.module.css'
 
 /** The key's name as the page heading, with what identifies it; never its secret. */
@@ -39,6 +40,35 @@ export function ApiKeyDetails({ tokenId }: { tokenId: string }) {
           </>
         )}
       </p>
+      <dl className={styles.facts} data-testid="key-bounds">
+        <dt>Expires</dt>
+        <dd>
+          {key.data.expiresAt ? (
+            <>
+              {key.data.expired ? 'Expired ' : ''}
+              <LocalTime iso={key.data.expiresAt} />
+            </>
+          ) : (
+            'Never'
+          )}
+        </dd>
+        <dt>Allowed from</dt>
+        <dd className={styles.mono}>{key.data.allowedAddresses.length ? key.data.allowedAddresses.join(', ') : 'Any address'}</dd>
+        {key.data.rolledAt && (
+          <>
+            <dt>Rolled</dt>
+            <dd>
+              <LocalTime iso={key.data.rolledAt} />
+              {key.data.previousSecretWorksUntil && (
+                <>
+                  ; the old secret works until <LocalTime iso={key.data.previousSecretWorksUntil} />
+                </>
+              )}
+            </dd>
+          </>
+        )}
+      </dl>
+      <ApiKeyActions key={key.data.id} apiKey={key.data} />
     </>
   )
 }

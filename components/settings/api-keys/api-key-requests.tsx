@@ -4,6 +4,7 @@ import { useQuery } from '@tanstack/react-query'
 import Link from 'next/link'
 import { useState } from 'react'
 import type { ApiRequestRecord } from '@/lib/request-log/request-log-schemas'
+import type { ApiKeyView } from '@/lib/trpc/routers/api-keys-router'
 import { useTRPC } from '@/components/trpc-provider'
 import { LocalTime } from '@/components/local-time'
 import { formatDuration } from '../format'
@@ -23,7 +24,19 @@ function StatusBadge({ status }: { status: number }) {
   return <span className={`${styles.badge} ${tone}`}>{status}</span>
 }
 
-function RequestRow({ entry }: { entry: ApiRequestRecord }) {
+/**
+ * What a refusal by the key's own bounds was, in words: the log keeps the problem code, and an
+ * expired key's 401 is told from an unknown secret's by when it came.
+ */
+function boundReading(entry: ApiRequestRecord, key: ApiKeyView | undefined): string | null {
+  if (entry.problem_code === 'ip_not_allowed') return 'address not on the allowlist'
+  if (entry.problem_code === 'unauthenticated' && key?.expiresAt && entry.created_at >= key.expiresAt) return 'key expired'
+  if (entry.problem_code === 'unauthenticated' && key?.rolledAt && entry.created_at >= key.rolledAt) return 'old secret after a roll'
+  return null
+}
+
+function RequestRow({ entry, apiKey }: { entry: ApiRequestRecord; apiKey: ApiKeyView | undefined }) {
+  const reading = boundReading(entry, apiKey)
   return (
     <tr data-testid={`request-${entry.request_id}`}>
       <td className={styles.date}>
@@ -38,13 +51,17 @@ function RequestRow({ entry }: { entry: ApiRequestRecord }) {
       </td>
       <td>
         {entry.problem_code ? (
-          <Link href={`/docs/api#error-${entry.problem_code}`} className={styles.mono}>
-            {entry.problem_code}
-          </Link>
+          <>
+            <Link href={`/docs/api#error-${entry.problem_code}`} className={styles.mono}>
+              {entry.problem_code}
+            </Link>
+            {reading && <div className={`${styles.small} muted`}>{reading}</div>}
+          </>
         ) : (
           <span className="muted">—</span>
         )}
       </td>
+      <td className={styles.mono}>{entry.client_address ?? <span className="muted">—</span>}</td>
       <td className={styles.nowrap}>{formatDuration(entry.duration_ms)}</td>
       <td className={`${styles.mono} ${styles.small}`}>{entry.request_id}</td>
     </tr>
@@ -60,6 +77,8 @@ export function ApiKeyRequests({ tokenId }: { tokenId: string }) {
   // cursors of the older pages opened so far, so that "Newer" can go back one.
   const [olderPages, setOlderPages] = useState<string[]>([])
   const cursor = olderPages.at(-1)
+  // The same query as the heading's (one request): its bounds explain the log's refusals.
+  const apiKey = useQuery(trpc.apiKeys.get.queryOptions({ id: tokenId }))
   const requests = useQuery(
     {
       ...trpc.apiKeys.requests.queryOptions({ token_id: tokenId, limit: pageSize, offset: 0, ...(cursor && { cursor }), ...(status && { status }), ...(requestId.trim() && { request_id: requestId.trim() }) }),
@@ -125,13 +144,14 @@ export function ApiKeyRequests({ tokenId }: { tokenId: string }) {
                   <th scope="col">Request</th>
                   <th scope="col">Status</th>
                   <th scope="col">Problem</th>
+                  <th scope="col">From</th>
                   <th scope="col">Duration</th>
                   <th scope="col">Request id</th>
                 </tr>
               </thead>
               <tbody>
                 {requests.data.items.map((entry) => (
-                  <RequestRow key={entry.request_id} entry={entry} />
+                  <RequestRow key={entry.request_id} entry={entry} apiKey={apiKey.data} />
                 ))}
               </tbody>
             </table>

@@ -15,9 +15,10 @@ export function ApiKeyTable({ keys, caption, onRevoke }: { keys: ApiKeyView[]; c
             <th scope="col">Name</th>
             <th scope="col">Prefix</th>
             <th scope="col">Scopes</th>
-            <th scope="col">Created by</th>
             <th scope="col">Created</th>
             <th scope="col">Last used</th>
+            <th scope="col">Expires</th>
+            <th scope="col">Allowed from</th>
             <th scope="col">Status</th>
             {onRevoke && <th scope="col"><span className={styles.visuallyHidden}>Actions</span></th>}
           </tr>
@@ -40,16 +41,23 @@ export function ApiKeyTable({ keys, caption, onRevoke }: { keys: ApiKeyView[]; c
                   ))}
                 </ul>
               </td>
-              <td>{key.createdByName ?? <span className="muted">Command line</span>}</td>
               <td className={styles.date}>
                 <LocalTime iso={key.createdAt} />
+                <div className={`${styles.small} muted`}>by {key.createdByName ?? 'the command line'}</div>
               </td>
               <td className={styles.date}>{key.lastUsedAt ? <LocalTime iso={key.lastUsedAt} /> : <span className="muted">Never</span>}</td>
+              <td className={styles.date}>{key.expiresAt ? <LocalTime iso={key.expiresAt} /> : <span className="muted">Never</span>}</td>
+              <td className={styles.mono}>{key.allowedAddresses.length ? key.allowedAddresses.map((range) => <div key={range}>{range}</div>) : <span className="muted">Any address</span>}</td>
               <td>
                 {key.revokedAt ? (
                   <>
                     <span className={`${styles.badge} ${styles.danger}`}>Revoked</span>
                     <div className={`${styles.small} muted`}><LocalTime iso={key.revokedAt} /></div>
+                  </>
+                ) : key.expired ? (
+                  <>
+                    <span className={`${styles.badge} ${styles.danger}`}>Expired</span>
+                    <div className={`${styles.small} muted`}><LocalTime iso={key.expiresAt!} /></div>
                   </>
                 ) : !key.ownerActive ? (
                   <>
@@ -62,6 +70,11 @@ export function ApiKeyTable({ keys, caption, onRevoke }: { keys: ApiKeyView[]; c
                   </span>
                 ) : (
                   <span className={`${styles.badge} ${styles.ok}`}>Active</span>
+                )}
+                {key.previousSecretWorksUntil && (
+                  <div className={`${styles.small} muted`} data-testid={`old-secret-${key.id}`}>
+                    Rolled; the old secret works until <LocalTime iso={key.previousSecretWorksUntil} />
+                  </div>
                 )}
               </td>
               {onRevoke && (

@@ -5,6 +5,9 @@ import styles from '../settings.module.css'
 const actionLabels: Record<string, string> = {
   'api_token.created': 'Created API key',
   'api_token.revoked': 'Revoked API key',
+  'api_token.renamed': 'Renamed API key',
+  'api_token.rolled': 'Rolled API key',
+  'api_token.allowlist_changed': 'Changed API key allowlist',
   'webhook.created': 'Created webhook subscription',
   'webhook.updated': 'Changed webhook subscription',
   'webhook.deleted': 'Deleted webhook subscription',
@@ -15,6 +18,8 @@ const actionLabels: Record<string, string> = {
   'user.created': 'Added user',
   'user.role_changed': 'Changed role',
   'user.deactivated': 'Deactivated user',
+  'user.password_changed': 'Changed password',
+  'user.sessions_ended': 'Ended sessions',
 }
 
 // A short reading of the entry's metadata; secrets are never recorded there.
@@ -23,7 +28,15 @@ function details(entry: AuditEntryView): string {
   const list = (value: unknown) => (Array.isArray(value) ? value.join(', ') : '')
   switch (entry.action) {
     case 'api_token.created':
-      return `Scopes: ${list(m.scopes)}`
+      return [`Scopes: ${list(m.scopes)}`, m.expiresAt ? `expires ${String(m.expiresAt)}` : '', list(m.allowedAddresses) ? `from ${list(m.allowedAddresses)}` : ''].filter(Boolean).join(' · ')
+    case 'api_token.renamed':
+      return `“${String(m.from ?? '')}” → “${String(m.to ?? '')}”`
+    case 'api_token.rolled':
+      return `Old secret ${String(m.previousPrefix ?? '')}… overlap ${String(m.overlap ?? '')}`
+    case 'api_token.allowlist_changed':
+      return `${list(m.from) || 'any address'} → ${list(m.to) || 'any address'}`
+    case 'user.sessions_ended':
+      return `${String(m.count ?? '')} session(s): ${String(m.reason ?? '')}`
     case 'webhook.created':
       return `Events: ${list(m.events)}`
     case 'webhook.updated':

@@ -168,7 +168,8 @@ function problemResponse(status: number, cases: ProblemCase[]): ZodOpenApiRespon
   }
 }
 
-const noValidToken = "No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, or its owner's account is deactivated."
+const noValidToken =
+  "No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated."
 
 function authenticationProblems(scope: Scope): ProblemCase[] {
   return [
@@ -185,6 +186,18 @@ function authenticationProblems(scope: Scope): ProblemCase[] {
       when: noValidToken,
       summary: 'An unknown or revoked token.',
       detail: 'The bearer token is unknown, revoked, or belongs to a deactivated user. Create a new key in Settings → API Keys.',
+    },
+    {
+      code: 'unauthenticated',
+      name: 'expired_token',
+      when: noValidToken,
+      summary: 'A key past its expiry.',
+      detail: 'This API key expired at 2026-11-20T09:30:00.000Z. Create a new key in Settings → API Keys (and choose a later expiry, or none).',
+    },
+    {
+      code: 'ip_not_allowed',
+      when: "The key has an IP allowlist and the request came from an address outside it.",
+      detail: "Requests from 198.51.100.23 may not use this API key; it allows only 203.0.113.0/24. Send it from an allowed address, or have an admin add this one to the key's allowlist.",
     },
     {
       code: 'insufficient_scope',

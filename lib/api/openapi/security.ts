@@ -18,7 +18,9 @@ export const bearerSecurityScheme: oas31.SecuritySchemeObject = {
       'The key is shown once, at creation: store it in your secret manager. Only a hash is kept, so a lost key cannot be recovered; create a new one.',
     '',
     "A key belongs to one newsroom (tenant) and acts as its owner, so its scopes are bounded by the owner's role, and it stops working when the owner is deactivated. " +
-      'Keys never expire; rotate them every 90 days: create a new key, deploy it, then revoke the old one. Revocation takes effect on the next request.',
+      'Keys never expire unless an expiry was chosen at creation (past it, a 401 says when the key expired); rotate them every 90 days: roll the key in the portal ' +
+      '(a new secret, the old one working for an overlap you choose) or create a new key, deploy it, then revoke the old one. Revocation takes effect on the next request. ' +
+      'A key may also admit only some addresses (CIDRs); a request from elsewhere is a 403 `ip_not_allowed` naming the address.',
     '',
     '| Scope | Grants |',
     '|---|---|',

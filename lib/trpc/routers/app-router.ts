@@ -4,6 +4,7 @@ import { contentKeysRouter } from './content-keys-router.ts'
 import { articlesRouter } from './articles-router.ts'
 import { departmentsRouter } from './departments-router.ts'
 import { deskRouter } from './desk-router.ts'
+import { securityRouter } from './security-router.ts'
 import { usersRouter } from './users-router.ts'
 import { webhooksRouter } from './webhooks-router.ts'
 
@@ -17,6 +18,7 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   users: usersRouter,
   departments: departmentsRouter,
+  security: securityRouter,
 })
 
 export type AppRouter = typeof appRouter

@@ -11,7 +11,7 @@ import { rotateWebhookSecret } from '../../webhooks/rotate-secret.ts'
 import { standardWebhooksSecret } from '../../webhooks/sign-payload.ts'
 import { createWebhookSchema, listDeliveriesQuerySchema, updateWebhookSchema, webhookIdSchema } from '../../webhooks/webhook-schemas.ts'
 import { domainInput } from '../domain-input.ts'
-import { router, scopedProcedure } from '../init.ts'
+import { router, scopedProcedure, sudoProcedure } from '../init.ts'
 import type { Actor } from '../../tenancy/actor.ts'
 
 const procedure = scopedProcedure('webhooks:manage')
@@ -50,7 +50,7 @@ export const webhooksRouter = router({
     .mutation(async ({ ctx, input }) => withLastDelivery(ctx.actor, await updateWebhook(ctx.actor, input.webhookId, { status: 'enabled' }))),
 
   /** The one answer that carries the new secret; the portal shows it once. */
-  rotateSecret: procedure.input(domainInput(webhookIdInput)).mutation(async ({ ctx, input }) => {
+  rotateSecret: sudoProcedure('webhooks:manage').input(domainInput(webhookIdInput)).mutation(async ({ ctx, input }) => {
     const { subscription, secret } = await rotateWebhookSecret(ctx.actor, input.webhookId)
     return { webhook: await withLastDelivery(ctx.actor, subscription), secret, standardWebhooksSecret: standardWebhooksSecret(secret) }
   }),

@@ -1,0 +1,125 @@
+'use client'
+
+import { useMutation } from '@tanstack/react-query'
+import { TRPCClientError, type TRPCLink } from '@trpc/client'
+import { observable } from '@trpc/server/observable'
+import { useEffect, useId, useRef, useState } from 'react'
+import type { AppRouter } from '@/lib/trpc/routers/app-router'
+import { refusalMessage } from '@/components/portal-error'
+import { useTRPC } from '@/components/trpc-provider'
+import styles from '@/components/settings/settings.module.css'
+
+/** Asks the person to confirm who they are; true once they have, false if they cancel. */
+export type AskToReauthenticate = () => Promise<boolean>
+
+function needsReauthentication(error: unknown): boolean {
+  return error instanceof TRPCClientError && (error.data as { domainCode?: string } | undefined)?.domainCode === 'reauthentication_required'
+}
+
+/**
+ * GitHub's sudo mode, once for the whole portal: a mutation refused with
+ * `reauthentication_required` (lib/auth/recent-authentication.ts) opens the password dialog
+ * and, once confirmed, is sent again, so no page handles it on its own. Cancelling hands the
+ * refusal to the page as any other.
+ */
+export function reauthenticationLink(ask: AskToReauthenticate): TRPCLink<AppRouter> {
+  return () =>
+    ({ op, next }) =>
+      observable((observer) => {
+        let subscription = next(op).subscribe({
+          next: (value) => observer.next(value),
+          complete: () => observer.complete(),
+          error: (error) => {
+            if (op.type !== 'mutation' || !needsReauthentication(error)) return observer.error(error)
+            void ask().then((confirmed) => {
+              if (!confirmed) return observer.error(error)
+              subscription = next(op).subscribe(observer)
+            })
+          },
+        })
+        return () => subscription.unsubscribe()
+      })
+}
+
+/** The dialog the link opens; rendered once inside the portal's tRPC provider. */
+export function ReauthenticationDialog({ request }: { request: { resolve: (confirmed: boolean) => void } | null }) {
+  const trpc = useTRPC()
+  const reauthenticate = useMutation(trpc.security.reauthenticate.mutationOptions())
+  const dialogRef = useRef<HTMLDialogElement>(null)
+  const inputRef = useRef<HTMLInputElement>(null)
+  const [password, setPassword] = useState('')
+  const [failure, setFailure] = useState<string | null>(null)
+  const titleId = useId()
+
+  useEffect(() => {
+    const dialog = dialogRef.current
+    if (!dialog) return
+    if (request && !dialog.open) {
+      setPassword('')
+      setFailure(null)
+      dialog.showModal()
+      inputRef.current?.focus()
+    } else if (!request && dialog.open) dialog.close()
+  }, [request])
+
+  const finish = (confirmed: boolean) => {
+    reauthenticate.reset()
+    request?.resolve(confirmed)
+  }
+
+  return (
+    <dialog
+      ref={dialogRef}
+      className={styles.dialog}
+      aria-labelledby={titleId}
+      onCancel={(event) => {
+        event.preventDefault()
+        if (!reauthenticate.isPending) finish(false)
+      }}
+    >
+      <form
+        method="dialog"
+        onSubmit={async (event) => {
+          event.preventDefault()
+          setFailure(null)
+          try {
+            await reauthenticate.mutateAsync({ password })
+            setPassword('')
+            finish(true)
+          } catch (error) {
+            setFailure(refusalMessage(error))
+            inputRef.current?.focus()
+          }
+        }}
+      >
+        <h2 id={titleId}>Confirm it’s you</h2>
+        <p>
+          This is a sensitive change. Enter your password to continue; you will not be asked again for the next 10 minutes.
+        </p>
+        <label htmlFor={`${titleId}-password`}>Password</label>
+        <input
+          ref={inputRef}
+          id={`${titleId}-password`}
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(event) => setPassword(event.target.value)}
+        />
+        {failure && (
+          <p role="alert" className="alert error">
+            {failure}
+          </p>
+        )}
+        <div className={styles.actions}>
+          <button type="button" className="secondary" onClick={() => finish(false)} disabled={reauthenticate.isPending}>
+            Cancel
+          </button>
+          <button type="submit" disabled={reauthenticate.isPending || password.length === 0}>
+            {reauthenticate.isPending ? 'Confirming…' : 'Confirm'}
+          </button>
+        </div>
+      </form>
+    </dialog>
+  )
+}

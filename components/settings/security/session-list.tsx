@@ -1,0 +1,114 @@
+'use client'
+
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
+import type { PortalSessionView } from '@/lib/trpc/routers/security-router'
+import { useTRPC } from '@/components/trpc-provider'
+import { LocalTime } from '@/components/local-time'
+import { refusalMessage } from '@/components/portal-error'
+import { StatusMessage, type Status } from '../status-message'
+import styles from '../settings.module.css'
+
+/** The member's live sessions, this one first, each with "Sign out"; and "Sign out all other sessions". */
+export function SessionList() {
+  const trpc = useTRPC()
+  const queryClient = useQueryClient()
+  const sessions = useQuery(trpc.security.sessions.queryOptions())
+  const [status, setStatus] = useState<Status>(null)
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.security.sessions.queryKey() })
+  const endOne = useMutation(trpc.security.endSession.mutationOptions())
+  const endOthers = useMutation(trpc.security.endOtherSessions.mutationOptions())
+
+  async function signOut(session: PortalSessionView) {
+    setStatus(null)
+    try {
+      await endOne.mutateAsync({ sessionId: session.id })
+      setStatus({ kind: 'success', text: `Signed out ${session.device} (${session.clientAddress || 'unknown address'}). It ends on its next request.`, focus: true })
+      await refresh()
+    } catch (error) {
+      setStatus({ kind: 'error', text: refusalMessage(error), focus: true })
+    }
+  }
+
+  const others = sessions.data?.filter((session) => !session.current) ?? []
+  return (
+    <section aria-labelledby="sessions-heading">
+      <h2 id="sessions-heading">Where you are signed in</h2>
+      <StatusMessage status={status} />
+      {sessions.isError ? (
+        <p role="alert">{refusalMessage(sessions.error)}</p>
+      ) : !sessions.data ? (
+        <p className="muted" aria-busy="true">
+          Loading sessions…
+        </p>
+      ) : (
+        <>
+          <div className={styles.tableWrap}>
+            <table>
+              <caption className={styles.visuallyHidden}>Your active sessions</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Device</th>
+                  <th scope="col">Address</th>
+                  <th scope="col">Signed in</th>
+                  <th scope="col">Last seen</th>
+                  <th scope="col">
+                    <span className={styles.visuallyHidden}>Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {sessions.data.map((session) => (
+                  <tr key={session.id} data-testid={`session-${session.current ? 'current' : 'other'}`}>
+                    <th scope="row" title={session.userAgent}>
+                      {session.device}
+                      {session.current && (
+                        <>
+                          {' '}
+                          <span className={`${styles.badge} ${styles.ok}`}>This browser</span>
+                        </>
+                      )}
+                    </th>
+                    <td className={styles.mono}>{session.clientAddress || <span className="muted">Unknown</span>}</td>
+                    <td className={styles.date}>
+                      <LocalTime iso={session.createdAt} />
+                    </td>
+                    <td className={styles.date}>
+                      <LocalTime iso={session.lastSeenAt} />
+                    </td>
+                    <td>
+                      {!session.current && (
+                        <button type="button" className="secondary" disabled={endOne.isPending} onClick={() => signOut(session)} aria-label={`Sign out ${session.device} at ${session.clientAddress}`}>
+                          Sign out
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <div className={styles.actions}>
+            <button
+              type="button"
+              className="secondary"
+              disabled={others.length === 0 || endOthers.isPending}
+              onClick={async () => {
+                setStatus(null)
+                try {
+                  const { ended } = await endOthers.mutateAsync()
+                  setStatus({ kind: 'success', text: ended === 1 ? 'Signed out 1 other session.' : `Signed out ${ended} other sessions.`, focus: true })
+                  await refresh()
+                } catch (error) {
+                  setStatus({ kind: 'error', text: refusalMessage(error), focus: true })
+                }
+              }}
+            >
+              Sign out all other sessions
+            </button>
+          </div>
+        </>
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,38 @@
+import { consumeSignInAttempt } from '../api/rate-limit.ts'
+import { recordAudit } from '../audit.ts'
+import { DomainError, ValidationError } from '../errors.ts'
+import type { Actor } from '../tenancy/actor.ts'
+import { tenantDb } from '../tenancy/tenant-db.ts'
+import { hashPassword, verifyPassword } from './passwords.ts'
+import { endMemberSessions, type PortalSessionState } from './portal-sessions.ts'
+
+/**
+ * The member changes their own password: the current one proves it is them, and every other
+ * session of theirs ends at its next request (whoever else held one knew the old password or
+ * its session). This session stays, and counts as just confirmed.
+ */
+export async function changeOwnPassword(
+  actor: Actor & { user: NonNullable<Actor['user']> },
+  session: PortalSessionState,
+  input: { currentPassword: string; newPassword: string },
+  address: string,
+): Promise<{ endedSessions: number }> {
+  const tdb = tenantDb(actor.tenant.id)
+  const user = await tdb.user.findUnique({ where: { id: actor.user.id }, select: { email: true, passwordHash: true } })
+  if (!user) throw new DomainError('forbidden', 'Your account is gone.')
+  const decision = await consumeSignInAttempt(user.email, address)
+  if (!decision.allowed) throw new DomainError('rate_limited', `Too many wrong passwords; try again in ${decision.retryAfterSeconds} s.`)
+  if (!(await verifyPassword(user.passwordHash, input.currentPassword))) {
+    throw new ValidationError([{ field: 'currentPassword', message: 'That is not your current password.' }])
+  }
+  await decision.succeeded()
+  if (input.currentPassword === input.newPassword) throw new ValidationError([{ field: 'newPassword', message: 'Choose a password different from the current one.' }])
+  const passwordHash = await hashPassword(input.newPassword)
+  return tdb.$transaction(async (tx) => {
+    await tx.user.update({ where: { id: actor.user.id }, data: { passwordHash } })
+    const endedSessions = await endMemberSessions(tx, actor.user.id, 'password_changed', session.id)
+    await tx.portalSession.updateMany({ where: { id: session.id }, data: { reauthenticatedAt: new Date() } })
+    await recordAudit(tx, { tenantId: actor.tenant.id, actorId: actor.user.id, action: 'user.password_changed', targetType: 'user', targetId: actor.user.id, metadata: { ended_sessions: endedSessions } })
+    return { endedSessions }
+  })
+}

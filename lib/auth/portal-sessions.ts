@@ -1,0 +1,129 @@
+import { recordAudit } from '../audit.ts'
+import type { Prisma } from '../db/generated/client.ts'
+import { NotFoundError } from '../errors.ts'
+import { createId } from '../ids.ts'
+import { displayAddress } from '../security/cidr.ts'
+import type { Actor } from '../tenancy/actor.ts'
+import { actingTenantSelect } from '../tenancy/actor.ts'
+import { systemDb, tenantDb } from '../tenancy/tenant-db.ts'
+import type { ActiveMember } from './members.ts'
+
+/** Why a session ended, as the row keeps it (a factor reset will add its own). */
+export type SessionEndReason = 'signed_out' | 'ended_by_member' | 'password_changed' | 'deactivated'
+
+/** How long a session lasts without a request: next-auth's own maxAge (auth-options.ts) agrees. */
+export const sessionIdleLimitMs = 8 * 60 * 60 * 1000
+// Last seen is written at most this often per session: a portal page makes several requests,
+// and "last seen" to the minute is all the Security page shows.
+const lastSeenIntervalMs = 60_000
+
+/** The session facts a request carries (through the JWT's jwt callback) to the doors. */
+export type PortalSessionState = { id: string; reauthenticatedAt: Date }
+
+/** A new session for a member who just proved who they are (password now; SSO or a factor later). */
+export async function startPortalSession(member: { id: string; tenantId: string }, from: { userAgent?: string | null; address?: string | null }): Promise<string> {
+  const id = createId('ses')
+  const now = new Date()
+  await systemDb().portalSession.create({
+    data: {
+      id,
+      tenantId: member.tenantId,
+      userId: member.id,
+      userAgent: (from.userAgent ?? '').slice(0, 512),
+      // As people write it (203.0.113.7, not a dual-stack socket's ::ffff:203.0.113.7).
+      clientAddress: displayAddress(from.address ?? '').slice(0, 64),
+      createdAt: now,
+      lastSeenAt: now,
+      reauthenticatedAt: now,
+    },
+  })
+  return id
+}
+
+/**
+ * The member of a live session, read with the session in one query on every portal request (the
+ * jwt callback): null once the session was ended (signed out, ended from Security, a password
+ * change, deactivation), has been idle too long, or its member is deactivated or gone.
+ */
+export async function loadSessionMember(sessionId: string, userId: string, now = new Date()): Promise<{ member: ActiveMember; session: PortalSessionState } | null> {
+  const row = await systemDb().portalSession.findUnique({
+    where: { id: sessionId },
+    select: {
+      userId: true, endedAt: true, lastSeenAt: true, reauthenticatedAt: true,
+      user: { select: { id: true, email: true, name: true, role: true, tenantId: true, active: true, tenant: { select: actingTenantSelect } } },
+    },
+  })
+  if (!row || row.endedAt || row.userId !== userId || !row.user.active) return null
+  if (now.getTime() - row.lastSeenAt.getTime() > sessionIdleLimitMs) return null
+  if (now.getTime() - row.lastSeenAt.getTime() >= lastSeenIntervalMs) {
+    // Not awaited: a lost update only makes "last seen" a minute staler. The condition keeps
+    // concurrent requests from writing the same minute twice.
+    systemDb()
+      .portalSession.updateMany({ where: { id: sessionId, lastSeenAt: row.lastSeenAt }, data: { lastSeenAt: now } })
+      .catch((error: Error) => console.warn(`[sessions] could not record last seen of ${sessionId}: ${error.message}`))
+  }
+  const { user } = row
+  return {
+    member: { id: user.id, email: user.email, name: user.name, role: user.role, tenantId: user.tenantId, tenantName: user.tenant.name, tenant: user.tenant },
+    session: { id: sessionId, reauthenticatedAt: row.reauthenticatedAt },
+  }
+}
+
+export type PortalSessionSummary = {
+  id: string
+  userAgent: string
+  clientAddress: string
+  createdAt: Date
+  lastSeenAt: Date
+  current: boolean
+}
+
+/** The member's own live sessions, the one making this request first. */
+export async function listPortalSessions(actor: Actor & { user: NonNullable<Actor['user']> }, currentSessionId: string | null, now = new Date()): Promise<PortalSessionSummary[]> {
+  const rows = await tenantDb(actor.tenant.id).portalSession.findMany({
+    where: { userId: actor.user.id, endedAt: null, lastSeenAt: { gt: new Date(now.getTime() - sessionIdleLimitMs) } },
+    orderBy: [{ lastSeenAt: 'desc' }, { id: 'desc' }],
+  })
+  return rows
+    .map((row) => ({ id: row.id, userAgent: row.userAgent, clientAddress: row.clientAddress, createdAt: row.createdAt, lastSeenAt: row.lastSeenAt, current: row.id === currentSessionId }))
+    .sort((a, b) => Number(b.current) - Number(a.current))
+}
+
+type SessionWriter = { portalSession: { updateMany(args: Prisma.PortalSessionUpdateManyArgs): PromiseLike<{ count: number }> } }
+
+/**
+ * Ends a member's live sessions (all, or all but one) inside the caller's transaction: the
+ * change that demands it (a password change, a deactivation, later a factor reset) and the
+ * ending commit together. Each ends at its next request, when the jwt callback reads the row.
+ */
+export async function endMemberSessions(tx: SessionWriter, userId: string, reason: SessionEndReason, exceptSessionId?: string | null): Promise<number> {
+  const { count } = await tx.portalSession.updateMany({
+    where: { userId, endedAt: null, ...(exceptSessionId ? { id: { not: exceptSessionId } } : {}) },
+    data: { endedAt: new Date(), endedReason: reason },
+  })
+  return count
+}
+
+/** "Sign out" on one of the member's own sessions (another member's id looks missing). */
+export async function endPortalSession(actor: Actor & { user: NonNullable<Actor['user']> }, sessionId: string): Promise<void> {
+  const tdb = tenantDb(actor.tenant.id)
+  await tdb.$transaction(async (tx) => {
+    const { count } = await tx.portalSession.updateMany({ where: { id: sessionId, userId: actor.user.id, endedAt: null }, data: { endedAt: new Date(), endedReason: 'ended_by_member' } })
+    if (count === 0) throw new NotFoundError('session', sessionId)
+    await recordAudit(tx, { tenantId: actor.tenant.id, actorId: actor.user.id, action: 'user.sessions_ended', targetType: 'user', targetId: actor.user.id, metadata: { count, reason: 'ended_by_member', session: sessionId } })
+  })
+}
+
+/** "Sign out all other sessions": every live session of the member but the one asking. */
+export async function endOtherPortalSessions(actor: Actor & { user: NonNullable<Actor['user']> }, currentSessionId: string): Promise<number> {
+  return tenantDb(actor.tenant.id).$transaction(async (tx) => {
+    const count = await endMemberSessions(tx, actor.user.id, 'ended_by_member', currentSessionId)
+    if (count > 0) await recordAudit(tx, { tenantId: actor.tenant.id, actorId: actor.user.id, action: 'user.sessions_ended', targetType: 'user', targetId: actor.user.id, metadata: { count, reason: 'ended_by_member', kept: currentSessionId } })
+    return count
+  })
+}
+
+/** The sign-out button: the session ends here, not only in the browser that held its cookie. */
+export async function signOutPortalSession(sessionId: string): Promise<void> {
+  await systemDb().portalSession.updateMany({ where: { id: sessionId, endedAt: null }, data: { endedAt: new Date(), endedReason: 'signed_out' } })
+}

@@ -1,0 +1,19 @@
+import { z } from 'zod'
+import { minPasswordLength } from '../users/user-schemas.ts'
+
+// Shared by the Security page's forms and the tRPC procedures, so both refuse with the same words.
+
+export const reauthenticateSchema = z.object({ password: z.string().min(1, 'Enter your password.').max(200) })
+
+export const changePasswordSchema = z
+  .object({
+    currentPassword: z.string().min(1, 'Enter your current password.').max(200),
+    newPassword: z
+      .string()
+      .min(minPasswordLength, `Choose a password of at least ${minPasswordLength} characters.`)
+      .max(200, 'A password has at most 200 characters.'),
+    confirmPassword: z.string(),
+  })
+  .refine((value) => value.newPassword === value.confirmPassword, { path: ['confirmPassword'], message: 'The two new passwords differ.' })
+
+export type ChangePasswordInput = z.input<typeof changePasswordSchema>

@@ -1,0 +1,52 @@
+import { z } from 'zod'
+import { changeOwnPassword } from '../../auth/change-password.ts'
+import { endOtherPortalSessions, endPortalSession, listPortalSessions, type PortalSessionSummary } from '../../auth/portal-sessions.ts'
+import { reauthenticateWithPassword, reauthenticationWindowMs } from '../../auth/recent-authentication.ts'
+import { changePasswordSchema, reauthenticateSchema } from '../../auth/security-schemas.ts'
+import { DomainError } from '../../errors.ts'
+import { describeUserAgent } from '../../auth/user-agent.ts'
+import { domainInput } from '../domain-input.ts'
+import { memberProcedure, router } from '../init.ts'
+
+function toSessionView(session: PortalSessionSummary) {
+  return {
+    id: session.id,
+    device: describeUserAgent(session.userAgent),
+    userAgent: session.userAgent,
+    clientAddress: session.clientAddress,
+    createdAt: session.createdAt.toISOString(),
+    lastSeenAt: session.lastSeenAt.toISOString(),
+    current: session.current,
+  }
+}
+
+export type PortalSessionView = ReturnType<typeof toSessionView>
+
+/** The member's own sign-in: every member has it, whatever their role. */
+export const securityRouter = router({
+  sessions: memberProcedure.query(async ({ ctx }) => (await listPortalSessions(ctx.actor, ctx.session?.id ?? null)).map(toSessionView)),
+
+  endSession: memberProcedure
+    .input(domainInput(z.object({ sessionId: z.string().min(1) })))
+    .mutation(async ({ ctx, input }) => {
+      await endPortalSession(ctx.actor, input.sessionId)
+      return { sessionId: input.sessionId, endedCurrent: input.sessionId === ctx.session?.id }
+    }),
+
+  endOtherSessions: memberProcedure.mutation(async ({ ctx }) => ({ ended: await endOtherPortalSessions(ctx.actor, requireSession(ctx.session).id) })),
+
+  /** The sudo dialog's password check: the dangerous act is retried after it. */
+  reauthenticate: memberProcedure.input(domainInput(reauthenticateSchema)).mutation(async ({ ctx, input }) => {
+    const at = await reauthenticateWithPassword(ctx.actor, requireSession(ctx.session), input.password, ctx.clientAddress)
+    return { reauthenticatedAt: at.toISOString(), validUntil: new Date(at.getTime() + reauthenticationWindowMs).toISOString() }
+  }),
+
+  changePassword: memberProcedure.input(domainInput(changePasswordSchema)).mutation(async ({ ctx, input }) =>
+    changeOwnPassword(ctx.actor, requireSession(ctx.session), input, ctx.clientAddress),
+  ),
+})
+
+function requireSession<T>(session: T | null): T {
+  if (!session) throw new DomainError('forbidden', 'Sign in again: this request carries no session.')
+  return session
+}
