@@ -171,40 +171,67 @@ test('scheduling takes a New York wall time and stores its UTC instant; cancelli
   await context.close()
 })
 
-test('two people save the same article: the second is told of the conflict and can reload', async ({ browser }) => {
+test('two people edit the same article: the second is told who has it, takes over, and the first keeps their text under a banner naming them', async ({ browser }) => {
   const editorContext = await signedInContext(browser, 'editor')
   const adminContext = await signedInContext(browser, 'admin')
   const editor = await editorContext.newPage()
   const admin = await adminContext.newPage()
   const headline = `Rail strike talks ${unique()}`
   const id = await createDraft(editor, { headline, lede: 'First lede.' })
+
+  // The editor starts typing: their editor takes the lease.
+  await editor.getByLabel('Lede').fill('The editor’s lede, half written')
+  await expect.poll(async () => (await queryE2eDatabase<{ holder_id: string }>('SELECT holder_id FROM article_leases WHERE article_id = $1', [id])).length).toBe(1)
+
+  // The admin opens it: told who is editing and since when, and offered read-only or take over.
   await admin.goto(`/articles/${id}`)
-  await expect(admin.getByLabel('Lede')).toHaveValue('First lede.')
+  const banner = admin.getByTestId('lease-banner')
+  await expect(banner).toContainText(`${seedUsers.editor.name} is editing this article`)
+  await expect(admin.getByLabel('Headline')).toBeDisabled()
+  await admin.screenshot({ path: 'docs/screenshots/edit-lease-held.png' })
+  await banner.getByRole('button', { name: 'Take over editing' }).click()
+  await expect(banner).toBeHidden()
+  await expect(admin.getByLabel('Headline')).toBeEnabled()
 
-  // Both have it open at version 1; the admin starts changing the headline.
+  // Within one poll the editor's page turns read-only, names the admin, and keeps the typed text.
+  const lost = editor.getByTestId('lease-banner')
+  await expect(lost).toContainText(`${seedUsers.admin.name} took over editing this article`, { timeout: 5000 })
+  await expect(editor.getByLabel('Lede')).toHaveValue('The editor’s lede, half written')
+  await expect(editor.getByLabel('What you typed (not saved), to copy')).toHaveValue(/The editor’s lede, half written/)
+  await expect(editor.getByRole('button', { name: 'Save changes' })).toBeHidden()
+  await editor.screenshot({ path: 'docs/screenshots/edit-lease-taken-over.png' })
+
+  // The admin's save lands; the take-over is in History.
   await admin.getByLabel('Headline').fill(`${headline} (admin)`)
-  await expect(admin.getByText('Save your changes first: moves apply to the saved article.')).toBeVisible()
-  await expect(admin.getByRole('button', { name: 'Submit for review' })).toBeDisabled()
+  await admin.getByRole('button', { name: 'Save changes' }).click()
+  await expect(admin.getByTestId('save-status')).toHaveText('Saved. This is now version 2.')
+  await expect(admin.getByTestId('article-history')).toContainText(`Took over editing from ${seedUsers.editor.name}.`)
+  expect(await storedArticle(id)).toMatchObject({ headline: `${headline} (admin)`, lede: 'First lede.', version: 2 })
+  await editorContext.close()
+  await adminContext.close()
+})
 
-  await editor.getByLabel('Lede').fill('The editor’s lede.')
+test('a change saved in one browser shows in another that has the article open, without reloading', async ({ browser }) => {
+  const editorContext = await signedInContext(browser, 'editor')
+  const adminContext = await signedInContext(browser, 'admin')
+  const editor = await editorContext.newPage()
+  const admin = await adminContext.newPage()
+  const headline = `Ferry timetable ${unique()}`
+  const id = await createDraft(editor, { headline, lede: 'Old lede.' })
+  await admin.goto(`/articles/${id}`)
+  await expect(admin.getByLabel('Lede')).toHaveValue('Old lede.')
+
+  await editor.getByLabel('Lede').fill('New lede from the editor.')
   await editor.getByRole('button', { name: 'Save changes' }).click()
   await expect(editor.getByTestId('save-status')).toHaveText('Saved. This is now version 2.')
 
-  await admin.getByRole('button', { name: 'Save changes' }).click()
-  const conflict = admin.getByRole('alert').filter({ hasText: 'Not saved: someone else changed this article after you opened it.' })
-  await expect(conflict).toBeVisible()
-  await expect(conflict).toContainText('it is now a draft, at version 2')
-  await expect(conflict).toBeFocused()
-  expect(await storedArticle(id)).toMatchObject({ headline, lede: 'The editor’s lede.', version: 2 })
+  await expect(admin.getByTestId('changed-underneath')).toContainText(`${seedUsers.editor.name} changed this article while you had it open; this is now version 2.`, { timeout: 5000 })
+  await expect(admin.getByLabel('Lede')).toHaveValue('New lede from the editor.')
+  await admin.screenshot({ path: 'docs/screenshots/changed-underneath.png' })
 
-  await conflict.getByRole('button', { name: 'Reload the latest version' }).click()
-  await expect(admin.getByTestId('save-status')).toHaveText('Loaded the latest version (2).')
-  await expect(admin.getByLabel('Lede')).toHaveValue('The editor’s lede.')
-  await expect(admin.getByLabel('Headline')).toHaveValue(headline)
-  await admin.getByLabel('Headline').fill(`${headline} (admin)`)
-  await admin.getByRole('button', { name: 'Save changes' }).click()
-  await expect(admin.getByTestId('save-status')).toHaveText('Saved. This is now version 3.')
-  expect(await storedArticle(id)).toMatchObject({ headline: `${headline} (admin)`, lede: 'The editor’s lede.', version: 3 })
+  // A move shows too.
+  await move(editor, 'Submit for review', 'Moved to in review.')
+  await expect(admin.getByTestId('changed-underneath')).toContainText('this is now version 3.', { timeout: 5000 })
   await editorContext.close()
   await adminContext.close()
 })
@@ -221,7 +248,10 @@ test('a move from a page someone else\'s change outdated is refused with what ha
   const id = await createDraft(editor, { headline })
   await move(editor, 'Submit for review', 'Moved to in review.')
 
-  // The admin opens it in review; then the editor approves and publishes it.
+  // The admin opens it in review, in a page whose watch has not come round yet (a background
+  // tab, a slow network: issue 29's live awareness would otherwise show the change within 3 s);
+  // then the editor approves and publishes it.
+  await admin.route(/\/api\/trpc\/articles\.watch\?/, (route) => route.abort())
   await admin.goto(`/articles/${id}`)
   await expect(admin.getByTestId('article-status')).toHaveText('In review')
   await editor.getByRole('button', { name: 'Approve and publish' }).click()

@@ -15,6 +15,10 @@ export type AuditAction =
   | 'user.created'
   | 'user.role_changed'
   | 'user.deactivated'
+  | 'article.lock_taken_over'
+  | 'article.lock_overridden'
+  | 'preview_link.created'
+  | 'preview_link.revoked'
 
 // Any client or transaction, tenant-scoped or not: jobs that act for the system audit too.
 type AuditWriter = { auditEntry: { create(args: { data: Prisma.AuditEntryUncheckedCreateInput }): PromiseLike<unknown> } }

@@ -39,6 +39,10 @@ type Props = {
   onDirtyChange?: (dirty: boolean) => void
   /** Why the signed-in user may not change this article (the domain decides), if they may not. */
   readOnlyReason?: string | null
+  /** Someone took the article over: the form is read-only and shows what was typed, to copy. */
+  keepTyped?: boolean
+  /** A save was refused because someone else holds the edit lease. */
+  onLocked?: () => void
 }
 
 function slugHint(article: ArticleRecord | null): string {
@@ -53,7 +57,7 @@ const describedBy = (...ids: (string | false | undefined)[]) => ids.filter(Boole
  * Headline, lede, body, department and tags. Saving sends the version the form was loaded
  * from, so a change someone else saved meanwhile is reported (412), never overwritten.
  */
-export function ArticleForm({ article, departments, onDirtyChange, readOnlyReason }: Props) {
+export function ArticleForm({ article, departments, onDirtyChange, readOnlyReason, keepTyped = false, onLocked }: Props) {
   const trpc = useTRPC()
   const queryClient = useQueryClient()
   const router = useRouter()
@@ -132,7 +136,11 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
       const removed = saved.body_removed.length > 0 ? ` The body was cleaned for readers: removed ${saved.body_removed.join(', ')}.` : ''
       setStatus(`Saved. This is now version ${saved.version}.${removed}`)
     } catch (error) {
-      if (!applyServerFieldErrors(form, error, formFieldOf)) setFailure(describePortalError(error))
+      if (!applyServerFieldErrors(form, error, formFieldOf)) {
+        const described = describePortalError(error)
+        setFailure(described)
+        if (described.domainCode === 'article_locked') onLocked?.()
+      }
     }
   }
 
@@ -171,7 +179,13 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
       )}
 
       <form onSubmit={(event) => void handleSubmit(saveOrConfirm)(event)} noValidate className={styles.form} aria-label={article ? 'Edit article' : 'New article'}>
-        {readOnlyReason && <p className="alert warning">{readOnlyReason}</p>}
+        {readOnlyReason && !keepTyped && <p className="alert warning">{readOnlyReason}</p>}
+        {keepTyped && isDirty && (
+          <div className={styles.hint} data-testid="kept-text">
+            <label htmlFor="kept-text">What you typed (not saved), to copy</label>
+            <textarea id="kept-text" readOnly rows={4} value={[headline, lede, body].filter(Boolean).join('\n\n')} />
+          </div>
+        )}
         <fieldset disabled={readOnly} className={styles.plainFieldset}>
           <label htmlFor="headline">Headline</label>
           <input

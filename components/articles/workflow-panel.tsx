@@ -27,6 +27,8 @@ type Props = {
   authorName: string | undefined
   /** Unsaved edits in the form: moving now would publish or review something else than what is on screen. */
   blocked: boolean
+  /** Why moves are not offered now for another reason (someone else holds the edit lease). */
+  blockedReason?: string | null
 }
 
 /** Words for a move. Which moves exist is the domain's decision; this only names them. */
@@ -46,7 +48,8 @@ function doneMessage(article: ArticleRecord, scheduled: boolean): string {
   return `Moved to ${statusLabels[article.status].toLowerCase()}.`
 }
 
-export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule, canApproveAndPublish, role, authorName, blocked }: Props) {
+export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule, canApproveAndPublish, role, authorName, blocked: unsaved, blockedReason = null }: Props) {
+  const blocked = unsaved || Boolean(blockedReason)
   const trpc = useTRPC()
   const queryClient = useQueryClient()
   const [message, setMessage] = useState('')
@@ -194,7 +197,7 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
         </p>
         {blocked && (
           <p id="workflow-blocked" className={styles.hint}>
-            Save your changes first: moves apply to the saved article.
+            {blockedReason ?? 'Save your changes first: moves apply to the saved article.'}
           </p>
         )}
         {moves.length === 0 && !article.scheduled_publish_at && (

@@ -5,6 +5,7 @@ import { assertCan } from '../auth/permissions.ts'
 import type { Actor } from '../tenancy/actor.ts'
 
 export type ArticleHistoryEntry = {
+  kind: 'move'
   id: string
   from_state: ApiStatus
   to_state: ApiStatus
@@ -15,20 +16,44 @@ export type ArticleHistoryEntry = {
   publish_at: string | null
   /** True on the row that cancelled the schedule in publish_at (the article stayed approved). */
   schedule_cancelled: boolean
+  /** The review note that came with the move, if any. */
+  note: string | null
 }
 
-/** The article's workflow moves, oldest first, with who made each. */
-export async function listArticleHistory(actor: Actor, articleId: string): Promise<ArticleHistoryEntry[]> {
+/** A change of who edits the article: a take-over of someone's lease, or a write over it. */
+export type ArticleEditingEntry = {
+  kind: 'take_over' | 'lock_override'
+  id: string
+  actor: { id: string; name: string } | null
+  at: string
+  note: string
+}
+
+export type ArticleHistoryItem = ArticleHistoryEntry | ArticleEditingEntry
+
+export const isMove = (item: ArticleHistoryItem): item is ArticleHistoryEntry => item.kind === 'move'
+
+/** The article's workflow moves (with their notes) and take-overs of its editing, oldest first, with who made each. */
+export async function listArticleHistory(actor: Actor, articleId: string): Promise<ArticleHistoryItem[]> {
   assertCan(actor, 'articles:read')
   const tdb = tenantDb(actor.tenant.id)
   const article = await tdb.article.findUnique({ where: { id: articleId }, select: { id: true } })
   if (!article) throw new NotFoundError('article', articleId)
-  const rows = await tdb.articleTransition.findMany({
-    where: { articleId },
-    include: { actor: { select: { id: true, name: true } } },
-    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-  })
-  return rows.map((row) => ({
+  const [rows, notes] = await Promise.all([
+    tdb.articleTransition.findMany({
+      where: { articleId },
+      include: { actor: { select: { id: true, name: true } } },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    }),
+    tdb.articleNote.findMany({
+      where: { articleId, OR: [{ kind: { in: ['take_over', 'lock_override'] } }, { transitionId: { not: null } }] },
+      include: { author: { select: { id: true, name: true } } },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    }),
+  ])
+  const moveNotes = new Map(notes.filter((note) => note.transitionId).map((note) => [note.transitionId!, note.body]))
+  const moves: ArticleHistoryItem[] = rows.map((row) => ({
+    kind: 'move',
     id: row.id,
     from_state: toApiStatus(row.fromState),
     to_state: toApiStatus(row.toState),
@@ -36,5 +61,10 @@ export async function listArticleHistory(actor: Actor, articleId: string): Promi
     at: row.createdAt.toISOString(),
     publish_at: row.publishAt?.toISOString() ?? null,
     schedule_cancelled: row.scheduleCancelled,
+    note: moveNotes.get(row.id) ?? null,
   }))
+  const editing: ArticleHistoryItem[] = notes
+    .filter((note) => note.kind === 'take_over' || note.kind === 'lock_override')
+    .map((note) => ({ kind: note.kind as ArticleEditingEntry['kind'], id: note.id, actor: note.author, at: note.createdAt.toISOString(), note: note.body }))
+  return [...moves, ...editing].sort((a, b) => a.at.localeCompare(b.at) || a.id.localeCompare(b.id))
 }

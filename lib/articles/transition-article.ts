@@ -11,6 +11,7 @@ import { transitionOfWritten, updateOfReadArticle } from './article-writes.ts'
 import { writeArticle, type ArticleWriteEvent } from './article-write-statement.ts'
 import { publishedAddress, withdrawnAddress } from './article-address.ts'
 import { articleActionRefusal } from './article-action-refusal.ts'
+import { leaseWriter } from './edit-lease.ts'
 import { changeCurrentVersion, type ExpectedVersion } from './change-current-version.ts'
 import type { TransitionArticleInput } from './article-schemas.ts'
 import { allowedNextStates, canTransition, fromApiStatus, toApiStatus, type ApiStatus } from './article-status.ts'
@@ -26,12 +27,12 @@ export async function transitionArticle(
   actor: Actor,
   articleId: string,
   input: TransitionArticleInput,
-  options: { expectedVersion?: ExpectedVersion; now?: Date } = {},
+  options: { expectedVersion?: ExpectedVersion; now?: Date; overrideLock?: boolean } = {},
 ): Promise<TransitionOutcome> {
   if (input.publish_at !== undefined && input.to_state !== 'published') {
     throw new ValidationError([{ field: 'publish_at', message: 'publish_at goes only with to_state = published.' }])
   }
-  return changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, async (current) => {
+  return changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, leaseWriter(actor, input.override_lock ?? options.overrideLock), async (current) => {
     const now = options.now ?? new Date()
     assertMoveAllowed(actor, current, input.to_state)
 
@@ -53,8 +54,8 @@ export async function transitionArticle(
  * history row and events, committed together, so the article is never left approved alone.
  * With `expectedVersion` (the version the portal showed) a change made meanwhile is a 412.
  */
-export async function approveAndPublish(actor: Actor, articleId: string, options: { expectedVersion?: ExpectedVersion; now?: Date } = {}): Promise<Article> {
-  return changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, async (current) => {
+export async function approveAndPublish(actor: Actor, articleId: string, options: { expectedVersion?: ExpectedVersion; now?: Date; overrideLock?: boolean } = {}): Promise<Article> {
+  return changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, leaseWriter(actor, options.overrideLock), async (current) => {
     const now = options.now ?? new Date()
     assertMoveAllowed(actor, current, 'approved')
     assertMoveAllowed(actor, { ...current, status: 'approved' }, 'published')
@@ -145,8 +146,8 @@ export async function publishIfStillScheduled(
 }
 
 /** Takes a pending scheduled publication back; the article stays approved. */
-export async function cancelScheduledPublication(actor: Actor, articleId: string, options: { expectedVersion?: ExpectedVersion } = {}): Promise<Article> {
-  return changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, async (current) => {
+export async function cancelScheduledPublication(actor: Actor, articleId: string, options: { expectedVersion?: ExpectedVersion; overrideLock?: boolean } = {}): Promise<Article> {
+  return changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, leaseWriter(actor, options.overrideLock), async (current) => {
     const refusal = articleActionRefusal(actor.user, current, { kind: 'schedule' })
     if (refusal) throw new ForbiddenError(refusal)
     if (!current.scheduledPublishAt) return current

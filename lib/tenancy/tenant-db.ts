@@ -10,6 +10,8 @@ const tenantOwnedModels = new Set([
   'Article',
   'ArticleTransition',
   'ArticleRevision',
+  'ArticleLease',
+  'ArticleNote',
   'ApiToken',
   'WebhookSubscription',
   'Event',

@@ -2,6 +2,7 @@ import { createDocument, type oas31, type ZodOpenApiPathsObject } from 'zod-open
 import { articlePaths, articleTags } from '../operations/article-operations.ts'
 import { requestLogPaths, requestLogTags } from '../operations/request-log-operations.ts'
 import { revisionPaths } from '../operations/revision-operations.ts'
+import { leasePaths } from '../operations/lease-operations.ts'
 import { webhookDeliveries, webhookPaths, webhookTags } from '../operations/webhook-operations.ts'
 import { apiInfo, apiServers } from './api-overview.ts'
 import { problemCodeEntries } from '../../problem-codes.ts'
@@ -18,6 +19,7 @@ import { bearerSecurityScheme, securitySchemeName } from './security.ts'
 const resources: { paths: ZodOpenApiPathsObject; tags: oas31.TagObject[]; webhooks?: ZodOpenApiPathsObject }[] = [
   { paths: articlePaths, tags: articleTags },
   { paths: revisionPaths, tags: [] },
+  { paths: leasePaths, tags: [] },
   { paths: webhookPaths, tags: webhookTags, webhooks: webhookDeliveries },
   { paths: requestLogPaths, tags: requestLogTags },
   { paths: referencePaths, tags: referenceTags },

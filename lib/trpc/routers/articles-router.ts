@@ -23,6 +23,9 @@ import type { WrittenArticle } from '../../articles/stored-body.ts'
 import { domainInput } from '../domain-input.ts'
 import { memberProcedure, router } from '../init.ts'
 import { pageRecord } from '../../pagination.ts'
+import { claimEditLease, releaseEditLease, type ArticleLock } from '../../articles/edit-lease.ts'
+import { watchArticle } from '../../articles/watch-article.ts'
+import { ConflictError } from '../../errors.ts'
 
 const articleId = z.strictObject({ article_id: articlePathSchema.shape.article_id })
 /** The article version the page showed when the person acted: what a write or move asks to replace. */
@@ -66,6 +69,29 @@ export const articlesRouter = router({
       readOnlyReason: articleActionRefusal(user, row, { kind: 'edit' }),
     }
   }),
+
+  /**
+   * The editor's lease: taken when it opens, renewed by its heartbeat. Someone else's live lease
+   * is an answer here, not a failure (the page offers read-only or take over); `take_over` takes it.
+   */
+  lease: memberProcedure
+    .input(domainInput(articleId.extend({ take_over: z.boolean().optional() })))
+    .mutation(async ({ ctx, input }) => {
+      try {
+        const claim = await claimEditLease(ctx.actor, input.article_id, { takeOver: input.take_over })
+        return { mine: true as const, ...claim }
+      } catch (error) {
+        if (error instanceof ConflictError && error.code === 'article_locked') return { mine: false as const, lock: error.extra as ArticleLock, took_over_from: null }
+        throw error
+      }
+    }),
+
+  releaseLease: memberProcedure.input(domainInput(articleId)).mutation(({ ctx, input }) => releaseEditLease(ctx.actor, input.article_id)),
+
+  /** What an open page polls: "unchanged" for the newsroom generation it knew, else the article's version, state and lease. */
+  watch: memberProcedure
+    .input(domainInput(articleId.extend({ generation: z.string().max(64).optional() })))
+    .query(({ ctx, input }) => watchArticle(ctx.actor, input.article_id, input.generation)),
 
   history: memberProcedure.input(domainInput(articleId)).query(({ ctx, input }) => listArticleHistory(ctx.actor, input.article_id)),
 
