@@ -1,6 +1,6 @@
 'use client'
 
-import { isMove, type ArticleHistoryItem } from '@/lib/articles/article-history'
+import { isMove, type ArticleHistoryItem } from '@/lib/articles/history-entry'
 import type { ArticleRecord } from '@/lib/articles/article-schemas'
 import { ArticleRevisions } from './article-revisions'
 import { LocalTime } from '@/components/local-time'

@@ -7,6 +7,7 @@ import type { Role } from '@/lib/db/generated/enums'
 import { useTRPC } from '@/components/trpc-provider'
 import { ArticleForm } from './article-form'
 import { ArticleHistory } from './article-history'
+import { ArticleNotes } from './article-notes'
 import { ChangesSinceSubmission } from './changes-since-submission'
 import { describePortalError } from '@/components/portal-error'
 import { WorkflowPanel } from './workflow-panel'
@@ -32,6 +33,7 @@ export function ArticleWorkspace({ articleId, userId, role, justCreated }: { art
       void queryClient.invalidateQueries(trpc.articles.get.queryFilter({ article_id: articleId }))
       void queryClient.invalidateQueries(trpc.articles.history.queryFilter({ article_id: articleId }))
       void queryClient.invalidateQueries(trpc.articles.revisions.pathFilter())
+      void queryClient.invalidateQueries(trpc.articles.notes.pathFilter())
     },
     [queryClient, trpc, articleId],
   )
@@ -122,6 +124,7 @@ export function ArticleWorkspace({ articleId, userId, role, justCreated }: { art
           blockedReason={leaseReason}
         />
       </div>
+      <ArticleNotes articleId={articleId} />
       <ArticleHistory
         entries={history.data}
         article={article}

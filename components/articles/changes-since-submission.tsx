@@ -1,7 +1,7 @@
 'use client'
 
 import { useQuery } from '@tanstack/react-query'
-import type { ArticleHistoryItem } from '@/lib/articles/article-history'
+import type { ArticleHistoryItem } from '@/lib/articles/history-entry'
 import type { ArticleRecord } from '@/lib/articles/article-schemas'
 import { changesSinceSubmission } from '@/lib/articles/changes-since-submission'
 import { useTRPC } from '@/components/trpc-provider'

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { noteTextSchema } from './note-schemas.ts'
 import { withoutNul } from '../validation.ts'
 import { apiStatuses, creatableStatuses } from './article-status.ts'
 import { maxSlugLength, slugPattern } from './article-address.ts'
@@ -108,6 +109,9 @@ export const transitionArticleSchema = z
       description:
         'Only with to_state=published. In the future: the article stays approved and is published then. Now or past: published at once.',
       example: '2026-12-01T06:00:00Z',
+    }),
+    note: noteTextSchema.optional().meta({
+      description: "Why: a review note that goes with the move (\"the second source is missing\"). Plain text; shown in the article's notes and History, and to the author on their desk.",
     }),
     override_lock: z.boolean().optional().meta({
       description:

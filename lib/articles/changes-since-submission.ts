@@ -1,4 +1,4 @@
-import { isMove, type ArticleHistoryEntry, type ArticleHistoryItem } from './article-history.ts'
+import { isMove, type ArticleHistoryEntry, type ArticleHistoryItem } from './history-entry.ts'
 import { revisionFields, type RevisionRecord } from './revision-schemas.ts'
 
 export type ChangesSinceSubmission = {

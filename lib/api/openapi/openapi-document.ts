@@ -3,6 +3,7 @@ import { articlePaths, articleTags } from '../operations/article-operations.ts'
 import { requestLogPaths, requestLogTags } from '../operations/request-log-operations.ts'
 import { revisionPaths } from '../operations/revision-operations.ts'
 import { leasePaths } from '../operations/lease-operations.ts'
+import { notePaths } from '../operations/note-operations.ts'
 import { webhookDeliveries, webhookPaths, webhookTags } from '../operations/webhook-operations.ts'
 import { apiInfo, apiServers } from './api-overview.ts'
 import { problemCodeEntries } from '../../problem-codes.ts'
@@ -20,6 +21,7 @@ const resources: { paths: ZodOpenApiPathsObject; tags: oas31.TagObject[]; webhoo
   { paths: articlePaths, tags: articleTags },
   { paths: revisionPaths, tags: [] },
   { paths: leasePaths, tags: [] },
+  { paths: notePaths, tags: [] },
   { paths: webhookPaths, tags: webhookTags, webhooks: webhookDeliveries },
   { paths: requestLogPaths, tags: requestLogTags },
   { paths: referencePaths, tags: referenceTags },

@@ -25,6 +25,8 @@ import { memberProcedure, router } from '../init.ts'
 import { pageRecord } from '../../pagination.ts'
 import { claimEditLease, releaseEditLease, type ArticleLock } from '../../articles/edit-lease.ts'
 import { watchArticle } from '../../articles/watch-article.ts'
+import { addArticleNote, listArticleNotes } from '../../articles/article-notes.ts'
+import { createNoteSchema, listNotesQuerySchema } from '../../articles/note-schemas.ts'
 import { ConflictError } from '../../errors.ts'
 
 const articleId = z.strictObject({ article_id: articlePathSchema.shape.article_id })
@@ -92,6 +94,14 @@ export const articlesRouter = router({
   watch: memberProcedure
     .input(domainInput(articleId.extend({ generation: z.string().max(64).optional() })))
     .query(({ ctx, input }) => watchArticle(ctx.actor, input.article_id, input.generation)),
+
+  notes: memberProcedure
+    .input(domainInput(articleId.extend(listNotesQuerySchema.shape)))
+    .query(async ({ ctx, input }) => pageRecord(await listArticleNotes(ctx.actor, input.article_id, input), (note) => note)),
+
+  addNote: memberProcedure
+    .input(domainInput(articleId.extend(createNoteSchema.shape)))
+    .mutation(({ ctx, input }) => addArticleNote(ctx.actor, input.article_id, input.body)),
 
   history: memberProcedure.input(domainInput(articleId)).query(({ ctx, input }) => listArticleHistory(ctx.actor, input.article_id)),
 
