@@ -8,6 +8,7 @@ import { useTRPC } from '@/components/trpc-provider'
 import { ArticleForm } from './article-form'
 import { ArticleHistory } from './article-history'
 import { ArticleNotes } from './article-notes'
+import { PreviewLinks } from './preview-links'
 import { ChangesSinceSubmission } from './changes-since-submission'
 import { describePortalError } from '@/components/portal-error'
 import { WorkflowPanel } from './workflow-panel'
@@ -124,6 +125,7 @@ export function ArticleWorkspace({ articleId, userId, role, justCreated }: { art
           blockedReason={leaseReason}
         />
       </div>
+      {current.data.canPreviewOnSite && <PreviewLinks articleId={articleId} />}
       <ArticleNotes articleId={articleId} />
       <ArticleHistory
         entries={history.data}

@@ -12,6 +12,7 @@ const tenantOwnedModels = new Set([
   'ArticleRevision',
   'ArticleLease',
   'ArticleNote',
+  'PreviewLink',
   'ApiToken',
   'WebhookSubscription',
   'Event',

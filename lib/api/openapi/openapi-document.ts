@@ -4,6 +4,7 @@ import { requestLogPaths, requestLogTags } from '../operations/request-log-opera
 import { revisionPaths } from '../operations/revision-operations.ts'
 import { leasePaths } from '../operations/lease-operations.ts'
 import { notePaths } from '../operations/note-operations.ts'
+import { previewLinkPaths } from '../operations/preview-link-operations.ts'
 import { webhookDeliveries, webhookPaths, webhookTags } from '../operations/webhook-operations.ts'
 import { apiInfo, apiServers } from './api-overview.ts'
 import { problemCodeEntries } from '../../problem-codes.ts'
@@ -22,6 +23,7 @@ const resources: { paths: ZodOpenApiPathsObject; tags: oas31.TagObject[]; webhoo
   { paths: revisionPaths, tags: [] },
   { paths: leasePaths, tags: [] },
   { paths: notePaths, tags: [] },
+  { paths: previewLinkPaths, tags: [] },
   { paths: webhookPaths, tags: webhookTags, webhooks: webhookDeliveries },
   { paths: requestLogPaths, tags: requestLogTags },
   { paths: referencePaths, tags: referenceTags },

@@ -23,9 +23,12 @@ import type { WrittenArticle } from '../../articles/stored-body.ts'
 import { domainInput } from '../domain-input.ts'
 import { memberProcedure, router } from '../init.ts'
 import { pageRecord } from '../../pagination.ts'
+import { can } from '../../auth/permissions.ts'
 import { claimEditLease, releaseEditLease, type ArticleLock } from '../../articles/edit-lease.ts'
 import { watchArticle } from '../../articles/watch-article.ts'
 import { addArticleNote, listArticleNotes } from '../../articles/article-notes.ts'
+import { createPreviewLink, listPreviewLinks, revokePreviewLink } from '../../articles/preview-links.ts'
+import { createPreviewLinkSchema } from '../../articles/preview-link-schemas.ts'
 import { createNoteSchema, listNotesQuerySchema } from '../../articles/note-schemas.ts'
 import { ConflictError } from '../../errors.ts'
 
@@ -69,6 +72,7 @@ export const articlesRouter = router({
       canManageSchedule: mayManageSchedule(user, row),
       canApproveAndPublish: mayApproveAndPublish(user, row),
       readOnlyReason: articleActionRefusal(user, row, { kind: 'edit' }),
+      canPreviewOnSite: can(ctx.actor, 'articles:write'),
     }
   }),
 
@@ -102,6 +106,16 @@ export const articlesRouter = router({
   addNote: memberProcedure
     .input(domainInput(articleId.extend(createNoteSchema.shape)))
     .mutation(({ ctx, input }) => addArticleNote(ctx.actor, input.article_id, input.body)),
+
+  previewLinks: memberProcedure.input(domainInput(articleId)).query(({ ctx, input }) => listPreviewLinks(ctx.actor, input.article_id)),
+
+  createPreviewLink: memberProcedure
+    .input(domainInput(articleId.extend(createPreviewLinkSchema.shape)))
+    .mutation(({ ctx, input }) => createPreviewLink(ctx.actor, input.article_id, input)),
+
+  revokePreviewLink: memberProcedure
+    .input(domainInput(articleId.extend({ preview_link_id: z.string().min(1).max(200) })))
+    .mutation(({ ctx, input }) => revokePreviewLink(ctx.actor, input.article_id, input.preview_link_id)),
 
   history: memberProcedure.input(domainInput(articleId)).query(({ ctx, input }) => listArticleHistory(ctx.actor, input.article_id)),
 
