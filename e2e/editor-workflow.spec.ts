@@ -519,3 +519,61 @@ test('an editor sends a story back with a note; the author sees who and why on t
   await writerContext.close()
   await editorContext.close()
 })
+
+test('a save that meets a newer version shows what they changed word by word and keeps either side per field', async ({ browser, request }) => {
+  const editorContext = await signedInContext(browser, 'editor')
+  const editor = await editorContext.newPage()
+  const headline = `Harbour vote ${unique()}`
+  const id = await createDraft(editor, { headline, lede: 'The council meets on Monday.' })
+  await editor.getByLabel('Lede').fill('The council meets on Tuesday evening.')
+
+  // An integration writes meanwhile, over the editor's lease (override_lock is recorded).
+  const token = await createE2eApiToken('daily-planet', seedUsers.admin.email, ['articles:write'], `merge ${unique()}`)
+  const patched = await request.patch(`/v1/articles/${id}`, { headers: { Authorization: `Bearer ${token}` }, data: { headline: `${headline}: result due`, lede: 'The council meets on Monday at noon.', override_lock: true } })
+  expect(patched.status()).toBe(200)
+  await expect(editor.getByTestId('changed-underneath')).toContainText('this is now version 2', { timeout: 5000 })
+  await expect(editor.getByLabel('Lede')).toHaveValue('The council meets on Tuesday evening.')
+
+  await editor.getByRole('button', { name: 'Save changes' }).click()
+  const merge = editor.getByTestId('merge-changes')
+  await expect(merge).toBeVisible()
+  await expect(merge.getByTestId('merge-diff-lede').locator('del')).toContainText(['Tuesday evening.'])
+  await expect(merge.getByTestId('merge-diff-lede').locator('ins')).toContainText(['Monday at noon.'])
+  await expect(merge.getByTestId('merge-diff-headline').locator('ins')).toContainText(['result due'])
+  await editor.screenshot({ path: 'docs/screenshots/merge-changes.png' })
+  await merge.getByRole('group', { name: 'Headline' }).getByLabel('Take theirs').check()
+  await merge.getByRole('button', { name: 'Use these choices' }).click()
+  await expect(editor.getByLabel('Headline')).toHaveValue(`${headline}: result due`)
+  await expect(editor.getByLabel('Lede')).toHaveValue('The council meets on Tuesday evening.')
+  await editor.getByRole('button', { name: 'Save changes' }).click()
+  await expect(editor.getByTestId('save-status')).toHaveText('Saved. This is now version 3.')
+  expect(await storedArticle(id)).toMatchObject({ headline: `${headline}: result due`, lede: 'The council meets on Tuesday evening.', version: 3 })
+  await editorContext.close()
+})
+
+test('a preview link opens the draft in a fresh browser with no session, and stops when revoked', async ({ browser }) => {
+  const editorContext = await signedInContext(browser, 'editor')
+  const editor = await editorContext.newPage()
+  const headline = `Preview me ${unique()}`
+  const id = await createDraft(editor, { headline, lede: 'Not live yet.' })
+  await editor.getByRole('button', { name: 'Create a preview link' }).click()
+  const link = editor.getByTestId('preview-link').getByRole('link')
+  await expect(link).toHaveAttribute('href', /^https:\/\/dailyplanet\.example\/preview\?token=nrp_/)
+  await expect(editor.getByTestId('live-preview-links')).toContainText(`By ${seedUsers.editor.name}`)
+  await editor.screenshot({ path: 'docs/screenshots/preview-links.png' })
+  const token = new URL((await link.getAttribute('href'))!).searchParams.get('token')!
+
+  // The newsroom's site exchanges the token with no key and no session.
+  const fresh = await browser.newContext()
+  const site = await fresh.newPage()
+  const answer = await site.goto(`/v1/preview/${token}`)
+  expect(answer?.status()).toBe(200)
+  expect(answer?.headers()['x-robots-tag']).toBe('noindex')
+  expect(await answer?.json()).toMatchObject({ article_id: id, headline, lede: 'Not live yet.', status: 'draft' })
+
+  await editor.getByTestId('live-preview-links').getByRole('button', { name: 'Revoke' }).click()
+  await expect(editor.getByTestId('live-preview-links')).toHaveCount(0)
+  expect((await site.goto(`/v1/preview/${token}`))?.status()).toBe(404)
+  await fresh.close()
+  await editorContext.close()
+})

@@ -24,6 +24,7 @@ import { applyServerFieldErrors } from '@/components/server-field-errors'
 import { ConfirmDialog } from '@/components/settings/confirm-dialog'
 import { slugify } from '@/lib/articles/article-address'
 import { RichTextEditor } from './rich-text-editor'
+import { MergeChanges } from './merge-changes'
 import styles from './articles.module.css'
 
 // The sanitiser (sanitize-html and its parsers) is loaded when a preview is first asked for.
@@ -74,7 +75,9 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
     defaultValues: article ? articleToForm(article) : emptyArticleForm,
     shouldFocusError: true,
   })
-  const { register, control, formState, handleSubmit, reset, setValue } = form
+  const { register, control, formState, handleSubmit, reset, setValue, getValues } = form
+  // A save that met a newer version: the newer version, to merge with what is typed.
+  const [theirs, setTheirs] = useState<{ form: ArticleFormInput; version: number; record: ArticleRecord } | null>(null)
   const { errors, isDirty, isSubmitting, dirtyFields } = formState
   const [headline, lede, body] = useWatch({ control, name: ['headline', 'lede', 'body'] })
 
@@ -140,6 +143,11 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
         const described = describePortalError(error)
         setFailure(described)
         if (described.domainCode === 'article_locked') onLocked?.()
+        if (described.code === 'PRECONDITION_FAILED' && article) {
+          // Fetch what they saved, to show it beside what is typed; the form keeps what is typed.
+          const fresh = await queryClient.fetchQuery(trpc.articles.get.queryOptions({ article_id: article.article_id }, { staleTime: 0 })).catch(() => null)
+          if (fresh) setTheirs({ form: articleToForm(fresh.article), version: fresh.article.version, record: fresh.article })
+        }
       }
     }
   }
@@ -165,10 +173,29 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
               <p>
                 <strong>Not saved: someone else changed this article after you opened it.</strong> {failure.message}
               </p>
-              <p>Reload to see their version. Reloading replaces what is in this form, so copy anything you want to keep first.</p>
-              <button type="button" onClick={() => void reload()}>
-                Reload the latest version
-              </button>
+              {theirs ? (
+                <MergeChanges
+                  mine={getValues()}
+                  theirs={theirs.form}
+                  theirVersion={theirs.version}
+                  onApply={(keptMine) => {
+                    const typed = getValues()
+                    baseVersion.current = theirs.version
+                    reset(theirs.form)
+                    for (const field of keptMine) setValue(field, typed[field] ?? '', { shouldDirty: true })
+                    setFailure(null)
+                    setTheirs(null)
+                    setStatus(`Now based on version ${theirs.version}, with ${keptMine.length === 0 ? 'their version of every field' : `your ${keptMine.join(', ')}`}. Save to keep it.`)
+                  }}
+                />
+              ) : (
+                <>
+                  <p>Reload to see their version. Reloading replaces what is in this form, so copy anything you want to keep first.</p>
+                  <button type="button" onClick={() => void reload()}>
+                    Reload the latest version
+                  </button>
+                </>
+              )}
             </>
           ) : (
             <p>
