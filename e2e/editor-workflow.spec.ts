@@ -260,8 +260,11 @@ test('a move from a page someone else\'s change outdated is refused with what ha
   expect(live.status).toBe('published')
   await expect(admin.getByTestId('article-status')).toHaveText('In review')
 
-  // The admin's stale click is refused with what happened since, who did it and when.
+  // The admin's stale click (sending back asks why first) is refused with what happened since, who did it and when.
   await admin.getByRole('button', { name: 'Send back to draft' }).click()
+  const sendBack = admin.getByRole('dialog', { name: 'Send back to draft' })
+  await sendBack.getByLabel(/What needs doing\?/).fill('It needs a second source.')
+  await sendBack.getByRole('button', { name: 'Send back' }).click()
   const refusal = admin.getByTestId('workflow-failure')
   await expect(refusal).toContainText('Not done: this article changed after your page showed it.')
   await expect(refusal).toContainText(new RegExp(`it was approved and published by ${seedUsers.editor.name} at \\d\\d:\\d\\d UTC`))
@@ -508,7 +511,7 @@ test('an editor sends a story back with a note; the author sees who and why on t
   expect((await storedArticle(id)).status).toBe('draft')
 
   await writer.goto('/')
-  const returned = writer.getByRole('listitem').filter({ hasText: headline })
+  const returned = writer.getByRole('region', { name: /Back from review/ }).getByRole('listitem').filter({ hasText: headline })
   await expect(returned).toContainText(`Sent back by ${seedUsers.editor.name}`)
   await expect(returned.getByTestId('return-note')).toHaveText(': The second source is missing.')
   await writer.screenshot({ path: 'docs/screenshots/desk-sent-back.png' })
@@ -537,9 +540,10 @@ test('a save that meets a newer version shows what they changed word by word and
   await editor.getByRole('button', { name: 'Save changes' }).click()
   const merge = editor.getByTestId('merge-changes')
   await expect(merge).toBeVisible()
-  await expect(merge.getByTestId('merge-diff-lede').locator('del')).toContainText(['Tuesday evening.'])
-  await expect(merge.getByTestId('merge-diff-lede').locator('ins')).toContainText(['Monday at noon.'])
-  await expect(merge.getByTestId('merge-diff-headline').locator('ins')).toContainText(['result due'])
+  // Struck: only in what was typed; underlined: only in theirs.
+  await expect(merge.getByTestId('merge-diff-lede').locator('del').first()).toHaveText('Tuesday')
+  await expect(merge.getByTestId('merge-diff-lede').locator('ins').first()).toHaveText('Monday')
+  await expect(merge.getByTestId('merge-diff-headline').locator('ins').first()).toContainText('result')
   await editor.screenshot({ path: 'docs/screenshots/merge-changes.png' })
   await merge.getByRole('group', { name: 'Headline' }).getByLabel('Take theirs').check()
   await merge.getByRole('button', { name: 'Use these choices' }).click()

@@ -41,6 +41,7 @@ export function ArticleWorkspace({ articleId, userId, role, justCreated }: { art
   const lease = useEditLease(articleId, userId, {
     editable: Boolean(current.data && !current.data.readOnlyReason),
     shownVersion: current.data?.article.version,
+    openedLock: current.data?.article.lock,
     onChange,
   })
   const { dirtyChanged } = lease

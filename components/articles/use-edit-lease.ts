@@ -3,11 +3,11 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useCallback, useEffect, useRef, useState } from 'react'
 import type { ArticleLock } from '@/lib/articles/edit-lease'
+import { leaseHeartbeatSeconds, watchIntervalSeconds } from '@/lib/articles/lease-timing'
 import { useTRPC } from '@/components/trpc-provider'
 
-/** How often an open page asks whether the article changed underneath (issue 29: within 5 s). */
-export const watchIntervalMs = 3_000
-const heartbeatMs = 30_000
+const watchIntervalMs = watchIntervalSeconds * 1000
+const heartbeatMs = leaseHeartbeatSeconds * 1000
 
 /**
  * none: nobody's lease is known to this page. mine: this editor holds the lease. held: someone
@@ -39,7 +39,11 @@ const releaseRequest = (articleId: string) =>
  * Every few seconds the page also asks `watch` with the newsroom generation it last saw, which
  * answers "unchanged" from one counter read; a new version or a new lease holder is reported.
  */
-export function useEditLease(articleId: string, userId: string, { editable, shownVersion, onChange }: { editable: boolean; shownVersion: number | undefined; onChange: (change: ArticleChange) => void }) {
+export function useEditLease(
+  articleId: string,
+  userId: string,
+  { editable, shownVersion, openedLock, onChange }: { editable: boolean; shownVersion: number | undefined; openedLock: ArticleLock | null | undefined; onChange: (change: ArticleChange) => void },
+) {
   const trpc = useTRPC()
   const queryClient = useQueryClient()
   const [state, setStateNow] = useState<LeaseState>({ status: 'none' })
@@ -49,6 +53,10 @@ export function useEditLease(articleId: string, userId: string, { editable, show
     setStateNow(next)
   }, [])
   const { mutateAsync: claim } = useMutation(trpc.articles.lease.mutationOptions())
+  // Someone else's lease as last seen (the article as opened, then each poll): a page opened
+  // while another person edits says so at once, before anyone types.
+  const [polledLock, setPolledLock] = useState<ArticleLock | null | undefined>(undefined)
+  const othersLock = polledLock !== undefined ? polledLock : openedLock
 
   const ask = useCallback(
     async (takeOver: boolean) => {
@@ -107,6 +115,7 @@ export function useEditLease(articleId: string, userId: string, { editable, show
         seen.current.version = answer.version
         onChange({ version: answer.version, by: answer.edited_by })
       }
+      setPolledLock(answer.lock)
       const status = current.current.status
       if (status === 'mine' && answer.lock && answer.lock.holder_id !== userId) setState({ status: 'lost', lock: answer.lock })
       // The holder let go (saved, or left): the page may be edited again.
@@ -121,11 +130,12 @@ export function useEditLease(articleId: string, userId: string, { editable, show
     }
   }, [queryClient, trpc, articleId, userId, onChange, setState])
 
+  const seenHeld = state.status === 'none' && othersLock && othersLock.holder_id !== userId
   return {
-    state,
+    state: seenHeld ? ({ status: 'held', lock: othersLock } as const) : state,
     dirtyChanged,
     takeOver: () => ask(true),
-    readOnly: () => setState({ status: 'reading', lock: 'lock' in current.current ? current.current.lock : null }),
+    readOnly: () => setState({ status: 'reading', lock: 'lock' in current.current ? current.current.lock : (othersLock ?? null) }),
     /** After a write refused with article_locked: ask again, which finds who holds it now. */
     recheck: () => void ask(false).catch(() => undefined),
   }

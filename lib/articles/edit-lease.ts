@@ -7,14 +7,9 @@ import { tenantSql } from '../tenancy/tenant-sql.ts'
 import { articleActionRefusal } from './article-action-refusal.ts'
 import { articlesChanged } from './article-totals.ts'
 import { fromApiStatus, type ApiStatus } from './article-status.ts'
+import { leaseSeconds } from './lease-timing.ts'
 
-/**
- * How long a lease holds without a heartbeat. The portal's editor renews it every
- * `leaseHeartbeatSeconds`, so a closed laptop or a crashed tab frees the article within this
- * time even when the release (sendBeacon on leaving) never arrives.
- */
-export const leaseSeconds = 180
-export const leaseHeartbeatSeconds = 30
+export { leaseHeartbeatSeconds, leaseSeconds, watchIntervalSeconds } from './lease-timing.ts'
 
 /** The lease as the article record shows it (`lock`). */
 export type ArticleLock = { holder_id: string; holder_name: string; since: string; expires_at: string }
