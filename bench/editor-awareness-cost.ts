@@ -8,7 +8,7 @@
  * counted; `npm run bench`'s load runs measure those for the API.
  */
 import { createId } from '../lib/ids.ts'
-import { db, sqlPool } from '../lib/db/client.ts'
+import { db } from '../lib/db/client.ts'
 import { claimEditLease, leaseHeartbeatSeconds, watchIntervalSeconds } from '../lib/articles/edit-lease.ts'
 import { watchArticle } from '../lib/articles/watch-article.ts'
 import type { Actor } from '../lib/tenancy/actor.ts'
@@ -54,6 +54,5 @@ console.log(
     service_cpu_per_watcher_us_per_second: Math.round((cpuMsPerSecond * 1000) / editors),
   }),
 )
-await sqlPool.end()
 await db.$disconnect()
 process.exit(0)
