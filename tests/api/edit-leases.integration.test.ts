@@ -251,5 +251,8 @@ describe('taking over', () => {
     const foreign = (await db.article.create({ data: { id: createId('art'), tenantId: other.tenant.id, headline: 'Elsewhere', authorId: other.users.editor.id } })).id
     expect((await apiClient(server.url, editorToken).post(`/v1/articles/${foreign}/lock`)).status).toBe(404)
     expect(await db.articleLease.count({ where: { articleId: foreign } })).toBe(0)
+    for (const call of [() => portal('editor').articles.lease({ article_id: foreign, take_over: true }), () => portal('editor').articles.watch({ article_id: foreign })]) {
+      expect((await refusal(call())).code).toBe('NOT_FOUND')
+    }
   })
 })
