@@ -27,6 +27,18 @@ type Summary = {
   soak: { rps: number; p99: number; errors: number; rssStartMb: number; rssEndMb: number; peakRssMb: number }
   authOverhead: { microsecondsPerRequest: number; iterations: number; store: string }
   requestLogCost?: RequestLogCost
+  editorAwareness?: EditorAwarenessCost
+}
+
+/** What bench/editor-awareness-cost.ts prints: open editors' polls and lease renewals. */
+export type EditorAwarenessCost = {
+  editors: number
+  requests_per_second: number
+  watch_unchanged: { cpuUs: number; wallUs: number }
+  watch_changed: { cpuUs: number; wallUs: number }
+  lease_renewal: { cpuUs: number; wallUs: number }
+  service_cpu_ms_per_second: number
+  service_cpu_per_watcher_us_per_second: number
 }
 
 const round = (value: number) => Math.round(value * 10) / 10
@@ -63,6 +75,7 @@ export function formatReport(summary: Summary): string {
     '',
     `Authentication + scope + rate limit (${summary.authOverhead.store} store, cached token): ${summary.authOverhead.microsecondsPerRequest} µs per request over ${summary.authOverhead.iterations.toLocaleString('en')} iterations.`,
     ...(summary.requestLogCost ? ['', formatRequestLogCost(summary.requestLogCost)] : []),
+    ...(summary.editorAwareness ? ['', formatEditorAwareness(summary.editorAwareness)] : []),
   ]
   return lines.join('\n')
 }
@@ -142,4 +155,13 @@ function embeddedTable(summary: Summary): string[] {
       return `| ${row.name} | ${round(row.rps)} | ${row.p50} | ${row.p99} | ${row.errors} | ${ratio} |`
     }),
   ]
+}
+
+/** Open editors' cost: what the portal's live pages ask of the service. */
+export function formatEditorAwareness(cost: EditorAwarenessCost): string {
+  return (
+    `Open editors (${cost.editors}, all with unsaved edits): ${cost.requests_per_second} requests/s (a poll every 3 s, a lease renewal every 30 s). ` +
+    `Service CPU in-process: ${cost.watch_unchanged.cpuUs} µs per unchanged poll (no PostgreSQL), ${cost.watch_changed.cpuUs} µs per changed one, ${cost.lease_renewal.cpuUs} µs per renewal; ` +
+    `${cost.service_cpu_ms_per_second} ms of CPU per second in all, ${cost.service_cpu_per_watcher_us_per_second} µs per second per editor (before tRPC and HTTP).`
+  )
 }

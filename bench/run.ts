@@ -15,6 +15,7 @@ import { connections, load, seconds, waitFor } from './load.ts'
 import { formatReport, formatRequestLogCost, formatRows, type BenchRow } from './report.ts'
 import { startCommand } from '../scripts/start-command.ts'
 import { runJsonScript } from './json-script.ts'
+import type { EditorAwarenessCost } from './report.ts'
 import { measureRequestLogCost, type RequestLogCost } from './request-log-cost.ts'
 import { cpuPerRequest, cpuSnapshot } from './process-cpu.ts'
 
@@ -254,6 +255,8 @@ async function main() {
     process.env.REDIS_URL = redisUrl
     const { measureAuthOverhead } = await import('./auth-overhead.ts')
     const authOverhead = await measureAuthOverhead(big!.token)
+    log('open editors: the live pages’ polls and lease renewals, in-process')
+    const editorAwareness = await runJsonScript<EditorAwarenessCost>('bench/editor-awareness-cost.ts', { env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, NODE_ENV: 'production' } })
     await pool.end()
     await fakeInngest.stop()
     memory.stop()
@@ -263,7 +266,7 @@ async function main() {
     log(`embedded store: the production server on PGlite with ${embeddedArticleCount.toLocaleString('en')} articles`)
     const embedded = await measureEmbeddedStore()
 
-    const summary = { machine: { cores: (await import('node:os')).cpus().length, node: process.version }, connections, seconds, articles: articleCount, rows, embedded, bulk, fanOut, soak: { ...soak, rssStartMb: soakStart, rssEndMb: soakEnd, peakRssMb: memory.peakMb() }, authOverhead, requestLogCost }
+    const summary = { machine: { cores: (await import('node:os')).cpus().length, node: process.version }, connections, seconds, articles: articleCount, rows, embedded, bulk, fanOut, soak: { ...soak, rssStartMb: soakStart, rssEndMb: soakEnd, peakRssMb: memory.peakMb() }, authOverhead, requestLogCost, editorAwareness }
     const report = formatReport(summary)
     console.log('\n' + report)
     const resultsDir = path.resolve('bench/results')

@@ -36,6 +36,9 @@ test('an editor’s desk lists what a writer just submitted, the article says wh
   await expect(since.getByTestId('revision-comparison').locator('del')).toHaveText('Monday')
   await expect(since.getByTestId('revision-comparison').locator('ins')).toHaveText('Tuesday')
   await editor.getByRole('button', { name: 'Send back to draft', exact: true }).click()
+  const sendBack = editor.getByRole('dialog', { name: 'Send back to draft' })
+  await sendBack.getByLabel(/What needs doing\?/).fill('Say which Tuesday.')
+  await sendBack.getByRole('button', { name: 'Send back' }).click()
   await expect(editor.getByTestId('workflow-status')).toContainText('Moved to draft.')
   await editorContext.close()
 
@@ -44,6 +47,8 @@ test('an editor’s desk lists what a writer just submitted, the article says wh
   await writerPage.goto('/')
   const returned = writerPage.getByRole('region', { name: /Back from review/ })
   await expect(returned.getByRole('link', { name: headline })).toBeVisible()
+  await expect(returned.getByRole('listitem').filter({ hasText: headline })).toContainText('Sent back by Daily Planet Editor')
+  await expect(returned.getByRole('listitem').filter({ hasText: headline }).getByTestId('return-note')).toHaveText(': Say which Tuesday.')
   // A writer does not decide on reviews, so that section is not offered.
   await expect(writerPage.getByRole('region', { name: /Waiting for your decision/ })).toHaveCount(0)
   await writerContext.close()

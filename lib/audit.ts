@@ -22,6 +22,10 @@ export type AuditAction =
   | 'user.deactivated'
   | 'user.password_changed'
   | 'user.sessions_ended'
+  | 'article.lock_taken_over'
+  | 'article.lock_overridden'
+  | 'preview_link.created'
+  | 'preview_link.revoked'
 
 // Any client or transaction, tenant-scoped or not: jobs that act for the system audit too.
 type AuditWriter = { auditEntry: { create(args: { data: Prisma.AuditEntryUncheckedCreateInput }): PromiseLike<unknown> } }

@@ -84,6 +84,14 @@ export const problemCatalogue = {
     status: 409,
     advice: 'Others changed the article several times while the change was applied. Retry shortly, or send `If-Match` to be told exactly (412).',
   },
+  article_locked: {
+    title: 'Article is locked',
+    status: 409,
+    advice:
+      'Someone else holds a live edit lease on the article (they have it open in an editor). The body names them and when the lease runs out: ' +
+      '`holder_id`, `holder_name`, `since`, `expires_at`. Nothing was changed. Wait until `expires_at` (a lease lapses unless its holder\'s editor renews it), ' +
+      'ask them, or send `override_lock: true` in the body to write anyway (recorded in the article\'s notes and the audit log).',
+  },
   webhook_disabled: {
     title: 'Webhook is disabled',
     status: 409,

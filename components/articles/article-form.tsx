@@ -24,6 +24,7 @@ import { applyServerFieldErrors } from '@/components/server-field-errors'
 import { ConfirmDialog } from '@/components/settings/confirm-dialog'
 import { slugify } from '@/lib/articles/article-address'
 import { RichTextEditor } from './rich-text-editor'
+import { MergeChanges } from './merge-changes'
 import styles from './articles.module.css'
 
 // The sanitiser (sanitize-html and its parsers) is loaded when a preview is first asked for.
@@ -39,6 +40,10 @@ type Props = {
   onDirtyChange?: (dirty: boolean) => void
   /** Why the signed-in user may not change this article (the domain decides), if they may not. */
   readOnlyReason?: string | null
+  /** Someone took the article over: the form is read-only and shows what was typed, to copy. */
+  keepTyped?: boolean
+  /** A save was refused because someone else holds the edit lease. */
+  onLocked?: () => void
 }
 
 function slugHint(article: ArticleRecord | null): string {
@@ -53,7 +58,7 @@ const describedBy = (...ids: (string | false | undefined)[]) => ids.filter(Boole
  * Headline, lede, body, department and tags. Saving sends the version the form was loaded
  * from, so a change someone else saved meanwhile is reported (412), never overwritten.
  */
-export function ArticleForm({ article, departments, onDirtyChange, readOnlyReason }: Props) {
+export function ArticleForm({ article, departments, onDirtyChange, readOnlyReason, keepTyped = false, onLocked }: Props) {
   const trpc = useTRPC()
   const queryClient = useQueryClient()
   const router = useRouter()
@@ -70,7 +75,9 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
     defaultValues: article ? articleToForm(article) : emptyArticleForm,
     shouldFocusError: true,
   })
-  const { register, control, formState, handleSubmit, reset, setValue } = form
+  const { register, control, formState, handleSubmit, reset, setValue, getValues } = form
+  // A save that met a newer version: the newer version, to merge with what is typed.
+  const [theirs, setTheirs] = useState<{ form: ArticleFormInput; version: number; record: ArticleRecord } | null>(null)
   const { errors, isDirty, isSubmitting, dirtyFields } = formState
   const [headline, lede, body] = useWatch({ control, name: ['headline', 'lede', 'body'] })
 
@@ -132,7 +139,16 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
       const removed = saved.body_removed.length > 0 ? ` The body was cleaned for readers: removed ${saved.body_removed.join(', ')}.` : ''
       setStatus(`Saved. This is now version ${saved.version}.${removed}`)
     } catch (error) {
-      if (!applyServerFieldErrors(form, error, formFieldOf)) setFailure(describePortalError(error))
+      if (!applyServerFieldErrors(form, error, formFieldOf)) {
+        const described = describePortalError(error)
+        setFailure(described)
+        if (described.domainCode === 'article_locked') onLocked?.()
+        if (described.code === 'PRECONDITION_FAILED' && article) {
+          // Fetch what they saved, to show it beside what is typed; the form keeps what is typed.
+          const fresh = await queryClient.fetchQuery(trpc.articles.get.queryOptions({ article_id: article.article_id }, { staleTime: 0 })).catch(() => null)
+          if (fresh) setTheirs({ form: articleToForm(fresh.article), version: fresh.article.version, record: fresh.article })
+        }
+      }
     }
   }
 
@@ -157,10 +173,29 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
               <p>
                 <strong>Not saved: someone else changed this article after you opened it.</strong> {failure.message}
               </p>
-              <p>Reload to see their version. Reloading replaces what is in this form, so copy anything you want to keep first.</p>
-              <button type="button" onClick={() => void reload()}>
-                Reload the latest version
-              </button>
+              {theirs ? (
+                <MergeChanges
+                  mine={getValues()}
+                  theirs={theirs.form}
+                  theirVersion={theirs.version}
+                  onApply={(keptMine) => {
+                    const typed = getValues()
+                    baseVersion.current = theirs.version
+                    reset(theirs.form)
+                    for (const field of keptMine) setValue(field, typed[field] ?? '', { shouldDirty: true })
+                    setFailure(null)
+                    setTheirs(null)
+                    setStatus(`Now based on version ${theirs.version}, with ${keptMine.length === 0 ? 'their version of every field' : `your ${keptMine.join(', ')}`}. Save to keep it.`)
+                  }}
+                />
+              ) : (
+                <>
+                  <p>Reload to see their version. Reloading replaces what is in this form, so copy anything you want to keep first.</p>
+                  <button type="button" onClick={() => void reload()}>
+                    Reload the latest version
+                  </button>
+                </>
+              )}
             </>
           ) : (
             <p>
@@ -171,7 +206,13 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
       )}
 
       <form onSubmit={(event) => void handleSubmit(saveOrConfirm)(event)} noValidate className={styles.form} aria-label={article ? 'Edit article' : 'New article'}>
-        {readOnlyReason && <p className="alert warning">{readOnlyReason}</p>}
+        {readOnlyReason && !keepTyped && <p className="alert warning">{readOnlyReason}</p>}
+        {keepTyped && isDirty && (
+          <div className={styles.hint} data-testid="kept-text">
+            <label htmlFor="kept-text">What you typed (not saved), to copy</label>
+            <textarea id="kept-text" readOnly rows={4} value={[headline, lede, body].filter(Boolean).join('\n\n')} />
+          </div>
+        )}
         <fieldset disabled={readOnly} className={styles.plainFieldset}>
           <label htmlFor="headline">Headline</label>
           <input

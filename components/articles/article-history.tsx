@@ -1,6 +1,6 @@
 'use client'
 
-import type { ArticleHistoryEntry } from '@/lib/articles/article-history'
+import { isMove, type ArticleHistoryItem } from '@/lib/articles/history-entry'
 import type { ArticleRecord } from '@/lib/articles/article-schemas'
 import { ArticleRevisions } from './article-revisions'
 import { LocalTime } from '@/components/local-time'
@@ -8,8 +8,8 @@ import { statusLabels } from './status-badge'
 import styles from './articles.module.css'
 
 /** The row that set the article's current schedule: the last scheduling row, if it still matches. */
-function pendingScheduleRow(entries: ArticleHistoryEntry[], article: ArticleRecord): string | null {
-  const last = entries.findLast((entry) => entry.publish_at !== null)
+function pendingScheduleRow(entries: ArticleHistoryItem[], article: ArticleRecord): string | null {
+  const last = entries.filter(isMove).findLast((entry) => entry.publish_at !== null)
   return last && !last.schedule_cancelled && last.publish_at === article.scheduled_publish_at ? last.id : null
 }
 
@@ -19,7 +19,7 @@ export function ArticleHistory({
   loading,
   restoreBlockedReason = null,
 }: {
-  entries: ArticleHistoryEntry[] | undefined
+  entries: ArticleHistoryItem[] | undefined
   article: ArticleRecord
   loading: boolean
   restoreBlockedReason?: string | null
@@ -48,7 +48,9 @@ export function ArticleHistory({
                 </td>
                 <td>{entry.actor?.name ?? 'The system (scheduled publication)'}</td>
                 <td>
-                  {entry.schedule_cancelled && entry.publish_at ? (
+                  {!isMove(entry) ? (
+                    entry.note
+                  ) : entry.schedule_cancelled && entry.publish_at ? (
                     <>
                       Cancelled the publication scheduled for <LocalTime iso={entry.publish_at} />
                     </>
@@ -62,6 +64,7 @@ export function ArticleHistory({
                       {statusLabels[entry.from_state]} → {statusLabels[entry.to_state]}
                     </>
                   )}
+                  {isMove(entry) && entry.note && <q className={styles.moveNote}>{entry.note}</q>}
                 </td>
               </tr>
             ))}

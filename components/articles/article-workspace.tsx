@@ -1,24 +1,57 @@
 'use client'
 
-import { useQuery } from '@tanstack/react-query'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
 import Link from 'next/link'
-import { useState } from 'react'
+import { useCallback, useState } from 'react'
 import type { Role } from '@/lib/db/generated/enums'
 import { useTRPC } from '@/components/trpc-provider'
 import { ArticleForm } from './article-form'
 import { ArticleHistory } from './article-history'
+import { ArticleNotes } from './article-notes'
+import { PreviewLinks } from './preview-links'
 import { ChangesSinceSubmission } from './changes-since-submission'
 import { describePortalError } from '@/components/portal-error'
 import { WorkflowPanel } from './workflow-panel'
+import { LeaseBanner } from './lease-banner'
+import { useEditLease, type ArticleChange } from './use-edit-lease'
 import styles from './articles.module.css'
 
 /** One article: the editor, its workflow moves and its history. */
-export function ArticleWorkspace({ articleId, role, justCreated }: { articleId: string; role: Role; justCreated: boolean }) {
+export function ArticleWorkspace({ articleId, userId, role, justCreated }: { articleId: string; userId: string; role: Role; justCreated: boolean }) {
   const trpc = useTRPC()
+  const queryClient = useQueryClient()
   const [dirty, setDirty] = useState(false)
   const current = useQuery(trpc.articles.get.queryOptions({ article_id: articleId }))
   const options = useQuery(trpc.articles.filterOptions.queryOptions(undefined, { staleTime: 60_000 }))
   const history = useQuery(trpc.articles.history.queryOptions({ article_id: articleId }))
+  const [underneath, setUnderneath] = useState<ArticleChange | null>(null)
+
+  // A change made elsewhere (another save, a move, a publication) is fetched at once; the form
+  // takes it when nothing is being typed, and otherwise keeps what is typed (a save then offers both).
+  const onChange = useCallback(
+    (change: ArticleChange) => {
+      setUnderneath(change)
+      void queryClient.invalidateQueries(trpc.articles.get.queryFilter({ article_id: articleId }))
+      void queryClient.invalidateQueries(trpc.articles.history.queryFilter({ article_id: articleId }))
+      void queryClient.invalidateQueries(trpc.articles.revisions.pathFilter())
+      void queryClient.invalidateQueries(trpc.articles.notes.pathFilter())
+    },
+    [queryClient, trpc, articleId],
+  )
+  const lease = useEditLease(articleId, userId, {
+    editable: Boolean(current.data && !current.data.readOnlyReason),
+    shownVersion: current.data?.article.version,
+    openedLock: current.data?.article.lock,
+    onChange,
+  })
+  const { dirtyChanged } = lease
+  const onDirtyChange = useCallback(
+    (edited: boolean) => {
+      setDirty(edited)
+      dirtyChanged(edited)
+    },
+    [dirtyChanged],
+  )
 
   const breadcrumb = (
     <p className={styles.breadcrumb}>
@@ -47,7 +80,13 @@ export function ArticleWorkspace({ articleId, role, justCreated }: { articleId: 
     )
   }
 
-  const { article, moves, noMovesReason, canManageSchedule, canApproveAndPublish, readOnlyReason } = current.data
+  const { article, moves, noMovesReason, canManageSchedule, canApproveAndPublish } = current.data
+  // Someone else's lease makes the page read-only too, until the person takes over.
+  const leaseReason =
+    lease.state.status === 'held' || lease.state.status === 'reading' || lease.state.status === 'lost'
+      ? `${lease.state.lock?.holder_name ?? 'Someone else'} is editing this article; ${lease.state.status === 'lost' ? 'they took it over' : 'take over to edit it'}.`
+      : null
+  const readOnlyReason = current.data.readOnlyReason ?? leaseReason
   const authorName = options.data.authors.find((author) => author.id === article.author_id)?.name
   return (
     <section aria-labelledby="article-heading">
@@ -58,9 +97,23 @@ export function ArticleWorkspace({ articleId, role, justCreated }: { articleId: 
           Draft created. Keep editing, and submit it for review when it is ready.
         </p>
       )}
+      <LeaseBanner state={lease.state} onTakeOver={lease.takeOver} onReadOnly={lease.readOnly} />
+      {underneath && underneath.version === article.version && (
+        <p role="status" className="alert" data-testid="changed-underneath">
+          {underneath.by ? `${underneath.by} changed` : 'Someone changed'} this article while you had it open; this is now version {article.version}.
+          {dirty ? ' Your unsaved edits are kept: saving shows their changes beside yours.' : ''}
+        </p>
+      )}
       <ChangesSinceSubmission article={article} history={history.data} />
       <div className={styles.workspace}>
-        <ArticleForm article={article} departments={options.data.departments} onDirtyChange={setDirty} readOnlyReason={readOnlyReason} />
+        <ArticleForm
+          article={article}
+          departments={options.data.departments}
+          onDirtyChange={onDirtyChange}
+          readOnlyReason={readOnlyReason}
+          keepTyped={lease.state.status === 'lost'}
+          onLocked={lease.recheck}
+        />
         <WorkflowPanel
           article={article}
           moves={moves}
@@ -70,8 +123,11 @@ export function ArticleWorkspace({ articleId, role, justCreated }: { articleId: 
           role={role}
           authorName={authorName}
           blocked={dirty}
+          blockedReason={leaseReason}
         />
       </div>
+      {current.data.canPreviewOnSite && <PreviewLinks articleId={articleId} />}
+      <ArticleNotes articleId={articleId} />
       <ArticleHistory
         entries={history.data}
         article={article}

@@ -1,7 +1,7 @@
 'use client'
 
 import { useQuery } from '@tanstack/react-query'
-import type { ArticleHistoryEntry } from '@/lib/articles/article-history'
+import type { ArticleHistoryItem } from '@/lib/articles/history-entry'
 import type { ArticleRecord } from '@/lib/articles/article-schemas'
 import { changesSinceSubmission } from '@/lib/articles/changes-since-submission'
 import { useTRPC } from '@/components/trpc-provider'
@@ -10,7 +10,7 @@ import { LocalTime } from '@/components/local-time'
 import styles from './articles.module.css'
 
 /** For an article in review: what changed after it was submitted, so a decision is made on the latest text. */
-export function ChangesSinceSubmission({ article, history }: { article: ArticleRecord; history: ArticleHistoryEntry[] | undefined }) {
+export function ChangesSinceSubmission({ article, history }: { article: ArticleRecord; history: ArticleHistoryItem[] | undefined }) {
   const trpc = useTRPC()
   // The same query as the revisions list below, so it is read once.
   const revisions = useQuery(trpc.articles.revisions.queryOptions({ article_id: article.article_id, limit: 100, offset: 0 }, { enabled: article.status === 'in-review' }))

@@ -27,6 +27,8 @@ type Props = {
   authorName: string | undefined
   /** Unsaved edits in the form: moving now would publish or review something else than what is on screen. */
   blocked: boolean
+  /** Why moves are not offered now for another reason (someone else holds the edit lease). */
+  blockedReason?: string | null
 }
 
 /** Words for a move. Which moves exist is the domain's decision; this only names them. */
@@ -46,7 +48,8 @@ function doneMessage(article: ArticleRecord, scheduled: boolean): string {
   return `Moved to ${statusLabels[article.status].toLowerCase()}.`
 }
 
-export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule, canApproveAndPublish, role, authorName, blocked }: Props) {
+export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule, canApproveAndPublish, role, authorName, blocked: unsaved, blockedReason = null }: Props) {
+  const blocked = unsaved || Boolean(blockedReason)
   const trpc = useTRPC()
   const queryClient = useQueryClient()
   const [message, setMessage] = useState('')
@@ -60,6 +63,7 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
       queryClient.invalidateQueries(trpc.articles.get.queryFilter({ article_id: article.article_id })),
       queryClient.invalidateQueries(trpc.articles.history.queryFilter({ article_id: article.article_id })),
       queryClient.invalidateQueries(trpc.articles.list.pathFilter()),
+      queryClient.invalidateQueries(trpc.articles.notes.pathFilter()),
     ])
 
   const fail = (error: unknown) => {
@@ -111,7 +115,12 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
   const disabled = busy || blocked
   const move = (to: ApiStatus, publishAt?: string) =>
     transition.mutate({ article_id: article.article_id, version: article.version, to_state: to, ...(publishAt && { publish_at: publishAt }) })
-  const request = (to: ApiStatus) => (article.status === 'published' ? setConfirming(to) : move(to))
+  // Sending a story back asks why: the author sees the note beside History and on their desk.
+  const [sendingBack, setSendingBack] = useState(false)
+  const [note, setNote] = useState('')
+  const [noteError, setNoteError] = useState<string | null>(null)
+  const sendsBack = (to: ApiStatus) => to === 'draft' && role !== 'writer' && (article.status === 'in-review' || article.status === 'approved')
+  const request = (to: ApiStatus) => (article.status === 'published' ? setConfirming(to) : sendsBack(to) ? setSendingBack(true) : move(to))
   const pendingMove = transition.isPending ? transition.variables?.to_state : undefined
   const canPublish = moves.includes('published')
   const otherMoves = moves.filter((to) => to !== 'published')
@@ -194,7 +203,7 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
         </p>
         {blocked && (
           <p id="workflow-blocked" className={styles.hint}>
-            Save your changes first: moves apply to the saved article.
+            {blockedReason ?? 'Save your changes first: moves apply to the saved article.'}
           </p>
         )}
         {moves.length === 0 && !article.scheduled_publish_at && (
@@ -258,6 +267,36 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
           </div>
         )}
       </section>
+      <ConfirmDialog
+        open={sendingBack}
+        title="Send back to draft"
+        confirmLabel="Send back"
+        busyLabel="Sending back…"
+        busy={transition.isPending}
+        tone="primary"
+        error={noteError}
+        onCancel={() => {
+          setSendingBack(false)
+          setNoteError(null)
+        }}
+        onConfirm={() => {
+          if (!note.trim()) {
+            setNoteError('Say what needs doing: the author sees this note.')
+            return
+          }
+          setNoteError(null)
+          transition.mutate(
+            { article_id: article.article_id, version: article.version, to_state: 'draft', note },
+            {
+              onSettled: () => setSendingBack(false),
+              onSuccess: () => setNote(''),
+            },
+          )
+        }}
+      >
+        <label htmlFor="send-back-note">What needs doing? {authorName ? `${authorName} sees this` : 'The author sees this'} beside the article and on their desk.</label>
+        <textarea id="send-back-note" rows={3} maxLength={2000} value={note} onChange={(event) => setNote(event.target.value)} />
+      </ConfirmDialog>
       <ConfirmDialog
         open={confirming !== null}
         title="Take this article off the site?"

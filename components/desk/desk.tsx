@@ -42,7 +42,13 @@ export function Desk({ userId }: { userId: string }) {
         </Section>
       )}
       <Section title="Back from review" count={returned.length}>
-        <ArticleItems items={returned} empty="None of your articles came back from review." when={(article) => <>Returned <LocalTime iso={article.returned_at} /></>} />
+        <ArticleItems items={returned} empty="None of your articles came back from review." when={(article) => (
+            <>
+              {article.returned_by ? `Sent back by ${article.returned_by}` : 'Returned'} <LocalTime iso={article.returned_at} />
+              {article.return_note && <span data-testid="return-note">: {article.return_note}</span>}
+            </>
+          )}
+        />
       </Section>
       <Section title="Your drafts" count={drafts.total} more={{ href: listHref({ status: 'draft', author_id: userId }), label: 'All your drafts' }}>
         <ArticleItems items={drafts.items} empty="You have no drafts." when={(article) => <>Last changed <LocalTime iso={article.updated_at} /></>} />

@@ -2,9 +2,10 @@ import type { Article } from '../db/generated/client.ts'
 import type { ArticleRecord } from './article-schemas.ts'
 import { toApiStatus } from './article-status.ts'
 import { currentSlug } from './article-address.ts'
+import type { ArticleLock } from './edit-lease.ts'
 
 /** The article as the API and events show it. */
-export function toArticleRecord(article: Article): ArticleRecord {
+export function toArticleRecord(article: Article & { lock?: ArticleLock | null }): ArticleRecord {
   return {
     article_id: article.id,
     headline: article.headline,
@@ -22,5 +23,7 @@ export function toArticleRecord(article: Article): ArticleRecord {
     created_at: article.createdAt.toISOString(),
     updated_at: article.updatedAt.toISOString(),
     version: article.version,
+    // Only where the lease was read with the article (one article's GET, the lock endpoints).
+    ...(article.lock !== undefined && { lock: article.lock }),
   }
 }

@@ -80,7 +80,7 @@ export async function getRevision(actor: Actor, articleId: string, revisionId: s
  * update, so the workflow's rules, the expected version and the article.updated event apply as to any edit,
  * and the restore is itself a new revision. The author stays who it is now.
  */
-export async function restoreRevision(actor: Actor, articleId: string, revisionId: string, options: { expectedVersion?: ExpectedVersion } = {}): Promise<WrittenArticle> {
+export async function restoreRevision(actor: Actor, articleId: string, revisionId: string, options: { expectedVersion?: ExpectedVersion; overrideLock?: boolean } = {}): Promise<WrittenArticle> {
   const revision = await getRevision(actor, articleId, revisionId)
   return updateArticle(
     actor,

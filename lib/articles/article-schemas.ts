@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { noteTextSchema } from './note-schemas.ts'
 import { withoutNul } from '../validation.ts'
 import { apiStatuses, creatableStatuses } from './article-status.ts'
 import { maxSlugLength, slugPattern } from './article-address.ts'
@@ -90,6 +91,10 @@ export const updateArticleSchema = z
       .never({ error: 'status cannot be patched; use POST /v1/articles/{article_id}/transitions.' })
       .optional()
       .meta({ description: 'Not patchable: move articles with the transitions endpoint.' }),
+    override_lock: z.boolean().optional().meta({
+      description:
+        "Write even though someone else holds a live edit lease on the article (otherwise 409 `article_locked`). The override is recorded in the article's notes and the audit log.",
+    }),
   })
   .meta({ id: 'UpdateArticle', description: 'The fields to change; the others keep their values.' })
 
@@ -104,6 +109,13 @@ export const transitionArticleSchema = z
       description:
         'Only with to_state=published. In the future: the article stays approved and is published then. Now or past: published at once.',
       example: '2026-12-01T06:00:00Z',
+    }),
+    note: noteTextSchema.optional().meta({
+      description: "Why: a review note that goes with the move (\"the second source is missing\"). Plain text; shown in the article's notes and History, and to the author on their desk.",
+    }),
+    override_lock: z.boolean().optional().meta({
+      description:
+        "Write even though someone else holds a live edit lease on the article (otherwise 409 `article_locked`). The override is recorded in the article's notes and the audit log.",
     }),
   })
   .meta({ id: 'TransitionArticle' })
@@ -146,6 +158,15 @@ export const listArticlesQuerySchema = z
 
 export type ListArticlesQuery = z.infer<typeof listArticlesQuerySchema>
 
+export const articleLockSchema = z
+  .object({
+    holder_id: z.string().meta({ example: 'usr_0mhx2k1s9q3v8w4t6y1z2a3b4e' }),
+    holder_name: z.string().meta({ example: 'Edith Hale' }),
+    since: timestamp.meta({ description: 'When the holder began editing.' }),
+    expires_at: timestamp.meta({ description: "When the lease lapses unless the holder's editor renews it (every 30 s while open); a lapsed lease blocks nothing." }),
+  })
+  .meta({ id: 'ArticleLock' })
+
 export const articleSchema = z
   .object({
     article_id: id('art_0mhx2k1s9q3v8w4t6y1z2a3b4c'),
@@ -167,6 +188,11 @@ export const articleSchema = z
     created_at: timestamp,
     updated_at: timestamp,
     version: z.number().int().min(1).meta({ description: 'Increases with every change; the ETag carries it.' }),
+    lock: articleLockSchema.nullable().optional().meta({
+      description:
+        "Who has the article open in an editor (a live edit lease), or null. Only on one article's `GET` and the lock endpoints; lists and webhook payloads leave it out. " +
+        'A lease is not a change of the article: it moves neither `version` nor the `ETag`, so a `304` to `If-None-Match` says nothing about it. A cached answer may show a renewal up to 30 s late.',
+    }),
   })
   .meta({
     id: 'Article',

@@ -58,13 +58,21 @@ export function updateOfReadArticle(current: Article, changes: ArticleChanges, o
   return { statement, expected }
 }
 
-export type TransitionRow = { tenantId: string; articleId: string; from: ArticleStatus; to: ArticleStatus; actorId: string | null; publishAt?: Date | null; scheduleCancelled?: boolean; at?: Date }
+export type TransitionRow = { id?: string; tenantId: string; articleId: string; from: ArticleStatus; to: ArticleStatus; actorId: string | null; publishAt?: Date | null; scheduleCancelled?: boolean; at?: Date }
 
 /** A row of the article's workflow history, written with the article's change (a writeArticle companion). */
 export function transitionOfWritten(row: TransitionRow): Prisma.Sql {
   return Prisma.sql`
     INSERT INTO article_transitions (id, tenant_id, article_id, from_state, to_state, actor_id, publish_at, schedule_cancelled, version, created_at)
-    SELECT ${createId('trn')}, ${row.tenantId}, written.id, ${toApiStatus(row.from)}::"ArticleStatus", ${toApiStatus(row.to)}::"ArticleStatus",
+    SELECT ${row.id ?? createId('trn')}, ${row.tenantId}, written.id, ${toApiStatus(row.from)}::"ArticleStatus", ${toApiStatus(row.to)}::"ArticleStatus",
            ${row.actorId}::text, ${row.publishAt ?? null}::timestamptz, ${row.scheduleCancelled ?? false}, written.version, ${row.at ?? new Date()}::timestamptz
+    FROM written`
+}
+
+/** A review note that came with a move (a writeArticle companion beside the move's history row `transitionId`). */
+export function noteOfMove(note: { tenantId: string; authorId: string | null; body: string; transitionId: string; at: Date }): Prisma.Sql {
+  return Prisma.sql`
+    INSERT INTO article_notes (id, tenant_id, article_id, author_id, kind, body, transition_id, created_at)
+    SELECT ${createId('not')}, ${note.tenantId}, written.id, ${note.authorId}::text, 'move', ${note.body}, ${note.transitionId}, ${note.at}::timestamptz
     FROM written`
 }

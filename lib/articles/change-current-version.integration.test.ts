@@ -22,7 +22,7 @@ const changeBehindOurBack = () => db.article.update({ where: { id: articleId }, 
 describe('changeCurrentVersion', () => {
   it('re-reads and re-judges after losing a race, and succeeds on the new version', async () => {
     const seen: number[] = []
-    const result = await changeCurrentVersion(newsroom.tenant.id, articleId, undefined, async (current) => {
+    const result = await changeCurrentVersion(newsroom.tenant.id, articleId, undefined, { userId: null }, async (current) => {
       seen.push(current.version)
       if (seen.length === 1) {
         await changeBehindOurBack()
@@ -36,11 +36,11 @@ describe('changeCurrentVersion', () => {
 
   it('refuses with 412 when the caller pinned a version that is no longer current, or that changed during the write', async () => {
     const { version } = await db.article.findUniqueOrThrow({ where: { id: articleId } })
-    await expect(changeCurrentVersion(newsroom.tenant.id, articleId, version - 1, async () => 'never')).rejects.toMatchObject({ status: 412 })
+    await expect(changeCurrentVersion(newsroom.tenant.id, articleId, version - 1, { userId: null }, async () => 'never')).rejects.toMatchObject({ status: 412 })
     let applied = 0
     // A change that left no history row or revision is still told: when, and the version now.
     await expect(
-      changeCurrentVersion(newsroom.tenant.id, articleId, version, async () => {
+      changeCurrentVersion(newsroom.tenant.id, articleId, version, { userId: null }, async () => {
         applied++
         await changeBehindOurBack()
         return undefined
@@ -51,7 +51,7 @@ describe('changeCurrentVersion', () => {
 
   it('keeps re-judging a blind change through many lost races, and 404s an unknown or foreign article', async () => {
     let rounds = 0
-    const result = await changeCurrentVersion(newsroom.tenant.id, articleId, undefined, async () => {
+    const result = await changeCurrentVersion(newsroom.tenant.id, articleId, undefined, { userId: null }, async () => {
       rounds++
       if (rounds <= 10) {
         await changeBehindOurBack()
@@ -66,7 +66,7 @@ describe('changeCurrentVersion', () => {
   it('answers 409 concurrent_update only when a blind change loses every one of its rounds', async () => {
     let tries = 0
     await expect(
-      changeCurrentVersion(newsroom.tenant.id, articleId, undefined, async () => {
+      changeCurrentVersion(newsroom.tenant.id, articleId, undefined, { userId: null }, async () => {
         tries++
         await changeBehindOurBack()
         return undefined
@@ -74,6 +74,6 @@ describe('changeCurrentVersion', () => {
     ).rejects.toMatchObject({ status: 409, code: 'concurrent_update' })
     expect(tries).toBe(200)
     const other = await createTestTenant()
-    await expect(changeCurrentVersion(other.tenant.id, articleId, undefined, async () => 'never')).rejects.toMatchObject({ status: 404 })
+    await expect(changeCurrentVersion(other.tenant.id, articleId, undefined, { userId: null }, async () => 'never')).rejects.toMatchObject({ status: 404 })
   })
 })

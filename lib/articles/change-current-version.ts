@@ -6,6 +6,7 @@ import { commitArticleChange } from './commit-article-change.ts'
 import { updateOfReadArticle, type ArticleChanges } from './article-writes.ts'
 import { writeArticle } from './article-write-statement.ts'
 import { staleVersionRefusal } from './stale-version-refusal.ts'
+import { leaseRefusal, lockFromJson, liveLockExpression, recordLockOverride, type ArticleLock, type LeaseWriter } from './edit-lease.ts'
 
 // A blind change (no If-Match) is last-writer-wins: it is re-judged against each newer version
 // until the rules accept or refuse it, never refused for losing races. Every lost round means
@@ -31,28 +32,42 @@ function isExpected(expected: ExpectedVersion, version: number): boolean {
  * writer got there first. Then the change is judged again against the new version — unless the
  * caller pinned the version it saw (`expectedVersion`): that is a 412. Without a pin it goes on
  * until `apply` writes or refuses (last writer wins).
+ *
+ * Every write to an article comes through here, so here is where someone else's live edit lease
+ * refuses it (409 article_locked), whichever door it came through, unless the writer said
+ * override_lock, which is then recorded (lib/articles/edit-lease.ts).
  */
 export async function changeCurrentVersion<Result>(
   tenantId: string,
   articleId: string,
   expectedVersion: ExpectedVersion | undefined,
+  writer: LeaseWriter,
   apply: (current: Article) => Promise<Result | undefined>,
 ): Promise<Result> {
   for (let attempt = 1; ; attempt++) {
-    const current = await readArticle(tenantId, articleId)
+    const { article: current, lock } = await readArticle(tenantId, articleId)
+    const { overridden } = leaseRefusal(lock, writer)
     // A stale pin is refused with what happened since (who, what, when), not only that something did.
     if (expectedVersion !== undefined && !isExpected(expectedVersion, current.version)) throw await staleVersionRefusal(current, expectedVersion)
     const result = await apply(current)
-    if (result !== undefined) return result
-    if (expectedVersion !== undefined) throw await staleVersionRefusal(await readArticle(tenantId, articleId), expectedVersion)
+    if (result !== undefined) {
+      if (overridden && writer.userId) await recordLockOverride(tenantId, articleId, writer.userId, overridden)
+      return result
+    }
+    if (expectedVersion !== undefined) throw await staleVersionRefusal((await readArticle(tenantId, articleId)).article, expectedVersion)
     if (attempt >= maxBlindRounds) throw new ConflictError('concurrent_update', 'The article is being changed by others right now; retry in a moment.')
   }
 }
 
-async function readArticle(tenantId: string, articleId: string): Promise<Article> {
-  const [stored] = await tenantSql(tenantId).rows<StoredArticle>(`SELECT ${articleColumns} FROM articles WHERE tenant_id = $1 AND id = $2`, [articleId])
+/** The article as it is now, with its live edit lease (one statement). */
+async function readArticle(tenantId: string, articleId: string): Promise<{ article: Article; lock: ArticleLock | null }> {
+  const [stored] = await tenantSql(tenantId).rows<StoredArticle & { lock: ArticleLock | null }>(
+    `SELECT ${articleColumns}, ${liveLockExpression('articles')} AS lock FROM articles WHERE tenant_id = $1 AND id = $2`,
+    [articleId, new Date()],
+  )
   if (!stored) throw new NotFoundError('article', articleId)
-  return toArticle(stored)
+  const { lock, ...row } = stored
+  return { article: toArticle(row), lock: lockFromJson(lock) }
 }
 
 /**

@@ -5,6 +5,7 @@ import type { RevisionRecord } from './revision-schemas.ts'
 
 const writer = { id: 'usr_writer', name: 'Writer' }
 const move = (from: ArticleHistoryEntry['from_state'], to: ArticleHistoryEntry['to_state'], at: string): ArticleHistoryEntry => ({
+  kind: 'move',
   id: `trn_${at}`,
   from_state: from,
   to_state: to,
@@ -12,6 +13,7 @@ const move = (from: ArticleHistoryEntry['from_state'], to: ArticleHistoryEntry['
   at,
   publish_at: null,
   schedule_cancelled: false,
+  note: null,
 })
 const revision = (version: number, at: string, fields: RevisionRecord['fields'], headline = `v${version}`): RevisionRecord => ({
   revision_id: `rev_${version}`,

@@ -1,4 +1,4 @@
-import type { ArticleHistoryEntry } from './article-history.ts'
+import { isMove, type ArticleHistoryEntry, type ArticleHistoryItem } from './history-entry.ts'
 import { revisionFields, type RevisionRecord } from './revision-schemas.ts'
 
 export type ChangesSinceSubmission = {
@@ -22,9 +22,9 @@ const clockToleranceMs = 1_000
  * submitted. Null unless the article is in review and its content changed after the submission.
  * `history` is oldest first and `revisions` newest first, as their queries return them.
  */
-export function changesSinceSubmission(status: string, history: ArticleHistoryEntry[], revisions: RevisionRecord[]): ChangesSinceSubmission | null {
+export function changesSinceSubmission(status: string, history: ArticleHistoryItem[], revisions: RevisionRecord[]): ChangesSinceSubmission | null {
   if (status !== 'in-review') return null
-  const submission = history.findLast((entry) => entry.to_state === 'in-review' && !entry.schedule_cancelled)
+  const submission = history.filter(isMove).findLast((entry) => entry.to_state === 'in-review' && !entry.schedule_cancelled)
   // No move into review means it was created in review: its first revision is what was submitted.
   const submitted = submission
     ? revisions.find((revision) => Date.parse(revision.created_at) <= Date.parse(submission.at) + clockToleranceMs)

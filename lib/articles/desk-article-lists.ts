@@ -16,16 +16,21 @@ export async function listUpcomingPublications(tenantId: string, { until, limit 
   return rows.map(toArticle)
 }
 
+export type ReturnedArticle = Article & { returnedAt: Date; returnedBy: string | null; returnNote: string | null }
+
 /**
  * An author's drafts whose last workflow move sent them back from review (in-review → draft),
- * most recently returned first: what the author has to act on.
+ * most recently returned first, with who sent each back and the note they gave: what the author
+ * has to act on.
  */
-export async function listReturnedFromReview(tenantId: string, { authorId, limit }: { authorId: string; limit: number }): Promise<(Article & { returnedAt: Date })[]> {
-  const rows = await tenantSql(tenantId).rows<StoredArticle & { returnedAt: Date }>(
-    `SELECT ${articleColumns}, last_move.moved_at AS "returnedAt"
+export async function listReturnedFromReview(tenantId: string, { authorId, limit }: { authorId: string; limit: number }): Promise<ReturnedArticle[]> {
+  const rows = await tenantSql(tenantId).rows<StoredArticle & { returnedAt: Date; returnedBy: string | null; returnNote: string | null }>(
+    `SELECT ${articleColumns}, last_move.moved_at AS "returnedAt",
+       (SELECT name FROM users WHERE users.id = last_move.actor_id) AS "returnedBy",
+       (SELECT body FROM article_notes n WHERE n.transition_id = last_move.move_id ORDER BY n.created_at DESC LIMIT 1) AS "returnNote"
      FROM articles
      CROSS JOIN LATERAL (
-       SELECT t.from_state, t.to_state, t.created_at AS moved_at FROM article_transitions t
+       SELECT t.id AS move_id, t.actor_id, t.from_state, t.to_state, t.created_at AS moved_at FROM article_transitions t
        WHERE t.tenant_id = $1 AND t.article_id = articles.id AND NOT t.schedule_cancelled
        ORDER BY t.created_at DESC, t.id DESC LIMIT 1
      ) last_move
@@ -34,5 +39,5 @@ export async function listReturnedFromReview(tenantId: string, { authorId, limit
      ORDER BY last_move.moved_at DESC, articles.id DESC LIMIT $3`,
     [authorId, limit],
   )
-  return rows.map((row) => ({ ...toArticle(row), returnedAt: row.returnedAt }))
+  return rows.map(({ returnedAt, returnedBy, returnNote, ...row }) => ({ ...toArticle(row), returnedAt, returnedBy, returnNote }))
 }

@@ -4,16 +4,27 @@ import { assertCan } from '../auth/permissions.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantSql } from '../tenancy/tenant-sql.ts'
 import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
+import { liveLockExpression, lockFromJson, type ArticleLock } from './edit-lease.ts'
+
+/** An article with its live edit lease (`lock`), as one article's record shows it. */
+export type ArticleWithLock = Article & { lock: ArticleLock | null }
+
+type StoredWithLock = StoredArticle & { lock: ArticleLock | null }
 
 /** The newsroom's article, or a 404: another newsroom's id looks exactly like a missing one. */
-export async function getArticle(actor: Actor, articleId: string): Promise<Article> {
+export async function getArticle(actor: Actor, articleId: string): Promise<ArticleWithLock> {
   assertCan(actor, 'articles:read')
   const row = await readTogether(actor.tenant.id, articleId)
   if (!row) throw new NotFoundError('article', articleId)
-  return toArticle(row)
+  const { lock, ...stored } = row
+  return { ...toArticle(stored), lock: lockFromJson(lock) }
 }
 
-type Waiting = { resolve: (row: StoredArticle | undefined) => void; reject: (error: unknown) => void }
+// The lease is read in the same statement (an index lookup by primary key), so the record's
+// `lock` costs no round trip of its own.
+const columns = `${articleColumns}, ${liveLockExpression('articles', 'now()')} AS lock`
+
+type Waiting = { resolve: (row: StoredWithLock | undefined) => void; reject: (error: unknown) => void }
 type Batch = Map<string, Waiting[]>
 const batches = new Map<string, Batch>()
 
@@ -24,7 +35,7 @@ const batches = new Map<string, Batch>()
  * server and the database much less than one each (bench: cold get-by-id). Raw SQL through
  * tenantSql rather than Prisma, whose client did the same batching at three times the CPU.
  */
-function readTogether(tenantId: string, articleId: string): Promise<StoredArticle | undefined> {
+function readTogether(tenantId: string, articleId: string): Promise<StoredWithLock | undefined> {
   return new Promise((resolve, reject) => {
     let batch = batches.get(tenantId)
     if (!batch) {
@@ -47,8 +58,8 @@ async function readBatch(tenantId: string, batch: Batch): Promise<void> {
     const ids = [...batch.keys()]
     const rows =
       ids.length === 1
-        ? await tenantSql(tenantId).rows<StoredArticle>(`SELECT ${articleColumns} FROM articles WHERE tenant_id = $1 AND id = $2`, ids)
-        : await tenantSql(tenantId).rows<StoredArticle>(`SELECT ${articleColumns} FROM articles WHERE tenant_id = $1 AND id = ANY($2::text[])`, [ids])
+        ? await tenantSql(tenantId).rows<StoredWithLock>(`SELECT ${columns} FROM articles WHERE tenant_id = $1 AND id = $2`, ids)
+        : await tenantSql(tenantId).rows<StoredWithLock>(`SELECT ${columns} FROM articles WHERE tenant_id = $1 AND id = ANY($2::text[])`, [ids])
     const byId = new Map(rows.map((row) => [row.id, row]))
     for (const [id, waiting] of batch) for (const { resolve } of waiting) resolve(byId.get(id))
   } catch (error) {

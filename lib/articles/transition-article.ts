@@ -7,10 +7,12 @@ import type { EventKind } from '../events/event-kinds.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import { commitArticleChange } from './commit-article-change.ts'
-import { transitionOfWritten, updateOfReadArticle } from './article-writes.ts'
+import { noteOfMove, transitionOfWritten, updateOfReadArticle } from './article-writes.ts'
+import { createId } from '../ids.ts'
 import { writeArticle, type ArticleWriteEvent } from './article-write-statement.ts'
 import { publishedAddress, withdrawnAddress } from './article-address.ts'
 import { articleActionRefusal } from './article-action-refusal.ts'
+import { leaseWriter } from './edit-lease.ts'
 import { changeCurrentVersion, type ExpectedVersion } from './change-current-version.ts'
 import type { TransitionArticleInput } from './article-schemas.ts'
 import { allowedNextStates, canTransition, fromApiStatus, toApiStatus, type ApiStatus } from './article-status.ts'
@@ -26,12 +28,12 @@ export async function transitionArticle(
   actor: Actor,
   articleId: string,
   input: TransitionArticleInput,
-  options: { expectedVersion?: ExpectedVersion; now?: Date } = {},
+  options: { expectedVersion?: ExpectedVersion; now?: Date; overrideLock?: boolean } = {},
 ): Promise<TransitionOutcome> {
   if (input.publish_at !== undefined && input.to_state !== 'published') {
     throw new ValidationError([{ field: 'publish_at', message: 'publish_at goes only with to_state = published.' }])
   }
-  return changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, async (current) => {
+  return changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, leaseWriter(actor, input.override_lock ?? options.overrideLock), async (current) => {
     const now = options.now ?? new Date()
     assertMoveAllowed(actor, current, input.to_state)
 
@@ -40,7 +42,8 @@ export async function transitionArticle(
 
     const article = await commitArticleChange(
       actor.tenant.id,
-      (tx, emit) => (schedule ? scheduleInTransaction(tx, emit, actor, current, publishAt!) : moveInTransaction(tx, emit, actor, current, fromApiStatus(input.to_state), now)),
+      (tx, emit) =>
+        schedule ? scheduleInTransaction(tx, emit, actor, current, publishAt!, input.note) : moveInTransaction(tx, emit, actor, current, fromApiStatus(input.to_state), now, input.note),
       { oneStatement: true },
     )
     return article && { article, scheduled: schedule }
@@ -53,8 +56,8 @@ export async function transitionArticle(
  * history row and events, committed together, so the article is never left approved alone.
  * With `expectedVersion` (the version the portal showed) a change made meanwhile is a 412.
  */
-export async function approveAndPublish(actor: Actor, articleId: string, options: { expectedVersion?: ExpectedVersion; now?: Date } = {}): Promise<Article> {
-  return changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, async (current) => {
+export async function approveAndPublish(actor: Actor, articleId: string, options: { expectedVersion?: ExpectedVersion; now?: Date; overrideLock?: boolean } = {}): Promise<Article> {
+  return changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, leaseWriter(actor, options.overrideLock), async (current) => {
     const now = options.now ?? new Date()
     assertMoveAllowed(actor, current, 'approved')
     assertMoveAllowed(actor, { ...current, status: 'approved' }, 'published')
@@ -81,7 +84,7 @@ function assertMoveAllowed(actor: Actor, article: Pick<Article, 'authorId' | 'st
 }
 
 /** One workflow move of the version read: the article, its history row and its events, in one statement. */
-async function moveInTransaction(tx: SqlTransaction, emit: Emit, actor: Actor, current: Article, to: ArticleStatus, now: Date): Promise<Article | undefined> {
+async function moveInTransaction(tx: SqlTransaction, emit: Emit, actor: Actor, current: Article, to: ArticleStatus, now: Date, note?: string): Promise<Article | undefined> {
   const publishing = to === 'published'
   const update = updateOfReadArticle(
     current,
@@ -107,15 +110,21 @@ async function moveInTransaction(tx: SqlTransaction, emit: Emit, actor: Actor, c
     },
     ...kinds.map((kind) => ({ kind, record: true as const, occurredAt: now })),
   ]
-  const history = transitionOfWritten({ tenantId: actor.tenant.id, articleId: current.id, from: current.status, to, actorId: actor.user?.id ?? null, at: now })
-  return writeArticle(tx, emit, actor.tenant.id, { ...update, companions: [history], events })
+  const transitionId = createId('trn')
+  const history = transitionOfWritten({ id: transitionId, tenantId: actor.tenant.id, articleId: current.id, from: current.status, to, actorId: actor.user?.id ?? null, at: now })
+  const noted = note ? [noteOfMove({ tenantId: actor.tenant.id, authorId: actor.user?.id ?? null, body: note, transitionId, at: now })] : []
+  return writeArticle(tx, emit, actor.tenant.id, { ...update, companions: [history, ...noted], events })
 }
 
-async function scheduleInTransaction(tx: SqlTransaction, emit: Emit, actor: Actor, current: Article, publishAt: Date): Promise<Article | undefined> {
+async function scheduleInTransaction(tx: SqlTransaction, emit: Emit, actor: Actor, current: Article, publishAt: Date, note?: string): Promise<Article | undefined> {
+  const transitionId = createId('trn')
   return writeArticle(tx, emit, actor.tenant.id, {
     ...updateOfReadArticle(current, { scheduledPublishAt: publishAt }, { sameStatus: true }),
     // The history shows the scheduling as an approved → published row carrying publish_at.
-    companions: [transitionOfWritten({ tenantId: actor.tenant.id, articleId: current.id, from: current.status, to: 'published', actorId: actor.user?.id ?? null, publishAt })],
+    companions: [
+      transitionOfWritten({ id: transitionId, tenantId: actor.tenant.id, articleId: current.id, from: current.status, to: 'published', actorId: actor.user?.id ?? null, publishAt }),
+      ...(note ? [noteOfMove({ tenantId: actor.tenant.id, authorId: actor.user?.id ?? null, body: note, transitionId, at: new Date() })] : []),
+    ],
     events: [
       { kind: 'article.updated', record: true },
       { kind: 'article.publish_scheduled', data: { article_id: current.id, publish_at: publishAt.toISOString() } },
@@ -145,8 +154,8 @@ export async function publishIfStillScheduled(
 }
 
 /** Takes a pending scheduled publication back; the article stays approved. */
-export async function cancelScheduledPublication(actor: Actor, articleId: string, options: { expectedVersion?: ExpectedVersion } = {}): Promise<Article> {
-  return changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, async (current) => {
+export async function cancelScheduledPublication(actor: Actor, articleId: string, options: { expectedVersion?: ExpectedVersion; overrideLock?: boolean } = {}): Promise<Article> {
+  return changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, leaseWriter(actor, options.overrideLock), async (current) => {
     const refusal = articleActionRefusal(actor.user, current, { kind: 'schedule' })
     if (refusal) throw new ForbiddenError(refusal)
     if (!current.scheduledPublishAt) return current

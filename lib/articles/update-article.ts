@@ -8,6 +8,7 @@ import { changeCurrentVersion, updateReadVersion, type ExpectedVersion } from '.
 import type { UpdateArticleInput } from './article-schemas.ts'
 import { cleanBody, type WrittenArticle } from './stored-body.ts'
 import { editedAddress } from './article-address.ts'
+import { leaseWriter } from './edit-lease.ts'
 import { archivedRefusal, articleActionRefusal } from './article-action-refusal.ts'
 
 /**
@@ -20,7 +21,7 @@ export async function updateArticle(
   actor: Actor,
   articleId: string,
   input: UpdateArticleInput,
-  options: { expectedVersion?: ExpectedVersion } = {},
+  options: { expectedVersion?: ExpectedVersion; overrideLock?: boolean } = {},
 ): Promise<WrittenArticle> {
   const tdb = tenantDb(actor.tenant.id)
   const unknown = await findForeignReferences(tdb, {
@@ -41,7 +42,7 @@ export async function updateArticle(
   // The revision this change makes names its editor (see article_revisions).
   changes.editedById = actor.user?.id ?? null
 
-  const article = await changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, async (current) => {
+  const article = await changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, leaseWriter(actor, input.override_lock ?? options.overrideLock), async (current) => {
     if (current.status === 'archived') {
       throw new ConflictError('article_archived', archivedRefusal, { from_state: 'archived' })
     }

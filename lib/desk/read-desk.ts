@@ -1,5 +1,5 @@
 import type { Article, WebhookSubscription } from '../db/generated/client.ts'
-import { listReturnedFromReview, listUpcomingPublications } from '../articles/desk-article-lists.ts'
+import { listReturnedFromReview, listUpcomingPublications, type ReturnedArticle } from '../articles/desk-article-lists.ts'
 import { listArticlesQuerySchema } from '../articles/article-schemas.ts'
 import { listArticles } from '../articles/list-articles.ts'
 import type { Actor } from '../tenancy/actor.ts'
@@ -20,7 +20,7 @@ export type KeyNeedingAttention = { key: ApiTokenSummary; reason: 'owner_inactiv
 export type Desk = {
   /** Everyone who writes: their drafts, and those of them that came back from review. */
   drafts: ArticleSection
-  returned: { items: (Article & { returnedAt: Date })[] }
+  returned: { items: ReturnedArticle[] }
   /** Members who decide (articles:write): what waits for a decision, what goes live soon, what just went live. */
   review?: ArticleSection
   upcoming?: { items: Article[] }

@@ -83,6 +83,122 @@ export interface paths {
         patch: operations["updateArticle"];
         trace?: never;
     };
+    "/v1/articles/{article_id}/lock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take or renew the edit lease
+         * @description **Required scope:** `articles:write` (or `admin`).
+         *
+         *     Takes the article's edit lease for the token's owner, or renews it when they hold it: it holds for 3 minutes from now. Renew it (call again) about every 30 seconds while your editor is open, and `DELETE` it when done. No body.
+         *
+         *     While the lease is live, writes by anyone else (PATCH, transitions, the portal's saves and moves) are refused with 409 `article_locked` naming the holder and `expires_at`, unless they send `override_lock: true`. A lapsed lease blocks nothing and is taken over by the next claim.
+         *
+         *     Two claims racing for a free article cannot both win: one gets the lease, the other a 409 `article_locked`. Someone else's live lease is only taken with `?take_over=true`, which is recorded in the article's notes and the audit log; the former holder's next renewal or write is refused.
+         *
+         *     A lease is not a change of the article: it moves neither `version` nor the `ETag`, and sends no webhook. The article record (`GET /v1/articles/{article_id}`) shows it as `lock`.
+         */
+        post: operations["claimArticleLock"];
+        /**
+         * Release the edit lease
+         * @description **Required scope:** `articles:write` (or `admin`).
+         *
+         *     Ends the token owner's lease on the article, so others may edit it at once. Someone else's lease is left alone (no error): releasing is always safe to repeat.
+         */
+        delete: operations["releaseArticleLock"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/articles/{article_id}/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an article’s notes
+         * @description **Required scope:** `articles:read` (or `admin`).
+         *
+         *     The article’s thread, newest first: review notes that came with a workflow move (`note` on a transition; `move` says which), free comments, and take-overs of its edit lease. Notes are plain text, never HTML.
+         *
+         *     **Paging:** `limit` 1 to 100 (default 20) and `offset`; every page has `next_cursor`: send it back as `cursor` (no `offset`) for the next, older page.
+         */
+        get: operations["listArticleNotes"];
+        put?: never;
+        /**
+         * Comment on an article
+         * @description **Required scope:** `articles:write` (or `admin`).
+         *
+         *     Adds a free comment to the article’s thread, under the token owner’s name. It changes nothing of the article (no version, no webhook), so an edit lease does not block it. Markup tags are removed: a note is plain text.
+         */
+        post: operations["createArticleNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/articles/{article_id}/preview-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List live preview links
+         * @description **Required scope:** `articles:write` (or `admin`).
+         *
+         *     The article’s preview links that still work (neither expired nor revoked), newest first; tokens are never shown again.
+         */
+        get: operations["listPreviewLinks"];
+        put?: never;
+        /**
+         * Mint a draft preview link
+         * @description **Required scope:** `articles:write` (or `admin`).
+         *
+         *     Mints a token that shows the article on the newsroom's own site before it is published: the site's preview page exchanges it, with no API key, at `GET /v1/preview/{token}`. The token is shown **once**, here; the service stores only its hash. It opens exactly this article, as it is when opened (or the revision named), until `expires_at` or until revoked.
+         *
+         *     `url` is the site’s preview page for it (`<public_site_url>/preview?token=…`). Minting is recorded in the audit log.
+         */
+        post: operations["createPreviewLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/articles/{article_id}/preview-links/{preview_link_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a preview link
+         * @description **Required scope:** `articles:write` (or `admin`).
+         *
+         *     The link stops working at once (its token answers 404). Revoking is recorded in the audit log; revoking again changes nothing.
+         */
+        delete: operations["revokePreviewLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/articles/{article_id}/revisions": {
         parameters: {
             query?: never;
@@ -269,6 +385,26 @@ export interface paths {
          * @description The OpenAPI 3.1 description of every /v1 operation. Public: no token needed, and not rate limited. It may be cached for five minutes; revalidate with `If-None-Match` and the `ETag`. A readable rendering is at `/docs/api`.
          */
         get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/preview/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open a draft preview (no API key)
+         * @description For the newsroom's site: the article a preview token was minted for, as it would be published (the stored, sanitised body; the revision's content when the link names one). No `Authorization` header: the token is the credential. Answers carry `Cache-Control: no-store` and `X-Robots-Tag: noindex`. An unknown, forged, expired or revoked token is a 404 — never the published version instead.
+         */
+        get: operations["openPreview"];
         put?: never;
         post?: never;
         delete?: never;
@@ -607,6 +743,8 @@ export interface components {
             department_id: string | null;
             headline: string;
             lede: string | null;
+            /** @description Who has the article open in an editor (a live edit lease), or null. Only on one article's `GET` and the lock endpoints; lists and webhook payloads leave it out. A lease is not a change of the article: it moves neither `version` nor the `ETag`, so a `304` to `If-None-Match` says nothing about it. A cached answer may show a renewal up to 30 s late. */
+            lock?: components["schemas"]["ArticleLock"] | null;
             /** @description Public addresses the article had before its current `url` (after a slug change, or kept while unpublished), oldest first. A site should answer them with a permanent redirect to `url` while the article is published. */
             previous_urls: string[];
             published_at: string | null;
@@ -632,6 +770,22 @@ export interface components {
             offset: number;
             total: number;
         };
+        ArticleLock: {
+            /**
+             * Format: date-time
+             * @description When the lease lapses unless the holder's editor renews it (every 30 s while open); a lapsed lease blocks nothing.
+             */
+            expires_at: string;
+            /** @example usr_0mhx2k1s9q3v8w4t6y1z2a3b4e */
+            holder_id: string;
+            /** @example Edith Hale */
+            holder_name: string;
+            /**
+             * Format: date-time
+             * @description When the holder began editing.
+             */
+            since: string;
+        };
         ArticleMatch: {
             /** @description Relevance: higher is better; comparable within one search only. */
             rank: number;
@@ -640,6 +794,40 @@ export interface components {
              * @example The <mark>council</mark> voted 7–2 on the riverside plan …
              */
             snippet: string;
+        };
+        ArticleNote: {
+            /** @example art_0mhx2k1s9q3v8w4t6y1z2a3b4c */
+            article_id: string;
+            /** @description Who wrote it; null if the user was deleted. */
+            author: {
+                id: string;
+                name: string;
+            } | null;
+            /** @description Plain text. */
+            body: string;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * @description `comment`: a free comment. `move`: the note that came with a workflow move (`move` says which). `take_over`: someone took over the edit lease. `lock_override`: a write went through someone else’s lease with `override_lock`.
+             * @enum {string}
+             */
+            kind: "comment" | "move" | "take_over" | "lock_override";
+            /** @description The move the note came with, or null. */
+            move: {
+                from_state: string;
+                to_state: string;
+            } | null;
+            /** @example not_0mhx2k1s9q3v8w4t6y1z2a3b4c */
+            note_id: string;
+        };
+        ArticleNoteList: {
+            items: components["schemas"]["ArticleNote"][];
+            limit: number;
+            /** @description Send it as `cursor` for the next (older) page; null on the last page. */
+            next_cursor: string | null;
+            next_offset: number | null;
+            offset: number;
+            total: number;
         };
         /** @description The article content as a change left it: who, when, which fields, and every content field’s value. */
         ArticleRevision: {
@@ -782,6 +970,22 @@ export interface components {
              *     ]
              */
             tags?: string[];
+        };
+        CreateArticleNote: {
+            /**
+             * @description Plain text, up to 2000 characters; markup tags are removed (a note is never HTML).
+             * @example The second source is missing.
+             */
+            body: string;
+        };
+        CreatePreviewLink: {
+            /**
+             * @description Seconds until the link stops working: 60 to 2,592,000 (30 days); default 86,400 (a day).
+             * @example 3600
+             */
+            expires_in?: number;
+            /** @description One of the article's revisions to show, instead of the article as it is when the link is opened. */
+            revision_id?: string;
         };
         /** @description A new webhook subscription. Unknown fields are rejected. */
         CreateWebhook: {
@@ -928,6 +1132,14 @@ export interface components {
             /** @example headline must not be empty. */
             message: string;
         };
+        LeaseClaim: {
+            lock: components["schemas"]["ArticleLock"];
+            /** @description Whose live lease this claim took over, or null. */
+            took_over_from: {
+                id: string;
+                name: string;
+            } | null;
+        };
         ListedArticle: {
             /** @example art_0mhx2k1s9q3v8w4t6y1z2a3b4c */
             article_id: string;
@@ -938,6 +1150,8 @@ export interface components {
             department_id: string | null;
             headline: string;
             lede: string | null;
+            /** @description Who has the article open in an editor (a live edit lease), or null. Only on one article's `GET` and the lock endpoints; lists and webhook payloads leave it out. A lease is not a change of the article: it moves neither `version` nor the `ETag`, so a `304` to `If-None-Match` says nothing about it. A cached answer may show a renewal up to 30 s late. */
+            lock?: components["schemas"]["ArticleLock"] | null;
             /** @description Only when searching with `q`: why this article matched. */
             match?: components["schemas"]["ArticleMatch"];
             /** @description Public addresses the article had before its current `url` (after a slug change, or kept while unpublished), oldest first. A site should answer them with a permanent redirect to `url` while the article is published. */
@@ -972,6 +1186,47 @@ export interface components {
              * @enum {string}
              */
             result: "succeeded" | "failed";
+        };
+        MintedPreviewLink: {
+            article_id: string;
+            /** Format: date-time */
+            created_at: string;
+            created_by: {
+                id: string;
+                name: string;
+            } | null;
+            /** Format: date-time */
+            expires_at: string;
+            /** @example prv_0mhx2k1s9q3v8w4t6y1z2a3b4c */
+            preview_link_id: string;
+            revision_id: string | null;
+            /**
+             * @description Shown only here: the service keeps only its hash.
+             * @example nrp_q7Vh3mK9xR2pL8wN4tY6bC1dF5gJ0sA3eZ7uI9oP2kM
+             */
+            token: string;
+            /**
+             * Format: uri
+             * @description The newsroom site's preview page for it: `<public_site_url>/preview?token=…`.
+             */
+            url: string;
+        };
+        PreviewLink: {
+            article_id: string;
+            /** Format: date-time */
+            created_at: string;
+            created_by: {
+                id: string;
+                name: string;
+            } | null;
+            /** Format: date-time */
+            expires_at: string;
+            /** @example prv_0mhx2k1s9q3v8w4t6y1z2a3b4c */
+            preview_link_id: string;
+            revision_id: string | null;
+        };
+        PreviewLinkList: {
+            items: components["schemas"]["PreviewLink"][];
         };
         /** @description An RFC 9457 problem details body, sent as `application/problem+json` with every 4xx and 5xx response. */
         Problem: {
@@ -1049,6 +1304,13 @@ export interface components {
         };
         TransitionArticle: {
             /**
+             * @description Why: a review note that goes with the move ("the second source is missing"). Plain text; shown in the article's notes and History, and to the author on their desk.
+             * @example The second source is missing.
+             */
+            note?: string;
+            /** @description Write even though someone else holds a live edit lease on the article (otherwise 409 `article_locked`). The override is recorded in the article's notes and the audit log. */
+            override_lock?: boolean;
+            /**
              * Format: date-time
              * @description Only with to_state=published. In the future: the article stays approved and is published then. Now or past: published at once.
              * @example 2026-12-01T06:00:00Z
@@ -1081,6 +1343,8 @@ export interface components {
             headline?: string;
             /** @example The vote ends a decade of debate. */
             lede?: string | null;
+            /** @description Write even though someone else holds a live edit lease on the article (otherwise 409 `article_locked`). The override is recorded in the article's notes and the audit log. */
+            override_lock?: boolean;
             /** @description The readable part of the public address (`<site>/articles/<slug>-<id>`). Until it is set or the article is first published it follows the headline; from then on it is kept. Changing it on a published article moves the article to the new address at once and adds the old one to `previous_urls`. `null` hands it back to the headline (after the first publication: the headline's slug now, kept from then on). */
             slug?: string | null;
             /**
@@ -1921,6 +2185,1033 @@ export interface operations {
             };
             /** @description The body nests objects and arrays more than 64 levels deep; refused before anything else reads it, the Idempotency-Key included. A field is invalid or unknown, `status` was sent, or a department or author is outside the newsroom. */
             422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request budget for the current window is spent (the token's, or the client address's for requests without a valid token); wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure on our side; quote `request_id` to support. */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    claimArticleLock: {
+        parameters: {
+            query?: {
+                /** @description `true` takes the lease from whoever holds it now (recorded in the article's notes and the audit log; their next renewal or write is refused). */
+                take_over?: "true" | "false";
+            };
+            header?: {
+                /** @description Makes a retry safe: the same key from the same token within 24 hours returns the first answer again (with `Idempotent-Replayed: true`) instead of repeating the effect. A request sent while the first is still running waits for its answer. The same key with a different request is refused with 422. Use a new UUID per logical request. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The article id, e.g. art_0mhx2k1s9q3v8w4t6y1z2a3b4c. */
+                article_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lease, now held by the token’s owner. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseClaim"];
+                };
+            };
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `articles:write` scope. The token's owner may not edit this article (a writer and someone else's article, or an article that left review), or the article is archived. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No article with this id in the token's newsroom. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Someone else holds a live lease and `take_over` was not asked. A request with this Idempotency-Key is still running after 10 seconds; retry to get its answer. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was already used with a different request. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request budget for the current window is spent (the token's, or the client address's for requests without a valid token); wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure on our side; quote `request_id` to support. */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    releaseArticleLock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The article id, e.g. art_0mhx2k1s9q3v8w4t6y1z2a3b4c. */
+                article_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Released (or there was no lease of yours); no body. */
+            204: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `articles:write` scope. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No article with this id in the token's newsroom. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request budget for the current window is spent (the token's, or the client address's for requests without a valid token); wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure on our side; quote `request_id` to support. */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listArticleNotes: {
+        parameters: {
+            query?: {
+                /** @description The previous page's `next_cursor` (older notes). Not with `offset`. */
+                cursor?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The article id, e.g. art_0mhx2k1s9q3v8w4t6y1z2a3b4c. */
+                article_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notes, newest first. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArticleNoteList"];
+                };
+            };
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `articles:read` scope. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No article with this id in the token's newsroom. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request budget for the current window is spent (the token's, or the client address's for requests without a valid token); wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure on our side; quote `request_id` to support. */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createArticleNote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key from the same token within 24 hours returns the first answer again (with `Idempotent-Replayed: true`) instead of repeating the effect. A request sent while the first is still running waits for its answer. The same key with a different request is refused with 422. Use a new UUID per logical request. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The article id, e.g. art_0mhx2k1s9q3v8w4t6y1z2a3b4c. */
+                article_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateArticleNote"];
+            };
+        };
+        responses: {
+            /** @description The note. */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ArticleNote"];
+                };
+            };
+            /** @description The body is not valid JSON. */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `articles:write` scope. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No article with this id in the token's newsroom. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still running after 10 seconds; retry to get its answer. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 1 MiB; nothing was stored. */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not sent as `application/json`. */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body nests objects and arrays more than 64 levels deep; refused before anything else reads it, the Idempotency-Key included. body is missing, empty once markup is removed, or longer than 2,000 characters. The Idempotency-Key was already used with a different request. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request budget for the current window is spent (the token's, or the client address's for requests without a valid token); wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure on our side; quote `request_id` to support. */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listPreviewLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The article id, e.g. art_0mhx2k1s9q3v8w4t6y1z2a3b4c. */
+                article_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The live links. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreviewLinkList"];
+                };
+            };
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `articles:write` scope. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No article (or no such preview link of it) in the token's newsroom. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request budget for the current window is spent (the token's, or the client address's for requests without a valid token); wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure on our side; quote `request_id` to support. */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createPreviewLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key from the same token within 24 hours returns the first answer again (with `Idempotent-Replayed: true`) instead of repeating the effect. A request sent while the first is still running waits for its answer. The same key with a different request is refused with 422. Use a new UUID per logical request. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The article id, e.g. art_0mhx2k1s9q3v8w4t6y1z2a3b4c. */
+                article_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePreviewLink"];
+            };
+        };
+        responses: {
+            /** @description The link, with its token (shown only now). */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MintedPreviewLink"];
+                };
+            };
+            /** @description The body is not valid JSON. */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `articles:write` scope. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No article (or no such preview link of it) in the token's newsroom. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still running after 10 seconds; retry to get its answer. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 1 MiB; nothing was stored. */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not sent as `application/json`. */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body nests objects and arrays more than 64 levels deep; refused before anything else reads it, the Idempotency-Key included. expires_in out of range, or revision_id not a revision of this article. The Idempotency-Key was already used with a different request. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request budget for the current window is spent (the token's, or the client address's for requests without a valid token); wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure on our side; quote `request_id` to support. */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokePreviewLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                article_id: string;
+                preview_link_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked; no body. */
+            204: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `articles:write` scope. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No article (or no such preview link of it) in the token's newsroom. */
+            404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2922,6 +4213,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    openPreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token from `POST /v1/articles/{article_id}/preview-links`. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The article as it would be published. */
+            200: {
+                headers: {
+                    /**
+                     * @description Never cache a preview.
+                     * @example no-store
+                     */
+                    "Cache-Control": string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /**
+                     * @description Keep previews out of search engines.
+                     * @example noindex
+                     */
+                    "X-Robots-Tag": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Article"];
+                };
+            };
+            /** @description Unknown, forged, expired or revoked token. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
         };
     };

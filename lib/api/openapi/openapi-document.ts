@@ -3,6 +3,9 @@ import { articlePaths, articleTags } from '../operations/article-operations.ts'
 import { eventPaths, eventTags } from '../operations/event-operations.ts'
 import { requestLogPaths, requestLogTags } from '../operations/request-log-operations.ts'
 import { revisionPaths } from '../operations/revision-operations.ts'
+import { leasePaths } from '../operations/lease-operations.ts'
+import { notePaths } from '../operations/note-operations.ts'
+import { previewLinkPaths } from '../operations/preview-link-operations.ts'
 import { webhookDeliveries, webhookPaths, webhookTags } from '../operations/webhook-operations.ts'
 import { apiInfo, apiServers } from './api-overview.ts'
 import { problemCodeEntries } from '../../problem-codes.ts'
@@ -19,6 +22,9 @@ import { bearerSecurityScheme, securitySchemeName } from './security.ts'
 const resources: { paths: ZodOpenApiPathsObject; tags: oas31.TagObject[]; webhooks?: ZodOpenApiPathsObject }[] = [
   { paths: articlePaths, tags: articleTags },
   { paths: revisionPaths, tags: [] },
+  { paths: leasePaths, tags: [] },
+  { paths: notePaths, tags: [] },
+  { paths: previewLinkPaths, tags: [] },
   { paths: webhookPaths, tags: webhookTags, webhooks: webhookDeliveries },
   { paths: eventPaths, tags: eventTags },
   { paths: requestLogPaths, tags: requestLogTags },

@@ -23,6 +23,14 @@ import type { WrittenArticle } from '../../articles/stored-body.ts'
 import { domainInput } from '../domain-input.ts'
 import { memberProcedure, router } from '../init.ts'
 import { pageRecord } from '../../pagination.ts'
+import { can } from '../../auth/permissions.ts'
+import { claimEditLease, releaseEditLease, type ArticleLock } from '../../articles/edit-lease.ts'
+import { watchArticle } from '../../articles/watch-article.ts'
+import { addArticleNote, listArticleNotes } from '../../articles/article-notes.ts'
+import { createPreviewLink, listPreviewLinks, revokePreviewLink } from '../../articles/preview-links.ts'
+import { createPreviewLinkSchema } from '../../articles/preview-link-schemas.ts'
+import { createNoteSchema, listNotesQuerySchema } from '../../articles/note-schemas.ts'
+import { ConflictError } from '../../errors.ts'
 
 const articleId = z.strictObject({ article_id: articlePathSchema.shape.article_id })
 /** The article version the page showed when the person acted: what a write or move asks to replace. */
@@ -64,8 +72,50 @@ export const articlesRouter = router({
       canManageSchedule: mayManageSchedule(user, row),
       canApproveAndPublish: mayApproveAndPublish(user, row),
       readOnlyReason: articleActionRefusal(user, row, { kind: 'edit' }),
+      canPreviewOnSite: can(ctx.actor, 'articles:write'),
     }
   }),
+
+  /**
+   * The editor's lease: taken when it opens, renewed by its heartbeat. Someone else's live lease
+   * is an answer here, not a failure (the page offers read-only or take over); `take_over` takes it.
+   */
+  lease: memberProcedure
+    .input(domainInput(articleId.extend({ take_over: z.boolean().optional() })))
+    .mutation(async ({ ctx, input }) => {
+      try {
+        const claim = await claimEditLease(ctx.actor, input.article_id, { takeOver: input.take_over })
+        return { mine: true as const, ...claim }
+      } catch (error) {
+        if (error instanceof ConflictError && error.code === 'article_locked') return { mine: false as const, lock: error.extra as ArticleLock, took_over_from: null }
+        throw error
+      }
+    }),
+
+  releaseLease: memberProcedure.input(domainInput(articleId)).mutation(({ ctx, input }) => releaseEditLease(ctx.actor, input.article_id)),
+
+  /** What an open page polls: "unchanged" for the newsroom generation it knew, else the article's version, state and lease. */
+  watch: memberProcedure
+    .input(domainInput(articleId.extend({ generation: z.string().max(64).optional() })))
+    .query(({ ctx, input }) => watchArticle(ctx.actor, input.article_id, input.generation)),
+
+  notes: memberProcedure
+    .input(domainInput(articleId.extend(listNotesQuerySchema.shape)))
+    .query(async ({ ctx, input }) => pageRecord(await listArticleNotes(ctx.actor, input.article_id, input), (note) => note)),
+
+  addNote: memberProcedure
+    .input(domainInput(articleId.extend(createNoteSchema.shape)))
+    .mutation(({ ctx, input }) => addArticleNote(ctx.actor, input.article_id, input.body)),
+
+  previewLinks: memberProcedure.input(domainInput(articleId)).query(({ ctx, input }) => listPreviewLinks(ctx.actor, input.article_id)),
+
+  createPreviewLink: memberProcedure
+    .input(domainInput(articleId.extend(createPreviewLinkSchema.shape)))
+    .mutation(({ ctx, input }) => createPreviewLink(ctx.actor, input.article_id, input)),
+
+  revokePreviewLink: memberProcedure
+    .input(domainInput(articleId.extend({ preview_link_id: z.string().min(1).max(200) })))
+    .mutation(({ ctx, input }) => revokePreviewLink(ctx.actor, input.article_id, input.preview_link_id)),
 
   history: memberProcedure.input(domainInput(articleId)).query(({ ctx, input }) => listArticleHistory(ctx.actor, input.article_id)),
 

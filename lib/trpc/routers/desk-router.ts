@@ -13,7 +13,7 @@ export const deskRouter = router({
     const desk = await readDesk(ctx.actor)
     return {
       drafts: articleSection(desk.drafts),
-      returned: desk.returned.items.map((article) => ({ ...toArticleRecord(article), returned_at: article.returnedAt.toISOString() })),
+      returned: desk.returned.items.map((article) => ({ ...toArticleRecord(article), returned_at: article.returnedAt.toISOString(), returned_by: article.returnedBy, return_note: article.returnNote })),
       review: desk.review && articleSection(desk.review),
       upcoming: desk.upcoming?.items.map(toArticleRecord),
       published: desk.published && articleSection(desk.published),

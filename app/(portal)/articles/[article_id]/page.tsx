@@ -10,5 +10,5 @@ export default async function ArticlePage({ params, searchParams }: Props) {
   const user = await requirePortalUser()
   const [{ article_id: articleId }, search] = await Promise.all([params, searchParams])
   // key: moving to another article starts a fresh editor, never one holding the last article's edits.
-  return <ArticleWorkspace key={articleId} articleId={articleId} role={user.role} justCreated={search.created === '1'} />
+  return <ArticleWorkspace key={articleId} articleId={articleId} userId={user.id} role={user.role} justCreated={search.created === '1'} />
 }

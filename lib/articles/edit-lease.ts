@@ -1,0 +1,181 @@
+import { assertMemberCan } from '../auth/permissions.ts'
+import { sqlPool } from '../db/client.ts'
+import { ConflictError, ForbiddenError, NotFoundError } from '../errors.ts'
+import { createId } from '../ids.ts'
+import type { Actor } from '../tenancy/actor.ts'
+import { tenantSql } from '../tenancy/tenant-sql.ts'
+import { articleActionRefusal } from './article-action-refusal.ts'
+import { articlesChanged } from './article-totals.ts'
+import { fromApiStatus, type ApiStatus } from './article-status.ts'
+import { leaseSeconds } from './lease-timing.ts'
+
+export { leaseHeartbeatSeconds, leaseSeconds, watchIntervalSeconds } from './lease-timing.ts'
+
+/** The lease as the article record shows it (`lock`). */
+export type ArticleLock = { holder_id: string; holder_name: string; since: string; expires_at: string }
+
+export type LeaseClaim = {
+  lock: ArticleLock
+  /** Whose live lease this claim took over, if it took one. */
+  took_over_from: { id: string; name: string } | null
+}
+
+type LeaseRow = { holder_id: string; holder_name: string; since: Date; expires_at: Date }
+
+function toLock(row: LeaseRow): ArticleLock {
+  return { holder_id: row.holder_id, holder_name: row.holder_name, since: row.since.toISOString(), expires_at: row.expires_at.toISOString() }
+}
+
+/**
+ * The SQL expression of an article's live lease as `lock` JSON (null when none or lapsed), for
+ * reads of one article; `article` names the articles row in the statement.
+ */
+export function liveLockExpression(article: string, now = '$3'): string {
+  return `(SELECT json_build_object('holder_id', l.holder_id, 'holder_name', u.name, 'since', l.since, 'expires_at', l.expires_at)
+    FROM article_leases l JOIN users u ON u.id = l.holder_id WHERE l.article_id = ${article}.id AND l.expires_at > ${now})`
+}
+
+/** A lock read as JSON (liveLockExpression), with its times as the API writes them. */
+export function lockFromJson(lock: ArticleLock | null): ArticleLock | null {
+  return lock && { ...lock, since: new Date(lock.since).toISOString(), expires_at: new Date(lock.expires_at).toISOString() }
+}
+
+/** The article's live lease, or null. */
+export async function readLiveLock(tenantId: string, articleId: string, now = new Date()): Promise<ArticleLock | null> {
+  const [row] = await tenantSql(tenantId).rows<LeaseRow>(
+    `SELECT l.holder_id, u.name AS holder_name, l.since, l.expires_at FROM article_leases l JOIN users u ON u.id = l.holder_id
+     WHERE l.tenant_id = $1 AND l.article_id = $2 AND l.expires_at > $3`,
+    [articleId, now],
+  )
+  return row ? toLock(row) : null
+}
+
+/** "Edith Hale has had this article open since 22:41 UTC; their lease runs until 22:47 UTC." */
+export function lockedRefusal(lock: ArticleLock): ConflictError {
+  const time = (iso: string) => `${iso.slice(11, 16)} UTC`
+  return new ConflictError(
+    'article_locked',
+    `${lock.holder_name} is editing this article (since ${time(lock.since)}; their lease runs until ${time(lock.expires_at)} unless renewed). ` +
+      'Nothing was changed. Wait, ask them, or take over the article (the API: send override_lock: true to write anyway, which is recorded).',
+    { ...lock },
+  )
+}
+
+/**
+ * What a write must do about the article's lease: nothing when there is no live lease, it is
+ * the writer's own, or the writer is the system (scheduled work); a 409 article_locked when it
+ * is someone else's and the write did not say override_lock; with override_lock, the lease it
+ * overrode (to record). Every write path asks it, through changeCurrentVersion.
+ */
+export function leaseRefusal(lock: ArticleLock | null, writer: LeaseWriter): { overridden: ArticleLock | null } {
+  if (!lock || writer.userId === null || lock.holder_id === writer.userId) return { overridden: null }
+  if (!writer.overrideLock) throw lockedRefusal(lock)
+  return { overridden: lock }
+}
+
+/** Who writes, for the lease check: the acting person (null for the system) and whether they said override_lock. */
+export type LeaseWriter = { userId: string | null; overrideLock?: boolean }
+
+export function leaseWriter(actor: Actor, overrideLock?: boolean): LeaseWriter {
+  return { userId: actor.user?.id ?? null, overrideLock: overrideLock === true }
+}
+
+/** Records a write that overrode someone's live lease: a note in the article's thread and an audit entry, committed together. */
+export async function recordLockOverride(tenantId: string, articleId: string, userId: string, overridden: ArticleLock): Promise<void> {
+  await sqlPool.query(
+    `WITH note AS (
+       INSERT INTO article_notes (id, tenant_id, article_id, author_id, kind, body) VALUES ($1, $2, $3, $4, 'lock_override', $5)
+     )
+     INSERT INTO audit_entries (id, tenant_id, actor_id, action, target_type, target_id, metadata)
+     VALUES ($6, $2, $4, 'article.lock_overridden', 'article', $3, $7)`,
+    [
+      createId('not'),
+      tenantId,
+      articleId,
+      userId,
+      `Wrote over ${overridden.holder_name}'s edit lease.`,
+      createId('aud'),
+      JSON.stringify({ holder_id: overridden.holder_id, holder_name: overridden.holder_name, expires_at: overridden.expires_at }),
+    ],
+  )
+}
+
+/**
+ * Claims (or renews) the edit lease on an article for the acting person, in one statement: the
+ * row is inserted, or updated only where the lease lapsed, is already theirs, or `takeOver` was
+ * asked. Two claims racing for a free article cannot both win: PostgreSQL serialises them on
+ * the row's key and re-checks the condition against the winner's row, so the loser updates
+ * nothing and is told who holds it (409 article_locked). A take-over of someone's live lease is
+ * noted in the article's thread (its History) and audited, in the same statement.
+ *
+ * Who may claim is who may edit (articleActionRefusal, which lets writers edit their own
+ * articles): a lease is the intent to write. The /v1 door asks its token for articles:write.
+ */
+export async function claimEditLease(actor: Actor, articleId: string, options: { takeOver?: boolean; now?: Date } = {}): Promise<LeaseClaim> {
+  assertMemberCan(actor, 'articles:read')
+  const tenantId = actor.tenant.id
+  const now = options.now ?? new Date()
+  const [article] = await tenantSql(tenantId).rows<{ authorId: string; status: ApiStatus }>(
+    'SELECT author_id AS "authorId", status::text AS status FROM articles WHERE tenant_id = $1 AND id = $2',
+    [articleId],
+  )
+  if (!article) throw new NotFoundError('article', articleId)
+  const refusal = articleActionRefusal(actor.user, { authorId: article.authorId, status: fromApiStatus(article.status) }, { kind: 'edit' })
+  if (refusal) throw new ForbiddenError(refusal)
+
+  const expiresAt = new Date(now.getTime() + leaseSeconds * 1000)
+  const { rows } = await sqlPool.query<LeaseRow & { previous_holder_id: string | null; previous_holder_name: string | null; previous_live: boolean | null }>(
+    `WITH previous AS (
+       SELECT l.holder_id, u.name, l.expires_at > $4 AS live FROM article_leases l JOIN users u ON u.id = l.holder_id WHERE l.article_id = $2 AND l.tenant_id = $1
+     ), claimed AS (
+       INSERT INTO article_leases (article_id, tenant_id, holder_id, since, expires_at) VALUES ($2, $1, $3, $4, $5)
+       ON CONFLICT (article_id) DO UPDATE SET
+         holder_id = EXCLUDED.holder_id,
+         -- A renewal keeps when the holder began; anything else begins now.
+         since = CASE WHEN article_leases.holder_id = EXCLUDED.holder_id AND article_leases.expires_at > $4 THEN article_leases.since ELSE EXCLUDED.since END,
+         expires_at = EXCLUDED.expires_at
+       WHERE article_leases.expires_at <= $4 OR article_leases.holder_id = EXCLUDED.holder_id OR $6
+       RETURNING holder_id, since, expires_at
+     ), noted AS (
+       INSERT INTO article_notes (id, tenant_id, article_id, author_id, kind, body)
+       SELECT $7, $1, $2, $3, 'take_over', 'Took over editing from ' || previous.name || '.'
+       FROM claimed JOIN previous ON previous.live AND previous.holder_id <> claimed.holder_id
+     ), audited AS (
+       INSERT INTO audit_entries (id, tenant_id, actor_id, action, target_type, target_id, metadata)
+       SELECT $8, $1, $3, 'article.lock_taken_over', 'article', $2, json_build_object('from_holder_id', previous.holder_id, 'from_holder_name', previous.name)::jsonb
+       FROM claimed JOIN previous ON previous.live AND previous.holder_id <> claimed.holder_id
+     )
+     SELECT claimed.holder_id, u.name AS holder_name, claimed.since, claimed.expires_at,
+            previous.holder_id AS previous_holder_id, previous.name AS previous_holder_name, previous.live AS previous_live
+     FROM claimed JOIN users u ON u.id = claimed.holder_id LEFT JOIN previous ON true`,
+    [tenantId, articleId, actor.user.id, now, expiresAt, options.takeOver === true, createId('not'), createId('aud')],
+  )
+  const claimed = rows[0]
+  if (!claimed) {
+    const lock = await readLiveLock(tenantId, articleId, now)
+    // The other lease lapsed between the statement and this read: try once more.
+    if (!lock) return claimEditLease(actor, articleId, options)
+    throw lockedRefusal(lock)
+  }
+  const renewed = claimed.previous_live === true && claimed.previous_holder_id === claimed.holder_id
+  // The lease is part of the article's record (`lock`): a new holder, not a renewal, must not
+  // be hidden by a cached answer (lib/api/response-cache.ts). A renewal only moves expires_at.
+  if (!renewed) await articlesChanged([tenantId])
+  const tookOver = claimed.previous_live === true && claimed.previous_holder_id !== claimed.holder_id
+  return {
+    lock: toLock(claimed),
+    took_over_from: tookOver ? { id: claimed.previous_holder_id!, name: claimed.previous_holder_name! } : null,
+  }
+}
+
+/** Ends the acting person's lease on the article, if they hold one; another's lease is left alone. */
+export async function releaseEditLease(actor: Actor, articleId: string): Promise<{ released: boolean }> {
+  assertMemberCan(actor, 'articles:read')
+  const tenantId = actor.tenant.id
+  const [article] = await tenantSql(tenantId).rows<{ id: string }>('SELECT id FROM articles WHERE tenant_id = $1 AND id = $2', [articleId])
+  if (!article) throw new NotFoundError('article', articleId)
+  const { rowCount } = await sqlPool.query('DELETE FROM article_leases WHERE tenant_id = $1 AND article_id = $2 AND holder_id = $3', [tenantId, articleId, actor.user.id])
+  const released = (rowCount ?? 0) > 0
+  if (released) await articlesChanged([tenantId])
+  return { released }
+}
