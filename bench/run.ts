@@ -163,8 +163,12 @@ async function main() {
     // response cache answers them; these vary the query to measure the database path too.
     const listTag = (await fetch(`${app}/v1/articles?limit=50`, { headers: { authorization: `Bearer ${big!.token}` } })).headers.get('etag')!
     await measure('GET /v1/articles?limit=50 (If-None-Match: 304)', 'service', { method: 'GET', path: '/v1/articles?limit=50', headers: { 'if-none-match': listTag }, expectedStatus: 304 })
-    const hourMs = 3_600_000
-    const coldLists = Array.from({ length: 20_000 }, (_, i) => `/v1/articles?limit=50&published_before=${new Date(publishedWindow.hi.getTime() - i * hourMs).toISOString()}`)
+    // Every bound inside the newest 90% of the publication window, so each page has its 50 rows:
+    // stepping an hour back per request (as before) left the window (~333 hours) after 333
+    // requests, and the row measured empty pages (0.47 ms of CPU against 2.6-3.1 ms for 50 rows,
+    // which made the changes feed look seven times dearer than a list of the same rows).
+    const coldSpanMs = (publishedWindow.hi.getTime() - publishedWindow.lo.getTime()) * 0.9
+    const coldLists = Array.from({ length: 20_000 }, (_, i) => `/v1/articles?limit=50&published_before=${new Date(publishedWindow.hi.getTime() - Math.floor((i / 20_000) * coldSpanMs)).toISOString()}`)
     await measure('GET /v1/articles?limit=50 (cache cold: a new query each time)', 'service', { method: 'GET', paths: coldLists })
     // More articles than a run asks for (10 s at 5,000 req/s is 50,000), so that none is asked
     // twice: 20,000 cycled twice or more measured the cache's keeping of second asks (a Redis

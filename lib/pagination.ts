@@ -1,5 +1,14 @@
 /** A page of a list (contract: list endpoints return items, the total and the next offset). */
-export type Page<Item> = { items: Item[]; total: number; limit: number; offset: number; nextOffset: number | null; nextCursor?: string | null }
+export type Page<Item> = {
+  items: Item[]
+  total: number
+  limit: number
+  offset: number
+  nextOffset: number | null
+  nextCursor?: string | null
+  /** Set when `total` is an estimate (a search matching more than it counts exactly). */
+  totalIsEstimate?: true
+}
 
 /**
  * The page holding `items`: the next offset is offset + limit while anything is left after it.
@@ -22,5 +31,6 @@ export function pageRecord<Item, ItemRecord>(page: Page<Item>, toRecord: (item: 
     offset: page.offset,
     next_offset: page.nextOffset,
     ...(page.nextCursor !== undefined && { next_cursor: page.nextCursor }),
+    ...(page.totalIsEstimate && { total_is_estimate: true }),
   }
 }

@@ -4,7 +4,8 @@
  * - dist/start.mjs, the server (scripts/start.ts): the HTTP plumbing, the embedded database and
  *   the boot steps. It must hold no module with application state: the app's one copy of lib/
  *   is Next's build, whose /v1 route modules it calls. `checkServerInputs` enforces that.
- * - dist/prepare-database.mjs, the data migrations and the seed, run in a child process.
+ * - dist/prepare-database.mjs, the seed, run in a child process (the data migrations run in the
+ *   server, in the background: lib/db/data-migrations/background-data-migrations.ts).
  * Packages stay imports from node_modules, as Next's build leaves them.
  */
 import { build, type Metafile } from 'esbuild'

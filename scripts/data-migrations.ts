@@ -1,7 +1,7 @@
 /**
  * The data migrations that need application code (lib/db/data-migrations), after `prisma
- * migrate deploy`; `npm run db:migrate` (db-migrate.ts) runs both, and `npm start` and `npm run
- * dev` run the same step on every start. Run alone: `tsx scripts/data-migrations.ts`.
+ * migrate deploy`; `npm run db:migrate` (db-migrate.ts) runs both, to completion; `npm start` and
+ * `npm run dev` run them in the background while they serve (background-data-migrations.ts). Run alone: `tsx scripts/data-migrations.ts`.
  */
 import { withOwnDatabase } from './own-database.ts'
 

@@ -25,6 +25,9 @@ async function main() {
   const inngest = await startInngestDevServer(`http://localhost:${port}`)
   const { startAppServer } = await import('../lib/server/app-server.ts')
   const server = await startAppServer({ port: Number(port), dev: true })
+  // Also started by instrumentation.ts in Next's copy of lib/; one run per process either way.
+  const { startDataMigrationsInBackground } = await import('../lib/db/data-migrations/background-data-migrations.ts')
+  void startDataMigrationsInBackground()
   console.log(`Ready on http://localhost:${port} (development: the portal reloads as you edit; restart for changes to /v1 route files and lib/).`)
   stopGracefully(
     server,

@@ -1,14 +1,13 @@
 /**
- * The start-up steps that need application code, after `prisma migrate deploy`: the data
- * migrations (lib/db/data-migrations; each runs once per database) and, when SEED=true, the
- * development newsrooms. `npm start` runs this in a child process (dist/prepare-database.mjs),
+ * The start-up steps that need application code, after `prisma migrate deploy`: when SEED=true,
+ * the development newsrooms. The data migrations (lib/db/data-migrations) no longer run here,
+ * before the server listens: the server runs them in the background while it serves
+ * (background-data-migrations.ts, from instrumentation.ts), and `npm run db:migrate` to completion. `npm start` runs this in a child process (dist/prepare-database.mjs),
  * so the server process loads lib/ once, in Next's build; `npm run dev` calls it in process.
  */
 import { db } from '../lib/db/client.ts'
-import { runDataMigrations } from '../lib/db/data-migrations/sanitise-stored-bodies.ts'
 
 export async function prepareDatabase(options: { seed: boolean }): Promise<void> {
-  await runDataMigrations()
   if (options.seed) {
     const { seed } = await import('../prisma/development-seed.ts')
     await seed()

@@ -1,8 +1,9 @@
 /**
  * `npm start`: the production server, as `npm run build` compiled it (dist/start.mjs, with
  * Next's build in .next). With no DATABASE_URL it runs the embedded PGlite database (data in
- * .data/pglite). The data migrations and the seed run in a child process, so this process loads
- * lib/ once: in Next's build, whose compiled /v1 route modules the app server calls directly.
+ * .data/pglite). The seed runs in a child process, so this process loads lib/ once: in Next's
+ * build, whose compiled /v1 route modules the app server calls directly. The data migrations
+ * run there too, in the background once it serves (instrumentation.ts), not before it listens.
  */
 import { spawn } from 'node:child_process'
 import path from 'node:path'

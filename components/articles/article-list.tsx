@@ -49,7 +49,7 @@ export function ArticleList() {
       <p className={styles.summary} role="status" aria-live="polite">
         {list.isPending
           ? 'Loading articles…'
-          : page && (page.total === 0 ? (params.q ? 'No articles match this search and these filters.' : 'No articles match these filters.') : `Showing ${first}–${last} of ${page.total} articles.`)}
+          : page && (page.total === 0 ? (params.q ? 'No articles match this search and these filters.' : 'No articles match these filters.') : `Showing ${first}–${last} of ${'total_is_estimate' in page && page.total_is_estimate ? `about ${page.total.toLocaleString('en')}` : page.total} articles.`)}
       </p>
 
       {page && page.items.length > 0 && <ArticleTable items={page.items} options={options.data} busy={list.isFetching} searching={params.q !== undefined} />}

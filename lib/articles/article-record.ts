@@ -3,6 +3,8 @@ import type { ArticleRecord } from './article-schemas.ts'
 import { toApiStatus } from './article-status.ts'
 import { currentSlug } from './article-address.ts'
 import type { ArticleLock } from './edit-lease.ts'
+import { sanitizeBody } from './sanitize-body.ts'
+import { backfillState } from '../db/data-migrations/backfill-state.ts'
 
 /** The article as the API and events show it. */
 export function toArticleRecord(article: Article & { lock?: ArticleLock | null }): ArticleRecord {
@@ -10,7 +12,9 @@ export function toArticleRecord(article: Article & { lock?: ArticleLock | null }
     article_id: article.id,
     headline: article.headline,
     lede: article.lede,
-    body: article.body,
+    // While the body backfill runs (background-data-migrations.ts) a stored body may predate
+    // sanitise-on-write: it is cleaned here on its way out, never served as stored.
+    body: backfillState.bodiesMayBeUnclean && article.body !== null ? sanitizeBody(article.body) : article.body,
     department_id: article.departmentId,
     tags: article.tags,
     status: toApiStatus(article.status),

@@ -236,6 +236,10 @@ export const articleListSchema = z
   .object({
     items: z.array(listedArticleSchema),
     total: z.number().int().min(0),
+    total_is_estimate: z.literal(true).optional().meta({
+      description:
+        'Present (true) when `total` is an estimate: only a search (`q`, by relevance) that matches more articles than it counts exactly (500) says so. Lists are always exact.',
+    }),
     limit: z.number().int(),
     offset: z.number().int(),
     next_offset: z.number().int().nullable().meta({ description: 'Offset of the next page, or null on the last page.' }),

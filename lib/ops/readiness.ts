@@ -1,5 +1,6 @@
 import { sqlPool } from '../db/client.ts'
 import { firstConnectionSettled, getRedis } from '../redis.ts'
+import { backfillState, type BackfillReport } from '../db/data-migrations/backfill-state.ts'
 import { eventQueueAdvice, eventQueueState, type EventQueueState } from './event-queue-health.ts'
 
 export type DependencyCheck = { ok: boolean; latency_ms?: number; error?: string; skipped?: string }
@@ -9,6 +10,12 @@ export type Readiness = {
   checks: { database: DependencyCheck; redis: DependencyCheck }
   /** Facts, not conditions of readiness: a backlog waits for the queue, it does not stop the API. */
   events: { queue: EventQueueState; outbox_waiting: number | null; oldest_waiting_seconds: number | null; advice: string | null }
+  /**
+   * Also a fact, not a condition: the backfill this instance runs while it serves (null when it
+   * had nothing to do). The instance answers correctly meanwhile (bodies not yet cleaned are
+   * sanitised as they are read), so a load balancer should keep sending it traffic.
+   */
+  data_migration: BackfillReport | null
 }
 
 // A load balancer polls this every few seconds: each check must answer or fail fast.
@@ -70,5 +77,6 @@ export async function checkReadiness(): Promise<Readiness> {
       oldest_waiting_seconds: found?.oldest ? Math.max(0, Math.round((Date.now() - found.oldest.getTime()) / 1000)) : null,
       advice: queue === 'configured' && (found?.waiting ?? 0) === 0 ? null : eventQueueAdvice[queue],
     },
+    data_migration: backfillState.report,
   }
 }

@@ -44,6 +44,9 @@ const tenants = tenantsArgument ? await createServedTenants(Number(tenantsArgume
 const tenant = process.argv.includes('--tenant') ? (await createServedTenants(1))[0] : undefined
 
 const server = await startApiServer()
+// As the servers do (instrumentation.ts): the backfills run while the process serves.
+const { startDataMigrationsInBackground } = await import('../../lib/db/data-migrations/background-data-migrations.ts')
+void startDataMigrationsInBackground()
 console.log(`ready ${JSON.stringify({ url: server.url, ...(tenant && { tenant }), ...(tenants && { tenants }) })}`)
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

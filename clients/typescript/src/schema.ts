@@ -16,9 +16,9 @@ export interface paths {
          *
          *     **Order:** most recently published first; articles never published (`published_at` null) come last. Ties are broken by `created_at`, newest first, then by `article_id`, so the order is total and walking the pages with `next_offset` returns every article exactly once (as long as the articles do not change meanwhile).
          *
-         *     **Search:** with `q`, only articles whose headline, lede, tags or body text match (HTML markup never matches), the most relevant first (headline words weigh most, then lede and tags, then body; words close together rank higher), then in the order above. Words are matched with the newsroom's text-search language: `simple` by default (every word as typed, case-insensitive, no stemming), or a language such as `english` that also finds word forms. Each item then carries `match.rank` and `match.snippet`.
+         *     **Search:** with `q`, only articles whose headline, lede, tags or body text match (HTML markup never matches), the most relevant first (headline words weigh most, then lede and tags, then body; words close together rank higher), then in the order above. Words are matched with the newsroom's text-search language: `simple` by default (every word as typed, case-insensitive, no stemming), or a language such as `english` that also finds word forms. Each item then carries `match.rank` and `match.snippet`. Relevance orders the newest 500 matches (newest in the order above); ties in rank keep that order; older matches follow them in the order above. So a search matching at most 500 articles is in relevance order throughout, and a common phrase in an archive of millions costs what its newest matches cost. `total` is exact up to 500 matches; beyond that it may be an estimate, and then the page says `total_is_estimate: true` (`next_offset` still leads to every match).
          *
-         *     **Paging:** `limit` 1 to 200 (default 50) and `offset` 0 or more (default 0); values out of range, and unknown parameters, are a 422. `next_offset` is `offset + limit` while more articles follow, and `null` on the last page. `total` counts every match.
+         *     **Paging:** `limit` 1 to 200 (default 50) and `offset` 0 or more (default 0); values out of range, and unknown parameters, are a 422. `next_offset` is `offset + limit` while more articles follow, and `null` on the last page. `total` counts every match (for a search it may be an estimate, see Search).
          *
          *     **Cursors:** every page also has `next_cursor`; send it back as `cursor` (with the same filters and `sort`, and no `offset`) for the next page. A cursor page is found by position in an index, so page 1,000 costs what page 1 costs, and rows that move meanwhile are neither skipped nor repeated. A cursor of another query, another newsroom, or one not made by the service is a 422.
          *
@@ -769,6 +769,11 @@ export interface components {
             next_offset: number | null;
             offset: number;
             total: number;
+            /**
+             * @description Present (true) when `total` is an estimate: only a search (`q`, by relevance) that matches more articles than it counts exactly (500) says so. Lists are always exact.
+             * @constant
+             */
+            total_is_estimate?: true;
         };
         ArticleLock: {
             /**

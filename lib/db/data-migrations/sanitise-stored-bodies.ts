@@ -12,7 +12,9 @@ export const sanitiseBodiesMigration = 'sanitise_article_bodies'
  * Safe to re-run and to run from two instances at once: a sanitised body sanitises to itself,
  * and a row changed meanwhile is skipped (its new body came through a write path, sanitised).
  */
-export async function sanitiseStoredBodies(options: { batchSize?: number } = {}): Promise<{ scanned: number; changed: number }> {
+export async function sanitiseStoredBodies(
+  options: { batchSize?: number; afterBatch?: (progress: { scanned: number; changed: number }) => Promise<void> } = {},
+): Promise<{ scanned: number; changed: number }> {
   const batchSize = options.batchSize ?? 200
   let scanned = 0
   let changed = 0
@@ -28,15 +30,26 @@ export async function sanitiseStoredBodies(options: { batchSize?: number } = {})
       const written = await updateReadVersion(article, { body: clean })
       if (written) changed++
     }
+    await options.afterBatch?.({ scanned, changed })
   }
   return { scanned, changed }
 }
 
-/** Runs the body backfill once per database: skipped when it has completed before. */
-export async function runDataMigrations(log: (line: string) => void = console.log): Promise<void> {
-  const done = await db.dataMigration.findUnique({ where: { name: sanitiseBodiesMigration } })
-  if (done) return
-  const { scanned, changed } = await sanitiseStoredBodies()
+export async function bodyBackfillCompleted(): Promise<boolean> {
+  return (await db.dataMigration.findUnique({ where: { name: sanitiseBodiesMigration } })) !== null
+}
+
+/**
+ * Runs the body backfill once per database to completion (`npm run db:migrate`, and the
+ * server's background run, background-data-migrations.ts): skipped when it has completed before.
+ */
+export async function runDataMigrations(
+  log: (line: string) => void = console.log,
+  options: Parameters<typeof sanitiseStoredBodies>[0] = {},
+): Promise<{ scanned: number; changed: number } | null> {
+  if (await bodyBackfillCompleted()) return null
+  const { scanned, changed } = await sanitiseStoredBodies(options)
   await db.dataMigration.upsert({ where: { name: sanitiseBodiesMigration }, create: { name: sanitiseBodiesMigration, changed }, update: {} })
   log(`Data migration ${sanitiseBodiesMigration}: ${changed} of ${scanned} stored bodies sanitised, each with an article.updated event.`)
+  return { scanned, changed }
 }

@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { apiClient } from '../support/api-client.ts'
+import { startMigratedEmbeddedDatabase } from '../support/embedded-database.ts'
+import { spawnApiServer, type SpawnedApiServer } from '../support/spawn-api-server.ts'
+
+// Search's SQL (lib/articles/search-articles.ts) on the embedded store, PGlite, as `npm run dev`
+// runs it: the same matches, ranking and snippets as on PostgreSQL (search-articles.integration.test.ts).
+
+let database: Awaited<ReturnType<typeof startMigratedEmbeddedDatabase>>
+let server: SpawnedApiServer
+let client: ReturnType<typeof apiClient>
+const ids: Record<string, string> = {}
+
+beforeAll(async () => {
+  database = await startMigratedEmbeddedDatabase()
+  server = await spawnApiServer(database.url, { tenant: true, timeoutMs: 60_000 })
+  client = apiClient(server.url, server.tenant!.token)
+  for (const [key, article] of Object.entries({
+    headline: { headline: 'Riverside plan approved by council', body: '<p>A long debate ended.</p>' },
+    lede: { headline: 'Budget row', lede: 'The riverside plan costs more than promised.' },
+    scattered: { headline: 'Evening briefing', body: '<p>The riverside was mentioned; a plan follows later.</p>' },
+    unrelated: { headline: 'Harbour opening', body: '<p>Boats arrive.</p>' },
+  })) {
+    const answer = await client.post('/v1/articles', article)
+    expect(answer.status, answer.text).toBe(201)
+    ids[key] = answer.body.article_id
+  }
+}, 120_000)
+
+afterAll(async () => {
+  await server?.stop()
+  await database?.stop()
+})
+
+describe('search on the embedded store', () => {
+  it('ranks, counts, matches phrases and highlights as on PostgreSQL', async () => {
+    const keyOf = (id: string) => Object.entries(ids).find(([, value]) => value === id)?.[0]
+    const words = await client.get(`/v1/articles?q=${encodeURIComponent('riverside plan')}`)
+    expect(words.status, words.text).toBe(200)
+    expect(words.body.items.map((item: { article_id: string }) => keyOf(item.article_id))).toEqual(['headline', 'lede', 'scattered'])
+    expect(words.body.total).toBe(3)
+    expect(words.body.items[1].match.snippet).toContain('<mark>riverside</mark> <mark>plan</mark>')
+
+    const phrase = await client.get(`/v1/articles?q=${encodeURIComponent('"riverside plan"')}`)
+    expect(phrase.body.items.map((item: { article_id: string }) => keyOf(item.article_id)).sort()).toEqual(['headline', 'lede'])
+    expect(phrase.body.total).toBe(2)
+    const listed = await client.get(`/v1/articles?q=${encodeURIComponent('"riverside plan"')}&sort=published_at`)
+    expect(listed.body.total).toBe(2)
+  })
+})

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { apiClient } from '../support/api-client.ts'
+import { startApiServer } from '../support/api-server.ts'
+import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+import { stubEnv } from '../support/stub-env.ts'
+
+// A search ranks only its newest SEARCH_RANK_WINDOW matches and counts exactly only up to it
+// (lib/articles/search-articles.ts): here a window of 3, so a few articles show every path.
+// Whatever the path, walking the pages returns every match exactly once.
+
+let server: Awaited<ReturnType<typeof startApiServer>>
+let client: ReturnType<typeof apiClient>
+let sparse: ReturnType<typeof apiClient>
+let dense: TestTenant
+let few: TestTenant
+const keyOf = new Map<string, string>()
+
+async function create(to: ReturnType<typeof apiClient>, key: string, article: Record<string, unknown>) {
+  const answer = await to.post('/v1/articles', article)
+  expect(answer.status, answer.text).toBe(201)
+  keyOf.set(answer.body.article_id, key)
+}
+
+beforeAll(async () => {
+  stubEnv({ SEARCH_RANK_WINDOW: '3' })
+  server = await startApiServer()
+  dense = await createTestTenant()
+  few = await createTestTenant()
+  client = apiClient(server.url, await dense.token(['articles:read', 'articles:write']))
+  sparse = apiClient(server.url, await few.token(['articles:read', 'articles:write']))
+  // Oldest first, so the list order (newest first) is m8, m7, ..., m1: a match in the
+  // headline ranks above one in the body.
+  for (let i = 1; i <= 8; i++) {
+    await create(client, `m${i}`, i % 3 === 1 ? { headline: `Harbour news ${i}` } : { headline: `Other news ${i}`, body: `<p>Down at the harbour, item ${i}.</p>` })
+  }
+  // In the second newsroom, four matches behind more non-matching articles than the window's
+  // walk looks at (40 per window row): the index of words finds them.
+  for (let i = 1; i <= 4; i++) await create(sparse, `s${i}`, { headline: `Harbour ${i}` })
+  const filler = await sparse.post('/v1/articles/bulk', { articles: Array.from({ length: 130 }, (_, i) => ({ external_id: `filler-${i}`, headline: `Filler ${i}` })) })
+  expect(filler.status, filler.text).toBe(200)
+}, 60_000)
+
+afterAll(() => server.close())
+
+async function walk(to: ReturnType<typeof apiClient>, query: string, limit: number) {
+  const pages: { keys: string[]; total: number; estimate: boolean | undefined; next: number | null }[] = []
+  for (let offset: number | null = 0; offset !== null; ) {
+    const answer: { status: number; text: string; body: any } = await to.get(`/v1/articles?q=${encodeURIComponent(query)}&limit=${limit}&offset=${offset}`)
+    expect(answer.status, answer.text).toBe(200)
+    pages.push({
+      keys: answer.body.items.map((item: { article_id: string }) => keyOf.get(item.article_id)),
+      total: answer.body.total,
+      estimate: answer.body.total_is_estimate,
+      next: answer.body.next_offset,
+    })
+    offset = answer.body.next_offset
+    expect(pages.length).toBeLessThan(20)
+  }
+  return pages
+}
+
+describe('a search matching more than its rank window', () => {
+  it('orders the newest matches by relevance, then the older ones newest first, each exactly once, with an estimated total', async () => {
+    const pages = await walk(client, 'harbour', 2)
+    // The window is m8, m7, m6; m7 has the word in its headline, the others in their bodies.
+    expect(pages.flatMap((page) => page.keys)).toEqual(['m7', 'm8', 'm6', 'm5', 'm4', 'm3', 'm2', 'm1'])
+    expect(pages[0]).toMatchObject({ estimate: true, next: 2 })
+    expect(pages[0]!.total).toBeGreaterThanOrEqual(4)
+    // The page past the last match ends the walk, and its total is the exact count.
+    expect(pages.at(-1)).toEqual({ keys: [], total: 8, estimate: undefined, next: null })
+  })
+
+  it('pages across the window edge without losing or repeating a match', async () => {
+    const keys = (await walk(client, 'harbour', 3)).flatMap((page) => page.keys)
+    expect(keys).toEqual(['m7', 'm8', 'm6', 'm5', 'm4', 'm3', 'm2', 'm1'])
+    expect(new Set((await walk(client, 'harbour', 5)).flatMap((page) => page.keys))).toEqual(new Set(keys))
+  })
+
+  it('counts exactly, and ranks every match, when they fit in the window', async () => {
+    const [page] = await walk(client, '"harbour news"', 10)
+    expect(page).toMatchObject({ keys: ['m7', 'm4', 'm1'], total: 3, estimate: undefined, next: null })
+  })
+
+  it('finds the newest matches through the index of words when they are few among the recent articles, with an exact total', async () => {
+    const pages = await walk(sparse, 'harbour', 10)
+    expect(pages).toEqual([{ keys: ['s4', 's3', 's2', 's1'], total: 4, estimate: undefined, next: null }])
+    const first = await walk(sparse, 'harbour', 2)
+    expect(first[0]).toMatchObject({ keys: ['s4', 's3'], total: 4, estimate: undefined, next: 2 })
+    expect(first.flatMap((page) => page.keys)).toEqual(['s4', 's3', 's2', 's1'])
+  })
+})
