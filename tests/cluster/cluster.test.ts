@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createContentKey } from '../../lib/content/content-keys.ts'
 import { db } from '../../lib/db/client.ts'
 import { clusterLayout } from '../../scripts/cluster-layout.ts'
+import { restartApp } from '../../scripts/cluster.ts'
 import { apiClient } from '../support/api-client.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 
@@ -97,5 +98,7 @@ describe('three instances behind HAProxy', () => {
     const after = await eventually(async () => (await client.get('/v1/articles?limit=1')).status, (status) => status === 200)
     expect(after).toBe(200)
     for (let i = 0; i < 9; i++) expect((await client.get('/v1/articles?limit=1')).status).toBe(200)
+    // Back to three, for whatever runs next.
+    await restartApp(2)
   })
 })
