@@ -110,8 +110,15 @@ export async function chooseSource(tenantId: string): Promise<ReadSource> {
  */
 export async function changesCommitted(tenantIds: string[]): Promise<void> {
   if (!replicaConfigured() || tenantIds.length === 0) return
-  const { rows } = await sqlPool.query<{ lsn: string }>("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint::text AS lsn")
-  const position = BigInt(rows[0]!.lsn)
+  let position: bigint
+  try {
+    const { rows } = await sqlPool.query<{ lsn: string }>("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint::text AS lsn")
+    position = BigInt(rows[0]!.lsn)
+  } catch (error) {
+    // The change has committed: its writer is answered; only this newsroom's next reads may see the replica a moment behind.
+    console.warn(`[db] could not read the primary's WAL position after a commit (${(error as Error).message}).`)
+    return
+  }
   const redis = getRedis()
   if (!redis) {
     for (const tenantId of tenantIds) if (position > (state.positions.get(tenantId) ?? 0n)) state.positions.set(tenantId, position)
