@@ -67,6 +67,8 @@ async function recreateDatabase() {
 }
 
 async function main() {
+  // BENCH_CLUSTER=1: the cluster's rows only (bench/cluster.ts); the default bench is unchanged.
+  if (process.env.BENCH_CLUSTER === '1') return (await import('./cluster.ts')).benchCluster()
   const children: ChildProcess[] = []
   const stopAll = () => children.forEach((child) => child.kill('SIGTERM'))
   process.on('exit', stopAll)

@@ -7,6 +7,7 @@
 import type { Server } from 'node:http'
 import { ensureLocalSecrets } from '../lib/config/local-secrets.ts'
 import type { EmbeddedDatabase } from '../lib/db/embedded-server.ts'
+import { drainDelayMs, startDraining } from '../lib/server/lifecycle.ts'
 import { runPrisma } from './run-prisma.ts'
 
 export type Mode = 'dev' | 'start'
@@ -34,9 +35,20 @@ export async function bootDatabase(mode: Mode, port: string): Promise<BootedData
   return { embedded, seed }
 }
 
-/** On SIGINT or SIGTERM: stop accepting, let requests in flight finish (up to 10 s), drain, exit. */
+/**
+ * On SIGINT or SIGTERM: /readyz turns 503 at once and the instance keeps serving for
+ * DRAIN_DELAY_MS, long enough for the load balancer's health checks to take it out of rotation;
+ * then it stops accepting, lets requests in flight finish (up to 10 s), drains, exits.
+ */
 export function stopGracefully(server: Server, drain: () => Promise<void>, after: () => Promise<void> | void = () => undefined): void {
+  let stopping = false
   const stop = () => {
+    if (stopping) return
+    stopping = true
+    startDraining()
+    setTimeout(close, drainDelayMs())
+  }
+  const close = () => {
     let exiting = false
     const exit = () => {
       if (exiting) return

@@ -18,6 +18,11 @@ export function clusterLayout(env: NodeJS.ProcessEnv = process.env) {
     NEXTAUTH_URL: `http://127.0.0.1:${ports.haproxy}`,
     // One secrets file for every instance: a session signed by one is read by the others.
     LOCAL_SECRETS_FILE: path.join(dir, 'secrets.json'),
+    // On SIGTERM an instance answers 503 on /readyz this long before it closes: HAProxy's checks
+    // (every 500 ms, out after 2 failures) take it out of rotation first.
+    DRAIN_DELAY_MS: '1500',
+    // /metrics for the operator (and the cluster tests); set your own in production.
+    METRICS_TOKEN: env.METRICS_TOKEN ?? `cluster-metrics-${base}`,
   }
   return { base, ports, dir, appEnv }
 }

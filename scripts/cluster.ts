@@ -129,6 +129,8 @@ backend apps
   # answers 503 there while it drains), and comes back after two successes.
   option httpchk GET /readyz
   http-check expect status 200
+  # Which instance answered: the cross-instance tests check that requests are spread.
+  http-response set-header X-Served-By %s
 ${servers}
 `
   writeFileSync(path.join(layout.dir, 'haproxy.cfg'), config)
@@ -140,6 +142,19 @@ function startVarnish(): void {
   const vclFile = path.join(layout.dir, 'content.vcl')
   writeFileSync(vclFile, vcl)
   run('varnishd', ['-a', `127.0.0.1:${layout.ports.varnish}`, '-f', vclFile, '-n', path.join(layout.dir, 'varnish'), '-P', pidFile('varnish'), '-s', 'malloc,64m', '-T', 'none'], { quiet: true })
+}
+
+/** Starts app instance `index` (0-based) again, after a test stopped it, and waits until it is ready. */
+export async function restartApp(index: number): Promise<void> {
+  startApp(index)
+  await waitReady(`http://127.0.0.1:${layout.ports.apps[index]}/readyz`)
+}
+
+/** Stops or starts the PostgreSQL replica (the tests' "replica down"). */
+export function replicaServer(action: 'stop' | 'start'): void {
+  const dir = path.join(layout.dir, 'pg-replica')
+  const args = action === 'stop' ? ['-D', dir, '-m', 'fast', '-w', 'stop'] : ['-D', dir, '-l', log('pg-replica'), '-w', 'start']
+  run(pg('pg_ctl'), args, { asPostgres: true, quiet: true })
 }
 
 function kill(name: string, signal: NodeJS.Signals = 'SIGTERM'): void {

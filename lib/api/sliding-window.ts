@@ -48,17 +48,29 @@ type WindowCommands = {
   consumeWindow: (key: string, ...args: (string | number)[]) => Promise<unknown>
   consumeWindowAndRead: (key: string, readKey: string, ...args: (string | number)[]) => Promise<unknown>
 }
-const clientsWithCommand = new WeakSet<Redis>()
+const commandsDefined = new WeakMap<Redis, { ready: boolean; defined: Promise<void> }>()
 
 // Sent as EVALSHA with the script's hash (ioredis loads it on first use or after a Redis
 // restart): EVAL would send the whole script text with every request, the largest write the
 // limiter made.
-function withWindowCommands(redis: Redis): Redis & WindowCommands {
-  if (!clientsWithCommand.has(redis)) {
+//
+// ioredis copies a client's commands into an auto-pipeline when it opens one (the first command
+// of a tick), so a command defined later in that tick is missing from it: sent there, it failed
+// with "pipeline[functionName] is not a function" and an uncaught exception that left the request
+// unanswered (a fresh instance's first requests, tests/cluster). So the commands are used from the
+// turn after they were defined, by every request that arrived meanwhile.
+async function withWindowCommands(redis: Redis): Promise<Redis & WindowCommands> {
+  let state = commandsDefined.get(redis)
+  if (!state) {
     redis.defineCommand('consumeWindow', { numberOfKeys: 1, lua: script(false) })
     redis.defineCommand('consumeWindowAndRead', { numberOfKeys: 2, lua: script(true) })
-    clientsWithCommand.add(redis)
+    const defined = new Promise<void>((resolve) => setImmediate(resolve))
+    const created = { ready: false, defined }
+    void defined.then(() => (created.ready = true))
+    commandsDefined.set(redis, created)
+    state = created
   }
+  if (!state.ready) await state.defined
   return redis as Redis & WindowCommands
 }
 
@@ -73,7 +85,7 @@ let sequence = 0
  */
 export async function consumeInRedis(redis: Redis, key: string, limit: number, windowMs: number, nowMs?: number, readKey?: string): Promise<WindowOutcome & { read?: string }> {
   const member = `${nowMs ?? Date.now()}:${processTag}:${(sequence = (sequence + 1) % Number.MAX_SAFE_INTEGER)}`
-  const commands = withWindowCommands(redis)
+  const commands = await withWindowCommands(redis)
   const args = [limit, windowMs, nowMs === undefined ? '' : String(nowMs), member]
   const [allowed, remaining, resetMs, read] = (readKey === undefined ? await commands.consumeWindow(key, ...args) : await commands.consumeWindowAndRead(key, readKey, ...args)) as [number, number, number, string?]
   const release = async () => {

@@ -16,6 +16,7 @@ import { consumeTokenRequest, consumeUnauthenticatedRequest, rateLimitHeaders } 
 import { readJsonBody } from './read-json-body.ts'
 import { cachedRead, type CachedBody } from './response-cache.ts'
 import { articleGenerationRedisKey, generationFromRedis } from '../articles/article-totals.ts'
+import { readOnly } from '../db/read-routing.ts'
 import { withLargeBodySlot } from './large-body-gate.ts'
 import { responseHeader, setResponseHeaders, textResponse, type TextPayload } from './text-response.ts'
 import { clientAddress } from '../security/client-address.ts'
@@ -145,16 +146,19 @@ export function withApi<
             const params = parseRequestPart(options.params, await routeContext.params, 'path')
             const query = parseRequestPart(options.query, Object.fromEntries(url.searchParams), 'query')
             const body = parseRequestPart(options.body, rawBody, 'body')
-            return await handler({
-              request,
-              requestId,
-              principal,
-              actor: { tenant: principal.tenant, user: principal.user },
-              query: query as Infer<QuerySchema>,
-              body: body as Infer<BodySchema>,
-              params: params as Infer<ParamsSchema>,
-              cachedRead: (key, produce) => cachedRead(tenantId, key, produce, generation),
-            })
+            const handle = () =>
+              handler({
+                request,
+                requestId,
+                principal,
+                actor: { tenant: principal.tenant, user: principal.user },
+                query: query as Infer<QuerySchema>,
+                body: body as Infer<BodySchema>,
+                params: params as Infer<ParamsSchema>,
+                cachedRead: (key, produce) => cachedRead(tenantId, key, produce, generation),
+              })
+            // A GET changes nothing: its reads may go to the replica (lib/db/read-routing.ts decides).
+            return await (request.method === 'GET' ? readOnly(handle) : handle())
           } catch (error) {
             return errorResponse(error, requestId)
           }

@@ -12,6 +12,7 @@ import { ifNoneMatchHits } from './conditional-response.ts'
 import type { ContentOperation } from './operations/content-operations.ts'
 import { problemResponse } from './problem.ts'
 import { cachedRead, type CachedBody } from './response-cache.ts'
+import { readOnly } from '../db/read-routing.ts'
 import { setResponseHeaders } from './text-response.ts'
 import { jsonResponse, errorResponse, type RouteHandler } from './with-api.ts'
 
@@ -67,9 +68,10 @@ export function withContentApi<Q extends z.ZodType, P extends z.ZodType | undefi
         const params = operation.params ? (parseInput(operation.params, await routeContext.params, 'The request path parameters have invalid fields; see errors.') as Infer<P>) : (undefined as Infer<P>)
         const { key: _key, ...rest } = query
         const newsroom = tenant.id
+        const acting = tenant
         const vary: Record<string, string> = headerKey ? { Vary: 'X-Content-Key' } : {}
         try {
-          const answer = await handler({ tenant, query: rest as Omit<Infer<Q>, 'key'>, params, cachedRead: (cacheKey, produce) => cachedRead(newsroom, `content:${cacheKey}`, produce) })
+          const answer = await readOnly(() => handler({ tenant: acting, query: rest as Omit<Infer<Q>, 'key'>, params, cachedRead: (cacheKey, produce) => cachedRead(newsroom, `content:${cacheKey}`, produce) }))
           return publicAnswer(request, answer, newsroom, vary)
         } catch (error) {
           if (!(error instanceof NotFoundError)) throw error

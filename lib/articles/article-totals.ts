@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { processSingleton } from '../process-singleton.ts'
 import { firstConnectionSettled, getRedis } from '../redis.ts'
+import { changesCommitted } from '../db/read-routing.ts'
 
 /**
  * The `total` of article lists, counted once per change instead of once per request.
@@ -65,6 +66,8 @@ export function generationFromRedis(value: string): string {
 export async function articlesChanged(tenantIds: Iterable<string>): Promise<void> {
   const tenants = [...new Set(tenantIds)]
   if (tenants.length === 0) return
+  // Before the generation advances: a reader that sees the new generation must not read a replica without the change.
+  await changesCommitted(tenants)
   const redis = await readyRedis()
   if (!redis) {
     for (const tenantId of tenants) local.generations.set(tenantId, (local.generations.get(tenantId) ?? 0) + 1)

@@ -1,12 +1,15 @@
 import { sqlPool } from '../db/client.ts'
 import { firstConnectionSettled, getRedis } from '../redis.ts'
 import { backfillState, type BackfillReport } from '../db/data-migrations/backfill-state.ts'
+import { isDraining } from '../server/lifecycle.ts'
 import { eventQueueAdvice, eventQueueState, type EventQueueState } from './event-queue-health.ts'
 
 export type DependencyCheck = { ok: boolean; latency_ms?: number; error?: string; skipped?: string }
 
 export type Readiness = {
   ready: boolean
+  /** Set once the instance is stopping (SIGTERM): it serves on for DRAIN_DELAY_MS but takes no new traffic. */
+  draining?: boolean
   checks: { database: DependencyCheck; redis: DependencyCheck }
   /** Facts, not conditions of readiness: a backlog waits for the queue, it does not stop the API. */
   events: { queue: EventQueueState; outbox_waiting: number | null; oldest_waiting_seconds: number | null; advice: string | null }
@@ -68,9 +71,12 @@ export async function checkReadiness(): Promise<Readiness> {
      : { ok: true, skipped: 'REDIS_URL is not set; per-process state is used' }
   const queue = eventQueueState()
   const found = backlog as OutboxBacklog | null
+  // A stopping instance says so first, so the load balancer stops sending to it before it closes.
+  const draining = isDraining()
   return {
-    ready: database.ok && redis.ok,
+    ready: database.ok && redis.ok && !draining,
     checks: { database, redis },
+    ...(draining ? { draining: true } : {}),
     events: {
       queue,
       outbox_waiting: found?.waiting ?? null,

@@ -17,3 +17,25 @@ export function offerDrain(drain: Drain): void {
 export async function drainOfferedWork(): Promise<void> {
   await slot[drainKey]?.().catch(() => undefined)
 }
+
+/**
+ * Whether this process is stopping: set on SIGTERM (scripts/boot.ts), read by /readyz, which then
+ * answers 503 so the load balancer takes the instance out of rotation while it still serves,
+ * before its listener closes. Under a registered symbol for the same reason as the drain.
+ */
+const drainingKey = Symbol.for('newsroom.draining')
+const drainingSlot = globalThis as unknown as { [drainingKey]?: boolean }
+
+export function startDraining(): void {
+  drainingSlot[drainingKey] = true
+}
+
+export function isDraining(): boolean {
+  return drainingSlot[drainingKey] === true
+}
+
+/** How long a stopping instance serves on while /readyz says 503 (DRAIN_DELAY_MS; 0 closes at once). */
+export function drainDelayMs(): number {
+  const value = Number(process.env.DRAIN_DELAY_MS ?? 0)
+  return Number.isFinite(value) && value > 0 ? value : 0
+}

@@ -86,4 +86,19 @@ describe('health and readiness', () => {
       await closeRedis()
     }
   })
+
+  it('is unavailable, saying it is draining, once the process is stopping (SIGTERM), while its dependencies are fine', async () => {
+    stubEnv({ REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' })
+    const { startDraining } = await import('../../lib/server/lifecycle.ts')
+    expect((await readyz()).status).toBe(200)
+    startDraining()
+    try {
+      const { status, body } = await read(await readyz())
+      expect(status).toBe(503)
+      expect(body).toMatchObject({ draining: true, checks: { database: { ok: true }, redis: { ok: true } } })
+      expect(healthz().status).toBe(200)
+    } finally {
+      delete (globalThis as Record<symbol, unknown>)[Symbol.for('newsroom.draining')]
+    }
+  })
 })
