@@ -96,7 +96,7 @@ async function insertEvents(client: pg.Client, tenant: { id: string; departmentI
                                            'url', 'https://bench.example/articles/' || i, 'version', 1 + i % 5) END,
               at, at
        FROM (SELECT i, ($5::text[])[1 + i % cardinality($5::text[])] AS kind,
-                    'art_bench' || $1::text || '_' || lpad(((i * 7919) % $6::int)::text, 7, '0') AS article_id,
+                    'art_bench' || $1::text || '_' || lpad(((i::bigint * 7919) % $6::int)::text, 7, '0') AS article_id,
                     now() - ((i::bigint * 2592000000 / $7::bigint) || ' milliseconds')::interval AS at
              FROM generate_series($2::int, $3::int) AS i) AS e`,
       [tenant.id, start, end - 1, tenant.departmentIds, eventKindsSeeded, articles, count],
