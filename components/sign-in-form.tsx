@@ -45,7 +45,7 @@ export function SignInForm() {
         </p>
       )}
       <label htmlFor="email">E-mail</label>
-      <input id="email" type="email" autoComplete="username" aria-invalid={!!formState.errors.email} aria-describedby="email-error" {...register('email')} />
+      <input id="email" type="email" autoComplete="username" autoFocus aria-invalid={!!formState.errors.email} aria-describedby="email-error" {...register('email')} />
       {formState.errors.email && <p id="email-error" className="field-error">{formState.errors.email.message}</p>}
       <label htmlFor="password">Password</label>
       <input id="password" type="password" autoComplete="current-password" aria-invalid={!!formState.errors.password} aria-describedby="password-error" {...register('password')} />

@@ -87,10 +87,19 @@ test('an admin creates a key, copies its token once, uses it with exactly its sc
   // Immediately: the revocation cleared this server's token cache.
   const refused = await request.get('/v1/articles', { headers: auth })
   expect(refused.status()).toBe(401)
-  expect(await refused.json()).toMatchObject({ code: 'unauthenticated' })
+  expect(await refused.json()).toMatchObject({ code: 'unauthenticated', detail: expect.stringMatching(/^This API key was revoked at /) })
 
   await page.getByText(/^Revoked keys \(\d+\)$/).click()
   await expect(page.getByRole('row', { name: /E2E importer/ })).toContainText('Revoked')
+  // The revoked key's log keeps the request refused after its revocation, with where it came from.
+  await page.getByRole('row', { name: /E2E importer/ }).getByRole('link').first().click()
+  const refusedId = (await refused.json()).request_id as string
+  await page.getByLabel('Request id').fill(refusedId)
+  const refusedRow = page.getByTestId(`request-${refusedId}`)
+  await expect(refusedRow).toBeVisible({ timeout: 15_000 })
+  await expect(refusedRow).toContainText('401')
+  await expect(refusedRow).toContainText('unauthenticated')
+  await expect(refusedRow.locator('td[data-label="From"]')).not.toHaveText('—')
 })
 
 test('keys older than 90 days are flagged for rotation', async ({ page }) => {

@@ -576,6 +576,10 @@ test('a preview link opens the draft in a fresh browser with no session, and sto
   expect(await answer?.json()).toMatchObject({ article_id: id, headline, lede: 'Not live yet.', status: 'draft' })
 
   await editor.getByTestId('live-preview-links').getByRole('button', { name: 'Revoke' }).click()
+  // Revoking asks first, saying what a reader of the link will see.
+  const revokeDialog = editor.getByRole('dialog', { name: 'Revoke this preview link?' })
+  await expect(revokeDialog).toContainText('Anyone who opens it from now on sees “not found” instead of this draft.')
+  await revokeDialog.getByRole('button', { name: 'Revoke link' }).click()
   await expect(editor.getByTestId('live-preview-links')).toHaveCount(0)
   expect((await site.goto(`/v1/preview/${token}`))?.status()).toBe(404)
   await fresh.close()

@@ -50,6 +50,10 @@ test('an editor searches, opens the result, edits it twice, compares versions an
   await page.screenshot({ path: 'docs/screenshots/revision-compare.png' })
 
   await revisions.getByRole('button', { name: 'Restore version 1' }).click()
+  // A restore replaces the text on screen: it asks first.
+  const restoreDialog = page.getByRole('dialog', { name: 'Restore version 1?' })
+  await expect(restoreDialog).toContainText('today’s text stays in Revisions')
+  await restoreDialog.getByRole('button', { name: 'Restore version 1' }).click()
   await expect(page.getByText('Restored version 1. This is now version 4.')).toBeVisible()
   await expect(page.getByRole('heading', { level: 1, name: headline, exact: true })).toBeVisible()
   await expect(page.getByLabel('Lede')).toHaveValue('The ferries are back.')

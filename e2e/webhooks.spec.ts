@@ -105,17 +105,36 @@ test('an admin subscribes a receiver, sends a test event, sees the attempt, rede
   await expect(delivery.getByText('Status 200').first()).toBeVisible()
 
   // Rotating the secret shows the new one once; the old one keeps signing for a day.
-  page.once('dialog', (dialog) => void dialog.accept())
+  // It asks first in the portal's own dialog (never the browser's), saying what happens to the receiver.
+  page.on('dialog', (dialog) => {
+    throw new Error(`A native ${dialog.type()} dialog appeared: ${dialog.message()}`)
+  })
   await page.getByRole('button', { name: 'Rotate secret' }).click()
+  const rotateDialog = page.getByRole('dialog', { name: 'Rotate the signing secret?' })
+  await expect(rotateDialog).toContainText('after that a receiver that still checks the current secret rejects every delivery')
+  await rotateDialog.getByRole('button', { name: 'Cancel' }).click()
+  await expect(rotateDialog).toBeHidden()
+  await expect(page.getByTestId('new-secret')).toHaveCount(0)
+  await page.getByRole('button', { name: 'Rotate secret' }).click()
+  await rotateDialog.getByRole('button', { name: 'Rotate secret' }).click()
   await expect(page.getByTestId('new-secret')).toContainText('whsec_')
-  const rotatedSecret = (await page.getByTestId('new-secret').locator('dd').first().textContent()) ?? ''
+  const rotatedSecret = (await page.getByTestId('rotated-secret').textContent()) ?? ''
   expect(rotatedSecret).toMatch(/^[A-Za-z0-9_-]{43}$/)
+  // Shown once, with a Copy button that puts exactly the secret on the clipboard.
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'])
+  await page.getByRole('button', { name: 'Copy secret', exact: true }).click()
+  await expect(page.getByTestId('new-secret').getByText('Copied to the clipboard.')).toBeVisible()
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(rotatedSecret)
+  await page.screenshot({ path: 'docs/screenshots/webhook-secret-rotated.png' })
   await expect(page.getByText(/Still signs deliveries, beside the new one, until/)).toBeVisible()
   await page.getByRole('button', { name: 'I have stored it' }).click()
   await expect(page.getByTestId('new-secret')).toHaveCount(0)
 
   // Pause and resume.
   await page.getByRole('button', { name: 'Pause', exact: true }).click()
+  const pauseDialog = page.getByRole('dialog', { name: 'Pause deliveries to this receiver?' })
+  await expect(pauseDialog).toContainText('stops receiving events as soon as you confirm')
+  await pauseDialog.getByRole('button', { name: 'Pause deliveries' }).click()
   await expect(page.getByRole('status').filter({ hasText: 'Paused. New deliveries wait' })).toBeVisible()
   await expect(page.getByText('Paused', { exact: true })).toBeVisible()
   await page.getByRole('button', { name: 'Resume', exact: true }).click()

@@ -26,6 +26,7 @@ export type AuditAction =
   | 'article.lock_overridden'
   | 'preview_link.created'
   | 'preview_link.revoked'
+  | 'tenant.search_language_changed'
 
 // Any client or transaction, tenant-scoped or not: jobs that act for the system audit too.
 type AuditWriter = { auditEntry: { create(args: { data: Prisma.AuditEntryUncheckedCreateInput }): PromiseLike<unknown> } }

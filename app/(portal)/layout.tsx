@@ -2,6 +2,7 @@ import type { ReactNode } from 'react'
 import { requirePortalUser } from '@/lib/auth/session'
 import { CollapsibleNav } from '@/components/collapsible-nav'
 import { PortalNav } from '@/components/portal-nav'
+import { RouteFocus } from '@/components/route-focus'
 import { SignOutButton } from '@/components/sign-out-button'
 import { PortalTrpcProvider } from '@/components/trpc-provider'
 
@@ -28,6 +29,7 @@ export default async function PortalLayout({ children }: { children: ReactNode }
             <SignOutButton />
           </div>
         </header>
+        <RouteFocus />
         <main id="main-content" tabIndex={-1}>
           <PortalTrpcProvider>{children}</PortalTrpcProvider>
         </main>

@@ -19,6 +19,10 @@ export function ArticleFilters({ params, options }: { params: ListParams; option
   const router = useRouter()
   const [dateError, setDateError] = useState<string | null>(null)
   const toRef = useRef<HTMLInputElement>(null)
+  // On a phone the form folds behind a Filters button (CSS shows the button only there), so the
+  // list starts near the top; filters in use are counted on the button.
+  const [open, setOpen] = useState(false)
+  const inUse = [params.status, params.department_id, params.author_id, params.tag, params.published_after, params.published_before].filter(Boolean).length
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
@@ -48,7 +52,11 @@ export function ArticleFilters({ params, options }: { params: ListParams; option
   }
 
   return (
-    <form role="search" aria-label="Filter articles" className={`card ${styles.filters}`} onSubmit={onSubmit} noValidate>
+    <div className={styles.filterFold} data-open={open || Boolean(dateError)}>
+    <button type="button" className={`secondary ${styles.filterToggle}`} aria-expanded={open} aria-controls="article-filters" onClick={() => setOpen(!open)}>
+      Filters{inUse > 0 && ` (${inUse} in use)`}
+    </button>
+    <form id="article-filters" role="search" aria-label="Filter articles" className={`card ${styles.filters}`} onSubmit={onSubmit} noValidate>
       <div className={styles.filterGrid}>
         <div>
           <label htmlFor="filter-status">Status</label>
@@ -133,5 +141,6 @@ export function ArticleFilters({ params, options }: { params: ListParams; option
         </Link>
       </div>
     </form>
+    </div>
   )
 }

@@ -21,7 +21,7 @@ import {
 } from './article-form-schema'
 import { describePortalError, type PortalError } from '@/components/portal-error'
 import { applyServerFieldErrors } from '@/components/server-field-errors'
-import { ConfirmDialog } from '@/components/settings/confirm-dialog'
+import { ConfirmDialog } from '@/components/confirm-dialog'
 import { slugify } from '@/lib/articles/article-address'
 import { RichTextEditor } from './rich-text-editor'
 import { MergeChanges } from './merge-changes'

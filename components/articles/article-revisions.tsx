@@ -8,6 +8,7 @@ import { htmlToText, wordDiff } from '@/lib/text/word-diff'
 import { useTRPC } from '@/components/trpc-provider'
 import { LocalTime } from '@/components/local-time'
 import { describePortalError } from '@/components/portal-error'
+import { ConfirmDialog } from '@/components/confirm-dialog'
 import styles from './articles.module.css'
 
 export const fieldNames: Record<RevisionRecord['fields'][number], string> = {
@@ -31,6 +32,8 @@ export function ArticleRevisions({ article, blockedReason }: { article: ArticleR
   const restore = useMutation(trpc.articles.restoreRevision.mutationOptions())
   const [compared, setCompared] = useState<string | null>(null)
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null)
+  // A restore replaces the current text; it asks first, naming what changes.
+  const [restoring, setRestoring] = useState<RevisionRecord | null>(null)
 
   const onRestore = async (revision: RevisionRecord) => {
     setMessage(null)
@@ -104,7 +107,7 @@ export function ArticleRevisions({ article, blockedReason }: { article: ArticleR
                           type="button"
                           disabled={restore.isPending || blockedReason !== null}
                           title={blockedReason ?? undefined}
-                          onClick={() => void onRestore(revision)}
+                          onClick={() => setRestoring(revision)}
                         >
                           {restore.isPending && restore.variables?.revision_id === revision.revision_id ? 'Restoring…' : `Restore version ${revision.version}`}
                         </button>
@@ -119,6 +122,24 @@ export function ArticleRevisions({ article, blockedReason }: { article: ArticleR
         </div>
       )}
       {blockedReason && items && items.length > 1 && <p className="hint">{blockedReason}</p>}
+      <ConfirmDialog
+        open={restoring !== null}
+        title={`Restore version ${restoring?.version ?? ''}?`}
+        confirmLabel={`Restore version ${restoring?.version ?? ''}`}
+        busyLabel="Restoring…"
+        busy={restore.isPending}
+        tone="primary"
+        onCancel={() => setRestoring(null)}
+        onConfirm={() => {
+          if (restoring) void onRestore(restoring).finally(() => setRestoring(null))
+        }}
+      >
+        <p>
+          The headline, lede, text and other fields become those of version {restoring?.version} as a new save; today’s text stays in Revisions and can be
+          restored in turn.
+          {article.status === 'published' && ' The article is live: readers see the restored text at once.'}
+        </p>
+      </ConfirmDialog>
       {compared && items && <RevisionComparison revision={items.find((item) => item.revision_id === compared)!} article={article} />}
     </div>
   )

@@ -45,12 +45,12 @@ export function ArticleTable({ items, options, busy, searching = false }: { item
                   </a>
                 )}
               </td>
-              <td>
+              <td data-label="Status">
                 <StatusBadge status={article.status} scheduled={article.scheduled_publish_at !== null} />
               </td>
-              <td>{article.department_id ? (departments.get(article.department_id) ?? '…') : <span className="muted">None</span>}</td>
-              <td>{authors.get(article.author_id) ?? '…'}</td>
-              <td>
+              <td data-label="Department">{article.department_id ? (departments.get(article.department_id) ?? '…') : <span className="muted">None</span>}</td>
+              <td data-label="Author">{authors.get(article.author_id) ?? '…'}</td>
+              <td data-label="Published or scheduled">
                 {article.scheduled_publish_at ? (
                   <>
                     Scheduled for <LocalTime iso={article.scheduled_publish_at} />
@@ -64,7 +64,7 @@ export function ArticleTable({ items, options, busy, searching = false }: { item
                   <span className="muted">Not published</span>
                 )}
               </td>
-              <td>{article.tags.length > 0 ? article.tags.join(', ') : <span className="muted">None</span>}</td>
+              <td data-label="Tags">{article.tags.length > 0 ? article.tags.join(', ') : <span className="muted">None</span>}</td>
             </tr>
           ))}
         </tbody>

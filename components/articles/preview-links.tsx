@@ -5,6 +5,7 @@ import { useState } from 'react'
 import { LocalTime } from '@/components/local-time'
 import { describePortalError } from '@/components/portal-error'
 import { useTRPC } from '@/components/trpc-provider'
+import { ConfirmDialog } from '@/components/confirm-dialog'
 import styles from './articles.module.css'
 
 /**
@@ -27,7 +28,25 @@ export function PreviewLinks({ articleId }: { articleId: string }) {
       onError: (error) => setFailure(describePortalError(error).message),
     }),
   )
-  const revoke = useMutation(trpc.articles.revokePreviewLink.mutationOptions({ onSuccess: refresh, onError: (error) => setFailure(describePortalError(error).message) }))
+  const [revoking, setRevoking] = useState<{ preview_link_id: string; expires_at: string } | null>(null)
+  const [copied, setCopied] = useState('')
+  const revoke = useMutation(
+    trpc.articles.revokePreviewLink.mutationOptions({
+      onSuccess: async () => {
+        setRevoking(null)
+        await refresh()
+      },
+      onError: (error) => setFailure(describePortalError(error).message),
+    }),
+  )
+  async function copy(url: string) {
+    try {
+      await navigator.clipboard.writeText(url)
+      setCopied('Copied to the clipboard.')
+    } catch {
+      setCopied('Copying was not allowed by the browser. Select the link and copy it by hand.')
+    }
+  }
 
   return (
     <section className="card" aria-labelledby="preview-links-heading">
@@ -50,7 +69,13 @@ export function PreviewLinks({ articleId }: { articleId: string }) {
           <a href={minted.url} target="_blank" rel="noopener noreferrer">
             {minted.url}
           </a>{' '}
-          <span className={styles.hint}>(shown only now: copy it)</span>
+          <span className={styles.hint}>(shown only now: copy it)</span>{' '}
+          <button type="button" className="secondary" onClick={() => void copy(minted.url)}>
+            Copy link
+          </button>{' '}
+          <span aria-live="polite" className={styles.hint}>
+            {copied}
+          </span>
         </p>
       )}
       {links.data && links.data.length > 0 && (
@@ -58,13 +83,24 @@ export function PreviewLinks({ articleId }: { articleId: string }) {
           {links.data.map((link) => (
             <li key={link.preview_link_id}>
               By {link.created_by?.name ?? 'an integration'}, until <LocalTime iso={link.expires_at} />{' '}
-              <button type="button" className="secondary" disabled={revoke.isPending} onClick={() => revoke.mutate({ article_id: articleId, preview_link_id: link.preview_link_id })}>
+              <button type="button" className="secondary" disabled={revoke.isPending} onClick={() => setRevoking(link)}>
                 Revoke
               </button>
             </li>
           ))}
         </ul>
       )}
+      <ConfirmDialog
+        open={revoking !== null}
+        title="Revoke this preview link?"
+        confirmLabel="Revoke link"
+        busyLabel="Revoking…"
+        busy={revoke.isPending}
+        onCancel={() => setRevoking(null)}
+        onConfirm={() => revoking && revoke.mutate({ article_id: articleId, preview_link_id: revoking.preview_link_id })}
+      >
+        <p>Anyone who opens it from now on sees “not found” instead of this draft. A revoked link cannot be brought back; create a new one to share again.</p>
+      </ConfirmDialog>
     </section>
   )
 }

@@ -2,7 +2,8 @@
 
 import { EditorContent, useEditor, useEditorState, type Editor } from '@tiptap/react'
 import StarterKit from '@tiptap/starter-kit'
-import { useEffect, useImperativeHandle, useRef, useState, type Ref } from 'react'
+import { useEffect, useId, useImperativeHandle, useRef, useState, type FormEvent, type Ref } from 'react'
+import { linkAddressProblem } from '@/lib/articles/body-url-rule'
 import styles from './rich-text-editor.module.css'
 
 type Props = {
@@ -139,6 +140,8 @@ function FormattingButtons({ editor, disabled }: { editor: Editor; disabled: boo
       bulletList: current.isActive('bulletList'),
       orderedList: current.isActive('orderedList'),
       blockquote: current.isActive('blockquote'),
+      link: current.isActive('link'),
+      href: (current.getAttributes('link').href as string | undefined) ?? '',
       canUndo: current.can().undo(),
       canRedo: current.can().redo(),
     }),
@@ -154,12 +157,117 @@ function FormattingButtons({ editor, disabled }: { editor: Editor; disabled: boo
       <span className={styles.separator} aria-hidden="true" />
       {blocks.map(button)}
       <span className={styles.separator} aria-hidden="true" />
+      <LinkControl editor={editor} disabled={disabled} active={active.link} href={active.href} />
+      <span className={styles.separator} aria-hidden="true" />
       <button type="button" disabled={disabled || !active.canUndo} onClick={() => editor.chain().focus().undo().run()}>
         Undo
       </button>
       <button type="button" disabled={disabled || !active.canRedo} onClick={() => editor.chain().focus().redo().run()}>
         Redo
       </button>
+    </>
+  )
+}
+
+/**
+ * Link and unlink. The address is checked by the body's own allow-list (body-url-rule.ts), so
+ * a link the editor makes is never one the save would strip. With no text selected, the address
+ * itself becomes the link's text.
+ */
+function LinkControl({ editor, disabled, active, href }: { editor: Editor; disabled: boolean; active: boolean; href: string }) {
+  const [open, setOpen] = useState(false)
+  const [address, setAddress] = useState('')
+  const [problem, setProblem] = useState<string | null>(null)
+  const inputRef = useRef<HTMLInputElement>(null)
+  const inputId = useId()
+
+  useEffect(() => {
+    if (open) inputRef.current?.focus()
+  }, [open])
+
+  const close = () => {
+    setOpen(false)
+    setProblem(null)
+    editor.commands.focus()
+  }
+  const apply = (event?: FormEvent) => {
+    event?.preventDefault()
+    const trimmed = address.trim()
+    const refusal = linkAddressProblem(trimmed)
+    if (refusal) {
+      setProblem(refusal)
+      inputRef.current?.focus()
+      return
+    }
+    const chain = editor.chain().focus().extendMarkRange('link')
+    if (editor.state.selection.empty && !active) chain.insertContent({ type: 'text', text: trimmed, marks: [{ type: 'link', attrs: { href: trimmed } }] }).run()
+    else chain.setLink({ href: trimmed }).run()
+    setOpen(false)
+    setProblem(null)
+  }
+
+  return (
+    <>
+      <button
+        type="button"
+        aria-pressed={active}
+        aria-expanded={open}
+        aria-controls={open ? `${inputId}-panel` : undefined}
+        disabled={disabled}
+        onClick={() => {
+          setAddress(href)
+          setProblem(null)
+          setOpen(!open)
+        }}
+      >
+        Link
+      </button>
+      {active && (
+        <button type="button" disabled={disabled} onClick={() => editor.chain().focus().extendMarkRange('link').unsetLink().run()}>
+          Remove link
+        </button>
+      )}
+      {open && (
+        // Not a <form>: the editor sits inside the article's form, and forms do not nest.
+        <div id={`${inputId}-panel`} className={styles.linkPanel} role="group" aria-label="Link address">
+          <label htmlFor={inputId}>Link address</label>
+          <input
+            id={inputId}
+            ref={inputRef}
+            type="text"
+            inputMode="url"
+            value={address}
+            placeholder="https://…"
+            aria-invalid={problem !== null}
+            aria-describedby={problem ? `${inputId}-problem` : `${inputId}-hint`}
+            onChange={(event) => setAddress(event.target.value)}
+            onKeyDown={(event) => {
+              if (event.key === 'Enter') apply(event)
+              if (event.key === 'Escape') {
+                event.preventDefault()
+                close()
+              }
+            }}
+          />
+          {problem ? (
+            <p id={`${inputId}-problem`} className="field-error" role="alert">
+              {problem}
+            </p>
+          ) : (
+            <p id={`${inputId}-hint`} className={styles.sourceHint}>
+              http://, https://, mailto: or tel:, or a path on this site such as /politics.
+            </p>
+          )}
+          <div className={styles.linkActions}>
+            <button type="button" onClick={() => apply()}>
+              Apply link
+            </button>
+            <button type="button" onClick={close}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      )}
     </>
   )
 }

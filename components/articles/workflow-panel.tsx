@@ -6,7 +6,7 @@ import type { ApiStatus } from '@/lib/articles/article-status'
 import type { ArticleRecord } from '@/lib/articles/article-schemas'
 import type { Role } from '@/lib/db/generated/enums'
 import { formatLocalInstant } from '@/lib/time/local-datetime'
-import { ConfirmDialog } from '@/components/settings/confirm-dialog'
+import { ConfirmDialog } from '@/components/confirm-dialog'
 import { useTRPC } from '@/components/trpc-provider'
 import { LocalTime } from '@/components/local-time'
 import { describePortalError } from '@/components/portal-error'
@@ -120,7 +120,8 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
   const [note, setNote] = useState('')
   const [noteError, setNoteError] = useState<string | null>(null)
   const sendsBack = (to: ApiStatus) => to === 'draft' && role !== 'writer' && (article.status === 'in-review' || article.status === 'approved')
-  const request = (to: ApiStatus) => (article.status === 'published' ? setConfirming(to) : sendsBack(to) ? setSendingBack(true) : move(to))
+  // Taking a story off the site, or archiving it, asks first: neither is undone in one click.
+  const request = (to: ApiStatus) => (article.status === 'published' || to === 'archived' ? setConfirming(to) : sendsBack(to) ? setSendingBack(true) : move(to))
   const pendingMove = transition.isPending ? transition.variables?.to_state : undefined
   const canPublish = moves.includes('published')
   const otherMoves = moves.filter((to) => to !== 'published')
@@ -299,9 +300,9 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
       </ConfirmDialog>
       <ConfirmDialog
         open={confirming !== null}
-        title="Take this article off the site?"
+        title={confirming === 'archived' ? 'Archive this article?' : 'Take this article off the site?'}
         confirmLabel={confirming ? moveLabel(article.status, confirming, role) : 'Confirm'}
-        busyLabel="Taking it down…"
+        busyLabel={confirming === 'archived' ? 'Archiving…' : 'Taking it down…'}
         busy={transition.isPending}
         onCancel={() => setConfirming(null)}
         onConfirm={() => {
@@ -309,10 +310,21 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
           transition.mutate({ article_id: article.article_id, version: article.version, to_state: confirming }, { onSettled: () => setConfirming(null) })
         }}
       >
-        <p>
-          “{article.headline}” is live{article.url ? ` at ${article.url}` : ''}. Readers lose it as soon as you confirm; its links stop working until it is
-          published again.
-        </p>
+        {article.status === 'published' ? (
+          <p>
+            “{article.headline}” is live{article.url ? ` at ${article.url}` : ''}. Readers lose it as soon as you confirm; its links stop working until it is
+            published again.
+          </p>
+        ) : (
+          <p>“{article.headline}” leaves the newsroom’s working lists. Readers never see an archived article; to work on it again, restore it to draft.</p>
+        )}
+        {confirming === 'archived' && article.scheduled_publish_at && (
+          <p data-testid="archive-drops-schedule">
+            <strong>
+              Its publication scheduled for <LocalTime iso={article.scheduled_publish_at} withZoneId /> is cancelled: it will not go live.
+            </strong>
+          </p>
+        )}
       </ConfirmDialog>
     </aside>
   )

@@ -8,13 +8,16 @@ import styles from './settings.module.css'
  * with a copy button. The value lives only in the parent's state: leaving or reloading the
  * page drops it for good.
  */
-export function OneTimeSecret(props: { title: string; valueLabel: string; value: string; copyLabel: string; children: ReactNode; testId?: string }) {
+export function OneTimeSecret(props: { title: string; valueLabel: string; value: string; copyLabel: string; children: ReactNode; testId?: string; focusOnShow?: boolean }) {
   const headingRef = useRef<HTMLHeadingElement>(null)
   const valueId = useId()
   const [copyStatus, setCopyStatus] = useState<string>('')
 
   // Move focus here when it appears, so keyboard and screen-reader users meet it first.
-  useEffect(() => headingRef.current?.focus(), [])
+  const { focusOnShow = true } = props
+  useEffect(() => {
+    if (focusOnShow) headingRef.current?.focus()
+  }, [focusOnShow])
 
   async function copy() {
     try {

@@ -1,4 +1,5 @@
 import sanitizeHtml from 'sanitize-html'
+import { imageSchemes, linkSchemes as allowedSchemes, urlRefusal } from './body-url-rule'
 
 // Article bodies are sanitised on write (every write path stores cleanBody's output, see
 // stored-body.ts) by this one allow-list, which the portal's preview also renders through, so
@@ -23,8 +24,6 @@ import sanitizeHtml from 'sanitize-html'
 //   the page's scheme, which a preview and the public site do not share). Relative URLs stay.
 // - Links that open a new tab get rel="noopener noreferrer nofollow", so the opened page
 //   cannot reach back through window.opener, and we vouch for no one.
-const allowedSchemes = ['http', 'https', 'mailto', 'tel']
-const imageSchemes = ['https']
 
 const options: sanitizeHtml.IOptions = {
   allowedTags: [
@@ -104,11 +103,3 @@ function noteRemovals(tag: string, attribs: Record<string, string>, removed: Set
   }
 }
 
-function urlRefusal(value: string, schemes: string[]): string | null {
-  // Browsers ignore control characters and whitespace inside a scheme ("java\tscript:").
-  const compact = value.replace(/[\u0000-\u0020]/g, '').toLowerCase()
-  if (compact.startsWith('//')) return 'protocol-relative URL'
-  const scheme = /^([a-z][a-z0-9+.-]*):/.exec(compact)?.[1]
-  if (scheme === undefined || schemes.includes(scheme)) return null
-  return `${scheme}: URL`
-}

@@ -31,7 +31,8 @@ const cache = processSingleton('token-cache', () => new Map<string, CacheEntry>(
 const inFlight = processSingleton('token-lookups', () => ({ byHash: new Map<string, Promise<TokenPrincipal | null>>(), clearings: 0 }))
 
 /**
- * The token's principal, or null for an unknown or revoked token or a deactivated owner.
+ * The token's principal, or null for an unknown token or a deactivated owner. A revoked key's
+ * principal carries its revocation in `bounds`, which every request judges (tokenRefusal).
  * Throws ServiceUnavailableError when the lookup itself fails: that says nothing about the
  * key, and a 401 would make an integration throw away a good one.
  */
@@ -73,7 +74,9 @@ async function lookUp(tokenHash: string): Promise<TokenPrincipal | null> {
   const current = await findToken({ tokenHash })
   const row = current ?? (await findToken({ previousTokenHash: tokenHash }))
   const principal: TokenPrincipal | null =
-    row && !row.revokedAt && row.owner.active
+    // A revoked key still has a principal, whose bounds refuse it (token-bounds.ts): its 401s
+    // are then kept in its own request log, where its owner looks for them.
+    row && row.owner.active
       ? {
           tokenId: row.id,
           scopes: effectiveScopes(row.scopes, row.owner.role),
@@ -88,7 +91,7 @@ async function lookUp(tokenHash: string): Promise<TokenPrincipal | null> {
     if (cache.size >= maxCacheEntries) cache.clear()
     cache.set(tokenHash, { principal, expiresAt: Date.now() + cacheTtlMs() })
   }
-  if (principal) rememberLastUse(principal.tokenId, row?.lastUsedAt ?? null)
+  if (principal && principal.bounds.revokedAt === null) rememberLastUse(principal.tokenId, row?.lastUsedAt ?? null)
   return principal
 }
 

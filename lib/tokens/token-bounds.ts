@@ -7,6 +7,8 @@ import { addressAllowed, displayAddress, parseRange, type AddressRange } from '.
  * millisecond whatever the cache holds.
  */
 export type TokenBounds = {
+  /** A revoked key is still looked up, so the refusals of its later requests land in its own request log. */
+  revokedAt: number | null
   expiresAt: number | null
   /** Null when the key admits every address. */
   allowedRanges: AddressRange[] | null
@@ -16,7 +18,7 @@ export type TokenBounds = {
 }
 
 export function tokenBounds(
-  row: { expiresAt: Date | null; allowedAddresses: string[] },
+  row: { expiresAt: Date | null; allowedAddresses: string[]; revokedAt?: Date | null },
   replaced: { rolledAt: Date | null; worksUntil: Date | null } | null,
 ): TokenBounds {
   // Entries were validated when stored; one that no longer parses admits nothing rather than everything.
@@ -25,6 +27,7 @@ export function tokenBounds(
     return 'error' in range ? [] : [range]
   })
   return {
+    revokedAt: row.revokedAt?.getTime() ?? null,
     expiresAt: row.expiresAt?.getTime() ?? null,
     allowedRanges: row.allowedAddresses.length > 0 ? ranges : null,
     allowedAddresses: row.allowedAddresses,
@@ -36,6 +39,12 @@ export type TokenRefusal = { code: 'unauthenticated' | 'ip_not_allowed'; detail:
 
 /** Why this request may not use the key now, or null when it may. */
 export function tokenRefusal(bounds: TokenBounds, address: string, now = Date.now()): TokenRefusal | null {
+  if (bounds.revokedAt !== null) {
+    return {
+      code: 'unauthenticated',
+      detail: `This API key was revoked at ${new Date(bounds.revokedAt).toISOString()}. Create a new key in Settings → API Keys.`,
+    }
+  }
   if (bounds.expiresAt !== null && now >= bounds.expiresAt) {
     return {
       code: 'unauthenticated',

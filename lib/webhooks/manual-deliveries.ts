@@ -9,6 +9,7 @@ import type { EventKind } from '../events/event-kinds.ts'
 import type { WebhookSubscription } from '../db/generated/client.ts'
 import { describeFilter } from './subscription-filter.ts'
 import type { ManualDeliveryRecord, TestDeliveryRecord } from './webhook-schemas.ts'
+import { assertSampleKind, sampleEventData } from './sample-events.ts'
 
 /** The kind of the event "Send test event" sends; never recorded by domain changes. */
 export const webhookTestKind = 'webhook.test'
@@ -53,8 +54,10 @@ export function toManualDeliveryRecord(result: ManualDeliveryResult): ManualDeli
  * It bypasses the subscription's filter, and says (in its data and the answer) which events
  * the filter passes.
  */
-export async function sendTestEvent(actor: Actor, webhookId: string): Promise<TestDeliveryResult> {
+export async function sendTestEvent(actor: Actor, webhookId: string, kind: string = webhookTestKind): Promise<TestDeliveryResult> {
   const subscription = await getWebhook(actor, webhookId)
+  // Or a sample of one of its kinds (sample-events.ts), marked test: true in its data.
+  const sampled = kind === webhookTestKind ? null : assertSampleKind(kind, subscription.events)
   const filter = await subscriptionFilterRecord(actor.tenant.id, subscription)
   const now = new Date()
   const { eventId, deliveryId } = await tenantDb(actor.tenant.id).$transaction(async (tx) => {
@@ -62,9 +65,11 @@ export async function sendTestEvent(actor: Actor, webhookId: string): Promise<Te
       data: {
         id: createId('evt'),
         tenantId: actor.tenant.id,
-        kind: webhookTestKind,
+        kind: sampled ?? webhookTestKind,
         occurredAt: now,
-        data: { webhook_id: subscription.id, message: 'A test event sent from the newsroom service. No action is needed.', filter },
+        data: sampled
+          ? { ...sampleEventData(sampled, actor.user?.id ?? null), webhook_id: subscription.id, filter }
+          : { webhook_id: subscription.id, message: 'A test event sent from the newsroom service. No action is needed.', filter },
         // Delivered right here, never through the queue: the sweeper must not pick it up.
         sentToQueueAt: now,
       },

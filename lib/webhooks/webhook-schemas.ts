@@ -273,3 +273,16 @@ export const testDeliverySchema = manualDeliverySchema
   .meta({ id: 'TestDelivery', description: 'The one attempt a test event made, at once, and the filter real events would have to pass.' })
 
 export type TestDeliveryRecord = z.infer<typeof testDeliverySchema>
+
+/** POST /v1/webhooks/{id}/test's optional body: which kind to send (webhook.test when absent). */
+export const testEventBodySchema = z
+  .object({
+    event: withoutNul(z.string().min(1).max(64))
+      .optional()
+      .meta({
+        description:
+          'A kind the subscription listens to: sends a sample of it (the shape that kind carries, with example values and `"test": true` in its data) instead of `webhook.test`. Kinds nothing sends yet (media, billing) are refused.',
+        example: 'article.published',
+      }),
+  })
+  .meta({ id: 'TestEventRequest' })

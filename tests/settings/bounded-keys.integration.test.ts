@@ -56,6 +56,23 @@ async function auditOf(targetId: string) {
   return db.auditEntry.findMany({ where: { tenantId: newsroom.tenant.id, targetId }, orderBy: { createdAt: 'asc' } })
 }
 
+describe('a revoked key', () => {
+  it('is a 401 saying when it was revoked, and its request log keeps the refusals made with it afterwards, with the client address', async () => {
+    const { token, summary } = await createApiToken(newsroom.actor('admin'), { name: 'Soon revoked', scopes: ['articles:read'] })
+    expect((await read(token)).status).toBe(200)
+    await portal().apiKeys.revoke({ id: summary.id })
+    const answer = await read(token, { 'X-Forwarded-For': '203.0.113.9' })
+    expect(answer.status).toBe(401)
+    const { revokedAt } = await db.apiToken.findUniqueOrThrow({ where: { id: summary.id } })
+    expect(answer.body).toMatchObject({ code: 'unauthenticated', detail: `This API key was revoked at ${revokedAt!.toISOString()}. Create a new key in Settings → API Keys.` })
+    expect(answer.headers.get('www-authenticate')).toContain('error="invalid_token"')
+    const log = await logOf(summary.id)
+    expect(log.map((entry) => entry.status)).toEqual([401, 200])
+    expect(log[0]).toMatchObject({ problemCode: 'unauthenticated', tokenId: summary.id, clientAddress: expect.any(String) })
+    expect(log[0]!.clientAddress).not.toBe('')
+  })
+})
+
 describe('key expiry', () => {
   it('a key past its expiry is a 401 saying when it expired, and the request log shows it', async () => {
     const expiresAt = new Date(Date.now() - 60_000)

@@ -2,6 +2,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { parseInput } from '../../lib/parse-input.ts'
 import { createApiTokenSchema } from '../../lib/tokens/api-token-schemas.ts'
 import { createApiToken, revokeApiToken } from '../../lib/tokens/api-tokens.ts'
+import { tokenRefusal } from '../../lib/tokens/token-bounds.ts'
 import { authenticateToken, forgetCachedTokens } from '../../lib/tokens/authenticate-token.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 import { stubEnv } from '../support/stub-env.ts'
@@ -40,7 +41,10 @@ describe('looking up API keys', () => {
     const { token, summary } = await newKey('Revoked')
     expect(await authenticateToken(token)).not.toBeNull()
     await revokeApiToken(newsroom.actor('admin'), summary.id)
-    expect(await authenticateToken(token)).toBeNull()
+    // Still found, so its refusals land in its own request log; its bounds refuse it.
+    const revoked = await authenticateToken(token)
+    expect(revoked?.tokenId).toBe(summary.id)
+    expect(tokenRefusal(revoked!.bounds, '127.0.0.1')).toMatchObject({ code: 'unauthenticated', detail: expect.stringMatching(/^This API key was revoked at /) })
   })
 
   it('looks a key up again once its cached answer expired, not reusing a finished lookup', async () => {

@@ -55,6 +55,38 @@ describe('POST /v1/webhooks/{webhook_id}/test', () => {
     expect(log.body.items[0]).toMatchObject({ delivery_id: answer.body.delivery_id, event: 'webhook.test', status: 'succeeded' })
   })
 
+  it('sends a sample of a subscribed kind when asked, marked as a test and absent from the events API', async () => {
+    const { webhook_id } = await subscribe()
+    const answer = await client.post(`/v1/webhooks/${webhook_id}/test`, { event: 'article.published' })
+    expect(answer.status).toBe(200)
+    expect(answer.body).toMatchObject({ result: 'succeeded', response_status: 204 })
+    const [request] = receiver.requests
+    const delivered = new Webhook(standardWebhooksSecret(secret)).verify(request!.body, stringHeaders(request!.headers)) as { event: string; data: Record<string, unknown> }
+    expect(delivered.event).toBe('article.published')
+    // The shape an article.published carries (the article record), with example values, and test: true.
+    expect(delivered.data).toMatchObject({ test: true, article_id: expect.stringMatching(/^art_/), headline: expect.any(String), status: 'published', version: expect.any(Number) })
+    expect(request!.headers['x-service-event']).toBe('article.published')
+    const log = await client.get(`/v1/webhooks/${webhook_id}/deliveries`)
+    expect(log.body.items[0]).toMatchObject({ delivery_id: answer.body.delivery_id, event: 'article.published', status: 'succeeded' })
+
+    const events = apiClient(server.url, await newsroom.token(['events:read']))
+    expect((await events.get('/v1/events?type=article.published')).body.items).toEqual([])
+    expect((await events.get(`/v1/events/${answer.body.event_id}`)).status).toBe(404)
+  })
+
+  it('refuses a kind the subscription does not listen to, or one nothing sends, with a 422 naming the kinds', async () => {
+    const { webhook_id } = await subscribe()
+    const unsubscribed = await client.post(`/v1/webhooks/${webhook_id}/test`, { event: 'user.created' })
+    expect(unsubscribed.status).toBe(422)
+    expect(unsubscribed.body.errors).toEqual([{ field: 'event', message: 'This subscription does not listen to user.created; choose one of: article.published.' }])
+    const media = (await client.post('/v1/webhooks', { url: receiver.url, events: ['media.uploaded'], secret })).body as { webhook_id: string }
+    const never = await client.post(`/v1/webhooks/${media.webhook_id}/test`, { event: 'media.uploaded' })
+    expect(never.status).toBe(422)
+    expect(never.body.errors[0].message).toMatch(/Nothing in this service sends media.uploaded yet/)
+    expect((await client.post(`/v1/webhooks/${webhook_id}/test`, { event: 'nonsense' })).status).toBe(422)
+    expect(receiver.requests).toHaveLength(0)
+  })
+
   it('reports a receiver that is not listening in words, still as 200', async () => {
     const { webhook_id } = await subscribe('http://127.0.0.1:9/hook')
     const answer = await client.post(`/v1/webhooks/${webhook_id}/test`)

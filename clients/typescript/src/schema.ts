@@ -622,6 +622,8 @@ export interface paths {
          *
          *     Sends a `webhook.test` event to the subscription **now**, once, signed and sent exactly like real deliveries, and answers with what the receiver did. No body is needed.
          *
+         *     To see what a real kind looks like at your receiver, send `{"event": "article.published"}` (any kind the subscription listens to): a **sample** of that kind is sent instead, in the shape that kind carries, with example values (never your newsroom's data) and `"test": true` in its `data`, so a receiver can recognise it and act on nothing. Samples are not events of the newsroom: `GET /v1/events` does not list them.
+         *
          *     It works on a paused or disabled subscription too, to check a receiver before resuming or re-enabling it. The attempt is kept in the deliveries log; it is never retried. The portal's **Send test event** does the same.
          *
          *     The test event is sent whatever the subscription's filters; the answer's `filter` (also in the test event's `data.filter`) says which real events would pass them, in fields and in words.
@@ -1306,6 +1308,13 @@ export interface components {
              * @enum {string}
              */
             result: "succeeded" | "failed";
+        };
+        TestEventRequest: {
+            /**
+             * @description A kind the subscription listens to: sends a sample of it (the shape that kind carries, with example values and `"test": true` in its data) instead of `webhook.test`. Kinds nothing sends yet (media, billing) are refused.
+             * @example article.published
+             */
+            event?: string;
         };
         TransitionArticle: {
             /**
@@ -5568,7 +5577,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TestEventRequest"];
+            };
+        };
         responses: {
             /** @description The attempt was made; `result` says how it went (a failed attempt is still a 200). */
             200: {
@@ -5583,6 +5596,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TestDelivery"];
+                };
+            };
+            /** @description The body is not valid JSON. */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
@@ -5642,7 +5670,37 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The Idempotency-Key was already used with a different request. */
+            /** @description The body is larger than 1 MiB; nothing was stored. */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not sent as `application/json`. */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body nests objects and arrays more than 64 levels deep; refused before anything else reads it, the Idempotency-Key included. `event` is not a kind the subscription listens to, or a kind nothing sends yet. The Idempotency-Key was already used with a different request. */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];

@@ -39,17 +39,17 @@ function RequestRow({ entry, apiKey }: { entry: ApiRequestRecord; apiKey: ApiKey
   const reading = boundReading(entry, apiKey)
   return (
     <tr data-testid={`request-${entry.request_id}`}>
-      <td className={styles.date}>
+      <td data-label="Time" className={styles.date}>
         <LocalTime iso={entry.created_at} seconds />
       </td>
-      <td className={styles.mono}>
+      <td data-label="Request" className={styles.mono}>
         {entry.method} {entry.route}
         {entry.query_keys.length > 0 && <span className="muted">?{entry.query_keys.join('&')}</span>}
       </td>
-      <td>
+      <td data-label="Status">
         <StatusBadge status={entry.status} />
       </td>
-      <td>
+      <td data-label="Problem">
         {entry.problem_code ? (
           <>
             <Link href={`/docs/api#error-${entry.problem_code}`} className={styles.mono}>
@@ -61,9 +61,9 @@ function RequestRow({ entry, apiKey }: { entry: ApiRequestRecord; apiKey: ApiKey
           <span className="muted">—</span>
         )}
       </td>
-      <td className={styles.mono}>{entry.client_address ?? <span className="muted">—</span>}</td>
-      <td className={styles.nowrap}>{formatDuration(entry.duration_ms)}</td>
-      <td className={`${styles.mono} ${styles.small}`}>{entry.request_id}</td>
+      <td data-label="From" className={styles.mono}>{entry.client_address ?? <span className="muted">—</span>}</td>
+      <td data-label="Duration" className={styles.nowrap}>{formatDuration(entry.duration_ms)}</td>
+      <td data-label="Request id" className={`${styles.mono} ${styles.small}`}>{entry.request_id}</td>
     </tr>
   )
 }

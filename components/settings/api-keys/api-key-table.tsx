@@ -31,8 +31,8 @@ export function ApiKeyTable({ keys, caption, onRevoke }: { keys: ApiKeyView[]; c
                   {key.name}
                 </Link>
               </th>
-              <td className={`${styles.mono} ${styles.nowrap}`}>{key.prefix}…</td>
-              <td>
+              <td data-label="Prefix" className={`${styles.mono} ${styles.nowrap}`}>{key.prefix}…</td>
+              <td data-label="Scopes">
                 <ul className={styles.chips} aria-label={`Scopes of ${key.name}`}>
                   {key.scopes.map((scope) => (
                     <li key={scope} className={styles.chip}>
@@ -41,14 +41,14 @@ export function ApiKeyTable({ keys, caption, onRevoke }: { keys: ApiKeyView[]; c
                   ))}
                 </ul>
               </td>
-              <td className={styles.date}>
+              <td data-label="Created" className={styles.date}>
                 <LocalTime iso={key.createdAt} />
                 <div className={`${styles.small} muted`}>by {key.createdByName ?? 'the command line'}</div>
               </td>
-              <td className={styles.date}>{key.lastUsedAt ? <LocalTime iso={key.lastUsedAt} /> : <span className="muted">Never</span>}</td>
-              <td className={styles.date}>{key.expiresAt ? <LocalTime iso={key.expiresAt} /> : <span className="muted">Never</span>}</td>
-              <td className={styles.mono}>{key.allowedAddresses.length ? key.allowedAddresses.map((range) => <div key={range}>{range}</div>) : <span className="muted">Any address</span>}</td>
-              <td>
+              <td data-label="Last used" className={styles.date}>{key.lastUsedAt ? <LocalTime iso={key.lastUsedAt} /> : <span className="muted">Never</span>}</td>
+              <td data-label="Expires" className={styles.date}>{key.expiresAt ? <LocalTime iso={key.expiresAt} /> : <span className="muted">Never</span>}</td>
+              <td data-label="Allowed from" className={styles.mono}>{key.allowedAddresses.length ? key.allowedAddresses.map((range) => <div key={range}>{range}</div>) : <span className="muted">Any address</span>}</td>
+              <td data-label="Status">
                 {key.revokedAt ? (
                   <>
                     <span className={`${styles.badge} ${styles.danger}`}>Revoked</span>

@@ -4,6 +4,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { useTRPC } from '@/components/trpc-provider'
 import { refusalMessage } from '@/components/portal-error'
+import { ConfirmDialog } from '@/components/confirm-dialog'
+import { OneTimeSecret } from '../one-time-secret'
 import styles from '../settings.module.css'
 
 /**
@@ -18,7 +20,15 @@ export function ContentKeyList() {
   const [created, setCreated] = useState<string | null>(null)
   const refresh = () => queryClient.invalidateQueries(trpc.contentKeys.list.queryFilter())
   const create = useMutation(trpc.contentKeys.create.mutationOptions({ onSuccess: async ({ key }) => { setCreated(key); setName(''); await refresh() } }))
-  const revoke = useMutation(trpc.contentKeys.revoke.mutationOptions({ onSuccess: refresh }))
+  const [revoking, setRevoking] = useState<{ id: string; name: string } | null>(null)
+  const revoke = useMutation(
+    trpc.contentKeys.revoke.mutationOptions({
+      onSuccess: async () => {
+        setRevoking(null)
+        await refresh()
+      },
+    }),
+  )
   const active = keys.data?.filter((key) => !key.revokedAt) ?? []
 
   return (
@@ -29,9 +39,9 @@ export function ContentKeyList() {
         so it is safe to embed in pages; answers are cacheable by a shared cache or CDN and purged when an article changes.
       </p>
       {created && (
-        <p className="alert" role="status">
-          New content key: <code className={styles.mono}>{created}</code> — copy it now; it is not shown again.
-        </p>
+        <OneTimeSecret title="New content key" valueLabel="Content key" value={created} copyLabel="Copy content key" testId="new-content-key">
+          <p>Copy it into your site’s configuration now; it is not shown again.</p>
+        </OneTimeSecret>
       )}
       <form
         onSubmit={(event) => {
@@ -53,15 +63,30 @@ export function ContentKeyList() {
           <tbody>
             {active.map((key) => (
               <tr key={key.id}>
-                <td>{key.name}</td>
-                <td className={styles.mono}>{key.prefix}…</td>
-                <td>{new Date(key.createdAt).toLocaleDateString()}</td>
-                <td><button type="button" disabled={revoke.isPending} onClick={() => revoke.mutate({ id: key.id })}>Revoke {key.name}</button></td>
+                <td data-label="Name">{key.name}</td>
+                <td data-label="Key" className={styles.mono}>{key.prefix}…</td>
+                <td data-label="Created">{new Date(key.createdAt).toLocaleDateString()}</td>
+                <td><button type="button" className="danger" disabled={revoke.isPending} onClick={() => setRevoking({ id: key.id, name: key.name })}>Revoke {key.name}</button></td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
+      <ConfirmDialog
+        open={revoking !== null}
+        title={`Revoke the content key ${revoking?.name ?? ''}?`}
+        confirmLabel="Revoke content key"
+        busyLabel="Revoking…"
+        busy={revoke.isPending}
+        error={revoke.isError ? refusalMessage(revoke.error) : null}
+        onCancel={() => setRevoking(null)}
+        onConfirm={() => revoking && revoke.mutate({ id: revoking.id })}
+      >
+        <p>
+          A site that reads articles with this key is refused (401) within seconds: readers see no articles there until it is given another key.
+          Answers a cache already holds may still be served until they expire. Revoking cannot be undone.
+        </p>
+      </ConfirmDialog>
     </section>
   )
 }

@@ -20,6 +20,7 @@ const actionLabels: Record<string, string> = {
   'user.deactivated': 'Deactivated user',
   'user.password_changed': 'Changed password',
   'user.sessions_ended': 'Ended sessions',
+  'tenant.search_language_changed': 'Changed search language',
 }
 
 // A short reading of the entry's metadata; secrets are never recorded there.
@@ -35,6 +36,8 @@ function details(entry: AuditEntryView): string {
       return `Old secret ${String(m.previousPrefix ?? '')}… overlap ${String(m.overlap ?? '')}`
     case 'api_token.allowlist_changed':
       return `${list(m.from) || 'any address'} → ${list(m.to) || 'any address'}`
+    case 'tenant.search_language_changed':
+      return `${String(m.from ?? '?')} → ${String(m.to ?? '?')}`
     case 'user.sessions_ended':
       return `${String(m.count ?? '')} session(s): ${String(m.reason ?? '')}`
     case 'webhook.created':
@@ -67,21 +70,21 @@ export function AuditLogTable({ entries }: { entries: AuditEntryView[] }) {
         <tbody>
           {entries.map((entry) => (
             <tr key={entry.id}>
-              <td className={styles.date}>
+              <td data-label="When" className={styles.date}>
                 <LocalTime iso={entry.createdAt} seconds />
               </td>
-              <td>{entry.actor ? entry.actor.name : <span className="muted">System or command line</span>}</td>
-              <td>
+              <td data-label="Who">{entry.actor ? entry.actor.name : <span className="muted">System or command line</span>}</td>
+              <td data-label="What">
                 {actionLabels[entry.action] ?? entry.action}
                 <div className={`muted ${styles.mono} ${styles.small}`}>{entry.action}</div>
               </td>
-              <td className={styles.breakAll}>
+              <td data-label="Target" className={styles.breakAll}>
                 {entry.targetLabel}
                 <div className={`muted ${styles.mono} ${styles.small}`}>
                   {entry.targetType} {entry.targetId}
                 </div>
               </td>
-              <td className={styles.small}>{details(entry)}</td>
+              <td data-label="Details" className={styles.small}>{details(entry)}</td>
             </tr>
           ))}
         </tbody>

@@ -69,11 +69,11 @@ export function SessionList() {
                         </>
                       )}
                     </th>
-                    <td className={styles.mono}>{session.clientAddress || <span className="muted">Unknown</span>}</td>
-                    <td className={styles.date}>
+                    <td data-label="Address" className={styles.mono}>{session.clientAddress || <span className="muted">Unknown</span>}</td>
+                    <td data-label="Signed in" className={styles.date}>
                       <LocalTime iso={session.createdAt} />
                     </td>
-                    <td className={styles.date}>
+                    <td data-label="Last seen" className={styles.date}>
                       <LocalTime iso={session.lastSeenAt} />
                     </td>
                     <td>

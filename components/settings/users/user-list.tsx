@@ -7,7 +7,7 @@ import type { UserView } from '@/lib/trpc/routers/users-router'
 import { roles } from '@/lib/users/user-schemas'
 import { roleArticle } from '@/components/role-words'
 import { useTRPC } from '@/components/trpc-provider'
-import { ConfirmDialog } from '../confirm-dialog'
+import { ConfirmDialog } from '@/components/confirm-dialog'
 import { LocalTime } from '@/components/local-time'
 import { refusalMessage } from '@/components/portal-error'
 import { StatusMessage, type Status } from '../status-message'
@@ -95,8 +95,8 @@ export function UserList({ currentUserId }: { currentUserId: string }) {
                   <th scope="row">
                     {user.name} {user.id === currentUserId && <span className="muted">(you)</span>}
                   </th>
-                  <td className={styles.breakAll}>{user.email}</td>
-                  <td>
+                  <td data-label="E-mail" className={styles.breakAll}>{user.email}</td>
+                  <td data-label="Role">
                     {user.active ? (
                       // Keyed by role so the select starts from the saved role after every change.
                       <RoleControl key={user.role} user={user} busy={changeRole.isPending} onChange={(role) => changeRole.mutate({ userId: user.id, role })} />
@@ -104,7 +104,7 @@ export function UserList({ currentUserId }: { currentUserId: string }) {
                       user.role
                     )}
                   </td>
-                  <td>
+                  <td data-label="Status">
                     {user.active ? (
                       <span className={`${styles.badge} ${styles.ok}`}>Active</span>
                     ) : (
@@ -114,7 +114,7 @@ export function UserList({ currentUserId }: { currentUserId: string }) {
                       </>
                     )}
                   </td>
-                  <td className={styles.date}><LocalTime iso={user.createdAt} /></td>
+                  <td data-label="Added" className={styles.date}><LocalTime iso={user.createdAt} /></td>
                   <td>
                     {user.active && user.id !== currentUserId && (
                       <button

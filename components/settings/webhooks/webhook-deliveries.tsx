@@ -3,18 +3,35 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import Link from 'next/link'
 import { useState } from 'react'
+import { eventKindsNeverSent, type EventKind } from '@/lib/events/event-kinds'
 import type { DeliveryView } from '@/lib/trpc/routers/webhooks-router'
 import { useTRPC } from '@/components/trpc-provider'
 import { LocalTime } from '@/components/local-time'
 import { formatDuration } from '../format'
 import { refusalMessage } from '@/components/portal-error'
 import { StatusMessage, type Status } from '../status-message'
+import { ConfirmDialog } from '@/components/confirm-dialog'
+import { OneTimeSecret } from '../one-time-secret'
 import styles from '../settings.module.css'
 import { describeAttempt } from './test-event-result'
 import { DisabledExplanation, LastDelivery, WebhookStatusBadge } from './webhook-status'
 import pageStyles from './webhooks.module.css'
 
 const pageSize = 20
+
+type Overview = { attempts24h: number; succeeded24h: number; pending: number; held: number }
+
+function successRate(overview: Overview): string {
+  if (overview.attempts24h === 0) return 'No attempts in the last 24 hours.'
+  const percent = Math.floor((overview.succeeded24h / overview.attempts24h) * 100)
+  return `${percent}% of attempts succeeded (${overview.succeeded24h} of ${overview.attempts24h}).`
+}
+
+function waiting(overview: Overview): string {
+  if (overview.pending === 0) return 'Nothing is waiting to be delivered.'
+  const deliveries = overview.pending === 1 ? '1 delivery is' : `${overview.pending} deliveries are`
+  return `${deliveries} waiting${overview.held > 0 ? ` (${overview.held} held until you resume)` : ''}.`
+}
 
 function DeliveryStatusBadge({ delivery }: { delivery: DeliveryView }) {
   const tone = delivery.status === 'succeeded' ? styles.ok : delivery.status === 'failed' ? styles.danger : styles.warn
@@ -104,11 +121,11 @@ function DeliveryCard({ delivery, busy, onRedeliver }: { delivery: DeliveryView;
             <tbody>
               {delivery.attempts.map((attempt) => (
                 <tr key={attempt.attempt}>
-                  <td>#{attempt.attempt}</td>
-                  <td className={styles.nowrap}>
+                  <td data-label="Attempt">#{attempt.attempt}</td>
+                  <td data-label="Time" className={styles.nowrap}>
                     <LocalTime iso={attempt.at} seconds />
                   </td>
-                  <td>
+                  <td data-label="Status code">
                     {attempt.response_status === null ? (
                       <span className="muted">No response</span>
                     ) : (
@@ -117,8 +134,8 @@ function DeliveryCard({ delivery, busy, onRedeliver }: { delivery: DeliveryView;
                       </span>
                     )}
                   </td>
-                  <td className={styles.nowrap}>{formatDuration(attempt.duration_ms)}</td>
-                  <td className={styles.breakAll}>
+                  <td data-label="Duration" className={styles.nowrap}>{formatDuration(attempt.duration_ms)}</td>
+                  <td data-label="Error" className={styles.breakAll}>
                     {attempt.error ?? <span className="muted">—</span>}
                     <AttemptDetail attempt={attempt} />
                   </td>
@@ -150,6 +167,10 @@ export function WebhookDeliveries({ webhookId, initialStatus, retentionDays }: {
   const [status, setStatus] = useState<Status>(initialStatus)
   const webhook = useQuery(trpc.webhooks.get.queryOptions({ webhookId }))
   const deliveries = useQuery(trpc.webhooks.deliveries.queryOptions({ webhookId, limit: pageSize, offset }))
+  const overview = useQuery(trpc.webhooks.overview.queryOptions({ webhookId }))
+  // What "Send test event" sends: webhook.test, or a sample of one of the subscription's kinds.
+  const [testKind, setTestKind] = useState<string>('webhook.test')
+  const sampleKinds = (webhook.data?.events ?? []).filter((kind) => !eventKindsNeverSent.has(kind as EventKind))
   const refresh = () => queryClient.invalidateQueries(trpc.webhooks.pathFilter())
   const announce = (next: NonNullable<Status>) => setStatus({ ...next, focus: true })
   const url = webhook.data?.url ?? 'The receiver'
@@ -158,7 +179,7 @@ export function WebhookDeliveries({ webhookId, initialStatus, retentionDays }: {
     trpc.webhooks.sendTest.mutationOptions({
       onSuccess: async (outcome) => {
         setOffset(0)
-        announce(describeAttempt('Test event', url, outcome))
+        announce(describeAttempt(testKind === 'webhook.test' ? 'Test event' : `Sample ${testKind}`, url, outcome))
         await refresh()
       },
       onError: (error) => announce({ kind: 'error', text: refusalMessage(error) }),
@@ -174,9 +195,11 @@ export function WebhookDeliveries({ webhookId, initialStatus, retentionDays }: {
     }),
   )
   const [rotated, setRotated] = useState<{ secret: string; standardWebhooksSecret: string } | null>(null)
+  const [confirming, setConfirming] = useState<'pause' | 'rotate' | null>(null)
   const rotateSecret = useMutation(
     trpc.webhooks.rotateSecret.mutationOptions({
       onSuccess: async (answer) => {
+        setConfirming(null)
         setRotated({ secret: answer.secret, standardWebhooksSecret: answer.standardWebhooksSecret })
         announce({ kind: 'success', text: 'Secret rotated. Copy the new secret below now; it is shown only once. The previous secret keeps signing for 24 hours.' })
         await refresh()
@@ -187,6 +210,7 @@ export function WebhookDeliveries({ webhookId, initialStatus, retentionDays }: {
   const pause = useMutation(
     trpc.webhooks.pause.mutationOptions({
       onSuccess: async () => {
+        setConfirming(null)
         announce({ kind: 'success', text: 'Paused. New deliveries wait until you resume it.' })
         await refresh()
       },
@@ -243,14 +267,29 @@ export function WebhookDeliveries({ webhookId, initialStatus, retentionDays }: {
           <dd>
             <LastDelivery webhook={webhook.data} />
           </dd>
+          <dt>Last 24 hours</dt>
+          <dd data-testid="success-rate">{overview.data ? successRate(overview.data) : '…'}</dd>
+          <dt>Waiting</dt>
+          <dd data-testid="pending-count">{overview.data ? waiting(overview.data) : '…'}</dd>
         </dl>
       )}
       <div className={styles.actions}>
-        <button type="button" disabled={sendTest.isPending || !webhook.data} onClick={() => sendTest.mutate({ webhookId })}>
+        <span className={pageStyles.testKind}>
+          <label htmlFor="test-kind">Test event</label>
+          <select id="test-kind" value={testKind} onChange={(event) => setTestKind(event.target.value)}>
+            <option value="webhook.test">webhook.test (a ping)</option>
+            {sampleKinds.map((kind) => (
+              <option key={kind} value={kind}>
+                Sample {kind}
+              </option>
+            ))}
+          </select>
+        </span>
+        <button type="button" disabled={sendTest.isPending || !webhook.data} onClick={() => sendTest.mutate({ webhookId, ...(testKind !== 'webhook.test' && { event: testKind }) })}>
           {sendTest.isPending ? 'Sending…' : 'Send test event'}
         </button>
         {webhook.data?.status === 'enabled' && (
-          <button type="button" className="secondary" disabled={pause.isPending} onClick={() => pause.mutate({ webhookId })}>
+          <button type="button" className="secondary" disabled={pause.isPending} onClick={() => setConfirming('pause')}>
             {pause.isPending ? 'Pausing…' : 'Pause'}
           </button>
         )}
@@ -268,9 +307,7 @@ export function WebhookDeliveries({ webhookId, initialStatus, retentionDays }: {
           type="button"
           className="secondary"
           disabled={rotateSecret.isPending || !webhook.data}
-          onClick={() => {
-            if (window.confirm('Rotate the signing secret? A new secret is generated and shown once; the current one keeps signing for 24 hours.')) rotateSecret.mutate({ webhookId })
-          }}
+          onClick={() => setConfirming('rotate')}
         >
           {rotateSecret.isPending ? 'Rotating…' : 'Rotate secret'}
         </button>
@@ -279,23 +316,52 @@ export function WebhookDeliveries({ webhookId, initialStatus, retentionDays }: {
         </Link>
       </div>
 
+      <ConfirmDialog
+        open={confirming === 'pause'}
+        title="Pause deliveries to this receiver?"
+        confirmLabel="Pause deliveries"
+        busyLabel="Pausing…"
+        busy={pause.isPending}
+        error={pause.isError ? refusalMessage(pause.error) : null}
+        onCancel={() => setConfirming(null)}
+        onConfirm={() => pause.mutate({ webhookId })}
+      >
+        <p>
+          {url} stops receiving events as soon as you confirm. Events that happen meanwhile wait and are sent when you resume, so the receiver
+          falls behind until then.
+        </p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={confirming === 'rotate'}
+        title="Rotate the signing secret?"
+        confirmLabel="Rotate secret"
+        busyLabel="Rotating…"
+        busy={rotateSecret.isPending}
+        error={rotateSecret.isError ? refusalMessage(rotateSecret.error) : null}
+        onCancel={() => setConfirming(null)}
+        onConfirm={() => rotateSecret.mutate({ webhookId })}
+      >
+        <p>
+          A new secret is generated and shown once. For 24 hours deliveries to {url} carry signatures made with both secrets; after that a receiver
+          that still checks the current secret rejects every delivery. Update the receiver within the day.
+        </p>
+      </ConfirmDialog>
+
       {rotated && (
-        <section aria-labelledby="new-secret-heading" className="alert" data-testid="new-secret">
-          <h2 id="new-secret-heading">New signing secret</h2>
-          <p>Store it in your receiver now: it is not shown again. Until the overlap ends, deliveries carry signatures made with both secrets.</p>
-          <dl>
-            <dt>Secret</dt>
-            <dd className={styles.mono}>{rotated.secret}</dd>
-            <dt>For Standard Webhooks libraries</dt>
-            <dd className={styles.mono}>{rotated.standardWebhooksSecret}</dd>
-          </dl>
+        <div data-testid="new-secret">
+          <OneTimeSecret title="New signing secret" valueLabel="Secret" value={rotated.secret} copyLabel="Copy secret" testId="rotated-secret">
+            <p>Store it in your receiver now: it is not shown again. Until the overlap ends, deliveries carry signatures made with both secrets.</p>
+          </OneTimeSecret>
+          <OneTimeSecret title="The same secret for Standard Webhooks libraries" valueLabel="whsec_ form" value={rotated.standardWebhooksSecret} copyLabel="Copy whsec_ secret" focusOnShow={false}>
+            <p>Libraries that verify the webhook-signature header take the secret in this form.</p>
+          </OneTimeSecret>
           <button type="button" className="secondary" onClick={() => setRotated(null)}>
             I have stored it
           </button>
-        </section>
+        </div>
       )}
 
-      <section aria-labelledby="deliveries-heading">
+      <section aria-labelledby="deliveries-heading" className={pageStyles.deliveriesSection}>
         <h2 id="deliveries-heading">Deliveries {deliveries.data && <span className="muted">({deliveries.data.total})</span>}</h2>
         <RetentionNote days={retentionDays} />
         {deliveries.isPending && <p className="muted">Loading deliveries…</p>}

@@ -5,7 +5,7 @@ import Link from 'next/link'
 import { useState } from 'react'
 import type { WebhookView } from '@/lib/trpc/routers/webhooks-router'
 import { useTRPC } from '@/components/trpc-provider'
-import { ConfirmDialog } from '../confirm-dialog'
+import { ConfirmDialog } from '@/components/confirm-dialog'
 import { refusalMessage } from '@/components/portal-error'
 import { StatusMessage, type Status } from '../status-message'
 import styles from '../settings.module.css'
@@ -86,7 +86,7 @@ export function WebhookList({ initialStatus }: { initialStatus: Status }) {
                   <th scope="row" className={listStyles.url}>
                     {webhook.url}
                   </th>
-                  <td>
+                  <td data-label="Events">
                     <ul className={listStyles.eventList} aria-label={`Events sent to ${webhook.url}`}>
                       {webhook.events.map((kind) => (
                         <li key={kind} className={styles.mono}>
@@ -100,11 +100,11 @@ export function WebhookList({ initialStatus }: { initialStatus: Status }) {
                       </p>
                     )}
                   </td>
-                  <td>
+                  <td data-label="Status">
                     <WebhookStatusBadge webhook={webhook} />
                     {webhook.status === 'disabled' && <p className={`${styles.small} muted`}><DisabledExplanation webhook={webhook} /></p>}
                   </td>
-                  <td>
+                  <td data-label="Last delivery">
                     <LastDelivery webhook={webhook} />
                   </td>
                   <td>

@@ -58,6 +58,8 @@ export type ApiOperationSpec = {
     schema?: z.ZodType
     description?: string
     examples: Examples
+    /** The body may be left out (it reads as `{}`): its fields are all optional. */
+    optional?: boolean
   }
   success: {
     status: 200 | 201 | 204
@@ -129,7 +131,7 @@ export function apiOperation(spec: ApiOperationSpec): ZodOpenApiOperationObject 
     ...(requestParams && { requestParams }),
     ...(bodySchema && {
       requestBody: {
-        required: true,
+        required: !spec.requestBody?.optional,
         ...(spec.requestBody?.description && { description: spec.requestBody.description }),
         content: { 'application/json': { schema: bodySchema, ...(spec.requestBody && { examples: spec.requestBody.examples }) } },
       },

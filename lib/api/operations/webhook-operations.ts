@@ -17,6 +17,7 @@ import {
   manualDeliverySchema,
   rotatedSecretSchema,
   testDeliverySchema,
+  testEventBodySchema,
   updateWebhookSchema,
   webhookListSchema,
   webhookPathSchema,
@@ -378,6 +379,7 @@ export const sendTestEventOperation = declareOperation({
   method: 'POST',
   path: '/v1/webhooks/{webhook_id}/test',
   params: webhookPathSchema,
+  body: testEventBodySchema,
   operationId: 'sendWebhookTestEvent',
   summary: 'Send a test event',
   tags: ['Webhooks'],
@@ -385,11 +387,20 @@ export const sendTestEventOperation = declareOperation({
   description: [
     'Sends a `webhook.test` event to the subscription **now**, once, signed and sent exactly like real deliveries, and answers with what the receiver did. No body is needed.',
     '',
+    'To see what a real kind looks like at your receiver, send `{"event": "article.published"}` (any kind the subscription listens to): a **sample** of that kind is sent instead, in the shape that kind carries, with example values (never your newsroom\'s data) and `"test": true` in its `data`, so a receiver can recognise it and act on nothing. Samples are not events of the newsroom: `GET /v1/events` does not list them.',
+    '',
     'It works on a paused or disabled subscription too, to check a receiver before resuming or re-enabling it. The attempt is kept in the deliveries log; it is never retried. The portal\'s **Send test event** does the same.',
     '',
     'The test event is sent whatever the subscription\'s filters; the answer\'s `filter` (also in the test event\'s `data.filter`) says which real events would pass them, in fields and in words.',
   ].join('\n'),
   requestParams: { path: webhookPathParams },
+  requestBody: {
+    optional: true,
+    examples: {
+      test: { summary: 'webhook.test (the same as no body)', value: {} },
+      sample: { summary: 'A sample article.published', value: { event: 'article.published' } },
+    },
+  },
   success: {
     status: 200,
     description: 'The attempt was made; `result` says how it went (a failed attempt is still a 200).',
@@ -399,7 +410,12 @@ export const sendTestEventOperation = declareOperation({
       refused: { summary: 'Nothing listens there', value: { delivery_id: 'dlv_0mhx6a1b2c3d4e5f6g7h8i9j0k', event_id: 'evt_0mhx6a1b2c3d4e5f6g7h8i9j0k', result: 'failed', attempt: 1, response_status: null, duration_ms: 3, error: 'Connection refused by hooks.example.com:443.', filter: sportFilter } },
     },
   },
-  problems: [notFound],
+  problems: [
+    notFound,
+    validationProblem('`event` is not a kind the subscription listens to, or a kind nothing sends yet.', [
+      { field: 'event', message: 'This subscription does not listen to user.created; choose one of: article.published, article.unpublished.' },
+    ]),
+  ],
 })
 
 export const redeliverOperation = declareOperation({

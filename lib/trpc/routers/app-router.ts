@@ -4,6 +4,7 @@ import { contentKeysRouter } from './content-keys-router.ts'
 import { articlesRouter } from './articles-router.ts'
 import { departmentsRouter } from './departments-router.ts'
 import { deskRouter } from './desk-router.ts'
+import { newsroomRouter } from './newsroom-router.ts'
 import { securityRouter } from './security-router.ts'
 import { usersRouter } from './users-router.ts'
 import { webhooksRouter } from './webhooks-router.ts'
@@ -19,6 +20,7 @@ export const appRouter = router({
   users: usersRouter,
   departments: departmentsRouter,
   security: securityRouter,
+  newsroom: newsroomRouter,
 })
 
 export type AppRouter = typeof appRouter

@@ -8,8 +8,9 @@ import { lastDeliveryResults } from '../../webhooks/last-delivery-results.ts'
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, updateWebhook } from '../../webhooks/manage-subscriptions.ts'
 import { redeliver, sendTestEvent, toManualDeliveryRecord, toTestDeliveryRecord } from '../../webhooks/manual-deliveries.ts'
 import { rotateWebhookSecret } from '../../webhooks/rotate-secret.ts'
+import { webhookOverview } from '../../webhooks/webhook-overview.ts'
 import { standardWebhooksSecret } from '../../webhooks/sign-payload.ts'
-import { createWebhookSchema, listDeliveriesQuerySchema, updateWebhookSchema, webhookIdSchema } from '../../webhooks/webhook-schemas.ts'
+import { createWebhookSchema, listDeliveriesQuerySchema, testEventBodySchema, updateWebhookSchema, webhookIdSchema } from '../../webhooks/webhook-schemas.ts'
 import { domainInput } from '../domain-input.ts'
 import { router, scopedProcedure, sudoProcedure } from '../init.ts'
 import type { Actor } from '../../tenancy/actor.ts'
@@ -70,7 +71,11 @@ export const webhooksRouter = router({
   }),
 
   /** Delivered at once, not through the queue, so the answer says how the receiver responded. */
-  sendTest: procedure.input(domainInput(webhookIdInput)).mutation(async ({ ctx, input }) => toTestDeliveryRecord(await sendTestEvent(ctx.actor, input.webhookId))),
+  overview: procedure.input(domainInput(webhookIdInput)).query(({ ctx, input }) => webhookOverview(ctx.actor, input.webhookId)),
+
+  sendTest: procedure
+    .input(domainInput(webhookIdInput.extend(testEventBodySchema.shape)))
+    .mutation(async ({ ctx, input }) => toTestDeliveryRecord(await sendTestEvent(ctx.actor, input.webhookId, input.event))),
 
   deliveries: procedure
     .input(domainInput(listDeliveriesQuerySchema.extend({ webhookId: webhookIdSchema })))

@@ -8,7 +8,23 @@ import { EventQueueNotice } from '@/components/settings/event-queue-notice'
 import { SettingsForbidden } from '@/components/settings/settings-forbidden'
 import { WebhookDeliveries } from '@/components/settings/webhooks/webhook-deliveries'
 
-export const metadata: Metadata = { title: 'Webhook deliveries' }
+// Titled by the endpoint: several subscriptions' tabs are told apart by where they send.
+export async function generateMetadata(props: { params: Promise<{ webhook_id: string }> }): Promise<Metadata> {
+  const actor = await getPortalActor()
+  const { webhook_id: webhookId } = await props.params
+  const subscription = actor && (await getWebhook(actor, webhookId).catch(() => null))
+  return { title: subscription ? `Webhook ${endpointName(subscription.url)}` : 'Webhook' }
+}
+
+/** The endpoint as people name it: host and path, without the scheme. */
+function endpointName(url: string): string {
+  try {
+    const parsed = new URL(url)
+    return `${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`
+  } catch {
+    return url
+  }
+}
 
 export default async function WebhookDeliveriesPage(props: {
   params: Promise<{ webhook_id: string }>
@@ -25,7 +41,7 @@ export default async function WebhookDeliveriesPage(props: {
       <p>
         <Link href="/settings/webhooks">← Webhooks</Link>
       </p>
-      <h1 id="page-heading">Webhook deliveries</h1>
+      <h1 id="page-heading" className="break-anywhere">{subscription ? endpointName(subscription.url) : 'Webhook'}</h1>
       {actor && subscription && <EventQueueNotice actor={actor} kinds={subscription.events} />}
       <WebhookDeliveries
         webhookId={webhookId}

@@ -1,7 +1,7 @@
 'use client'
 
 import { useEffect, useId, useRef, type ReactNode } from 'react'
-import styles from './settings.module.css'
+import styles from './confirm-dialog.module.css'
 
 /**
  * A modal confirmation on the native <dialog>: the browser traps focus inside it, Escape
