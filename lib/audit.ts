@@ -22,6 +22,9 @@ export type AuditAction =
   | 'user.deactivated'
   | 'user.password_changed'
   | 'user.sessions_ended'
+  | 'sso.updated'
+  | 'sso.sign_in_refused'
+  | 'sso.recovery_sign_in'
 
 // Any client or transaction, tenant-scoped or not: jobs that act for the system audit too.
 type AuditWriter = { auditEntry: { create(args: { data: Prisma.AuditEntryUncheckedCreateInput }): PromiseLike<unknown> } }
