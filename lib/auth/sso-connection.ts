@@ -18,8 +18,6 @@ export function slugOfSsoProvider(providerId: string | undefined): string | null
   return providerId?.startsWith('sso-') && providerId.length > 4 ? providerId.slice(4) : null
 }
 
-const loopbackHosts = new Set(['127.0.0.1', 'localhost', '[::1]'])
-
 /** An issuer as people paste it: https (http only on this machine, for tests and local providers), no trailing slash. */
 const issuerSchema = z
   .string()
@@ -29,7 +27,7 @@ const issuerSchema = z
   .refine((value) => {
     try {
       const url = new URL(value)
-      return url.protocol === 'https:' || (url.protocol === 'http:' && loopbackHosts.has(url.hostname))
+      return url.protocol === 'https:' || (url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname))
     } catch {
       return false
     }
