@@ -17,6 +17,7 @@ export function PortalNav({ role }: { role: Role }) {
           {can({ role }, 'webhooks:manage') && <Link href="/settings/webhooks">Webhooks</Link>}
           <Link href="/settings/users">Users</Link>
           <Link href="/settings/departments">Departments</Link>
+          <Link href="/settings/single-sign-on">Single sign-on</Link>
           <Link href="/settings/audit-log">Audit log</Link>
         </>
       )}

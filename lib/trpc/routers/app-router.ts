@@ -5,6 +5,7 @@ import { articlesRouter } from './articles-router.ts'
 import { departmentsRouter } from './departments-router.ts'
 import { deskRouter } from './desk-router.ts'
 import { securityRouter } from './security-router.ts'
+import { ssoRouter } from './sso-router.ts'
 import { usersRouter } from './users-router.ts'
 import { webhooksRouter } from './webhooks-router.ts'
 
@@ -19,6 +20,7 @@ export const appRouter = router({
   users: usersRouter,
   departments: departmentsRouter,
   security: securityRouter,
+  sso: ssoRouter,
 })
 
 export type AppRouter = typeof appRouter
