@@ -6,6 +6,7 @@ import type { SsoConnectionView } from '@/lib/auth/sso-connection'
 import { useTRPC } from '@/components/trpc-provider'
 import { refusalMessage } from '@/components/portal-error'
 import { StatusMessage, type Status } from '../status-message'
+import styles from '../settings.module.css'
 
 type Fields = { displayName: string; issuer: string; clientId: string; clientSecret: string; enabled: boolean; requireSso: boolean; jitEmailDomain: string }
 
@@ -59,17 +60,18 @@ function SsoFields({ stored }: { stored: SsoConnectionView | null }) {
       <input type="text" autoComplete="off" required {...text('clientId')} />
       <label htmlFor="sso-clientSecret">Client secret</label>
       <input type="password" autoComplete="new-password" placeholder={stored?.clientSecretSet ? 'Stored (encrypted). Leave empty to keep it.' : ''} {...text('clientSecret')} />
-      <p>
-        <label>
-          <input type="checkbox" checked={fields.enabled} onChange={(event) => setFields({ ...fields, enabled: event.target.checked })} /> Members can sign in with it
-        </label>
-      </p>
-      <p>
-        <label>
-          <input type="checkbox" checked={fields.requireSso} onChange={(event) => setFields({ ...fields, requireSso: event.target.checked })} /> Require single sign-on
-          (password sign-in is off for members; admins keep it as an audited recovery path)
-        </label>
-      </p>
+      <label className={styles.checkboxRow}>
+        <input type="checkbox" checked={fields.enabled} onChange={(event) => setFields({ ...fields, enabled: event.target.checked })} />
+        <span>
+          <strong>Members can sign in with it</strong>
+        </span>
+      </label>
+      <label className={styles.checkboxRow}>
+        <input type="checkbox" checked={fields.requireSso} onChange={(event) => setFields({ ...fields, requireSso: event.target.checked })} />
+        <span>
+          <strong>Require single sign-on</strong> <span className="muted">Password sign-in is off for members; admins keep it as a recovery path, and each use is in the audit log.</span>
+        </span>
+      </label>
       <label htmlFor="sso-jitEmailDomain">Create writers just in time for this e-mail domain (empty: off)</label>
       <input type="text" placeholder="example.org" {...text('jitEmailDomain')} />
       <p>
