@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { saveSsoConnection, saveSsoConnectionSchema, type SaveSsoConnectionInput } from '../../lib/auth/sso-connection.ts'
 import { db } from '../../lib/db/client.ts'
+import { portalContextFromSession } from '../../lib/trpc/context.ts'
+import { createCallerFactory } from '../../lib/trpc/init.ts'
+import { appRouter } from '../../lib/trpc/routers/app-router.ts'
 import { logger } from '../../lib/ops/logger.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 import { startTestIdentityProvider, type TestIdentityProvider } from '../support/oidc-test-provider.ts'
@@ -89,7 +92,7 @@ describe('single sign-on through the newsroom identity provider', () => {
     expect(refusals.map((entry) => (entry.metadata as { reason: string }).reason)).toEqual(expect.arrayContaining(['SsoUnknownMember', 'SsoEmailUnverified', 'SsoDeactivated']))
   })
 
-  it('refuses a changed state and a changed nonce', async () => {
+  it('refuses a changed state, a changed or missing nonce and a missing PKCE challenge', async () => {
     const wrongState = ssoBrowser()
     const wrongStateReason = refusalLogged(/state mismatch/)
     const stateAnswer = await wrongState.signIn(newsroom.tenant.slug, { login: 'editor', tamperCallback: (url) => (url.searchParams.set('state', 'forged-state'), url) })
@@ -97,12 +100,33 @@ describe('single sign-on through the newsroom identity provider', () => {
     wrongStateReason()
     expect(await wrongState.session()).toBeNull()
 
+    // An answer without the state the portal sent (a callback someone else started) is refused too.
+    const noState = ssoBrowser()
+    const noStateReason = refusalLogged(/state missing/)
+    expect(await noState.signIn(newsroom.tenant.slug, { login: 'editor', tamperCallback: (url) => (url.searchParams.delete('state'), url) })).toContain('/signin?error=OAuthCallback')
+    noStateReason()
+    expect(await noState.session()).toBeNull()
+
     const wrongNonce = ssoBrowser()
     const wrongNonceReason = refusalLogged(/nonce mismatch/)
     const nonceAnswer = await wrongNonce.signIn(newsroom.tenant.slug, { login: 'editor', tamperAuthorization: (url) => (url.searchParams.set('nonce', 'forged-nonce'), url) })
     expect(nonceAnswer).toContain('/signin?error=OAuthCallback')
     wrongNonceReason()
     expect(await wrongNonce.session()).toBeNull()
+
+    // An ID token that carries no nonce at all (one minted for another sign-in, replayed) is refused too.
+    const noNonce = ssoBrowser()
+    const noNonceReason = refusalLogged(/nonce mismatch/)
+    expect(await noNonce.signIn(newsroom.tenant.slug, { login: 'editor', tamperAuthorization: (url) => (url.searchParams.delete('nonce'), url) })).toContain('/signin?error=OAuthCallback')
+    noNonceReason()
+    expect(await noNonce.session()).toBeNull()
+
+    // PKCE: a code issued without the portal's challenge (as an intercepted request would be) does not redeem.
+    const noChallenge = ssoBrowser()
+    const noChallengeReason = refusalLogged(/invalid_grant/)
+    expect(await noChallenge.signIn(newsroom.tenant.slug, { login: 'editor', tamperAuthorization: (url) => (url.searchParams.delete('code_challenge'), url.searchParams.delete('code_challenge_method'), url) })).toContain('/signin?error=OAuthCallback')
+    noChallengeReason()
+    expect(await noChallenge.session()).toBeNull()
   })
 
   it('refuses an answer from another provider (wrong issuer) and a code issued to another client (wrong audience)', async () => {
@@ -174,5 +198,25 @@ describe('SSO settings', () => {
     await expect(saveSsoConnection(newsroom.actor('admin'), stale, saveSsoConnectionSchema.parse({ displayName: 'X', issuer: idp.issuer, clientId: 'x' }))).rejects.toMatchObject({ code: 'reauthentication_required' })
     await expect(saveSsoConnection(newsroom.actor('editor'), { id: 'ses_editor', reauthenticatedAt: new Date() }, saveSsoConnectionSchema.parse({ displayName: 'X', issuer: idp.issuer, clientId: 'x' }))).rejects.toMatchObject({ status: 403 })
     expect(() => saveSsoConnectionSchema.parse({ displayName: 'X', issuer: 'http://idp.example.org', clientId: 'x' })).toThrow(/https/)
+  })
+
+  it('through the portal: an admin’s save asks for the password again after 10 minutes; a writer cannot read or save them', async () => {
+    const createCaller = createCallerFactory(appRouter)
+    const admin = ssoBrowser()
+    await admin.passwordSignIn(newsroom.users.admin.email, 'test-password')
+    const adminSession = await admin.session()
+    const portal = () => createCaller(portalContextFromSession(adminSession, '198.51.100.30'))
+    expect(await (await portal()).sso.get()).toMatchObject({ issuer: idp.issuer, clientId: 'newsroom-portal', clientSecretSet: true })
+    expect(JSON.stringify(await (await portal()).sso.get())).not.toContain(clientSecret)
+    await db.portalSession.update({ where: { id: adminSession!.sessionId }, data: { reauthenticatedAt: new Date(Date.now() - 11 * 60_000) } })
+    const stale = createCaller(portalContextFromSession(await admin.session(), '198.51.100.30'))
+    await expect(stale.sso.save({ displayName: 'Changed', issuer: idp.issuer, clientId: 'newsroom-portal' })).rejects.toMatchObject({ message: expect.stringMatching(/Confirm it is you/) })
+    expect((await db.ssoConnection.findUniqueOrThrow({ where: { tenantId: newsroom.tenant.id } })).displayName).toBe('Example IdP')
+
+    const writer = ssoBrowser()
+    await writer.signIn(newsroom.tenant.slug, { login: 'writer' })
+    const writerPortal = createCaller(portalContextFromSession(await writer.session(), '198.51.100.30'))
+    await expect(writerPortal.sso.get()).rejects.toMatchObject({ code: 'FORBIDDEN' })
+    await expect(writerPortal.sso.save({ displayName: 'Sneaky', issuer: idp.issuer, clientId: 'x', clientSecret: 'y' })).rejects.toMatchObject({ code: 'FORBIDDEN' })
   })
 })
