@@ -17,6 +17,7 @@ type SignInValues = z.infer<typeof signInSchema>
 export function SignInForm() {
   const router = useRouter()
   const [failure, setFailure] = useState<string | null>(null)
+  const [ssoSlug, setSsoSlug] = useState<string | null>(null)
   const { register, handleSubmit, formState } = useForm<SignInValues>({
     resolver: zodResolver(signInSchema),
     shouldFocusError: true,
@@ -24,7 +25,13 @@ export function SignInForm() {
 
   const onSubmit = handleSubmit(async (values) => {
     setFailure(null)
+    setSsoSlug(null)
     const result = await signIn('credentials', { ...values, redirect: false })
+    if (result?.error?.startsWith('SsoRequired:')) {
+      setSsoSlug(result.error.slice('SsoRequired:'.length))
+      setFailure('Your newsroom signs in with its identity provider (single sign-on); password sign-in is off for you.')
+      return
+    }
     if (!result || result.error) {
       setFailure(
         result?.error === 'TooManySignInAttempts'
@@ -42,6 +49,12 @@ export function SignInForm() {
       {failure && (
         <p role="alert" className="alert error">
           {failure}
+          {ssoSlug && (
+            <>
+              {' '}
+              <a href={`/signin?newsroom=${encodeURIComponent(ssoSlug)}`}>Sign in with single sign-on</a>
+            </>
+          )}
         </p>
       )}
       <label htmlFor="email">E-mail</label>

@@ -12,6 +12,7 @@ const settingsPages = [
   '/settings/users',
   '/settings/departments',
   '/settings/audit-log',
+  '/settings/single-sign-on',
 ]
 
 // One call per settings area, in tRPC's own HTTP format (POST for mutations, GET for queries).
@@ -22,6 +23,7 @@ const mutations: [string, unknown][] = [
   ['users.create', { email: 'sneaky@dailyplanet.example', name: 'Sneaky', role: 'admin' }],
   ['users.changeRole', { userId: 'usr_anything', role: 'admin' }],
   ['departments.add', { name: 'Sneaky desk' }],
+  ['sso.save', { displayName: 'Sneaky IdP', issuer: 'https://idp.example.org', clientId: 'x', clientSecret: 'y', requireSso: true }],
 ]
 
 for (const role of ['writer', 'editor'] as const) {
@@ -31,7 +33,7 @@ for (const role of ['writer', 'editor'] as const) {
 
     const nav = page.getByRole('navigation', { name: 'Main' })
     await expect(nav.getByRole('link', { name: 'Home' })).toBeVisible()
-    for (const name of ['API Keys', 'Webhooks', 'Users', 'Departments', 'Audit log']) await expect(nav.getByRole('link', { name })).toHaveCount(0)
+    for (const name of ['API Keys', 'Webhooks', 'Users', 'Departments', 'Single sign-on', 'Audit log']) await expect(nav.getByRole('link', { name })).toHaveCount(0)
     // Settings holds only their own Security page.
     await expect(nav.getByRole('link', { name: 'Security' })).toBeVisible()
 
@@ -56,7 +58,7 @@ for (const role of ['writer', 'editor'] as const) {
     })
     expect(batch.status()).toBe(403)
     expect((await batch.json()).map((item: { error: { data: { code: string } } }) => item.error.data.code)).toEqual(['FORBIDDEN', 'FORBIDDEN'])
-    for (const query of ['apiKeys.list', 'webhooks.list', 'users.list', 'departments.list']) {
+    for (const query of ['apiKeys.list', 'webhooks.list', 'users.list', 'departments.list', 'sso.get']) {
       const answer = await page.request.get(`/api/trpc/${query}`)
       expect(answer.status(), query).toBe(403)
       expect(JSON.stringify(await answer.json())).not.toContain('@dailyplanet.example')
@@ -78,7 +80,7 @@ test('without a session, Settings sends to the sign-in page and the procedures a
 test('an admin sees Settings in the navigation', async ({ page }) => {
   await signIn(page, seeded.admin)
   const nav = page.getByRole('navigation', { name: 'Main' })
-  for (const name of ['API Keys', 'Webhooks', 'Users', 'Departments', 'Audit log']) await expect(nav.getByRole('link', { name })).toBeVisible()
+  for (const name of ['API Keys', 'Webhooks', 'Users', 'Departments', 'Single sign-on', 'Audit log']) await expect(nav.getByRole('link', { name })).toBeVisible()
   await nav.getByRole('link', { name: 'Audit log' }).click()
   await expect(page.getByRole('heading', { level: 1, name: 'Audit log' })).toBeVisible()
 })

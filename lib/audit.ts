@@ -27,6 +27,9 @@ export type AuditAction =
   | 'preview_link.created'
   | 'preview_link.revoked'
   | 'tenant.search_language_changed'
+  | 'sso.updated'
+  | 'sso.sign_in_refused'
+  | 'sso.recovery_sign_in'
 
 // Any client or transaction, tenant-scoped or not: jobs that act for the system audit too.
 type AuditWriter = { auditEntry: { create(args: { data: Prisma.AuditEntryUncheckedCreateInput }): PromiseLike<unknown> } }

@@ -1,15 +1,22 @@
 import { logger } from '../ops/logger.ts'
 import type { AuthOptions } from 'next-auth'
 import CredentialsProvider from 'next-auth/providers/credentials'
+import type { OAuthConfig } from 'next-auth/providers/oauth'
+import { recordAudit } from '../audit.ts'
+import { systemDb } from '../tenancy/tenant-db.ts'
 import type { Role } from '../db/generated/enums.ts'
 import type { ActingTenant } from '../tenancy/actor.ts'
 import { consumeSignInAttempt } from '../api/rate-limit.ts'
 import { authenticateUser } from './members.ts'
 import { loadSessionMember, sessionIdleLimitMs, signOutPortalSession, startPortalSession } from './portal-sessions.ts'
 import { clientAddress } from '../security/client-address.ts'
+import { loadSsoLogin, slugOfSsoProvider, ssoProviderId, ssoRequirement, type SsoLogin } from './sso-connection.ts'
+import { resolveSsoMember, type SsoClaims } from './sso-sign-in.ts'
 
 /** The error a refused sign-in carries to the form, which explains it. */
 export const tooManySignInAttempts = 'TooManySignInAttempts'
+/** The password was right but the member's newsroom signs in through its identity provider: `SsoRequired:<slug>`. */
+export const ssoRequired = 'SsoRequired'
 
 declare module 'next-auth' {
   interface Session {
@@ -56,7 +63,9 @@ export const authOptions: AuthOptions = {
     },
     debug() {},
   },
-  pages: { signIn: '/signin' },
+  // An identity provider's refusal (state, nonce, issuer, audience, a code it will not redeem)
+  // lands on the sign-in page, which explains it, not on next-auth's own error page.
+  pages: { signIn: '/signin', error: '/signin' },
   useSecureCookies: secureCookies,
   providers: [
     CredentialsProvider({
@@ -69,6 +78,13 @@ export const authOptions: AuthOptions = {
         if (!decision.allowed) throw new Error(tooManySignInAttempts)
         const member = await authenticateUser(credentials.email, credentials.password)
         if (!member) return null
+        const requirement = await ssoRequirement(member.tenantId)
+        if (requirement) {
+          // "Require SSO": passwords are off for the newsroom. Its admins keep them as the way
+          // back in when the identity provider fails or is misconfigured; each use is audited.
+          if (member.role !== 'admin') throw new Error(`${ssoRequired}:${requirement.slug}`)
+          await recordAudit(systemDb(), { tenantId: member.tenantId, actorId: member.id, action: 'sso.recovery_sign_in', targetType: 'user', targetId: member.id, metadata: { address: address.slice(0, 64) } })
+        }
         // Only failed attempts count: a newsroom signing in all day is never throttled.
         await decision.succeeded()
         const userAgent = request.headers?.['user-agent']
@@ -83,6 +99,9 @@ export const authOptions: AuthOptions = {
     },
   },
   callbacks: {
+    // Password sign-ins were decided in authorize; a sign-in through a newsroom's identity
+    // provider is decided in authOptionsFor's own signIn callback.
+    signIn: () => true,
     // Runs on every session read: the session's own row (portal-sessions.ts) is read with its
     // member, so a session ended from Security, by a password change or by deactivation ends on
     // the next request, and a changed role applies at once. The same read supplies the acting
@@ -117,4 +136,58 @@ export const authOptions: AuthOptions = {
       return session
     },
   },
+}
+
+/** The browser a sign-in comes from, as the session record keeps it. */
+export type SignInOrigin = { userAgent?: string | null; address: string }
+
+/**
+ * The options of one request to /api/auth (next-auth's advanced initialization): the shared
+ * ones, plus the named newsroom's identity provider when the request is a sign-in through it
+ * (`/api/auth/signin/sso-<slug>`, `/api/auth/callback/sso-<slug>`). A provider is built from
+ * the newsroom's stored settings on each such request, so a change applies to the next sign-in.
+ */
+export async function authOptionsFor(providerId: string | undefined, from: SignInOrigin): Promise<AuthOptions> {
+  const slug = slugOfSsoProvider(providerId)
+  const login = slug ? await loadSsoLogin(slug) : null
+  if (!login) return authOptions
+  return {
+    ...authOptions,
+    providers: [...authOptions.providers, ssoProvider(login)],
+    callbacks: {
+      ...authOptions.callbacks,
+      async signIn({ user, account, profile }) {
+        if (account?.provider !== ssoProviderId(login.slug)) return true
+        const outcome = await resolveSsoMember(login, (profile ?? {}) as SsoClaims)
+        if ('refused' in outcome) return `/signin?${new URLSearchParams({ newsroom: login.slug, error: outcome.refused })}`
+        // next-auth hands this same object to the jwt callback, which reads the member's id and
+        // the new session record from it, exactly as after a password sign-in.
+        user.id = outcome.member.id
+        user.email = outcome.member.email
+        user.name = outcome.member.name
+        user.sessionId = await startPortalSession(outcome.member, { userAgent: from.userAgent, address: from.address })
+        return true
+      },
+    },
+  }
+}
+
+/**
+ * The newsroom's OpenID Connect provider: discovery from its issuer, the authorization code
+ * flow with PKCE, state and nonce, and the member read from the ID token, whose signature,
+ * issuer, audience, nonce and expiry openid-client checks before next-auth hands it over.
+ */
+function ssoProvider(login: SsoLogin): OAuthConfig<SsoClaims & { sub: string }> {
+  return {
+    id: ssoProviderId(login.slug),
+    name: login.displayName,
+    type: 'oauth',
+    wellKnown: `${login.issuer}/.well-known/openid-configuration`,
+    clientId: login.clientId,
+    clientSecret: login.clientSecret,
+    authorization: { params: { scope: 'openid email profile' } },
+    idToken: true,
+    checks: ['pkce', 'state', 'nonce'],
+    profile: (claims) => ({ id: String(claims.sub), email: typeof claims.email === 'string' ? claims.email : null, name: typeof claims.name === 'string' ? claims.name : null }),
+  }
 }

@@ -22,6 +22,7 @@ const tenantOwnedModels = new Set([
   'AuditEntry',
   'ApiRequest',
   'PortalSession',
+  'SsoConnection',
 ])
 
 const whereOperations = new Set([

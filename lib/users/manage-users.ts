@@ -82,6 +82,25 @@ export async function createUser(actor: Actor, input: NewUser): Promise<{ user: 
 }
 
 /**
+ * Single sign-on's just-in-time creation (lib/auth/sso-sign-in.ts): a writer for an address the
+ * newsroom's identity provider verified, in the domain its admin allowed. No one acts, so the
+ * audit entry's actor is null and says how the account came to be. The password is random and
+ * never shown: the member signs in through the identity provider.
+ */
+export async function createUserJustInTime(tenantId: string, input: { email: string; name: string; issuer: string }): Promise<UserSummary> {
+  const passwordHash = await hashPassword(generatePassword())
+  return commitChange(tenantDb(tenantId), tenantId, async (tx, emit) => {
+    const user = await tx.user.create({
+      data: { id: createId('usr'), tenantId, email: input.email, name: input.name, role: 'writer', passwordHash },
+      select: summary,
+    })
+    await recordAudit(tx, { tenantId, actorId: null, action: 'user.created', targetType: 'user', targetId: user.id, metadata: { email: user.email, name: user.name, role: user.role, via: 'sso_just_in_time', issuer: input.issuer } })
+    await emit([{ kind: 'user.created', data: { user_id: user.id, email: user.email, name: user.name, role: user.role, created_by: null } }])
+    return user
+  })
+}
+
+/**
  * A change to a person, recorded twice in the change's transaction: as the event subscribers
  * receive and as the audit log's entry, under the same action and target.
  */

@@ -4,7 +4,7 @@ import { recordAudit } from '../audit.ts'
 import { ConflictError, NotFoundError } from '../errors.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
-import { decryptSecret, encryptSecret } from './secret-box.ts'
+import { decryptSecret, encryptSecret } from '../security/secret-box.ts'
 import { getWebhook } from './manage-subscriptions.ts'
 
 /** How long the secret a rotation replaced keeps signing beside the new one. */

@@ -23,7 +23,7 @@ const perCopyIsHarmless: Record<string, string> = {
   'lib/redis.ts': 'which clients have settled their first connection: the client itself is shared',
   'lib/mail/send-mail.ts': 'the SMTP transporter, rebuilt from the environment',
   'lib/tenancy/tenant-db.ts': 'tenant-scoped Prisma clients over the one shared pool',
-  'lib/webhooks/secret-box.ts': 'the derived encryption key',
+  'lib/security/secret-box.ts': 'the derived encryption key',
   'lib/webhooks/url-safety.ts': 'the DNS resolver tests replace',
 }
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { db } from '../../lib/db/client.ts'
 import { createId } from '../../lib/ids.ts'
-import { decryptSecret } from '../../lib/webhooks/secret-box.ts'
+import { decryptSecret } from '../../lib/security/secret-box.ts'
 import { setHostResolver } from '../../lib/webhooks/url-safety.ts'
 import { apiClient } from '../support/api-client.ts'
 import { startApiServer } from '../support/api-server.ts'

@@ -21,6 +21,9 @@ const actionLabels: Record<string, string> = {
   'user.password_changed': 'Changed password',
   'user.sessions_ended': 'Ended sessions',
   'tenant.search_language_changed': 'Changed search language',
+  'sso.updated': 'Changed single sign-on',
+  'sso.sign_in_refused': 'Refused single sign-on',
+  'sso.recovery_sign_in': 'Signed in with password (SSO required)',
 }
 
 // A short reading of the entry's metadata; secrets are never recorded there.
@@ -45,7 +48,13 @@ function details(entry: AuditEntryView): string {
     case 'webhook.updated':
       return `Changed: ${list(m.changed)}`
     case 'user.created':
-      return `Role: ${String(m.role ?? '')}`
+      return [`Role: ${String(m.role ?? '')}`, m.via === 'sso_just_in_time' ? 'created just in time by single sign-on' : ''].filter(Boolean).join(' · ')
+    case 'sso.updated':
+      return [`Changed: ${list(m.changed)}`, m.requireSso ? 'SSO required' : '', m.jitEmailDomain ? `just in time for ${String(m.jitEmailDomain)}` : ''].filter(Boolean).join(' · ')
+    case 'sso.sign_in_refused':
+      return `${String(m.email ?? '')}: ${String(m.reason ?? '')}`
+    case 'sso.recovery_sign_in':
+      return `From ${String(m.address ?? '')}`
     case 'user.role_changed':
       return `${String(m.previous_role ?? '?')} → ${String(m.role ?? '?')}`
     default:

@@ -6,6 +6,7 @@ import { departmentsRouter } from './departments-router.ts'
 import { deskRouter } from './desk-router.ts'
 import { newsroomRouter } from './newsroom-router.ts'
 import { securityRouter } from './security-router.ts'
+import { ssoRouter } from './sso-router.ts'
 import { usersRouter } from './users-router.ts'
 import { webhooksRouter } from './webhooks-router.ts'
 
@@ -21,6 +22,7 @@ export const appRouter = router({
   departments: departmentsRouter,
   security: securityRouter,
   newsroom: newsroomRouter,
+  sso: ssoRouter,
 })
 
 export type AppRouter = typeof appRouter
