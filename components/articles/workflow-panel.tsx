@@ -175,8 +175,8 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
               </dd>
             </>
           )}
-          <dt>Version</dt>
-          <dd>{article.version}</dd>
+          <dt>Article version</dt>
+          <dd data-testid="article-version">{article.version}</dd>
         </dl>
       </section>
 

@@ -18,6 +18,7 @@ export type ArticleChanges = {
   tags?: string[]
   authorId?: string
   editedById?: string | null
+  restoringRevisionId?: string | null
   status?: ArticleStatus
   scheduledPublishAt?: Date | null
   publishedAt?: Date
@@ -34,6 +35,7 @@ const assignments: { [Field in keyof Required<ArticleChanges>]: (value: ArticleC
   tags: (value) => Prisma.sql`tags = ${value}::text[]`,
   authorId: (value) => Prisma.sql`author_id = ${value}`,
   editedById: (value) => Prisma.sql`edited_by_id = ${value}::text`,
+  restoringRevisionId: (value) => Prisma.sql`restoring_revision_id = ${value}::text`,
   status: (value) => Prisma.sql`status = ${toApiStatus(value!)}::"ArticleStatus"`,
   scheduledPublishAt: (value) => Prisma.sql`scheduled_publish_at = ${value}::timestamptz`,
   publishedAt: (value) => Prisma.sql`published_at = ${value}::timestamptz`,
