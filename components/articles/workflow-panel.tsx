@@ -9,6 +9,7 @@ import { formatLocalInstant } from '@/lib/time/local-datetime'
 import { ConfirmDialog } from '@/components/settings/confirm-dialog'
 import { useTRPC } from '@/components/trpc-provider'
 import { LocalTime } from '@/components/local-time'
+import { usePassed } from '@/components/use-passed'
 import { describePortalError } from '@/components/portal-error'
 import { ScheduleForm } from './schedule-form'
 import { StatusBadge, statusLabels } from './status-badge'
@@ -122,6 +123,8 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
   const sendsBack = (to: ApiStatus) => to === 'draft' && role !== 'writer' && (article.status === 'in-review' || article.status === 'approved')
   const request = (to: ApiStatus) => (article.status === 'published' ? setConfirming(to) : sendsBack(to) ? setSendingBack(true) : move(to))
   const pendingMove = transition.isPending ? transition.variables?.to_state : undefined
+  // A schedule whose time passed while the article is still approved did not happen.
+  const overdue = usePassed(article.scheduled_publish_at)
   const canPublish = moves.includes('published')
   const otherMoves = moves.filter((to) => to !== 'published')
 
@@ -141,6 +144,12 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
               <dt>Scheduled</dt>
               <dd data-testid="scheduled-for">
                 <LocalTime iso={article.scheduled_publish_at} withZoneId />
+                {article.status === 'approved' && overdue && (
+                  <>
+                    <strong> — overdue</strong>
+                    <p className={styles.hint}>It did not go live at its time. Publish it now, or set a new time.</p>
+                  </>
+                )}
               </dd>
             </>
           )}
