@@ -77,7 +77,7 @@ export function ArticleRevisions({ article, blockedReason }: { article: ArticleR
       )}
       {items && items.length > 1 && from && to && (
         <form
-          className={styles.revisionActions}
+          className={styles.compareForm}
           aria-label="Compare two revisions"
           onSubmit={(event) => {
             event.preventDefault()

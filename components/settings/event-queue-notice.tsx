@@ -8,7 +8,7 @@ import Link from 'next/link'
  * failing) and what fixes it; nothing when all is well. `kinds` narrows the count to what one
  * subscription receives.
  */
-export async function EventQueueNotice({ actor, kinds }: { actor: Actor; kinds?: string[] }) {
+export async function EventQueueNotice({ actor, kinds, listLink = true }: { actor: Actor; kinds?: string[]; listLink?: boolean }) {
   const health = await eventQueueHealth(actor, kinds)
   if (!health.advice || (health.queue === 'configured' && (health.oldestWaitingSeconds ?? 0) < 120)) return null
   return (
@@ -21,7 +21,7 @@ export async function EventQueueNotice({ actor, kinds }: { actor: Actor; kinds?:
         </strong>
       </p>
       <p>{health.advice}</p>
-      {health.waiting > 0 && (
+      {listLink && health.waiting > 0 && (
         <p>
           <Link href="/settings/webhooks/waiting-events">See the waiting events</Link>
         </p>

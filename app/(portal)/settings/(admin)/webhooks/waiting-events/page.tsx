@@ -58,7 +58,7 @@ export default async function WaitingEventsPage() {
         been handed over yet, oldest first; they go in this order as soon as the queue takes them. Deliveries are made when an event reaches the queue, so the
         subscriptions named are the ones it will go to as things stand.
       </p>
-      <EventQueueNotice actor={actor} />
+      <EventQueueNotice actor={actor} listLink={false} />
       {total === 0 ? (
         <p data-testid="waiting-events-empty">No events are waiting.</p>
       ) : (
