@@ -48,7 +48,10 @@ const assignments: { [Field in keyof Required<ArticleChanges>]: (value: ArticleC
  * The UPDATE of the version of the article that was read (and, with `sameStatus`, only while it
  * is still in that state), raising its version, and the article it stores (for writeArticle).
  */
-export function updateOfReadArticle(current: Article, changes: ArticleChanges, options: { sameStatus?: boolean } = {}): { statement: Prisma.Sql; expected: Article } {
+export function updateOfReadArticle(current: Article, given: ArticleChanges, options: { sameStatus?: boolean } = {}): { statement: Prisma.Sql; expected: Article } {
+  // Only the statement that restores names a revision: every other write clears an earlier
+  // restore's mark, so the revision trigger never credits a later change to it.
+  const changes: ArticleChanges = { ...given, restoringRevisionId: given.restoringRevisionId ?? null }
   const fields = (Object.keys(changes) as (keyof ArticleChanges)[]).filter((field) => changes[field] !== undefined)
   const sets = fields.map((field) => (assignments[field] as (value: unknown) => Prisma.Sql)(changes[field]))
   const statement = Prisma.sql`

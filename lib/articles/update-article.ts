@@ -41,8 +41,8 @@ export async function updateArticle(
   if (input.author_id !== undefined) changes.authorId = input.author_id
   // The revision this change makes names its editor (see article_revisions).
   changes.editedById = actor.user?.id ?? null
-  // ...and the revision it restores, if it is a restore; null clears an earlier restore's mark.
-  changes.restoringRevisionId = options.restoringRevisionId ?? null
+  // ...and the revision it restores, if it is a restore (see updateOfReadArticle).
+  if (options.restoringRevisionId) changes.restoringRevisionId = options.restoringRevisionId
 
   const article = await changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, leaseWriter(actor, input.override_lock ?? options.overrideLock), async (current) => {
     if (current.status === 'archived') {

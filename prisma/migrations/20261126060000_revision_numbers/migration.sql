@@ -2,7 +2,7 @@
 -- (which moves and slug changes also raise, so revisions' versions had gaps that read as
 -- missing revisions). A restore says which revision it put back: the restoring statement names
 -- it in articles.restoring_revision_id, as edited_by_id names the editor, and every other
--- content write clears it (updateArticle always sets it; the bulk import's upsert sets NULL).
+-- write clears it (updateOfReadArticle always sets it; the bulk import's upsert sets NULL).
 
 ALTER TABLE "articles" ADD COLUMN "restoring_revision_id" TEXT;
 
