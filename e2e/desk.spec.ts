@@ -63,3 +63,63 @@ test('an admin’s desk says which integrations need attention', async ({ browse
   await expect(admin.getByRole('region', { name: /Waiting for your decision/ })).toBeVisible()
   await adminContext.close()
 })
+
+test('with the queue stopped, a schedule whose time passed is overdue on the editor’s desk and the article, the admin sees the waiting events, and a writer sees their articles in review', async ({ browser, request }) => {
+  const stamp = Date.now().toString(36)
+  const headline = `Night tram timetable ${stamp}`
+  const reviewHeadline = `Harbour lights ${stamp}`
+  const [writer] = await queryE2eDatabase<{ id: string }>('SELECT id FROM users WHERE email = $1', [seedUsers.writer.email])
+  const token = await createE2eApiToken('daily-planet', seedUsers.editor.email, ['articles:read', 'articles:write'])
+  const headers = { Authorization: `Bearer ${token}` }
+  const created = await request.post('/v1/articles', { headers, data: { headline, lede: 'Trams run all night from Friday.', status: 'in-review' } })
+  expect(created.status()).toBe(201)
+  const { article_id: articleId } = (await created.json()) as { article_id: string }
+  expect((await request.post(`/v1/articles/${articleId}/transitions`, { headers, data: { to_state: 'approved' } })).status()).toBe(200)
+  const scheduled = await request.post(`/v1/articles/${articleId}/transitions`, { headers, data: { to_state: 'published', publish_at: new Date(Date.now() + 3_600_000).toISOString() } })
+  expect(scheduled.status()).toBe(200)
+  // Its time passes while no queue runs the publication (the e2e server has no Inngest).
+  await queryE2eDatabase(`UPDATE articles SET scheduled_publish_at = now() - interval '5 minutes' WHERE id = $1`, [articleId])
+  const inReview = await request.post('/v1/articles', { headers, data: { headline: reviewHeadline, author_id: writer!.id, status: 'in-review' } })
+  expect(inReview.status()).toBe(201)
+
+  const editorContext = await signedInContext(browser, 'editor')
+  const editor = await editorContext.newPage()
+  await editor.goto('/')
+  const overdue = editor.getByRole('region', { name: /Overdue: did not go live/ })
+  await expect(overdue.getByRole('listitem').filter({ hasText: headline })).toContainText('— overdue. Open it to publish now or reschedule.')
+  await expect(overdue.getByTestId('overdue-reason')).toContainText('scheduled publications')
+  await expect(overdue.getByTestId('overdue-reason')).toContainText('Publish it now')
+  await expect(editor.getByRole('region', { name: /Going live in the next 24 hours/ }).getByRole('link', { name: headline })).toHaveCount(0)
+  await editor.screenshot({ path: 'docs/screenshots/desk-overdue.png' })
+
+  await overdue.getByRole('link', { name: headline }).click()
+  await expect(editor.getByRole('heading', { level: 1, name: headline })).toBeVisible()
+  await expect(editor.getByTestId('scheduled-for')).toContainText('— overdue')
+  await expect(editor.getByTestId('scheduled-for')).toContainText('It did not go live at its time. Publish it now, or set a new time.')
+  await editor.screenshot({ path: 'docs/screenshots/article-overdue.png' })
+  await editorContext.close()
+
+  const adminContext = await signedInContext(browser, 'admin')
+  const admin = await adminContext.newPage()
+  await admin.goto('/')
+  const backlog = admin.getByRole('region', { name: /Needs your attention/ }).getByTestId('outbox-backlog')
+  await expect(backlog).toContainText(/\d+ events? (is|are) waiting in the outbox, the oldest for/)
+  await expect(backlog).toContainText(/They hold up .*\d+ scheduled publications?/)
+  await expect(backlog).toContainText(/\d+ scheduled publications? (is|are) overdue/)
+  await admin.screenshot({ path: 'docs/screenshots/desk-admin-backlog.png' })
+  await backlog.getByRole('link').click()
+  await expect(admin.getByRole('heading', { level: 1, name: 'Waiting events' })).toBeVisible()
+  await expect(admin.getByTestId('waiting-events-count')).toContainText(/\d+ events? (is|are) waiting/)
+  const row = admin.getByTestId('waiting-events').getByRole('row').filter({ hasText: 'article.publish_scheduled' }).filter({ hasText: headline })
+  await expect(row).toContainText(`Publishes ${headline}`)
+  await admin.screenshot({ path: 'docs/screenshots/waiting-events.png', fullPage: true })
+  await adminContext.close()
+
+  const writerContext = await signedInContext(browser, 'writer')
+  const writerPage = await writerContext.newPage()
+  await writerPage.goto('/')
+  await expect(writerPage.getByRole('region', { name: /Your articles in review/ }).getByRole('link', { name: reviewHeadline })).toBeVisible()
+  await expect(writerPage.getByRole('region', { name: /Overdue/ })).toHaveCount(0)
+  await writerPage.screenshot({ path: 'docs/screenshots/desk-writer-in-review.png' })
+  await writerContext.close()
+})

@@ -3,7 +3,7 @@ import { signedInContext } from './support/portal-session.ts'
 
 const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`
 
-test('an editor searches, opens the result, edits it twice, compares versions and restores the first', async ({ browser }) => {
+test('an editor searches, opens the result, edits it twice, compares revisions and restores the first', async ({ browser }) => {
   const context = await signedInContext(browser, 'editor')
   const page = await context.newPage()
   const word = `quokka${unique()}`
@@ -43,20 +43,91 @@ test('an editor searches, opens the result, edits it twice, compares versions an
 
   const revisions = page.getByTestId('article-revisions')
   await expect(revisions.getByRole('row')).toHaveCount(4)
-  await revisions.getByRole('button', { name: 'Compare version 1 with current' }).click()
+  await revisions.getByRole('button', { name: 'Compare revision 1 with current' }).click()
   const comparison = page.getByTestId('revision-comparison')
   await expect(comparison.locator('ins')).toContainText(['updated', ', and so are the tourists'])
   await comparison.scrollIntoViewIfNeeded()
   await page.screenshot({ path: 'docs/screenshots/revision-compare.png' })
 
-  await revisions.getByRole('button', { name: 'Restore version 1' }).click()
-  // A restore replaces the text on screen: it asks first.
-  const restoreDialog = page.getByRole('dialog', { name: 'Restore version 1?' })
-  await expect(restoreDialog).toContainText('today’s text stays in Revisions')
-  await restoreDialog.getByRole('button', { name: 'Restore version 1' }).click()
-  await expect(page.getByText('Restored version 1. This is now version 4.')).toBeVisible()
+  await revisions.getByRole('button', { name: 'Restore revision 1' }).click()
+  await page.getByRole('dialog', { name: 'Restore revision 1?' }).getByRole('button', { name: 'Yes, restore revision 1' }).click()
+  await expect(page.getByText('Restored revision 1 as a new revision. This is now version 4.')).toBeVisible()
   await expect(page.getByRole('heading', { level: 1, name: headline, exact: true })).toBeVisible()
   await expect(page.getByLabel('Lede')).toHaveValue('The ferries are back.')
   await expect(revisions.getByRole('row')).toHaveCount(5)
+  await context.close()
+})
+
+test('every place names the same article version, revisions keep their own numbers, any two compare, and a restore says what it restored', async ({ browser }) => {
+  const context = await signedInContext(browser, 'editor')
+  const page = await context.newPage()
+  const headline = `Tram line ${unique()}`
+
+  await page.goto('/articles/new')
+  await page.getByLabel('Headline').fill(headline)
+  await page.getByLabel('Lede').fill('First lede.')
+  await page.getByRole('button', { name: 'Create draft' }).click()
+  await expect(page.getByRole('heading', { level: 1, name: headline })).toBeVisible()
+
+  await page.getByLabel('Lede').fill('Second lede.')
+  await page.getByRole('button', { name: 'Save changes' }).click()
+  await expect(page.getByTestId('save-status')).toHaveText('Saved. This is now version 2.')
+
+  // Two workflow moves raise the article version without a revision.
+  await page.getByRole('button', { name: 'Submit for review' }).click()
+  await expect(page.getByTestId('article-version')).toHaveText('3')
+  await expect(page.getByTestId('save-status')).toHaveText('')
+  await page.getByRole('button', { name: 'Send back to draft' }).click()
+  await page.getByLabel(/What needs doing/).fill('One more pass on the lede.')
+  await page.getByRole('button', { name: 'Send back', exact: true }).click()
+  await expect(page.getByTestId('article-version')).toHaveText('4')
+
+  await page.getByLabel('Lede').fill('Third lede.')
+  await page.getByRole('button', { name: 'Save changes' }).click()
+  await expect(page.getByTestId('save-status')).toHaveText('Saved. This is now version 5.')
+  await expect(page.getByTestId('article-version')).toHaveText('5')
+
+  const revisions = page.getByTestId('article-revisions')
+  const rows = revisions.getByRole('row')
+  await expect(rows).toHaveCount(4)
+  // Revision, article version, …: the current row names the version the status box does.
+  await expect(rows.nth(1).getByRole('cell').nth(0)).toHaveText('3 (current)')
+  await expect(rows.nth(1).getByRole('cell').nth(1)).toHaveText('5')
+  await expect(rows.nth(2).getByRole('cell').nth(0)).toHaveText('2')
+  await expect(rows.nth(2).getByRole('cell').nth(1)).toHaveText('2')
+  // The current row offers nothing to compare with itself.
+  await expect(rows.nth(1).getByRole('button')).toHaveCount(0)
+
+  // Any two revisions.
+  await page.getByLabel('First revision').selectOption({ label: 'Revision 1 (version 1)' })
+  await page.getByLabel('Second revision').selectOption({ label: 'Revision 2 (version 2)' })
+  await page.getByRole('button', { name: 'Compare', exact: true }).click()
+  const comparison = page.getByTestId('revision-comparison')
+  await expect(comparison.getByRole('heading')).toHaveText('Revision 1 (version 1) → revision 2 (version 2)')
+  await expect(comparison.locator('del')).toContainText(['First'])
+  await expect(comparison.locator('ins')).toContainText(['Second'])
+  await comparison.scrollIntoViewIfNeeded()
+  await page.screenshot({ path: 'docs/screenshots/revision-compare-any-two.png' })
+
+  // A restore asks first, then is a revision that says which one it restored.
+  await revisions.getByRole('button', { name: 'Restore revision 1' }).click()
+  const confirmation = page.getByRole('dialog', { name: 'Restore revision 1?' })
+  await expect(confirmation).toContainText('Nothing is lost: the text now is revision 3.')
+  await page.screenshot({ path: 'docs/screenshots/revision-restore-confirm.png' })
+  await confirmation.getByRole('button', { name: 'Cancel' }).click()
+  await expect(confirmation).toBeHidden()
+  await expect(rows).toHaveCount(4)
+
+  await revisions.getByRole('button', { name: 'Restore revision 1' }).click()
+  await confirmation.getByRole('button', { name: 'Yes, restore revision 1' }).click()
+  await expect(page.getByText('Restored revision 1 as a new revision. This is now version 6.')).toBeVisible()
+  await expect(page.getByTestId('article-version')).toHaveText('6')
+  await expect(rows).toHaveCount(5)
+  await expect(rows.nth(1).getByRole('cell').nth(0)).toHaveText('4 (current)')
+  await expect(rows.nth(1).getByRole('cell').nth(1)).toHaveText('6')
+  await expect(rows.nth(1).getByRole('cell').nth(4)).toHaveText('Restored from revision 1 (lede)')
+  await expect(page.getByLabel('Lede')).toHaveValue('First lede.')
+  await revisions.scrollIntoViewIfNeeded()
+  await page.screenshot({ path: 'docs/screenshots/revisions-numbered.png' })
   await context.close()
 })

@@ -1,5 +1,6 @@
 'use client'
 
+import { savedMessage } from '@/lib/articles/revision-wording'
 import { zodResolver } from '@hookform/resolvers/zod'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import dynamic from 'next/dynamic'
@@ -92,6 +93,8 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
     if (!article || isDirty || article.version <= baseVersion.current) return
     baseVersion.current = article.version
     reset(articleToForm(article))
+    // "Saved. This is now version N" is no longer true once a move or another save raised it.
+    setStatus('')
   }, [article, isDirty, reset])
 
   // Closing or reloading the tab would lose the edits; the browser asks first.
@@ -137,7 +140,7 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
       refresh()
       // The stored body is what readers get; say what the allow-list took out of it.
       const removed = saved.body_removed.length > 0 ? ` The body was cleaned for readers: removed ${saved.body_removed.join(', ')}.` : ''
-      setStatus(`Saved. This is now version ${saved.version}.${removed}`)
+      setStatus(`${savedMessage(saved.version)}${removed}`)
     } catch (error) {
       if (!applyServerFieldErrors(form, error, formFieldOf)) {
         const described = describePortalError(error)

@@ -21,7 +21,7 @@ export function ChangesSinceSubmission({ article, history }: { article: ArticleR
     <section className={`alert ${styles.sinceSubmission}`} aria-labelledby="since-submission-heading" data-testid="changes-since-submission">
       <h2 id="since-submission-heading">Changed since it was submitted for review</h2>
       <p>
-        Submitted{changes.submittedBy && ` by ${changes.submittedBy.name}`} <LocalTime iso={changes.submittedAt} /> as version {changes.submitted.version}. Since then:{' '}
+        Submitted{changes.submittedBy && ` by ${changes.submittedBy.name}`} <LocalTime iso={changes.submittedAt} /> as revision {changes.submitted.number} (version {changes.submitted.version}). Since then:{' '}
         {changes.fields.map((field) => fieldNames[field]).join(', ')} ({changes.later.length === 1 ? 'one change' : `${changes.later.length} changes`}, the latest
         {latest.actor && ` by ${latest.actor.name}`} <LocalTime iso={latest.created_at} />
         ).

@@ -9,6 +9,7 @@ import { formatLocalInstant } from '@/lib/time/local-datetime'
 import { ConfirmDialog } from '@/components/confirm-dialog'
 import { useTRPC } from '@/components/trpc-provider'
 import { LocalTime } from '@/components/local-time'
+import { usePassed } from '@/components/use-passed'
 import { describePortalError } from '@/components/portal-error'
 import { ScheduleForm } from './schedule-form'
 import { StatusBadge, statusLabels } from './status-badge'
@@ -123,6 +124,8 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
   // Taking a story off the site, or archiving it, asks first: neither is undone in one click.
   const request = (to: ApiStatus) => (article.status === 'published' || to === 'archived' ? setConfirming(to) : sendsBack(to) ? setSendingBack(true) : move(to))
   const pendingMove = transition.isPending ? transition.variables?.to_state : undefined
+  // A schedule whose time passed while the article is still approved did not happen.
+  const overdue = usePassed(article.scheduled_publish_at)
   const canPublish = moves.includes('published')
   const otherMoves = moves.filter((to) => to !== 'published')
 
@@ -142,6 +145,12 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
               <dt>Scheduled</dt>
               <dd data-testid="scheduled-for">
                 <LocalTime iso={article.scheduled_publish_at} withZoneId />
+                {article.status === 'approved' && overdue && (
+                  <>
+                    <strong> — overdue</strong>
+                    <p className={styles.hint}>It did not go live at its time. Publish it now, or set a new time.</p>
+                  </>
+                )}
               </dd>
             </>
           )}
@@ -176,8 +185,8 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
               </dd>
             </>
           )}
-          <dt>Version</dt>
-          <dd>{article.version}</dd>
+          <dt>Article version</dt>
+          <dd data-testid="article-version">{article.version}</dd>
         </dl>
       </section>
 

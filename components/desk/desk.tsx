@@ -10,6 +10,7 @@ import { listHref } from '@/components/articles/article-list-params'
 import { LocalTime } from '@/components/local-time'
 import type { AppRouter } from '@/lib/trpc/routers/app-router'
 import { rotationRecommendedAfterDays } from '@/lib/tokens/api-token-schemas'
+import { waitAge } from '@/lib/ops/wait-age'
 import styles from './desk.module.css'
 
 type DeskData = inferRouterOutputs<AppRouter>['desk']['get']
@@ -27,10 +28,26 @@ export function Desk({ userId }: { userId: string }) {
       </p>
     )
   }
-  const { drafts, returned, review, upcoming, published, attention } = desk.data
+  const { drafts, returned, review, in_review: inReview, upcoming, overdue, published, attention } = desk.data
   return (
     <div className={styles.grid}>
       {attention && <Attention attention={attention} />}
+      {overdue && overdue.total > 0 && (
+        <Section title="Overdue: did not go live" count={overdue.total}>
+          <p className="alert error" data-testid="overdue-reason">
+            {overdue.reason}
+          </p>
+          <ArticleItems
+            items={overdue.items}
+            empty=""
+            when={(article) => (
+              <>
+                Scheduled for <LocalTime iso={article.scheduled_publish_at!} /> — overdue. Open it to publish now or reschedule.
+              </>
+            )}
+          />
+        </Section>
+      )}
       {review && (
         <Section title="Waiting for your decision" count={review.total} more={{ href: listHref({ status: 'in-review' }), label: 'All articles in review' }}>
           <ArticleItems items={review.items} empty="Nothing is waiting for review." when={(article) => <>Submitted, last changed <LocalTime iso={article.updated_at} /></>} />
@@ -39,6 +56,11 @@ export function Desk({ userId }: { userId: string }) {
       {upcoming && (
         <Section title="Going live in the next 24 hours" count={upcoming.length}>
           <ArticleItems items={upcoming} empty="No publications are scheduled for the next 24 hours." when={(article) => <>Scheduled for <LocalTime iso={article.scheduled_publish_at!} /></>} />
+        </Section>
+      )}
+      {inReview && (
+        <Section title="Your articles in review" count={inReview.total} more={{ href: listHref({ status: 'in-review', author_id: userId }), label: 'All your articles in review' }}>
+          <ArticleItems items={inReview.items} empty="None of your articles is waiting for review." when={(article) => <>Submitted, last changed <LocalTime iso={article.updated_at} /></>} />
         </Section>
       )}
       <Section title="Back from review" count={returned.length}>
@@ -96,27 +118,65 @@ function ArticleItems<T extends ArticleItem>({ items, empty, when }: { items: T[
 const webhookReasons = {
   disabled: 'Disabled by the service after failed deliveries: events are not being delivered.',
   paused: 'Paused: deliveries wait until it is resumed.',
-  failing: 'Its last delivery failed; retries are scheduled.',
 } as const
+
+type AttentionWebhook = NonNullable<DeskData['attention']>['webhooks'][number]
+
+/** What is true of a failed delivery: a test is never retried, a retry has a time, and retries run out. */
+function failureWording(webhook: AttentionWebhook): ReactNode {
+  if (webhook.last_delivery_was_test) return 'Its last delivery, a test event, failed. Tests are sent once and not retried: fix the receiver and send another test.'
+  if (webhook.next_attempt_at)
+    return (
+      <>
+        Its last delivery failed; the next attempt is <LocalTime iso={webhook.next_attempt_at} />.
+      </>
+    )
+  return 'Its last delivery failed and will not be retried. Redeliver it from the subscription’s page once the receiver works.'
+}
 
 const keyReasons = {
   owner_inactive: 'Its owner was deactivated, so every request with it is refused. Revoke it or replace it.',
   rotation_due: `Older than the ${rotationRecommendedAfterDays}-day rotation advice: create a replacement and revoke this one.`,
 } as const
 
+function Backlog({ backlog }: { backlog: NonNullable<DeskData['attention']>['backlog'] }) {
+  const holds = [
+    backlog.other_events > 0 && `${backlog.other_events} ${backlog.other_events === 1 ? 'event' : 'events'} for webhook deliveries and cache purges`,
+    backlog.scheduled_publications > 0 && `${backlog.scheduled_publications} scheduled ${backlog.scheduled_publications === 1 ? 'publication' : 'publications'}`,
+  ].filter(Boolean)
+  return (
+    <li data-testid="outbox-backlog">
+      <Link href="/settings/webhooks/waiting-events">
+        {backlog.waiting === 0
+          ? 'Events are not being delivered'
+          : `${backlog.waiting} ${backlog.waiting === 1 ? 'event is' : 'events are'} waiting in the outbox${backlog.oldest_waiting_seconds !== null ? `, the oldest for ${waitAge(backlog.oldest_waiting_seconds)}` : ''}`}
+      </Link>
+      <span className={styles.meta}>
+        {holds.length > 0 && `They hold up ${holds.join(' and ')}. `}
+        {backlog.overdue_publications > 0 && `${backlog.overdue_publications} scheduled ${backlog.overdue_publications === 1 ? 'publication is' : 'publications are'} overdue. `}
+        {backlog.advice}
+      </span>
+    </li>
+  )
+}
+
 function Attention({ attention }: { attention: NonNullable<DeskData['attention']> }) {
-  const count = attention.webhooks.length + attention.keys.length
+  const { backlog } = attention
+  // Events that wait briefly while a configured queue takes them are no trouble.
+  const stuck = backlog.queue !== 'configured' ? backlog.waiting > 0 || backlog.overdue_publications > 0 : (backlog.oldest_waiting_seconds ?? 0) >= 120 || backlog.overdue_publications > 0
+  const count = attention.webhooks.length + attention.keys.length + (stuck ? 1 : 0)
   return (
     <Section title="Needs your attention" count={count}>
       {count === 0 ? (
-        <p className={styles.empty}>Every webhook subscription is delivering and every key is in good order.</p>
+        <p className={styles.empty}>Every webhook subscription is delivering, no events are waiting, and every key is in good order.</p>
       ) : (
         <ul className={styles.items}>
+          {stuck && <Backlog backlog={backlog} />}
           {attention.webhooks.map((webhook) => (
             <li key={webhook.webhook_id}>
               <Link href={`/settings/webhooks/${webhook.webhook_id}`}>Webhook to {webhook.url}</Link>
               <span className={styles.meta}>
-                {webhookReasons[webhook.reason]}
+                {webhook.reason === 'failing' ? failureWording(webhook) : webhookReasons[webhook.reason]}
                 {webhook.last_delivery && (
                   <>
                     {' '}

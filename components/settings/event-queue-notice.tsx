@@ -1,19 +1,14 @@
 import { eventQueueHealth } from '@/lib/ops/event-queue-health'
 import type { Actor } from '@/lib/tenancy/actor'
-
-function age(seconds: number): string {
-  if (seconds < 90) return `${seconds} s`
-  if (seconds < 5_400) return `${Math.round(seconds / 60)} min`
-  if (seconds < 172_800) return `${Math.round(seconds / 3_600)} h`
-  return `${Math.round(seconds / 86_400)} days`
-}
+import { waitAge as age } from '@/lib/ops/wait-age'
+import Link from 'next/link'
 
 /**
  * Says plainly when the newsroom's events are not going out (no queue configured, or it is
  * failing) and what fixes it; nothing when all is well. `kinds` narrows the count to what one
  * subscription receives.
  */
-export async function EventQueueNotice({ actor, kinds }: { actor: Actor; kinds?: string[] }) {
+export async function EventQueueNotice({ actor, kinds, listLink = true }: { actor: Actor; kinds?: string[]; listLink?: boolean }) {
   const health = await eventQueueHealth(actor, kinds)
   if (!health.advice || (health.queue === 'configured' && (health.oldestWaitingSeconds ?? 0) < 120)) return null
   return (
@@ -26,6 +21,11 @@ export async function EventQueueNotice({ actor, kinds }: { actor: Actor; kinds?:
         </strong>
       </p>
       <p>{health.advice}</p>
+      {listLink && health.waiting > 0 && (
+        <p>
+          <Link href="/settings/webhooks/waiting-events">See the waiting events</Link>
+        </p>
+      )}
     </div>
   )
 }

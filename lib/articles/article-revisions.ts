@@ -12,13 +12,15 @@ import { assertCan } from '../auth/permissions.ts'
 // Revisions are written by the articles_record_revision trigger, in the transaction of the
 // change itself (see its migration); this module only reads them, and restores one.
 
-const include = { actor: { select: { id: true, name: true } } } as const
+const include = { actor: { select: { id: true, name: true } }, restoredFrom: { select: { id: true, number: true } } } as const
 
 type RevisionRow = {
   id: string
   articleId: string
   version: number
+  number: number
   actor: { id: string; name: string } | null
+  restoredFrom: { id: string; number: number } | null
   createdAt: Date
   fields: string[]
   headline: string
@@ -29,10 +31,12 @@ type RevisionRow = {
   authorId: string
 }
 
-function toRevisionRecord(row: RevisionRow): RevisionRecord {
+/** The API's record of a revision: its own number, and separately the article version it produced. */
+export function toRevisionRecord(row: RevisionRow): RevisionRecord {
   return {
     revision_id: row.id,
     article_id: row.articleId,
+    number: row.number,
     version: row.version,
     actor: row.actor,
     created_at: row.createdAt.toISOString(),
@@ -43,6 +47,8 @@ function toRevisionRecord(row: RevisionRow): RevisionRecord {
     department_id: row.departmentId,
     tags: row.tags,
     author_id: row.authorId,
+    restored_from_revision_id: row.restoredFrom?.id ?? null,
+    restored_from_revision_number: row.restoredFrom?.number ?? null,
   }
 }
 
@@ -78,7 +84,8 @@ export async function getRevision(actor: Actor, articleId: string, revisionId: s
 /**
  * Puts a revision's text back: headline, lede, body, tags and department, through the ordinary
  * update, so the workflow's rules, the expected version and the article.updated event apply as to any edit,
- * and the restore is itself a new revision. The author stays who it is now.
+ * and the restore is itself a new revision, which names the one it put back. The author stays
+ * who it is now.
  */
 export async function restoreRevision(actor: Actor, articleId: string, revisionId: string, options: { expectedVersion?: ExpectedVersion; overrideLock?: boolean } = {}): Promise<WrittenArticle> {
   const revision = await getRevision(actor, articleId, revisionId)
@@ -86,6 +93,6 @@ export async function restoreRevision(actor: Actor, articleId: string, revisionI
     actor,
     articleId,
     { headline: revision.headline, lede: revision.lede, body: revision.body, tags: revision.tags, department_id: revision.department_id },
-    options,
+    { ...options, restoringRevisionId: revision.revision_id },
   )
 }

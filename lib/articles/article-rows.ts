@@ -27,6 +27,7 @@ export const articleColumns = [
   'created_at AS "createdAt"',
   'updated_at AS "updatedAt"',
   'edited_by_id AS "editedById"',
+  'restoring_revision_id AS "restoringRevisionId"',
 ].join(', ')
 
 /** A row read with articleColumns: the status is the database's label, which is the API's spelling. */

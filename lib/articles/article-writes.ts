@@ -18,6 +18,7 @@ export type ArticleChanges = {
   tags?: string[]
   authorId?: string
   editedById?: string | null
+  restoringRevisionId?: string | null
   status?: ArticleStatus
   scheduledPublishAt?: Date | null
   publishedAt?: Date
@@ -34,6 +35,7 @@ const assignments: { [Field in keyof Required<ArticleChanges>]: (value: ArticleC
   tags: (value) => Prisma.sql`tags = ${value}::text[]`,
   authorId: (value) => Prisma.sql`author_id = ${value}`,
   editedById: (value) => Prisma.sql`edited_by_id = ${value}::text`,
+  restoringRevisionId: (value) => Prisma.sql`restoring_revision_id = ${value}::text`,
   status: (value) => Prisma.sql`status = ${toApiStatus(value!)}::"ArticleStatus"`,
   scheduledPublishAt: (value) => Prisma.sql`scheduled_publish_at = ${value}::timestamptz`,
   publishedAt: (value) => Prisma.sql`published_at = ${value}::timestamptz`,
@@ -46,7 +48,10 @@ const assignments: { [Field in keyof Required<ArticleChanges>]: (value: ArticleC
  * The UPDATE of the version of the article that was read (and, with `sameStatus`, only while it
  * is still in that state), raising its version, and the article it stores (for writeArticle).
  */
-export function updateOfReadArticle(current: Article, changes: ArticleChanges, options: { sameStatus?: boolean } = {}): { statement: Prisma.Sql; expected: Article } {
+export function updateOfReadArticle(current: Article, given: ArticleChanges, options: { sameStatus?: boolean } = {}): { statement: Prisma.Sql; expected: Article } {
+  // Only the statement that restores names a revision: every other write clears an earlier
+  // restore's mark, so the revision trigger never credits a later change to it.
+  const changes: ArticleChanges = { ...given, restoringRevisionId: given.restoringRevisionId ?? null }
   const fields = (Object.keys(changes) as (keyof ArticleChanges)[]).filter((field) => changes[field] !== undefined)
   const sets = fields.map((field) => (assignments[field] as (value: unknown) => Prisma.Sql)(changes[field]))
   const statement = Prisma.sql`

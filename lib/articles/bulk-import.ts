@@ -134,7 +134,8 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
           slug = COALESCE(EXCLUDED.slug, articles.slug),
           version = articles.version + 1,
           updated_at = now(),
-          edited_by_id = EXCLUDED.edited_by_id
+          edited_by_id = EXCLUDED.edited_by_id,
+          restoring_revision_id = NULL
         WHERE articles.status <> 'archived'
           -- A live article moves to a new address only through PATCH, which keeps the old one.
           AND (EXCLUDED.slug IS NULL OR articles.url IS NULL OR EXCLUDED.slug IS NOT DISTINCT FROM articles.slug)

@@ -18,6 +18,7 @@ const move = (from: ArticleHistoryEntry['from_state'], to: ArticleHistoryEntry['
 const revision = (version: number, at: string, fields: RevisionRecord['fields'], headline = `v${version}`): RevisionRecord => ({
   revision_id: `rev_${version}`,
   article_id: 'art_1',
+  number: version,
   version,
   actor: writer,
   created_at: at,
@@ -28,6 +29,8 @@ const revision = (version: number, at: string, fields: RevisionRecord['fields'],
   department_id: null,
   tags: [],
   author_id: writer.id,
+  restored_from_revision_id: null,
+  restored_from_revision_number: null,
 })
 
 describe('changesSinceSubmission', () => {

@@ -3,17 +3,29 @@ import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts
 import type { Article } from '../db/generated/client.ts'
 
 /**
- * Approved articles whose scheduled publication falls before `until`, soonest first: what goes
- * live without anyone acting. A schedule already due (the job has not run yet) is included.
+ * Approved articles whose scheduled publication falls from `from` to before `until`, soonest
+ * first: what goes live without anyone acting. One already due is overdue, not upcoming
+ * (listOverduePublications): it did not go live at its time, so nobody should wait for it.
  */
-export async function listUpcomingPublications(tenantId: string, { until, limit }: { until: Date; limit: number }): Promise<Article[]> {
+export async function listUpcomingPublications(tenantId: string, { from, until, limit }: { from: Date; until: Date; limit: number }): Promise<Article[]> {
   const rows = await tenantSql(tenantId).rows<StoredArticle>(
     `SELECT ${articleColumns} FROM articles
-     WHERE tenant_id = $1 AND status = 'approved' AND scheduled_publish_at IS NOT NULL AND scheduled_publish_at < $2
-     ORDER BY scheduled_publish_at, id LIMIT $3`,
-    [until, limit],
+     WHERE tenant_id = $1 AND status = 'approved' AND scheduled_publish_at >= $2 AND scheduled_publish_at < $3
+     ORDER BY scheduled_publish_at, id LIMIT $4`,
+    [from, until, limit],
   )
   return rows.map(toArticle)
+}
+
+/** Approved articles whose scheduled time has passed without their going live, oldest first, and how many. */
+export async function listOverduePublications(tenantId: string, { now, limit }: { now: Date; limit: number }): Promise<{ total: number; items: Article[] }> {
+  const sql = tenantSql(tenantId)
+  const where = `WHERE tenant_id = $1 AND status = 'approved' AND scheduled_publish_at < $2`
+  const [rows, [count]] = await Promise.all([
+    sql.rows<StoredArticle>(`SELECT ${articleColumns} FROM articles ${where} ORDER BY scheduled_publish_at, id LIMIT $3`, [now, limit]),
+    sql.rows<{ total: number }>(`SELECT count(*)::int AS total FROM articles ${where}`, [now]),
+  ])
+  return { total: count?.total ?? 0, items: rows.map(toArticle) }
 }
 
 export type ReturnedArticle = Article & { returnedAt: Date; returnedBy: string | null; returnNote: string | null }

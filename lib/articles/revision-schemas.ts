@@ -8,7 +8,19 @@ export const revisionSchema = z
   .object({
     revision_id: z.string().meta({ example: 'rev_3f1c9a0e6b2d4c7a8e5f1a2b3c4d5e6f' }),
     article_id: z.string().meta({ example: 'art_0mhx2k1s9q3v8w4t6y1z2a3b4c' }),
-    version: z.number().int().min(1).meta({ description: 'The article version this revision produced.' }),
+    number: z
+      .number()
+      .int()
+      .min(1)
+      .meta({ description: "The revision's own number: 1 for the article's first content, then 2, 3… with no gaps. Not the article version." }),
+    version: z
+      .number()
+      .int()
+      .min(1)
+      .meta({
+        description:
+          'The article version this revision produced (what If-Match names). Workflow moves and slug changes raise the version without a revision, so versions of consecutive revisions may have gaps.',
+      }),
     actor: z
       .object({ id: z.string(), name: z.string() })
       .nullable()
@@ -21,6 +33,8 @@ export const revisionSchema = z
     department_id: z.string().nullable(),
     tags: z.array(z.string()),
     author_id: z.string(),
+    restored_from_revision_id: z.string().nullable().meta({ description: 'The revision this one put back, when it was a restore; otherwise null.' }),
+    restored_from_revision_number: z.number().int().min(1).nullable().meta({ description: 'That revision\'s number, when it was a restore; otherwise null.' }),
   })
   .meta({
     id: 'ArticleRevision',

@@ -21,7 +21,7 @@ export async function updateArticle(
   actor: Actor,
   articleId: string,
   input: UpdateArticleInput,
-  options: { expectedVersion?: ExpectedVersion; overrideLock?: boolean } = {},
+  options: { expectedVersion?: ExpectedVersion; overrideLock?: boolean; restoringRevisionId?: string } = {},
 ): Promise<WrittenArticle> {
   const tdb = tenantDb(actor.tenant.id)
   const unknown = await findForeignReferences(tdb, {
@@ -41,6 +41,8 @@ export async function updateArticle(
   if (input.author_id !== undefined) changes.authorId = input.author_id
   // The revision this change makes names its editor (see article_revisions).
   changes.editedById = actor.user?.id ?? null
+  // ...and the revision it restores, if it is a restore (see updateOfReadArticle).
+  if (options.restoringRevisionId) changes.restoringRevisionId = options.restoringRevisionId
 
   const article = await changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, leaseWriter(actor, input.override_lock ?? options.overrideLock), async (current) => {
     if (current.status === 'archived') {

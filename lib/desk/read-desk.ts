@@ -1,5 +1,7 @@
 import type { Article, WebhookSubscription } from '../db/generated/client.ts'
-import { listReturnedFromReview, listUpcomingPublications, type ReturnedArticle } from '../articles/desk-article-lists.ts'
+import { listOverduePublications, listReturnedFromReview, listUpcomingPublications, type ReturnedArticle } from '../articles/desk-article-lists.ts'
+import { eventQueueHealth, eventQueueState, type EventQueueHealth, type EventQueueState } from '../ops/event-queue-health.ts'
+import { waitingEventCounts } from '../ops/waiting-events.ts'
 import { listArticlesQuerySchema } from '../articles/article-schemas.ts'
 import { listArticles } from '../articles/list-articles.ts'
 import type { Actor } from '../tenancy/actor.ts'
@@ -15,6 +17,16 @@ const upcomingWindowMs = 24 * 60 * 60 * 1000
 export type ArticleSection = { total: number; items: Article[] }
 export type WebhookNeedingAttention = { subscription: WebhookSubscription; lastDelivery: LastDeliveryResult | null; reason: 'disabled' | 'paused' | 'failing' }
 export type KeyNeedingAttention = { key: ApiTokenSummary; reason: 'owner_inactive' | 'rotation_due' }
+/** Events not yet handed to the queue, and what they hold up. */
+export type OutboxBacklog = EventQueueHealth & { scheduledPublications: number; otherEvents: number; overduePublications: number }
+
+/** Why scheduled publications did not happen at their time, and what to do, as far as this process knows. */
+export function overdueReason(queue: EventQueueState): string {
+  if (queue === 'not_configured')
+    return 'No event queue (Inngest) is configured, so scheduled publications do not run. Publish it now, or reschedule once an admin has set Inngest up.'
+  if (queue === 'failing') return 'The event queue (Inngest) is unreachable, so scheduled publications wait. Publish it now, or reschedule; it goes out when the queue answers again.'
+  return 'Its scheduled publication has not run yet. Publish it now if it cannot wait, or reschedule it.'
+}
 
 /** What a member starts the day with; a section is absent when the member's permissions have no use for it. */
 export type Desk = {
@@ -24,9 +36,13 @@ export type Desk = {
   /** Members who decide (articles:write): what waits for a decision, what goes live soon, what just went live. */
   review?: ArticleSection
   upcoming?: { items: Article[] }
+  /** Approved articles whose scheduled time passed without their going live, with why and what to do. */
+  overdue?: { total: number; items: Article[]; reason: string }
+  /** A member who does not decide: their own articles waiting in review. */
+  inReview?: ArticleSection
   published?: ArticleSection
   /** Admins: the integrations that are not working or need looking after. */
-  attention?: { webhooks: WebhookNeedingAttention[]; keys: KeyNeedingAttention[] }
+  attention?: { webhooks: WebhookNeedingAttention[]; keys: KeyNeedingAttention[]; backlog: OutboxBacklog }
 }
 
 /**
@@ -40,11 +56,13 @@ export async function readDesk(actor: Actor & { user: NonNullable<Actor['user']>
 
   const decides = can(actor, 'articles:write')
   const administers = can(actor, 'admin')
-  const [drafts, returned, review, upcoming, published, attention] = await Promise.all([
+  const [drafts, returned, review, inReview, upcoming, overdue, published, attention] = await Promise.all([
     page({ status: 'draft', author_id: actor.user.id }),
     listReturnedFromReview(tenantId, { authorId: actor.user.id, limit: shown }),
     decides ? page({ status: 'in-review' }) : undefined,
-    decides ? listUpcomingPublications(tenantId, { until: new Date(now.getTime() + upcomingWindowMs), limit: shown }) : undefined,
+    decides ? undefined : page({ status: 'in-review', author_id: actor.user.id }),
+    decides ? listUpcomingPublications(tenantId, { from: now, until: new Date(now.getTime() + upcomingWindowMs), limit: shown }) : undefined,
+    decides || administers ? listOverduePublications(tenantId, { now, limit: shown }) : undefined,
     decides ? page({ status: 'published' }) : undefined,
     administers ? integrationsNeedingAttention(actor) : undefined,
   ])
@@ -52,16 +70,23 @@ export async function readDesk(actor: Actor & { user: NonNullable<Actor['user']>
     drafts,
     returned: { items: returned },
     ...(review && { review }),
+    ...(inReview && { inReview }),
     ...(upcoming && { upcoming: { items: upcoming } }),
+    ...(overdue && decides && { overdue: { ...overdue, reason: overdueReason(eventQueueState()) } }),
     ...(published && { published }),
-    ...(attention && { attention }),
+    ...(attention && { attention: { ...attention, backlog: { ...attention.backlog, overduePublications: overdue?.total ?? 0 } } }),
   }
 }
 
 // One full page: a newsroom may have no more subscriptions than that (WEBHOOK_MAX_SUBSCRIPTIONS,
 // 50 by default), unless it had more before the limit existed.
 async function integrationsNeedingAttention(actor: Actor): Promise<NonNullable<Desk['attention']>> {
-  const [subscriptions, keys] = await Promise.all([listWebhooks(actor, { limit: maxWebhookPageSize, offset: 0 }), listApiTokens(actor)])
+  const [subscriptions, keys, health, counts] = await Promise.all([
+    listWebhooks(actor, { limit: maxWebhookPageSize, offset: 0 }),
+    listApiTokens(actor),
+    eventQueueHealth(actor),
+    waitingEventCounts(actor),
+  ])
   const results = await lastDeliveryResults(
     actor,
     subscriptions.items.map((subscription) => subscription.id),
@@ -78,5 +103,5 @@ async function integrationsNeedingAttention(actor: Actor): Promise<NonNullable<D
     if (!key.ownerActive) keysNeedingAttention.push({ key, reason: 'owner_inactive' })
     else if (key.rotationRecommended) keysNeedingAttention.push({ key, reason: 'rotation_due' })
   }
-  return { webhooks, keys: keysNeedingAttention }
+  return { webhooks, keys: keysNeedingAttention, backlog: { ...health, scheduledPublications: counts.scheduledPublications, otherEvents: counts.other, overduePublications: 0 } }
 }

@@ -1,3 +1,4 @@
+import { webhookTestKind } from './manual-deliveries.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
 import { assertCan } from '../auth/permissions.ts'
 import type { Actor } from '../tenancy/actor.ts'
@@ -8,6 +9,10 @@ export type LastDeliveryResult = {
   durationMs: number
   error: string | null
   succeeded: boolean
+  /** A one-off test event (sent once, never retried). */
+  test: boolean
+  /** When the delivery is tried again; null when it will not be (it succeeded, was a test, or used up its retries). */
+  nextAttemptAt: Date | null
 }
 
 /**
@@ -19,10 +24,13 @@ export async function lastDeliveryResults(actor: Actor, subscriptionIds: string[
   const tenantId = actor.tenant.id
   const results = new Map<string, LastDeliveryResult>()
   if (subscriptionIds.length === 0) return results
-  const rows = await systemDb().$queryRaw<{ subscription_id: string; at: Date; response_status: number | null; duration_ms: number; error: string | null }[]>`
-    SELECT DISTINCT ON (d.subscription_id) d.subscription_id, a.at, a.response_status, a.duration_ms, a.error
+  const rows = await systemDb().$queryRaw<
+    { subscription_id: string; at: Date; response_status: number | null; duration_ms: number; error: string | null; kind: string; status: string; next_attempt_at: Date | null }[]
+  >`
+    SELECT DISTINCT ON (d.subscription_id) d.subscription_id, a.at, a.response_status, a.duration_ms, a.error, e.kind, d.status::text AS status, d.next_attempt_at
     FROM delivery_attempts a
     JOIN deliveries d ON d.id = a.delivery_id
+    JOIN events e ON e.id = d.event_id
     WHERE d.tenant_id = ${tenantId} AND d.subscription_id = ANY(${subscriptionIds})
     ORDER BY d.subscription_id, a.at DESC, a.attempt DESC`
   for (const row of rows) {
@@ -33,6 +41,8 @@ export async function lastDeliveryResults(actor: Actor, subscriptionIds: string[
       durationMs: row.duration_ms,
       error: row.error,
       succeeded: status !== null && status >= 200 && status < 300,
+      test: row.kind === webhookTestKind,
+      nextAttemptAt: row.status === 'pending' && row.kind !== webhookTestKind ? row.next_attempt_at : null,
     })
   }
   return results

@@ -1,5 +1,6 @@
 import { TRPCError } from '@trpc/server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { updateReadVersion } from '../../lib/articles/change-current-version.ts'
 import { db } from '../../lib/db/client.ts'
 import type { Role } from '../../lib/db/generated/enums.ts'
 import { createCallerFactory, type PortalContext } from '../../lib/trpc/init.ts'
@@ -112,7 +113,44 @@ describe('every content write makes exactly one revision', () => {
   })
 })
 
+describe('revision numbers', () => {
+  it('count 1, 2, 3 without gaps while each names the article version it produced, which moves also raise', async () => {
+    const id = await createViaApi()
+    expect((await editorApi.patch(`/v1/articles/${id}`, { lede: 'Two.' })).status).toBe(200)
+    expect((await editorApi.post(`/v1/articles/${id}/transitions`, { to_state: 'in-review' })).status).toBe(200)
+    expect((await editorApi.post(`/v1/articles/${id}/transitions`, { to_state: 'draft' })).status).toBe(200)
+    expect((await editorApi.patch(`/v1/articles/${id}`, { lede: 'Three.' })).status).toBe(200)
+    const items = (await reader.get(`/v1/articles/${id}/revisions`)).body.items as { number: number; version: number }[]
+    expect(items.map(({ number, version }) => [number, version])).toEqual([
+      [3, 5],
+      [2, 2],
+      [1, 1],
+    ])
+    expect((await reader.get(`/v1/articles/${id}`)).body.version).toBe(5)
+  })
+})
+
 describe('restoring a revision', () => {
+  it('makes a revision that names the revision it restored, and the next edit does not', async () => {
+    const id = await createViaApi({ lede: 'First lede.' })
+    await editorApi.patch(`/v1/articles/${id}`, { lede: 'Second lede.' })
+    await editorApi.patch(`/v1/articles/${id}`, { lede: 'Third lede.' })
+    const first = (await reader.get(`/v1/articles/${id}/revisions`)).body.items.at(-1)
+    expect(first).toMatchObject({ number: 1, restored_from_revision_id: null, restored_from_revision_number: null })
+
+    expect(await portal('editor').articles.restoreRevision({ article_id: id, revision_id: first.revision_id, version: 3 })).toMatchObject({ version: 4 })
+    const [restore] = (await reader.get(`/v1/articles/${id}/revisions?limit=1`)).body.items
+    expect(restore).toMatchObject({ number: 4, version: 4, lede: 'First lede.', restored_from_revision_id: first.revision_id, restored_from_revision_number: 1 })
+    expect((await reader.get(`/v1/articles/${id}/revisions/${restore.revision_id}`)).body.restored_from_revision_number).toBe(1)
+
+    // A move in between, then a content write that is not a PATCH (as the body backfill writes).
+    expect((await editorApi.post(`/v1/articles/${id}/transitions`, { to_state: 'in-review' })).status).toBe(200)
+    const current = await db.article.findUniqueOrThrow({ where: { id } })
+    await updateReadVersion(current, { lede: 'Fifth lede.' })
+    const [after] = (await reader.get(`/v1/articles/${id}/revisions?limit=1`)).body.items
+    expect(after).toMatchObject({ number: 5, lede: 'Fifth lede.', restored_from_revision_id: null })
+  })
+
   it('is a new revision with the old text, an article.updated event, and refuses a stale version with 412', async () => {
     const id = await createViaApi({ lede: 'First lede.' })
     const first = (await reader.get(`/v1/articles/${id}/revisions`)).body.items[0]

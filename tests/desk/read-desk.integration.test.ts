@@ -6,6 +6,7 @@ import { listArticlesQuerySchema } from '../../lib/articles/article-schemas.ts'
 import { transitionArticle } from '../../lib/articles/transition-article.ts'
 import { db } from '../../lib/db/client.ts'
 import { readDesk } from '../../lib/desk/read-desk.ts'
+import { listWaitingEvents } from '../../lib/ops/waiting-events.ts'
 import { createId } from '../../lib/ids.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 
@@ -16,6 +17,7 @@ const member = (tenant: TestTenant, role: 'admin' | 'editor' | 'writer') => {
   return { ...actor, user: actor.user! }
 }
 const ids = (items: { id: string }[]) => items.map((item) => item.id)
+const newsroomActor = (tenant: TestTenant) => tenant.actor('admin')
 
 beforeAll(async () => {
   newsroom = await createTestTenant()
@@ -107,5 +109,82 @@ describe('readDesk', () => {
       ].sort(),
     )
     expect(desk.review).toBeDefined()
+  })
+
+  it('shows a writer their own articles in review, not other writers’', async () => {
+    const tenant = await createTestTenant()
+    const writer = member(tenant, 'writer')
+    const mine = await createArticle(writer, { headline: 'Mine, in review', status: 'in-review' })
+    await createArticle(writer, { headline: 'Mine, still a draft' })
+    await createArticle(member(tenant, 'editor'), { headline: 'Someone else’s, in review', status: 'in-review' })
+    const desk = await readDesk(writer)
+    expect(ids(desk.inReview!.items)).toEqual([mine.id])
+    expect(desk.inReview!.total).toBe(1)
+    expect(desk.overdue).toBeUndefined()
+    expect((await readDesk(member(tenant, 'editor'))).inReview).toBeUndefined()
+  })
+
+  it('puts a schedule whose time passed under overdue with why, never under going live soon', async () => {
+    const tenant = await createTestTenant()
+    const editor = member(tenant, 'editor')
+    const now = new Date()
+    const article = await createArticle(editor, { headline: 'Was due at 22:45', status: 'in-review' })
+    await transitionArticle(editor, article.id, { to_state: 'approved' })
+    await transitionArticle(editor, article.id, { to_state: 'published', publish_at: new Date(now.getTime() + 3_600_000).toISOString() })
+    await db.article.update({ where: { id: article.id }, data: { scheduledPublishAt: new Date(now.getTime() - 5 * 60_000) } })
+
+    const desk = await readDesk(editor, now)
+    expect(ids(desk.overdue!.items)).toEqual([article.id])
+    expect(desk.overdue!.total).toBe(1)
+    expect(desk.overdue!.reason).toMatch(/No event queue \(Inngest\) is configured, so scheduled publications do not run\. Publish it now, or reschedule/)
+    expect(desk.upcoming!.items).toEqual([])
+  })
+
+  it('tells an admin how many events wait, since when, what they hold up, and lists each with whom it is for', async () => {
+    const tenant = await createTestTenant()
+    const admin = member(tenant, 'admin')
+    const subscription = await db.webhookSubscription.create({
+      data: { id: createId('whk'), tenantId: tenant.tenant.id, url: 'https://receiver.example/published', events: ['article.published'], secretEncrypted: 'x', ownerId: tenant.users.admin.id, createdAt: new Date(Date.now() - 86_400_000) },
+    })
+    const article = await createArticle(admin, { headline: 'Waiting to go out' })
+    // Only what this test writes counts: the article's own creation event may be waiting too.
+    await db.event.updateMany({ where: { tenantId: tenant.tenant.id }, data: { sentToQueueAt: new Date() } })
+    const old = new Date(Date.now() - 30 * 60_000)
+    await db.event.createMany({
+      data: [
+        { id: createId('evt'), tenantId: tenant.tenant.id, kind: 'article.published', occurredAt: old, createdAt: old, data: { article_id: article.id, status: 'published', tags: [], department_id: null } },
+        { id: createId('evt'), tenantId: tenant.tenant.id, kind: 'article.publish_scheduled', occurredAt: new Date(), data: { article_id: article.id, publish_at: new Date().toISOString() } },
+      ],
+    })
+
+    const { backlog } = (await readDesk(admin)).attention!
+    expect(backlog).toMatchObject({ waiting: 2, scheduledPublications: 1, otherEvents: 1, queue: 'not_configured' })
+    expect(backlog.oldestWaitingSeconds).toBeGreaterThanOrEqual(30 * 60)
+
+    const waiting = await listWaitingEvents(newsroomActor(tenant), { limit: 100 })
+    expect(waiting.total).toBe(2)
+    expect(waiting.items.map((event) => [event.kind, event.article?.headline, event.purpose])).toEqual([
+      ['article.published', 'Waiting to go out', { kind: 'deliveries', subscriptions: [{ id: subscription.id, url: subscription.url }] }],
+      ['article.publish_scheduled', 'Waiting to go out', { kind: 'scheduled_publication', publishAt: expect.any(String) }],
+    ])
+    await expect(listWaitingEvents(tenant.actor('editor'), { limit: 100 })).rejects.toThrow()
+  })
+
+  it('says a failed test delivery is not retried, and when a failed event delivery is tried next', async () => {
+    const tenant = await createTestTenant()
+    const make = (url: string) =>
+      db.webhookSubscription.create({ data: { id: createId('whk'), tenantId: tenant.tenant.id, url, events: ['article.published'], secretEncrypted: 'x', ownerId: tenant.users.admin.id } })
+    const tested = await make('https://receiver.example/tested')
+    const retrying = await make('https://receiver.example/retrying')
+    const next = new Date(Date.now() + 5 * 60_000)
+    for (const [subscription, kind, nextAttemptAt] of [[tested, 'webhook.test', null], [retrying, 'article.published', next]] as const) {
+      const event = await db.event.create({ data: { id: createId('evt'), tenantId: tenant.tenant.id, kind, occurredAt: new Date(), data: {}, sentToQueueAt: new Date() } })
+      const delivery = await db.delivery.create({ data: { id: createId('dlv'), tenantId: tenant.tenant.id, eventId: event.id, subscriptionId: subscription.id, nextAttemptAt } })
+      await db.deliveryAttempt.create({ data: { id: createId('att'), deliveryId: delivery.id, attempt: 1, at: new Date(), responseStatus: 500, durationMs: 12 } })
+    }
+    const webhooks = (await readDesk(member(tenant, 'admin'))).attention!.webhooks
+    const byId = new Map(webhooks.map((webhook) => [webhook.subscription.id, webhook]))
+    expect(byId.get(tested.id)).toMatchObject({ reason: 'failing', lastDelivery: { test: true, nextAttemptAt: null } })
+    expect(byId.get(retrying.id)).toMatchObject({ reason: 'failing', lastDelivery: { test: false, nextAttemptAt: next } })
   })
 })

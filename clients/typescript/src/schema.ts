@@ -210,7 +210,7 @@ export interface paths {
          * List an article’s revisions
          * @description **Required scope:** `articles:read` (or `admin`).
          *
-         *     Every change to the article’s content (creation, PATCH, a portal save, a bulk import that changed something, a restore) is a revision, stored with the change itself. Newest first. A change that sets no content field (a transition, a bulk re-import of identical content) makes none. Revisions are kept for as long as the article is.
+         *     Every change to the article’s content (creation, PATCH, a portal save, a bulk import that changed something, a restore) is a revision, stored with the change itself. Each has its own `number` (1, 2, 3… without gaps) and the article `version` it produced; a restore names the revision it put back in `restored_from_revision_id` and `restored_from_revision_number`. Newest first. A change that sets no content field (a transition, a bulk re-import of identical content) makes none. Revisions are kept for as long as the article is.
          *
          *     **Paging:** `limit` 1 to 100 (default 20) and `offset` (default 0); `next_offset` is null on the last page. Every page also has `next_cursor`: send it back as `cursor` (same filters, no `offset`) for the next page, found by position rather than by counting, so a deep page costs what the first does; null on the last page.
          */
@@ -854,10 +854,16 @@ export interface components {
             fields: ("headline" | "lede" | "body" | "department_id" | "tags" | "author_id")[];
             headline: string;
             lede: string | null;
+            /** @description The revision's own number: 1 for the article's first content, then 2, 3… with no gaps. Not the article version. */
+            number: number;
+            /** @description The revision this one put back, when it was a restore; otherwise null. */
+            restored_from_revision_id: string | null;
+            /** @description That revision's number, when it was a restore; otherwise null. */
+            restored_from_revision_number: number | null;
             /** @example rev_3f1c9a0e6b2d4c7a8e5f1a2b3c4d5e6f */
             revision_id: string;
             tags: string[];
-            /** @description The article version this revision produced. */
+            /** @description The article version this revision produced (what If-Match names). Workflow moves and slug changes raise the version without a revision, so versions of consecutive revisions may have gaps. */
             version: number;
         };
         ArticleRevisionList: {

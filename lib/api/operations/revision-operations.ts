@@ -5,6 +5,7 @@ import { listRevisionsQuerySchema, revisionListSchema, revisionPathSchema, revis
 const revision: RevisionRecord = {
   revision_id: 'rev_3f1c9a0e6b2d4c7a8e5f1a2b3c4d5e6f',
   article_id: 'art_0mhx2k1s9q3v8w4t6y1z2a3b4c',
+  number: 2,
   version: 3,
   actor: { id: 'usr_0mhx2k1s9q3v8w4t6y1z2a3b4e', name: 'Lois Lane' },
   created_at: '2026-11-20T09:10:00.000Z',
@@ -15,6 +16,8 @@ const revision: RevisionRecord = {
   department_id: 'dep_0mhx2k1s9q3v8w4t6y1z2a3b4d',
   tags: ['local', 'politics'],
   author_id: 'usr_0mhx2k1s9q3v8w4t6y1z2a3b4e',
+  restored_from_revision_id: null,
+  restored_from_revision_number: null,
 }
 
 const notFound: ProblemCase = {
@@ -33,7 +36,7 @@ export const listArticleRevisionsOperation = declareOperation({
   tags: ['Articles'],
   scope: 'articles:read',
   description: [
-    'Every change to the article’s content (creation, PATCH, a portal save, a bulk import that changed something, a restore) is a revision, stored with the change itself. ' +
+    'Every change to the article’s content (creation, PATCH, a portal save, a bulk import that changed something, a restore) is a revision, stored with the change itself. Each has its own `number` (1, 2, 3… without gaps) and the article `version` it produced; a restore names the revision it put back in `restored_from_revision_id` and `restored_from_revision_number`. ' +
       'Newest first. A change that sets no content field (a transition, a bulk re-import of identical content) makes none. Revisions are kept for as long as the article is.',
     '',
     '**Paging:** `limit` 1 to 100 (default 20) and `offset` (default 0); `next_offset` is null on the last page. Every page also has `next_cursor`: send it back as `cursor` (same filters, no `offset`) for the next page, found by position rather than by counting, so a deep page costs what the first does; null on the last page.',

@@ -16,11 +16,28 @@ export const deskRouter = router({
       returned: desk.returned.items.map((article) => ({ ...toArticleRecord(article), returned_at: article.returnedAt.toISOString(), returned_by: article.returnedBy, return_note: article.returnNote })),
       review: desk.review && articleSection(desk.review),
       upcoming: desk.upcoming?.items.map(toArticleRecord),
+      overdue: desk.overdue && { ...articleSection(desk.overdue), reason: desk.overdue.reason },
+      in_review: desk.inReview && articleSection(desk.inReview),
       published: desk.published && articleSection(desk.published),
       attention: desk.attention && {
         // The same shapes as the Webhooks and API Keys pages, with why each needs attention.
-        webhooks: desk.attention.webhooks.map(({ subscription, lastDelivery, reason }) => ({ ...toWebhookRecordWithLastDelivery(subscription, lastDelivery), reason })),
+        webhooks: desk.attention.webhooks.map(({ subscription, lastDelivery, reason }) => ({
+          ...toWebhookRecordWithLastDelivery(subscription, lastDelivery),
+          reason,
+          // Whether the failure will be retried, and when: a test is sent once, and retries run out.
+          last_delivery_was_test: lastDelivery?.test ?? false,
+          next_attempt_at: lastDelivery?.nextAttemptAt?.toISOString() ?? null,
+        })),
         keys: desk.attention.keys.map(({ key, reason }) => ({ ...toApiKeyView(key), reason })),
+        backlog: {
+          queue: desk.attention.backlog.queue,
+          waiting: desk.attention.backlog.waiting,
+          oldest_waiting_seconds: desk.attention.backlog.oldestWaitingSeconds,
+          advice: desk.attention.backlog.advice,
+          scheduled_publications: desk.attention.backlog.scheduledPublications,
+          other_events: desk.attention.backlog.otherEvents,
+          overdue_publications: desk.attention.backlog.overduePublications,
+        },
       },
     }
   }),

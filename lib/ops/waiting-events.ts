@@ -1,0 +1,88 @@
+import { assertCan } from '../auth/permissions.ts'
+import { isEventKind } from '../events/event-kinds.ts'
+import type { Actor } from '../tenancy/actor.ts'
+import { tenantDb } from '../tenancy/tenant-db.ts'
+import { factsFromEventData, passesFilter } from '../webhooks/subscription-filter.ts'
+
+/** What a waiting event holds up once it is handed to the queue. */
+export type WaitingEventPurpose =
+  | { kind: 'deliveries'; subscriptions: { id: string; url: string }[] }
+  | { kind: 'scheduled_publication'; publishAt: string | null }
+  | { kind: 'cache_purge' }
+  | { kind: 'nothing' }
+
+export type WaitingEvent = {
+  id: string
+  kind: string
+  createdAt: Date
+  sendAttempts: number
+  lastSendError: string | null
+  article: { id: string; headline: string | null } | null
+  purpose: WaitingEventPurpose
+}
+
+export type WaitingEventsPage = { total: number; items: WaitingEvent[] }
+
+const text = (value: unknown): string | null => (typeof value === 'string' ? value : null)
+
+/**
+ * The newsroom's events not yet handed to the queue, oldest first (the order they go out in),
+ * each with what it waits to do: which subscriptions it is for (those that asked for its kind,
+ * existed when it happened, and whose filter its data passes), or which article's scheduled
+ * publication. Deliveries themselves are made only when the event reaches the queue, so the
+ * subscriptions here are the ones it will be delivered to as things stand.
+ */
+export async function listWaitingEvents(actor: Actor, { limit }: { limit: number }): Promise<WaitingEventsPage> {
+  assertCan(actor, 'webhooks:manage')
+  const tdb = tenantDb(actor.tenant.id)
+  const where = { sentToQueueAt: null }
+  const [rows, total, subscriptions] = await Promise.all([
+    tdb.event.findMany({ where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: limit }),
+    tdb.event.count({ where }),
+    tdb.webhookSubscription.findMany({
+      where: { status: { in: ['enabled', 'paused'] } },
+      select: { id: true, url: true, events: true, departmentIds: true, tags: true, statuses: true, createdAt: true },
+    }),
+  ])
+  const articleIds = [...new Set(rows.map((row) => text((row.data as Record<string, unknown> | null)?.article_id)).filter((id): id is string => id !== null))]
+  const headlines = new Map(
+    (await tdb.article.findMany({ where: { id: { in: articleIds } }, select: { id: true, headline: true } })).map((article) => [article.id, article.headline]),
+  )
+  const items = rows.map((row): WaitingEvent => {
+    const data = (row.data ?? {}) as Record<string, unknown>
+    const articleId = text(data.article_id)
+    let purpose: WaitingEventPurpose
+    if (row.kind === 'article.publish_scheduled') purpose = { kind: 'scheduled_publication', publishAt: text(data.publish_at) }
+    else if (row.kind === 'content.purge_requested') purpose = { kind: 'cache_purge' }
+    else if (isEventKind(row.kind)) {
+      const facts = factsFromEventData(row.kind, data)
+      const receiving = subscriptions.filter(
+        (subscription) => subscription.events.includes(row.kind) && subscription.createdAt <= row.createdAt && passesFilter(subscription, facts?.complete ? facts : null),
+      )
+      purpose = receiving.length > 0 ? { kind: 'deliveries', subscriptions: receiving.map(({ id, url }) => ({ id, url })) } : { kind: 'nothing' }
+    } else purpose = { kind: 'nothing' }
+    return {
+      id: row.id,
+      kind: row.kind,
+      createdAt: row.createdAt,
+      sendAttempts: row.sendAttempts,
+      lastSendError: row.lastSendError,
+      article: articleId ? { id: articleId, headline: headlines.get(articleId) ?? null } : null,
+      purpose,
+    }
+  })
+  return { total, items }
+}
+
+/** How many waiting events hold up webhook deliveries and how many scheduled publications. */
+export async function waitingEventCounts(actor: Actor): Promise<{ scheduledPublications: number; other: number }> {
+  assertCan(actor, 'webhooks:manage')
+  const groups = await tenantDb(actor.tenant.id).event.groupBy({ by: ['kind'], where: { sentToQueueAt: null }, _count: { _all: true } })
+  let scheduledPublications = 0
+  let other = 0
+  for (const group of groups) {
+    if (group.kind === 'article.publish_scheduled') scheduledPublications += group._count._all
+    else other += group._count._all
+  }
+  return { scheduledPublications, other }
+}
