@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs'
+import path from 'node:path'
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test'
 import { createE2eApiToken, queryE2eDatabase } from './support/e2e-database.ts'
 import { seedUsers, signedInContext } from './support/portal-session.ts'
@@ -18,6 +20,15 @@ async function actionsOffScreen(page: Page) {
       .map((element) => ({ element, box: element.getBoundingClientRect() }))
       .filter(({ box }) => box.width > 0 && box.height > 0 && (box.left < -0.5 || box.right > width + 0.5))
       .map(({ element, box }) => `${element.tagName.toLowerCase()} “${(element.textContent ?? element.getAttribute('aria-label') ?? '').trim().slice(0, 40)}” at ${Math.round(box.left)}–${Math.round(box.right)} px`)
+  })
+}
+
+/** The address of every page under app/(portal), route groups left out, dynamic segments as written ([article_id]). */
+function portalRoutes(directory = path.join('app', '(portal)'), route = ''): string[] {
+  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    if (entry.isFile()) return entry.name === 'page.tsx' ? [route || '/'] : []
+    const segment = /^\(.*\)$/.test(entry.name) ? '' : `/${entry.name}`
+    return portalRoutes(path.join(directory, entry.name), route + segment)
   })
 }
 
@@ -45,6 +56,8 @@ test('at 390 px every portal page fits the screen, every action is on it, and th
     '/articles?q=council',
     '/articles/new',
     `/articles/${articleId}`,
+    // Redirects an admin to the API keys.
+    '/settings',
     '/settings/api-keys',
     '/settings/api-keys/new',
     `/settings/api-keys/${keyId}`,
@@ -55,9 +68,14 @@ test('at 390 px every portal page fits the screen, every action is on it, and th
     '/settings/users',
     '/settings/departments',
     '/settings/audit-log',
+    '/settings/webhooks/waiting-events',
     '/settings/search',
+    '/settings/single-sign-on',
     '/settings/security',
   ]
+  // Every portal page the app has is in the sweep, so a new page cannot be missed.
+  const routes = portalRoutes().map((route) => route.replace('[article_id]', articleId).replace('[key_id]', keyId).replace('[webhook_id]', webhookId))
+  expect(routes.filter((route) => !pages.includes(route)), 'portal pages the sweep does not visit').toEqual([])
   const context = await signedInContext(browser, 'admin', { viewport: { width: 390, height: 844 } })
   const page = await context.newPage()
   for (const path of pages) {
