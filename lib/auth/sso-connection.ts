@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { recordAudit } from '../audit.ts'
 import { ValidationError } from '../errors.ts'
 import { decryptSecret, encryptSecret } from '../security/secret-box.ts'
+import { logger } from '../ops/logger.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { systemDb, tenantDb } from '../tenancy/tenant-db.ts'
 import { assertCan } from './permissions.ts'
@@ -111,9 +112,19 @@ export async function loadSsoLogin(slug: string): Promise<SsoLogin | null> {
   const tenant = await systemDb().tenant.findUnique({ where: { slug }, select: { id: true, name: true, slug: true, ssoConnection: true } })
   const connection = tenant?.ssoConnection
   if (!tenant || !connection?.enabled) return null
+  let clientSecret: string
+  try {
+    clientSecret = decryptSecret(connection.clientSecretEncrypted)
+  } catch (error) {
+    // The operator's key changed (WEBHOOK_SECRET_KEY) or the row was altered: nothing a person
+    // signing in caused, so they are not shown a 500; the sign-in offers no provider and the
+    // operator is told what to mend.
+    logger.error({ tenant: tenant.slug, error: (error as Error).message }, 'the newsroom SSO client secret cannot be decrypted; an admin must enter it again in Settings')
+    return null
+  }
   return {
     tenantId: tenant.id, tenantName: tenant.name, slug: tenant.slug, displayName: connection.displayName, issuer: connection.issuer, clientId: connection.clientId,
-    clientSecret: decryptSecret(connection.clientSecretEncrypted), requireSso: connection.requireSso, jitEmailDomain: connection.jitEmailDomain,
+    clientSecret, requireSso: connection.requireSso, jitEmailDomain: connection.jitEmailDomain,
   }
 }
 

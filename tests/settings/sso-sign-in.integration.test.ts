@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { saveSsoConnection, saveSsoConnectionSchema, type SaveSsoConnectionInput } from '../../lib/auth/sso-connection.ts'
+import { loadSsoLogin, saveSsoConnection, saveSsoConnectionSchema, type SaveSsoConnectionInput } from '../../lib/auth/sso-connection.ts'
 import { db } from '../../lib/db/client.ts'
 import { portalContextFromSession } from '../../lib/trpc/context.ts'
 import { createCallerFactory } from '../../lib/trpc/init.ts'
@@ -186,6 +186,22 @@ describe('single sign-on through the newsroom identity provider', () => {
 })
 
 describe('SSO settings', () => {
+  it('a client secret that no longer decrypts (the operator changed the key) offers no provider and tells the operator, instead of a 500', async () => {
+    const row = await db.ssoConnection.findUniqueOrThrow({ where: { tenantId: newsroom.tenant.id } })
+    const errors = vi.spyOn(logger, 'error')
+    try {
+      const [storedVersion, iv, tag, ciphertext] = row.clientSecretEncrypted.split('.')
+      const altered = [storedVersion, iv, tag, `${ciphertext!.slice(0, -2)}AA`].join('.')
+      await db.ssoConnection.update({ where: { tenantId: newsroom.tenant.id }, data: { clientSecretEncrypted: altered } })
+      expect(await loadSsoLogin(newsroom.tenant.slug)).toBeNull()
+      expect(errors).toHaveBeenCalledWith(expect.objectContaining({ tenant: newsroom.tenant.slug }), expect.stringContaining('cannot be decrypted'))
+    } finally {
+      errors.mockRestore()
+      await db.ssoConnection.update({ where: { tenantId: newsroom.tenant.id }, data: { clientSecretEncrypted: row.clientSecretEncrypted } })
+    }
+    expect((await loadSsoLogin(newsroom.tenant.slug))?.clientSecret).toBe(clientSecret)
+  })
+
   it('store the client secret encrypted, audit every change, and ask for a recent sign-in', async () => {
     const row = await db.ssoConnection.findUniqueOrThrow({ where: { tenantId: newsroom.tenant.id } })
     expect(row.clientSecretEncrypted).toMatch(/^v1\./)
