@@ -5,7 +5,8 @@ import { outboxSweeper } from './outbox-sweeper.ts'
 import { publishScheduledArticle } from './publish-scheduled-article.ts'
 import { pruneDeliveryLogFunction } from './prune-delivery-log.ts'
 import { pruneEventsFunction } from './prune-events.ts'
+import { prunePortalSessionsFunction } from './prune-portal-sessions.ts'
 import { pruneRequestLogFunction } from './prune-request-log.ts'
 
 /** Every function the app serves at /api/inngest. */
-export const functions = [fanOutEvent, deliverWebhook, publishScheduledArticle, outboxSweeper, deliverySweeper, pruneRequestLogFunction, pruneDeliveryLogFunction, pruneEventsFunction]
+export const functions = [fanOutEvent, deliverWebhook, publishScheduledArticle, outboxSweeper, deliverySweeper, pruneRequestLogFunction, pruneDeliveryLogFunction, pruneEventsFunction, prunePortalSessionsFunction]

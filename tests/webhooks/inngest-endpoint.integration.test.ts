@@ -70,7 +70,7 @@ describe('/api/inngest driven like Inngest drives it', () => {
     const response = await fetch(`${app.url}/api/inngest`)
     expect(response.status).toBe(200)
     expect(await response.json()).toMatchObject({ function_count: functions.length, mode: 'dev' })
-    expect(functions.map((fn) => fn.id())).toEqual(expect.arrayContaining(['fan-out-event', 'deliver-webhook', 'outbox-sweeper', 'delivery-sweeper', 'prune-request-log', 'prune-delivery-log', 'prune-events']))
+    expect(functions.map((fn) => fn.id())).toEqual(expect.arrayContaining(['fan-out-event', 'deliver-webhook', 'outbox-sweeper', 'delivery-sweeper', 'prune-request-log', 'prune-delivery-log', 'prune-events', 'prune-portal-sessions']))
   })
 
   it('an article change travels outbox → fan-out → delivery, and the receiver verifies the signature', async () => {
