@@ -6,6 +6,7 @@ import { useTRPC } from '@/components/trpc-provider'
 import { refusalMessage } from '@/components/portal-error'
 import { ConfirmDialog } from '@/components/confirm-dialog'
 import { OneTimeSecret } from '../one-time-secret'
+import type { ContentKeyView } from '@/lib/trpc/routers/content-keys-router'
 import styles from '../settings.module.css'
 
 /**
@@ -19,12 +20,26 @@ export function ContentKeyList() {
   const [name, setName] = useState('')
   const [created, setCreated] = useState<string | null>(null)
   const refresh = () => queryClient.invalidateQueries(trpc.contentKeys.list.queryFilter())
-  const create = useMutation(trpc.contentKeys.create.mutationOptions({ onSuccess: async ({ key }) => { setCreated(key); setName(''); await refresh() } }))
+  // The answer of a create or revoke goes into the list at once, so what is on screen never
+  // depends on whether the list's refetch overtakes a fetch that was already under way.
+  const putInList = (changed: ContentKeyView) =>
+    queryClient.setQueryData(trpc.contentKeys.list.queryKey(), (list) => (list ? [changed, ...list.filter((key) => key.id !== changed.id)] : [changed]))
+  const create = useMutation(
+    trpc.contentKeys.create.mutationOptions({
+      onSuccess: async ({ key, contentKey }) => {
+        setCreated(key)
+        setName('')
+        putInList(contentKey)
+        await refresh()
+      },
+    }),
+  )
   const [revoking, setRevoking] = useState<{ id: string; name: string } | null>(null)
   const revoke = useMutation(
     trpc.contentKeys.revoke.mutationOptions({
-      onSuccess: async () => {
+      onSuccess: async (revoked) => {
         setRevoking(null)
+        putInList(revoked)
         await refresh()
       },
     }),
