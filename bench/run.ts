@@ -20,7 +20,11 @@ import { measureRequestLogCost, type RequestLogCost } from './request-log-cost.t
 import { cpuPerRequest, cpuSnapshot } from './process-cpu.ts'
 
 const adminUrl = process.env.BENCH_DATABASE_ADMIN_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test'
-const databaseName = 'newsroom_bench'
+// BENCH_DATABASE: the database measured (several benches on one machine each need their own).
+const databaseName = process.env.BENCH_DATABASE ?? 'newsroom_bench'
+// BENCH_TEMPLATE=<database>: copy a database an earlier BENCH_SEED_ONLY=1 run seeded instead of
+// seeding again (a million articles take minutes of both cores); migrations still run on the copy.
+const templateName = process.env.BENCH_TEMPLATE
 const appPort = Number(process.env.BENCH_PORT ?? 3400)
 const baselinePort = appPort + 1
 const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 60)
@@ -62,7 +66,7 @@ async function recreateDatabase() {
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect()
   await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`)
-  await admin.query(`CREATE DATABASE ${databaseName}`)
+  await admin.query(templateName ? `CREATE DATABASE ${databaseName} TEMPLATE ${templateName}` : `CREATE DATABASE ${databaseName}`)
   await admin.end()
 }
 
@@ -78,12 +82,15 @@ async function main() {
     process.env.DATABASE_URL = databaseUrl
     await runPrisma(['migrate', 'deploy'])
     const seedStarted = performance.now()
-    const { seedBenchData } = await import('./seed-bench-data.ts')
-    const [big, small] = await seedBenchData(databaseUrl, [
-      { name: 'large', plan: 'enterprise', articles: articleCount, events: eventCount },
-      { name: 'small', plan: 'standard', articles: articleCount / 10 },
-    ])
-    log(`seeded in ${Math.round(performance.now() - seedStarted)} ms`)
+    const { seedBenchData, benchTenantsOf } = await import('./seed-bench-data.ts')
+    const [big, small] = templateName
+      ? await benchTenantsOf(databaseUrl, ['large', 'small'])
+      : await seedBenchData(databaseUrl, [
+        { name: 'large', plan: 'enterprise', articles: articleCount, events: eventCount },
+        { name: 'small', plan: 'standard', articles: articleCount / 10 },
+      ])
+    log(templateName ? `copied ${templateName}` : `seeded in ${Math.round(performance.now() - seedStarted)} ms`)
+    if (process.env.BENCH_SEED_ONLY === '1') return
 
     if (process.env.BENCH_SKIP_BUILD !== '1') {
       log('npm run build')

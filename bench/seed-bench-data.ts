@@ -143,9 +143,34 @@ export async function seedBenchData(databaseUrl: string, sizes: { name: string; 
     await client.end()
     await helper.end()
   }
-  for (const tenant of tenants) {
-    const admin = tenant.authorIds[0]!
-    tenant.token = (await createApiToken({ ...(await systemActor(tenant.id))!, user: { id: admin, role: 'admin' } }, { name: 'bench', scopes: ['articles:read', 'articles:write', 'events:read'] })).token
-  }
+  for (const tenant of tenants) tenant.token = await mintBenchToken(tenant)
   return tenants
+}
+
+async function mintBenchToken(tenant: BenchTenant): Promise<string> {
+  const admin = tenant.authorIds[0]!
+  return (await createApiToken({ ...(await systemActor(tenant.id))!, user: { id: admin, role: 'admin' } }, { name: 'bench', scopes: ['articles:read', 'articles:write', 'events:read'] })).token
+}
+
+/** The newsrooms of a database seeded earlier (a copy of a BENCH_TEMPLATE), each with a new token. */
+export async function benchTenantsOf(databaseUrl: string, names: string[]): Promise<BenchTenant[]> {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  try {
+    const tenants: BenchTenant[] = []
+    for (const name of names) {
+      const slug = `bench-${name}`
+      const { rows: [tenant] } = await client.query<{ id: string }>(`SELECT id FROM tenants WHERE slug = $1`, [slug])
+      if (!tenant) throw new Error(`the template has no newsroom ${slug}`)
+      // Seeded in this order: admin, editor, writer; the departments by name as inserted.
+      const authors = await client.query<{ id: string }>(`SELECT id FROM users WHERE tenant_id = $1 ORDER BY array_position(ARRAY['admin','editor','writer'], role::text)`, [tenant.id])
+      const departments = await client.query<{ id: string }>(`SELECT id FROM departments WHERE tenant_id = $1 ORDER BY array_position(ARRAY['Politics','Business','Sport','Culture','Science','World','City','Opinion'], name)`, [tenant.id])
+      const found: BenchTenant = { id: tenant.id, slug, token: '', departmentIds: departments.rows.map((row) => row.id), authorIds: authors.rows.map((row) => row.id) }
+      found.token = await mintBenchToken(found)
+      tenants.push(found)
+    }
+    return tenants
+  } finally {
+    await client.end()
+  }
 }
