@@ -1,3 +1,4 @@
+import type { AuthenticationExtensionsClientOutputs } from '@simplewebauthn/server'
 import { z } from 'zod'
 import { minPasswordLength } from '../users/user-schemas.ts'
 
@@ -25,7 +26,7 @@ const credentialBase = {
   id: base64url.min(1),
   rawId: base64url.min(1),
   type: z.literal('public-key'),
-  clientExtensionResults: z.record(z.string(), z.unknown()).default({}),
+  clientExtensionResults: z.custom<AuthenticationExtensionsClientOutputs>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'An object.').default({}),
   authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
 }
 
