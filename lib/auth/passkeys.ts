@@ -9,7 +9,7 @@ import {
 } from '@simplewebauthn/server'
 import { recordAudit } from '../audit.ts'
 import type { Prisma } from '../db/generated/client.ts'
-import { ForbiddenError, NotFoundError } from '../errors.ts'
+import { DomainError, ForbiddenError, NotFoundError } from '../errors.ts'
 import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { systemDb, tenantDb } from '../tenancy/tenant-db.ts'
@@ -149,7 +149,7 @@ export async function passkeySignInOptions(): Promise<PublicKeyCredentialRequest
 /** The options of a passkey confirmation for a dangerous act: the member's own passkeys only. */
 export async function passkeyReauthenticationOptions(actor: SignedInActor): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const passkeys = await tenantDb(actor.tenant.id).passkey.findMany({ where: { userId: actor.user.id }, select: { credentialId: true, transports: true } })
-  if (passkeys.length === 0) throw new NotFoundError('passkey', 'any')
+  if (passkeys.length === 0) throw new DomainError('not_found', 'You have no passkeys: confirm with your password instead.')
   return withChallenge('reauthentication', actor.user.id, (challenge) => generateAuthenticationOptions({
     rpID: relyingParty().id,
     userVerification: 'required',

@@ -212,7 +212,7 @@ describe('passkeys in sudo mode and across newsrooms', () => {
 
   it('a member without passkeys is told so rather than handed an empty challenge', async () => {
     const member = await signedIn(await newMember())
-    await expect((await member.portal()).security.passkeyReauthenticationOptions()).rejects.toMatchObject({ code: 'NOT_FOUND' })
+    await expect((await member.portal()).security.passkeyReauthenticationOptions()).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'You have no passkeys: confirm with your password instead.' })
   })
 })
 
