@@ -1,12 +1,14 @@
 'use client'
 
-import { useMutation } from '@tanstack/react-query'
+import { startAuthentication } from '@simplewebauthn/browser'
+import { useMutation, useQuery } from '@tanstack/react-query'
 import { TRPCClientError, type TRPCLink } from '@trpc/client'
 import { observable } from '@trpc/server/observable'
 import { useEffect, useId, useRef, useState } from 'react'
 import type { AppRouter } from '@/lib/trpc/routers/app-router'
 import { refusalMessage } from '@/components/portal-error'
 import { useTRPC } from '@/components/trpc-provider'
+import { passkeyPromptFailure } from '@/components/passkey-browser'
 import styles from '@/components/settings/settings.module.css'
 
 /** Asks the person to confirm who they are; true once they have, false if they cancel. */
@@ -45,6 +47,12 @@ export function reauthenticationLink(ask: AskToReauthenticate): TRPCLink<AppRout
 export function ReauthenticationDialog({ request }: { request: { resolve: (confirmed: boolean) => void } | null }) {
   const trpc = useTRPC()
   const reauthenticate = useMutation(trpc.security.reauthenticate.mutationOptions())
+  const passkeyOptions = useMutation(trpc.security.passkeyReauthenticationOptions.mutationOptions())
+  const withPasskey = useMutation(trpc.security.reauthenticateWithPasskey.mutationOptions())
+  // Read when the dialog opens: a member with a passkey may confirm with it instead of the password.
+  const passkeys = useQuery({ ...trpc.security.passkeys.queryOptions(), enabled: request !== null, staleTime: 0 })
+  const hasPasskey = (passkeys.data?.length ?? 0) > 0
+  const pending = reauthenticate.isPending || passkeyOptions.isPending || withPasskey.isPending
   const dialogRef = useRef<HTMLDialogElement>(null)
   const inputRef = useRef<HTMLInputElement>(null)
   const [password, setPassword] = useState('')
@@ -64,7 +72,30 @@ export function ReauthenticationDialog({ request }: { request: { resolve: (confi
 
   const finish = (confirmed: boolean) => {
     reauthenticate.reset()
+    withPasskey.reset()
     request?.resolve(confirmed)
+  }
+
+  async function confirmWithPasskey() {
+    setFailure(null)
+    let optionsJSON
+    try {
+      optionsJSON = await passkeyOptions.mutateAsync()
+    } catch (error) {
+      return setFailure(refusalMessage(error))
+    }
+    let response
+    try {
+      response = await startAuthentication({ optionsJSON })
+    } catch (error) {
+      return setFailure(passkeyPromptFailure(error))
+    }
+    try {
+      await withPasskey.mutateAsync({ response })
+      finish(true)
+    } catch (error) {
+      setFailure(refusalMessage(error))
+    }
   }
 
   return (
@@ -74,7 +105,7 @@ export function ReauthenticationDialog({ request }: { request: { resolve: (confi
       aria-labelledby={titleId}
       onCancel={(event) => {
         event.preventDefault()
-        if (!reauthenticate.isPending) finish(false)
+        if (!pending) finish(false)
       }}
     >
       <form
@@ -94,7 +125,7 @@ export function ReauthenticationDialog({ request }: { request: { resolve: (confi
       >
         <h2 id={titleId}>Confirm it’s you</h2>
         <p>
-          This is a sensitive change. Enter your password to continue; you will not be asked again for the next 10 minutes.
+          This is a sensitive change. Enter your password{hasPasskey ? ' or use your passkey' : ''} to continue; you will not be asked again for the next 10 minutes.
         </p>
         <label htmlFor={`${titleId}-password`}>Password</label>
         <input
@@ -112,10 +143,15 @@ export function ReauthenticationDialog({ request }: { request: { resolve: (confi
           </p>
         )}
         <div className={styles.actions}>
-          <button type="button" className="secondary" onClick={() => finish(false)} disabled={reauthenticate.isPending}>
+          <button type="button" className="secondary" onClick={() => finish(false)} disabled={pending}>
             Cancel
           </button>
-          <button type="submit" disabled={reauthenticate.isPending || password.length === 0}>
+          {hasPasskey && (
+            <button type="button" className="secondary" onClick={confirmWithPasskey} disabled={pending}>
+              {withPasskey.isPending || passkeyOptions.isPending ? 'Waiting for your passkey…' : 'Use a passkey'}
+            </button>
+          )}
+          <button type="submit" disabled={pending || password.length === 0}>
             {reauthenticate.isPending ? 'Confirming…' : 'Confirm'}
           </button>
         </div>

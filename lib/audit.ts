@@ -30,6 +30,9 @@ export type AuditAction =
   | 'sso.updated'
   | 'sso.sign_in_refused'
   | 'sso.recovery_sign_in'
+  | 'passkey.added'
+  | 'passkey.renamed'
+  | 'passkey.removed'
 
 // Any client or transaction, tenant-scoped or not: jobs that act for the system audit too.
 type AuditWriter = { auditEntry: { create(args: { data: Prisma.AuditEntryUncheckedCreateInput }): PromiseLike<unknown> } }

@@ -4,6 +4,7 @@ import { getPortalUser } from '@/lib/auth/session'
 import { ssoSignInOption } from '@/lib/auth/sso-connection'
 import { SignInForm } from '@/components/sign-in-form'
 import { SsoSignInButton } from '@/components/sso-sign-in-button'
+import { PasskeySignInButton } from '@/components/passkey-sign-in-button'
 
 export const metadata: Metadata = { title: 'Sign in' }
 
@@ -47,6 +48,9 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
         </>
       )}
       <SignInForm />
+      <h2 className="signin-alternative">Sign in with a passkey</h2>
+      <p className="muted">If you added a passkey in Settings → Security, your device’s screen lock signs you in without a password.</p>
+      <PasskeySignInButton />
     </main>
   )
 }

@@ -12,9 +12,15 @@ import { loadSessionMember, sessionIdleLimitMs, signOutPortalSession, startPorta
 import { clientAddress } from '../security/client-address.ts'
 import { loadSsoLogin, slugOfSsoProvider, ssoProviderId, ssoRequirement, type SsoLogin } from './sso-connection.ts'
 import { resolveSsoMember, type SsoClaims } from './sso-sign-in.ts'
+import { PasskeyRefusedError, verifyPasskeySignIn } from './passkeys.ts'
+import { consumePendingSignIn, readPendingSignIn } from './pending-sign-in.ts'
+import { authenticationResponseSchema } from './security-schemas.ts'
+import type { Member } from './members.ts'
 
 /** The error a refused sign-in carries to the form, which explains it. */
 export const tooManySignInAttempts = 'TooManySignInAttempts'
+/** A passkey sign-in refused: `PasskeyRefused:<what to tell the person>`. */
+export const passkeyRefused = 'PasskeyRefused'
 /** The password was right but the member's newsroom signs in through its identity provider: `SsoRequired:<slug>`. */
 export const ssoRequired = 'SsoRequired'
 
@@ -87,9 +93,37 @@ export const authOptions: AuthOptions = {
         }
         // Only failed attempts count: a newsroom signing in all day is never throttled.
         await decision.succeeded()
-        const userAgent = request.headers?.['user-agent']
-        const sessionId = await startPortalSession(member, { userAgent: Array.isArray(userAgent) ? userAgent[0] : userAgent, address })
-        return { id: member.id, email: member.email, name: member.name, sessionId }
+        return signedIn(member, request.headers, address)
+      },
+    }),
+    CredentialsProvider({
+      id: 'passkey',
+      name: 'Passkey',
+      // `response`: the browser's WebAuthn assertion as JSON. `pendingToken`: when the passkey is
+      // the second step of a sign-in whose password step passed (lib/auth/pending-sign-in.ts).
+      credentials: { response: { label: 'Passkey answer', type: 'text' }, pendingToken: { label: 'Pending sign-in', type: 'text' } },
+      async authorize(credentials, request) {
+        const parsed = authenticationResponseSchema.safeParse(parseJson(credentials?.response))
+        if (!parsed.success) throw new Error(`${passkeyRefused}:The browser's passkey answer was incomplete. Try again.`)
+        const address = clientAddress(request.headers?.['x-forwarded-for'])
+        try {
+          const pending = credentials?.pendingToken ? await readPendingSignIn(credentials.pendingToken) : null
+          if (credentials?.pendingToken && !pending) throw new PasskeyRefusedError('That sign-in expired. Enter your e-mail and password again.')
+          const member = await verifyPasskeySignIn(parsed.data, pending && { userId: pending.userId, tenantId: pending.tenantId })
+          if (pending) await consumePendingSignIn(pending.id)
+          else {
+            // Alone, a passkey is a sign-in like a password: "require SSO" applies to it the same way.
+            const requirement = await ssoRequirement(member.tenantId)
+            if (requirement) {
+              if (member.role !== 'admin') throw new Error(`${ssoRequired}:${requirement.slug}`)
+              await recordAudit(systemDb(), { tenantId: member.tenantId, actorId: member.id, action: 'sso.recovery_sign_in', targetType: 'user', targetId: member.id, metadata: { address: address.slice(0, 64), with: 'passkey' } })
+            }
+          }
+          return signedIn(member, request.headers, address)
+        } catch (error) {
+          if (error instanceof PasskeyRefusedError) throw new Error(`${passkeyRefused}:${error.message}`)
+          throw error
+        }
       },
     }),
   ],
@@ -136,6 +170,22 @@ export const authOptions: AuthOptions = {
       return session
     },
   },
+}
+
+/** A member who proved who they are: their session record starts, and next-auth's jwt callback reads it. */
+async function signedIn(member: Member, headers: Record<string, unknown> | undefined, address: string) {
+  const userAgent = headers?.['user-agent'] as string | string[] | undefined
+  const sessionId = await startPortalSession(member, { userAgent: Array.isArray(userAgent) ? userAgent[0] : userAgent, address })
+  return { id: member.id, email: member.email, name: member.name, sessionId }
+}
+
+function parseJson(text: string | undefined): unknown {
+  if (!text || text.length > 64_000) return null
+  try {
+    return JSON.parse(text)
+  } catch {
+    return null
+  }
 }
 
 /** The browser a sign-in comes from, as the session record keeps it. */

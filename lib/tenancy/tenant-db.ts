@@ -23,6 +23,7 @@ const tenantOwnedModels = new Set([
   'ApiRequest',
   'PortalSession',
   'SsoConnection',
+  'Passkey',
 ])
 
 const whereOperations = new Set([

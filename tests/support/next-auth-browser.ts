@@ -46,6 +46,16 @@ export function nextAuthBrowser(from: { userAgent: string; address: string }) {
       await call('callback', 'POST', { email, password, csrfToken: await csrfToken(), json: 'true' }, 'credentials')
       return [...jar.keys()].some((name) => name.endsWith('next-auth.session-token'))
     },
+    /**
+     * "Sign in with a passkey": the browser's assertion (and, as a second factor, the pending
+     * sign-in's token). True when a session cookie was set; `error` is what the form is told.
+     */
+    async signInWithPasskey(response: unknown, pendingToken?: string): Promise<{ ok: boolean; error: string | null }> {
+      const answer = await call('callback', 'POST', { response: JSON.stringify(response), ...(pendingToken && { pendingToken }), csrfToken: await csrfToken(), json: 'true' }, 'passkey')
+      const ok = [...jar.keys()].some((name) => name.endsWith('next-auth.session-token'))
+      const url = (answer.body as { url?: string } | undefined)?.url ?? (answer as { redirect?: string }).redirect ?? ''
+      return { ok, error: ok ? null : new URL(url, 'http://localhost:3000').searchParams.get('error') }
+    },
     /** What a page load reads: the session, or null once it has ended (next-auth then drops the cookie). */
     async session(): Promise<Session | null> {
       const body = (await call('session', 'GET')).body as Session | Record<string, never>

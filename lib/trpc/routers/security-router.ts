@@ -2,7 +2,17 @@ import { z } from 'zod'
 import { changeOwnPassword } from '../../auth/change-password.ts'
 import { endOtherPortalSessions, endPortalSession, listPortalSessions, type PortalSessionSummary } from '../../auth/portal-sessions.ts'
 import { reauthenticateWithPassword, reauthenticationWindowMs } from '../../auth/recent-authentication.ts'
-import { changePasswordSchema, reauthenticateSchema } from '../../auth/security-schemas.ts'
+import { changePasswordSchema, passkeyAssertionSchema, reauthenticateSchema, registerPasskeySchema, renamePasskeySchema } from '../../auth/security-schemas.ts'
+import {
+  listPasskeys,
+  passkeyReauthenticationOptions,
+  passkeyRegistrationOptions,
+  reauthenticateWithPasskey,
+  registerPasskey,
+  removePasskey,
+  renamePasskey,
+  type PasskeySummary,
+} from '../../auth/passkeys.ts'
 import { DomainError } from '../../errors.ts'
 import { describeUserAgent } from '../../auth/user-agent.ts'
 import { domainInput } from '../domain-input.ts'
@@ -22,6 +32,21 @@ function toSessionView(session: PortalSessionSummary) {
 
 export type PortalSessionView = ReturnType<typeof toSessionView>
 
+function toPasskeyView(passkey: PasskeySummary) {
+  return {
+    id: passkey.id,
+    name: passkey.name,
+    synced: passkey.deviceType === 'multiDevice',
+    backedUp: passkey.backedUp,
+    createdAt: passkey.createdAt.toISOString(),
+    lastUsedAt: passkey.lastUsedAt?.toISOString() ?? null,
+  }
+}
+
+export type PasskeyView = ReturnType<typeof toPasskeyView>
+
+const validFor = (at: Date) => ({ reauthenticatedAt: at.toISOString(), validUntil: new Date(at.getTime() + reauthenticationWindowMs).toISOString() })
+
 /** The member's own sign-in: every member has it, whatever their role. */
 export const securityRouter = router({
   sessions: memberProcedure.query(async ({ ctx }) => (await listPortalSessions(ctx.actor, ctx.session?.id ?? null)).map(toSessionView)),
@@ -38,7 +63,30 @@ export const securityRouter = router({
   /** The sudo dialog's password check: the dangerous act is retried after it. */
   reauthenticate: memberProcedure.input(domainInput(reauthenticateSchema)).mutation(async ({ ctx, input }) => {
     const at = await reauthenticateWithPassword(ctx.actor, requireSession(ctx.session), input.password, ctx.clientAddress)
-    return { reauthenticatedAt: at.toISOString(), validUntil: new Date(at.getTime() + reauthenticationWindowMs).toISOString() }
+    return validFor(at)
+  }),
+
+  /** The sudo dialog's other way: a passkey of the member's own. Step one, the challenge. */
+  passkeyReauthenticationOptions: memberProcedure.mutation(async ({ ctx }) => passkeyReauthenticationOptions(ctx.actor)),
+
+  reauthenticateWithPasskey: memberProcedure.input(domainInput(passkeyAssertionSchema)).mutation(async ({ ctx, input }) =>
+    validFor(await reauthenticateWithPasskey(ctx.actor, requireSession(ctx.session), input.response)),
+  ),
+
+  passkeys: memberProcedure.query(async ({ ctx }) => (await listPasskeys(ctx.actor)).map(toPasskeyView)),
+
+  /** Adding a passkey is a dangerous act (it becomes a way in): sudo, checked in the domain. */
+  passkeyRegistrationOptions: memberProcedure.mutation(async ({ ctx }) => passkeyRegistrationOptions(ctx.actor, ctx.session)),
+
+  registerPasskey: memberProcedure.input(domainInput(registerPasskeySchema)).mutation(async ({ ctx, input }) => toPasskeyView(await registerPasskey(ctx.actor, ctx.session, input))),
+
+  renamePasskey: memberProcedure.input(domainInput(renamePasskeySchema)).mutation(async ({ ctx, input }) =>
+    toPasskeyView(await renamePasskey(ctx.actor, ctx.session, input.passkeyId, input.name)),
+  ),
+
+  removePasskey: memberProcedure.input(domainInput(z.object({ passkeyId: z.string().min(1).max(64) }))).mutation(async ({ ctx, input }) => {
+    await removePasskey(ctx.actor, ctx.session, input.passkeyId)
+    return { passkeyId: input.passkeyId }
   }),
 
   changePassword: memberProcedure.input(domainInput(changePasswordSchema)).mutation(async ({ ctx, input }) =>
