@@ -12,7 +12,7 @@ import pg from 'pg'
 import { runPrisma } from '../scripts/run-prisma.ts'
 import { sampleMemory, type MemorySampler } from './process-memory.ts'
 import { connections, load, seconds, waitFor } from './load.ts'
-import { formatReport, formatRequestLogCost, formatRows, type BenchRow } from './report.ts'
+import { formatReport, formatRequestLogCost, formatRows, type BenchRow, type SizeSummary, type Summary } from './report.ts'
 import { startCommand } from '../scripts/start-command.ts'
 import { runJsonScript } from './json-script.ts'
 import type { EditorAwarenessCost } from './report.ts'
@@ -31,7 +31,7 @@ const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 60)
 const articleCount = Number(process.env.BENCH_ARTICLES ?? 100_000)
 // The large newsroom's events of the last 30 days, for the events API rows: as many as its
 // articles unless set (BENCH_ARTICLES=1000000, or BENCH_EVENTS=1000000 alone, for the 1M row).
-const eventCount = Number(process.env.BENCH_EVENTS ?? articleCount)
+const eventsFor = (articles: number) => Number(process.env.BENCH_EVENTS ?? articles)
 // As in production with more than one instance: rate limits and list totals shared in Redis.
 const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 
@@ -55,6 +55,21 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.e
 // BENCH_ONLY=<regex>: measure only the rows whose name matches (and skip bulk, fan-out, soak and
 // the embedded store), print the table and write no results file: for trying a change quickly.
 const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : null
+
+/**
+ * The archive sizes measured, one after another in one run, into one report with a column per
+ * size (issue 31: the cost growth is the result). BENCH_SIZES=100000,1000000 names them;
+ * BENCH_ARTICLES=N above 100,000 alone measures 100,000 and N (with BENCH_ONLY or
+ * BENCH_SEED_ONLY=1 just N, as before). BENCH_TEMPLATE is the copy for the largest size,
+ * BENCH_TEMPLATE_<size> (e.g. BENCH_TEMPLATE_100000=newsroom_bench_100k) one for another.
+ */
+const sizes: number[] = process.env.BENCH_SIZES
+  ? process.env.BENCH_SIZES.split(',').map((size) => Number(size.trim())).sort((a, b) => a - b)
+  : articleCount > 100_000 && !only && process.env.BENCH_SEED_ONLY !== '1'
+    ? [100_000, articleCount]
+    : [articleCount]
+if (sizes.some((size) => !Number.isInteger(size) || size < 10)) throw new Error(`BENCH_SIZES must list article counts: ${process.env.BENCH_SIZES}`)
+const templateFor = (size: number) => process.env[`BENCH_TEMPLATE_${size}`] ?? (size === sizes.at(-1) ? templateName : undefined)
 const embeddedArticleCount = Number(process.env.BENCH_EMBEDDED_ARTICLES ?? 10_000)
 
 /** bench/embedded-store.ts in its own process (lib/ reads DATABASE_URL once); its rows come back as JSON. */
@@ -62,13 +77,25 @@ function measureEmbeddedStore(): Promise<{ articles: number; rows: BenchRow[] }>
   return runJsonScript('bench/embedded-store.ts', { env: { ...process.env, BENCH_EMBEDDED_PORT: String(appPort + 10), BENCH_EMBEDDED_ARTICLES: String(embeddedArticleCount) } })
 }
 
-async function recreateDatabase() {
+async function recreateDatabase(template: string | undefined) {
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect()
   await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`)
-  await admin.query(templateName ? `CREATE DATABASE ${databaseName} TEMPLATE ${templateName}` : `CREATE DATABASE ${databaseName}`)
+  await admin.query(template ? `CREATE DATABASE ${databaseName} TEMPLATE ${template}` : `CREATE DATABASE ${databaseName}`)
   await admin.end()
 }
+
+/** Stops a child and waits until it has gone, so that the next size can have its port. */
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve())
+    child.kill('SIGTERM')
+  })
+}
+
+/** What one archive size measured. */
+type SizeResult = Omit<SizeSummary, 'rows'> & { rows: BenchRow[] }
 
 async function main() {
   // BENCH_CLUSTER=1: the cluster's rows only (bench/cluster.ts); the default bench is unchanged.
@@ -77,22 +104,80 @@ async function main() {
   const stopAll = () => children.forEach((child) => child.kill('SIGTERM'))
   process.on('exit', stopAll)
   try {
+    const results: SizeResult[] = []
+    for (const [index, size] of sizes.entries()) {
+      const result = await benchAt(size, { build: index === 0, children })
+      if (!result) return
+      results.push(result)
+    }
+    if (only) {
+      for (const result of results) {
+        if (results.length > 1) console.log(`\n${result.articles.toLocaleString('en')} articles:`)
+        console.log('\n' + formatRows(result.rows))
+        if (result.requestLogCost) console.log('\n' + formatRequestLogCost(result.requestLogCost))
+      }
+      if (results.length > 1) console.log('\n' + formatRows(results.flatMap((result) => result.rows.map((row) => ({ ...row, articles: result.articles }))), sizes))
+      return
+    }
+
+    log(`embedded store: the production server on PGlite with ${embeddedArticleCount.toLocaleString('en')} articles`)
+    const embedded = await measureEmbeddedStore()
+
+    const largest = results.at(-1)!
+    const machine = { cores: (await import('node:os')).cpus().length, node: process.version }
+    const summary: Summary =
+      results.length === 1
+        ? { machine, connections, seconds, ...largest, embedded }
+        : {
+          machine,
+          connections,
+          seconds,
+          ...largest,
+          sizes,
+          // Every size's rows, each saying its size; the other figures above are the largest size's.
+          rows: results.flatMap((result) => result.rows.map((row) => ({ ...row, articles: result.articles }))),
+          bySize: results.map(({ rows: _rows, ...rest }) => rest),
+          embedded,
+        }
+    const report = formatReport(summary)
+    console.log('\n' + report)
+    const resultsDir = path.resolve('bench/results')
+    mkdirSync(resultsDir, { recursive: true })
+    const stamp = new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-')
+    writeFileSync(path.join(resultsDir, `${stamp}.json`), JSON.stringify(summary, null, 2) + '\n')
+    writeFileSync(path.join(resultsDir, `${stamp}.md`), report + '\n')
+    writeFileSync(path.join(resultsDir, 'latest.md'), report + '\n')
+    log(`results written to bench/results/${stamp}.{json,md}`)
+  } finally {
+    stopAll()
+  }
+}
+
+/**
+ * One archive size: its own database (seeded or copied), the service and the baseline started
+ * on it, every row measured, both stopped again. Null after BENCH_SEED_ONLY=1's seeding.
+ */
+async function benchAt(articleCount: number, options: { build: boolean; children: ChildProcess[] }): Promise<SizeResult | null> {
+  const { children } = options
+  const eventCount = eventsFor(articleCount)
+  const template = templateFor(articleCount)
+  {
     log(`database ${databaseName}: migrate and seed ${articleCount.toLocaleString('en')} + ${(articleCount / 10).toLocaleString('en')} articles`)
-    await recreateDatabase()
+    await recreateDatabase(template)
     process.env.DATABASE_URL = databaseUrl
     await runPrisma(['migrate', 'deploy'])
     const seedStarted = performance.now()
     const { seedBenchData, benchTenantsOf } = await import('./seed-bench-data.ts')
-    const [big, small] = templateName
+    const [big, small] = template
       ? await benchTenantsOf(databaseUrl, ['large', 'small'])
       : await seedBenchData(databaseUrl, [
         { name: 'large', plan: 'enterprise', articles: articleCount, events: eventCount },
         { name: 'small', plan: 'standard', articles: articleCount / 10 },
       ])
-    log(templateName ? `copied ${templateName}` : `seeded in ${Math.round(performance.now() - seedStarted)} ms`)
-    if (process.env.BENCH_SEED_ONLY === '1') return
+    log(template ? `copied ${template}` : `seeded in ${Math.round(performance.now() - seedStarted)} ms`)
+    if (process.env.BENCH_SEED_ONLY === '1') return null
 
-    if (process.env.BENCH_SKIP_BUILD !== '1') {
+    if (options.build && process.env.BENCH_SKIP_BUILD !== '1') {
       log('npm run build')
       await run('npm', ['run', 'build', '--silent'], { ...process.env, NEXT_TELEMETRY_DISABLED: '1' })
     }
@@ -234,10 +319,20 @@ async function main() {
       amount: Math.min(draftIds.length, 5_000),
     })
 
+    // What an editor waits for in the portal (signed in as the large newsroom's admin), one request at a time.
+    if (!only || only.test('portal')) {
+      log('portal: the desk and the article list, signed in, one request at a time')
+      const { measurePortalServerTime } = await import('./portal-server-time.ts')
+      rows.push(...(await measurePortalServerTime(app, { email: `admin@${big!.slug}.example`, password: 'bench-password' })))
+    }
+
     if (only) {
-      console.log('\n' + formatRows(rows))
-      if (requestLogCost) console.log('\n' + formatRequestLogCost(requestLogCost))
-      return
+      await pool.end()
+      await fakeInngest.stop()
+      memory.stop()
+      await stopChild(service)
+      await stopChild(baseline)
+      return { articles: articleCount, rows, requestLogCost } as SizeResult
     }
 
     log('bulk import: 20 requests of 500 articles, one at a time')
@@ -273,24 +368,10 @@ async function main() {
     await pool.end()
     await fakeInngest.stop()
     memory.stop()
-
-    // The PostgreSQL service stops first, so the embedded one has the machine to itself.
-    service.kill('SIGTERM')
-    log(`embedded store: the production server on PGlite with ${embeddedArticleCount.toLocaleString('en')} articles`)
-    const embedded = await measureEmbeddedStore()
-
-    const summary = { machine: { cores: (await import('node:os')).cpus().length, node: process.version }, connections, seconds, articles: articleCount, rows, embedded, bulk, fanOut, soak: { ...soak, rssStartMb: soakStart, rssEndMb: soakEnd, peakRssMb: memory.peakMb() }, authOverhead, requestLogCost, editorAwareness }
-    const report = formatReport(summary)
-    console.log('\n' + report)
-    const resultsDir = path.resolve('bench/results')
-    mkdirSync(resultsDir, { recursive: true })
-    const stamp = new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-')
-    writeFileSync(path.join(resultsDir, `${stamp}.json`), JSON.stringify(summary, null, 2) + '\n')
-    writeFileSync(path.join(resultsDir, `${stamp}.md`), report + '\n')
-    writeFileSync(path.join(resultsDir, 'latest.md'), report + '\n')
-    log(`results written to bench/results/${stamp}.{json,md}`)
-  } finally {
-    stopAll()
+    // The PostgreSQL service stops first, so the next size (or the embedded store) has the machine to itself.
+    await stopChild(service)
+    await stopChild(baseline)
+    return { articles: articleCount, rows, bulk, fanOut, soak: { ...soak, rssStartMb: soakStart, rssEndMb: soakEnd, peakRssMb: memory.peakMb() }, authOverhead, requestLogCost, editorAwareness }
   }
 }
 
