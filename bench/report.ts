@@ -77,7 +77,8 @@ export function formatRows(rows: BenchRow[], sizes?: number[]): string {
 const sizeName = (articles: number) => (articles % 1_000_000 === 0 ? `${articles / 1_000_000}M` : articles % 1_000 === 0 ? `${articles / 1_000}k` : String(articles))
 
 function formatSizeColumns(rows: BenchRow[], sizes: number[]): string {
-  const key = (row: BenchRow) => `${row.target}\u0000${row.name}`
+  // A row named for its size (the events rows: "1,000,000 events") is the same row at every size.
+  const key = (row: BenchRow) => `${row.target}\u0000${row.name.replace(/\d{1,3}(,\d{3})+/g, 'N')}`
   const endpoints = [...new Map(rows.map((row) => [key(row), row])).values()]
   const find = (endpoint: BenchRow, articles: number) => rows.find((row) => key(row) === key(endpoint) && row.articles === articles)
   const baseline = (name: string, articles: number) => rows.find((row) => row.target === 'baseline' && row.name === name && row.articles === articles)?.rps

@@ -252,6 +252,14 @@ async function benchAt(articleCount: number, options: { build: boolean; children
       path: `/v1/articles?status=published&department_id=${big!.departmentIds[2]}&published_after=${from}&published_before=${to}&limit=50`,
     })
     await measure('GET /v1/articles?offset=50000', 'service', { method: 'GET', path: '/v1/articles?limit=50&offset=50000' })
+    // Half-way down the archive by cursor (500,000 at 1M), to set beside page 1: a cursor page
+    // starts at its key in the list-order index, so depth should not show.
+    const depth = Math.floor(articleCount / 2)
+    const depthName = 'GET /v1/articles?cursor=<half-way down the archive>'
+    if (!only || only.test(depthName)) {
+      const halfway = await (await fetch(`${app}/v1/articles?limit=50&offset=${depth - 50}`, { headers: { authorization: `Bearer ${big!.token}` } })).json()
+      await measure(depthName, 'service', { method: 'GET', path: `/v1/articles?limit=50&cursor=${encodeURIComponent(halfway.next_cursor)}` })
+    }
 
     // The read path an integration uses (issue 12). The rows above repeat one query, so the
     // response cache answers them; these vary the query to measure the database path too.
