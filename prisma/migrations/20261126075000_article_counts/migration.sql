@@ -37,35 +37,63 @@ $$;
 
 -- One statement's net change per key, applied in key order (two statements never wait for each
 -- other's rows in opposite orders). Edits that move no article between keys change nothing.
--- Rows of a newsroom being deleted are left to its cascade.
-CREATE FUNCTION articles_count_changes() RETURNS trigger
+-- Rows of a newsroom being deleted are left to its cascade. Static SQL, one function per kind of
+-- statement, so that each plan is made once per connection (EXECUTE planned it on every write).
+CREATE FUNCTION articles_count_inserts() RETURNS trigger
 LANGUAGE plpgsql AS $$
-DECLARE
-  changes text;
 BEGIN
-  changes := CASE TG_OP
-    WHEN 'INSERT' THEN 'SELECT tenant_id, status, department_id, published_at, 1 AS delta FROM new_rows'
-    WHEN 'DELETE' THEN 'SELECT tenant_id, status, department_id, published_at, -1 AS delta FROM old_rows'
-    ELSE 'SELECT tenant_id, status, department_id, published_at, 1 AS delta FROM new_rows
-          UNION ALL SELECT tenant_id, status, department_id, published_at, -1 FROM old_rows'
-  END;
-  EXECUTE format($sql$
-    INSERT INTO article_counts AS c (tenant_id, grain, bucket, status, department_id, shard, n)
-    SELECT r.tenant_id, b.grain, b.bucket, r.status, coalesce(r.department_id, ''), pg_backend_pid() %% 8, sum(r.delta)
-    FROM (%s) AS r CROSS JOIN LATERAL article_count_buckets(r.published_at) AS b
-    WHERE EXISTS (SELECT 1 FROM tenants t WHERE t.id = r.tenant_id)
-    GROUP BY 1, 2, 3, 4, 5
-    HAVING sum(r.delta) <> 0
-    ORDER BY 1, 2, 3, 4, 5
-    ON CONFLICT (tenant_id, grain, bucket, status, department_id, shard) DO UPDATE SET n = c.n + excluded.n
-  $sql$, changes);
+  INSERT INTO article_counts AS c (tenant_id, grain, bucket, status, department_id, shard, n)
+  SELECT r.tenant_id, b.grain, b.bucket, r.status, coalesce(r.department_id, ''), pg_backend_pid() % 8, count(*)
+  FROM new_rows AS r CROSS JOIN LATERAL article_count_buckets(r.published_at) AS b
+  WHERE EXISTS (SELECT 1 FROM tenants t WHERE t.id = r.tenant_id)
+  GROUP BY 1, 2, 3, 4, 5
+  ORDER BY 1, 2, 3, 4, 5
+  ON CONFLICT (tenant_id, grain, bucket, status, department_id, shard) DO UPDATE SET n = c.n + excluded.n;
   RETURN NULL;
 END
 $$;
 
-CREATE TRIGGER articles_count_inserts AFTER INSERT ON articles REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION articles_count_changes();
-CREATE TRIGGER articles_count_updates AFTER UPDATE ON articles REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION articles_count_changes();
-CREATE TRIGGER articles_count_deletes AFTER DELETE ON articles REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION articles_count_changes();
+CREATE FUNCTION articles_count_updates() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  -- Most updates are edits: nothing to do unless some row changed its key.
+  IF NOT EXISTS (
+    SELECT 1 FROM old_rows o JOIN new_rows n ON n.id = o.id
+    WHERE n.status IS DISTINCT FROM o.status OR n.department_id IS DISTINCT FROM o.department_id OR n.published_at IS DISTINCT FROM o.published_at
+  ) THEN
+    RETURN NULL;
+  END IF;
+  INSERT INTO article_counts AS c (tenant_id, grain, bucket, status, department_id, shard, n)
+  SELECT r.tenant_id, b.grain, b.bucket, r.status, coalesce(r.department_id, ''), pg_backend_pid() % 8, sum(r.delta)
+  FROM (SELECT tenant_id, status, department_id, published_at, 1 AS delta FROM new_rows
+        UNION ALL SELECT tenant_id, status, department_id, published_at, -1 FROM old_rows) AS r
+  CROSS JOIN LATERAL article_count_buckets(r.published_at) AS b
+  WHERE EXISTS (SELECT 1 FROM tenants t WHERE t.id = r.tenant_id)
+  GROUP BY 1, 2, 3, 4, 5
+  HAVING sum(r.delta) <> 0
+  ORDER BY 1, 2, 3, 4, 5
+  ON CONFLICT (tenant_id, grain, bucket, status, department_id, shard) DO UPDATE SET n = c.n + excluded.n;
+  RETURN NULL;
+END
+$$;
+
+CREATE FUNCTION articles_count_deletes() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO article_counts AS c (tenant_id, grain, bucket, status, department_id, shard, n)
+  SELECT r.tenant_id, b.grain, b.bucket, r.status, coalesce(r.department_id, ''), pg_backend_pid() % 8, -count(*)
+  FROM old_rows AS r CROSS JOIN LATERAL article_count_buckets(r.published_at) AS b
+  WHERE EXISTS (SELECT 1 FROM tenants t WHERE t.id = r.tenant_id)
+  GROUP BY 1, 2, 3, 4, 5
+  ORDER BY 1, 2, 3, 4, 5
+  ON CONFLICT (tenant_id, grain, bucket, status, department_id, shard) DO UPDATE SET n = c.n + excluded.n;
+  RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER articles_count_inserts AFTER INSERT ON articles REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION articles_count_inserts();
+CREATE TRIGGER articles_count_updates AFTER UPDATE ON articles REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION articles_count_updates();
+CREATE TRIGGER articles_count_deletes AFTER DELETE ON articles REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION articles_count_deletes();
 
 -- The articles there are now (a write waiting on this migration's lock is counted by its trigger).
 LOCK TABLE articles IN SHARE MODE;
