@@ -12,22 +12,35 @@ export type BenchRow = {
   peakRssMb: number | null
   /** CPU per request (µs) of the server measured and of PostgreSQL, where measured. */
   cpu?: { server: number; postgres: number }
+  /** The archive size measured, in a report of several sizes. */
+  articles?: number
 }
 
-type Summary = {
-  machine: { cores: number; node: string }
-  connections: number
-  seconds: number
+/** What one archive size measured. */
+export type SizeSummary = {
   articles: number
   rows: BenchRow[]
-  /** The same service on its embedded default (PGlite), on a smaller data set of its own. */
-  embedded?: { articles: number; rows: BenchRow[] }
   bulk: { requests: number; p50: number; p99: number; eventsPerRequest: number }
   fanOut: { subscriptions: number; runs: number; p50Ms: number; maxMs: number; allMs: number[]; deliveriesPerRun: number }
   soak: { rps: number; p99: number; errors: number; rssStartMb: number; rssEndMb: number; peakRssMb: number }
   authOverhead: { microsecondsPerRequest: number; iterations: number; store: string }
   requestLogCost?: RequestLogCost
   editorAwareness?: EditorAwarenessCost
+}
+
+/**
+ * A run's results. With several sizes (BENCH_SIZES), `articles` and the figures beside `rows`
+ * are the largest size's, `rows` holds every size's rows (each with its `articles`), and
+ * `bySize` every size's other figures, smallest first.
+ */
+export type Summary = SizeSummary & {
+  machine: { cores: number; node: string }
+  connections: number
+  seconds: number
+  sizes?: number[]
+  bySize?: Omit<SizeSummary, 'rows'>[]
+  /** The same service on its embedded default (PGlite), on a smaller data set of its own. */
+  embedded?: { articles: number; rows: BenchRow[] }
 }
 
 /** What bench/editor-awareness-cost.ts prints: open editors' polls and lease renewals. */
@@ -43,8 +56,12 @@ export type EditorAwarenessCost = {
 
 const round = (value: number) => Math.round(value * 10) / 10
 
-/** The endpoints' table: throughput as a ratio to the framework-free baseline. */
-export function formatRows(rows: BenchRow[]): string {
+/**
+ * The endpoints' table: throughput as a ratio to the framework-free baseline. With several
+ * sizes, a column per size for each endpoint and how the largest compares with the smallest.
+ */
+export function formatRows(rows: BenchRow[], sizes?: number[]): string {
+  if (sizes && sizes.length > 1) return formatSizeColumns(rows, sizes)
   const baseline = new Map(rows.filter((row) => row.target === 'baseline').map((row) => [row.name, row.rps]))
   return [
     '| endpoint | server | req/s | p50 ms | p99 ms | errors | peak RSS MB | × baseline | CPU µs/req: server / PostgreSQL |',
@@ -57,8 +74,65 @@ export function formatRows(rows: BenchRow[]): string {
   ].join('\n')
 }
 
+const sizeName = (articles: number) => (articles % 1_000_000 === 0 ? `${articles / 1_000_000}M` : articles % 1_000 === 0 ? `${articles / 1_000}k` : String(articles))
+
+function formatSizeColumns(rows: BenchRow[], sizes: number[]): string {
+  // A row named for its size (the events rows: "1,000,000 events") is the same row at every size.
+  const key = (row: BenchRow) => `${row.target}\u0000${row.name.replace(/\d{1,3}(,\d{3})+/g, 'N')}`
+  const endpoints = [...new Map(rows.map((row) => [key(row), row])).values()]
+  const find = (endpoint: BenchRow, articles: number) => rows.find((row) => key(row) === key(endpoint) && row.articles === articles)
+  const baseline = (name: string, articles: number) => rows.find((row) => row.target === 'baseline' && row.name === name && row.articles === articles)?.rps
+  const cell = (row: BenchRow | undefined) => {
+    if (!row) return '–'
+    const base = row.target === 'service' ? baseline(row.name, row.articles!) : undefined
+    const cpu = row.cpu ? `, CPU ${row.cpu.server} / ${row.cpu.postgres}` : ''
+    const errors = row.errors ? `, ${row.errors} errors` : ''
+    return `${round(row.rps)} req/s${base ? ` (${(row.rps / base).toFixed(2)}× base)` : ''}, p50 ${row.p50}, p99 ${row.p99}${cpu}${errors}`
+  }
+  const [smallest, largest] = [sizes[0]!, sizes.at(-1)!]
+  const growth = (endpoint: BenchRow) => {
+    const [small, large] = [find(endpoint, smallest), find(endpoint, largest)]
+    if (!small || !large || small.rps === 0) return ''
+    const cpu = small.cpu && large.cpu && small.cpu.server + small.cpu.postgres > 0 ? `, CPU/req ×${((large.cpu.server + large.cpu.postgres) / (small.cpu.server + small.cpu.postgres)).toFixed(2)}` : ''
+    return `req/s ×${(large.rps / small.rps).toFixed(2)}, p99 ×${small.p99 > 0 ? (large.p99 / small.p99).toFixed(2) : '–'}${cpu}`
+  }
+  return [
+    `Each cell: req/s (× the baseline at that size), p50 and p99 ms, CPU µs per request: server / PostgreSQL. Growth: ${sizeName(largest)} against ${sizeName(smallest)}.`,
+    '',
+    `| endpoint | server | ${sizes.map((size) => `${size.toLocaleString('en')} articles`).join(' | ')} | growth |`,
+    `|---|---|${sizes.map(() => '---').join('|')}|---|`,
+    ...endpoints.map((endpoint) => `| ${endpoint.name} | ${endpoint.target} | ${sizes.map((size) => cell(find(endpoint, size))).join(' | ')} | ${growth(endpoint)} |`),
+  ].join('\n')
+}
+
+/** The figures besides the endpoints' table, for one size. */
+function sizeFigures(summary: Omit<SizeSummary, 'rows'>, seconds: number): string[] {
+  return [
+    `Bulk import of 500 articles (${summary.bulk.requests} requests, one at a time): p50 ${round(summary.bulk.p50)} ms, p99 ${round(summary.bulk.p99)} ms, ${summary.bulk.eventsPerRequest} outbox events per request.`,
+    '',
+    `Fan-out of one event to ${summary.fanOut.subscriptions} subscriptions through /api/inngest (${summary.fanOut.runs} runs): all ${summary.fanOut.deliveriesPerRun} delivery events enqueued in p50 ${round(summary.fanOut.p50Ms)} ms, max ${round(summary.fanOut.maxMs)} ms (each run, sorted: ${summary.fanOut.allMs.join(', ')} ms).`,
+    '',
+    `Memory over a ${seconds > 0 ? 'soak' : ''} run of GET /v1/articles: RSS ${summary.soak.rssStartMb} MB at the start, ${summary.soak.rssEndMb} MB at the end, peak ${summary.soak.peakRssMb} MB; ${round(summary.soak.rps)} req/s, p99 ${summary.soak.p99} ms, ${summary.soak.errors} errors.`,
+    '',
+    `Authentication + scope + rate limit (${summary.authOverhead.store} store, cached token): ${summary.authOverhead.microsecondsPerRequest} µs per request over ${summary.authOverhead.iterations.toLocaleString('en')} iterations.`,
+    ...(summary.requestLogCost ? ['', formatRequestLogCost(summary.requestLogCost)] : []),
+    ...(summary.editorAwareness ? ['', formatEditorAwareness(summary.editorAwareness)] : []),
+  ]
+}
+
 /** The results as a Markdown report. */
 export function formatReport(summary: Summary): string {
+  if (summary.sizes && summary.sizes.length > 1 && summary.bySize) {
+    return [
+      `# Benchmark: ${summary.sizes.map((size) => size.toLocaleString('en')).join(' and ')} articles, ${summary.connections} connections, ${summary.seconds} s per endpoint`,
+      '',
+      `Machine: ${summary.machine.cores} cores, Node ${summary.machine.node}. Each size has its own database (+10% in a second newsroom) and a fresh service and baseline, one size after the other in one run; compare ratios within one run.`,
+      '',
+      formatRows(summary.rows, summary.sizes),
+      ...embeddedTable({ ...summary, rows: summary.rows.filter((row) => row.articles === summary.sizes!.at(-1)) }),
+      ...summary.bySize.flatMap((size) => ['', `## Other figures at ${size.articles.toLocaleString('en')} articles`, '', ...sizeFigures(size, summary.seconds)]),
+    ].join('\n')
+  }
   const lines = [
     `# Benchmark: ${summary.articles.toLocaleString('en')} articles, ${summary.connections} connections, ${summary.seconds} s per endpoint`,
     '',
@@ -67,15 +141,7 @@ export function formatReport(summary: Summary): string {
     formatRows(summary.rows),
     ...embeddedTable(summary),
     '',
-    `Bulk import of 500 articles (${summary.bulk.requests} requests, one at a time): p50 ${round(summary.bulk.p50)} ms, p99 ${round(summary.bulk.p99)} ms, ${summary.bulk.eventsPerRequest} outbox events per request.`,
-    '',
-    `Fan-out of one event to ${summary.fanOut.subscriptions} subscriptions through /api/inngest (${summary.fanOut.runs} runs): all ${summary.fanOut.deliveriesPerRun} delivery events enqueued in p50 ${round(summary.fanOut.p50Ms)} ms, max ${round(summary.fanOut.maxMs)} ms (each run, sorted: ${summary.fanOut.allMs.join(', ')} ms).`,
-    '',
-    `Memory over a ${summary.seconds > 0 ? 'soak' : ''} run of GET /v1/articles: RSS ${summary.soak.rssStartMb} MB at the start, ${summary.soak.rssEndMb} MB at the end, peak ${summary.soak.peakRssMb} MB; ${round(summary.soak.rps)} req/s, p99 ${summary.soak.p99} ms, ${summary.soak.errors} errors.`,
-    '',
-    `Authentication + scope + rate limit (${summary.authOverhead.store} store, cached token): ${summary.authOverhead.microsecondsPerRequest} µs per request over ${summary.authOverhead.iterations.toLocaleString('en')} iterations.`,
-    ...(summary.requestLogCost ? ['', formatRequestLogCost(summary.requestLogCost)] : []),
-    ...(summary.editorAwareness ? ['', formatEditorAwareness(summary.editorAwareness)] : []),
+    ...sizeFigures(summary, summary.seconds),
   ]
   return lines.join('\n')
 }

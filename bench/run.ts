@@ -12,7 +12,7 @@ import pg from 'pg'
 import { runPrisma } from '../scripts/run-prisma.ts'
 import { sampleMemory, type MemorySampler } from './process-memory.ts'
 import { connections, load, seconds, waitFor } from './load.ts'
-import { formatReport, formatRequestLogCost, formatRows, type BenchRow } from './report.ts'
+import { formatReport, formatRequestLogCost, formatRows, type BenchRow, type SizeSummary, type Summary } from './report.ts'
 import { startCommand } from '../scripts/start-command.ts'
 import { runJsonScript } from './json-script.ts'
 import type { EditorAwarenessCost } from './report.ts'
@@ -31,7 +31,7 @@ const soakSeconds = Number(process.env.BENCH_SOAK_SECONDS ?? 60)
 const articleCount = Number(process.env.BENCH_ARTICLES ?? 100_000)
 // The large newsroom's events of the last 30 days, for the events API rows: as many as its
 // articles unless set (BENCH_ARTICLES=1000000, or BENCH_EVENTS=1000000 alone, for the 1M row).
-const eventCount = Number(process.env.BENCH_EVENTS ?? articleCount)
+const eventsFor = (articles: number) => Number(process.env.BENCH_EVENTS ?? articles)
 // As in production with more than one instance: rate limits and list totals shared in Redis.
 const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 
@@ -55,6 +55,21 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.e
 // BENCH_ONLY=<regex>: measure only the rows whose name matches (and skip bulk, fan-out, soak and
 // the embedded store), print the table and write no results file: for trying a change quickly.
 const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : null
+
+/**
+ * The archive sizes measured, one after another in one run, into one report with a column per
+ * size (issue 31: the cost growth is the result). BENCH_SIZES=100000,1000000 names them;
+ * BENCH_ARTICLES=N above 100,000 alone measures 100,000 and N (with BENCH_ONLY or
+ * BENCH_SEED_ONLY=1 just N, as before). BENCH_TEMPLATE is the copy for the largest size,
+ * BENCH_TEMPLATE_<size> (e.g. BENCH_TEMPLATE_100000=newsroom_bench_100k) one for another.
+ */
+const sizes: number[] = process.env.BENCH_SIZES
+  ? process.env.BENCH_SIZES.split(',').map((size) => Number(size.trim())).sort((a, b) => a - b)
+  : articleCount > 100_000 && !only && process.env.BENCH_SEED_ONLY !== '1'
+    ? [100_000, articleCount]
+    : [articleCount]
+if (sizes.some((size) => !Number.isInteger(size) || size < 10)) throw new Error(`BENCH_SIZES must list article counts: ${process.env.BENCH_SIZES}`)
+const templateFor = (size: number) => process.env[`BENCH_TEMPLATE_${size}`] ?? (size === sizes.at(-1) ? templateName : undefined)
 const embeddedArticleCount = Number(process.env.BENCH_EMBEDDED_ARTICLES ?? 10_000)
 
 /** bench/embedded-store.ts in its own process (lib/ reads DATABASE_URL once); its rows come back as JSON. */
@@ -62,13 +77,25 @@ function measureEmbeddedStore(): Promise<{ articles: number; rows: BenchRow[] }>
   return runJsonScript('bench/embedded-store.ts', { env: { ...process.env, BENCH_EMBEDDED_PORT: String(appPort + 10), BENCH_EMBEDDED_ARTICLES: String(embeddedArticleCount) } })
 }
 
-async function recreateDatabase() {
+async function recreateDatabase(template: string | undefined) {
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect()
   await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`)
-  await admin.query(templateName ? `CREATE DATABASE ${databaseName} TEMPLATE ${templateName}` : `CREATE DATABASE ${databaseName}`)
+  await admin.query(template ? `CREATE DATABASE ${databaseName} TEMPLATE ${template}` : `CREATE DATABASE ${databaseName}`)
   await admin.end()
 }
+
+/** Stops a child and waits until it has gone, so that the next size can have its port. */
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve())
+    child.kill('SIGTERM')
+  })
+}
+
+/** What one archive size measured. */
+type SizeResult = Omit<SizeSummary, 'rows'> & { rows: BenchRow[] }
 
 async function main() {
   // BENCH_CLUSTER=1: the cluster's rows only (bench/cluster.ts); the default bench is unchanged.
@@ -77,22 +104,89 @@ async function main() {
   const stopAll = () => children.forEach((child) => child.kill('SIGTERM'))
   process.on('exit', stopAll)
   try {
+    const results: SizeResult[] = []
+    for (const [index, size] of sizes.entries()) {
+      const result = await benchAt(size, { build: index === 0, children })
+      if (!result) return
+      results.push(result)
+    }
+    if (only) {
+      for (const result of results) {
+        if (results.length > 1) console.log(`\n${result.articles.toLocaleString('en')} articles:`)
+        console.log('\n' + formatRows(result.rows))
+        if (result.requestLogCost) console.log('\n' + formatRequestLogCost(result.requestLogCost))
+        if (result.bulk) console.log(`\nBulk import of 500 articles (${result.bulk.requests} requests, one at a time): p50 ${Math.round(result.bulk.p50)} ms, p99 ${Math.round(result.bulk.p99)} ms.`)
+      }
+      if (results.length > 1) console.log('\n' + formatRows(results.flatMap((result) => result.rows.map((row) => ({ ...row, articles: result.articles }))), sizes))
+      return
+    }
+
+    log(`embedded store: the production server on PGlite with ${embeddedArticleCount.toLocaleString('en')} articles`)
+    const embedded = await measureEmbeddedStore()
+
+    const largest = results.at(-1)!
+    const machine = { cores: (await import('node:os')).cpus().length, node: process.version }
+    const summary: Summary =
+      results.length === 1
+        ? { machine, connections, seconds, ...largest, embedded }
+        : {
+          machine,
+          connections,
+          seconds,
+          ...largest,
+          sizes,
+          // Every size's rows, each saying its size; the other figures above are the largest size's.
+          rows: results.flatMap((result) => result.rows.map((row) => ({ ...row, articles: result.articles }))),
+          bySize: results.map(({ rows: _rows, ...rest }) => rest),
+          embedded,
+        }
+    const report = formatReport(summary)
+    console.log('\n' + report)
+    const resultsDir = path.resolve('bench/results')
+    mkdirSync(resultsDir, { recursive: true })
+    const stamp = new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-')
+    writeFileSync(path.join(resultsDir, `${stamp}.json`), JSON.stringify(summary, null, 2) + '\n')
+    writeFileSync(path.join(resultsDir, `${stamp}.md`), report + '\n')
+    writeFileSync(path.join(resultsDir, 'latest.md'), report + '\n')
+    log(`results written to bench/results/${stamp}.{json,md}`)
+  } finally {
+    stopAll()
+  }
+}
+
+/**
+ * One archive size: its own database (seeded or copied), the service and the baseline started
+ * on it, every row measured, both stopped again. Null after BENCH_SEED_ONLY=1's seeding.
+ */
+async function benchAt(articleCount: number, options: { build: boolean; children: ChildProcess[] }): Promise<SizeResult | null> {
+  const { children } = options
+  const eventCount = eventsFor(articleCount)
+  const template = templateFor(articleCount)
+  {
     log(`database ${databaseName}: migrate and seed ${articleCount.toLocaleString('en')} + ${(articleCount / 10).toLocaleString('en')} articles`)
-    await recreateDatabase()
+    await recreateDatabase(template)
     process.env.DATABASE_URL = databaseUrl
     await runPrisma(['migrate', 'deploy'])
     const seedStarted = performance.now()
     const { seedBenchData, benchTenantsOf } = await import('./seed-bench-data.ts')
-    const [big, small] = templateName
+    const [big, small] = template
       ? await benchTenantsOf(databaseUrl, ['large', 'small'])
       : await seedBenchData(databaseUrl, [
         { name: 'large', plan: 'enterprise', articles: articleCount, events: eventCount },
         { name: 'small', plan: 'standard', articles: articleCount / 10 },
       ])
-    log(templateName ? `copied ${templateName}` : `seeded in ${Math.round(performance.now() - seedStarted)} ms`)
-    if (process.env.BENCH_SEED_ONLY === '1') return
+    log(template ? `copied ${template}` : `seeded in ${Math.round(performance.now() - seedStarted)} ms`)
+    if (process.env.BENCH_SEED_ONLY === '1') return null
+    // The data migrations to completion, as `npm run db:migrate` does: a server started on a
+    // database whose body backfill has not finished runs it in the background and sanitises every
+    // body it renders until then (background-data-migrations.ts), which at 1,000,000 articles is
+    // most of the run, so the rows measured the backfill (a cold list page: 15 ms of the server's
+    // CPU and 20 ms of PostgreSQL's) rather than the steady state.
+    const backfillStarted = performance.now()
+    await run(process.execPath, ['--import', 'tsx', 'scripts/data-migrations.ts'], { ...process.env, DATABASE_URL: databaseUrl })
+    log(`data migrations completed in ${Math.round(performance.now() - backfillStarted)} ms`)
 
-    if (process.env.BENCH_SKIP_BUILD !== '1') {
+    if (options.build && process.env.BENCH_SKIP_BUILD !== '1') {
       log('npm run build')
       await run('npm', ['run', 'build', '--silent'], { ...process.env, NEXT_TELEMETRY_DISABLED: '1' })
     }
@@ -167,6 +261,14 @@ async function main() {
       path: `/v1/articles?status=published&department_id=${big!.departmentIds[2]}&published_after=${from}&published_before=${to}&limit=50`,
     })
     await measure('GET /v1/articles?offset=50000', 'service', { method: 'GET', path: '/v1/articles?limit=50&offset=50000' })
+    // Half-way down the archive by cursor (500,000 at 1M), to set beside page 1: a cursor page
+    // starts at its key in the list-order index, so depth should not show.
+    const depth = Math.floor(articleCount / 2)
+    const depthName = 'GET /v1/articles?cursor=<half-way down the archive>'
+    if (!only || only.test(depthName)) {
+      const halfway = await (await fetch(`${app}/v1/articles?limit=50&offset=${depth - 50}`, { headers: { authorization: `Bearer ${big!.token}` } })).json()
+      await measure(depthName, 'service', { method: 'GET', path: `/v1/articles?limit=50&cursor=${encodeURIComponent(halfway.next_cursor)}` })
+    }
 
     // The read path an integration uses (issue 12). The rows above repeat one query, so the
     // response cache answers them; these vary the query to measure the database path too.
@@ -182,7 +284,7 @@ async function main() {
     // More articles than a run asks for (10 s at 5,000 req/s is 50,000), so that none is asked
     // twice: 20,000 cycled twice or more measured the cache's keeping of second asks (a Redis
     // read and a 4 KB write each) as much as the database path the row is named for.
-    const publishedIds = (await pool.query(`SELECT id FROM articles WHERE tenant_id = $1 ORDER BY id LIMIT 80000 OFFSET 20000`, [big!.id])).rows.map((row) => `/v1/articles/${row.id}`)
+    const publishedIds = (await pool.query(`SELECT id FROM articles WHERE tenant_id = $1 ORDER BY id LIMIT 80000 OFFSET $2`, [big!.id, Math.min(20_000, Math.floor(articleCount / 5))])).rows.map((row) => `/v1/articles/${row.id}`)
     await measure('GET /v1/articles/{id} (cache cold: another article each time)', 'baseline', { method: 'GET', paths: publishedIds })
     await measure('GET /v1/articles/{id} (cache cold: another article each time)', 'service', { method: 'GET', paths: publishedIds })
     // The changes feed is never cached (its settle window moves), so it shows what depth costs.
@@ -218,9 +320,11 @@ async function main() {
     await fakeInngest.stop()
     await measure('POST /v1/articles (queue unreachable)', 'service', newArticle)
     await fakeInngest.start()
-    await measure('PATCH /v1/articles/{id}', 'baseline', { method: 'PATCH', paths: draftIds.slice(0, 10_000).map((id) => `/v1/articles/${id}`), body: JSON.stringify({ tags: ['bench', 'baseline'] }) })
+    // Half the drafts each (at most 10,000), so that a small archive (BENCH_SIZES=2000,…) has some for both.
+    const patchSplit = Math.min(10_000, Math.floor(draftIds.length / 2))
+    await measure('PATCH /v1/articles/{id}', 'baseline', { method: 'PATCH', paths: draftIds.slice(0, patchSplit).map((id) => `/v1/articles/${id}`), body: JSON.stringify({ tags: ['bench', 'baseline'] }) })
     // Each PATCH goes to another article: 32 connections on one article would measure lock contention, not the endpoint.
-    await measure('PATCH /v1/articles/{id}', 'service', { method: 'PATCH', paths: draftIds.slice(10_000).map((id) => `/v1/articles/${id}`), body: JSON.stringify({ tags: ['bench', 'patched'] }) })
+    await measure('PATCH /v1/articles/{id}', 'service', { method: 'PATCH', paths: draftIds.slice(patchSplit).map((id) => `/v1/articles/${id}`), body: JSON.stringify({ tags: ['bench', 'patched'] }) })
     await measure('POST /v1/articles/{id}/transitions', 'baseline', {
       method: 'POST',
       paths: inReviewIds.map((id) => `/v1/articles/${id}/transitions`),
@@ -234,26 +338,40 @@ async function main() {
       amount: Math.min(draftIds.length, 5_000),
     })
 
-    if (only) {
-      console.log('\n' + formatRows(rows))
-      if (requestLogCost) console.log('\n' + formatRequestLogCost(requestLogCost))
-      return
+    // What an editor waits for in the portal (signed in as the large newsroom's admin), one request at a time.
+    if (!only || only.test('portal')) {
+      log('portal: the desk and the article list, signed in, one request at a time')
+      const { measurePortalServerTime } = await import('./portal-server-time.ts')
+      rows.push(...(await measurePortalServerTime(app, { email: `admin@${big!.slug}.example`, password: 'bench-password' })))
     }
 
-    log('bulk import: 20 requests of 500 articles, one at a time')
-    const bulkLatencies: number[] = []
-    const eventsBefore = Number((await pool.query(`SELECT count(*) FROM events WHERE tenant_id = $1`, [small!.id])).rows[0].count)
-    for (let round = 0; round < 20; round++) {
-      const articles = Array.from({ length: 500 }, (_, i) => ({ external_id: `BULK-${round}-${i}`, headline: `Wire ${round}/${i}`, lede: 'Wire copy.', body: '<p>Wire copy body.</p>'.repeat(40), tags: ['wire', `round-${round}`] }))
-      const started = performance.now()
-      const response = await fetch(`${app}/v1/articles/bulk`, { method: 'POST', headers: { authorization: `Bearer ${small!.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ articles }) })
-      const result = (await response.json()) as { created: number }
-      bulkLatencies.push(performance.now() - started)
-      if (response.status !== 200 || result.created !== 500) throw new Error(`bulk import answered ${response.status} with ${JSON.stringify(result).slice(0, 200)}`)
+    // BENCH_ONLY='bulk import' (or a pattern matching it) measures it alone.
+    let bulk: SizeResult['bulk'] | undefined
+    if (!only || only.test('bulk import')) {
+      log('bulk import: 20 requests of 500 articles, one at a time')
+      const bulkLatencies: number[] = []
+      const eventsBefore = Number((await pool.query(`SELECT count(*) FROM events WHERE tenant_id = $1`, [small!.id])).rows[0].count)
+      for (let round = 0; round < 20; round++) {
+        const articles = Array.from({ length: 500 }, (_, i) => ({ external_id: `BULK-${round}-${i}`, headline: `Wire ${round}/${i}`, lede: 'Wire copy.', body: '<p>Wire copy body.</p>'.repeat(40), tags: ['wire', `round-${round}`] }))
+        const started = performance.now()
+        const response = await fetch(`${app}/v1/articles/bulk`, { method: 'POST', headers: { authorization: `Bearer ${small!.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ articles }) })
+        const result = (await response.json()) as { created: number }
+        bulkLatencies.push(performance.now() - started)
+        if (response.status !== 200 || result.created !== 500) throw new Error(`bulk import answered ${response.status} with ${JSON.stringify(result).slice(0, 200)}`)
+      }
+      const eventsAfter = Number((await pool.query(`SELECT count(*) FROM events WHERE tenant_id = $1`, [small!.id])).rows[0].count)
+      bulkLatencies.sort((a, b) => a - b)
+      bulk = { requests: 20, p50: bulkLatencies[10]!, p99: bulkLatencies[19]!, eventsPerRequest: (eventsAfter - eventsBefore) / 20 }
     }
-    const eventsAfter = Number((await pool.query(`SELECT count(*) FROM events WHERE tenant_id = $1`, [small!.id])).rows[0].count)
-    bulkLatencies.sort((a, b) => a - b)
-    const bulk = { requests: 20, p50: bulkLatencies[10]!, p99: bulkLatencies[19]!, eventsPerRequest: (eventsAfter - eventsBefore) / 20 }
+
+    if (only) {
+      await pool.end()
+      await fakeInngest.stop()
+      memory.stop()
+      await stopChild(service)
+      await stopChild(baseline)
+      return { articles: articleCount, rows, requestLogCost, bulk } as SizeResult
+    }
 
     log('fan-out: one event to 100 subscriptions, 10 times')
     const { measureFanOut } = await import('./fan-out.ts')
@@ -273,24 +391,10 @@ async function main() {
     await pool.end()
     await fakeInngest.stop()
     memory.stop()
-
-    // The PostgreSQL service stops first, so the embedded one has the machine to itself.
-    service.kill('SIGTERM')
-    log(`embedded store: the production server on PGlite with ${embeddedArticleCount.toLocaleString('en')} articles`)
-    const embedded = await measureEmbeddedStore()
-
-    const summary = { machine: { cores: (await import('node:os')).cpus().length, node: process.version }, connections, seconds, articles: articleCount, rows, embedded, bulk, fanOut, soak: { ...soak, rssStartMb: soakStart, rssEndMb: soakEnd, peakRssMb: memory.peakMb() }, authOverhead, requestLogCost, editorAwareness }
-    const report = formatReport(summary)
-    console.log('\n' + report)
-    const resultsDir = path.resolve('bench/results')
-    mkdirSync(resultsDir, { recursive: true })
-    const stamp = new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-')
-    writeFileSync(path.join(resultsDir, `${stamp}.json`), JSON.stringify(summary, null, 2) + '\n')
-    writeFileSync(path.join(resultsDir, `${stamp}.md`), report + '\n')
-    writeFileSync(path.join(resultsDir, 'latest.md'), report + '\n')
-    log(`results written to bench/results/${stamp}.{json,md}`)
-  } finally {
-    stopAll()
+    // The PostgreSQL service stops first, so the next size (or the embedded store) has the machine to itself.
+    await stopChild(service)
+    await stopChild(baseline)
+    return { articles: articleCount, rows, bulk: bulk!, fanOut, soak: { ...soak, rssStartMb: soakStart, rssEndMb: soakEnd, peakRssMb: memory.peakMb() }, authOverhead, requestLogCost, editorAwareness }
   }
 }
 

@@ -6,6 +6,7 @@ import { tenantSql } from '../tenancy/tenant-sql.ts'
 import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
 import type { ListArticlesQuery } from './article-schemas.ts'
 import { articleTotal } from './article-totals.ts'
+import { countedFromBuckets, countFromBuckets } from './article-counts.ts'
 import { toPage, type Page } from '../pagination.ts'
 import { searchArticlePage, searchCondition, type SearchedArticle } from './search-articles.ts'
 import { assertCan } from '../auth/permissions.ts'
@@ -67,10 +68,14 @@ export async function listArticles(actor: Actor, query: ListArticlesQuery): Prom
   const after = cursor === undefined ? null : decodeListCursor(cursor, { tenantId, sort, filter: fingerprint })
   if (after && offset > 0) throw new ValidationError([{ field: 'offset', message: 'Send either offset or cursor, not both: the cursor already says where the page starts.' }])
 
-  const total = articleTotal(tenantId, filter, async () => {
-    const [counted] = await sql.rows<{ total: number }>(`SELECT count(*)::int AS total FROM articles WHERE ${where}`, values)
-    return counted!.total
-  })
+  // Status, department and publication range are summed from the kept counts, exact and cheap
+  // for a filter never seen before; any other filter is counted once per change (article-totals.ts).
+  const total = countedFromBuckets(filter)
+    ? countFromBuckets(sql, filter)
+    : articleTotal(tenantId, filter, async () => {
+      const [counted] = await sql.rows<{ total: number }>(`SELECT count(*)::int AS total FROM articles WHERE ${where}`, values)
+      return counted!.total
+    })
   const pageRows =
     sort === 'updated_at'
       ? updatedOrderRows(sql, where, values, { limit, offset, after })

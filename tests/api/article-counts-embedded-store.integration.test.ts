@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { apiClient } from '../support/api-client.ts'
+import { startMigratedEmbeddedDatabase } from '../support/embedded-database.ts'
+import { spawnApiServer, type SpawnedApiServer } from '../support/spawn-api-server.ts'
+
+// The kept article counts (the article_counts migration's statement triggers) on the embedded
+// store, PGlite, as `npm run dev` runs it: list totals follow creates and transitions there too.
+
+let database: Awaited<ReturnType<typeof startMigratedEmbeddedDatabase>>
+let server: SpawnedApiServer
+let client: ReturnType<typeof apiClient>
+
+beforeAll(async () => {
+  database = await startMigratedEmbeddedDatabase()
+  server = await spawnApiServer(database.url, { tenant: true, timeoutMs: 60_000 })
+  client = apiClient(server.url, server.tenant!.token)
+}, 120_000)
+
+afterAll(async () => {
+  await server?.stop()
+  await database?.stop()
+})
+
+describe('list totals on the embedded store', () => {
+  it('count created, moved and published articles, by status and publication range', async () => {
+    const total = async (query: string) => {
+      const answer = await client.get(`/v1/articles?limit=1${query}`)
+      expect(answer.status, answer.text).toBe(200)
+      return answer.body.total as number
+    }
+    const ids: string[] = []
+    for (let i = 0; i < 5; i++) {
+      const created = await client.post('/v1/articles', { headline: `Embedded ${i}` })
+      expect(created.status, created.text).toBe(201)
+      ids.push(created.body.article_id)
+    }
+    expect(await total('')).toBe(5)
+    expect(await total('&status=draft')).toBe(5)
+    const beforePublishing = new Date(Date.now() - 1_000).toISOString()
+    for (const id of ids.slice(0, 3)) {
+      for (const to_state of ['in-review', 'approved', 'published']) {
+        const moved = await client.post(`/v1/articles/${id}/transitions`, { to_state })
+        expect(moved.status, moved.text).toBe(200)
+      }
+    }
+    expect(await total('&status=draft')).toBe(2)
+    expect(await total('&status=published')).toBe(3)
+    expect(await total(`&published_after=${beforePublishing}`)).toBe(3)
+    expect(await total(`&published_before=${beforePublishing}`)).toBe(0)
+    expect(await total(`&published_before=${new Date(Date.now() + 60_000).toISOString()}&status=published`)).toBe(3)
+  })
+})
