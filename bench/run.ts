@@ -292,15 +292,20 @@ async function benchAt(articleCount: number, options: { build: boolean; children
     await measure('GET /v1/articles?sort=updated_at&offset=50000', 'service', { method: 'GET', path: '/v1/articles?sort=updated_at&limit=50&offset=50000' })
     const deep = await (await fetch(`${app}/v1/articles?sort=updated_at&limit=50&offset=49950`, { headers: { authorization: `Bearer ${big!.token}` } })).json()
     await measure('GET /v1/articles?sort=updated_at&cursor=<depth 50,000>', 'service', { method: 'GET', path: `/v1/articles?sort=updated_at&limit=50&cursor=${encodeURIComponent(deep.next_cursor)}` })
+    // What one client alone waits (a mirror polling, an editor searching): latency, not the queue 32 connections build.
+    await measure('GET /v1/articles?sort=updated_at (page 1, one client)', 'service', { method: 'GET', path: '/v1/articles?sort=updated_at&limit=50', connections: 1 })
+    await measure('GET /v1/articles?sort=updated_at&cursor=<depth 50,000> (one client)', 'service', { method: 'GET', path: `/v1/articles?sort=updated_at&limit=50&cursor=${encodeURIComponent(deep.next_cursor)}`, connections: 1 })
     // Changed in the last hour: about 7,000 of the 100,000, as a mirror's hourly delta.
     const since = new Date(Date.now() - 3_600_000).toISOString()
     await measure('GET /v1/articles?sort=updated_at&updated_after=… (sync page)', 'service', { method: 'GET', path: `/v1/articles?sort=updated_at&limit=50&updated_after=${since}` })
     // Full-text search: a phrase one article in eight matches (12,500 to rank), and a word only one has.
     // Search is measured cache cold: each request adds an updated_before bound that excludes
     // nothing but makes the query new, so every answer is searched for, not kept from before.
-    const uncached = (query: string) => Array.from({ length: 20_000 }, (_, i) => `/v1/articles?q=${encodeURIComponent(query)}&limit=50&updated_before=${new Date(Date.UTC(2100, 0, 1) + i).toISOString()}`)
+    const uncached = (query: string, from = 0) => Array.from({ length: 20_000 }, (_, i) => `/v1/articles?q=${encodeURIComponent(query)}&limit=50&updated_before=${new Date(Date.UTC(2100, 0, 1) + from + i).toISOString()}`)
     await measure('GET /v1/articles?q="riverside plan" (cache cold)', 'service', { method: 'GET', paths: uncached('"riverside plan"') })
     await measure('GET /v1/articles?q=rare word (cache cold)', 'service', { method: 'GET', paths: uncached(createHash('md5').update('4242').digest('hex')) })
+    await measure('GET /v1/articles?q="riverside plan" (cache cold, one client)', 'service', { method: 'GET', paths: uncached('"riverside plan"', 1_000_000), connections: 1 })
+    await measure('GET /v1/articles?q=rare word (cache cold, one client)', 'service', { method: 'GET', paths: uncached(createHash('md5').update('4242').digest('hex'), 1_000_000), connections: 1 })
     // The events API (issue 32): a page newest first, a replay page deep in the feed, and one
     // article's events, among the large newsroom's events of 30 days. Never cached, so each
     // request reads the index.

@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test'
-import { signedInContext } from './support/portal-session.ts'
+import { createE2eApiToken } from './support/e2e-database.ts'
+import { seedUsers, signedInContext } from './support/portal-session.ts'
 
 const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`
 
@@ -129,5 +130,28 @@ test('every place names the same article version, revisions keep their own numbe
   await expect(page.getByLabel('Lede')).toHaveValue('First lede.')
   await revisions.scrollIntoViewIfNeeded()
   await page.screenshot({ path: 'docs/screenshots/revisions-numbered.png' })
+  await context.close()
+})
+
+test('a search matching more articles than it counts exactly says about how many', async ({ browser, request }) => {
+  // More matches than the 500 a search ranks and counts exactly (SEARCH_RANK_WINDOW), all of them recent.
+  const token = await createE2eApiToken('daily-planet', seedUsers.editor.email, ['articles:read', 'articles:write'])
+  const word = `wirecopy${unique()}`
+  const late = `late${unique()}`
+  for (const [round, count] of [[0, 500], [1, 20]] as const) {
+    const created = await request.post('/v1/articles/bulk', {
+      headers: { authorization: `Bearer ${token}` },
+      data: { articles: Array.from({ length: count }, (_, i) => ({ external_id: `${word}-${round}-${i}`, headline: `Wire ${word}${round === 1 ? ` ${late}` : ''} ${i}` })) },
+    })
+    expect(created.status(), await created.text()).toBe(200)
+  }
+  const context = await signedInContext(browser, 'editor')
+  const page = await context.newPage()
+  await page.goto(`/articles?q=${word}`)
+  await expect(page.getByRole('status').filter({ hasText: /^Showing 1–50 of about [\d,]+ articles\.$/ })).toBeVisible()
+  await expect(page.getByRole('row').filter({ hasText: word })).toHaveCount(50)
+  // A search within the bound is counted exactly, and says so without "about".
+  await page.goto(`/articles?q=${late}`)
+  await expect(page.getByRole('status').filter({ hasText: /^Showing 1–20 of 20 articles\.$/ })).toBeVisible()
   await context.close()
 })

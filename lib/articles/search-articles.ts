@@ -19,7 +19,13 @@ export type SearchedArticle = Article & { match?: ArticleMatch }
 // phrase cost 305 ms in that heap scan, 35 ms once parsed once.
 const searchQuery = (placeholder: string) => `(SELECT websearch_to_tsquery((SELECT search_language FROM tenants WHERE id = $1), ${placeholder}))`
 
-/** The condition that limits a list to the articles matching `q` (websearch syntax: "phrases", -exclusions, or). */
+/**
+ * The condition that limits a list to the articles matching `q` (websearch syntax: "phrases", -exclusions, or).
+ * The GIN index serves it; RUM was measured at 1,000,000 articles and not kept: 3.3-3.8× the
+ * size (943 MB, 816 MB with published_at attached, against 251), no faster for a rare word, and
+ * slower for a common phrase, whose matches it gathers before any LIMIT, ordered by published_at
+ * or not (65-83 ms for the newest 501 against 7-16 ms for the list-order walk; bench/results/search-*.md).
+ */
 export function searchCondition(placeholder: string): string {
   return `search_vector @@ ${searchQuery(placeholder)}`
 }
@@ -61,6 +67,12 @@ export async function searchArticlePage(tenantId: string, input: SearchPageInput
   const { where, values, listOrder } = input
   const window = searchRankWindow()
   const n = values.length + 1
+  // A common query fills the window from the newest articles: found by the walk alone, it skips
+  // the bounded count, whose bitmap of the index of words holds every match in the archive
+  // (137,536 for a phrase at 1,000,000 articles: 64 ms, more than the walk and the page together).
+  const common = await looksCommon(sql, input, window)
+  const walked = common ? await walkNewestMatches(sql, input, window) : null
+  if (walked) return windowPage(sql, input, walked, { limit, offset })
   const [bounded] = await sql.rows<{ matched: number }>(`SELECT count(*)::int AS matched FROM (SELECT 1 FROM articles WHERE ${where} LIMIT $${n + 1}) bounded`, [...values, window + 1])
   if (bounded!.matched <= window) {
     // Every match is in the window: rank them all; the count is exact.
@@ -68,8 +80,18 @@ export async function searchArticlePage(tenantId: string, input: SearchPageInput
     return pageOf(rows, bounded!.matched, { limit, offset })
   }
 
-  const found = await newestMatches(sql, input, window)
-  const ranked = offset < window ? await matchRows(sql, input, { where: `${where} AND id = ANY($${n + 1}::text[])`, extra: [found.ids], order: `rank DESC, ${listOrder}`, limit: Math.min(limit, window - offset), offset }) : []
+  // A walk already tried and fell short: the index of words finds the newest matches.
+  return windowPage(sql, input, common ? await indexedNewestMatches(sql, input, window) : await newestMatches(sql, input, window), { limit, offset })
+}
+
+/** A page of a search matching more than the window: its newest matches `found` by relevance, then the older ones in list order. */
+async function windowPage(sql: Sql, input: SearchPageInput, found: NewestMatches, { limit, offset }: { limit: number; offset: number }): Promise<Page<SearchedArticle>> {
+  const { where, values, listOrder } = input
+  const window = searchRankWindow()
+  const n = values.length + 1
+  // The window's rows by id and the other filters: they are matches already, and asking the
+  // index of words again would build its bitmap of every match (45 ms of the 86 at 1,000,000 articles).
+  const ranked = offset >= window ? [] : found.ranks ? await rankedPage(sql, input, found.ids, found.ranks, { limit: Math.min(limit, window - offset), offset }) : await matchRows(sql, input, { where: `${otherFiltersOf(input) ?? where} AND id = ANY($${n + 1}::text[])`, extra: [found.ids], order: `rank DESC, ${listOrder}`, limit: Math.min(limit, window - offset), offset })
   // Past the window the order is the list's, so position p there is position p of the list of matches.
   const restOffset = Math.max(offset, window)
   const rest = offset + limit > window ? await matchRows(sql, input, { where, order: listOrder, limit: offset + limit - restOffset, offset: restOffset }) : []
@@ -82,34 +104,87 @@ export async function searchArticlePage(tenantId: string, input: SearchPageInput
   return pageOf(items, found.total, { limit, offset }, found.estimated)
 }
 
+/** The window's ids in list order, and, when the walk found them, each one's rank. */
+type NewestMatches = { ids: string[]; ranks?: number[]; total: number; estimated: boolean }
+
+/**
+ * A page of the window ordered by the ranks the walk computed: by rank, ties in list order (the
+ * walk's, kept by a stable sort), as `rank DESC, listOrder` would order them, and only the page's
+ * rows read again, for their snippets (reading the window's 500 again cost 3-7 ms).
+ */
+async function rankedPage(sql: Sql, input: SearchPageInput, ids: string[], ranks: number[], page: { limit: number; offset: number }): Promise<MatchRow[]> {
+  const order = ids.map((id, walked) => ({ id, rank: ranks[walked]! })).sort((a, b) => b.rank - a.rank)
+  const pageIds = order.slice(page.offset, page.offset + page.limit).map((match) => match.id)
+  if (pageIds.length === 0) return []
+  const p = input.values.length + 2
+  return matchRows(sql, input, { where: `${otherFiltersOf(input) ?? input.where} AND id = ANY($${p}::text[])`, extra: [pageIds], order: `array_position($${p}::text[], id)`, limit: pageIds.length, offset: 0 })
+}
+
+/** The filters other than q (listConditions adds q last), or null when `where` is not built so. */
+function otherFiltersOf({ where, qPlaceholder }: SearchPageInput): string | null {
+  const qCondition = ` AND ${searchCondition(qPlaceholder)}`
+  return where.endsWith(qCondition) ? where.slice(0, -qCondition.length) : null
+}
+
+/**
+ * Whether the newsroom's newest `window` articles hold enough matches (of q and the other
+ * filters) for the walk to fill the window within its walkRowsPerWindowRow × window articles:
+ * one in walkRowsPerWindowRow of them. The probe reads exactly those articles, through
+ * articles_list_order_idx, whatever the filters (1 ms at 1,000,000 articles), so a rare word, or
+ * a filter that leaves few recent articles, goes to the bounded count as before, without a walk.
+ */
+async function looksCommon(sql: Sql, input: SearchPageInput, window: number): Promise<boolean> {
+  if (otherFiltersOf(input) === null) return false
+  const { where, values, listOrder } = input
+  const n = values.length + 1
+  const [probe] = await sql.rows<{ matched: number }>(
+    `SELECT count(*)::int AS matched FROM (
+       SELECT * FROM articles WHERE tenant_id = $1 ORDER BY ${listOrder} LIMIT $${n + 1}
+     ) recent WHERE ${where}`,
+    [...values, window],
+  )
+  return probe!.matched * walkRowsPerWindowRow >= window
+}
+
+/**
+ * The newest `window` matches walked in list order from the newest article (the list-order
+ * index; it stops one match past the window), when more than the window are within
+ * walkRowsPerWindowRow × window articles: then with an estimated total. Else null.
+ */
+async function walkNewestMatches(sql: Sql, input: SearchPageInput, window: number): Promise<NewestMatches | null> {
+  const otherFilters = otherFiltersOf(input)
+  if (otherFilters === null) return null
+  const { values, qPlaceholder, listOrder } = input
+  const n = values.length + 1
+  // Ordered as the walk is (not by `walked`, which the planner would sort), so it stops at the window's last match.
+  const walked = await sql.rows<{ id: string; walked: string; rank: number }>(
+    `SELECT id, walked, ts_rank_cd(search_vector, ${searchQuery(qPlaceholder)})::float8 AS rank FROM (
+       SELECT id, published_at, created_at, search_vector, row_number() OVER (ORDER BY ${listOrder}) AS walked
+       FROM articles WHERE ${otherFilters} ORDER BY ${listOrder} LIMIT $${n + 1}
+     ) recent
+     WHERE ${searchCondition(qPlaceholder)} ORDER BY ${listOrder} LIMIT $${n + 2}`,
+    [...values, window * walkRowsPerWindowRow, window + 1],
+  )
+  // One match more than the window says there are more than it holds, without a count.
+  if (walked.length <= window) return null
+  const [plan] = await sql.rows<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(`EXPLAIN (FORMAT JSON) SELECT 1 FROM articles WHERE ${otherFilters}`, values.slice(0, -1))
+  const share = window / Number(walked[window - 1]!.walked)
+  const estimate = Math.round(share * plan!['QUERY PLAN'][0].Plan['Plan Rows'])
+  const inWindow = walked.slice(0, window)
+  return { ids: inWindow.map((row) => row.id), ranks: inWindow.map((row) => row.rank), total: Math.max(estimate, window + 1), estimated: true }
+}
+
 /**
  * The ids of the newest `window` matches, with the total. Walked in list order from the newest
- * article (the list-order index; it stops at the window's last match), as long as that finds
- * them within walkRowsPerWindowRow × window articles; else (the matches are few among the
- * recent articles) from the index of words, counting every match exactly.
+ * article, as long as that finds them within walkRowsPerWindowRow × window articles; else (the
+ * matches are few among the recent articles) from the index of words, counting every match exactly.
  */
-async function newestMatches(sql: Sql, { where, values, qPlaceholder, listOrder }: SearchPageInput, window: number): Promise<{ ids: string[]; total: number; estimated: boolean }> {
+async function newestMatches(sql: Sql, input: SearchPageInput, window: number): Promise<NewestMatches> {
+  return (await walkNewestMatches(sql, input, window)) ?? indexedNewestMatches(sql, input, window)
+}
+
+async function indexedNewestMatches(sql: Sql, { where, values, listOrder }: SearchPageInput, window: number): Promise<NewestMatches> {
   const n = values.length + 1
-  const qCondition = ` AND ${searchCondition(qPlaceholder)}`
-  // listConditions adds q last: the other filters are what is left.
-  const otherFilters = where.endsWith(qCondition) ? where.slice(0, -qCondition.length) : null
-  if (otherFilters !== null) {
-    // Ordered as the walk is (not by `walked`, which the planner would sort), so it stops at the window's last match.
-    const walked = await sql.rows<{ id: string; walked: string }>(
-      `SELECT id, walked FROM (
-         SELECT id, published_at, created_at, search_vector, row_number() OVER (ORDER BY ${listOrder}) AS walked
-         FROM articles WHERE ${otherFilters} ORDER BY ${listOrder} LIMIT $${n + 1}
-       ) recent
-       WHERE ${searchCondition(qPlaceholder)} ORDER BY ${listOrder} LIMIT $${n + 2}`,
-      [...values, window * walkRowsPerWindowRow, window],
-    )
-    if (walked.length === window) {
-      const [plan] = await sql.rows<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(`EXPLAIN (FORMAT JSON) SELECT 1 FROM articles WHERE ${otherFilters}`, values.slice(0, -1))
-      const share = window / Number(walked.at(-1)!.walked)
-      const estimate = Math.round(share * plan!['QUERY PLAN'][0].Plan['Plan Rows'])
-      return { ids: walked.map((row) => row.id), total: Math.max(estimate, window + 1), estimated: true }
-    }
-  }
   const rows = await sql.rows<{ id: string; total: number }>(`SELECT id, count(*) OVER ()::int AS total FROM articles WHERE ${where} ORDER BY ${listOrder} LIMIT $${n + 1}`, [...values, window])
   return { ids: rows.map((row) => row.id), total: rows[0]?.total ?? 0, estimated: false }
 }

@@ -13,7 +13,8 @@ const ids: Record<string, string> = {}
 
 beforeAll(async () => {
   database = await startMigratedEmbeddedDatabase()
-  server = await spawnApiServer(database.url, { tenant: true, timeoutMs: 60_000 })
+  // A rank window of 3, so the few articles here take the window's paths too (search-rank-window.integration.test.ts on PostgreSQL).
+  server = await spawnApiServer(database.url, { tenant: true, timeoutMs: 60_000, env: { SEARCH_RANK_WINDOW: '3' } })
   client = apiClient(server.url, server.tenant!.token)
   for (const [key, article] of Object.entries({
     headline: { headline: 'Riverside plan approved by council', body: '<p>A long debate ended.</p>' },
@@ -46,5 +47,27 @@ describe('search on the embedded store', () => {
     expect(phrase.body.total).toBe(2)
     const listed = await client.get(`/v1/articles?q=${encodeURIComponent('"riverside plan"')}&sort=published_at`)
     expect(listed.body.total).toBe(2)
+  })
+
+  it('walks the newest matches, ranks them, estimates the total and pages across the window as on PostgreSQL', async () => {
+    const created: string[] = []
+    // Oldest first: the list order is h5, h4, h3, h2, h1; h4 has the word in its headline.
+    for (let i = 1; i <= 5; i++) {
+      const answer = await client.post('/v1/articles', i === 4 ? { headline: `Lighthouse news ${i}` } : { headline: `Other ${i}`, body: `<p>By the lighthouse, item ${i}.</p>` })
+      expect(answer.status, answer.text).toBe(201)
+      created.push(answer.body.article_id)
+    }
+    const keyOf = (id: string) => `h${created.indexOf(id) + 1}`
+    const keys: string[] = []
+    let first: any
+    for (let offset: number | null = 0; offset !== null; ) {
+      const page: { status: number; text: string; body: any } = await client.get(`/v1/articles?q=lighthouse&limit=2&offset=${offset}`)
+      expect(page.status, page.text).toBe(200)
+      first ??= page.body
+      keys.push(...page.body.items.map((item: { article_id: string }) => keyOf(item.article_id)))
+      offset = page.body.next_offset
+    }
+    expect(keys).toEqual(['h4', 'h5', 'h3', 'h2', 'h1'])
+    expect(first.total_is_estimate).toBe(true)
   })
 })

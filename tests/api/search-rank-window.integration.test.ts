@@ -13,6 +13,7 @@ let client: ReturnType<typeof apiClient>
 let sparse: ReturnType<typeof apiClient>
 let dense: TestTenant
 let few: TestTenant
+let fresh: ReturnType<typeof apiClient>
 const keyOf = new Map<string, string>()
 
 async function create(to: ReturnType<typeof apiClient>, key: string, article: Record<string, unknown>) {
@@ -38,14 +39,22 @@ beforeAll(async () => {
   for (let i = 1; i <= 4; i++) await create(sparse, `s${i}`, { headline: `Harbour ${i}` })
   const filler = await sparse.post('/v1/articles/bulk', { articles: Array.from({ length: 130 }, (_, i) => ({ external_id: `filler-${i}`, headline: `Filler ${i}` })) })
   expect(filler.status, filler.text).toBe(200)
+  // In a third, the newest article matches (so the walk is tried) but the other three matches
+  // are behind the walk's reach: the walk falls short and the index of words finds them.
+  const third = await createTestTenant()
+  fresh = apiClient(server.url, await third.token(['articles:read', 'articles:write']))
+  for (let i = 1; i <= 3; i++) await create(fresh, `f${i}`, { headline: `Harbour ${i}` })
+  const older = await fresh.post('/v1/articles/bulk', { articles: Array.from({ length: 130 }, (_, i) => ({ external_id: `filler-${i}`, headline: `Filler ${i}` })) })
+  expect(older.status, older.text).toBe(200)
+  await create(fresh, 'f4', { headline: 'Other news', body: '<p>Down at the harbour.</p>' })
 }, 60_000)
 
 afterAll(() => server.close())
 
-async function walk(to: ReturnType<typeof apiClient>, query: string, limit: number) {
+async function walk(to: ReturnType<typeof apiClient>, query: string, limit: number, filters = '') {
   const pages: { keys: string[]; total: number; estimate: boolean | undefined; next: number | null }[] = []
   for (let offset: number | null = 0; offset !== null; ) {
-    const answer: { status: number; text: string; body: any } = await to.get(`/v1/articles?q=${encodeURIComponent(query)}&limit=${limit}&offset=${offset}`)
+    const answer: { status: number; text: string; body: any } = await to.get(`/v1/articles?q=${encodeURIComponent(query)}&limit=${limit}&offset=${offset}${filters}`)
     expect(answer.status, answer.text).toBe(200)
     pages.push({
       keys: answer.body.items.map((item: { article_id: string }) => keyOf.get(item.article_id)),
@@ -76,6 +85,14 @@ describe('a search matching more than its rank window', () => {
     expect(new Set((await walk(client, 'harbour', 5)).flatMap((page) => page.keys))).toEqual(new Set(keys))
   })
 
+  it('keeps the other filters on the ranked window', async () => {
+    const later = await walk(client, 'harbour', 2, '&updated_before=2100-01-01T00:00:00.000Z')
+    expect(later.flatMap((page) => page.keys)).toEqual(['m7', 'm8', 'm6', 'm5', 'm4', 'm3', 'm2', 'm1'])
+    expect(later[0]).toMatchObject({ estimate: true })
+    const none = await walk(client, 'harbour', 2, '&updated_before=2000-01-01T00:00:00.000Z')
+    expect(none).toEqual([{ keys: [], total: 0, estimate: undefined, next: null }])
+  })
+
   it('counts exactly, and ranks every match, when they fit in the window', async () => {
     const [page] = await walk(client, '"harbour news"', 10)
     expect(page).toMatchObject({ keys: ['m7', 'm4', 'm1'], total: 3, estimate: undefined, next: null })
@@ -87,5 +104,11 @@ describe('a search matching more than its rank window', () => {
     const first = await walk(sparse, 'harbour', 2)
     expect(first[0]).toMatchObject({ keys: ['s4', 's3'], total: 4, estimate: undefined, next: 2 })
     expect(first.flatMap((page) => page.keys)).toEqual(['s4', 's3', 's2', 's1'])
+  })
+
+  it('finds them through the index of words too when the newest article matches but the walk falls short', async () => {
+    const pages = await walk(fresh, 'harbour', 10)
+    // The window is f4, f3, f2 (f3 and f2 in their headlines, f4 in its body); f1 follows.
+    expect(pages).toEqual([{ keys: ['f3', 'f2', 'f4', 'f1'], total: 4, estimate: undefined, next: null }])
   })
 })
