@@ -1,0 +1,56 @@
+import { articleColumns, type StoredArticle } from './article-rows.ts'
+import type { ListPosition } from './list-cursor.ts'
+import type { tenantSql } from '../tenancy/tenant-sql.ts'
+
+type Sql = ReturnType<typeof tenantSql>
+
+/**
+ * The changes feed's order (sort=updated_at): by the transaction that made each change, then
+ * updated_at and id within one transaction (and among the articles written before the
+ * change_sequence migration, which all stand at 0). articles_change_order_idx serves it.
+ */
+export const changeOrder = 'change_xid ASC, updated_at ASC, id ASC'
+
+/**
+ * The feed lists a change only once every transaction that could still write one before it has
+ * ended, so none can later appear before a row it has listed (a cursor never passes a change
+ * that commits late). The horizon is the oldest write transaction of this database still
+ * running when the statement's snapshot was taken (or, with none, the snapshot's xmax): a
+ * transaction id is taken in order, so any change with a lower one has committed (and is in
+ * this snapshot) or rolled back. Read-only transactions hold no id and never hold the feed back;
+ * a write transaction holds it only while it runs.
+ *
+ * The snapshot's running transactions are the whole cluster's; those that pg_stat_activity
+ * shows in another database cannot write this one's articles and are passed over, so a long
+ * write elsewhere on a shared server does not stop the feed. Any it cannot place (ended since,
+ * prepared, no database) count as this database's: the horizon errs early, never late. On a hot
+ * standby the running transactions are the primary's, as replayed, and the snapshot lists them
+ * apart from xip (pg_current_snapshot leaves them out), so there the horizon is the snapshot's
+ * xmin, the oldest of them in any database.
+ */
+const horizon = `(SELECT CASE WHEN pg_is_in_recovery() THEN pg_snapshot_xmin(snapshot) ELSE coalesce(
+    (SELECT min(running) FROM pg_snapshot_xip(snapshot) AS running
+      WHERE running::text::bigint & 4294967295 NOT IN (SELECT backend_xid::text::bigint FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND datname <> current_database())),
+    pg_snapshot_xmax(snapshot)) END
+  FROM pg_current_snapshot() AS snapshot)`
+const settled = `change_xid < ${horizon}`
+
+export type FeedPage = { rows: StoredArticle[]; lastChangeXid: string | null }
+
+/** A page of the feed after `page.after`, or at `page.offset` from its start. */
+export async function changesFeedRows(sql: Sql, where: string, values: unknown[], page: { limit: number; offset: number; after: ListPosition | null }): Promise<FeedPage> {
+  const n = values.length + 1
+  const columns = `${articleColumns}, change_xid::text AS "changeXid"`
+  const rows =
+    page.after?.sort === 'updated_at'
+      ? await sql.rows<StoredArticle & { changeXid: string }>(
+          `SELECT ${columns} FROM articles WHERE ${where} AND ${settled} AND (change_xid, updated_at, id) > ($${n + 1}::xid8, $${n + 2}, $${n + 3}) ORDER BY ${changeOrder} LIMIT $${n + 4}`,
+          [...values, page.after.changeXid, page.after.updatedAt, page.after.id, page.limit],
+        )
+      : await sql.rows<StoredArticle & { changeXid: string }>(`SELECT ${columns} FROM articles WHERE ${where} AND ${settled} ORDER BY ${changeOrder} LIMIT $${n + 1} OFFSET $${n + 2}`, [
+          ...values,
+          page.limit,
+          page.offset,
+        ])
+  return { rows: rows.map(({ changeXid: _, ...row }) => row), lastChangeXid: rows.at(-1)?.changeXid ?? null }
+}
