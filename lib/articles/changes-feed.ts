@@ -28,12 +28,12 @@ export const changeOrder = 'change_xid ASC, updated_at ASC, id ASC'
  * apart from xip (pg_current_snapshot leaves them out), so there the horizon is the snapshot's
  * xmin, the oldest of them in any database.
  */
-const horizon = `(SELECT CASE WHEN pg_is_in_recovery() THEN pg_snapshot_xmin(snapshot) ELSE coalesce(
+export const changeHorizon = `(SELECT CASE WHEN pg_is_in_recovery() THEN pg_snapshot_xmin(snapshot) ELSE coalesce(
     (SELECT min(running) FROM pg_snapshot_xip(snapshot) AS running
       WHERE running::text::bigint & 4294967295 NOT IN (SELECT backend_xid::text::bigint FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND datname <> current_database())),
     pg_snapshot_xmax(snapshot)) END
   FROM pg_current_snapshot() AS snapshot)`
-const settled = `change_xid < ${horizon}`
+const settled = `change_xid < ${changeHorizon}`
 
 export type FeedPage = { rows: StoredArticle[]; lastChangeXid: string | null }
 
