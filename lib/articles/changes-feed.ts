@@ -12,28 +12,12 @@ type Sql = ReturnType<typeof tenantSql>
 export const changeOrder = 'change_xid ASC, updated_at ASC, id ASC'
 
 /**
- * The feed lists a change only once every transaction that could still write one before it has
- * ended, so none can later appear before a row it has listed (a cursor never passes a change
- * that commits late). The horizon is the oldest write transaction of this database still
- * running when the statement's snapshot was taken (or, with none, the snapshot's xmax): a
- * transaction id is taken in order, so any change with a lower one has committed (and is in
- * this snapshot) or rolled back. Read-only transactions hold no id and never hold the feed back;
- * a write transaction holds it only while it runs.
- *
- * The snapshot's running transactions are the whole cluster's; those that pg_stat_activity
- * shows in another database cannot write this one's articles and are passed over, so a long
- * write elsewhere on a shared server does not stop the feed. Any it cannot place (ended since,
- * prepared, no database) count as this database's: the horizon errs early, never late. On a hot
- * standby the running transactions are the primary's, as replayed, and the snapshot lists them
- * apart from xip (pg_current_snapshot leaves them out), so there the horizon is the snapshot's
- * xmin, the oldest of them in any database.
+ * Only changes below the horizon: every transaction below it that could write articles has
+ * ended, so none can later appear before a row listed here, however late its writer commits;
+ * a write transaction holds the feed back only while it runs. The function, and why it is exact
+ * on a primary, a hot standby and the embedded store, is in the change_sequence migration.
  */
-export const changeHorizon = `(SELECT CASE WHEN pg_is_in_recovery() THEN pg_snapshot_xmin(snapshot) ELSE coalesce(
-    (SELECT min(running) FROM pg_snapshot_xip(snapshot) AS running
-      WHERE running::text::bigint & 4294967295 NOT IN (SELECT backend_xid::text::bigint FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND datname <> current_database())),
-    pg_snapshot_xmax(snapshot)) END
-  FROM pg_current_snapshot() AS snapshot)`
-const settled = `change_xid < ${changeHorizon}`
+const settled = 'change_xid < articles_change_horizon()'
 
 export type FeedPage = { rows: StoredArticle[]; lastChangeXid: string | null }
 

@@ -1,13 +1,16 @@
+import { readFileSync } from 'node:fs'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { changeHorizon } from '../../lib/articles/changes-feed.ts'
 import { startPrivatePostgres, startPrivateReplica, type PrivatePostgres } from '../support/private-postgres.ts'
 
 // The changes feed reads from the streaming replica when it has caught up (lib/db/read-routing.ts).
 // There its horizon (lib/articles/changes-feed.ts) must hold back, as on the primary, every
 // change behind a primary transaction still open, even one that has taken its id without
 // writing anything yet, so no cursor handed out from the replica passes a change that commits
-// late. A private primary and hot standby of the test's own; a table stamped as articles are.
+// late. A private primary and hot standby of the test's own, with the change_sequence migration
+// applied to a bare articles table.
+
+const migration = readFileSync(new URL('../../prisma/migrations/20261126073000_change_sequence/migration.sql', import.meta.url), 'utf8')
 
 let primary: PrivatePostgres
 let replica: Awaited<ReturnType<typeof startPrivateReplica>>
@@ -18,7 +21,8 @@ beforeAll(async () => {
   primary = await startPrivatePostgres()
   onPrimary = new pg.Client({ connectionString: primary.url })
   await onPrimary.connect()
-  await onPrimary.query('CREATE TABLE changes (n int PRIMARY KEY, change_xid xid8 NOT NULL DEFAULT pg_current_xact_id())')
+  await onPrimary.query('CREATE TABLE articles (id text PRIMARY KEY, tenant_id text NOT NULL, version int NOT NULL DEFAULT 1, updated_at timestamptz NOT NULL DEFAULT now())')
+  await onPrimary.query(migration)
   replica = await startPrivateReplica(primary)
   onReplica = new pg.Client({ connectionString: replica.url })
   await onReplica.connect()
@@ -42,8 +46,9 @@ async function replayed(): Promise<void> {
   throw new Error('The replica did not replay the primary’s WAL')
 }
 
-const feed = async () => (await onReplica.query<{ n: number }>(`SELECT n FROM changes WHERE change_xid < ${changeHorizon} ORDER BY change_xid, n`)).rows.map((row) => row.n)
-const visible = async () => (await onReplica.query<{ n: number }>('SELECT n FROM changes ORDER BY n')).rows.map((row) => row.n)
+const feed = async () => (await onReplica.query<{ id: string }>(`SELECT id FROM articles WHERE change_xid < articles_change_horizon() ORDER BY change_xid, updated_at, id`)).rows.map((row) => Number(row.id))
+const visible = async () => (await onReplica.query<{ id: string }>('SELECT id FROM articles ORDER BY id')).rows.map((row) => Number(row.id))
+const write = (client: pg.Client, n: number) => client.query(`INSERT INTO articles (id, tenant_id) VALUES ($1, 'ten_1')`, [String(n)])
 
 describe('the changes feed on a hot standby', () => {
   it('holds back changes committed after a primary transaction that is still open, and lists that one first once it commits', async () => {
@@ -54,13 +59,13 @@ describe('the changes feed on a hot standby', () => {
       await late.query('BEGIN')
       // Its id is taken now; it writes nothing yet, so the replica has seen no WAL of it.
       await late.query('SELECT pg_current_xact_id()')
-      await onPrimary.query('INSERT INTO changes (n) VALUES (2)')
+      await write(onPrimary, 2)
       await replayed()
       expect(await visible()).toEqual([2])
       expect(await feed()).toEqual([])
 
-      await late.query('INSERT INTO changes (n) VALUES (1)')
-      await onPrimary.query('INSERT INTO changes (n) VALUES (3)')
+      await write(late, 1)
+      await write(onPrimary, 3)
       await replayed()
       expect(await feed()).toEqual([])
       await late.query('COMMIT')
@@ -72,7 +77,7 @@ describe('the changes feed on a hot standby', () => {
   })
 
   it('lists a change once it is replayed when no transaction is open', async () => {
-    await onPrimary.query('INSERT INTO changes (n) VALUES (4)')
+    await write(onPrimary, 4)
     await replayed()
     expect(await feed()).toEqual([1, 2, 3, 4])
   })
