@@ -7,10 +7,14 @@ import { withOwnDatabase } from './own-database.ts'
 
 export async function runDataMigrationsCommand(): Promise<void> {
   const { runDataMigrations } = await import('../lib/db/data-migrations/sanitise-stored-bodies.ts')
-  await runDataMigrations().catch((error: unknown) => {
+  const { ensureChangeOrderIndex } = await import('../lib/db/data-migrations/change-order-index.ts')
+  try {
+    if (await ensureChangeOrderIndex()) console.log('Data migration change_order_index: built articles_change_order_idx, the changes feed index.')
+    await runDataMigrations()
+  } catch (error) {
     console.error(error instanceof Error ? error.message : error)
     process.exitCode = 1
-  })
+  }
 }
 
 if (process.argv[1] === import.meta.filename) await withOwnDatabase(runDataMigrationsCommand)

@@ -10,7 +10,7 @@ import { countedFromBuckets, countFromBuckets } from './article-counts.ts'
 import { toPage, type Page } from '../pagination.ts'
 import { searchArticlePage, searchCondition, type SearchedArticle } from './search-articles.ts'
 import { assertCan } from '../auth/permissions.ts'
-import { syncSettleMs } from '../time/sync-settle.ts'
+import { changesFeedRows } from './changes-feed.ts'
 import type { Actor } from '../tenancy/actor.ts'
 
 export type ArticlePage = Page<SearchedArticle>
@@ -21,8 +21,6 @@ export type ArticlePage = Page<SearchedArticle>
  * articles_status_order_idx, after the status) serve exactly this order.
  */
 const listOrder = 'published_at DESC NULLS LAST, created_at DESC, id DESC'
-/** The changes feed's order: articles_updated_order_idx serves it. */
-const updatedOrder = 'updated_at ASC, id ASC'
 
 export const deepOffset = 1_000
 
@@ -78,23 +76,24 @@ export async function listArticles(actor: Actor, query: ListArticlesQuery): Prom
     })
   const pageRows =
     sort === 'updated_at'
-      ? updatedOrderRows(sql, where, values, { limit, offset, after })
-      : after?.sort === 'published_at'
-        ? publishedOrderRowsAfter(sql, where, values, limit, after)
-        : publishedOrderRows(sql, where, values, limit, offset)
+      ? changesFeedRows(sql, where, values, { limit, offset, after, updatedAfter: filter.updated_after ? new Date(filter.updated_after) : undefined, deep: offset >= deepOffset })
+      : (after?.sort === 'published_at' ? publishedOrderRowsAfter(sql, where, values, limit, after) : publishedOrderRows(sql, where, values, limit, offset)).then((rows) => ({
+          rows,
+          lastChangeXid: null,
+        }))
   // Together, so that when the database fails both failures are handled (a lone rejected promise would end the process).
-  const [rows, counted] = await Promise.all([pageRows, total])
+  const [{ rows, lastChangeXid }, counted] = await Promise.all([pageRows, total])
   const start = after ? after.position : offset
   const page = toPage(rows.map(toArticle), counted, { limit, offset: start })
-  return { ...page, nextCursor: nextCursor(tenantId, fingerprint, sort, page, after) }
+  return { ...page, nextCursor: nextCursor(tenantId, fingerprint, sort, page, after, lastChangeXid) }
 }
 
 /** Where the next page starts; see next_cursor in the reference for when it is null. */
-function nextCursor(tenantId: string, fingerprint: string, sort: ListSort, page: Page<Article>, after: ListPosition | null): string | null {
+function nextCursor(tenantId: string, fingerprint: string, sort: ListSort, page: Page<Article>, after: ListPosition | null, lastChangeXid: string | null): string | null {
   const last = page.items.at(-1)
   const position = page.offset + page.items.length
   if (!last) return sort === 'updated_at' && after ? encodeListCursor(tenantId, fingerprint, after) : null
-  if (sort === 'updated_at') return encodeListCursor(tenantId, fingerprint, { sort, updatedAt: last.updatedAt, id: last.id, position })
+  if (sort === 'updated_at') return encodeListCursor(tenantId, fingerprint, { sort, changeXid: lastChangeXid!, updatedAt: last.updatedAt, id: last.id, position })
   if (page.nextOffset === null) return null
   return encodeListCursor(tenantId, fingerprint, { sort, publishedAt: last.publishedAt, createdAt: last.createdAt, id: last.id, position })
 }
@@ -137,22 +136,4 @@ async function publishedOrderRowsAfter(sql: Sql, where: string, values: unknown[
     limit - published.length,
   ])
   return [...published, ...unpublished]
-}
-
-/** Oldest change first, (updated_at, id) as the key, leaving out changes younger than the settle time. */
-async function updatedOrderRows(sql: Sql, where: string, values: unknown[], page: { limit: number; offset: number; after: ListPosition | null }): Promise<StoredArticle[]> {
-  const n = values.length + 1
-  const settled = new Date(Date.now() - syncSettleMs())
-  if (page.after?.sort === 'updated_at') {
-    return sql.rows<StoredArticle>(
-      `SELECT ${articleColumns} FROM articles WHERE ${where} AND updated_at < $${n + 1} AND (updated_at, id) > ($${n + 2}, $${n + 3}) ORDER BY ${updatedOrder} LIMIT $${n + 4}`,
-      [...values, settled, page.after.updatedAt, page.after.id, page.limit],
-    )
-  }
-  return sql.rows<StoredArticle>(`SELECT ${articleColumns} FROM articles WHERE ${where} AND updated_at < $${n + 1} ORDER BY ${updatedOrder} LIMIT $${n + 2} OFFSET $${n + 3}`, [
-    ...values,
-    settled,
-    page.limit,
-    page.offset,
-  ])
 }

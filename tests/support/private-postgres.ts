@@ -95,6 +95,46 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   }
 }
 
+/**
+ * A hot standby of `primary` (pg_basebackup -R: it streams the primary's WAL from its first
+ * moment and takes read-only connections), in a temporary directory and on a port of its own.
+ */
+export async function startPrivateReplica(primary: PrivatePostgres): Promise<{ url: string; destroy: () => Promise<void> }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'newsroom-pg-replica-'))
+  const dataDir = path.join(dir, 'data')
+  const logFile = path.join(dir, 'server.log')
+  const asPostgres = (command: string, args: string[]) =>
+    process.getuid?.() === 0 ? run('runuser', ['-u', osUser, '--', path.join(binDir, command), ...args]) : run(path.join(binDir, command), args)
+  if (process.getuid?.() === 0) chownSync(dir, ...(await postgresIds()))
+  const port = await freePort()
+  const stopNow = () => {
+    try {
+      const args = ['-D', dataDir, '-m', 'immediate', 'stop']
+      if (process.getuid?.() === 0) execFileSync('runuser', ['-u', osUser, '--', path.join(binDir, 'pg_ctl'), ...args], { stdio: 'ignore' })
+      else execFileSync(path.join(binDir, 'pg_ctl'), args, { stdio: 'ignore' })
+    } catch {
+      // Not running.
+    }
+    rmSync(dir, { recursive: true, force: true })
+  }
+  live.add(stopNow)
+  try {
+    await asPostgres('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', dataDir, '-R', '-X', 'stream'])
+    await asPostgres('pg_ctl', ['-D', dataDir, '-l', logFile, '-w', '-t', '30', '-o', `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c hot_standby=on`, 'start'])
+  } catch (error) {
+    live.delete(stopNow)
+    stopNow()
+    throw error
+  }
+  return {
+    url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
+    destroy: async () => {
+      live.delete(stopNow)
+      stopNow()
+    },
+  }
+}
+
 async function postgresIds(): Promise<[number, number]> {
   const [{ stdout: uid }, { stdout: gid }] = await Promise.all([run('id', ['-u', osUser]), run('id', ['-g', osUser])])
   return [Number(uid.trim()), Number(gid.trim())]

@@ -11,7 +11,8 @@ import { pageRecord } from '@/lib/pagination'
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
   GET: withApi(listArticlesOperation, async ({ actor, query, request, cachedRead }) => {
     const render = async () => renderJson(pageRecord(await listArticles(actor, query), toListedArticleRecord))
-    // The changes feed moves with the clock (its settle time), so only the other orders are cached.
+    // The changes feed moves when any write transaction of the database ends (its horizon), not
+    // only with the newsroom's generation, so only the other orders are cached.
     const rendered = query.sort === 'updated_at' ? await render() : await cachedRead(`list:${queryKey(query)}`, render)
     return conditionalAnswer(request, rendered)
   }),

@@ -151,9 +151,14 @@ export const listArticlesOperation = declareOperation({
       'A cursor page is found by position in an index, so page 1,000 costs what page 1 costs, and rows that move meanwhile are neither skipped nor repeated. ' +
       'A cursor of another query, another newsroom, or one not made by the service is a 422.',
     '',
-    '**Changes feed (`sort=updated_at`):** oldest change first, by `updated_at` then `article_id`. Every change to an article (an edit, a workflow move, a scheduled publication firing) raises its `updated_at`, ' +
-      'so the article reappears in the feed with its new state: an article that was unpublished or archived shows up with that `status`, which tells a mirror to take it down. ' +
-      'Changes appear after they have settled (about 10 s), so that a change committed late is never behind a cursor a client already holds. ' +
+    '**Changes feed (`sort=updated_at`):** oldest change first, in the order the changes committed: by the transaction that made each change, then `updated_at`, then `article_id` ' +
+      '(articles last changed before the feed took this order, in November 2026, come first, by `updated_at` then `article_id`). ' +
+      'Every change to an article (an edit, a workflow move, a scheduled publication firing) raises its `version` and `updated_at` and moves it to the end of the feed, ' +
+      'so the article reappears with its new state: an article that was unpublished or archived shows up with that `status`, which tells a mirror to take it down. ' +
+      'A change is listed once every write that began before it has ended, normally by the time its writer has the answer, and not before: ' +
+      'so a change committed late is never behind a cursor a client already holds, and no version of an article is listed twice. ' +
+      'In commit order `updated_at` may step back by the length of a write: resume with `next_cursor`, not with the last `updated_at` seen as `updated_after` ' +
+      '(`updated_after` and `updated_before` filter the feed, they do not say where it starts). A cursor issued before this order still resumes exactly. ' +
       '`next_cursor` is set whenever the page has rows and, on an empty page, repeats the cursor sent: keep the last one and poll with it.',
     '',
     '**Caching:** answers carry a strong `ETag` (of the page: it changes when any of its rows, the total or the next cursor does) and `Cache-Control: private, no-cache`. ' +

@@ -60,7 +60,7 @@ export const listEventsOperation = declareOperation({
     '',
     '**Paging:** by cursor only: `limit` 1 to 200 (default 50); send `next_cursor` back as `cursor` with the same filters and sort. Newest first, `next_cursor` is null on the last page. There is no `total`: counting a month of a busy newsroom\'s events would cost more than the page.',
     '',
-    '**Catching up** (`sort=created_at`) is a feed, like articles\' `sort=updated_at`: it shows an event once it is 10 s old (the operator\'s `SYNC_SETTLE_MS`), so one committed late is never behind a cursor you already hold, and every page, an empty one too, has a `next_cursor`. ' +
+    '**Catching up** (`sort=created_at`) is a feed, like articles\' `sort=updated_at`, but it shows an event only once it is 10 s old (the operator\'s `SYNC_SETTLE_MS`), so one committed late is never behind a cursor you already hold, and every page, an empty one too, has a `next_cursor`. ' +
       'Keep the last one and ask with it again later: the page holds what happened since, oldest first. After an outage longer than the retention period, start again with `created_after`.',
   ].join('\n'),
   requestParams: { query: listEventsQuerySchema },
