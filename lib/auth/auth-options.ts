@@ -7,7 +7,11 @@ import { systemDb } from '../tenancy/tenant-db.ts'
 import type { Role } from '../db/generated/enums.ts'
 import type { ActingTenant } from '../tenancy/actor.ts'
 import { consumeSignInAttempt } from '../api/rate-limit.ts'
-import { authenticateUser } from './members.ts'
+import { authenticateUser, loadActiveMember } from './members.ts'
+import { consumePendingSignIn, issuePendingSignIn, readPendingSignIn, recordFailedSecondFactor } from './pending-sign-in.ts'
+import { hasSecondFactor, secondFactorsOf } from './second-factors.ts'
+import { verifySecondFactorCode } from './two-factor.ts'
+import { secondFactorDueBy } from './two-factor-policy.ts'
 import { loadSessionMember, sessionIdleLimitMs, signOutPortalSession, startPortalSession } from './portal-sessions.ts'
 import { clientAddress } from '../security/client-address.ts'
 import { loadSsoLogin, slugOfSsoProvider, ssoProviderId, ssoRequirement, type SsoLogin } from './sso-connection.ts'
@@ -17,6 +21,12 @@ import { resolveSsoMember, type SsoClaims } from './sso-sign-in.ts'
 export const tooManySignInAttempts = 'TooManySignInAttempts'
 /** The password was right but the member's newsroom signs in through its identity provider: `SsoRequired:<slug>`. */
 export const ssoRequired = 'SsoRequired'
+/** The password was right and the member has a second factor: `SecondFactorRequired:<pending token>`, no session yet. */
+export const secondFactorRequired = 'SecondFactorRequired'
+/** A wrong second-factor code: `SecondFactorWrong:<attempts left>`. */
+export const secondFactorWrong = 'SecondFactorWrong'
+/** The pending sign-in expired, was used, or died of too many wrong codes: start again with the password. */
+export const secondFactorExpired = 'SecondFactorExpired'
 
 declare module 'next-auth' {
   interface Session {
@@ -26,9 +36,13 @@ declare module 'next-auth' {
     /** The server-side session record (portal-sessions.ts) and when it last proved who is at the keyboard. */
     sessionId: string
     reauthenticatedAt: string
+    /** When the newsroom's two-factor policy wants this member to have set a factor up by (ISO), or null. */
+    secondFactorDueBy: string | null
   }
   interface User {
     sessionId?: string
+    /** How this session was started; an identity provider's sign-in is trusted for its own MFA. */
+    signInMethod?: 'password' | 'sso' | 'second-factor'
   }
 }
 
@@ -41,6 +55,8 @@ declare module 'next-auth/jwt' {
     tenant?: ActingTenant
     sessionId?: string
     reauthenticatedAt?: string
+    signInMethod?: 'password' | 'sso' | 'second-factor'
+    secondFactorDueBy?: string | null
   }
 }
 
@@ -87,9 +103,36 @@ export const authOptions: AuthOptions = {
         }
         // Only failed attempts count: a newsroom signing in all day is never throttled.
         await decision.succeeded()
+        // With a second factor the password alone yields no session: the browser gets a
+        // short-lived token for the second step (the `second-factor` provider below).
+        if (hasSecondFactor(await secondFactorsOf(member.id))) throw new Error(`${secondFactorRequired}:${await issuePendingSignIn(member)}`)
         const userAgent = request.headers?.['user-agent']
         const sessionId = await startPortalSession(member, { userAgent: Array.isArray(userAgent) ? userAgent[0] : userAgent, address })
-        return { id: member.id, email: member.email, name: member.name, sessionId }
+        return { id: member.id, email: member.email, name: member.name, sessionId, signInMethod: 'password' }
+      },
+    }),
+    // The second step: the pending sign-in's token and a code from the authenticator app or a
+    // recovery code. Five wrong codes kill the pending sign-in (the password is asked again).
+    CredentialsProvider({
+      id: 'second-factor',
+      name: 'Second factor',
+      credentials: { pendingToken: { label: 'Pending sign-in', type: 'text' }, code: { label: 'Code', type: 'text' } },
+      async authorize(credentials, request) {
+        if (!credentials?.pendingToken || !credentials.code) return null
+        const pending = await readPendingSignIn(credentials.pendingToken)
+        if (!pending) throw new Error(secondFactorExpired)
+        const address = clientAddress(request.headers?.['x-forwarded-for'])
+        const used = await verifySecondFactorCode({ id: pending.userId, tenantId: pending.tenantId }, String(credentials.code).slice(0, 40), address)
+        if (!used) {
+          const left = await recordFailedSecondFactor(pending.id, address)
+          throw new Error(left > 0 ? `${secondFactorWrong}:${left}` : secondFactorExpired)
+        }
+        await consumePendingSignIn(pending.id)
+        const member = await loadActiveMember(pending.userId)
+        if (!member) return null
+        const userAgent = request.headers?.['user-agent']
+        const sessionId = await startPortalSession(member, { userAgent: Array.isArray(userAgent) ? userAgent[0] : userAgent, address })
+        return { id: member.id, email: member.email, name: member.name, sessionId, signInMethod: 'second-factor' }
       },
     }),
   ],
@@ -109,16 +152,19 @@ export const authOptions: AuthOptions = {
     async jwt({ token, user }) {
       const userId = user?.id ?? token.userId
       const sessionId = user?.sessionId ?? token.sessionId
+      const signInMethod = user?.signInMethod ?? token.signInMethod
       if (!userId) throw new Error('Session without a user')
       // A session signed before sessions had records has no id: it ends, and its member signs in again.
       if (!sessionId) throw new Error(memberGone)
       const live = await loadSessionMember(sessionId, userId)
       if (!live) throw new Error(memberGone)
-      const { member, session } = live
+      const { member, session, twoFactor } = live
+      // A sign-in through the newsroom's identity provider is trusted for its MFA (README, "Signing in").
+      const dueBy = signInMethod === 'sso' ? null : await secondFactorDueBy(twoFactor.policy, { id: member.id, role: member.role, createdAt: twoFactor.memberSince })
       return {
         ...token,
         userId: member.id, email: member.email, name: member.name, role: member.role, tenantId: member.tenantId, tenantName: member.tenantName, tenant: member.tenant,
-        sessionId, reauthenticatedAt: session.reauthenticatedAt.toISOString(),
+        sessionId, reauthenticatedAt: session.reauthenticatedAt.toISOString(), signInMethod, secondFactorDueBy: dueBy?.toISOString() ?? null,
       }
     },
     async session({ session, token }) {
@@ -133,6 +179,7 @@ export const authOptions: AuthOptions = {
       session.tenant = token.tenant!
       session.sessionId = token.sessionId!
       session.reauthenticatedAt = token.reauthenticatedAt!
+      session.secondFactorDueBy = token.secondFactorDueBy ?? null
       return session
     },
   },
@@ -166,6 +213,7 @@ export async function authOptionsFor(providerId: string | undefined, from: SignI
         user.email = outcome.member.email
         user.name = outcome.member.name
         user.sessionId = await startPortalSession(outcome.member, { userAgent: from.userAgent, address: from.address })
+        user.signInMethod = 'sso'
         return true
       },
     },

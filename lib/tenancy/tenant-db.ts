@@ -23,6 +23,9 @@ const tenantOwnedModels = new Set([
   'ApiRequest',
   'PortalSession',
   'SsoConnection',
+  'TotpFactor',
+  'RecoveryCode',
+  'PendingSignIn',
 ])
 
 const whereOperations = new Set([
