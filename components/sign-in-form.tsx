@@ -4,6 +4,7 @@ import { zodResolver } from '@hookform/resolvers/zod'
 import { signIn } from 'next-auth/react'
 import { useRouter } from 'next/navigation'
 import { useState } from 'react'
+import { SecondFactorStep } from './second-factor-step'
 import { useForm } from 'react-hook-form'
 import { z } from 'zod'
 
@@ -18,6 +19,8 @@ export function SignInForm() {
   const router = useRouter()
   const [failure, setFailure] = useState<string | null>(null)
   const [ssoSlug, setSsoSlug] = useState<string | null>(null)
+  // Set once the password was right and the member has a second factor: the form becomes the factor step.
+  const [pendingToken, setPendingToken] = useState<string | null>(null)
   const { register, handleSubmit, formState } = useForm<SignInValues>({
     resolver: zodResolver(signInSchema),
     shouldFocusError: true,
@@ -27,6 +30,10 @@ export function SignInForm() {
     setFailure(null)
     setSsoSlug(null)
     const result = await signIn('credentials', { ...values, redirect: false })
+    if (result?.error?.startsWith('SecondFactorRequired:')) {
+      setPendingToken(result.error.slice('SecondFactorRequired:'.length))
+      return
+    }
     if (result?.error?.startsWith('SsoRequired:')) {
       setSsoSlug(result.error.slice('SsoRequired:'.length))
       setFailure('Your newsroom signs in with its identity provider (single sign-on); password sign-in is off for you.')
@@ -43,6 +50,18 @@ export function SignInForm() {
     router.replace('/')
     router.refresh()
   })
+
+  if (pendingToken) {
+    return (
+      <SecondFactorStep
+        pendingToken={pendingToken}
+        onRestart={(why) => {
+          setPendingToken(null)
+          setFailure(why)
+        }}
+      />
+    )
+  }
 
   return (
     <form method="post" onSubmit={onSubmit} noValidate>

@@ -1,13 +1,22 @@
 import type { ReactNode } from 'react'
-import { requirePortalUser } from '@/lib/auth/session'
+import { headers } from 'next/headers'
+import Link from 'next/link'
+import { redirect } from 'next/navigation'
+import { getSecondFactorDueBy, requirePortalUser } from '@/lib/auth/session'
+import { LocalTime } from '@/components/local-time'
 import { CollapsibleNav } from '@/components/collapsible-nav'
 import { PortalNav } from '@/components/portal-nav'
 import { RouteFocus } from '@/components/route-focus'
 import { SignOutButton } from '@/components/sign-out-button'
 import { PortalTrpcProvider } from '@/components/trpc-provider'
 
+const securityPath = '/settings/security'
+
 export default async function PortalLayout({ children }: { children: ReactNode }) {
   const user = await requirePortalUser()
+  const dueBy = await getSecondFactorDueBy()
+  // Past the newsroom's grace, setting up a second factor comes before anything else.
+  if (dueBy && dueBy.getTime() <= Date.now() && (await headers()).get('x-pathname') !== securityPath) redirect(securityPath)
   return (
     <div className="shell">
       {/* The first stop for keyboard users: past the navigation, straight to the page. */}
@@ -29,6 +38,12 @@ export default async function PortalLayout({ children }: { children: ReactNode }
             <SignOutButton />
           </div>
         </header>
+        {dueBy && (
+          <p className="alert warning" role="status" data-testid="second-factor-banner">
+            {dueBy.getTime() <= Date.now() ? 'Your newsroom requires two-factor sign-in: set it up now to continue.' : <>Your newsroom requires two-factor sign-in: set up two-factor by <LocalTime iso={dueBy} />.</>}{' '}
+            <Link href={securityPath}>Set it up in Security</Link>
+          </p>
+        )}
         <RouteFocus />
         <main id="main-content" tabIndex={-1}>
           <PortalTrpcProvider>{children}</PortalTrpcProvider>

@@ -27,6 +27,12 @@ export const getPortalActor = cache(async (): Promise<(Actor & { user: NonNullab
   return { tenant: session.tenant, user: { id: session.user.id, role: session.user.role } }
 })
 
+/** When the newsroom's policy wants this member to have set up a second factor by, or null. */
+export const getSecondFactorDueBy = cache(async (): Promise<Date | null> => {
+  const dueBy = (await getPortalSession())?.secondFactorDueBy
+  return dueBy ? new Date(dueBy) : null
+})
+
 /** For pages: the signed-in user, or a redirect to the sign-in page. */
 export async function requirePortalUser(): Promise<PortalUser> {
   const user = await getPortalUser()

@@ -5,6 +5,7 @@ import { recordAudit } from '../audit.ts'
 import type { Prisma } from '../db/generated/client.ts'
 import { ConflictError, DomainError, NotFoundError, ValidationError } from '../errors.ts'
 import { createId } from '../ids.ts'
+import { logger } from '../ops/logger.ts'
 import { decryptSecret, encryptSecret } from '../security/secret-box.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { systemDb, tenantDb } from '../tenancy/tenant-db.ts'
@@ -121,7 +122,15 @@ export async function regenerateRecoveryCodes(member: Member, session: PortalSes
 export async function verifyTotp(userId: string, code: string): Promise<boolean> {
   const factor = await systemDb().totpFactor.findUnique({ where: { userId } })
   if (!factor?.confirmedAt) return false
-  const step = matchTotp(decryptSecret(factor.secretEncrypted), code, { lastUsedStep: factor.lastUsedStep === null ? null : Number(factor.lastUsedStep) })
+  let secret: string
+  try {
+    secret = decryptSecret(factor.secretEncrypted)
+  } catch (error) {
+    // The operator changed WEBHOOK_SECRET_KEY: no code can match; recovery codes or an admin's reset still work.
+    logger.error({ user: userId, error: (error as Error).message }, 'a TOTP key cannot be decrypted; the member needs a recovery code or an admin reset of their factors')
+    return false
+  }
+  const step = matchTotp(secret, code, { lastUsedStep: factor.lastUsedStep === null ? null : Number(factor.lastUsedStep) })
   if (step === null) return false
   const { count } = await systemDb().totpFactor.updateMany({
     where: { userId, confirmedAt: { not: null }, OR: [{ lastUsedStep: null }, { lastUsedStep: { lt: BigInt(step) } }] },
