@@ -1,6 +1,7 @@
 'use client'
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useRouter } from 'next/navigation'
 import { useState, type FormEvent } from 'react'
 import { ConfirmDialog } from '@/components/confirm-dialog'
 import { LocalTime } from '@/components/local-time'
@@ -25,7 +26,12 @@ export function TwoFactorSection() {
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null)
   const [status, setStatus] = useState<Status>(null)
   const [confirmRemove, setConfirmRemove] = useState(false)
-  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.security.twoFactor.queryKey() })
+  const router = useRouter()
+  const refresh = async () => {
+    await queryClient.invalidateQueries({ queryKey: trpc.security.twoFactor.queryKey() })
+    // The layout's "set up two-factor by" reminder is rendered on the server: render it again.
+    router.refresh()
+  }
 
   const start = useMutation(trpc.security.startTotp.mutationOptions())
   const confirm = useMutation(trpc.security.confirmTotp.mutationOptions())
