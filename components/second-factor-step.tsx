@@ -34,6 +34,7 @@ export function SecondFactorStep({ pendingToken, onRestart }: { pendingToken: st
       setFailure(`That code is not right${recovery ? ', or was used already' : ''}. ${left} ${left === 1 ? 'try' : 'tries'} left.`)
       return
     }
+    if (result?.error === 'TooManySignInAttempts') return setFailure('Too many wrong codes or passwords. Wait a few minutes, then try again.')
     onRestart('That sign-in expired or had too many wrong codes. Enter your e-mail and password again.')
   }
 

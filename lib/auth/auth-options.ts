@@ -122,14 +122,20 @@ export const authOptions: AuthOptions = {
         const pending = await readPendingSignIn(credentials.pendingToken)
         if (!pending) throw new Error(secondFactorExpired)
         const address = clientAddress(request.headers?.['x-forwarded-for'])
+        const member = await loadActiveMember(pending.userId)
+        if (!member) return null
+        // Wrong codes count against the same per-account and per-address limits as wrong
+        // passwords: a right password (which gives its attempt back) cannot buy endless
+        // batches of five guesses at the code.
+        const decision = await consumeSignInAttempt(member.email, address)
+        if (!decision.allowed) throw new Error(tooManySignInAttempts)
         const used = await verifySecondFactorCode({ id: pending.userId, tenantId: pending.tenantId }, String(credentials.code).slice(0, 40), address)
         if (!used) {
           const left = await recordFailedSecondFactor(pending.id, address)
           throw new Error(left > 0 ? `${secondFactorWrong}:${left}` : secondFactorExpired)
         }
+        await decision.succeeded()
         await consumePendingSignIn(pending.id)
-        const member = await loadActiveMember(pending.userId)
-        if (!member) return null
         const userAgent = request.headers?.['user-agent']
         const sessionId = await startPortalSession(member, { userAgent: Array.isArray(userAgent) ? userAgent[0] : userAgent, address })
         return { id: member.id, email: member.email, name: member.name, sessionId, signInMethod: 'second-factor' }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { resetRateLimitersForTests } from '../../lib/api/rate-limit.ts'
 import { secondFactorsOf } from '../../lib/auth/second-factors.ts'
 import { totpCode, totpStep } from '../../lib/auth/totp.ts'
 import { db } from '../../lib/db/client.ts'
@@ -137,6 +138,33 @@ describe('two-step sign-in', () => {
     const locked = await auditRows('two_factor.sign_in_locked', newsroom.users.writer.id)
     expect(locked).toHaveLength(1)
     expect(locked[0]!.metadata).toMatchObject({ attempts: 5, address })
+  })
+})
+
+describe('guessing limits', () => {
+  it('counts wrong codes against the account’s sign-in limit, so a known password cannot buy endless guesses', async () => {
+    const fresh = await createTestTenant()
+    const member = await createCallerFor(fresh, 'editor')
+    const { secret } = await (await member()).security.startTotp()
+    await (await member()).security.confirmTotp({ code: totpCode(secret, totpStep()) })
+    vi.stubEnv('RATE_LIMIT_SIGN_IN_PER_ACCOUNT', '4')
+    resetRateLimitersForTests()
+    try {
+      const wrong = totpCode(secret, totpStep() + 5)
+      const errors: (string | null)[] = []
+      for (let i = 0; i < 2; i++) {
+        const browser = nextAuthBrowser({ userAgent: firefox, address: `198.51.100.${60 + i}` })
+        const first = await browser.step('credentials', { email: fresh.users.editor.email, password: 'test-password' })
+        const pendingToken = first.error!.slice('SecondFactorRequired:'.length)
+        for (let j = 0; j < 3; j++) errors.push((await browser.step('second-factor', { pendingToken, code: wrong })).error)
+      }
+      expect(errors).toEqual(['SecondFactorWrong:4', 'SecondFactorWrong:3', 'SecondFactorWrong:2', 'SecondFactorWrong:4', 'TooManySignInAttempts', 'TooManySignInAttempts'])
+      // The password itself is now refused for a while, from any address.
+      expect((await nextAuthBrowser({ userAgent: firefox, address: '198.51.100.70' }).step('credentials', { email: fresh.users.editor.email, password: 'test-password' })).error).toBe('TooManySignInAttempts')
+    } finally {
+      vi.stubEnv('RATE_LIMIT_SIGN_IN_PER_ACCOUNT', '10')
+      resetRateLimitersForTests()
+    }
   })
 })
 
