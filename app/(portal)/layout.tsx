@@ -12,7 +12,7 @@ export default async function PortalLayout({ children }: { children: ReactNode }
   const user = await requirePortalUser()
   // Covered by the newsroom's two-factor policy without a factor: a reminder on every page
   // (past the grace, getPortalSession has already sent every page but Security there).
-  const dueBy = await getSecondFactorDueBy()
+  const secondFactor = await getSecondFactorDueBy()
   return (
     <div className="shell">
       {/* The first stop for keyboard users: past the navigation, straight to the page. */}
@@ -34,9 +34,15 @@ export default async function PortalLayout({ children }: { children: ReactNode }
             <SignOutButton />
           </div>
         </header>
-        {dueBy && (
+        {secondFactor && (
           <p className="alert warning" role="status" data-testid="second-factor-banner">
-            {dueBy.getTime() <= Date.now() ? 'Your newsroom requires two-factor sign-in: set it up now to continue.' : <>Your newsroom requires two-factor sign-in: set up two-factor by <LocalTime iso={dueBy} />.</>}{' '}
+            {secondFactor.overdue ? (
+              'Your newsroom requires two-factor sign-in: set it up now to continue.'
+            ) : (
+              <>
+                Your newsroom requires two-factor sign-in: set up two-factor by <LocalTime iso={secondFactor.dueBy} />.
+              </>
+            )}{' '}
             <Link href={secondFactorSetupPath}>Set it up in Security</Link>
           </p>
         )}

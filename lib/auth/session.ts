@@ -45,10 +45,10 @@ export const getPortalActor = cache(async (): Promise<(Actor & { user: NonNullab
   return { tenant: session.tenant, user: { id: session.user.id, role: session.user.role } }
 })
 
-/** When the newsroom's policy wants this member to have set up a second factor by, or null. */
-export const getSecondFactorDueBy = cache(async (): Promise<Date | null> => {
+/** When the newsroom's policy wants this member to have set up a second factor by (and whether that has passed), or null. */
+export const getSecondFactorDueBy = cache(async (): Promise<{ dueBy: Date; overdue: boolean } | null> => {
   const dueBy = (await getPortalSession())?.secondFactorDueBy
-  return dueBy ? new Date(dueBy) : null
+  return dueBy ? { dueBy: new Date(dueBy), overdue: new Date(dueBy).getTime() <= Date.now() } : null
 })
 
 /** For pages: the signed-in user, or a redirect to the sign-in page. */

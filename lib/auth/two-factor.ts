@@ -140,7 +140,7 @@ export async function verifyTotp(userId: string, code: string): Promise<boolean>
 }
 
 /** Uses up one of the member's recovery codes, if the code is one of theirs and unused; audited with how many are left. */
-export async function useRecoveryCode(user: { id: string; tenantId: string }, code: string, address: string): Promise<boolean> {
+export async function redeemRecoveryCode(user: { id: string; tenantId: string }, code: string, address: string): Promise<boolean> {
   if (normaliseRecoveryCode(code).length !== 10) return false
   return systemDb().$transaction(async (tx) => {
     const { count } = await tx.recoveryCode.updateMany({ where: { userId: user.id, codeHash: hashRecoveryCode(code), usedAt: null }, data: { usedAt: new Date() } })
@@ -155,7 +155,7 @@ export async function useRecoveryCode(user: { id: string; tenantId: string }, co
 export async function verifySecondFactorCode(user: { id: string; tenantId: string }, code: string, address: string): Promise<'totp' | 'recovery_code' | null> {
   const trimmed = code.trim()
   if (/^\d{3}\s?\d{3}$/.test(trimmed)) return (await verifyTotp(user.id, trimmed)) ? 'totp' : null
-  return (await useRecoveryCode(user, trimmed, address)) ? 'recovery_code' : null
+  return (await redeemRecoveryCode(user, trimmed, address)) ? 'recovery_code' : null
 }
 
 /**
