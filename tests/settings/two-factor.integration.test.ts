@@ -265,7 +265,7 @@ describe('newsroom policy', () => {
     expect(await late.signIn(fresh.users.admin.email, 'test-password')).toBe(true)
     const latePortal = async () => createCaller(portalContextFromSession(await late.session(), address))
     await expect((await latePortal()).users.list()).rejects.toMatchObject({ code: 'FORBIDDEN', cause: expect.objectContaining({ code: 'second_factor_setup_required' }) })
-    await expect((await latePortal()).articles.list({})).rejects.toMatchObject({ cause: expect.objectContaining({ code: 'second_factor_setup_required' }) })
+    await expect((await latePortal()).me()).rejects.toMatchObject({ cause: expect.objectContaining({ code: 'second_factor_setup_required' }) })
     const { secret } = await (await latePortal()).security.startTotp()
     await (await latePortal()).security.confirmTotp({ code: totpCode(secret, totpStep()) })
     expect((await late.session())!.secondFactorDueBy).toBeNull()
