@@ -48,7 +48,7 @@ test('a member sets up an authenticator app, then signs in with password and cod
   await expect(page.getByText('of 10 recovery codes left')).toContainText('10 of 10')
   await page.screenshot({ path: 'docs/screenshots/two-factor-recovery-codes.png', fullPage: true })
 
-  await page.getByRole('button', { name: 'Sign out' }).click()
+  await page.getByRole('button', { name: 'Sign out', exact: true }).click()
   await expect(page).toHaveURL(/\/signin/)
 
   // Password, then the code: the step appears with the code field focused.
@@ -64,7 +64,7 @@ test('a member sets up an authenticator app, then signs in with password and cod
   await page.getByRole('button', { name: 'Verify' }).click()
   await expect(page.getByTestId('signed-in-user')).toBeVisible()
 
-  await page.getByRole('button', { name: 'Sign out' }).click()
+  await page.getByRole('button', { name: 'Sign out', exact: true }).click()
   await expect(page).toHaveURL(/\/signin/)
 
   // Without the phone: a recovery code, once.
