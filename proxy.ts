@@ -11,6 +11,8 @@ export function proxy(request: NextRequest) {
   const requestHeaders = new Headers(request.headers)
   requestHeaders.set('x-nonce', nonce)
   requestHeaders.set('Content-Security-Policy', policy)
+  // The portal layout reads it to let only Security through while a required second factor is overdue.
+  requestHeaders.set('x-pathname', request.nextUrl.pathname)
   const response = NextResponse.next({ request: { headers: requestHeaders } })
   response.headers.set('Content-Security-Policy', policy)
   return response

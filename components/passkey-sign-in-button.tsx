@@ -11,9 +11,10 @@ const passkeyRefused = 'PasskeyRefused:'
 /**
  * "Sign in with a passkey" (the button says "Use a passkey", so the password form's "Sign in" stays the one button of that name): a challenge from the server, the browser's prompt listing the
  * passkeys it holds for this site, and next-auth's `passkey` provider, which finds the member
- * by the passkey and starts the session as a password sign-in does.
+ * by the passkey and starts the session as a password sign-in does. With `pendingToken` it is
+ * the second step of a password sign-in, and the passkey must be that member's.
  */
-export function PasskeySignInButton() {
+export function PasskeySignInButton({ pendingToken, onExpired }: { pendingToken?: string; onExpired?: () => void } = {}) {
   const router = useRouter()
   const [busy, setBusy] = useState(false)
   const [failure, setFailure] = useState<string | null>(null)
@@ -30,9 +31,10 @@ export function PasskeySignInButton() {
       } catch (error) {
         return setFailure(passkeyPromptFailure(error))
       }
-      const result = await signIn('passkey', { response: JSON.stringify(response), redirect: false })
+      const result = await signIn('passkey', { response: JSON.stringify(response), ...(pendingToken && { pendingToken }), redirect: false })
       if (!result || result.error) {
         const error = result?.error ?? ''
+        if (pendingToken && error.includes('expired')) return onExpired?.()
         if (error.startsWith(passkeyRefused)) return setFailure(error.slice(passkeyRefused.length))
         if (error.startsWith('SsoRequired:'))
           return setFailure('Your newsroom signs in with its identity provider (single sign-on). Use the link your newsroom gave you.')

@@ -19,6 +19,7 @@ export function PortalNav({ role }: { role: Role }) {
           <Link href="/settings/departments">Departments</Link>
           <Link href="/settings/search">Search</Link>
           <Link href="/settings/single-sign-on">Single sign-on</Link>
+          <Link href="/settings/two-factor">Two-factor policy</Link>
           <Link href="/settings/audit-log">Audit log</Link>
         </>
       )}

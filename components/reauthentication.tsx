@@ -53,6 +53,9 @@ export function ReauthenticationDialog({ request }: { request: { resolve: (confi
   const passkeys = useQuery({ ...trpc.security.passkeys.queryOptions(), enabled: request !== null, staleTime: 0 })
   const hasPasskey = (passkeys.data?.length ?? 0) > 0
   const pending = reauthenticate.isPending || passkeyOptions.isPending || withPasskey.isPending
+  // A member with an authenticator app may confirm with a code from it instead of the password.
+  const factors = useQuery({ ...trpc.security.twoFactor.queryOptions(), enabled: request !== null })
+  const [withCode, setWithCode] = useState(false)
   const dialogRef = useRef<HTMLDialogElement>(null)
   const inputRef = useRef<HTMLInputElement>(null)
   const [password, setPassword] = useState('')
@@ -65,6 +68,7 @@ export function ReauthenticationDialog({ request }: { request: { resolve: (confi
     if (request && !dialog.open) {
       setPassword('')
       setFailure(null)
+      setWithCode(false)
       dialog.showModal()
       inputRef.current?.focus()
     } else if (!request && dialog.open) dialog.close()
@@ -114,7 +118,7 @@ export function ReauthenticationDialog({ request }: { request: { resolve: (confi
           event.preventDefault()
           setFailure(null)
           try {
-            await reauthenticate.mutateAsync({ password })
+            await reauthenticate.mutateAsync(withCode ? { code: password } : { password })
             setPassword('')
             finish(true)
           } catch (error) {
@@ -125,18 +129,36 @@ export function ReauthenticationDialog({ request }: { request: { resolve: (confi
       >
         <h2 id={titleId}>Confirm it’s you</h2>
         <p>
-          This is a sensitive change. Enter your password{hasPasskey ? ' or use your passkey' : ''} to continue; you will not be asked again for the next 10 minutes.
+          This is a sensitive change. Enter your {withCode ? 'authenticator code' : 'password'}{hasPasskey && !withCode ? ' or use your passkey' : ''} to continue; you will not be asked again for the next 10 minutes.
         </p>
-        <label htmlFor={`${titleId}-password`}>Password</label>
+        <label htmlFor={`${titleId}-password`}>{withCode ? 'Code from your authenticator app' : 'Password'}</label>
         <input
           ref={inputRef}
+          key={withCode ? 'code' : 'password'}
           id={`${titleId}-password`}
-          type="password"
-          autoComplete="current-password"
+          type={withCode ? 'text' : 'password'}
+          inputMode={withCode ? 'numeric' : undefined}
+          autoComplete={withCode ? 'one-time-code' : 'current-password'}
           required
           value={password}
           onChange={(event) => setPassword(event.target.value)}
         />
+        {factors.data?.totp && (
+          <p>
+            <button
+              type="button"
+              className="link-button"
+              onClick={() => {
+                setWithCode(!withCode)
+                setPassword('')
+                setFailure(null)
+                setTimeout(() => inputRef.current?.focus())
+              }}
+            >
+              {withCode ? 'Use my password instead' : 'Use a code from my authenticator app instead'}
+            </button>
+          </p>
+        )}
         {failure && (
           <p role="alert" className="alert error">
             {failure}

@@ -4,6 +4,7 @@ import { zodResolver } from '@hookform/resolvers/zod'
 import { signIn } from 'next-auth/react'
 import { useRouter } from 'next/navigation'
 import { useState } from 'react'
+import { SecondFactorStep } from './second-factor-step'
 import { useForm } from 'react-hook-form'
 import { z } from 'zod'
 
@@ -18,6 +19,8 @@ export function SignInForm() {
   const router = useRouter()
   const [failure, setFailure] = useState<string | null>(null)
   const [ssoSlug, setSsoSlug] = useState<string | null>(null)
+  // Set once the password was right and the member has a second factor: the form becomes the factor step.
+  const [pending, setPending] = useState<{ token: string; kinds: string[] } | null>(null)
   const { register, handleSubmit, formState } = useForm<SignInValues>({
     resolver: zodResolver(signInSchema),
     shouldFocusError: true,
@@ -27,6 +30,11 @@ export function SignInForm() {
     setFailure(null)
     setSsoSlug(null)
     const result = await signIn('credentials', { ...values, redirect: false })
+    if (result?.error?.startsWith('SecondFactorRequired:')) {
+      const [token = '', kinds = 'totp'] = result.error.slice('SecondFactorRequired:'.length).split(':')
+      setPending({ token, kinds: kinds.split(',') })
+      return
+    }
     if (result?.error?.startsWith('SsoRequired:')) {
       setSsoSlug(result.error.slice('SsoRequired:'.length))
       setFailure('Your newsroom signs in with its identity provider (single sign-on); password sign-in is off for you.')
@@ -43,6 +51,20 @@ export function SignInForm() {
     router.replace('/')
     router.refresh()
   })
+
+  if (pending) {
+    return (
+      <SecondFactorStep
+        pendingToken={pending.token}
+        withCode={pending.kinds.includes('totp')}
+        withPasskey={pending.kinds.includes('passkey')}
+        onRestart={(why) => {
+          setPending(null)
+          setFailure(why)
+        }}
+      />
+    )
+  }
 
   return (
     <form method="post" onSubmit={onSubmit} noValidate>

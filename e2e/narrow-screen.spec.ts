@@ -71,6 +71,7 @@ test('at 390 px every portal page fits the screen, every action is on it, and th
     '/settings/webhooks/waiting-events',
     '/settings/search',
     '/settings/single-sign-on',
+    '/settings/two-factor',
     '/settings/security',
   ]
   // Every portal page the app has is in the sweep, so a new page cannot be missed.

@@ -13,6 +13,7 @@ const settingsPages = [
   '/settings/departments',
   '/settings/audit-log',
   '/settings/single-sign-on',
+  '/settings/two-factor',
 ]
 
 // One call per settings area, in tRPC's own HTTP format (POST for mutations, GET for queries).
@@ -24,6 +25,8 @@ const mutations: [string, unknown][] = [
   ['users.changeRole', { userId: 'usr_anything', role: 'admin' }],
   ['departments.add', { name: 'Sneaky desk' }],
   ['sso.save', { displayName: 'Sneaky IdP', issuer: 'https://idp.example.org', clientId: 'x', clientSecret: 'y', requireSso: true }],
+  ['twoFactorPolicy.save', { policy: 'all', graceDays: 0 }],
+  ['users.resetSecondFactors', { userId: 'usr_anything' }],
 ]
 
 for (const role of ['writer', 'editor'] as const) {
@@ -33,7 +36,7 @@ for (const role of ['writer', 'editor'] as const) {
 
     const nav = page.getByRole('navigation', { name: 'Main' })
     await expect(nav.getByRole('link', { name: 'Home' })).toBeVisible()
-    for (const name of ['API Keys', 'Webhooks', 'Users', 'Departments', 'Single sign-on', 'Audit log']) await expect(nav.getByRole('link', { name })).toHaveCount(0)
+    for (const name of ['API Keys', 'Webhooks', 'Users', 'Departments', 'Single sign-on', 'Two-factor policy', 'Audit log']) await expect(nav.getByRole('link', { name })).toHaveCount(0)
     // Settings holds only their own Security page.
     await expect(nav.getByRole('link', { name: 'Security' })).toBeVisible()
 
@@ -80,7 +83,7 @@ test('without a session, Settings sends to the sign-in page and the procedures a
 test('an admin sees Settings in the navigation', async ({ page }) => {
   await signIn(page, seeded.admin)
   const nav = page.getByRole('navigation', { name: 'Main' })
-  for (const name of ['API Keys', 'Webhooks', 'Users', 'Departments', 'Single sign-on', 'Audit log']) await expect(nav.getByRole('link', { name })).toBeVisible()
+  for (const name of ['API Keys', 'Webhooks', 'Users', 'Departments', 'Single sign-on', 'Two-factor policy', 'Audit log']) await expect(nav.getByRole('link', { name })).toBeVisible()
   await nav.getByRole('link', { name: 'Audit log' }).click()
   await expect(page.getByRole('heading', { level: 1, name: 'Audit log' })).toBeVisible()
 })

@@ -33,6 +33,13 @@ export type AuditAction =
   | 'passkey.added'
   | 'passkey.renamed'
   | 'passkey.removed'
+  | 'two_factor.totp_enrolled'
+  | 'two_factor.totp_removed'
+  | 'two_factor.recovery_codes_regenerated'
+  | 'two_factor.recovery_code_used'
+  | 'two_factor.policy_changed'
+  | 'user.factors_reset'
+  | 'two_factor.sign_in_locked'
 
 // Any client or transaction, tenant-scoped or not: jobs that act for the system audit too.
 type AuditWriter = { auditEntry: { create(args: { data: Prisma.AuditEntryUncheckedCreateInput }): PromiseLike<unknown> } }

@@ -227,6 +227,12 @@ export const problemCatalogue = {
     advice: 'This act needs the password entered again when the last sign-in or confirmation is older than 10 minutes. Confirm, then retry.',
     portalOnly: true,
   },
+  second_factor_setup_required: {
+    title: 'Set up two-factor sign-in',
+    status: 403,
+    advice: 'The newsroom requires a second factor and the grace period has ended. Set one up in Settings → Security; nothing else works until then.',
+    portalOnly: true,
+  },
   session_not_found: {
     title: 'Session not found',
     status: 404,

@@ -1,5 +1,7 @@
 import type { ReactNode } from 'react'
-import { requirePortalUser } from '@/lib/auth/session'
+import Link from 'next/link'
+import { getSecondFactorDueBy, requirePortalUser, secondFactorSetupPath } from '@/lib/auth/session'
+import { LocalTime } from '@/components/local-time'
 import { CollapsibleNav } from '@/components/collapsible-nav'
 import { PortalNav } from '@/components/portal-nav'
 import { RouteFocus } from '@/components/route-focus'
@@ -8,6 +10,9 @@ import { PortalTrpcProvider } from '@/components/trpc-provider'
 
 export default async function PortalLayout({ children }: { children: ReactNode }) {
   const user = await requirePortalUser()
+  // Covered by the newsroom's two-factor policy without a factor: a reminder on every page
+  // (past the grace, getPortalSession has already sent every page but Security there).
+  const secondFactor = await getSecondFactorDueBy()
   return (
     <div className="shell">
       {/* The first stop for keyboard users: past the navigation, straight to the page. */}
@@ -29,6 +34,18 @@ export default async function PortalLayout({ children }: { children: ReactNode }
             <SignOutButton />
           </div>
         </header>
+        {secondFactor && (
+          <p className="alert warning" role="status" data-testid="second-factor-banner">
+            {secondFactor.overdue ? (
+              'Your newsroom requires two-factor sign-in: set it up now to continue.'
+            ) : (
+              <>
+                Your newsroom requires two-factor sign-in: set up two-factor by <LocalTime iso={secondFactor.dueBy} />.
+              </>
+            )}{' '}
+            <Link href={secondFactorSetupPath}>Set it up in Security</Link>
+          </p>
+        )}
         <RouteFocus />
         <main id="main-content" tabIndex={-1}>
           <PortalTrpcProvider>{children}</PortalTrpcProvider>

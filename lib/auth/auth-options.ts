@@ -7,13 +7,16 @@ import { systemDb } from '../tenancy/tenant-db.ts'
 import type { Role } from '../db/generated/enums.ts'
 import type { ActingTenant } from '../tenancy/actor.ts'
 import { consumeSignInAttempt } from '../api/rate-limit.ts'
-import { authenticateUser } from './members.ts'
+import { authenticateUser, loadActiveMember } from './members.ts'
+import { consumePendingSignIn, issuePendingSignIn, readPendingSignIn, recordFailedSecondFactor } from './pending-sign-in.ts'
+import { hasSecondFactor, secondFactorsOf } from './second-factors.ts'
+import { verifySecondFactorCode } from './two-factor.ts'
+import { secondFactorDueBy } from './two-factor-policy.ts'
 import { loadSessionMember, sessionIdleLimitMs, signOutPortalSession, startPortalSession } from './portal-sessions.ts'
 import { clientAddress } from '../security/client-address.ts'
 import { loadSsoLogin, slugOfSsoProvider, ssoProviderId, ssoRequirement, type SsoLogin } from './sso-connection.ts'
 import { resolveSsoMember, type SsoClaims } from './sso-sign-in.ts'
 import { PasskeyRefusedError, verifyPasskeySignIn } from './passkeys.ts'
-import { consumePendingSignIn, readPendingSignIn } from './pending-sign-in.ts'
 import { authenticationResponseSchema } from './security-schemas.ts'
 import type { Member } from './members.ts'
 
@@ -23,6 +26,12 @@ export const tooManySignInAttempts = 'TooManySignInAttempts'
 export const passkeyRefused = 'PasskeyRefused'
 /** The password was right but the member's newsroom signs in through its identity provider: `SsoRequired:<slug>`. */
 export const ssoRequired = 'SsoRequired'
+/** The password was right and the member has a second factor: `SecondFactorRequired:<pending token>`, no session yet. */
+export const secondFactorRequired = 'SecondFactorRequired'
+/** A wrong second-factor code: `SecondFactorWrong:<attempts left>`. */
+export const secondFactorWrong = 'SecondFactorWrong'
+/** The pending sign-in expired, was used, or died of too many wrong codes: start again with the password. */
+export const secondFactorExpired = 'SecondFactorExpired'
 
 declare module 'next-auth' {
   interface Session {
@@ -32,9 +41,13 @@ declare module 'next-auth' {
     /** The server-side session record (portal-sessions.ts) and when it last proved who is at the keyboard. */
     sessionId: string
     reauthenticatedAt: string
+    /** When the newsroom's two-factor policy wants this member to have set a factor up by (ISO), or null. */
+    secondFactorDueBy: string | null
   }
   interface User {
     sessionId?: string
+    /** How this session was started; an identity provider's sign-in is trusted for its own MFA. */
+    signInMethod?: SignInMethod
   }
 }
 
@@ -47,6 +60,8 @@ declare module 'next-auth/jwt' {
     tenant?: ActingTenant
     sessionId?: string
     reauthenticatedAt?: string
+    signInMethod?: SignInMethod
+    secondFactorDueBy?: string | null
   }
 }
 
@@ -93,7 +108,13 @@ export const authOptions: AuthOptions = {
         }
         // Only failed attempts count: a newsroom signing in all day is never throttled.
         await decision.succeeded()
-        return signedIn(member, request.headers, address)
+        // With a second factor the password alone yields no session: the browser gets a
+        // short-lived token for the second step (the `second-factor` or `passkey` provider).
+        const factors = await secondFactorsOf(member.id)
+        // The step offers what the member has: `<token>:totp,passkey`.
+        const kinds = [factors.totp && 'totp', factors.passkeys > 0 && 'passkey'].filter(Boolean).join(',')
+        if (hasSecondFactor(factors)) throw new Error(`${secondFactorRequired}:${await issuePendingSignIn(member)}:${kinds}`)
+        return signedIn(member, request.headers, address, 'password')
       },
     }),
     CredentialsProvider({
@@ -119,11 +140,39 @@ export const authOptions: AuthOptions = {
               await recordAudit(systemDb(), { tenantId: member.tenantId, actorId: member.id, action: 'sso.recovery_sign_in', targetType: 'user', targetId: member.id, metadata: { address: address.slice(0, 64), with: 'passkey' } })
             }
           }
-          return signedIn(member, request.headers, address)
+          return signedIn(member, request.headers, address, pending ? 'second-factor' : 'passkey')
         } catch (error) {
           if (error instanceof PasskeyRefusedError) throw new Error(`${passkeyRefused}:${error.message}`)
           throw error
         }
+      },
+    }),
+    // The second step: the pending sign-in's token and a code from the authenticator app or a
+    // recovery code. Five wrong codes kill the pending sign-in (the password is asked again).
+    CredentialsProvider({
+      id: 'second-factor',
+      name: 'Second factor',
+      credentials: { pendingToken: { label: 'Pending sign-in', type: 'text' }, code: { label: 'Code', type: 'text' } },
+      async authorize(credentials, request) {
+        if (!credentials?.pendingToken || !credentials.code) return null
+        const pending = await readPendingSignIn(credentials.pendingToken)
+        if (!pending) throw new Error(secondFactorExpired)
+        const address = clientAddress(request.headers?.['x-forwarded-for'])
+        const member = await loadActiveMember(pending.userId)
+        if (!member) return null
+        // Wrong codes count against the same per-account and per-address limits as wrong
+        // passwords: a right password (which gives its attempt back) cannot buy endless
+        // batches of five guesses at the code.
+        const decision = await consumeSignInAttempt(member.email, address)
+        if (!decision.allowed) throw new Error(tooManySignInAttempts)
+        const used = await verifySecondFactorCode({ id: pending.userId, tenantId: pending.tenantId }, String(credentials.code).slice(0, 40), address)
+        if (!used) {
+          const left = await recordFailedSecondFactor(pending.id, address)
+          throw new Error(left > 0 ? `${secondFactorWrong}:${left}` : secondFactorExpired)
+        }
+        await decision.succeeded()
+        await consumePendingSignIn(pending.id)
+        return signedIn(member, request.headers, address, 'second-factor')
       },
     }),
   ],
@@ -143,16 +192,19 @@ export const authOptions: AuthOptions = {
     async jwt({ token, user }) {
       const userId = user?.id ?? token.userId
       const sessionId = user?.sessionId ?? token.sessionId
+      const signInMethod = user?.signInMethod ?? token.signInMethod
       if (!userId) throw new Error('Session without a user')
       // A session signed before sessions had records has no id: it ends, and its member signs in again.
       if (!sessionId) throw new Error(memberGone)
       const live = await loadSessionMember(sessionId, userId)
       if (!live) throw new Error(memberGone)
-      const { member, session } = live
+      const { member, session, twoFactor } = live
+      // A sign-in through the newsroom's identity provider is trusted for its MFA (README, "Signing in").
+      const dueBy = signInMethod === 'sso' ? null : await secondFactorDueBy(twoFactor.policy, { id: member.id, role: member.role, createdAt: twoFactor.memberSince })
       return {
         ...token,
         userId: member.id, email: member.email, name: member.name, role: member.role, tenantId: member.tenantId, tenantName: member.tenantName, tenant: member.tenant,
-        sessionId, reauthenticatedAt: session.reauthenticatedAt.toISOString(),
+        sessionId, reauthenticatedAt: session.reauthenticatedAt.toISOString(), signInMethod, secondFactorDueBy: dueBy?.toISOString() ?? null,
       }
     },
     async session({ session, token }) {
@@ -167,16 +219,17 @@ export const authOptions: AuthOptions = {
       session.tenant = token.tenant!
       session.sessionId = token.sessionId!
       session.reauthenticatedAt = token.reauthenticatedAt!
+      session.secondFactorDueBy = token.secondFactorDueBy ?? null
       return session
     },
   },
 }
 
 /** A member who proved who they are: their session record starts, and next-auth's jwt callback reads it. */
-async function signedIn(member: Member, headers: Record<string, unknown> | undefined, address: string) {
+async function signedIn(member: Member, headers: Record<string, unknown> | undefined, address: string, signInMethod: SignInMethod) {
   const userAgent = headers?.['user-agent'] as string | string[] | undefined
   const sessionId = await startPortalSession(member, { userAgent: Array.isArray(userAgent) ? userAgent[0] : userAgent, address })
-  return { id: member.id, email: member.email, name: member.name, sessionId }
+  return { id: member.id, email: member.email, name: member.name, sessionId, signInMethod }
 }
 
 function parseJson(text: string | undefined): unknown {
@@ -187,6 +240,9 @@ function parseJson(text: string | undefined): unknown {
     return null
   }
 }
+
+/** How a portal session began: SSO sign-ins are not asked for the newsroom's second factor. */
+type SignInMethod = 'password' | 'sso' | 'second-factor' | 'passkey'
 
 /** The browser a sign-in comes from, as the session record keeps it. */
 export type SignInOrigin = { userAgent?: string | null; address: string }
@@ -216,6 +272,7 @@ export async function authOptionsFor(providerId: string | undefined, from: SignI
         user.email = outcome.member.email
         user.name = outcome.member.name
         user.sessionId = await startPortalSession(outcome.member, { userAgent: from.userAgent, address: from.address })
+        user.signInMethod = 'sso'
         return true
       },
     },

@@ -7,9 +7,10 @@ import type { Actor } from '../tenancy/actor.ts'
 import { actingTenantSelect } from '../tenancy/actor.ts'
 import { systemDb, tenantDb } from '../tenancy/tenant-db.ts'
 import type { ActiveMember } from './members.ts'
+import type { TenantTwoFactorPolicy } from './two-factor-policy.ts'
 
-/** Why a session ended, as the row keeps it (a factor reset will add its own). */
-export type SessionEndReason = 'signed_out' | 'ended_by_member' | 'password_changed' | 'deactivated'
+/** Why a session ended, as the row keeps it. */
+export type SessionEndReason = 'signed_out' | 'ended_by_member' | 'password_changed' | 'deactivated' | 'factors_reset'
 
 /** How long a session lasts without a request: next-auth's own maxAge (auth-options.ts) agrees. */
 export const sessionIdleLimitMs = 8 * 60 * 60 * 1000
@@ -45,12 +46,21 @@ export async function startPortalSession(member: { id: string; tenantId: string 
  * jwt callback): null once the session was ended (signed out, ended from Security, a password
  * change, deactivation), has been idle too long, or its member is deactivated or gone.
  */
-export async function loadSessionMember(sessionId: string, userId: string, now = new Date()): Promise<{ member: ActiveMember; session: PortalSessionState } | null> {
+export async function loadSessionMember(
+  sessionId: string,
+  userId: string,
+  now = new Date(),
+): Promise<{ member: ActiveMember; session: PortalSessionState; twoFactor: { policy: TenantTwoFactorPolicy; memberSince: Date } } | null> {
   const row = await systemDb().portalSession.findUnique({
     where: { id: sessionId },
     select: {
       userId: true, endedAt: true, lastSeenAt: true, reauthenticatedAt: true,
-      user: { select: { id: true, email: true, name: true, role: true, tenantId: true, active: true, tenant: { select: actingTenantSelect } } },
+      user: {
+        select: {
+          id: true, email: true, name: true, role: true, tenantId: true, active: true, createdAt: true,
+          tenant: { select: { ...actingTenantSelect, twoFactorPolicy: true, twoFactorGraceDays: true, twoFactorPolicyChangedAt: true } },
+        },
+      },
     },
   })
   if (!row || row.endedAt || row.userId !== userId || !row.user.active) return null
@@ -63,9 +73,12 @@ export async function loadSessionMember(sessionId: string, userId: string, now =
       .catch((error: Error) => console.warn(`[sessions] could not record last seen of ${sessionId}: ${error.message}`))
   }
   const { user } = row
+  const { twoFactorPolicy, twoFactorGraceDays, twoFactorPolicyChangedAt, ...tenant } = user.tenant
   return {
-    member: { id: user.id, email: user.email, name: user.name, role: user.role, tenantId: user.tenantId, tenantName: user.tenant.name, tenant: user.tenant },
+    member: { id: user.id, email: user.email, name: user.name, role: user.role, tenantId: user.tenantId, tenantName: tenant.name, tenant },
     session: { id: sessionId, reauthenticatedAt: row.reauthenticatedAt },
+    // Read in the same query, so the two-factor policy costs the request nothing unless it covers the member.
+    twoFactor: { policy: { twoFactorPolicy, twoFactorGraceDays, twoFactorPolicyChangedAt }, memberSince: user.createdAt },
   }
 }
 

@@ -4,7 +4,15 @@ import { minPasswordLength } from '../users/user-schemas.ts'
 
 // Shared by the Security page's forms and the tRPC procedures, so both refuse with the same words.
 
-export const reauthenticateSchema = z.object({ password: z.string().min(1, 'Enter your password.').max(200) })
+/** The sudo dialog: the password, or (for a member with an authenticator app) a code from it. */
+export const reauthenticateSchema = z
+  .object({
+    password: z.string().max(200).optional(),
+    code: z.string().trim().regex(/^\d{3} ?\d{3}$/, 'Enter the 6 digits your app shows.').optional(),
+  })
+  .refine((value) => !!value.password || !!value.code, { path: ['password'], message: 'Enter your password.' })
+
+export const confirmTotpSchema = z.object({ code: z.string().trim().regex(/^\d{3} ?\d{3}$/, 'Enter the 6 digits your app shows.') })
 
 export const changePasswordSchema = z
   .object({

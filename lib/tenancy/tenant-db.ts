@@ -24,6 +24,9 @@ const tenantOwnedModels = new Set([
   'PortalSession',
   'SsoConnection',
   'Passkey',
+  'TotpFactor',
+  'RecoveryCode',
+  'PendingSignIn',
 ])
 
 const whereOperations = new Set([

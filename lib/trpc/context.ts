@@ -23,5 +23,6 @@ export function portalContextFromSession(session: Session | null, address: strin
     tenant: session.tenant,
     session: { id: session.sessionId, reauthenticatedAt: new Date(session.reauthenticatedAt) },
     clientAddress: address,
+    secondFactorDueBy: session.secondFactorDueBy ? new Date(session.secondFactorDueBy) : null,
   }
 }

@@ -14,6 +14,8 @@ export type PortalContext = {
   session?: PortalSessionState | null
   /** The caller's address as client-address.ts finds it (for the sign-in limits re-authentication shares). */
   clientAddress?: string
+  /** When the newsroom's two-factor policy wants the member to have a factor by (two-factor-policy.ts), or null. */
+  secondFactorDueBy?: Date | null
 }
 
 const t = initTRPC.context<PortalContext>().create({
@@ -57,10 +59,14 @@ export const createCallerFactory = t.createCallerFactory
 export const publicProcedure = t.procedure.use(mapDomainErrors)
 
 /** A signed-in, active member of a newsroom, acting in it. */
-export const memberProcedure = publicProcedure.use(({ ctx, next }) => {
+export const memberProcedure = publicProcedure.use(({ ctx, next, path }) => {
   if (!ctx.member || !ctx.tenant) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in again: your session has ended.' })
+  // Past the policy's grace, only the member's own Security procedures work: setting up a factor first.
+  if (ctx.secondFactorDueBy && ctx.secondFactorDueBy.getTime() <= Date.now() && !path.startsWith('security.')) {
+    throw new DomainError('second_factor_setup_required', 'Set up two-factor sign-in in Settings → Security first: your newsroom requires it, and its grace period has ended.')
+  }
   const actor: Actor & { user: NonNullable<Actor['user']> } = { tenant: ctx.tenant, user: { id: ctx.member.id, role: ctx.member.role } }
-  return next({ ctx: { ...ctx, member: ctx.member, tenant: ctx.tenant, actor, session: ctx.session ?? null, clientAddress: ctx.clientAddress ?? 'unknown' } })
+  return next({ ctx: { ...ctx, member: ctx.member, tenant: ctx.tenant, actor, session: ctx.session ?? null, clientAddress: ctx.clientAddress ?? 'unknown', secondFactorDueBy: ctx.secondFactorDueBy ?? null } })
 })
 
 /**

@@ -110,7 +110,9 @@ describe('signing in with a passkey alone', () => {
     const session = await browser.session()
     expect(session?.user).toMatchObject({ id: user.id, email: user.email, tenantId: newsroom.tenant.id })
     expect(await db.portalSession.findUniqueOrThrow({ where: { id: session!.sessionId } })).toMatchObject({ userId: user.id, endedAt: null, userAgent: firefox })
-    const [listed] = await (await signedIn(user)).portal().then((portal) => portal.security.passkeys())
+    // A member with a passkey has a second factor: the password alone no longer signs in, so the list is read in the passkey's own session.
+    expect(await nextAuthBrowser({ userAgent: firefox, address: '198.51.100.72' }).signIn(user.email, 'test-password')).toBe(false)
+    const [listed] = await createCaller(portalContextFromSession(session, browser.address)).security.passkeys()
     expect(listed).toMatchObject({ id: view.id, lastUsedAt: expect.any(String) })
   })
 
@@ -170,6 +172,25 @@ describe('a passkey as the second step of a password sign-in', () => {
     expect((await browser.session())?.user.id).toBe(user.id)
     expect(await signInWith(passkey, {}, token)).toEqual(refusedWith('That sign-in expired'))
     expect(await signInWith(passkey, {}, 'never-issued')).toEqual(refusedWith('That sign-in expired'))
+  })
+
+  it('makes the password step offer the passkey: no session from the password alone, the passkey finishes it, and the admin reset removes it', async () => {
+    const user = await newMember()
+    const { passkey } = await registered(await signedIn(user))
+    const browser = nextAuthBrowser({ userAgent: firefox, address: '198.51.100.73' })
+    const first = await browser.step('credentials', { email: user.email, password: 'test-password' })
+    expect(first.signedIn).toBe(false)
+    const [kind, token, offered] = first.error!.split(':')
+    expect([kind, offered]).toEqual(['SecondFactorRequired', 'passkey'])
+    const second = await browser.signInWithPasskey(passkey.assert(await passkeySignInOptions()), token)
+    expect(second.ok).toBe(true)
+    expect((await browser.session())?.user.id).toBe(user.id)
+
+    const admin = await signedIn(newsroom.users.admin)
+    await (await admin.portal()).users.resetSecondFactors({ userId: user.id })
+    expect(await passkeyCountOf(user.id)).toBe(0)
+    expect(await browser.session()).toBeNull()
+    expect(await nextAuthBrowser({ userAgent: firefox, address: '198.51.100.74' }).signIn(user.email, 'test-password')).toBe(true)
   })
 })
 

@@ -56,6 +56,17 @@ export function nextAuthBrowser(from: { userAgent: string; address: string }) {
       const url = (answer.body as { url?: string } | undefined)?.url ?? (answer as { redirect?: string }).redirect ?? ''
       return { ok, error: ok ? null : new URL(url, 'http://localhost:3000').searchParams.get('error') }
     },
+
+    /**
+     * A credentials sign-in step through any provider: the error next-auth hands the form (the
+     * `error` of the answer's URL), or null when the step signed in (a session cookie is set).
+     */
+    async step(providerId: string, body: Record<string, string>): Promise<{ error: string | null; signedIn: boolean }> {
+      const answer = await call('callback', 'POST', { ...body, csrfToken: await csrfToken(), json: 'true' }, providerId)
+      const location = (answer as { redirect?: string }).redirect ?? (answer.body as { url?: string } | undefined)?.url ?? ''
+      const error = location ? new URL(location, 'http://localhost:3000').searchParams.get('error') : null
+      return { error, signedIn: [...jar.keys()].some((name) => name.endsWith('next-auth.session-token')) }
+    },
     /** What a page load reads: the session, or null once it has ended (next-auth then drops the cookie). */
     async session(): Promise<Session | null> {
       const body = (await call('session', 'GET')).body as Session | Record<string, never>

@@ -24,6 +24,13 @@ const actionLabels: Record<string, string> = {
   'sso.updated': 'Changed single sign-on',
   'sso.sign_in_refused': 'Refused single sign-on',
   'sso.recovery_sign_in': 'Signed in with password (SSO required)',
+  'two_factor.totp_enrolled': 'Set up an authenticator app',
+  'two_factor.totp_removed': 'Removed authenticator app',
+  'two_factor.recovery_codes_regenerated': 'Made new recovery codes',
+  'two_factor.recovery_code_used': 'Signed in with a recovery code',
+  'two_factor.policy_changed': 'Changed two-factor policy',
+  'two_factor.sign_in_locked': 'Sign-in stopped after wrong codes',
+  'user.factors_reset': 'Reset two-factor',
 }
 
 // A short reading of the entry's metadata; secrets are never recorded there.
@@ -55,6 +62,19 @@ function details(entry: AuditEntryView): string {
       return `${String(m.email ?? '')}: ${String(m.reason ?? '')}`
     case 'sso.recovery_sign_in':
       return `From ${String(m.address ?? '')}`
+    case 'two_factor.recovery_code_used':
+      return `${String(m.left ?? '?')} left · from ${String(m.address ?? '')}`
+    case 'two_factor.policy_changed': {
+      const side = (value: unknown) => {
+        const { policy, graceDays } = (value ?? {}) as { policy?: string; graceDays?: number }
+        return `${policy ?? '?'} (${graceDays ?? '?'} days' grace)`
+      }
+      return `${side(m.from)} → ${side(m.to)}`
+    }
+    case 'two_factor.sign_in_locked':
+      return `${String(m.attempts ?? '')} wrong codes from ${String(m.address ?? '')}`
+    case 'user.factors_reset':
+      return `Removed: ${list(m.removed) || 'nothing'} · ${String(m.ended_sessions ?? 0)} session(s) ended`
     case 'user.role_changed':
       return `${String(m.previous_role ?? '?')} → ${String(m.role ?? '?')}`
     default:

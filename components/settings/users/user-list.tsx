@@ -47,6 +47,7 @@ export function UserList({ currentUserId }: { currentUserId: string }) {
   const users = useQuery(trpc.users.list.queryOptions())
   const [status, setStatus] = useState<Status>(null)
   const [pending, setPending] = useState<UserView | null>(null)
+  const [resetting, setResetting] = useState<UserView | null>(null)
   const refresh = () => queryClient.invalidateQueries(trpc.users.list.queryFilter())
   const announce = (next: NonNullable<Status>) => setStatus({ ...next, focus: true })
 
@@ -64,6 +65,16 @@ export function UserList({ currentUserId }: { currentUserId: string }) {
       onSuccess: async (user) => {
         setPending(null)
         announce({ kind: 'success', text: `${user.name} was deactivated: signed out and their API keys no longer work.` })
+        await refresh()
+      },
+    }),
+  )
+
+  const resetFactors = useMutation(
+    trpc.users.resetSecondFactors.mutationOptions({
+      onSuccess: async () => {
+        announce({ kind: 'success', text: `${resetting?.name ?? 'The member'}’s two-factor sign-in was reset: they are signed out and sign in with their password alone until they set it up again.` })
+        setResetting(null)
         await refresh()
       },
     }),
@@ -106,7 +117,10 @@ export function UserList({ currentUserId }: { currentUserId: string }) {
                   </td>
                   <td data-label="Status">
                     {user.active ? (
-                      <span className={`${styles.badge} ${styles.ok}`}>Active</span>
+                      <>
+                        <span className={`${styles.badge} ${styles.ok}`}>Active</span>
+                        {user.hasSecondFactor && <div className={`${styles.small} muted`}>Two-factor on</div>}
+                      </>
                     ) : (
                       <>
                         <span className={`${styles.badge} ${styles.danger}`}>Deactivated</span>
@@ -127,6 +141,19 @@ export function UserList({ currentUserId }: { currentUserId: string }) {
                         }}
                       >
                         Deactivate
+                      </button>
+                    )}{' '}
+                    {user.active && user.hasSecondFactor && user.id !== currentUserId && (
+                      <button
+                        type="button"
+                        className="secondary"
+                        aria-label={`Reset two-factor of ${user.name}`}
+                        onClick={() => {
+                          resetFactors.reset()
+                          setResetting(user)
+                        }}
+                      >
+                        Reset two-factor
                       </button>
                     )}
                   </td>
@@ -149,6 +176,21 @@ export function UserList({ currentUserId }: { currentUserId: string }) {
         <p>
           {pending?.name} ({pending?.email}) is signed out on their next click and can no longer sign in. Every API key they own stops
           working at once. Their articles stay.
+        </p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={resetting !== null}
+        title={`Reset two-factor of ${resetting?.name ?? ''}?`}
+        confirmLabel="Reset two-factor"
+        busyLabel="Resetting…"
+        busy={resetFactors.isPending}
+        error={resetFactors.isError ? refusalMessage(resetFactors.error) : null}
+        onCancel={() => setResetting(null)}
+        onConfirm={() => resetting && resetFactors.mutate({ userId: resetting.id })}
+      >
+        <p>
+          Their authenticator app and recovery codes stop working and every session of theirs ends. They sign in with their password and set
+          two-factor up again. Do this only once you are sure who asked (lost phone).
         </p>
       </ConfirmDialog>
     </section>

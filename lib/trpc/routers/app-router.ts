@@ -7,6 +7,7 @@ import { deskRouter } from './desk-router.ts'
 import { newsroomRouter } from './newsroom-router.ts'
 import { securityRouter } from './security-router.ts'
 import { ssoRouter } from './sso-router.ts'
+import { twoFactorPolicyRouter } from './two-factor-policy-router.ts'
 import { usersRouter } from './users-router.ts'
 import { webhooksRouter } from './webhooks-router.ts'
 
@@ -23,6 +24,7 @@ export const appRouter = router({
   security: securityRouter,
   newsroom: newsroomRouter,
   sso: ssoRouter,
+  twoFactorPolicy: twoFactorPolicyRouter,
 })
 
 export type AppRouter = typeof appRouter

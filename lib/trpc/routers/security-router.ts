@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { changeOwnPassword } from '../../auth/change-password.ts'
 import { endOtherPortalSessions, endPortalSession, listPortalSessions, type PortalSessionSummary } from '../../auth/portal-sessions.ts'
 import { reauthenticateWithPassword, reauthenticationWindowMs } from '../../auth/recent-authentication.ts'
-import { changePasswordSchema, passkeyAssertionSchema, reauthenticateSchema, registerPasskeySchema, renamePasskeySchema } from '../../auth/security-schemas.ts'
+import { changePasswordSchema, confirmTotpSchema, passkeyAssertionSchema, reauthenticateSchema, registerPasskeySchema, renamePasskeySchema } from '../../auth/security-schemas.ts'
 import {
   listPasskeys,
   passkeyReauthenticationOptions,
@@ -13,6 +13,8 @@ import {
   renamePasskey,
   type PasskeySummary,
 } from '../../auth/passkeys.ts'
+import { secondFactorsOf } from '../../auth/second-factors.ts'
+import { confirmTotpEnrolment, reauthenticateWithTotp, regenerateRecoveryCodes, removeTotp, startTotpEnrolment } from '../../auth/two-factor.ts'
 import { DomainError } from '../../errors.ts'
 import { describeUserAgent } from '../../auth/user-agent.ts'
 import { domainInput } from '../domain-input.ts'
@@ -60,9 +62,12 @@ export const securityRouter = router({
 
   endOtherSessions: memberProcedure.mutation(async ({ ctx }) => ({ ended: await endOtherPortalSessions(ctx.actor, requireSession(ctx.session).id) })),
 
-  /** The sudo dialog's password check: the dangerous act is retried after it. */
+  /** The sudo dialog's check, the password or a code from the authenticator app: the dangerous act is retried after it. */
   reauthenticate: memberProcedure.input(domainInput(reauthenticateSchema)).mutation(async ({ ctx, input }) => {
-    const at = await reauthenticateWithPassword(ctx.actor, requireSession(ctx.session), input.password, ctx.clientAddress)
+    const session = requireSession(ctx.session)
+    const at = input.code
+      ? await reauthenticateWithTotp(ctx.actor, session, input.code, ctx.clientAddress)
+      : await reauthenticateWithPassword(ctx.actor, session, input.password ?? '', ctx.clientAddress)
     return validFor(at)
   }),
 
@@ -88,6 +93,25 @@ export const securityRouter = router({
     await removePasskey(ctx.actor, ctx.session, input.passkeyId)
     return { passkeyId: input.passkeyId }
   }),
+
+  /** The member's own second factors, and whether (and by when) the newsroom requires one of them. */
+  twoFactor: memberProcedure.query(async ({ ctx }) => ({
+    ...(await secondFactorsOf(ctx.actor.user.id)),
+    dueBy: ctx.secondFactorDueBy?.toISOString() ?? null,
+  })),
+
+  startTotp: memberProcedure.mutation(async ({ ctx }) => startTotpEnrolment(ctx.actor, ctx.member.email)),
+
+  /** The recovery codes are in this answer only. */
+  confirmTotp: memberProcedure.input(domainInput(confirmTotpSchema)).mutation(async ({ ctx, input }) => confirmTotpEnrolment(ctx.actor, ctx.session, input.code)),
+
+  removeTotp: memberProcedure.mutation(async ({ ctx }) => {
+    await removeTotp(ctx.actor, ctx.session)
+    return { removed: true }
+  }),
+
+  /** The new recovery codes are in this answer only. */
+  regenerateRecoveryCodes: memberProcedure.mutation(async ({ ctx }) => regenerateRecoveryCodes(ctx.actor, ctx.session)),
 
   changePassword: memberProcedure.input(domainInput(changePasswordSchema)).mutation(async ({ ctx, input }) =>
     changeOwnPassword(ctx.actor, requireSession(ctx.session), input, ctx.clientAddress),

@@ -1,0 +1,116 @@
+'use client'
+
+import { signIn } from 'next-auth/react'
+import { useRouter } from 'next/navigation'
+import { useState, type FormEvent } from 'react'
+import { PasskeySignInButton } from './passkey-sign-in-button'
+
+/**
+ * The second step of signing in: a code from the authenticator app or, after "use a recovery
+ * code", one of the ten recovery codes. The pending sign-in behind it lasts five minutes and
+ * five wrong codes; then the password is asked again (onRestart). A member with a passkey may
+ * answer with it instead; one with only passkeys sees no code field.
+ */
+export function SecondFactorStep({ pendingToken, withCode, withPasskey, onRestart }: { pendingToken: string; withCode: boolean; withPasskey: boolean; onRestart: (why: string) => void }) {
+  const router = useRouter()
+  const [recovery, setRecovery] = useState(false)
+  const [code, setCode] = useState('')
+  const [failure, setFailure] = useState<string | null>(null)
+  const [pending, setPending] = useState(false)
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault()
+    if (!code.trim()) return setFailure(recovery ? 'Enter one of your recovery codes.' : 'Enter the 6-digit code your authenticator app shows.')
+    setFailure(null)
+    setPending(true)
+    const result = await signIn('second-factor', { pendingToken, code, redirect: false })
+    setPending(false)
+    if (result && !result.error) {
+      router.replace('/')
+      router.refresh()
+      return
+    }
+    if (result?.error?.startsWith('SecondFactorWrong:')) {
+      const left = Number(result.error.slice('SecondFactorWrong:'.length))
+      setCode('')
+      setFailure(`That code is not right${recovery ? ', or was used already' : ''}. ${left} ${left === 1 ? 'try' : 'tries'} left.`)
+      return
+    }
+    if (result?.error === 'TooManySignInAttempts') return setFailure('Too many wrong codes or passwords. Wait a few minutes, then try again.')
+    onRestart('That sign-in expired or had too many wrong codes. Enter your e-mail and password again.')
+  }
+
+  const passkey = withPasskey && <PasskeySignInButton pendingToken={pendingToken} onExpired={() => onRestart('That sign-in expired. Enter your e-mail and password again.')} />
+  if (!withCode)
+    return (
+      <section aria-label="Second step of signing in">
+        <h2>Two-factor sign-in</h2>
+        <p className="muted">Confirm with your passkey.</p>
+        {passkey}
+      </section>
+    )
+
+  return (
+    <form method="post" onSubmit={submit} noValidate aria-label="Second step of signing in">
+      <h2>Two-factor sign-in</h2>
+      {failure && (
+        <p role="alert" className="alert error">
+          {failure}
+        </p>
+      )}
+      {recovery ? (
+        <>
+          <label htmlFor="second-factor-code">Recovery code</label>
+          <input
+            key="recovery"
+            id="second-factor-code"
+            type="text"
+            autoComplete="off"
+            autoCapitalize="none"
+            spellCheck={false}
+            autoFocus
+            placeholder="xxxxx-xxxxx"
+            value={code}
+            onChange={(event) => setCode(event.target.value)}
+          />
+          <p className="muted">Each recovery code works once.</p>
+        </>
+      ) : (
+        <>
+          <label htmlFor="second-factor-code">Code from your authenticator app</label>
+          <input
+            key="totp"
+            id="second-factor-code"
+            type="text"
+            inputMode="numeric"
+            pattern="[0-9 ]*"
+            autoComplete="one-time-code"
+            autoFocus
+            maxLength={7}
+            value={code}
+            onChange={(event) => setCode(event.target.value)}
+          />
+        </>
+      )}
+      <p>
+        <button type="submit" disabled={pending}>
+          {pending ? 'Checking…' : 'Verify'}
+        </button>
+      </p>
+      <p>
+        <button
+          type="button"
+          className="link-button"
+          onClick={() => {
+            setRecovery(!recovery)
+            setCode('')
+            setFailure(null)
+          }}
+        >
+          {recovery ? 'Use the code from my app' : 'Use a recovery code'}
+        </button>
+      </p>
+      {passkey}
+    </form>
+  )
+}

@@ -1,0 +1,212 @@
+import { createHash, randomBytes } from 'node:crypto'
+import QRCode from 'qrcode'
+import { consumeSignInAttempt } from '../api/rate-limit.ts'
+import { recordAudit } from '../audit.ts'
+import type { Prisma } from '../db/generated/client.ts'
+import { ConflictError, DomainError, NotFoundError, ValidationError } from '../errors.ts'
+import { createId } from '../ids.ts'
+import { logger } from '../ops/logger.ts'
+import { decryptSecret, encryptSecret } from '../security/secret-box.ts'
+import type { Actor } from '../tenancy/actor.ts'
+import { systemDb, tenantDb } from '../tenancy/tenant-db.ts'
+import { deletePasskeysOf } from './passkeys.ts'
+import { assertMemberCan } from './permissions.ts'
+import { endMemberSessions, type PortalSessionState } from './portal-sessions.ts'
+import { assertRecentlyAuthenticated, markSessionReauthenticated } from './recent-authentication.ts'
+import { generateTotpSecret, matchTotp, totpUri, toBase32 } from './totp.ts'
+
+type Member = Actor & { user: NonNullable<Actor['user']> }
+
+export const recoveryCodeCount = 10
+
+/** What enrolment shows: the QR code (an SVG data URL drawn here, never fetched) and the same key in text. */
+export type TotpEnrolment = { secret: string; uri: string; qrCode: string }
+
+function hashRecoveryCode(code: string): string {
+  return createHash('sha256').update(normaliseRecoveryCode(code)).digest('hex')
+}
+
+/** People type them with or without the dash, in either case. */
+function normaliseRecoveryCode(code: string): string {
+  return code.replace(/[\s-]/g, '').toLowerCase()
+}
+
+/** Ten new codes like `k3m9x-7qp2d` (50 random bits each); the plaintext exists only in the answer. */
+function newRecoveryCodes(): string[] {
+  return Array.from({ length: recoveryCodeCount }, () => {
+    const text = toBase32(randomBytes(7)).slice(0, 10).toLowerCase()
+    return `${text.slice(0, 5)}-${text.slice(5)}`
+  })
+}
+
+type RecoveryCodeWriter = {
+  recoveryCode: {
+    deleteMany(args: Prisma.RecoveryCodeDeleteManyArgs): PromiseLike<unknown>
+    createMany(args: Prisma.RecoveryCodeCreateManyArgs): PromiseLike<unknown>
+  }
+}
+
+async function replaceRecoveryCodes(tx: RecoveryCodeWriter, member: Member): Promise<string[]> {
+  const codes = newRecoveryCodes()
+  await tx.recoveryCode.deleteMany({ where: { userId: member.user.id } })
+  await tx.recoveryCode.createMany({ data: codes.map((code) => ({ id: createId('rcv'), tenantId: member.tenant.id, userId: member.user.id, codeHash: hashRecoveryCode(code) })) })
+  return codes
+}
+
+/**
+ * Step one of enrolment: a new key, kept unconfirmed (it is no factor until a code proves the
+ * app holds it). Starting again replaces an unconfirmed key; a confirmed one must be removed first.
+ */
+export async function startTotpEnrolment(member: Member, account: string): Promise<TotpEnrolment> {
+  const tdb = tenantDb(member.tenant.id)
+  const existing = await tdb.totpFactor.findUnique({ where: { userId: member.user.id }, select: { confirmedAt: true } })
+  if (existing?.confirmedAt) throw new ConflictError('precondition_failed', 'An authenticator app is already set up. Remove it first to set up another.')
+  const secret = generateTotpSecret()
+  await tdb.totpFactor.upsert({
+    where: { userId: member.user.id },
+    create: { userId: member.user.id, tenantId: member.tenant.id, secretEncrypted: encryptSecret(secret) },
+    update: { secretEncrypted: encryptSecret(secret), confirmedAt: null, lastUsedStep: null, createdAt: new Date() },
+  })
+  const uri = totpUri(secret, account, member.tenant.name)
+  const svg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })
+  return { secret, uri, qrCode: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}` }
+}
+
+/** Step two: a code from the app confirms the key; the ten recovery codes are made and returned, once. */
+export async function confirmTotpEnrolment(member: Member, session: PortalSessionState | null, code: string): Promise<{ recoveryCodes: string[] }> {
+  const tdb = tenantDb(member.tenant.id)
+  const factor = await tdb.totpFactor.findUnique({ where: { userId: member.user.id } })
+  if (!factor) throw new ConflictError('precondition_failed', 'Start the set-up again: no authenticator key is waiting for a code.')
+  if (factor.confirmedAt) throw new ConflictError('precondition_failed', 'An authenticator app is already set up.')
+  const step = matchTotp(decryptSecret(factor.secretEncrypted), code)
+  if (step === null) throw new ValidationError([{ field: 'code', message: 'That code does not match. Enter the 6 digits your app shows now.' }], 'That code does not match.')
+  const recoveryCodes = await tdb.$transaction(async (tx) => {
+    const { count } = await tx.totpFactor.updateMany({ where: { userId: member.user.id, confirmedAt: null }, data: { confirmedAt: new Date(), lastUsedStep: BigInt(step) } })
+    if (count === 0) throw new ConflictError('precondition_failed', 'An authenticator app is already set up.')
+    const codes = await replaceRecoveryCodes(tx, member)
+    await recordAudit(tx, { tenantId: member.tenant.id, actorId: member.user.id, action: 'two_factor.totp_enrolled', targetType: 'user', targetId: member.user.id, metadata: { recovery_codes: codes.length } })
+    return codes
+  })
+  // Proving the app is as good as the password for the next few minutes' dangerous acts.
+  if (session) await markSessionReauthenticated(session.id, member.user.id)
+  return { recoveryCodes }
+}
+
+/** Removes the member's authenticator app and recovery codes (sudo mode). */
+export async function removeTotp(member: Member, session: PortalSessionState | null): Promise<void> {
+  assertRecentlyAuthenticated(session)
+  await tenantDb(member.tenant.id).$transaction(async (tx) => {
+    const { count } = await tx.totpFactor.deleteMany({ where: { userId: member.user.id } })
+    if (count === 0) throw new NotFoundError('authenticator app', member.user.id)
+    await tx.recoveryCode.deleteMany({ where: { userId: member.user.id } })
+    await recordAudit(tx, { tenantId: member.tenant.id, actorId: member.user.id, action: 'two_factor.totp_removed', targetType: 'user', targetId: member.user.id })
+  })
+}
+
+/** Ten new recovery codes in place of the old ones, shown once (sudo mode). */
+export async function regenerateRecoveryCodes(member: Member, session: PortalSessionState | null): Promise<{ recoveryCodes: string[] }> {
+  assertRecentlyAuthenticated(session)
+  return tenantDb(member.tenant.id).$transaction(async (tx) => {
+    const factor = await tx.totpFactor.findFirst({ where: { userId: member.user.id, confirmedAt: { not: null } }, select: { userId: true } })
+    if (!factor) throw new ConflictError('precondition_failed', 'Set up an authenticator app first: recovery codes stand in for it.')
+    const recoveryCodes = await replaceRecoveryCodes(tx, member)
+    await recordAudit(tx, { tenantId: member.tenant.id, actorId: member.user.id, action: 'two_factor.recovery_codes_regenerated', targetType: 'user', targetId: member.user.id })
+    return { recoveryCodes }
+  })
+}
+
+/**
+ * Checks a TOTP code against the member's confirmed key and, if it matches, records its step
+ * so that code (and any older) is never accepted again. The step is written only if still
+ * newer than the last one, so two requests racing with the same code cannot both pass.
+ */
+export async function verifyTotp(userId: string, code: string): Promise<boolean> {
+  const factor = await systemDb().totpFactor.findUnique({ where: { userId } })
+  if (!factor?.confirmedAt) return false
+  let secret: string
+  try {
+    secret = decryptSecret(factor.secretEncrypted)
+  } catch (error) {
+    // The operator changed WEBHOOK_SECRET_KEY: no code can match; recovery codes or an admin's reset still work.
+    logger.error({ user: userId, error: (error as Error).message }, 'a TOTP key cannot be decrypted; the member needs a recovery code or an admin reset of their factors')
+    return false
+  }
+  const step = matchTotp(secret, code, { lastUsedStep: factor.lastUsedStep === null ? null : Number(factor.lastUsedStep) })
+  if (step === null) return false
+  const { count } = await systemDb().totpFactor.updateMany({
+    where: { userId, confirmedAt: { not: null }, OR: [{ lastUsedStep: null }, { lastUsedStep: { lt: BigInt(step) } }] },
+    data: { lastUsedStep: BigInt(step) },
+  })
+  return count === 1
+}
+
+/** Uses up one of the member's recovery codes, if the code is one of theirs and unused; audited with how many are left. */
+export async function redeemRecoveryCode(user: { id: string; tenantId: string }, code: string, address: string): Promise<boolean> {
+  if (normaliseRecoveryCode(code).length !== 10) return false
+  return systemDb().$transaction(async (tx) => {
+    const { count } = await tx.recoveryCode.updateMany({ where: { userId: user.id, codeHash: hashRecoveryCode(code), usedAt: null }, data: { usedAt: new Date() } })
+    if (count === 0) return false
+    const left = await tx.recoveryCode.count({ where: { userId: user.id, usedAt: null } })
+    await recordAudit(tx, { tenantId: user.tenantId, actorId: user.id, action: 'two_factor.recovery_code_used', targetType: 'user', targetId: user.id, metadata: { left, address: address.slice(0, 64) } })
+    return true
+  })
+}
+
+/** The second step of a sign-in: a TOTP code, or else one of the recovery codes (used once). */
+export async function verifySecondFactorCode(user: { id: string; tenantId: string }, code: string, address: string): Promise<'totp' | 'recovery_code' | null> {
+  const trimmed = code.trim()
+  if (/^\d{3}\s?\d{3}$/.test(trimmed)) return (await verifyTotp(user.id, trimmed)) ? 'totp' : null
+  return (await redeemRecoveryCode(user, trimmed, address)) ? 'recovery_code' : null
+}
+
+/**
+ * Sudo mode with the authenticator app instead of the password: the same limits as the
+ * password (a session left open cannot be used to guess codes), then the session is marked.
+ */
+export async function reauthenticateWithTotp(member: Member, session: PortalSessionState, code: string, address: string): Promise<Date> {
+  const user = await systemDb().user.findUnique({ where: { id: member.user.id }, select: { email: true, active: true } })
+  if (!user?.active) throw new DomainError('forbidden', 'Your account is deactivated.')
+  const decision = await consumeSignInAttempt(user.email, address)
+  if (!decision.allowed) throw new DomainError('rate_limited', `Too many wrong codes; try again in ${decision.retryAfterSeconds} s.`)
+  if (!(await verifyTotp(member.user.id, code))) throw new ValidationError([{ field: 'code', message: 'That code does not match, or was used already. Enter the code your app shows now.' }], 'That code does not match, or was used already.')
+  await decision.succeeded()
+  return markSessionReauthenticated(session.id, member.user.id)
+}
+
+type FactorResetWriter = RecoveryCodeWriter & {
+  totpFactor: { deleteMany(args: Prisma.TotpFactorDeleteManyArgs): PromiseLike<{ count: number }> }
+  passkey: { deleteMany(args: Prisma.PasskeyDeleteManyArgs): PromiseLike<{ count: number }> }
+  pendingSignIn: { deleteMany(args: Prisma.PendingSignInDeleteManyArgs): PromiseLike<unknown> }
+  portalSession: { updateMany(args: Prisma.PortalSessionUpdateManyArgs): PromiseLike<{ count: number }> }
+  auditEntry: { create(args: { data: Prisma.AuditEntryUncheckedCreateInput }): PromiseLike<unknown> }
+}
+
+/**
+ * An admin's reset of a member's second factors, inside the caller's transaction: every
+ * factor and recovery code goes, any half-done sign-in with them dies, and all the member's
+ * sessions end at their next request (whoever held the lost phone may hold a session too).
+ * The member signs in with the password and sets a factor up again. One kind per line, so
+ * passkeys are one more deleteMany here.
+ */
+export async function resetSecondFactors(tx: FactorResetWriter, actor: Member, userId: string): Promise<{ endedSessions: number; removed: string[] }> {
+  const removed: string[] = []
+  if ((await tx.totpFactor.deleteMany({ where: { userId } })).count > 0) removed.push('totp')
+  if ((await deletePasskeysOf(tx, userId)) > 0) removed.push('passkeys')
+  await tx.recoveryCode.deleteMany({ where: { userId } })
+  await tx.pendingSignIn.deleteMany({ where: { userId } })
+  const endedSessions = await endMemberSessions(tx, userId, 'factors_reset')
+  await recordAudit(tx, { tenantId: actor.tenant.id, actorId: actor.user.id, action: 'user.factors_reset', targetType: 'user', targetId: userId, metadata: { removed, ended_sessions: endedSessions } })
+  return { endedSessions, removed }
+}
+
+/** Settings → Members: "Reset two-factor" (admins, sudo mode). */
+export async function resetMemberSecondFactors(actor: Actor, session: PortalSessionState | null, userId: string): Promise<{ endedSessions: number; removed: string[] }> {
+  assertMemberCan(actor, 'admin')
+  assertRecentlyAuthenticated(session)
+  const tdb = tenantDb(actor.tenant.id)
+  return tdb.$transaction(async (tx) => {
+    const member = await tx.user.findUnique({ where: { id: userId }, select: { id: true } })
+    if (!member) throw new NotFoundError('user', userId)
+    return resetSecondFactors(tx, actor, userId)
+  })
+}
