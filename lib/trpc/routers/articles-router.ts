@@ -150,10 +150,12 @@ export const articlesRouter = router({
       return { article: toArticleRecord(outcome.article), scheduled: outcome.scheduled }
     }),
 
-  /** Approve and publish an article in review in one action: two recorded moves, the same rules. */
+  /** Approve and publish an article in review in one action: two recorded moves, the same rules; a note goes with the publication. */
   approveAndPublish: memberProcedure
-    .input(domainInput(articleId.extend({ version })))
-    .mutation(async ({ ctx, input }) => toArticleRecord(await approveAndPublish(ctx.actor, input.article_id, { expectedVersion: input.version }))),
+    .input(domainInput(articleId.extend({ version, note: transitionArticleSchema.shape.note })))
+    .mutation(async ({ ctx, input }) =>
+      toArticleRecord(await approveAndPublish(ctx.actor, input.article_id, { expectedVersion: input.version, ...(input.note !== undefined && { note: input.note }) })),
+    ),
 
   cancelSchedule: memberProcedure
     .input(domainInput(articleId.extend({ version })))
