@@ -12,11 +12,12 @@ import pg from 'pg'
 import { runPrisma } from '../scripts/run-prisma.ts'
 import { sampleMemory, type MemorySampler } from './process-memory.ts'
 import { connections, load, seconds, waitFor } from './load.ts'
-import { formatReport, formatRequestLogCost, formatRows, type BenchRow } from './report.ts'
+import { formatEditorAwarenessHttp, formatReport, formatRequestLogCost, formatRows, type BenchRow } from './report.ts'
 import { startCommand } from '../scripts/start-command.ts'
 import { runJsonScript } from './json-script.ts'
 import type { EditorAwarenessCost } from './report.ts'
 import { measureRequestLogCost, type RequestLogCost } from './request-log-cost.ts'
+import { measureEditorAwarenessHttp, type EditorAwarenessHttp } from './editor-awareness-http.ts'
 import { cpuPerRequest, cpuSnapshot } from './process-cpu.ts'
 
 const adminUrl = process.env.BENCH_DATABASE_ADMIN_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test'
@@ -161,6 +162,21 @@ async function main() {
       log('request log cost: GET /v1/articles/{id} with recording on and off, in turns')
       requestLogCost = await measureRequestLogCost({ serviceEnv, port: appPort + 2, token: big!.token, path: `/v1/articles/${sampleId}`, children })
     }
+    // BENCH_ONLY='open editors' measures this part alone, and writes its own results file.
+    let editorAwarenessHttp: EditorAwarenessHttp | undefined
+    if (!only || only.test('open editors')) {
+      log('open editors: GET /v1/articles/{id} with and without 200 open portal editors, in turns, on fresh servers')
+      editorAwarenessHttp = await measureEditorAwarenessHttp({ serviceEnv, port: appPort + 4, token: big!.token, tenantId: big!.id, path: `/v1/articles/${sampleId}`, children, log })
+      if (only) {
+        const stamp = new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-')
+        const machine = { cores: (await import('node:os')).cpus().length, node: process.version }
+        const report = `# Open editors' cost, ${stamp} (${machine.cores} cores, Node ${machine.node}, ${articleCount.toLocaleString('en')} articles)\n\n${formatEditorAwarenessHttp(editorAwarenessHttp)}\n`
+        mkdirSync(path.resolve('bench/results'), { recursive: true })
+        writeFileSync(path.resolve(`bench/results/editors-${stamp}.md`), report)
+        writeFileSync(path.resolve(`bench/results/editors-${stamp}.json`), JSON.stringify(editorAwarenessHttp, null, 2) + '\n')
+        log(`results written to bench/results/editors-${stamp}.{md,json}`)
+      }
+    }
     await measure('GET /v1/articles?tag=tag-7', 'service', { method: 'GET', path: '/v1/articles?tag=tag-7&limit=50' })
     await measure('GET /v1/articles?status+department+published range', 'service', {
       method: 'GET',
@@ -237,6 +253,7 @@ async function main() {
     if (only) {
       console.log('\n' + formatRows(rows))
       if (requestLogCost) console.log('\n' + formatRequestLogCost(requestLogCost))
+      if (editorAwarenessHttp) console.log('\n' + formatEditorAwarenessHttp(editorAwarenessHttp))
       return
     }
 
@@ -279,7 +296,7 @@ async function main() {
     log(`embedded store: the production server on PGlite with ${embeddedArticleCount.toLocaleString('en')} articles`)
     const embedded = await measureEmbeddedStore()
 
-    const summary = { machine: { cores: (await import('node:os')).cpus().length, node: process.version }, connections, seconds, articles: articleCount, rows, embedded, bulk, fanOut, soak: { ...soak, rssStartMb: soakStart, rssEndMb: soakEnd, peakRssMb: memory.peakMb() }, authOverhead, requestLogCost, editorAwareness }
+    const summary = { machine: { cores: (await import('node:os')).cpus().length, node: process.version }, connections, seconds, articles: articleCount, rows, embedded, bulk, fanOut, soak: { ...soak, rssStartMb: soakStart, rssEndMb: soakEnd, peakRssMb: memory.peakMb() }, authOverhead, requestLogCost, editorAwareness, editorAwarenessHttp }
     const report = formatReport(summary)
     console.log('\n' + report)
     const resultsDir = path.resolve('bench/results')

@@ -1,0 +1,177 @@
+/**
+ * Open editors, as the portal's article page makes them (components/articles/use-edit-lease.ts),
+ * run as their own process so they share no CPU budget with the bench or the load generator:
+ * `tsx bench/open-editors.ts <config.json>` prints what they asked and were answered, as JSON.
+ *
+ * Each editor is one browser signed in to the portal (its own session cookie and keep-alive
+ * connection) with one article open and unsaved edits in it, the worst case: it claimed the
+ * article's edit lease with its first keystroke (`articles.lease`), renews it every
+ * `leaseHeartbeatSeconds`, and asks `articles.watch` every `watchIntervalSeconds` with the
+ * generation it last saw, through tRPC's batch link with the portal's header, exactly as the
+ * page's code sends them. The editors' phases are spread evenly over each interval, as the
+ * moments people opened their pages are. When the run ends each releases its lease, as
+ * leaving the page does.
+ */
+import http from 'node:http'
+import { readFileSync } from 'node:fs'
+import { leaseHeartbeatSeconds, watchIntervalSeconds } from '../lib/articles/lease-timing.ts'
+
+export type OpenEditorsConfig = {
+  url: string
+  /** One per editor: its session cookie (`name=value`) and the article it has open. */
+  editors: { cookie: string; articleId: string }[]
+  /** Time to open the pages, claim the leases and see every claim once (not counted). */
+  rampSeconds: number
+  /** The counted time after the ramp; the editors then release their leases and the process prints. */
+  steadySeconds: number
+}
+
+export type OpenEditorsResult = {
+  editors: number
+  steadySeconds: number
+  /** Counted in the steady phase only. */
+  watches: number
+  unchanged: number
+  renewals: number
+  /** Renewals that found someone else holding the lease, and answers that were not 200. */
+  lost: number
+  errors: number
+  watchP50Ms: number
+  watchP99Ms: number
+  /** This process's CPU over the whole run (it shares the machine's cores with the service). */
+  cpuMs: number
+}
+
+type Answer = { status: number; body: string }
+
+function editorClient(url: URL, cookieAtStart: string) {
+  // A browser keeps its connection to the portal open between polls.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+  let cookie = cookieAtStart
+  const send = (method: 'GET' | 'POST', path: string, body?: string) =>
+    new Promise<Answer>((resolve, reject) => {
+      const request = http.request(
+        {
+          host: url.hostname,
+          port: url.port,
+          method,
+          path,
+          agent,
+          headers: {
+            cookie,
+            // httpBatchLink's header on every portal request (lib/security/same-origin.ts).
+            'x-newsroom-portal': '1',
+            accept: '*/*',
+            ...(body !== undefined && { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }),
+          },
+        },
+        (response) => {
+          let text = ''
+          response.setEncoding('utf8')
+          response.on('data', (chunk: string) => (text += chunk))
+          response.on('end', () => {
+            // next-auth slides the session along: a browser keeps the newer cookie.
+            for (const set of response.headers['set-cookie'] ?? []) {
+              const pair = set.split(';', 1)[0]!
+              if (pair.split('=', 1)[0] === cookie.split('=', 1)[0] && pair.length > pair.indexOf('=') + 1) cookie = pair
+            }
+            resolve({ status: response.statusCode ?? 0, body: text })
+          })
+        },
+      )
+      request.on('error', reject)
+      if (body !== undefined) request.write(body)
+      request.end()
+    })
+  return { send, close: () => agent.destroy() }
+}
+
+/** tRPC's batch link: one call, input keyed "0", answered as a one-element array. */
+const query = (procedure: string, input: unknown) => `/api/trpc/${procedure}?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: input }))}`
+const mutation = (procedure: string) => `/api/trpc/${procedure}?batch=1`
+const data = <T>(answer: Answer) => (JSON.parse(answer.body) as [{ result: { data: T } }])[0].result.data
+
+export async function runOpenEditors(config: OpenEditorsConfig): Promise<OpenEditorsResult> {
+  const url = new URL(config.url)
+  const watchMs = watchIntervalSeconds * 1000
+  const heartbeatMs = leaseHeartbeatSeconds * 1000
+  const rampMs = config.rampSeconds * 1000
+  const cpuAtStart = process.cpuUsage()
+  const started = performance.now()
+  const steadyFrom = started + rampMs
+  const stopAt = steadyFrom + config.steadySeconds * 1000
+  const counted = () => {
+    const now = performance.now()
+    return now >= steadyFrom && now < stopAt
+  }
+  const result = { watches: 0, unchanged: 0, renewals: 0, lost: 0, errors: 0 }
+  const latencies: number[] = []
+  const timers: NodeJS.Timeout[] = []
+
+  const clients = config.editors.map((editor, index) => {
+    const client = editorClient(url, editor.cookie)
+    let generation: string | undefined
+    const fraction = index / config.editors.length
+    const watch = async () => {
+      const asked = performance.now()
+      const answer = await client.send('GET', query('articles.watch', { article_id: editor.articleId, ...(generation && { generation }) }))
+      if (!counted()) {
+        if (answer.status === 200) generation = data<{ generation: string | null }>(answer).generation ?? undefined
+        return
+      }
+      latencies.push(performance.now() - asked)
+      result.watches++
+      if (answer.status !== 200) return void result.errors++
+      const seen = data<{ unchanged: boolean; generation: string | null }>(answer)
+      if (seen.unchanged) result.unchanged++
+      generation = seen.generation ?? undefined
+    }
+    const renew = async () => {
+      const answer = await client.send('POST', mutation('articles.lease'), JSON.stringify({ 0: { article_id: editor.articleId, take_over: false } }))
+      if (!counted()) return
+      result.renewals++
+      if (answer.status !== 200) return void result.errors++
+      if (!data<{ mine: boolean }>(answer).mine) result.lost++
+    }
+    const failed = () => {
+      if (counted()) result.errors++
+    }
+    // The page opens (its first poll), the first keystroke claims the lease; then the intervals run.
+    timers.push(
+      setTimeout(() => {
+        renew().catch(failed)
+        timers.push(setInterval(() => void watch().catch(failed), watchMs))
+      }, fraction * watchMs),
+    )
+    timers.push(
+      setTimeout(() => {
+        void renew().catch(failed)
+        timers.push(setInterval(() => void renew().catch(failed), heartbeatMs))
+      }, rampMs + fraction * heartbeatMs),
+    )
+    return { client, editor }
+  })
+
+  await new Promise((resolve) => setTimeout(resolve, stopAt - performance.now()))
+  for (const timer of timers) clearTimeout(timer)
+  // Leaving the page releases the lease (a keepalive request), so the next run finds the articles free.
+  await Promise.all(clients.map(({ client, editor }) => client.send('POST', mutation('articles.releaseLease'), JSON.stringify({ 0: { article_id: editor.articleId } })).catch(() => undefined)))
+  for (const { client } of clients) client.close()
+  latencies.sort((a, b) => a - b)
+  const percentile = (share: number) => (latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * share))]! * 10) / 10 : 0)
+  const cpu = process.cpuUsage(cpuAtStart)
+  return {
+    editors: config.editors.length,
+    steadySeconds: config.steadySeconds,
+    ...result,
+    watchP50Ms: percentile(0.5),
+    watchP99Ms: percentile(0.99),
+    cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+  }
+}
+
+if (process.argv[1]?.endsWith('open-editors.ts') && process.argv[2]) {
+  const config = JSON.parse(readFileSync(process.argv[2], 'utf8')) as OpenEditorsConfig
+  process.stdout.write(JSON.stringify(await runOpenEditors(config)) + '\n')
+  process.exit(0)
+}
