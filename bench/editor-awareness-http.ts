@@ -19,6 +19,8 @@ export type EditorAwarenessRound = {
   cpu: { without: CpuShares; with: CpuShares }
   /** The editors alone (no other load): CPU spent per second, in ms, by each process. */
   idle: { serverMsPerSecond: number; postgresMsPerSecond: number; redisMsPerSecond: number }
+  /** Nobody at all (no editors, no load): what the processes spend per second anyway (timers, the outbox sweeper). */
+  quiet: { serverMsPerSecond: number; postgresMsPerSecond: number; redisMsPerSecond: number }
   /** What the editors asked during that window and how they were answered. */
   editors: OpenEditorsResult
 }
@@ -31,6 +33,7 @@ const turnSeconds = 10
 // Long enough for every page to open, claim its lease (each claim advances the newsroom's
 // generation) and see the last claim once: two poll intervals after the last claim.
 const rampSeconds = 8
+const quietSeconds = 5
 const password = 'open-editor-bench-password'
 
 /**
@@ -75,7 +78,7 @@ export async function measureEditorAwarenessHttp(options: {
   if (drafts.length < editors) throw new Error(`only ${drafts.length} drafts for ${editors} editors`)
 
   const result: EditorAwarenessHttp = { editors, turnSeconds, rounds: [] }
-  let cookies: string[] = []
+  const cookies: string[] = []
   try {
     for (let round = 0; round < rounds; round++) {
       const server = await start()
@@ -86,8 +89,17 @@ export async function measureEditorAwarenessHttp(options: {
           for (const person of people) cookies.push(await signIn(url, person.email))
         }
         await load({ url, token: options.token, method: 'GET', path: options.path, duration: 3 })
+        const quietFrom = cpuSnapshot(server.child.pid!)
+        const quietStarted = performance.now()
+        await new Promise((resolve) => setTimeout(resolve, quietSeconds * 1000))
+        const quiet = cpuPerRequest(quietFrom, cpuSnapshot(server.child.pid!), 1_000)
+        const quietElapsed = (performance.now() - quietStarted) / 1000
         const turns = round % 2 === 0 ? (['without', 'with'] as const) : (['with', 'without'] as const)
-        const measured: Partial<EditorAwarenessRound> = { cpu: {} as EditorAwarenessRound['cpu'] }
+        const perQuietSecond = (spent: number) => Math.round((spent / quietElapsed) * 10) / 10
+        const measured: Partial<EditorAwarenessRound> = {
+          cpu: {} as EditorAwarenessRound['cpu'],
+          quiet: { serverMsPerSecond: perQuietSecond(quiet.server), postgresMsPerSecond: perQuietSecond(quiet.postgres), redisMsPerSecond: perQuietSecond(quiet.redis) },
+        }
         for (const turn of turns) {
           if (turn === 'without') {
             const before = cpuSnapshot(server.child.pid!)
@@ -120,7 +132,7 @@ export async function measureEditorAwarenessHttp(options: {
         const last = result.rounds.at(-1)!
         options.log(
           `open editors, round ${round + 1}/${rounds}: get-by-id ${Math.round(last.without)} req/s without, ${Math.round(last.with)} with; ` +
-            `editors alone ${last.idle.serverMsPerSecond} ms/s of service CPU, ${last.editors.watches} polls (${last.editors.unchanged} unchanged), ${last.editors.renewals} renewals, ${last.editors.errors} errors`,
+            `editors alone ${last.idle.serverMsPerSecond} ms/s of service CPU (nobody: ${last.quiet.serverMsPerSecond}), ${last.editors.watches} polls (${last.editors.unchanged} unchanged), ${last.editors.renewals} renewals, ${last.editors.errors} errors`,
         )
       } finally {
         await server.stop()

@@ -180,9 +180,12 @@ export function formatEditorAwarenessHttp(cost: EditorAwarenessHttp): string {
   const requestsPerSecond = rounds.map((round) => (round.editors.watches + round.editors.renewals) / round.editors.steadySeconds)
   const watchesPerSecond = median(rounds.map((round) => round.editors.watches / round.editors.steadySeconds))
   const renewalsPerSecond = median(rounds.map((round) => round.editors.renewals / round.editors.steadySeconds))
-  const serverMs = median(rounds.map((round) => round.idle.serverMsPerSecond))
-  const postgresMs = median(rounds.map((round) => round.idle.postgresMsPerSecond))
-  const redisMs = median(rounds.map((round) => round.idle.redisMsPerSecond))
+  // What the editors add: each round's CPU with the editors alone less the same server's with nobody at all.
+  const added = (key: keyof EditorAwarenessHttp['rounds'][number]['idle']) => round(median(rounds.map((each) => each.idle[key] - (each.quiet?.[key] ?? 0))))
+  const serverMs = added('serverMsPerSecond')
+  const postgresMs = added('postgresMsPerSecond')
+  const redisMs = added('redisMsPerSecond')
+  const quietServerMs = median(rounds.map((each) => each.quiet?.serverMsPerSecond ?? 0))
   const perWatcher = (ms: number) => Math.round((ms * 1000) / editors)
   const watches = rounds.reduce((total, round) => total + round.editors.watches, 0)
   const unchanged = rounds.reduce((total, round) => total + round.editors.unchanged, 0)
@@ -192,7 +195,7 @@ export function formatEditorAwarenessHttp(cost: EditorAwarenessHttp): string {
     `Open editors through HTTP (${editors} signed-in portal sessions, each with its own draft open and unsaved edits, as the article page polls and renews: ` +
     `tRPC \`articles.watch\` every 3 s with the generation last seen, \`articles.lease\` every 30 s; ${rounds.length} fresh servers, turns ${cost.turnSeconds} s, order alternating): ` +
     `${round(rps)} requests/s (${round(watchesPerSecond)} polls, ${round(renewalsPerSecond)} renewals; ${((unchanged / Math.max(1, watches)) * 100).toFixed(1)}% of polls answered "unchanged"; ${errors} errors or lost leases). ` +
-    `Editors alone, median of rounds: service ${serverMs} ms of CPU per second, ${perWatcher(serverMs)} µs per second per watcher (${Math.round((serverMs * 1000) / Math.max(1, rps))} µs per request); ` +
+    `Editors alone, median of rounds, less what each server spent with nobody at all (service ${quietServerMs} ms/s): service ${serverMs} ms of CPU per second, ${perWatcher(serverMs)} µs per second per watcher (${Math.round((serverMs * 1000) / Math.max(1, rps))} µs per request); ` +
     `PostgreSQL ${postgresMs} ms/s (${perWatcher(postgresMs)} µs/s per watcher), Redis ${redisMs} ms/s (${perWatcher(redisMs)} µs/s per watcher). ` +
     `GET /v1/articles/{id} (cache warm) with the editors open ${figures(withEditors)} req/s, without ${figures(without)} req/s: ` +
     `the editors cost ${(moved.mean * 100).toFixed(1)}% ± ${(moved.twoStandardErrors * 100).toFixed(1)}% of its throughput (mean of the rounds' differences, ± two standard errors; target < 5%). ` +
