@@ -29,7 +29,7 @@ export type EditorAwarenessHttp = { editors: number; turnSeconds: number; rounds
 
 const editors = Number(process.env.BENCH_EDITORS ?? 200)
 const rounds = Number(process.env.BENCH_EDITOR_ROUNDS ?? 6)
-const turnSeconds = 10
+const turnSeconds = Number(process.env.BENCH_EDITOR_TURN_SECONDS ?? 10)
 // Long enough for every page to open, claim its lease (each claim advances the newsroom's
 // generation) and see the last claim once: two poll intervals after the last claim.
 const rampSeconds = 8
@@ -108,8 +108,9 @@ export async function measureEditorAwarenessHttp(options: {
             measured.cpu!.without = { ...cpuPerRequest(before, cpuSnapshot(server.child.pid!), answer.requests), loadGenerator: Math.round((answer.cpuMs * 1000) / Math.max(1, answer.requests)) }
             continue
           }
-          // The editors open their pages, then get-by-id runs beside them, then they run alone.
-          const config = { url, editors: cookies.map((cookie, index) => ({ cookie, articleId: drafts[index]! })), rampSeconds, steadySeconds: turnSeconds * 2 + 1 }
+          // The editors open their pages, then get-by-id runs beside them, then they run alone; they
+          // keep going a few seconds past both (the load generator takes a moment to start).
+          const config = { url, editors: cookies.map((cookie, index) => ({ cookie, articleId: drafts[index]! })), rampSeconds, steadySeconds: turnSeconds * 2 + 5 }
           const configFile = path.join(mkdtempSync(path.join(tmpdir(), 'bench-editors-')), 'editors.json')
           writeFileSync(configFile, JSON.stringify(config))
           const editorsDone = runJsonScript<OpenEditorsResult>('bench/open-editors.ts', { args: [configFile] })
