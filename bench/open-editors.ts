@@ -6,9 +6,9 @@
  * Each editor is one browser signed in to the portal (its own session cookie and keep-alive
  * connection) with one article open and unsaved edits in it, the worst case: it claimed the
  * article's edit lease with its first keystroke (`articles.lease`), renews it every
- * `leaseHeartbeatSeconds`, and asks `articles.watch` every `watchIntervalSeconds` with the
- * generation it last saw, through tRPC's batch link with the portal's header, exactly as the
- * page's code sends them. The editors' phases are spread evenly over each interval, as the
+ * `leaseHeartbeatSeconds` through tRPC's batch link with the portal's header, and polls
+ * GET /api/articles/{id}/watch every `watchIntervalSeconds` with the ETag it last saw as
+ * If-None-Match (304 while unchanged), exactly as the page's code sends them. The editors' phases are spread evenly over each interval, as the
  * moments people opened their pages are. When the run ends each releases its lease, as
  * leaving the page does.
  */
@@ -42,13 +42,13 @@ export type OpenEditorsResult = {
   cpuMs: number
 }
 
-type Answer = { status: number; body: string }
+type Answer = { status: number; body: string; etag?: string }
 
 function editorClient(url: URL, cookieAtStart: string) {
   // A browser keeps its connection to the portal open between polls.
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
   let cookie = cookieAtStart
-  const send = (method: 'GET' | 'POST', path: string, body?: string) =>
+  const send = (method: 'GET' | 'POST', path: string, body?: string, extra: Record<string, string> = {}) =>
     new Promise<Answer>((resolve, reject) => {
       const request = http.request(
         {
@@ -59,9 +59,10 @@ function editorClient(url: URL, cookieAtStart: string) {
           agent,
           headers: {
             cookie,
-            // httpBatchLink's header on every portal request (lib/security/same-origin.ts).
-            'x-newsroom-portal': '1',
+            // httpBatchLink's header on every tRPC request (lib/security/same-origin.ts); the watch poll's plain fetch sends none.
+            ...(path.startsWith('/api/trpc/') && { 'x-newsroom-portal': '1' }),
             accept: '*/*',
+            ...extra,
             ...(body !== undefined && { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }),
           },
         },
@@ -75,7 +76,7 @@ function editorClient(url: URL, cookieAtStart: string) {
               const pair = set.split(';', 1)[0]!
               if (pair.split('=', 1)[0] === cookie.split('=', 1)[0] && pair.length > pair.indexOf('=') + 1) cookie = pair
             }
-            resolve({ status: response.statusCode ?? 0, body: text })
+            resolve({ status: response.statusCode ?? 0, body: text, etag: response.headers.etag })
           })
         },
       )
@@ -110,21 +111,21 @@ export async function runOpenEditors(config: OpenEditorsConfig): Promise<OpenEdi
 
   const clients = config.editors.map((editor, index) => {
     const client = editorClient(url, editor.cookie)
-    let generation: string | undefined
+    // The ETag of the last 200, sent back as If-None-Match (use-edit-lease.ts).
+    let etag: string | undefined
     const fraction = index / config.editors.length
     const watch = async () => {
       const asked = performance.now()
-      const answer = await client.send('GET', query('articles.watch', { article_id: editor.articleId, ...(generation && { generation }) }))
-      if (!counted()) {
-        if (answer.status === 200) generation = data<{ generation: string | null }>(answer).generation ?? undefined
-        return
+      const answer = await client.send('GET', `/api/articles/${encodeURIComponent(editor.articleId)}/watch`, undefined, etag ? { 'if-none-match': etag } : {})
+      if (answer.status === 200) {
+        JSON.parse(answer.body)
+        etag = answer.etag
       }
+      if (!counted()) return
       latencies.push(performance.now() - asked)
       result.watches++
-      if (answer.status !== 200) return void result.errors++
-      const seen = data<{ unchanged: boolean; generation: string | null }>(answer)
-      if (seen.unchanged) result.unchanged++
-      generation = seen.generation ?? undefined
+      if (answer.status === 304) result.unchanged++
+      else if (answer.status !== 200) result.errors++
     }
     const renew = async () => {
       const answer = await client.send('POST', mutation('articles.lease'), JSON.stringify({ 0: { article_id: editor.articleId, take_over: false } }))

@@ -25,7 +25,6 @@ import { memberProcedure, router } from '../init.ts'
 import { pageRecord } from '../../pagination.ts'
 import { can } from '../../auth/permissions.ts'
 import { claimEditLease, releaseEditLease, type ArticleLock } from '../../articles/edit-lease.ts'
-import { watchArticle } from '../../articles/watch-article.ts'
 import { addArticleNote, listArticleNotes } from '../../articles/article-notes.ts'
 import { createPreviewLink, listPreviewLinks, revokePreviewLink } from '../../articles/preview-links.ts'
 import { createPreviewLinkSchema } from '../../articles/preview-link-schemas.ts'
@@ -93,11 +92,6 @@ export const articlesRouter = router({
     }),
 
   releaseLease: memberProcedure.input(domainInput(articleId)).mutation(({ ctx, input }) => releaseEditLease(ctx.actor, input.article_id)),
-
-  /** What an open page polls: "unchanged" for the newsroom generation it knew, else the article's version, state and lease. */
-  watch: memberProcedure
-    .input(domainInput(articleId.extend({ generation: z.string().max(64).optional() })))
-    .query(({ ctx, input }) => watchArticle(ctx.actor, input.article_id, input.generation)),
 
   notes: memberProcedure
     .input(domainInput(articleId.extend(listNotesQuerySchema.shape)))
