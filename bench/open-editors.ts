@@ -5,11 +5,11 @@
  *
  * Each editor is one browser signed in to the portal (its own session cookie and keep-alive
  * connection) with one article open and unsaved edits in it, the worst case: it claimed the
- * article's edit lease with its first keystroke (`articles.lease`), renews it every
- * `leaseHeartbeatSeconds` through tRPC's batch link with the portal's header, and polls
+ * article's edit lease with its first keystroke (POST /api/articles/{id}/lease with the portal's
+ * header), renews it every `leaseHeartbeatSeconds` the same way, and polls
  * GET /api/articles/{id}/watch every `watchIntervalSeconds` with the ETag it last saw as
- * If-None-Match (304 while unchanged), exactly as the page's code sends them. The editors' phases are spread evenly over each interval, as the
- * moments people opened their pages are. When the run ends each releases its lease, as
+ * If-None-Match (304 while unchanged), exactly as the page's code sends them. The editors'
+ * phases are spread evenly over each interval, as the moments people opened their pages are. When the run ends each releases its lease, as
  * leaving the page does.
  */
 import http from 'node:http'
@@ -87,10 +87,8 @@ function editorClient(url: URL, cookieAtStart: string) {
   return { send, close: () => agent.destroy() }
 }
 
-/** tRPC's batch link: one call, input keyed "0", answered as a one-element array. */
-const query = (procedure: string, input: unknown) => `/api/trpc/${procedure}?batch=1&input=${encodeURIComponent(JSON.stringify({ 0: input }))}`
+/** tRPC's batch link: one call, input keyed "0". */
 const mutation = (procedure: string) => `/api/trpc/${procedure}?batch=1`
-const data = <T>(answer: Answer) => (JSON.parse(answer.body) as [{ result: { data: T } }])[0].result.data
 
 export async function runOpenEditors(config: OpenEditorsConfig): Promise<OpenEditorsResult> {
   const url = new URL(config.url)
@@ -128,11 +126,11 @@ export async function runOpenEditors(config: OpenEditorsConfig): Promise<OpenEdi
       else if (answer.status !== 200) result.errors++
     }
     const renew = async () => {
-      const answer = await client.send('POST', mutation('articles.lease'), JSON.stringify({ 0: { article_id: editor.articleId, take_over: false } }))
+      const answer = await client.send('POST', `/api/articles/${encodeURIComponent(editor.articleId)}/lease`, '{}', { 'x-newsroom-portal': '1' })
       if (!counted()) return
       result.renewals++
       if (answer.status !== 200) return void result.errors++
-      if (!data<{ mine: boolean }>(answer).mine) result.lost++
+      if (!(JSON.parse(answer.body) as { mine: boolean }).mine) result.lost++
     }
     const failed = () => {
       if (counted()) result.errors++

@@ -1,8 +1,8 @@
 'use client'
 
-import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useQueryClient } from '@tanstack/react-query'
 import { useCallback, useEffect, useRef, useState } from 'react'
-import type { ArticleLock } from '@/lib/articles/edit-lease'
+import type { ArticleLock, LeaseAnswer } from '@/lib/articles/edit-lease'
 import type { ArticleWatch } from '@/lib/articles/watch-article'
 import { leaseHeartbeatSeconds, watchIntervalSeconds } from '@/lib/articles/lease-timing'
 import { useTRPC } from '@/components/trpc-provider'
@@ -35,8 +35,9 @@ const releaseRequest = (articleId: string) =>
  * the first unsaved edit, not when the page opens: a lease says "someone has unsaved work in this
  * article", so a page left open to read, or a writer's tab after they submitted, blocks nobody
  * (an editor approving a submitted story would otherwise have to take it over first). It is
- * renewed every 30 s while held, and released when the edits are saved or discarded and when the
- * page goes (a keepalive request, which outlives the tab's closing).
+ * renewed every 30 s while held (both through POST /api/articles/{id}/lease, edit-lease-route.ts),
+ * and released when the edits are saved or discarded and when the page goes (a keepalive
+ * request, which outlives the tab's closing).
  *
  * Every few seconds the page also asks GET /api/articles/{id}/watch (watch-article-route.ts, not
  * tRPC: it is the portal's most frequent request) with the newsroom generation it last saw as
@@ -55,7 +56,16 @@ export function useEditLease(
     current.current = next
     setStateNow(next)
   }, [])
-  const { mutateAsync: claim } = useMutation(trpc.articles.lease.mutationOptions())
+  const claim = useCallback(async ({ takeOver }: { takeOver: boolean }): Promise<LeaseAnswer> => {
+    const response = await fetch(`/api/articles/${encodeURIComponent(articleId)}/lease`, {
+      method: 'POST',
+      cache: 'no-store',
+      headers: { 'content-type': 'application/json', [portalRequestHeader]: '1' },
+      body: JSON.stringify(takeOver ? { take_over: true } : {}),
+    })
+    if (!response.ok) throw new Error(`The lease was not answered (${response.status}).`)
+    return (await response.json()) as LeaseAnswer
+  }, [articleId])
   // Someone else's lease as last seen (the article as opened, then each poll): a page opened
   // while another person edits says so at once, before anyone types.
   const [polledLock, setPolledLock] = useState<ArticleLock | null | undefined>(undefined)
@@ -63,7 +73,7 @@ export function useEditLease(
 
   const ask = useCallback(
     async (takeOver: boolean) => {
-      const answer = await claim({ article_id: articleId, take_over: takeOver })
+      const answer = await claim({ takeOver })
       if (answer.mine) setState({ status: 'mine', lock: answer.lock })
       // A heartbeat that finds someone else holding it: they took it over.
       else setState(current.current.status === 'mine' ? { status: 'lost', lock: answer.lock } : { status: 'held', lock: answer.lock })

@@ -20,7 +20,7 @@ export async function serveArticleWatch(request: Request, articleId: string): Pr
   const actor = await portalRequestActor(request)
   if (!actor) return refusal(401, 'unauthenticated', 'Sign in again: your session has ended.')
   const parsed = articlePathSchema.safeParse({ article_id: articleId })
-  if (!parsed.success) return refusal(400, 'validation_failed', 'The article id is not valid.')
+  if (!parsed.success) return refusal(422, 'validation_failed', 'The article id is not valid.')
   try {
     const watch = await watchArticle(actor, parsed.data.article_id, generationOf(request.headers.get('if-none-match')))
     const headers: Record<string, string> = { 'cache-control': 'private, no-cache', vary: 'Cookie' }

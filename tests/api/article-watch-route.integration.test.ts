@@ -3,6 +3,7 @@ import { db } from '../../lib/db/client.ts'
 import { createId } from '../../lib/ids.ts'
 import { claimEditLease } from '../../lib/articles/edit-lease.ts'
 import { serveArticleWatch } from '../../lib/articles/watch-article-route.ts'
+import { serveEditLeaseAsk } from '../../lib/articles/edit-lease-route.ts'
 import { createCallerFactory } from '../../lib/trpc/init.ts'
 import { portalContextFromSession } from '../../lib/trpc/context.ts'
 import { appRouter } from '../../lib/trpc/routers/app-router.ts'
@@ -129,8 +130,48 @@ describe('the article watch route', () => {
     expect(answer.headers.get('etag')).toBeNull()
   })
 
-  it('answers a malformed article id with a 400', async () => {
+  it('answers a malformed article id with a 422', async () => {
     const { browser } = await signedIn('editor')
-    expect((await poll('x'.repeat(201), { cookie: browser.cookieHeader() })).status).toBe(400)
+    expect((await poll('x'.repeat(201), { cookie: browser.cookieHeader() })).status).toBe(422)
+  })
+})
+
+function ask(articleId: string, headers: Record<string, string>, body: unknown = {}) {
+  return serveEditLeaseAsk(
+    new Request(`http://localhost/api/articles/${articleId}/lease`, { method: 'POST', headers: { 'content-type': 'application/json', host: 'localhost', ...headers }, body: JSON.stringify(body) }),
+    articleId,
+  )
+}
+const portalHeader = { 'x-newsroom-portal': '1' }
+
+describe('the edit lease route', () => {
+  it('claims, renews, answers someone else\'s lease as held, and takes it over when asked', async () => {
+    const id = await draft(newsroom, 'Leased by route')
+    const writer = await signedIn('writer')
+    const editor = await signedIn('editor')
+    const claimed = await ask(id, { ...portalHeader, cookie: writer.browser.cookieHeader() })
+    expect(claimed.status).toBe(200)
+    expect(await claimed.json()).toMatchObject({ mine: true, lock: { holder_id: newsroom.users.writer.id }, took_over_from: null })
+    expect(await (await ask(id, { ...portalHeader, cookie: writer.browser.cookieHeader() })).json()).toMatchObject({ mine: true })
+
+    expect(await (await ask(id, { ...portalHeader, cookie: editor.browser.cookieHeader() })).json()).toMatchObject({ mine: false, lock: { holder_id: newsroom.users.writer.id } })
+    const taken = await ask(id, { ...portalHeader, cookie: editor.browser.cookieHeader() }, { take_over: true })
+    expect(await taken.json()).toMatchObject({ mine: true, lock: { holder_id: newsroom.users.editor.id }, took_over_from: { id: newsroom.users.writer.id } })
+    // The writer's next heartbeat learns it lost the lease.
+    expect(await (await ask(id, { ...portalHeader, cookie: writer.browser.cookieHeader() })).json()).toMatchObject({ mine: false, lock: { holder_id: newsroom.users.editor.id } })
+  })
+
+  it('refuses a cross-site request, no session, an ended session, another newsroom\'s article and a malformed body', async () => {
+    const id = await draft(newsroom, 'Refused lease')
+    const writer = await signedIn('writer')
+    const cookie = writer.browser.cookieHeader()
+    expect((await ask(id, { cookie })).status).toBe(403)
+    expect((await ask(id, { ...portalHeader, cookie, origin: 'https://elsewhere.example' })).status).toBe(403)
+    expect((await ask(id, portalHeader)).status).toBe(401)
+    expect((await ask(await draft(other, 'Foreign lease'), { ...portalHeader, cookie })).status).toBe(404)
+    expect((await ask(id, { ...portalHeader, cookie }, { take_over: 'yes' })).status).toBe(422)
+    await db.portalSession.update({ where: { id: writer.sessionId }, data: { endedAt: new Date(), endedReason: 'signed_out' } })
+    expect((await ask(id, { ...portalHeader, cookie })).status).toBe(401)
+    expect(await db.articleLease.count({ where: { articleId: id } })).toBe(0)
   })
 })

@@ -24,12 +24,11 @@ import { domainInput } from '../domain-input.ts'
 import { memberProcedure, router } from '../init.ts'
 import { pageRecord } from '../../pagination.ts'
 import { can } from '../../auth/permissions.ts'
-import { claimEditLease, releaseEditLease, type ArticleLock } from '../../articles/edit-lease.ts'
+import { askForEditLease, releaseEditLease } from '../../articles/edit-lease.ts'
 import { addArticleNote, listArticleNotes } from '../../articles/article-notes.ts'
 import { createPreviewLink, listPreviewLinks, revokePreviewLink } from '../../articles/preview-links.ts'
 import { createPreviewLinkSchema } from '../../articles/preview-link-schemas.ts'
 import { createNoteSchema, listNotesQuerySchema } from '../../articles/note-schemas.ts'
-import { ConflictError } from '../../errors.ts'
 
 const articleId = z.strictObject({ article_id: articlePathSchema.shape.article_id })
 /** The article version the page showed when the person acted: what a write or move asks to replace. */
@@ -81,15 +80,7 @@ export const articlesRouter = router({
    */
   lease: memberProcedure
     .input(domainInput(articleId.extend({ take_over: z.boolean().optional() })))
-    .mutation(async ({ ctx, input }) => {
-      try {
-        const claim = await claimEditLease(ctx.actor, input.article_id, { takeOver: input.take_over })
-        return { mine: true as const, ...claim }
-      } catch (error) {
-        if (error instanceof ConflictError && error.code === 'article_locked') return { mine: false as const, lock: error.extra as ArticleLock, took_over_from: null }
-        throw error
-      }
-    }),
+    .mutation(({ ctx, input }) => askForEditLease(ctx.actor, input.article_id, { takeOver: input.take_over })),
 
   releaseLease: memberProcedure.input(domainInput(articleId)).mutation(({ ctx, input }) => releaseEditLease(ctx.actor, input.article_id)),
 
