@@ -85,7 +85,7 @@ describe('the article watch route', () => {
 
   it('refuses a request without a session, or with a cookie that is not one', async () => {
     const id = await draft(newsroom, 'No session')
-    for (const headers of [{}, { cookie: 'next-auth.session-token=not-a-jwe' }, { cookie: 'other=1' }]) {
+    for (const headers of [{}, { cookie: 'next-auth.session-token=not-a-jwe' }, { cookie: 'other=1' }] as Record<string, string>[]) {
       const answer = await poll(id, headers)
       expect(answer.status).toBe(401)
       expect(await answer.json()).toMatchObject({ error: { code: 'unauthenticated' } })
