@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import type { ApiRequest } from '../api/api-request.ts'
 import { portalRequestActor } from '../auth/portal-request-actor.ts'
 import { DomainError } from '../errors.ts'
 import { isPortalRequest } from '../security/same-origin.ts'
@@ -16,14 +17,14 @@ const askSchema = z.strictObject({ take_over: z.boolean().optional() })
  * the next request; the portal header and Origin check (isPortalRequest) keep other sites out,
  * as they do for tRPC's mutations.
  */
-export async function serveEditLeaseAsk(request: Request, articleId: string): Promise<Response> {
+export async function serveEditLeaseAsk(request: ApiRequest, articleId: string): Promise<Response> {
   if (!isPortalRequest(request)) return refusal(403, 'forbidden', 'Cross-site request refused.')
   const actor = await portalRequestActor(request)
   if (!actor) return refusal(401, 'unauthenticated', 'Sign in again: your session has ended.')
   const path = articlePathSchema.safeParse({ article_id: articleId })
   let body: unknown
   try {
-    const text = await request.text()
+    const text = await new Response(request.body).text()
     body = text ? JSON.parse(text) : {}
   } catch {
     return refusal(400, 'malformed_json', 'The request body is not valid JSON.')

@@ -1,3 +1,4 @@
+import type { ApiRequest } from '../api/api-request.ts'
 import { portalRequestActor } from '../auth/portal-request-actor.ts'
 import { DomainError } from '../errors.ts'
 import { articlePathSchema } from './article-schemas.ts'
@@ -16,7 +17,7 @@ import { watchArticle } from './watch-article.ts'
  * token), which cost ~30 times the watch itself. portalRequestActor checks the same session
  * row the same way, so an ended session or a deactivated member is refused on its next poll.
  */
-export async function serveArticleWatch(request: Request, articleId: string): Promise<Response> {
+export async function serveArticleWatch(request: ApiRequest, articleId: string): Promise<Response> {
   const actor = await portalRequestActor(request)
   if (!actor) return refusal(401, 'unauthenticated', 'Sign in again: your session has ended.')
   const parsed = articlePathSchema.safeParse({ article_id: articleId })

@@ -85,7 +85,7 @@ const sessionSecret = () => process.env.NEXTAUTH_SECRET ?? process.env.AUTH_SECR
  * the session's row, never from the request), or null: no cookie, a cookie that does not
  * decrypt, an expired one, or a session that has ended.
  */
-export async function portalRequestActor(request: Request, secret = sessionSecret()): Promise<PortalRequestActor | null> {
+export async function portalRequestActor(request: { headers: { get(name: string): string | null } }, secret = sessionSecret()): Promise<PortalRequestActor | null> {
   if (!secret) return null
   const token = sessionTokenFromCookies(request.headers.get('cookie'))
   if (!token) return null

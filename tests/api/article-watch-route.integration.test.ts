@@ -1,9 +1,14 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { db } from '../../lib/db/client.ts'
 import { createId } from '../../lib/ids.ts'
 import { claimEditLease } from '../../lib/articles/edit-lease.ts'
 import { serveArticleWatch } from '../../lib/articles/watch-article-route.ts'
 import { serveEditLeaseAsk } from '../../lib/articles/edit-lease-route.ts'
+import { appListener } from '../../lib/server/app-listener.ts'
+import { createV1Listener } from '../../lib/server/v1-listener.ts'
+import { loadSourceV1Routes } from '../../lib/server/v1-route-modules.ts'
 import { createCallerFactory } from '../../lib/trpc/init.ts'
 import { portalContextFromSession } from '../../lib/trpc/context.ts'
 import { appRouter } from '../../lib/trpc/routers/app-router.ts'
@@ -173,5 +178,39 @@ describe('the edit lease route', () => {
     await db.portalSession.update({ where: { id: writer.sessionId }, data: { endedAt: new Date(), endedReason: 'signed_out' } })
     expect((await ask(id, { ...portalHeader, cookie })).status).toBe(401)
     expect(await db.articleLease.count({ where: { articleId: id } })).toBe(0)
+  })
+})
+
+describe('the production server', () => {
+  it("answers the poll and the lease ask from their route files without Next, as it answers /v1", async () => {
+    const reachedNext: string[] = []
+    const server = createServer(
+      appListener(createV1Listener(await loadSourceV1Routes()), (req, res) => {
+        reachedNext.push(`${req.method} ${req.url}`)
+        res.writeHead(404).end()
+      }),
+    )
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    try {
+      const id = await draft(newsroom, 'Served directly')
+      const { browser } = await signedIn('writer')
+      const cookie = browser.cookieHeader()
+      const first = await fetch(`${base}/api/articles/${id}/watch`, { headers: { cookie } })
+      expect(first.status).toBe(200)
+      expect(await first.json()).toMatchObject({ unchanged: false, version: 1 })
+      expect((await fetch(`${base}/api/articles/${id}/watch`, { headers: { cookie, 'if-none-match': first.headers.get('etag')! } })).status).toBe(304)
+      expect((await fetch(`${base}/api/articles/${id}/watch`)).status).toBe(401)
+      const lease = await fetch(`${base}/api/articles/${id}/lease`, { method: 'POST', headers: { cookie, 'x-newsroom-portal': '1', 'content-type': 'application/json' }, body: '{}' })
+      expect(lease.status).toBe(200)
+      expect(await lease.json()).toMatchObject({ mine: true, lock: { holder_id: newsroom.users.writer.id } })
+      expect(reachedNext).toEqual([])
+      // Everything else of the portal still goes to Next.
+      await fetch(`${base}/api/trpc/articles.get`)
+      expect(reachedNext).toEqual(['GET /api/trpc/articles.get'])
+    } finally {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    }
   })
 })
