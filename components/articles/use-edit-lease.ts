@@ -35,11 +35,11 @@ const releaseRequest = (articleId: string) =>
  * the first unsaved edit, not when the page opens: a lease says "someone has unsaved work in this
  * article", so a page left open to read, or a writer's tab after they submitted, blocks nobody
  * (an editor approving a submitted story would otherwise have to take it over first). It is
- * renewed every 30 s while held (both through POST /api/articles/{id}/lease, edit-lease-route.ts),
+ * renewed every 30 s while held (both through POST /api/articles/{id}/lease, portal-lease-route.ts),
  * and released when the edits are saved or discarded and when the page goes (a keepalive
  * request, which outlives the tab's closing).
  *
- * Every few seconds the page also asks GET /api/articles/{id}/watch (watch-article-route.ts, not
+ * Every few seconds the page also asks GET /api/articles/{id}/watch (portal-watch-route.ts, not
  * tRPC: it is the portal's most frequent request) with the newsroom generation it last saw as
  * If-None-Match, answered 304 from one counter read; a new version or a new lease holder is a 200.
  */

@@ -1,7 +1,7 @@
-import { serveArticleWatch } from '@/lib/articles/watch-article-route'
+import { serveArticleWatch } from '@/lib/api/portal-watch-route'
 import type { ApiRequest } from '@/lib/api/api-request'
 
-// The open article page's awareness poll (lib/articles/watch-article-route.ts). The production
+// The open article page's awareness poll (lib/api/portal-watch-route.ts). The production
 // server calls it directly, not through Next (lib/server/app-listener.ts, directPortalRoutes).
 export const runtime = 'nodejs'
 export const dynamic = 'force-dynamic'

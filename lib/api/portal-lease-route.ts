@@ -1,17 +1,17 @@
 import { z } from 'zod'
-import type { ApiRequest } from '../api/api-request.ts'
+import type { ApiRequest } from './api-request.ts'
 import { portalRequestActor } from '../auth/portal-request-actor.ts'
 import { DomainError } from '../errors.ts'
 import { isPortalRequest } from '../security/same-origin.ts'
-import { articlePathSchema } from './article-schemas.ts'
-import { askForEditLease } from './edit-lease.ts'
+import { articlePathSchema } from '../articles/article-schemas.ts'
+import { askForEditLease } from '../articles/edit-lease.ts'
 
 const askSchema = z.strictObject({ take_over: z.boolean().optional() })
 
 /**
  * POST /api/articles/{id}/lease: the article page's ask for its edit lease (the first edit, the
  * heartbeat every 30 s while it has unsaved edits, a take-over), answered as askForEditLease
- * answers it. A plain route beside the watch poll (watch-article-route.ts) for the same reason:
+ * answers it. A plain route beside the watch poll (portal-watch-route.ts) for the same reason:
  * an open editor's heartbeat through tRPC paid next-auth's whole session action, ~30 times
  * the claim itself. portalRequestActor refuses an ended session or a deactivated member on
  * the next request; the portal header and Origin check (isPortalRequest) keep other sites out,

@@ -1,8 +1,8 @@
-import type { ApiRequest } from '../api/api-request.ts'
+import type { ApiRequest } from './api-request.ts'
 import { portalRequestActor } from '../auth/portal-request-actor.ts'
 import { DomainError } from '../errors.ts'
-import { articlePathSchema } from './article-schemas.ts'
-import { watchArticle } from './watch-article.ts'
+import { articlePathSchema } from '../articles/article-schemas.ts'
+import { watchArticle } from '../articles/watch-article.ts'
 
 /**
  * GET /api/articles/{id}/watch: what an open article page polls every few seconds
