@@ -1,5 +1,6 @@
 import type { CpuShares, MachineTimes } from './process-cpu.ts'
 import type { RequestLogCost, WalWork } from './request-log-cost.ts'
+import type { EditorAwarenessHttp } from './editor-awareness-http.ts'
 
 export type BenchRow = {
   name: string
@@ -26,6 +27,7 @@ export type SizeSummary = {
   authOverhead: { microsecondsPerRequest: number; iterations: number; store: string }
   requestLogCost?: RequestLogCost
   editorAwareness?: EditorAwarenessCost
+  editorAwarenessHttp?: EditorAwarenessHttp
 }
 
 /**
@@ -116,6 +118,7 @@ function sizeFigures(summary: Omit<SizeSummary, 'rows'>, seconds: number): strin
     '',
     `Authentication + scope + rate limit (${summary.authOverhead.store} store, cached token): ${summary.authOverhead.microsecondsPerRequest} µs per request over ${summary.authOverhead.iterations.toLocaleString('en')} iterations.`,
     ...(summary.requestLogCost ? ['', formatRequestLogCost(summary.requestLogCost)] : []),
+    ...(summary.editorAwarenessHttp ? ['', formatEditorAwarenessHttp(summary.editorAwarenessHttp)] : []),
     ...(summary.editorAwareness ? ['', formatEditorAwareness(summary.editorAwareness)] : []),
   ]
 }
@@ -223,10 +226,54 @@ function embeddedTable(summary: Summary): string[] {
   ]
 }
 
+/** The mean of pairs' relative differences (1 - a/b) and two standard errors of it. */
+function pairedCost(a: number[], b: number[]): { mean: number; twoStandardErrors: number } {
+  const costs = a.map((value, pair) => 1 - value / b[pair]!)
+  const mean = costs.reduce((total, cost) => total + cost, 0) / costs.length
+  const spread = Math.sqrt(costs.reduce((total, cost) => total + (cost - mean) ** 2, 0) / Math.max(1, costs.length - 1))
+  return { mean, twoStandardErrors: (2 * spread) / Math.sqrt(costs.length) }
+}
+
+/** Open editors through HTTP (bench/editor-awareness-http.ts): get-by-id beside them, and their own cost. */
+export function formatEditorAwarenessHttp(cost: EditorAwarenessHttp): string {
+  const { rounds, editors } = cost
+  const figures = (values: number[]) => values.map((value) => Math.round(value).toLocaleString('en')).join(', ')
+  const withEditors = rounds.map((round) => round.with)
+  const without = rounds.map((round) => round.without)
+  const moved = pairedCost(withEditors, without)
+  const share = (name: string, key: Exclude<keyof CpuShares, 'machine'>) =>
+    `${name} ${median(rounds.map((round) => round.cpu.with[key] ?? 0))} / ${median(rounds.map((round) => round.cpu.without[key] ?? 0))}`
+  const requestsPerSecond = rounds.map((round) => (round.editors.watches + round.editors.renewals) / round.editors.steadySeconds)
+  const watchesPerSecond = median(rounds.map((round) => round.editors.watches / round.editors.steadySeconds))
+  const renewalsPerSecond = median(rounds.map((round) => round.editors.renewals / round.editors.steadySeconds))
+  // What the editors add: each round's CPU with the editors alone less the same server's with nobody at all.
+  const added = (key: keyof EditorAwarenessHttp['rounds'][number]['idle']) => round(median(rounds.map((each) => each.idle[key] - (each.quiet?.[key] ?? 0))))
+  const serverMs = added('serverMsPerSecond')
+  const postgresMs = added('postgresMsPerSecond')
+  const redisMs = added('redisMsPerSecond')
+  const quietServerMs = median(rounds.map((each) => each.quiet?.serverMsPerSecond ?? 0))
+  const perWatcher = (ms: number) => Math.round((ms * 1000) / editors)
+  const watches = rounds.reduce((total, round) => total + round.editors.watches, 0)
+  const unchanged = rounds.reduce((total, round) => total + round.editors.unchanged, 0)
+  const errors = rounds.reduce((total, round) => total + round.editors.errors + round.editors.lost, 0)
+  const rps = median(requestsPerSecond)
+  return (
+    `Open editors through HTTP (${editors} signed-in portal sessions, each with its own draft open and unsaved edits, as the article page polls and renews: ` +
+    `GET /api/articles/{id}/watch every 3 s with the ETag last seen (304 while unchanged), POST /api/articles/{id}/lease every 30 s; ${rounds.length} fresh servers, turns ${cost.turnSeconds} s, order alternating): ` +
+    `${round(rps)} requests/s (${round(watchesPerSecond)} polls, ${round(renewalsPerSecond)} renewals; ${((unchanged / Math.max(1, watches)) * 100).toFixed(1)}% of polls answered "unchanged"; ${errors} errors or lost leases). ` +
+    `Editors alone, median of rounds, less what each server spent with nobody at all (service ${quietServerMs} ms/s): service ${serverMs} ms of CPU per second, ${perWatcher(serverMs)} µs per second per watcher (${Math.round((serverMs * 1000) / Math.max(1, rps))} µs per request); ` +
+    `PostgreSQL ${postgresMs} ms/s (${perWatcher(postgresMs)} µs/s per watcher), Redis ${redisMs} ms/s (${perWatcher(redisMs)} µs/s per watcher). ` +
+    `GET /v1/articles/{id} (cache warm) with the editors open ${figures(withEditors)} req/s, without ${figures(without)} req/s: ` +
+    `the editors cost ${(moved.mean * 100).toFixed(1)}% ± ${(moved.twoStandardErrors * 100).toFixed(1)}% of its throughput (mean of the rounds' differences, ± two standard errors; target < 5%). ` +
+    `CPU per get-by-id request, median of turns, with / without (µs; the editors' own work counts in the first): ${share('service', 'server')}, ${share('PostgreSQL', 'postgres')}, ${share('Redis', 'redis')}, ${share('load generator', 'loadGenerator')}. ` +
+    `Poll latency while get-by-id ran beside: p50 ${median(rounds.map((round) => round.editors.watchP50Ms))} ms, p99 ${median(rounds.map((round) => round.editors.watchP99Ms))} ms.`
+  )
+}
+
 /** Open editors' cost: what the portal's live pages ask of the service. */
 export function formatEditorAwareness(cost: EditorAwarenessCost): string {
   return (
-    `Open editors (${cost.editors}, all with unsaved edits): ${cost.requests_per_second} requests/s (a poll every 3 s, a lease renewal every 30 s). ` +
+    `Open editors in-process (${cost.editors}, all with unsaved edits): ${cost.requests_per_second} requests/s (a poll every 3 s, a lease renewal every 30 s). ` +
     `Service CPU in-process: ${cost.watch_unchanged.cpuUs} µs per unchanged poll (no PostgreSQL), ${cost.watch_changed.cpuUs} µs per changed one, ${cost.lease_renewal.cpuUs} µs per renewal; ` +
     `${cost.service_cpu_ms_per_second} ms of CPU per second in all, ${cost.service_cpu_per_watcher_us_per_second} µs per second per editor (before tRPC and HTTP).`
   )

@@ -12,7 +12,8 @@ import pg from 'pg'
 import { runPrisma } from '../scripts/run-prisma.ts'
 import { sampleMemory, type MemorySampler } from './process-memory.ts'
 import { connections, load, seconds, waitFor } from './load.ts'
-import { formatReport, formatRequestLogCost, formatRows, type BenchRow, type SizeSummary, type Summary } from './report.ts'
+import { formatEditorAwarenessHttp, formatReport, formatRequestLogCost, formatRows, type BenchRow, type SizeSummary, type Summary } from './report.ts'
+import { measureEditorAwarenessHttp, type EditorAwarenessHttp } from './editor-awareness-http.ts'
 import { startCommand } from '../scripts/start-command.ts'
 import { runJsonScript } from './json-script.ts'
 import type { EditorAwarenessCost } from './report.ts'
@@ -115,6 +116,7 @@ async function main() {
         if (results.length > 1) console.log(`\n${result.articles.toLocaleString('en')} articles:`)
         console.log('\n' + formatRows(result.rows))
         if (result.requestLogCost) console.log('\n' + formatRequestLogCost(result.requestLogCost))
+        if (result.editorAwarenessHttp) console.log('\n' + formatEditorAwarenessHttp(result.editorAwarenessHttp))
         if (result.bulk) console.log(`\nBulk import of 500 articles (${result.bulk.requests} requests, one at a time): p50 ${Math.round(result.bulk.p50)} ms, p99 ${Math.round(result.bulk.p99)} ms.`)
       }
       if (results.length > 1) console.log('\n' + formatRows(results.flatMap((result) => result.rows.map((row) => ({ ...row, articles: result.articles }))), sizes))
@@ -258,6 +260,21 @@ async function benchAt(articleCount: number, options: { build: boolean; children
       log('request log cost: GET /v1/articles/{id} with recording on and off, in turns')
       requestLogCost = await measureRequestLogCost({ serviceEnv, port: appPort + 2, token: big!.token, path: `/v1/articles/${sampleId}`, children })
     }
+    // BENCH_ONLY='open editors' measures this part alone, and writes its own results file.
+    let editorAwarenessHttp: EditorAwarenessHttp | undefined
+    if (!only || only.test('open editors')) {
+      log('open editors: GET /v1/articles/{id} with and without 200 open portal editors, in turns, on fresh servers')
+      editorAwarenessHttp = await measureEditorAwarenessHttp({ serviceEnv, port: appPort + 4, token: big!.token, tenantId: big!.id, path: `/v1/articles/${sampleId}`, children, log })
+      if (only) {
+        const stamp = new Date().toISOString().slice(0, 16).replace(/[:T]/g, '-')
+        const machine = { cores: (await import('node:os')).cpus().length, node: process.version }
+        const report = `# Open editors' cost, ${stamp} (${machine.cores} cores, Node ${machine.node}, ${articleCount.toLocaleString('en')} articles)\n\n${formatEditorAwarenessHttp(editorAwarenessHttp)}\n`
+        mkdirSync(path.resolve('bench/results'), { recursive: true })
+        writeFileSync(path.resolve(`bench/results/editors-${stamp}.md`), report)
+        writeFileSync(path.resolve(`bench/results/editors-${stamp}.json`), JSON.stringify(editorAwarenessHttp, null, 2) + '\n')
+        log(`results written to bench/results/editors-${stamp}.{md,json}`)
+      }
+    }
     await measure('GET /v1/articles?tag=tag-7', 'service', { method: 'GET', path: '/v1/articles?tag=tag-7&limit=50' })
     await measure('GET /v1/articles?status+department+published range', 'service', {
       method: 'GET',
@@ -378,7 +395,7 @@ async function benchAt(articleCount: number, options: { build: boolean; children
       memory.stop()
       await stopChild(service)
       await stopChild(baseline)
-      return { articles: articleCount, rows, requestLogCost, bulk } as SizeResult
+      return { articles: articleCount, rows, requestLogCost, editorAwarenessHttp, bulk } as SizeResult
     }
 
     log('fan-out: one event to 100 subscriptions, 10 times')
@@ -402,7 +419,7 @@ async function benchAt(articleCount: number, options: { build: boolean; children
     // The PostgreSQL service stops first, so the next size (or the embedded store) has the machine to itself.
     await stopChild(service)
     await stopChild(baseline)
-    return { articles: articleCount, rows, bulk: bulk!, fanOut, soak: { ...soak, rssStartMb: soakStart, rssEndMb: soakEnd, peakRssMb: memory.peakMb() }, authOverhead, requestLogCost, editorAwareness }
+    return { articles: articleCount, rows, bulk: bulk!, fanOut, soak: { ...soak, rssStartMb: soakStart, rssEndMb: soakEnd, peakRssMb: memory.peakMb() }, authOverhead, requestLogCost, editorAwareness, editorAwarenessHttp }
   }
 }
 

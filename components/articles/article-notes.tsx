@@ -14,7 +14,10 @@ function noteHeading(note: NoteRecord): string {
   const who = note.author?.name ?? 'Someone'
   if (note.kind === 'move' && note.move) {
     const to = note.move.to_state as ApiStatus
-    return to === 'draft' ? `Sent back by ${who}` : `${who}, moving it to ${statusLabels[to]?.toLowerCase() ?? to}`
+    // Only a move out of review back to draft is a sending back; unpublishing, restoring from the
+    // archive and a writer's withdrawal also reach draft, and say where it went like any other move.
+    const sentBack = to === 'draft' && (note.move.from_state === 'in-review' || note.move.from_state === 'approved')
+    return sentBack ? `Sent back by ${who}` : `${who}, moving it to ${statusLabels[to]?.toLowerCase() ?? to}`
   }
   return who
 }

@@ -1,10 +1,12 @@
 'use client'
 
-import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useQueryClient } from '@tanstack/react-query'
 import { useCallback, useEffect, useRef, useState } from 'react'
-import type { ArticleLock } from '@/lib/articles/edit-lease'
+import type { ArticleLock, LeaseAnswer } from '@/lib/articles/edit-lease'
+import type { ArticleWatch } from '@/lib/articles/watch-article'
 import { leaseHeartbeatSeconds, watchIntervalSeconds } from '@/lib/articles/lease-timing'
 import { useTRPC } from '@/components/trpc-provider'
+import { portalRequestHeader } from '@/lib/security/same-origin'
 
 const watchIntervalMs = watchIntervalSeconds * 1000
 const heartbeatMs = leaseHeartbeatSeconds * 1000
@@ -26,18 +28,20 @@ export type LeaseState =
 export type ArticleChange = { version: number; by: string | null }
 
 const releaseRequest = (articleId: string) =>
-  fetch('/api/trpc/articles.releaseLease', { method: 'POST', keepalive: true, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ article_id: articleId }) }).catch(() => undefined)
+  fetch('/api/trpc/articles.releaseLease', { method: 'POST', keepalive: true, headers: { 'content-type': 'application/json', [portalRequestHeader]: '1' }, body: JSON.stringify({ article_id: articleId }) }).catch(() => undefined)
 
 /**
  * The editor's side of the edit lease (lib/articles/edit-lease.ts). The portal claims it with
  * the first unsaved edit, not when the page opens: a lease says "someone has unsaved work in this
  * article", so a page left open to read, or a writer's tab after they submitted, blocks nobody
  * (an editor approving a submitted story would otherwise have to take it over first). It is
- * renewed every 30 s while held, and released when the edits are saved or discarded and when the
- * page goes (a keepalive request, which outlives the tab's closing).
+ * renewed every 30 s while held (both through POST /api/articles/{id}/lease, portal-lease-route.ts),
+ * and released when the edits are saved or discarded and when the page goes (a keepalive
+ * request, which outlives the tab's closing).
  *
- * Every few seconds the page also asks `watch` with the newsroom generation it last saw, which
- * answers "unchanged" from one counter read; a new version or a new lease holder is reported.
+ * Every few seconds the page also asks GET /api/articles/{id}/watch (portal-watch-route.ts, not
+ * tRPC: it is the portal's most frequent request) with the newsroom generation it last saw as
+ * If-None-Match, answered 304 from one counter read; a new version or a new lease holder is a 200.
  */
 export function useEditLease(
   articleId: string,
@@ -52,7 +56,16 @@ export function useEditLease(
     current.current = next
     setStateNow(next)
   }, [])
-  const { mutateAsync: claim } = useMutation(trpc.articles.lease.mutationOptions())
+  const claim = useCallback(async ({ takeOver }: { takeOver: boolean }): Promise<LeaseAnswer> => {
+    const response = await fetch(`/api/articles/${encodeURIComponent(articleId)}/lease`, {
+      method: 'POST',
+      cache: 'no-store',
+      headers: { 'content-type': 'application/json', [portalRequestHeader]: '1' },
+      body: JSON.stringify(takeOver ? { take_over: true } : {}),
+    })
+    if (!response.ok) throw new Error(`The lease was not answered (${response.status}).`)
+    return (await response.json()) as LeaseAnswer
+  }, [articleId])
   // Someone else's lease as last seen (the article as opened, then each poll): a page opened
   // while another person edits says so at once, before anyone types.
   const [polledLock, setPolledLock] = useState<ArticleLock | null | undefined>(undefined)
@@ -60,7 +73,7 @@ export function useEditLease(
 
   const ask = useCallback(
     async (takeOver: boolean) => {
-      const answer = await claim({ article_id: articleId, take_over: takeOver })
+      const answer = await claim({ takeOver })
       if (answer.mine) setState({ status: 'mine', lock: answer.lock })
       // A heartbeat that finds someone else holding it: they took it over.
       else setState(current.current.status === 'mine' ? { status: 'lost', lock: answer.lock } : { status: 'held', lock: answer.lock })
@@ -108,7 +121,11 @@ export function useEditLease(
   useEffect(() => {
     let stopped = false
     const poll = async () => {
-      const answer = await queryClient.fetchQuery({ ...trpc.articles.watch.queryOptions({ article_id: articleId, generation: seen.current.generation }), staleTime: 0 })
+      const known = seen.current.generation
+      const response = await fetch(`/api/articles/${encodeURIComponent(articleId)}/watch`, { cache: 'no-store', headers: known ? { 'if-none-match': `"${known}"` } : {} })
+      // 304: nothing this page shows changed since the generation it last saw.
+      if (stopped || response.status === 304 || !response.ok) return
+      const answer = (await response.json()) as ArticleWatch
       if (stopped || answer.unchanged) return
       seen.current.generation = answer.generation ?? undefined
       if (seen.current.version !== undefined && answer.version > seen.current.version) {
@@ -128,7 +145,7 @@ export function useEditLease(
       stopped = true
       clearInterval(timer)
     }
-  }, [queryClient, trpc, articleId, userId, onChange, setState])
+  }, [articleId, userId, onChange, setState])
 
   const seenHeld = state.status === 'none' && othersLock && othersLock.holder_id !== userId
   return {

@@ -58,6 +58,10 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
   // A move that takes a live article off the site waits for a confirmation, as revoking a key does.
   const [confirming, setConfirming] = useState<ApiStatus | null>(null)
   const alertRef = useRef<HTMLDivElement>(null)
+  // Every move can carry a note (issue 29): one draft of it, shown in the panel and in whichever
+  // dialog confirms the move, sent with the move and cleared once the move is made.
+  const [note, setNote] = useState('')
+  const withNote = () => (note.trim() ? { note } : {})
 
   const refresh = () =>
     Promise.all([
@@ -81,6 +85,7 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
     trpc.articles.transition.mutationOptions({
       onMutate: () => setFailure(null),
       onSuccess: async (result) => {
+        setNote('')
         await refresh()
         setMessage(doneMessage(result.article, result.scheduled))
       },
@@ -91,6 +96,7 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
     trpc.articles.approveAndPublish.mutationOptions({
       onMutate: () => setFailure(null),
       onSuccess: async (article) => {
+        setNote('')
         await refresh()
         setMessage(`Approved and published. It is live at ${article.url}.`)
       },
@@ -115,10 +121,11 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
   const busy = transition.isPending || cancelSchedule.isPending || approveAndPublish.isPending
   const disabled = busy || blocked
   const move = (to: ApiStatus, publishAt?: string) =>
-    transition.mutate({ article_id: article.article_id, version: article.version, to_state: to, ...(publishAt && { publish_at: publishAt }) })
+    transition.mutate({ article_id: article.article_id, version: article.version, to_state: to, ...(publishAt && { publish_at: publishAt }), ...withNote() })
   // Sending a story back asks why: the author sees the note beside History and on their desk.
+  // Its note is its own: what needs doing is written for this move, and is never sent with another.
   const [sendingBack, setSendingBack] = useState(false)
-  const [note, setNote] = useState('')
+  const [sendBackNote, setSendBackNote] = useState('')
   const [noteError, setNoteError] = useState<string | null>(null)
   const sendsBack = (to: ApiStatus) => to === 'draft' && role !== 'writer' && (article.status === 'in-review' || article.status === 'approved')
   // Taking a story off the site, or archiving it, asks first: neither is undone in one click.
@@ -128,6 +135,7 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
   const overdue = usePassed(article.scheduled_publish_at)
   const canPublish = moves.includes('published')
   const otherMoves = moves.filter((to) => to !== 'published')
+  const offersMoves = otherMoves.length > 0 || canPublish || canApproveAndPublish
 
   return (
     <aside className={styles.panel} aria-label="Workflow">
@@ -221,6 +229,15 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
             {noMovesReason ?? `Your role has no moves from ${statusLabels[article.status].toLowerCase()}.`}
           </p>
         )}
+        {offersMoves && (
+          <div className={styles.moveNoteField}>
+            <label htmlFor="move-note">Note with your move (optional)</label>
+            <textarea id="move-note" rows={2} maxLength={2000} value={note} disabled={busy} aria-describedby="move-note-hint" onChange={(event) => setNote(event.target.value)} />
+            <p id="move-note-hint" className={styles.hint}>
+              It goes with the next move you make, into the article’s notes and History.
+            </p>
+          </div>
+        )}
         {otherMoves.length > 0 && (
           <div className={styles.moves}>
             {otherMoves.map((to) => (
@@ -245,7 +262,7 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
               disabled={disabled}
               aria-busy={approveAndPublish.isPending}
               aria-describedby={blocked ? 'workflow-blocked' : undefined}
-              onClick={() => approveAndPublish.mutate({ article_id: article.article_id, version: article.version })}
+              onClick={() => approveAndPublish.mutate({ article_id: article.article_id, version: article.version, ...withNote() })}
             >
               {approveAndPublish.isPending ? 'Approving and publishing…' : 'Approve and publish'}
             </button>
@@ -290,22 +307,19 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
           setNoteError(null)
         }}
         onConfirm={() => {
-          if (!note.trim()) {
+          if (!sendBackNote.trim()) {
             setNoteError('Say what needs doing: the author sees this note.')
             return
           }
           setNoteError(null)
           transition.mutate(
-            { article_id: article.article_id, version: article.version, to_state: 'draft', note },
-            {
-              onSettled: () => setSendingBack(false),
-              onSuccess: () => setNote(''),
-            },
+            { article_id: article.article_id, version: article.version, to_state: 'draft', note: sendBackNote },
+            { onSettled: () => setSendingBack(false), onSuccess: () => setSendBackNote('') },
           )
         }}
       >
         <label htmlFor="send-back-note">What needs doing? {authorName ? `${authorName} sees this` : 'The author sees this'} beside the article and on their desk.</label>
-        <textarea id="send-back-note" rows={3} maxLength={2000} value={note} onChange={(event) => setNote(event.target.value)} />
+        <textarea id="send-back-note" rows={3} maxLength={2000} value={sendBackNote} onChange={(event) => setSendBackNote(event.target.value)} />
       </ConfirmDialog>
       <ConfirmDialog
         open={confirming !== null}
@@ -316,7 +330,7 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
         onCancel={() => setConfirming(null)}
         onConfirm={() => {
           if (!confirming) return
-          transition.mutate({ article_id: article.article_id, version: article.version, to_state: confirming }, { onSettled: () => setConfirming(null) })
+          transition.mutate({ article_id: article.article_id, version: article.version, to_state: confirming, ...withNote() }, { onSettled: () => setConfirming(null) })
         }}
       >
         {article.status === 'published' ? (
@@ -334,6 +348,8 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
             </strong>
           </p>
         )}
+        <label htmlFor="confirm-move-note">Why (optional): it goes with the move into the article’s notes and History.</label>
+        <textarea id="confirm-move-note" rows={2} maxLength={2000} value={note} onChange={(event) => setNote(event.target.value)} />
       </ConfirmDialog>
     </aside>
   )

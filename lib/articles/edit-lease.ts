@@ -100,6 +100,23 @@ export async function recordLockOverride(tenantId: string, articleId: string, us
   )
 }
 
+/** What the portal's article page is told when it asks for the lease: someone else's live lease is an answer, not a failure. */
+export type LeaseAnswer = ({ mine: true } & LeaseClaim) | { mine: false; lock: ArticleLock; took_over_from: null }
+
+/**
+ * The portal's ask for the lease (its first edit, its heartbeat, a take-over): claimEditLease,
+ * with someone else's live lease answered as `mine: false` (the page then offers read-only or
+ * take over) instead of a 409.
+ */
+export async function askForEditLease(actor: Actor, articleId: string, options: { takeOver?: boolean } = {}): Promise<LeaseAnswer> {
+  try {
+    return { mine: true, ...(await claimEditLease(actor, articleId, options)) }
+  } catch (error) {
+    if (error instanceof ConflictError && error.code === 'article_locked') return { mine: false, lock: error.extra as ArticleLock, took_over_from: null }
+    throw error
+  }
+}
+
 /**
  * Claims (or renews) the edit lease on an article for the acting person, in one statement: the
  * row is inserted, or updated only where the lease lapsed, is already theirs, or `takeOver` was

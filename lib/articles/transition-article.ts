@@ -55,8 +55,13 @@ export async function transitionArticle(
  * (in-review → approved → published), each judged by the same rules and recorded as its own
  * history row and events, committed together, so the article is never left approved alone.
  * With `expectedVersion` (the version the portal showed) a change made meanwhile is a 412.
+ * A `note` goes with the publication, the move the person asked for by name.
  */
-export async function approveAndPublish(actor: Actor, articleId: string, options: { expectedVersion?: ExpectedVersion; now?: Date; overrideLock?: boolean } = {}): Promise<Article> {
+export async function approveAndPublish(
+  actor: Actor,
+  articleId: string,
+  options: { expectedVersion?: ExpectedVersion; now?: Date; overrideLock?: boolean; note?: string } = {},
+): Promise<Article> {
   return changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, leaseWriter(actor, options.overrideLock), async (current) => {
     const now = options.now ?? new Date()
     assertMoveAllowed(actor, current, 'approved')
@@ -64,7 +69,7 @@ export async function approveAndPublish(actor: Actor, articleId: string, options
     return commitArticleChange(actor.tenant.id, async (tx, emit) => {
       const approved = await moveInTransaction(tx, emit, actor, current, 'approved', now)
       // A millisecond later, so the history lists the two moves in the order they were made.
-      return approved && moveInTransaction(tx, emit, actor, approved, 'published', new Date(now.getTime() + 1))
+      return approved && moveInTransaction(tx, emit, actor, approved, 'published', new Date(now.getTime() + 1), options.note)
     })
   })
 }

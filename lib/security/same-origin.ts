@@ -6,7 +6,7 @@ export const portalRequestHeader = 'x-newsroom-portal'
  * portal header (a cross-site form or <img> cannot), and an Origin, when the browser sends
  * one, must be ours. Together with SameSite cookies this stops CSRF.
  */
-export function isPortalRequest(request: Request): boolean {
+export function isPortalRequest(request: { headers: { get(name: string): string | null } }): boolean {
   if (request.headers.get(portalRequestHeader) !== '1') return false
   const origin = request.headers.get('origin')
   if (!origin) return true

@@ -3,9 +3,11 @@ import { invalidHostDetail, isValidHostHeader } from './host-header.ts'
 import { recordPeerAddress, sendWebResponse } from './node-http.ts'
 import { isServedMethod, unservedMethodResponse } from './unserved-methods.ts'
 import type { NodeListener } from './v1-listener.ts'
+import { directPortalRoutes } from './v1-route-modules.ts'
 
 /**
- * Routes one request: /v1 and the public /content/v1 to their route files (which answer unserved methods with the route's
+ * Routes one request: /v1, the public /content/v1 and the article page's poll and lease asks
+ * (directPortalRoutes) to their route files (which answer unserved methods with the route's
  * Allow), anything else to Next, except methods the app serves nowhere (TRACE…), which get a
  * 405 here: Next would fail building a web Request from them. A request whose Host cannot be
  * part of a URL is a 400 before anything builds one: problem+json from /v1, plain text elsewhere.
@@ -14,7 +16,7 @@ export function appListener(serveV1: NodeListener, handleOther: (req: IncomingMe
   return (req: IncomingMessage, res: ServerResponse) => {
     recordPeerAddress(req)
     const path = req.url ?? '/'
-    if (path === '/v1' || path.startsWith('/v1/') || path.startsWith('/v1?') || path.startsWith('/content/v1/')) void serveV1(req, res)
+    if (path === '/v1' || path.startsWith('/v1/') || path.startsWith('/v1?') || path.startsWith('/content/v1/') || path.startsWith(directPortalRoutes)) void serveV1(req, res)
     else if (!isValidHostHeader(req.headers.host ?? 'localhost')) void sendWebResponse(req, res, new Response(`${invalidHostDetail}\n`, { status: 400, headers: { 'Content-Type': 'text/plain; charset=utf-8' } }))
     else if (!isServedMethod(req.method)) void sendWebResponse(req, res, unservedMethodResponse(req.method))
     else void handleOther(req, res)

@@ -7,6 +7,14 @@ import type { ApiRequest } from '../api/api-request.ts'
 type RouteParams = Record<string, string | string[]>
 export type RouteHandler = (request: ApiRequest, context: { params: Promise<RouteParams> }) => Promise<Response>
 export type RouteModule = Partial<Record<string, RouteHandler>>
+/**
+ * The article page's awareness poll and lease asks (app/api/articles/…): the portal's most
+ * frequent requests (every open editor, every 3 s), served straight from their route modules as
+ * /v1 is, because Next's per-request machinery cost several times their own work
+ * (bench/results/editors-2026-11-26-04-42.md).
+ */
+export const directPortalRoutes = '/api/articles/'
+
 /** A /v1 route: its path segments as folder names (`[article_id]`, `[...path]`) and its exports. */
 export type V1Route = { segments: string[]; module: RouteModule }
 
@@ -26,7 +34,7 @@ export async function loadBuiltV1Routes(distDir: string): Promise<V1Route[]> {
     throw new Error(`No production build at ${distDir} (${manifestFile} is missing): run \`npm run build\` first.`)
   }
   const requireBuilt = createRequire(manifestFile)
-  const entries = Object.entries(manifest).filter(([page]) => (page.startsWith('/v1/') || page.startsWith('/content/v1/')) && page.endsWith('/route'))
+  const entries = Object.entries(manifest).filter(([page]) => (page.startsWith('/v1/') || page.startsWith('/content/v1/') || page.startsWith(directPortalRoutes)) && page.endsWith('/route'))
   return Promise.all(
     entries.map(async ([page, file]) => {
       const compiled = requireBuilt(path.join(distDir, 'server', file)) as { routeModule: { ensureUserland?: () => Promise<void>; userland: RouteModule } }
@@ -43,7 +51,12 @@ export async function loadBuiltV1Routes(distDir: string): Promise<V1Route[]> {
  */
 export async function loadSourceV1Routes(appDir = path.resolve(import.meta.dirname, '../../app')): Promise<V1Route[]> {
   // The public content API (/content/v1) is served the same way.
-  const files = [...findRouteFiles(path.join(appDir, 'v1'), ['v1']), ...findRouteFiles(path.join(appDir, 'content', 'v1'), ['content', 'v1'])]
+  // And the article page's poll and lease asks (app-listener.ts, directPortalRoutes).
+  const files = [
+    ...findRouteFiles(path.join(appDir, 'v1'), ['v1']),
+    ...findRouteFiles(path.join(appDir, 'content', 'v1'), ['content', 'v1']),
+    ...findRouteFiles(path.join(appDir, 'api', 'articles'), ['api', 'articles']),
+  ]
   return Promise.all(files.map(async ({ segments, file }) => ({ segments, module: (await import(pathToFileURL(file).href)) as RouteModule })))
 }
 

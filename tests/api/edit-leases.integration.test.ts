@@ -3,6 +3,7 @@ import { db } from '../../lib/db/client.ts'
 import { createId } from '../../lib/ids.ts'
 import type { Role } from '../../lib/db/generated/enums.ts'
 import { claimEditLease, leaseSeconds } from '../../lib/articles/edit-lease.ts'
+import { watchArticle } from '../../lib/articles/watch-article.ts'
 import type { Actor } from '../../lib/tenancy/actor.ts'
 import { createCallerFactory, type PortalContext } from '../../lib/trpc/init.ts'
 import { appRouter } from '../../lib/trpc/routers/app-router.ts'
@@ -226,7 +227,7 @@ describe('taking over', () => {
     expect(audit).toMatchObject({ actorId: newsroom.users.editor.id, metadata: { from_holder_id: newsroom.users.writer.id } })
 
     // The watcher of the page sees the new holder at once.
-    const watched = await writer.articles.watch({ article_id: id })
+    const watched = await watchArticle(newsroom.actor('writer'), id)
     expect(watched).toMatchObject({ unchanged: false, lock: { holder_id: newsroom.users.editor.id } })
     // And the former holder's release leaves the new holder's lease alone.
     await writer.articles.releaseLease({ article_id: id })
@@ -235,14 +236,14 @@ describe('taking over', () => {
 
   it('answers a watcher "unchanged" until something it shows changes', async () => {
     const id = await draft('Watched')
-    const writer = portal('writer')
-    const first = await writer.articles.watch({ article_id: id })
+    const writer = newsroom.actor('writer')
+    const first = await watchArticle(writer, id)
     expect(first.unchanged).toBe(false)
     if (first.unchanged) return
-    const again = await writer.articles.watch({ article_id: id, generation: first.generation ?? undefined })
+    const again = await watchArticle(writer, id, first.generation ?? undefined)
     expect(again.unchanged).toBe(true)
     await portal('editor').articles.update({ article_id: id, version: first.version, changes: { lede: 'Changed underneath' } })
-    const changed = await writer.articles.watch({ article_id: id, generation: first.generation ?? undefined })
+    const changed = await watchArticle(writer, id, first.generation ?? undefined)
     expect(changed).toMatchObject({ unchanged: false, version: first.version + 1, edited_by: `${newsroom.tenant.slug} editor` })
   })
 
@@ -251,8 +252,7 @@ describe('taking over', () => {
     const foreign = (await db.article.create({ data: { id: createId('art'), tenantId: other.tenant.id, headline: 'Elsewhere', authorId: other.users.editor.id } })).id
     expect((await apiClient(server.url, editorToken).post(`/v1/articles/${foreign}/lock`)).status).toBe(404)
     expect(await db.articleLease.count({ where: { articleId: foreign } })).toBe(0)
-    for (const call of [() => portal('editor').articles.lease({ article_id: foreign, take_over: true }), () => portal('editor').articles.watch({ article_id: foreign })]) {
-      expect((await refusal(call())).code).toBe('NOT_FOUND')
-    }
+    expect((await refusal(portal('editor').articles.lease({ article_id: foreign, take_over: true }))).code).toBe('NOT_FOUND')
+    await expect(watchArticle(newsroom.actor('editor'), foreign)).rejects.toMatchObject({ code: 'not_found' })
   })
 })

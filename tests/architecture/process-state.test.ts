@@ -18,6 +18,7 @@ const perCopyIsHarmless: Record<string, string> = {
   'lib/articles/article-totals.ts': 'whether the Redis-down warning was logged',
   'lib/articles/article-counts.ts': 'a constant: the filters the kept counts answer',
   'lib/auth/members.ts': 'the decoy hash that evens sign-in timing',
+  'lib/auth/portal-request-actor.ts': 'the session key derived from the secret: every copy derives the same',
   'lib/events/queue-hand-off.ts': 'the batch being handed to the queue: each copy batches its own writes',
   'lib/ids.ts': 'a pool of random bytes for ids',
   'lib/server/node-http.ts': 'the security headers made from the environment, memoised',

@@ -10,7 +10,9 @@ const { AuthHandler } = require(path.join(path.dirname(require.resolve('next-aut
 
 type AuthAnswer = { status?: number; body?: unknown; cookies?: { name: string; value: string; options?: { maxAge?: number } }[] }
 
-const options: AuthOptions = { ...authOptions, secret: 'next-auth-browser-test-secret' }
+/** The secret these browsers' sessions are encrypted with (a route reading them directly needs it). */
+export const nextAuthBrowserSecret = 'next-auth-browser-test-secret'
+const options: AuthOptions = { ...authOptions, secret: nextAuthBrowserSecret }
 
 /**
  * One browser of the portal, as next-auth sees it: its cookie jar, user agent and address.
@@ -74,6 +76,10 @@ export function nextAuthBrowser(from: { userAgent: string; address: string }) {
     },
     async signOut(): Promise<void> {
       await call('signout', 'POST', { csrfToken: await csrfToken() })
+    },
+    /** The Cookie header this browser sends with its portal requests. */
+    cookieHeader(): string {
+      return [...jar].map(([name, value]) => `${name}=${value}`).join('; ')
     },
     address: from.address,
   }

@@ -138,6 +138,39 @@ describe('an editor', () => {
     expect(await as('writer').articles.history({ article_id: id })).toHaveLength(4)
   })
 
+  it('every move the article page offers carries a note into the thread with its move: submit, approve, approve and publish, schedule, unpublish, archive, restore', async () => {
+    const noted = async (id: string) =>
+      (await as('writer').articles.notes({ article_id: id, limit: 20, offset: 0 })).items.map((note) => [note.move?.from_state, note.move?.to_state, note.author?.name, note.body])
+    const editor = `${newsroom.tenant.slug} editor`
+    const created = await as('writer').articles.create({ headline: 'Noted at every move' })
+    const id = created.article_id
+    await as('writer').articles.transition({ article_id: id, version: await versionOf(id), to_state: 'in-review', note: 'Ready: both sources named.' })
+    await as('editor').articles.approveAndPublish({ article_id: id, version: await versionOf(id), note: 'Cleared by legal at <b>noon</b>.' })
+    await as('editor').articles.transition({ article_id: id, version: await versionOf(id), to_state: 'draft', note: 'Pulled: the council corrected its figures.' })
+    await as('editor').articles.transition({ article_id: id, version: await versionOf(id), to_state: 'archived', note: 'Superseded by the follow-up.' })
+    await as('editor').articles.transition({ article_id: id, version: await versionOf(id), to_state: 'draft', note: 'Back for the anniversary piece.' })
+    await as('writer').articles.transition({ article_id: id, version: await versionOf(id), to_state: 'in-review' })
+    await as('editor').articles.transition({ article_id: id, version: await versionOf(id), to_state: 'approved', note: 'Good to go.' })
+    await as('editor').articles.transition({ article_id: id, version: await versionOf(id), to_state: 'published', publish_at: '2099-03-01T06:00:00.000Z', note: 'For the morning.' })
+    expect(await noted(id)).toEqual([
+      ['approved', 'published', editor, 'For the morning.'],
+      ['in-review', 'approved', editor, 'Good to go.'],
+      ['archived', 'draft', editor, 'Back for the anniversary piece.'],
+      ['draft', 'archived', editor, 'Superseded by the follow-up.'],
+      ['published', 'draft', editor, 'Pulled: the council corrected its figures.'],
+      // Approve and publish: the note goes with the publication, the move the person named.
+      ['approved', 'published', editor, 'Cleared by legal at noon.'],
+      ['draft', 'in-review', `${newsroom.tenant.slug} writer`, 'Ready: both sources named.'],
+    ])
+    // A note that is only markup is empty once sanitised: refused as the field's error, nothing moves.
+    const inReview = await articleInReview('Noted with nothing')
+    const before = await snapshot(inReview)
+    const error = await rejection(as('editor').articles.approveAndPublish({ article_id: inReview, version: await versionOf(inReview), note: '<br>' }))
+    expect(error.code).toBe('UNPROCESSABLE_CONTENT')
+    expect(JSON.stringify(error.cause ?? error)).toContain('note must not be empty')
+    expect(await snapshot(inReview)).toEqual(before)
+  })
+
   it('is told when someone else moved the article first: CONFLICT naming the current state, when it sends the version it saw moved', async () => {
     const id = await articleInReview('Two editors approve at once')
     await as('admin').articles.transition({ article_id: id, version: await versionOf(id), to_state: 'approved' })

@@ -24,13 +24,11 @@ import { domainInput } from '../domain-input.ts'
 import { memberProcedure, router } from '../init.ts'
 import { pageRecord } from '../../pagination.ts'
 import { can } from '../../auth/permissions.ts'
-import { claimEditLease, releaseEditLease, type ArticleLock } from '../../articles/edit-lease.ts'
-import { watchArticle } from '../../articles/watch-article.ts'
+import { askForEditLease, releaseEditLease } from '../../articles/edit-lease.ts'
 import { addArticleNote, listArticleNotes } from '../../articles/article-notes.ts'
 import { createPreviewLink, listPreviewLinks, revokePreviewLink } from '../../articles/preview-links.ts'
 import { createPreviewLinkSchema } from '../../articles/preview-link-schemas.ts'
 import { createNoteSchema, listNotesQuerySchema } from '../../articles/note-schemas.ts'
-import { ConflictError } from '../../errors.ts'
 
 const articleId = z.strictObject({ article_id: articlePathSchema.shape.article_id })
 /** The article version the page showed when the person acted: what a write or move asks to replace. */
@@ -82,22 +80,9 @@ export const articlesRouter = router({
    */
   lease: memberProcedure
     .input(domainInput(articleId.extend({ take_over: z.boolean().optional() })))
-    .mutation(async ({ ctx, input }) => {
-      try {
-        const claim = await claimEditLease(ctx.actor, input.article_id, { takeOver: input.take_over })
-        return { mine: true as const, ...claim }
-      } catch (error) {
-        if (error instanceof ConflictError && error.code === 'article_locked') return { mine: false as const, lock: error.extra as ArticleLock, took_over_from: null }
-        throw error
-      }
-    }),
+    .mutation(({ ctx, input }) => askForEditLease(ctx.actor, input.article_id, { takeOver: input.take_over })),
 
   releaseLease: memberProcedure.input(domainInput(articleId)).mutation(({ ctx, input }) => releaseEditLease(ctx.actor, input.article_id)),
-
-  /** What an open page polls: "unchanged" for the newsroom generation it knew, else the article's version, state and lease. */
-  watch: memberProcedure
-    .input(domainInput(articleId.extend({ generation: z.string().max(64).optional() })))
-    .query(({ ctx, input }) => watchArticle(ctx.actor, input.article_id, input.generation)),
 
   notes: memberProcedure
     .input(domainInput(articleId.extend(listNotesQuerySchema.shape)))
@@ -150,10 +135,12 @@ export const articlesRouter = router({
       return { article: toArticleRecord(outcome.article), scheduled: outcome.scheduled }
     }),
 
-  /** Approve and publish an article in review in one action: two recorded moves, the same rules. */
+  /** Approve and publish an article in review in one action: two recorded moves, the same rules; a note goes with the publication. */
   approveAndPublish: memberProcedure
-    .input(domainInput(articleId.extend({ version })))
-    .mutation(async ({ ctx, input }) => toArticleRecord(await approveAndPublish(ctx.actor, input.article_id, { expectedVersion: input.version }))),
+    .input(domainInput(articleId.extend({ version, note: transitionArticleSchema.shape.note })))
+    .mutation(async ({ ctx, input }) =>
+      toArticleRecord(await approveAndPublish(ctx.actor, input.article_id, { expectedVersion: input.version, ...(input.note !== undefined && { note: input.note }) })),
+    ),
 
   cancelSchedule: memberProcedure
     .input(domainInput(articleId.extend({ version })))

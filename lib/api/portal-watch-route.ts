@@ -1,0 +1,45 @@
+import type { ApiRequest } from './api-request.ts'
+import { portalRequestActor } from '../auth/portal-request-actor.ts'
+import { DomainError } from '../errors.ts'
+import { articlePathSchema } from '../articles/article-schemas.ts'
+import { watchArticle } from '../articles/watch-article.ts'
+
+/**
+ * GET /api/articles/{id}/watch: what an open article page polls every few seconds
+ * (components/articles/use-edit-lease.ts). The answer's ETag is the newsroom's article
+ * generation; a page that sends it back in If-None-Match is answered 304 while nothing it shows
+ * has changed, from the session read and one counter read (watchArticle). A change, a move or
+ * a take-over advances the generation, and the next poll is a 200 with the article's version,
+ * state and lease and the new ETag.
+ *
+ * A plain route, not tRPC: an open editor polls 20 times a minute, and tRPC's context reads the
+ * session through next-auth's getServerSession (key derivation, decrypt, re-encrypt, CSRF
+ * token), which cost ~30 times the watch itself. portalRequestActor checks the same session
+ * row the same way, so an ended session or a deactivated member is refused on its next poll.
+ */
+export async function serveArticleWatch(request: ApiRequest, articleId: string): Promise<Response> {
+  const actor = await portalRequestActor(request)
+  if (!actor) return refusal(401, 'unauthenticated', 'Sign in again: your session has ended.')
+  const parsed = articlePathSchema.safeParse({ article_id: articleId })
+  if (!parsed.success) return refusal(422, 'validation_failed', 'The article id is not valid.')
+  try {
+    const watch = await watchArticle(actor, parsed.data.article_id, generationOf(request.headers.get('if-none-match')))
+    const headers: Record<string, string> = { 'cache-control': 'private, no-cache', vary: 'Cookie' }
+    if (watch.generation !== null) headers.etag = `"${watch.generation}"`
+    if (watch.unchanged) return new Response(null, { status: 304, headers })
+    return Response.json(watch, { headers })
+  } catch (error) {
+    if (error instanceof DomainError) return refusal(error.status, error.code, error.message)
+    throw error
+  }
+}
+
+/** The generation an If-None-Match names (one strong or weak ETag; a list or `*` names none). */
+function generationOf(header: string | null): string | undefined {
+  const match = header?.trim().match(/^(?:W\/)?"([^"]{1,64})"$/)
+  return match?.[1]
+}
+
+function refusal(status: number, code: string, message: string): Response {
+  return Response.json({ error: { code, message } }, { status, headers: { 'cache-control': 'no-store' } })
+}
