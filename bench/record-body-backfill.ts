@@ -18,8 +18,12 @@ export async function recordBodyBackfill(databaseUrl: string): Promise<'recorded
   const client = new pg.Client({ connectionString: databaseUrl })
   await client.connect()
   try {
-    // About one page in a thousand, anywhere in the table, without reading the rest of it.
-    const { rows } = await client.query<{ body: string }>(`SELECT body FROM articles TABLESAMPLE SYSTEM (0.1) REPEATABLE (42) WHERE body IS NOT NULL LIMIT 200`)
+    // About one page in a thousand, anywhere in the table, without reading the rest of it, and
+    // the first rows, which a table too small for the sample's pages still has.
+    const { rows } = await client.query<{ body: string }>(
+      `(SELECT body FROM articles TABLESAMPLE SYSTEM (0.1) REPEATABLE (42) WHERE body IS NOT NULL LIMIT 200)
+       UNION ALL (SELECT body FROM articles WHERE body IS NOT NULL LIMIT 50)`,
+    )
     if (rows.some((row) => sanitizeBody(row.body) !== row.body)) return 'bodies need it'
     await client.query(`INSERT INTO data_migrations (name, changed) VALUES ($1, 0) ON CONFLICT (name) DO NOTHING`, [sanitiseBodiesMigration])
     return 'recorded'
