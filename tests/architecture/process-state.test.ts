@@ -16,6 +16,7 @@ const perCopyIsHarmless: Record<string, string> = {
   'lib/api/sliding-window.ts': 'a counter that makes rate-limit log entries unique, tagged per copy',
   'lib/articles/get-article.ts': 'the single-article reads waiting for this turn of the event loop: each copy batches its own',
   'lib/articles/article-totals.ts': 'whether the Redis-down warning was logged',
+  'lib/events/event-generation.ts': 'whether the Redis-down warning was logged',
   'lib/auth/members.ts': 'the decoy hash that evens sign-in timing',
   'lib/events/queue-hand-off.ts': 'the batch being handed to the queue: each copy batches its own writes',
   'lib/ids.ts': 'a pool of random bytes for ids',
