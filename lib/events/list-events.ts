@@ -47,7 +47,7 @@ export async function listEvents(actor: Actor, query: ListEventsQuery): Promise<
  */
 export function eventsPageReader(actor: Actor, query: ListEventsQuery): () => Promise<EventsPage> {
   assertCan(actor, 'events:read')
-  const { limit, cursor, ...filter } = query
+  const { limit: _pageSize, cursor, ...filter } = query
   const bound = { tenantId: actor.tenant.id, list: 'events', filter: filterFingerprint(filter) }
   const after = cursor === undefined ? null : decodeNewestFirstCursor(cursor, bound)
   const ascending = query.sort === 'created_at'
