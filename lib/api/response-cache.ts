@@ -4,7 +4,8 @@ import { processSingleton } from '../process-singleton.ts'
 import { getRedis } from '../redis.ts'
 import type { TextPayload } from './text-response.ts'
 
-export type CachedBody = TextPayload & { etag: string }
+/** `transient`: an answer that may change without a change of the generation (a feed's tail), served but not kept. */
+export type CachedBody = TextPayload & { etag: string; transient?: boolean }
 
 // Entries live under the tenant's article generation, which every committed article change
 // advances before the writer answers: a read after a write never sees the old answer, on any
@@ -37,10 +38,18 @@ export function responseCacheEnabled(): boolean {
  * for in Redis, from the second time this process is asked its query (askedBefore).
  * `knownGeneration` is the generation when the caller has already read it (with its rate-limit
  * decision, lib/api/with-api.ts); it must have been read after the caller's request arrived.
+ * `readGeneration` reads it otherwise: the article generation, or the event generation for the
+ * events API (lib/events/event-generation.ts), whose keys must not be those of article answers.
  */
-export async function cachedRead(tenantId: string, key: string, produce: () => Promise<CachedBody>, knownGeneration?: string): Promise<CachedBody> {
+export async function cachedRead(
+  tenantId: string,
+  key: string,
+  produce: () => Promise<CachedBody>,
+  knownGeneration?: string,
+  readGeneration: (tenantId: string) => Promise<string | null> = articleGeneration,
+): Promise<CachedBody> {
   if (!responseCacheEnabled()) return produce()
-  const generation = knownGeneration ?? (await articleGeneration(tenantId))
+  const generation = knownGeneration ?? (await readGeneration(tenantId))
   if (generation === null) return produce()
   const entryKey = `newsroom:response:${tenantId}:${createHash('sha256').update(key).digest('base64url').slice(0, 27)}`
 
@@ -67,6 +76,7 @@ export async function cachedRead(tenantId: string, key: string, produce: () => P
     }
   }
   const fresh = await produce()
+  if (fresh.transient) return fresh
   if (redis && Buffer.byteLength(fresh.body) <= maxEntryBytes) {
     redis.set(entryKey, `${generation}\n${fresh.etag}\n${fresh.body}`, 'EX', ttlSeconds).catch(() => undefined)
   }

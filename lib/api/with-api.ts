@@ -15,7 +15,9 @@ import { internalErrorResponse, problemResponse, type Problem } from './problem.
 import { consumeTokenRequest, consumeUnauthenticatedRequest, rateLimitHeaders } from './rate-limit.ts'
 import { readJsonBody } from './read-json-body.ts'
 import { cachedRead, type CachedBody } from './response-cache.ts'
-import { articleGenerationRedisKey, generationFromRedis } from '../articles/article-totals.ts'
+import { articleGeneration, articleGenerationRedisKey } from '../articles/article-totals.ts'
+import { generationFromRedis } from '../generation-value.ts'
+import { eventGeneration, eventGenerationRedisKey } from '../events/event-generation.ts'
 import { readOnly } from '../db/read-routing.ts'
 import { withLargeBodySlot } from './large-body-gate.ts'
 import { responseHeader, setResponseHeaders, textResponse, type TextPayload } from './text-response.ts'
@@ -34,7 +36,7 @@ export type ApiContext<Query, Body, Params> = {
   query: Query
   body: Body
   params: Params
-  /** The response cache (response-cache.ts) for this request's newsroom, with the generation read beside its rate limit. */
+  /** The response cache (response-cache.ts) for this request's newsroom, under the generation its options name, read beside its rate limit. */
   cachedRead: (key: string, produce: () => Promise<CachedBody>) => Promise<CachedBody>
 }
 
@@ -51,6 +53,13 @@ export type ApiOptions<QuerySchema, BodySchema, ParamsSchema> = Pick<ApiOperatio
   query?: QuerySchema
   body?: BodySchema
   params?: ParamsSchema
+  /** What this operation's cached answers depend on: the newsroom's articles (default) or its events. */
+  cacheGeneration?: 'articles' | 'events'
+}
+
+const generations = {
+  articles: { redisKey: articleGenerationRedisKey, read: articleGeneration },
+  events: { redisKey: eventGenerationRedisKey, read: eventGeneration },
 }
 
 const realm = 'Bearer realm="newsroom"'
@@ -69,6 +78,7 @@ export function withApi<
   handler: (context: ApiContext<Infer<QuerySchema>, Infer<BodySchema>, Infer<ParamsSchema>>) => Promise<Response>,
 ): RouteHandler {
   const route = routeTemplate(options.path)
+  const cacheGeneration = generations[options.cacheGeneration ?? 'articles']
   const serve: RouteHandler = async (request, routeContext) => {
     const startedAt = performance.now()
     // The request id carries when the request arrived, which its request log entry is kept under.
@@ -121,7 +131,7 @@ export function withApi<
       // A GET may be answered from the response cache, which needs the newsroom's change
       // generation: read in the rate limit's round trip, after this request arrived.
       const tenantId = principal.tenant.id
-      const decision = await consumeTokenRequest(principal.tokenId, principal.tenant.plan, undefined, request.method === 'GET' ? articleGenerationRedisKey(tenantId) : undefined)
+      const decision = await consumeTokenRequest(principal.tokenId, principal.tenant.plan, undefined, request.method === 'GET' ? cacheGeneration.redisKey(tenantId) : undefined)
       const generation = decision.read === undefined ? undefined : generationFromRedis(decision.read)
       headers = rateLimitHeaders(decision)
       if (!decision.allowed) {
@@ -155,7 +165,7 @@ export function withApi<
                 query: query as Infer<QuerySchema>,
                 body: body as Infer<BodySchema>,
                 params: params as Infer<ParamsSchema>,
-                cachedRead: (key, produce) => cachedRead(tenantId, key, produce, generation),
+                cachedRead: (key, produce) => cachedRead(tenantId, key, produce, generation, cacheGeneration.read),
               })
             // A GET changes nothing: its reads may go to the replica (lib/db/read-routing.ts decides).
             return await (request.method === 'GET' ? readOnly(handle) : handle())

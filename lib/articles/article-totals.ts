@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis'
 import { processSingleton } from '../process-singleton.ts'
 import { firstConnectionSettled, getRedis } from '../redis.ts'
 import { changesCommitted } from '../db/read-routing.ts'
+import { generationFromRedis } from '../generation-value.ts'
 
 /**
  * The `total` of article lists, counted once per change instead of once per request.
@@ -55,11 +56,6 @@ export async function articleGeneration(tenantId: string): Promise<string | null
  */
 export function articleGenerationRedisKey(tenantId: string): string | undefined {
   return getRedis() ? generationKey(tenantId) : undefined
-}
-
-/** The generation articleGeneration answers, from the value read at articleGenerationRedisKey ('' when absent). */
-export function generationFromRedis(value: string): string {
-  return `redis:${value || '0'}`
 }
 
 /** Called once the changes to these tenants' articles have committed: their cached totals no longer hold. */

@@ -1,5 +1,6 @@
 import type { SqlTransaction } from '../db/sql-transaction.ts'
 import type { TenantDb } from '../tenancy/tenant-db.ts'
+import { eventsChanged, tenantsWithListedEvents } from './event-generation.ts'
 import { handOffToQueue } from './queue-hand-off.ts'
 import { recordEvents, type EventInput, type RecordedEvent } from './record-event.ts'
 
@@ -46,7 +47,8 @@ export async function commitChange<Tx extends SqlTransaction, T>(
     return change(tx, emit)
   })
   if (emitted.length > 0) {
-    await options.afterCommit?.(emitted)
+    // The events API's cached pages (event-generation.ts) must not outlive the commit either.
+    await Promise.all([options.afterCommit?.(emitted), eventsChanged(tenantsWithListedEvents(emitted))])
     handOffToQueue(emitted)
   }
   return value

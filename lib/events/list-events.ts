@@ -1,6 +1,6 @@
 import { assertCan } from '../auth/permissions.ts'
 import { NotFoundError } from '../errors.ts'
-import { decodeNewestFirstCursor, encodeNewestFirstCursor } from '../newest-first-cursor.ts'
+import { decodeNewestFirstCursor, encodeNewestFirstCursor, type NewestFirstPosition } from '../newest-first-cursor.ts'
 import { filterFingerprint } from '../signed-cursor.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantSql } from '../tenancy/tenant-sql.ts'
@@ -16,7 +16,8 @@ import type { ListEventsQuery } from './event-schemas.ts'
  */
 type EventRow = { id: string; tenant_id: string; kind: string; occurred_at: Date; data: unknown }
 
-export type EventsPage = { items: EventEnvelope[]; limit: number; nextCursor: string | null }
+/** `tail`: the feed's last page, which grows as events pass the settle time; any other page changes only when events are added or pruned. */
+export type EventsPage = { items: EventEnvelope[]; limit: number; nextCursor: string | null; tail: boolean }
 
 function toEnvelope(row: EventRow): EventEnvelope {
   return eventEnvelope({ id: row.id, tenantId: row.tenant_id, kind: row.kind, occurredAt: row.occurred_at, data: row.data })
@@ -36,12 +37,31 @@ function toEnvelope(row: EventRow): EventEnvelope {
 const notSample = `NOT (data @> '{"test": true}')`
 
 export async function listEvents(actor: Actor, query: ListEventsQuery): Promise<EventsPage> {
+  return eventsPageReader(actor, query)()
+}
+
+/**
+ * Checks the actor may read events and the cursor is this newsroom's and this filter's, then
+ * gives what reads the page: a caller that keeps pages (the response cache) checks first and
+ * reads only on a miss, so a cached page is never served to a request the read would refuse.
+ */
+export function eventsPageReader(actor: Actor, query: ListEventsQuery): () => Promise<EventsPage> {
   assertCan(actor, 'events:read')
-  const { limit, cursor, ...filter } = query
+  const { limit: _pageSize, cursor, ...filter } = query
   const bound = { tenantId: actor.tenant.id, list: 'events', filter: filterFingerprint(filter) }
   const after = cursor === undefined ? null : decodeNewestFirstCursor(cursor, bound)
   const ascending = query.sort === 'created_at'
+  return () => readEventsPage(actor, query, bound, after, ascending)
+}
 
+async function readEventsPage(
+  actor: Actor,
+  query: ListEventsQuery,
+  bound: { tenantId: string; list: string; filter: string },
+  after: NewestFirstPosition | null,
+  ascending: boolean,
+): Promise<EventsPage> {
+  const { limit } = query
   const values: unknown[] = []
   const bind = (value: unknown) => `$${values.push(value) + 1}`
   // A test's sample of a real kind (lib/webhooks/sample-events.ts) is no event of the newsroom.
@@ -64,7 +84,8 @@ export async function listEvents(actor: Actor, query: ListEventsQuery): Promise<
   if (last && (ascending || rows.length > limit)) nextCursor = encodeNewestFirstCursor(bound, { key: last.occurred_at.getTime(), id: last.id, offset: 0 })
   // An empty page of the feed: where it stands (the cursor's, or the start of the filter's range).
   else if (ascending) nextCursor = encodeNewestFirstCursor(bound, after ?? { key: query.created_after ? new Date(query.created_after).getTime() : 0, id: '', offset: 0 })
-  return { items: items.map(toEnvelope), limit, nextCursor }
+  // Oldest first, a page without the row after it ends at the settle time, which moves on.
+  return { items: items.map(toEnvelope), limit, nextCursor, tail: ascending && rows.length <= limit }
 }
 
 /** One event of the newsroom, or a 404 (another newsroom's id looks exactly like a missing one). */

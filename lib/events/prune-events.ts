@@ -1,5 +1,6 @@
 import { sqlPool } from '../db/client.ts'
 import { deleteInBatches, type SqlRunner } from '../db/delete-in-batches.ts'
+import { eventsChanged } from './event-generation.ts'
 import { internalEventKinds } from './event-kinds.ts'
 import { eventsRetentionDays } from './event-schemas.ts'
 
@@ -20,7 +21,7 @@ export async function pruneEvents(now = new Date(), database: SqlRunner = sqlPoo
   const { rows: tenants } = await database.query<{ id: string }>('SELECT id FROM tenants')
   let events = 0
   for (const tenant of tenants) {
-    events += await deleteInBatches(
+    const deleted = await deleteInBatches(
       database,
       `DELETE FROM events WHERE id IN (
          SELECT id FROM events WHERE tenant_id = $1 AND occurred_at < $2 AND created_at < $2 AND sent_to_queue_at < $2
@@ -30,6 +31,9 @@ export async function pruneEvents(now = new Date(), database: SqlRunner = sqlPoo
       [tenant.id, cutoff, internalEventKinds],
       batchSize,
     )
+    // Cached pages of the events API that showed the deleted events are not served again.
+    if (deleted > 0) await eventsChanged([tenant.id])
+    events += deleted
   }
   return { events }
 }

@@ -341,6 +341,8 @@ export interface paths {
          *     **Paging:** by cursor only: `limit` 1 to 200 (default 50); send `next_cursor` back as `cursor` with the same filters and sort. Newest first, `next_cursor` is null on the last page. There is no `total`: counting a month of a busy newsroom's events would cost more than the page.
          *
          *     **Catching up** (`sort=created_at`) is a feed, like articles' `sort=updated_at`, but it shows an event only once it is 10 s old (the operator's `SYNC_SETTLE_MS`), so one committed late is never behind a cursor you already hold, and every page, an empty one too, has a `next_cursor`. Keep the last one and ask with it again later: the page holds what happened since, oldest first. After an outage longer than the retention period, start again with `created_after`.
+         *
+         *     **Caching:** answers carry a strong `ETag` (of the page: it changes when any of its events or the next cursor does, so at once when a new event is listed or an old one is removed by retention) and `Cache-Control: private, no-cache`. Send the `ETag` back as `If-None-Match` and an unchanged page is a `304` with no body.
          */
         get: operations["listEvents"];
         put?: never;
@@ -3967,7 +3969,10 @@ export interface operations {
                 sort?: "-created_at" | "created_at";
                 type?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the copy you hold: if it is still current the answer is 304 with no body. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3976,6 +3981,7 @@ export interface operations {
             /** @description A page of events. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3987,6 +3993,20 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["EventList"];
                 };
+            };
+            /** @description Not Modified: the `If-None-Match` sent names the current `ETag`, so the copy you hold is current. No body. It still needs the scope and counts against the rate limit. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
             401: {

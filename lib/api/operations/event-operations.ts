@@ -62,12 +62,17 @@ export const listEventsOperation = declareOperation({
     '',
     '**Catching up** (`sort=created_at`) is a feed, like articles\' `sort=updated_at`, but it shows an event only once it is 10 s old (the operator\'s `SYNC_SETTLE_MS`), so one committed late is never behind a cursor you already hold, and every page, an empty one too, has a `next_cursor`. ' +
       'Keep the last one and ask with it again later: the page holds what happened since, oldest first. After an outage longer than the retention period, start again with `created_after`.',
+    '',
+    '**Caching:** answers carry a strong `ETag` (of the page: it changes when any of its events or the next cursor does, so at once when a new event is listed or an old one is removed by retention) and `Cache-Control: private, no-cache`. ' +
+      'Send the `ETag` back as `If-None-Match` and an unchanged page is a `304` with no body.',
   ].join('\n'),
   requestParams: { query: listEventsQuerySchema },
+  conditional: true,
   success: {
     status: 200,
     description: 'A page of events.',
     schema: eventListSchema,
+    headers: ['ETag'],
     examples: { page: { summary: 'A publication and the move that made it', value: { items: [published, transitioned], limit: 50, next_cursor: null } } },
   },
   problems: [
