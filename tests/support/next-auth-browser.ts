@@ -10,7 +10,10 @@ const { AuthHandler } = require(path.join(path.dirname(require.resolve('next-aut
 
 type AuthAnswer = { status?: number; body?: unknown; cookies?: { name: string; value: string; options?: { maxAge?: number } }[] }
 
-const options: AuthOptions = { ...authOptions, secret: 'next-auth-browser-test-secret' }
+/** The secret this browser's session cookies are sealed with (what NEXTAUTH_SECRET is to the server). */
+export const nextAuthBrowserSecret = 'next-auth-browser-test-secret'
+
+const options: AuthOptions = { ...authOptions, secret: nextAuthBrowserSecret }
 
 /**
  * One browser of the portal, as next-auth sees it: its cookie jar, user agent and address.
@@ -74,6 +77,10 @@ export function nextAuthBrowser(from: { userAgent: string; address: string }) {
     },
     async signOut(): Promise<void> {
       await call('signout', 'POST', { csrfToken: await csrfToken() })
+    },
+    /** The Cookie header a page request of this browser carries. */
+    cookieHeader(): string {
+      return [...jar].map(([name, value]) => `${name}=${value}`).join('; ')
     },
     address: from.address,
   }
