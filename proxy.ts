@@ -1,18 +1,27 @@
 import { NextResponse, type NextRequest } from 'next/server'
+import { secondFactorOverdue, secondFactorSetupPath } from './lib/auth/second-factor-gate.ts'
 import { contentSecurityPolicy, createNonce } from './lib/security/content-security-policy.ts'
+
+/** Pages outside the portal: reachable whatever the member's second factor. */
+const outsidePortal = /^\/(signin|docs|content)(\/|$)/
 
 /**
  * Portal pages get a fresh CSP nonce on every request; Next reads it from the request's
  * Content-Security-Policy header and stamps it on the scripts it renders.
  */
-export function proxy(request: NextRequest) {
+export async function proxy(request: NextRequest) {
+  const path = request.nextUrl.pathname
+  // Past the newsroom's two-factor grace, every portal page but Security sends the member there.
+  // Here, before rendering: the portal layout does not render again on a client navigation, and a
+  // redirect thrown while it renders leaves the browser a blank page (second-factor-gate.ts).
+  if (path !== secondFactorSetupPath && !outsidePortal.test(path) && (await secondFactorOverdue(request))) {
+    return NextResponse.redirect(new URL(secondFactorSetupPath, request.url))
+  }
   const nonce = createNonce()
   const policy = contentSecurityPolicy(nonce, { development: process.env.NODE_ENV === 'development' })
   const requestHeaders = new Headers(request.headers)
   requestHeaders.set('x-nonce', nonce)
   requestHeaders.set('Content-Security-Policy', policy)
-  // The portal layout reads it to let only Security through while a required second factor is overdue.
-  requestHeaders.set('x-pathname', request.nextUrl.pathname)
   const response = NextResponse.next({ request: { headers: requestHeaders } })
   response.headers.set('Content-Security-Policy', policy)
   return response

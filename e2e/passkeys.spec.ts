@@ -75,3 +75,45 @@ test('a member adds a passkey, signs in with it alone, and confirms a dangerous 
   // Other journeys rely on the seeded admin being the newsroom's only admin.
   await sql('UPDATE users SET active = false, deactivated_at = now() WHERE email = $1', [email])
 })
+
+test('a member whose only second factor is a passkey signs in with the password, then the passkey', async ({ browser }) => {
+  const { hashPassword } = await import('../lib/auth/passwords.ts')
+  const stamp = Date.now()
+  const member = { email: `passkey-factor-${stamp}@dailyplanet.example`, password: 'a long e2e passphrase' }
+  await sql(
+    `INSERT INTO users (id, tenant_id, email, name, role, password_hash, updated_at)
+     SELECT $1, id, $2, 'Passkey Writer', 'writer', $3, now() FROM tenants WHERE slug = 'daily-planet'`,
+    [`usr_e2epkf${stamp}`, member.email, await hashPassword(member.password)],
+  )
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', baseURL: origin })
+  const page = await context.newPage()
+  const cdp = await context.newCDPSession(page)
+  await cdp.send('WebAuthn.enable')
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+  })
+
+  await signIn(page, member)
+  await page.goto('/settings/security')
+  await page.getByRole('button', { name: 'Add a passkey' }).click()
+  await page.getByLabel('Name for a new passkey').fill('Phone')
+  await page.getByRole('button', { name: 'Add a passkey' }).click()
+  await expect(page.getByRole('status').filter({ hasText: 'Passkey “Phone” added.' })).toBeVisible()
+  await page.getByRole('button', { name: 'Sign out', exact: true }).click()
+  await expect(page).toHaveURL(/\/signin/)
+
+  // The password alone no longer signs in: the second step asks for the passkey, and for no code.
+  await page.getByLabel('E-mail').fill(member.email)
+  await page.getByLabel('Password').fill(member.password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  const factorStep = page.getByRole('region', { name: 'Second step of signing in' })
+  await expect(factorStep.getByRole('heading', { name: 'Two-factor sign-in' })).toBeVisible()
+  await expect(factorStep.getByRole('button', { name: 'Use a passkey' })).toBeVisible()
+  await expect(page.getByLabel('Code from your authenticator app')).toHaveCount(0)
+  await expect(page.getByRole('button', { name: 'Use a recovery code' })).toHaveCount(0)
+  await expect(page.getByTestId('signed-in-user')).toHaveCount(0)
+
+  await factorStep.getByRole('button', { name: 'Use a passkey' }).click()
+  await expect(page.getByTestId('signed-in-user')).toContainText('Passkey Writer')
+  await context.close()
+})

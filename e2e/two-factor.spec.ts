@@ -59,7 +59,7 @@ test('a member sets up an authenticator app, then signs in with password and cod
   await expect(page.getByTestId('signed-in-user')).toHaveCount(0)
   await codeField.fill(totpCode(secret, totpStep() + 5))
   await page.getByRole('button', { name: 'Verify' }).click()
-  await expect(page.getByRole('alert')).toContainText('4 tries left')
+  await expect(page.getByRole('form', { name: 'Second step of signing in' }).getByRole('alert')).toContainText('4 tries left')
   await codeField.fill(await nextCode(member.email, secret))
   await page.getByRole('button', { name: 'Verify' }).click()
   await expect(page.getByTestId('signed-in-user')).toBeVisible()

@@ -11,7 +11,7 @@ import { PortalTrpcProvider } from '@/components/trpc-provider'
 export default async function PortalLayout({ children }: { children: ReactNode }) {
   const user = await requirePortalUser()
   // Covered by the newsroom's two-factor policy without a factor: a reminder on every page
-  // (past the grace, getPortalSession has already sent every page but Security there).
+  // (past the grace, proxy.ts has already sent every page but Security there).
   const secondFactor = await getSecondFactorDueBy()
   return (
     <div className="shell">

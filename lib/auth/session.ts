@@ -1,5 +1,4 @@
 import { getServerSession } from 'next-auth'
-import { headers } from 'next/headers'
 import { redirect } from 'next/navigation'
 import { cache } from 'react'
 import type { Actor } from '../tenancy/actor.ts'
@@ -12,29 +11,15 @@ export type PortalUser = NonNullable<Awaited<ReturnType<typeof getPortalUser>>>
  * layout and the page it wraps share one session read (and one database lookup).
  */
 const getPortalSession = cache(async () => {
-  let session
   try {
-    session = (await getServerSession(authOptions)) ?? null
+    return (await getServerSession(authOptions)) ?? null
   } catch {
     return null
   }
-  await sendToSecondFactorSetupIfOverdue(session?.secondFactorDueBy)
-  return session
 })
 
-export const secondFactorSetupPath = '/settings/security'
-
-/**
- * Past the newsroom's two-factor grace, every portal page but Security sends the member there
- * (tRPC refuses the rest on its own, lib/trpc/init.ts). Here, not in a layout: a layout does
- * not run again when the browser moves between the pages under it, and every page reads the
- * session. The page's address comes from proxy.ts; without it (a prefetch) nothing is decided.
- */
-async function sendToSecondFactorSetupIfOverdue(dueBy: string | null | undefined) {
-  if (!dueBy || new Date(dueBy).getTime() > Date.now()) return
-  const path = (await headers()).get('x-pathname')
-  if (path && path !== secondFactorSetupPath) redirect(secondFactorSetupPath)
-}
+// Past the two-factor grace, proxy.ts sends every portal page but Security there (second-factor-gate.ts).
+export { secondFactorSetupPath } from './second-factor-gate.ts'
 
 export const getPortalUser = cache(async () => (await getPortalSession())?.user ?? null)
 
