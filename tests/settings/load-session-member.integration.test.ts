@@ -25,6 +25,10 @@ describe('loadSessionMember', () => {
         tenant: { id: tenant.id, slug: tenant.slug, name: tenant.name, plan: tenant.plan, publicSiteUrl: tenant.publicSiteUrl },
       },
       session: { id: sessionId, reauthenticatedAt: session.reauthenticatedAt },
+      twoFactor: {
+        policy: { twoFactorPolicy: tenant.twoFactorPolicy, twoFactorGraceDays: tenant.twoFactorGraceDays, twoFactorPolicyChangedAt: tenant.twoFactorPolicyChangedAt },
+        memberSince: stored.createdAt,
+      },
     })
   })
 
