@@ -16,7 +16,7 @@ import { consumeTokenRequest, consumeUnauthenticatedRequest, rateLimitHeaders } 
 import { readJsonBody } from './read-json-body.ts'
 import { cachedRead, type CachedBody } from './response-cache.ts'
 import { articleGeneration, articleGenerationRedisKey } from '../articles/article-totals.ts'
-import { generationFromRedis } from '../generation-value.ts'
+import { generationFromRedis } from '../generation-counter.ts'
 import { eventGeneration, eventGenerationRedisKey } from '../events/event-generation.ts'
 import { readOnly } from '../db/read-routing.ts'
 import { withLargeBodySlot } from './large-body-gate.ts'

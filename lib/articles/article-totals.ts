@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { processSingleton } from '../process-singleton.ts'
-import { firstConnectionSettled, getRedis } from '../redis.ts'
-import { changesCommitted } from '../db/read-routing.ts'
-import { generationFromRedis } from '../generation-value.ts'
+import { generationCounter, readyRedis } from '../generation-counter.ts'
 
 /**
  * The `total` of article lists, counted once per change instead of once per request.
@@ -23,8 +21,8 @@ import { generationFromRedis } from '../generation-value.ts'
 const totalTtlSeconds = 30
 const maxLocalEntries = 10_000
 
-type LocalStore = { generations: Map<string, number>; totals: Map<string, { generation: number; total: number; expiresAt: number }> }
-const local = processSingleton<LocalStore>('article-totals', () => ({ generations: new Map(), totals: new Map() }))
+const generation = generationCounter('article', reportRedisDown)
+const localTotals = processSingleton('article-totals', () => new Map<string, { generation: number; total: number; expiresAt: number }>())
 
 let warnedRedisDown = false
 
@@ -39,77 +37,45 @@ export async function articleTotal(tenantId: string, filter: unknown, count: () 
  * The tenant's article generation now, for caches that must not outlive a change (the response
  * cache); null when it cannot be read (Redis unreachable), so the caller does not cache.
  */
-export async function articleGeneration(tenantId: string): Promise<string | null> {
-  const redis = await readyRedis()
-  if (!redis) return `local:${local.generations.get(tenantId) ?? 0}`
-  try {
-    return generationFromRedis((await redis.get(generationKey(tenantId))) ?? '')
-  } catch (error) {
-    reportRedisDown(error as Error)
-    return null
-  }
-}
+export const articleGeneration = (tenantId: string): Promise<string | null> => generation.current(tenantId)
 
 /**
  * Where the tenant's generation lives in Redis (undefined without REDIS_URL), so that a request
  * can read it in a round trip it makes anyway (its rate-limit decision's, lib/api/with-api.ts).
  */
-export function articleGenerationRedisKey(tenantId: string): string | undefined {
-  return getRedis() ? generationKey(tenantId) : undefined
-}
+export const articleGenerationRedisKey = (tenantId: string): string | undefined => generation.redisKey(tenantId)
 
 /** Called once the changes to these tenants' articles have committed: their cached totals no longer hold. */
-export async function articlesChanged(tenantIds: Iterable<string>): Promise<void> {
-  const tenants = [...new Set(tenantIds)]
-  if (tenants.length === 0) return
-  // Before the generation advances: a reader that sees the new generation must not read a replica without the change.
-  await changesCommitted(tenants)
-  const redis = await readyRedis()
-  if (!redis) {
-    for (const tenantId of tenants) local.generations.set(tenantId, (local.generations.get(tenantId) ?? 0) + 1)
-    return
-  }
-  // Single commands, not an explicit pipeline: the client pipelines commands of one tick itself
-  // (lib/redis.ts), and an explicit pipeline could overtake single commands still queued there.
-  await Promise.all(tenants.map((tenantId) => redis.incr(generationKey(tenantId)).catch(reportRedisDown)))
-}
-
-/** The Redis client, once its first connection has settled; undefined without REDIS_URL. */
-async function readyRedis(): Promise<Redis | undefined> {
-  const redis = getRedis()
-  if (redis && redis.status !== 'ready') await firstConnectionSettled(redis)
-  return redis
-}
+export const articlesChanged = (tenantIds: Iterable<string>): Promise<void> => generation.advance(tenantIds)
 
 async function redisTotal(redis: Redis, tenantId: string, filterKey: string, count: () => Promise<number>): Promise<number> {
   const key = totalKey(tenantId, filterKey)
-  let generation: string
+  let current: string
   try {
-    const [storedGeneration, cached] = await redis.mget(generationKey(tenantId), key)
-    generation = storedGeneration ?? '0'
-    if (cached?.startsWith(`${generation}:`)) return Number(cached.slice(generation.length + 1))
+    const [storedGeneration, cached] = await redis.mget(generation.keyOf(tenantId), key)
+    current = storedGeneration ?? '0'
+    if (cached?.startsWith(`${current}:`)) return Number(cached.slice(current.length + 1))
   } catch (error) {
     reportRedisDown(error as Error)
     return count()
   }
   const total = await count()
   // Not awaited: the answer does not depend on it, and a lost write only costs a recount.
-  redis.set(key, `${generation}:${total}`, 'EX', totalTtlSeconds).catch(reportRedisDown)
+  redis.set(key, `${current}:${total}`, 'EX', totalTtlSeconds).catch(reportRedisDown)
   return total
 }
 
 async function localTotal(tenantId: string, filterKey: string, count: () => Promise<number>): Promise<number> {
   const key = totalKey(tenantId, filterKey)
-  const generation = local.generations.get(tenantId) ?? 0
-  const cached = local.totals.get(key)
-  if (cached && cached.generation === generation && cached.expiresAt > Date.now()) return cached.total
+  const current = generation.localValue(tenantId)
+  const cached = localTotals.get(key)
+  if (cached && cached.generation === current && cached.expiresAt > Date.now()) return cached.total
   const total = await count()
-  if (local.totals.size >= maxLocalEntries) local.totals.clear()
-  local.totals.set(key, { generation, total, expiresAt: Date.now() + totalTtlSeconds * 1000 })
+  if (localTotals.size >= maxLocalEntries) localTotals.clear()
+  localTotals.set(key, { generation: current, total, expiresAt: Date.now() + totalTtlSeconds * 1000 })
   return total
 }
 
-const generationKey = (tenantId: string) => `newsroom:article-generation:${tenantId}`
 const totalKey = (tenantId: string, filterKey: string) => `newsroom:article-total:${tenantId}:${filterKey}`
 
 function reportRedisDown(error: Error) {

@@ -1,8 +1,4 @@
-import type { Redis } from 'ioredis'
-import { generationFromRedis } from '../generation-value.ts'
-import { changesCommitted } from '../db/read-routing.ts'
-import { processSingleton } from '../process-singleton.ts'
-import { firstConnectionSettled, getRedis } from '../redis.ts'
+import { generationCounter } from '../generation-counter.ts'
 import { isEventKind } from './event-kinds.ts'
 import type { RecordedEvent } from './record-event.ts'
 
@@ -18,26 +14,15 @@ import type { RecordedEvent } from './record-event.ts'
  * With REDIS_URL it lives in Redis, shared by every instance; without it (one instance), in
  * process memory. The cache's expiry bounds what a lost advance can leave stale.
  */
-const local = processSingleton('event-generation', () => new Map<string, number>())
+const counter = generationCounter('event', reportRedisDown)
 
 let warnedRedisDown = false
 
 /** The generation now; null when it cannot be read (Redis unreachable), so the caller does not cache. */
-export async function eventGeneration(tenantId: string): Promise<string | null> {
-  const redis = await readyRedis()
-  if (!redis) return `local:${local.get(tenantId) ?? 0}`
-  try {
-    return generationFromRedis((await redis.get(generationKey(tenantId))) ?? '')
-  } catch (error) {
-    reportRedisDown(error as Error)
-    return null
-  }
-}
+export const eventGeneration = (tenantId: string): Promise<string | null> => counter.current(tenantId)
 
 /** Where the generation lives in Redis (undefined without REDIS_URL), to read it in the rate limit's round trip (lib/api/with-api.ts). */
-export function eventGenerationRedisKey(tenantId: string): string | undefined {
-  return getRedis() ? generationKey(tenantId) : undefined
-}
+export const eventGenerationRedisKey = (tenantId: string): string | undefined => counter.redisKey(tenantId)
 
 /** The newsrooms whose listed events these committed events change (internal kinds are never listed). */
 export function tenantsWithListedEvents(events: RecordedEvent[]): string[] {
@@ -45,26 +30,7 @@ export function tenantsWithListedEvents(events: RecordedEvent[]): string[] {
 }
 
 /** Called once events of these newsrooms have been added or deleted, before anyone is told. */
-export async function eventsChanged(tenantIds: Iterable<string>): Promise<void> {
-  const tenants = [...new Set(tenantIds)]
-  if (tenants.length === 0) return
-  // Before the generation advances: a reader that sees the new generation must not read a replica without the change.
-  await changesCommitted(tenants)
-  const redis = await readyRedis()
-  if (!redis) {
-    for (const tenantId of tenants) local.set(tenantId, (local.get(tenantId) ?? 0) + 1)
-    return
-  }
-  await Promise.all(tenants.map((tenantId) => redis.incr(generationKey(tenantId)).catch(reportRedisDown)))
-}
-
-async function readyRedis(): Promise<Redis | undefined> {
-  const redis = getRedis()
-  if (redis && redis.status !== 'ready') await firstConnectionSettled(redis)
-  return redis
-}
-
-const generationKey = (tenantId: string) => `newsroom:event-generation:${tenantId}`
+export const eventsChanged = (tenantIds: Iterable<string>): Promise<void> => counter.advance(tenantIds)
 
 function reportRedisDown(error: Error) {
   if (warnedRedisDown) return
