@@ -42,6 +42,26 @@ describe('readDesk', () => {
     expect(desk.attention).toBeUndefined()
   })
 
+  it('lists each article sent back once, the latest return first, and none of another author’s', async () => {
+    const writer = member(newsroom, 'writer')
+    const editor = member(newsroom, 'editor')
+    const sentBackTwice = await createArticle(writer, { headline: 'Sent back twice', status: 'in-review' })
+    await transitionArticle(editor, sentBackTwice.id, { to_state: 'draft', note: 'First: the quote needs a source.' })
+    const sentBackOnce = await createArticle(writer, { headline: 'Sent back once', status: 'in-review' })
+    await transitionArticle(editor, sentBackOnce.id, { to_state: 'draft', note: 'Cut it to 600 words.' })
+    await transitionArticle(writer, sentBackTwice.id, { to_state: 'in-review' })
+    await transitionArticle(editor, sentBackTwice.id, { to_state: 'draft', note: 'Second: still no source.' })
+    const editorsOwn = await createArticle(editor, { headline: 'The editor’s own, sent back', status: 'in-review' })
+    await transitionArticle(member(newsroom, 'admin'), editorsOwn.id, { to_state: 'draft' })
+
+    const returned = (await readDesk(writer)).returned.items.filter((item) => [sentBackTwice.id, sentBackOnce.id, editorsOwn.id].includes(item.id))
+    expect(returned.map((item) => [item.headline, item.returnNote])).toEqual([
+      ['Sent back twice', 'Second: still no source.'],
+      ['Sent back once', 'Cut it to 600 words.'],
+    ])
+    expect(ids((await readDesk(editor)).returned.items)).toContain(editorsOwn.id)
+  })
+
   it('gives an editor the review queue with the list’s own total, schedules due within 24 hours, and nothing of another newsroom', async () => {
     const editor = member(newsroom, 'editor')
     const waiting = await createArticle(member(newsroom, 'writer'), { headline: 'Waiting for a decision', status: 'in-review' })
