@@ -73,6 +73,20 @@ describe('GET /v1/articles?q=', () => {
     }
   })
 
+  it('reads a phrase across inline markup and entities as the text a reader sees, and never an attribute', async () => {
+    const answer = await writer.post('/v1/articles', {
+      headline: 'Quay works',
+      body: '<p>The <b>ferry</b>&nbsp;<em>timetable</em> changes at the quay&#39;s end.</p><p><img src="https://example.com/gulls.png" alt="gull photo" /> Tom&amp;Jerry</p>',
+    })
+    expect(answer.status).toBe(201)
+    const found = async (q: string) => (await reader.get(`/v1/articles?q=${encodeURIComponent(q)}`)).body.items.map((item: { article_id: string }) => item.article_id)
+    expect(await found('"ferry timetable"')).toEqual([answer.body.article_id])
+    expect(await found('"quay s end"')).toEqual([answer.body.article_id])
+    expect(await found('jerry')).toEqual([answer.body.article_id])
+    expect(await found('gull')).toEqual([])
+    expect(await found('gulls')).toEqual([])
+  })
+
   it('combines with every filter and pages in relevance order', async () => {
     const [news, sport] = newsroom.departments
     expect((await search(`q=riverside&department_id=${news!.id}`)).ids).toEqual(['headline', 'phrase'])
