@@ -24,6 +24,10 @@ export function PasskeySignInButton({ pendingToken, onExpired }: { pendingToken?
     setFailure(null)
     try {
       const optionsResponse = await fetch('/api/passkeys/sign-in-options', { method: 'POST' })
+      if (optionsResponse.status === 429) {
+        const wait = Number(optionsResponse.headers.get('retry-after')) || 60
+        return setFailure(`Too many passkey sign-in attempts from your address. Try again in ${wait} seconds, or use your password.`)
+      }
       if (!optionsResponse.ok) return setFailure('Passkey sign-in is unavailable right now. Try again, or use your password.')
       let response
       try {

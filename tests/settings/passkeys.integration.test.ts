@@ -267,3 +267,34 @@ describe('renaming and removing', () => {
     expect([await passkeyCountOf(user.id), await passkeyCountOf(bystander.id)]).toEqual([0, 1])
   })
 })
+
+describe('POST /api/passkeys/sign-in-options', () => {
+  it('hands each address challenges within the unauthenticated budget, then a 429 that says when to come back and stores none', async () => {
+    vi.stubEnv('RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE', '2')
+    vi.stubEnv('RATE_LIMIT_KEY_PREFIX', `newsroom:rl:passkey-options:${Date.now()}`)
+    const { resetRateLimitersForTests } = await import('../../lib/api/rate-limit.ts')
+    resetRateLimitersForTests()
+    try {
+      const { POST } = await import('../../app/api/passkeys/sign-in-options/route.ts')
+      const ask = (address: string) => POST(new Request('http://localhost/api/passkeys/sign-in-options', { method: 'POST', headers: { 'x-forwarded-for': address } }))
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const answer = await ask('203.0.113.7')
+        expect(answer.status).toBe(200)
+        expect((await answer.json()).challenge).toEqual(expect.any(String))
+      }
+      const challengesBefore = await db.webauthnChallenge.count()
+      const refused = await ask('203.0.113.7')
+      expect(refused.status).toBe(429)
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+      expect((await refused.json()).error.message).toMatch(/Too many passkey sign-in attempts.*Try again in \d+ seconds/)
+      expect(await db.webauthnChallenge.count()).toBe(challengesBefore)
+      // Another address has its own budget.
+      expect((await ask('198.51.100.20')).status).toBe(200)
+    } finally {
+      vi.unstubAllEnvs()
+      vi.stubEnv('NEXTAUTH_URL', publicUrl)
+      vi.stubEnv('WEBHOOK_SECRET_KEY', 'passkeys-test-key')
+      resetRateLimitersForTests()
+    }
+  })
+})
