@@ -1,7 +1,9 @@
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiClient } from '../support/api-client.ts'
 import { startMigratedEmbeddedDatabase } from '../support/embedded-database.ts'
 import { spawnApiServer, type SpawnedApiServer } from '../support/spawn-api-server.ts'
+import { createSnippetCases, expectSnippetsOfWholeText } from '../support/snippet-cases.ts'
 
 // Search's SQL (lib/articles/search-articles.ts) on the embedded store, PGlite, as `npm run dev`
 // runs it: the same matches, ranking and snippets as on PostgreSQL (search-articles.integration.test.ts).
@@ -69,5 +71,17 @@ describe('search on the embedded store', () => {
     }
     expect(keys).toEqual(['h4', 'h5', 'h3', 'h2', 'h1'])
     expect(first.total_is_estimate).toBe(true)
+  })
+
+  it('makes each snippet of the whole lede and body text, however it finds it, as on PostgreSQL', async () => {
+    await createSnippetCases((article) => client.post('/v1/articles', article))
+    // PGlite serves one connection at a time: this one asks between the API's requests.
+    const direct = new pg.Client({ connectionString: database.url })
+    await direct.connect()
+    try {
+      await expectSnippetsOfWholeText((path) => client.get(path), (text, values) => direct.query(text, values), server.tenant!.id)
+    } finally {
+      await direct.end()
+    }
   })
 })
