@@ -1,13 +1,17 @@
 // The in-process cost of a search page: `listArticles` as the API calls it, one client, each
 // request with a new `updated_before` (so no answer is kept), against DATABASE_URL (a copy of the
 // bench's seeded database). Prints p50/p90 and CPU per request of this process and of this
-// database's PostgreSQL backends (from /proc, 10 ms ticks), per query.
+// database's PostgreSQL backends (from /proc, 10 ms ticks), per query; the page is rendered to
+// JSON as app/v1/articles/route.ts renders it (HTTP, authentication and the cache are not counted).
 //
 //   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/search_bench npx tsx bench/search-cost.ts [requests]
 import { readFileSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { sqlPool } from '../lib/db/client.ts'
 import { listArticles } from '../lib/articles/list-articles.ts'
+import { toListedArticleRecord } from '../lib/articles/search-articles.ts'
+import { renderJson } from '../lib/api/conditional-response.ts'
+import { pageRecord } from '../lib/pagination.ts'
 import { listArticlesQuerySchema } from '../lib/articles/article-schemas.ts'
 import { systemActor } from '../lib/tenancy/system-actor.ts'
 
@@ -31,7 +35,11 @@ async function main() {
   const [tenant] = (await sqlPool.query<{ id: string }>(`SELECT tenant_id AS id FROM articles GROUP BY tenant_id ORDER BY count(*) DESC LIMIT 1`)).rows
   const actor = (await systemActor(tenant!.id))!
   for (const [name, q] of Object.entries(queries)) {
-    const ask = (i: number) => listArticles(actor, listArticlesQuerySchema.parse({ q, limit: 50, updated_before: new Date(Date.UTC(2100, 0, 1) + i).toISOString() }))
+    const ask = async (i: number) => {
+      const page = await listArticles(actor, listArticlesQuerySchema.parse({ q, limit: 50, updated_before: new Date(Date.UTC(2100, 0, 1) + i).toISOString() }))
+      renderJson(pageRecord(page, toListedArticleRecord))
+      return page
+    }
     for (let i = 0; i < 5; i++) await ask(1_000_000 + i)
     const pids = (await sqlPool.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)).rows.map((row) => row.pid)
     const node = process.cpuUsage()
