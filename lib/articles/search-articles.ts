@@ -46,7 +46,9 @@ const textWordsQuery = (placeholder: string) =>
  * headline or tag), its snippet is the text's first MinWords words, unmarked, and those are the
  * lede's when the lede has more than MinWords space-separated pieces holding a letter or digit
  * and no `<` (each such piece is at least one word of the parser, and without `<` no token, a
- * tag, reaches past a space). Then the lede alone gives the same snippet, parsed in microseconds;
+ * tag, reaches past a space). Then the lede alone gives the same snippet, parsed in microseconds.
+ * search_vector holds every word of that text: the body's are parsed from its (sanitised) HTML,
+ * which gives the plain text's words and, for markup written as text (`&lt;b&gt;`), more;
  * tests/api/search-snippets.integration.test.ts compares both on both stores.
  */
 function snippetSource(qPlaceholder: string): string {

@@ -24,6 +24,7 @@ const cases: { key: string; q: string; article: Article }[] = [
   { key: 'word in a tag', q: 'kestrel10', article: { headline: 'Kestrel10', lede: 'What the decision means for readers in the city, story 10.', body: '<p>Body.</p>', tags: ['kestrel10'] } },
   { key: 'one phrase word in the body', q: '"kestrel11 plan"', article: { headline: 'Kestrel11 plan', lede: 'What the decision means for readers in the city, story 11.', body: '<p>The plan was late.</p>' } },
   { key: 'no lede', q: 'kestrel12', article: { headline: 'Kestrel12', lede: null, body: '<p>one two three four five six seven eight nine ten</p>' } },
+  { key: 'escaped markup and attributes', q: 'kestrel14 or b', article: { headline: 'Kestrel14', lede: 'What the decision means for readers in the city, story 14.', body: '<p title="a>b">Type &lt;b&gt;bold&lt;/b&gt; <a href="https://example.com/?x=1&y=2>3">here</a>.</p>' } },
   { key: 'either word', q: 'kestrel13 or committee', article: { headline: 'Kestrel13', lede: 'What the decision means for readers in the city, story 13.', body: '<p>The committee met.</p>' } },
 ]
 
