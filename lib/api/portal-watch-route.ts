@@ -1,6 +1,7 @@
 import type { ApiRequest } from './api-request.ts'
 import { portalRequestActor } from '../auth/portal-request-actor.ts'
 import { DomainError } from '../errors.ts'
+import { textResponse } from './text-response.ts'
 import { articlePathSchema } from '../articles/article-schemas.ts'
 import { watchArticle } from '../articles/watch-article.ts'
 
@@ -26,8 +27,10 @@ export async function serveArticleWatch(request: ApiRequest, articleId: string):
     const watch = await watchArticle(actor, parsed.data.article_id, generationOf(request.headers.get('if-none-match')))
     const headers: Record<string, string> = { 'cache-control': 'private, no-cache', vary: 'Cookie' }
     if (watch.generation !== null) headers.etag = `"${watch.generation}"`
-    if (watch.unchanged) return new Response(null, { status: 304, headers })
-    return Response.json(watch, { headers })
+    // Text answers the server sends as they are (text-response.ts), not web Responses it must
+    // read back through a body stream: nearly every poll is this 304.
+    if (watch.unchanged) return textResponse('', { status: 304, headers })
+    return textResponse(JSON.stringify(watch), { headers: { ...headers, 'content-type': 'application/json' } })
   } catch (error) {
     if (error instanceof DomainError) return refusal(error.status, error.code, error.message)
     throw error
@@ -41,5 +44,5 @@ function generationOf(header: string | null): string | undefined {
 }
 
 function refusal(status: number, code: string, message: string): Response {
-  return Response.json({ error: { code, message } }, { status, headers: { 'cache-control': 'no-store' } })
+  return textResponse(JSON.stringify({ error: { code, message } }), { status, headers: { 'cache-control': 'no-store', 'content-type': 'application/json' } })
 }
