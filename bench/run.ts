@@ -18,11 +18,12 @@ import { startCommand } from '../scripts/start-command.ts'
 import { runJsonScript } from './json-script.ts'
 import type { EditorAwarenessCost } from './report.ts'
 import { measureRequestLogCost, type RequestLogCost } from './request-log-cost.ts'
-import { cpuPerRequest, cpuSnapshot } from './process-cpu.ts'
+import { cpuPerRequest, cpuSnapshot, measurePostgresOf } from './process-cpu.ts'
 
 const adminUrl = process.env.BENCH_DATABASE_ADMIN_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test'
 // BENCH_DATABASE: the database measured (several benches on one machine each need their own).
 const databaseName = process.env.BENCH_DATABASE ?? 'newsroom_bench'
+measurePostgresOf(databaseName)
 // BENCH_TEMPLATE=<database>: copy a database an earlier BENCH_SEED_ONLY=1 run seeded instead of
 // seeding again (a million articles take minutes of both cores); migrations still run on the copy.
 const templateName = process.env.BENCH_TEMPLATE

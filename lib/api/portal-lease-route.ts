@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { ApiRequest } from './api-request.ts'
 import { portalRequestActor } from '../auth/portal-request-actor.ts'
 import { DomainError } from '../errors.ts'
+import { textResponse } from './text-response.ts'
 import { isPortalRequest } from '../security/same-origin.ts'
 import { articlePathSchema } from '../articles/article-schemas.ts'
 import { askForEditLease } from '../articles/edit-lease.ts'
@@ -32,7 +33,8 @@ export async function serveEditLeaseAsk(request: ApiRequest, articleId: string):
   const ask = askSchema.safeParse(body)
   if (!path.success || !ask.success) return refusal(422, 'validation_failed', 'The article id or take_over is not valid.')
   try {
-    return Response.json(await askForEditLease(actor, path.data.article_id, { takeOver: ask.data.take_over }), { headers: { 'cache-control': 'no-store' } })
+    const answer = await askForEditLease(actor, path.data.article_id, { takeOver: ask.data.take_over })
+    return textResponse(JSON.stringify(answer), { headers: { 'cache-control': 'no-store', 'content-type': 'application/json' } })
   } catch (error) {
     if (error instanceof DomainError) return refusal(error.status, error.code, error.message)
     throw error
@@ -40,5 +42,5 @@ export async function serveEditLeaseAsk(request: ApiRequest, articleId: string):
 }
 
 function refusal(status: number, code: string, message: string): Response {
-  return Response.json({ error: { code, message } }, { status, headers: { 'cache-control': 'no-store' } })
+  return textResponse(JSON.stringify({ error: { code, message } }), { status, headers: { 'cache-control': 'no-store', 'content-type': 'application/json' } })
 }

@@ -19,9 +19,10 @@ export type ArticleWatch =
  * otherwise one indexed read gives the version, state and lease. A lease's renewal does not
  * advance it: it changes nothing a watcher shows.
  */
-export async function watchArticle(actor: Actor, articleId: string, knownGeneration?: string): Promise<ArticleWatch> {
+export async function watchArticle(actor: Actor, articleId: string, knownGeneration?: string, generationRead?: Promise<string | null>): Promise<ArticleWatch> {
   assertCan(actor, 'articles:read')
-  const generation = await articleGeneration(actor.tenant.id)
+  // A read of the generation the caller began already (beside the session read), if it did.
+  const generation = await (generationRead ?? articleGeneration(actor.tenant.id))
   if (generation !== null && knownGeneration === generation) return { unchanged: true, generation }
   const [row] = await tenantSql(actor.tenant.id).rows<{ version: number; status: ApiStatus; lock: ArticleLock | null; edited_by: string | null }>(
     `SELECT version, status::text AS status, ${liveLockExpression('articles', 'now()')} AS lock,

@@ -81,17 +81,24 @@ export function decodeSessionToken(token: string, secret: string, nowSeconds = D
 /** The secret next-auth signs sessions with (auth-options.ts sets none of its own). */
 const sessionSecret = () => process.env.NEXTAUTH_SECRET ?? process.env.AUTH_SECRET ?? ''
 
-/**
- * The signed-in member of a live portal session, as the domain's Actor (the newsroom comes from
- * the session's row, never from the request), or null: no cookie, a cookie that does not
- * decrypt, an expired one, or a session that has ended.
- */
-export async function portalRequestActor(request: { headers: { get(name: string): string | null } }, secret = sessionSecret()): Promise<PortalRequestActor | null> {
+/** What the routes read of a session cookie: the session and member it names, and their newsroom. */
+export type PortalSessionClaims = { sessionId: string; userId: string; tenantId: string | null; signInMethod: unknown }
+
+/** The claims of the request's session cookie, or null: no cookie, one that does not decrypt, or an expired one. */
+export function portalSessionClaims(request: { headers: { get(name: string): string | null } }, secret = sessionSecret()): PortalSessionClaims | null {
   if (!secret) return null
   const token = sessionTokenFromCookies(request.headers.get('cookie'))
   if (!token) return null
   const claims = decodeSessionToken(token, secret)
   if (!claims || typeof claims.sessionId !== 'string' || typeof claims.userId !== 'string') return null
+  return { sessionId: claims.sessionId, userId: claims.userId, tenantId: typeof claims.tenantId === 'string' ? claims.tenantId : null, signInMethod: claims.signInMethod }
+}
+
+/**
+ * The member of the live session the claims name, as the domain's Actor (the newsroom comes
+ * from the session's row, never from the cookie), or null once the session has ended.
+ */
+export async function portalActorOf(claims: PortalSessionClaims): Promise<PortalRequestActor | null> {
   const live = await loadSessionMember(claims.sessionId, claims.userId)
   if (!live) return null
   // Past the two-factor grace only Security works (README, "Signing in"): these routes are
@@ -101,4 +108,13 @@ export async function portalRequestActor(request: { headers: { get(name: string)
     if (dueBy && dueBy.getTime() <= Date.now()) return null
   }
   return { tenant: live.member.tenant, user: { id: live.member.id, role: live.member.role } }
+}
+
+/**
+ * The signed-in member of a live portal session, as the domain's Actor, or null: no cookie, a
+ * cookie that does not decrypt, an expired one, or a session that has ended.
+ */
+export async function portalRequestActor(request: { headers: { get(name: string): string | null } }, secret = sessionSecret()): Promise<PortalRequestActor | null> {
+  const claims = portalSessionClaims(request, secret)
+  return claims && portalActorOf(claims)
 }
