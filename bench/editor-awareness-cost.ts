@@ -32,8 +32,8 @@ async function cpuMicrosecondsPerCall(call: () => Promise<unknown>): Promise<{ c
 }
 
 const first = await watchArticle(actor, article.id)
-const generation = first.generation ?? undefined
-const unchanged = await cpuMicrosecondsPerCall(() => watchArticle(actor, article.id, generation))
+const tag = first.tag
+const unchanged = await cpuMicrosecondsPerCall(() => watchArticle(actor, article.id, tag))
 const changed = await cpuMicrosecondsPerCall(() => watchArticle(actor, article.id))
 const renewal = await cpuMicrosecondsPerCall(() => claimEditLease(actor, article.id))
 

@@ -30,8 +30,8 @@ export type EditorAwarenessHttp = { editors: number; turnSeconds: number; rounds
 const editors = Number(process.env.BENCH_EDITORS ?? 200)
 const rounds = Number(process.env.BENCH_EDITOR_ROUNDS ?? 6)
 const turnSeconds = Number(process.env.BENCH_EDITOR_TURN_SECONDS ?? 10)
-// Long enough for every page to open, claim its lease (each claim advances the newsroom's
-// generation) and see the last claim once: two poll intervals after the last claim.
+// Long enough for every page to open, claim its lease and see its own claim once: two poll
+// intervals after the last claim.
 const rampSeconds = 8
 const quietSeconds = 5
 const password = 'open-editor-bench-password'

@@ -274,7 +274,7 @@ export function formatEditorAwarenessHttp(cost: EditorAwarenessHttp): string {
 export function formatEditorAwareness(cost: EditorAwarenessCost): string {
   return (
     `Open editors in-process (${cost.editors}, all with unsaved edits): ${cost.requests_per_second} requests/s (a poll every 3 s, a lease renewal every 30 s). ` +
-    `Service CPU in-process: ${cost.watch_unchanged.cpuUs} µs per unchanged poll (no PostgreSQL), ${cost.watch_changed.cpuUs} µs per changed one, ${cost.lease_renewal.cpuUs} µs per renewal; ` +
+    `Service CPU in-process: ${cost.watch_unchanged.cpuUs} µs per unchanged poll (one read of the article and its lease), ${cost.watch_changed.cpuUs} µs per changed one, ${cost.lease_renewal.cpuUs} µs per renewal; ` +
     `${cost.service_cpu_ms_per_second} ms of CPU per second in all, ${cost.service_cpu_per_watcher_us_per_second} µs per second per editor (before tRPC and HTTP).`
   )
 }

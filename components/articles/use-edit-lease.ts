@@ -40,8 +40,8 @@ const releaseRequest = (articleId: string) =>
  * request, which outlives the tab's closing).
  *
  * Every few seconds the page also asks GET /api/articles/{id}/watch (portal-watch-route.ts, not
- * tRPC: it is the portal's most frequent request) with the newsroom generation it last saw as
- * If-None-Match, answered 304 from one counter read; a new version or a new lease holder is a 200.
+ * tRPC: it is the portal's most frequent request) with the tag of the article's state it last saw
+ * as If-None-Match, answered 304 while it holds; a new version or a new lease holder is a 200.
  */
 export function useEditLease(
   articleId: string,
@@ -114,20 +114,20 @@ export function useEditLease(
   }, [mine, ask, articleId])
 
   // Awareness: another save, a move, a publication or a take-over shows within one interval.
-  const seen = useRef<{ version: number | undefined; generation: string | undefined }>({ version: undefined, generation: undefined })
+  const seen = useRef<{ version: number | undefined; tag: string | undefined }>({ version: undefined, tag: undefined })
   useEffect(() => {
     if (shownVersion !== undefined && (seen.current.version === undefined || shownVersion > seen.current.version)) seen.current.version = shownVersion
   }, [shownVersion])
   useEffect(() => {
     let stopped = false
     const poll = async () => {
-      const known = seen.current.generation
+      const known = seen.current.tag
       const response = await fetch(`/api/articles/${encodeURIComponent(articleId)}/watch`, { cache: 'no-store', headers: known ? { 'if-none-match': `"${known}"` } : {} })
-      // 304: nothing this page shows changed since the generation it last saw.
+      // 304: nothing this page shows changed since the tag it last saw.
       if (stopped || response.status === 304 || !response.ok) return
       const answer = (await response.json()) as ArticleWatch
       if (stopped || answer.unchanged) return
-      seen.current.generation = answer.generation ?? undefined
+      seen.current.tag = answer.tag
       if (seen.current.version !== undefined && answer.version > seen.current.version) {
         seen.current.version = answer.version
         onChange({ version: answer.version, by: answer.edited_by })

@@ -1,6 +1,6 @@
 import { createDecipheriv, hkdfSync } from 'node:crypto'
 import type { Actor } from '../tenancy/actor.ts'
-import { loadSessionMember } from './portal-sessions.ts'
+import { loadSessionMember, type BesideSession } from './portal-sessions.ts'
 import { secondFactorDueBy } from './two-factor-policy.ts'
 
 /**
@@ -99,7 +99,15 @@ export function portalSessionClaims(request: { headers: { get(name: string): str
  * from the session's row, never from the cookie), or null once the session has ended.
  */
 export async function portalActorOf(claims: PortalSessionClaims): Promise<PortalRequestActor | null> {
-  const live = await loadSessionMember(claims.sessionId, claims.userId)
+  return (await portalActorWith(claims))?.actor ?? null
+}
+
+/**
+ * portalActorOf, with what `beside` reads in the same statement as the session (BesideSession):
+ * null, as for portalActorOf, unless the session is live; `beside` is then its row, or null.
+ */
+export async function portalActorWith<Beside = never>(claims: PortalSessionClaims, beside?: BesideSession): Promise<{ actor: PortalRequestActor; beside: Beside | null } | null> {
+  const live = await loadSessionMember<Beside>(claims.sessionId, claims.userId, new Date(), beside)
   if (!live) return null
   // Past the two-factor grace only Security works (README, "Signing in"): these routes are
   // answered before proxy.ts and the portal's pages, so they ask the same question themselves.
@@ -107,7 +115,7 @@ export async function portalActorOf(claims: PortalSessionClaims): Promise<Portal
     const dueBy = await secondFactorDueBy(live.twoFactor.policy, { id: live.member.id, role: live.member.role, createdAt: live.twoFactor.memberSince })
     if (dueBy && dueBy.getTime() <= Date.now()) return null
   }
-  return { tenant: live.member.tenant, user: { id: live.member.id, role: live.member.role } }
+  return { actor: { tenant: live.member.tenant, user: { id: live.member.id, role: live.member.role } }, beside: live.beside }
 }
 
 /**

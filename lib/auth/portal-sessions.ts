@@ -54,17 +54,23 @@ export async function startPortalSession(member: { id: string; tenantId: string 
  * (lib/db/prepared-query.ts): planned once per connection, PostgreSQL's share fell from ~310 to
  * ~100 µs per call.
  */
-export async function loadSessionMember(sessionId: string, userId: string, now = new Date()): Promise<{ member: ActiveMember; session: PortalSessionState; twoFactor: { policy: TenantTwoFactorPolicy; memberSince: Date } } | null> {
-  const { rows } = await preparedQuery<SessionMemberRow>(
+export async function loadSessionMember<Beside = never>(
+  sessionId: string,
+  userId: string,
+  now = new Date(),
+  beside?: BesideSession,
+): Promise<{ member: ActiveMember; session: PortalSessionState; twoFactor: { policy: TenantTwoFactorPolicy; memberSince: Date }; beside: Beside | null } | null> {
+  const { rows } = await preparedQuery<SessionMemberRow & { beside?: Beside | null }>(
     sqlPool,
-    'portal-session-member',
+    beside ? `portal-session-member+${beside.name}` : 'portal-session-member',
     `SELECT s.user_id, s.ended_at, s.last_seen_at, s.reauthenticated_at,
             u.email, u.name, u.role::text AS role, u.tenant_id, u.active, u.created_at,
             t.slug AS tenant_slug, t.name AS tenant_name, t.plan::text AS tenant_plan, t.public_site_url AS tenant_public_site_url,
             t.two_factor_policy, t.two_factor_grace_days, t.two_factor_policy_changed_at
+            ${beside ? `, (SELECT to_json(beside) FROM (${beside.query(sessionNewsroom)}) beside LIMIT 1) AS beside` : ''}
      FROM portal_sessions s JOIN users u ON u.id = s.user_id JOIN tenants t ON t.id = u.tenant_id
      WHERE s.id = $1`,
-    [sessionId],
+    [sessionId, ...(beside?.values ?? [])],
   )
   const row = rows[0]
   if (!row || row.ended_at || row.user_id !== userId || !row.active) return null
@@ -82,8 +88,21 @@ export async function loadSessionMember(sessionId: string, userId: string, now =
     session: { id: sessionId, reauthenticatedAt: row.reauthenticated_at },
     // Read in the same statement, so the two-factor policy costs the request nothing unless it covers the member.
     twoFactor: { policy: { twoFactorPolicy: row.two_factor_policy, twoFactorGraceDays: row.two_factor_grace_days, twoFactorPolicyChangedAt: row.two_factor_policy_changed_at }, memberSince: row.created_at },
+    beside: row.beside ?? null,
   }
 }
+
+/** The session member's newsroom, as SQL a BesideSession's query may use: taken from the session's own row, never from the request. */
+const sessionNewsroom = 'u.tenant_id'
+
+/**
+ * What a route reads in the same statement as the session (one round trip instead of two; the
+ * article page's poll reads the article's watch state so): `query(newsroomId)` is a SELECT of at
+ * most one row, scoped to the newsroom `newsroomId` names, with its values as `$2`, `$3`, …;
+ * its row comes back as `beside` (JSON: times as text), null when it has none. `name` names the
+ * prepared statement, so one name must always give the same query.
+ */
+export type BesideSession = { name: string; query: (newsroomId: string) => string; values: unknown[] }
 
 type SessionMemberRow = {
   user_id: string

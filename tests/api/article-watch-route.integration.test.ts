@@ -17,8 +17,8 @@ import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 
 // GET /api/articles/{id}/watch, what an open article page polls every 3 s: the portal session
 // read without next-auth's getServerSession, refused once the session ends or its member is
-// deactivated, kept to the member's own newsroom, and 304 while the ETag (the newsroom's
-// article generation) still holds.
+// deactivated, kept to the member's own newsroom, and 304 while the ETag (a tag of what the page
+// shows of the article) still holds.
 
 const createCaller = createCallerFactory(appRouter)
 let newsroom: TestTenant
@@ -47,7 +47,7 @@ async function draft(tenant: TestTenant, headline: string): Promise<string> {
 }
 
 describe('the article watch route', () => {
-  it('answers 304 while nothing changed, and 200 with the new generation after a change, a move or a take-over', async () => {
+  it('answers 304 while nothing changed, and 200 with a new tag after a change, a move, a take-over or a lapsed lease', async () => {
     const { browser, portal } = await signedIn('writer')
     const cookie = browser.cookieHeader()
     const id = (await portal.articles.create({ headline: 'Watched by route', lede: 'First.' })).article_id
@@ -56,7 +56,7 @@ describe('the article watch route', () => {
     expect(first.status).toBe(200)
     const etag = first.headers.get('etag')!
     expect(etag).toMatch(/^".+"$/)
-    expect(await first.json()).toMatchObject({ unchanged: false, version: 1, status: 'draft', lock: null, generation: etag.slice(1, -1) })
+    expect(await first.json()).toMatchObject({ unchanged: false, version: 1, status: 'draft', lock: null, tag: etag.slice(1, -1) })
 
     const unchanged = await poll(id, { cookie, 'if-none-match': etag })
     expect(unchanged.status).toBe(304)
@@ -70,7 +70,7 @@ describe('the article watch route', () => {
     expect(changed.status).toBe(200)
     const changedTag = changed.headers.get('etag')!
     expect(changedTag).not.toBe(etag)
-    expect(await changed.json()).toMatchObject({ unchanged: false, version: 2, edited_by: `${newsroom.tenant.slug} editor`, generation: changedTag.slice(1, -1) })
+    expect(await changed.json()).toMatchObject({ unchanged: false, version: 2, edited_by: `${newsroom.tenant.slug} editor`, tag: changedTag.slice(1, -1) })
     expect((await poll(id, { cookie, 'if-none-match': changedTag })).status).toBe(304)
 
     // A move (submitted for review).
@@ -86,6 +86,16 @@ describe('the article watch route', () => {
     const taken = await poll(id, { cookie, 'if-none-match': claimedTag })
     expect(taken.status).toBe(200)
     expect(await taken.json()).toMatchObject({ lock: { holder_id: newsroom.users.editor.id } })
+
+    // A renewal moves only the expiry, which the page does not show: still 304.
+    const takenTag = taken.headers.get('etag')!
+    await claimEditLease(newsroom.actor('editor'), id)
+    expect((await poll(id, { cookie, 'if-none-match': takenTag })).status).toBe(304)
+    // A lease that lapses (its holder's page closed without a word) is seen too: the article is free.
+    await db.articleLease.update({ where: { articleId: id }, data: { expiresAt: new Date(Date.now() - 1000) } })
+    const lapsed = await poll(id, { cookie, 'if-none-match': takenTag })
+    expect(lapsed.status).toBe(200)
+    expect(await lapsed.json()).toMatchObject({ lock: null })
   })
 
   it('refuses a request without a session, or with a cookie that is not one', async () => {

@@ -240,10 +240,10 @@ describe('taking over', () => {
     const first = await watchArticle(writer, id)
     expect(first.unchanged).toBe(false)
     if (first.unchanged) return
-    const again = await watchArticle(writer, id, first.generation ?? undefined)
+    const again = await watchArticle(writer, id, first.tag)
     expect(again.unchanged).toBe(true)
     await portal('editor').articles.update({ article_id: id, version: first.version, changes: { lede: 'Changed underneath' } })
-    const changed = await watchArticle(writer, id, first.generation ?? undefined)
+    const changed = await watchArticle(writer, id, first.tag)
     expect(changed).toMatchObject({ unchanged: false, version: first.version + 1, edited_by: `${newsroom.tenant.slug} editor` })
   })
 

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { loadSessionMember, sessionIdleLimitMs, startPortalSession } from '../../lib/auth/portal-sessions.ts'
 import { db } from '../../lib/db/client.ts'
+import { createId } from '../../lib/ids.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 
 // The read every portal request makes (the jwt callback): the member and newsroom of a live
@@ -29,7 +30,25 @@ describe('loadSessionMember', () => {
         policy: { twoFactorPolicy: tenant.twoFactorPolicy, twoFactorGraceDays: tenant.twoFactorGraceDays, twoFactorPolicyChangedAt: tenant.twoFactorPolicyChangedAt },
         memberSince: stored.createdAt,
       },
+      beside: null,
     })
+  })
+
+  it('reads what a route asks beside the session in the same statement, only in the session\'s own newsroom', async () => {
+    const user = newsroom.users.writer
+    const sessionId = await startPortalSession({ id: user.id, tenantId: newsroom.tenant.id }, {})
+    const other = await createTestTenant()
+    const own = await db.article.create({ data: { id: createId('art'), tenantId: newsroom.tenant.id, headline: 'Own newsroom', authorId: user.id } })
+    const foreign = await db.article.create({ data: { id: createId('art'), tenantId: other.tenant.id, headline: 'Elsewhere', authorId: other.users.writer.id } })
+    const headlineOf = (articleId: string) => ({
+      name: 'test-headline',
+      query: (newsroomId: string) => `SELECT headline FROM articles WHERE tenant_id = ${newsroomId} AND id = $2`,
+      values: [articleId],
+    })
+    expect((await loadSessionMember<{ headline: string }>(sessionId, user.id, new Date(), headlineOf(own.id)))?.beside).toEqual({ headline: 'Own newsroom' })
+    const asked = await loadSessionMember(sessionId, user.id, new Date(), headlineOf(foreign.id))
+    expect(asked?.member.id).toBe(user.id)
+    expect(asked?.beside).toBeNull()
   })
 
   it('answers null for an unknown session, another member\'s, an ended one, an idle one and a deactivated member\'s', async () => {
