@@ -7,14 +7,15 @@
  * connection) with one article open and unsaved edits in it, the worst case: it claimed the
  * article's edit lease with its first keystroke (POST /api/articles/{id}/lease with the portal's
  * header), renews it every `leaseHeartbeatSeconds` the same way, and polls
- * GET /api/articles/{id}/watch every `watchIntervalSeconds` with the ETag it last saw as
- * If-None-Match (304 while unchanged), exactly as the page's code sends them. The editors'
+ * GET /api/articles/{id}/watch with the ETag it last saw as If-None-Match and `Prefer: wait=25`
+ * (held by the server while unchanged, then a 304) and asks again at once, one answered at once
+ * after `watchIntervalSeconds`, exactly as the page's code sends them. The editors'
  * phases are spread evenly over each interval, as the moments people opened their pages are. When the run ends each releases its lease, as
  * leaving the page does.
  */
 import http from 'node:http'
 import { readFileSync } from 'node:fs'
-import { leaseHeartbeatSeconds, watchIntervalSeconds } from '../lib/articles/lease-timing.ts'
+import { leaseHeartbeatSeconds, watchHoldSeconds, watchIntervalSeconds } from '../lib/articles/lease-timing.ts'
 
 export type OpenEditorsConfig = {
   url: string
@@ -46,7 +47,8 @@ type Answer = { status: number; body: string; etag?: string }
 
 function editorClient(url: URL, cookieAtStart: string) {
   // A browser keeps its connection to the portal open between polls.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+  // A browser opens up to six connections to a host: a held poll does not hold up the renewal.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 2 })
   let cookie = cookieAtStart
   const send = (method: 'GET' | 'POST', path: string, body?: string, extra: Record<string, string> = {}) =>
     new Promise<Answer>((resolve, reject) => {
@@ -114,7 +116,7 @@ export async function runOpenEditors(config: OpenEditorsConfig): Promise<OpenEdi
     const fraction = index / config.editors.length
     const watch = async () => {
       const asked = performance.now()
-      const answer = await client.send('GET', `/api/articles/${encodeURIComponent(editor.articleId)}/watch`, undefined, etag ? { 'if-none-match': etag } : {})
+      const answer = await client.send('GET', `/api/articles/${encodeURIComponent(editor.articleId)}/watch`, undefined, etag ? { 'if-none-match': etag, prefer: `wait=${watchHoldSeconds}` } : {})
       if (answer.status === 200) {
         JSON.parse(answer.body)
         etag = answer.etag
@@ -139,7 +141,16 @@ export async function runOpenEditors(config: OpenEditorsConfig): Promise<OpenEdi
     timers.push(
       setTimeout(() => {
         renew().catch(failed)
-        timers.push(setInterval(() => void watch().catch(failed), watchMs))
+        // As the page: a held poll is asked again at once, one answered at once after the interval.
+        const loop = async () => {
+          while (performance.now() < stopAt) {
+            const asked = performance.now()
+            await watch().catch(failed)
+            const waited = performance.now() - asked
+            if (waited < watchMs) await new Promise((resolve) => timers.push(setTimeout(resolve, watchMs - waited)))
+          }
+        }
+        void loop()
       }, fraction * watchMs),
     )
     timers.push(

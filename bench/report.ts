@@ -259,7 +259,7 @@ export function formatEditorAwarenessHttp(cost: EditorAwarenessHttp): string {
   const rps = median(requestsPerSecond)
   return (
     `Open editors through HTTP (${editors} signed-in portal sessions, each with its own draft open and unsaved edits, as the article page polls and renews: ` +
-    `GET /api/articles/{id}/watch every 3 s with the ETag last seen (304 while unchanged), POST /api/articles/{id}/lease every 30 s; ${rounds.length} fresh servers, turns ${cost.turnSeconds} s, order alternating): ` +
+    `GET /api/articles/{id}/watch with the ETag last seen and Prefer: wait=25, held by the server until the article changes or 25 s pass and asked again at once, POST /api/articles/{id}/lease every 30 s; ${rounds.length} fresh servers, turns ${cost.turnSeconds} s, order alternating): ` +
     `${round(rps)} requests/s (${round(watchesPerSecond)} polls, ${round(renewalsPerSecond)} renewals; ${((unchanged / Math.max(1, watches)) * 100).toFixed(1)}% of polls answered "unchanged"; ${errors} errors or lost leases). ` +
     `Editors alone, median of rounds, less what each server spent with nobody at all (service ${quietServerMs} ms/s): service ${serverMs} ms of CPU per second, ${perWatcher(serverMs)} µs per second per watcher (${Math.round((serverMs * 1000) / Math.max(1, rps))} µs per request); ` +
     `PostgreSQL ${postgresMs} ms/s (${perWatcher(postgresMs)} µs/s per watcher), Redis ${redisMs} ms/s (${perWatcher(redisMs)} µs/s per watcher). ` +

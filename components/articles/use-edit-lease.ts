@@ -4,7 +4,7 @@ import { useQueryClient } from '@tanstack/react-query'
 import { useCallback, useEffect, useRef, useState } from 'react'
 import type { ArticleLock, LeaseAnswer } from '@/lib/articles/edit-lease'
 import type { ArticleWatch } from '@/lib/articles/watch-article'
-import { leaseHeartbeatSeconds, watchIntervalSeconds } from '@/lib/articles/lease-timing'
+import { leaseHeartbeatSeconds, watchHoldSeconds, watchIntervalSeconds } from '@/lib/articles/lease-timing'
 import { useTRPC } from '@/components/trpc-provider'
 import { portalRequestHeader } from '@/lib/security/same-origin'
 
@@ -39,9 +39,10 @@ const releaseRequest = (articleId: string) =>
  * and released when the edits are saved or discarded and when the page goes (a keepalive
  * request, which outlives the tab's closing).
  *
- * Every few seconds the page also asks GET /api/articles/{id}/watch (portal-watch-route.ts, not
+ * The page also keeps asking GET /api/articles/{id}/watch (portal-watch-route.ts, not
  * tRPC: it is the portal's most frequent request) with the tag of the article's state it last saw
- * as If-None-Match, answered 304 while it holds; a new version or a new lease holder is a 200.
+ * as If-None-Match and `Prefer: wait=25`: the server holds the poll until something the page shows
+ * changes (a new version, a new lease holder: a 200) or 25 s pass (a 304), and the page asks again.
  */
 export function useEditLease(
   articleId: string,
@@ -120,9 +121,12 @@ export function useEditLease(
   }, [shownVersion])
   useEffect(() => {
     let stopped = false
+    const abandon = new AbortController()
     const poll = async () => {
       const known = seen.current.tag
-      const response = await fetch(`/api/articles/${encodeURIComponent(articleId)}/watch`, { cache: 'no-store', headers: known ? { 'if-none-match': `"${known}"` } : {} })
+      // With the tag it last saw, the page asks the server to hold the poll until something it shows changes.
+      const headers: Record<string, string> = known ? { 'if-none-match': `"${known}"`, prefer: `wait=${watchHoldSeconds}` } : {}
+      const response = await fetch(`/api/articles/${encodeURIComponent(articleId)}/watch`, { cache: 'no-store', headers, signal: abandon.signal })
       // 304: nothing this page shows changed since the tag it last saw.
       if (stopped || response.status === 304 || !response.ok) return
       const answer = (await response.json()) as ArticleWatch
@@ -138,12 +142,20 @@ export function useEditLease(
       // The holder let go (saved, or left): the page may be edited again.
       if ((status === 'reading' || status === 'held') && !answer.lock) setState({ status: 'none' })
     }
-    const timer = setInterval(() => {
-      if (document.visibilityState === 'visible') poll().catch(() => undefined)
-    }, watchIntervalMs)
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+    void (async () => {
+      while (!stopped) {
+        const asked = Date.now()
+        if (document.visibilityState === 'visible') await poll().catch(() => undefined)
+        // A held poll asks again at once; one answered at once (the first, a change, a failure, a
+        // hidden tab) waits out the interval, so a failing server is not asked in a tight loop.
+        const waited = Date.now() - asked
+        if (!stopped && waited < watchIntervalMs) await pause(watchIntervalMs - waited)
+      }
+    })()
     return () => {
       stopped = true
-      clearInterval(timer)
+      abandon.abort()
     }
   }, [articleId, userId, onChange, setState])
 

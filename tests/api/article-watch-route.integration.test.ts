@@ -5,6 +5,7 @@ import { db } from '../../lib/db/client.ts'
 import { createId } from '../../lib/ids.ts'
 import { claimEditLease } from '../../lib/articles/edit-lease.ts'
 import { serveArticleWatch } from '../../lib/api/portal-watch-route.ts'
+import { heldArticlePolls } from '../../lib/api/article-watch-hub.ts'
 import { serveEditLeaseAsk } from '../../lib/api/portal-lease-route.ts'
 import { appListener } from '../../lib/server/app-listener.ts'
 import { createV1Listener } from '../../lib/server/v1-listener.ts'
@@ -113,6 +114,40 @@ describe('the article watch route', () => {
     } finally {
       vi.stubEnv('NEXTAUTH_SECRET', nextAuthBrowserSecret)
     }
+  })
+
+  it('holds a poll that asks to wait until what the page shows changes, then answers it as a new poll', async () => {
+    const { browser, portal } = await signedIn('writer')
+    const cookie = browser.cookieHeader()
+    const id = (await portal.articles.create({ headline: 'Held poll', lede: 'First.' })).article_id
+    const etag = (await poll(id, { cookie })).headers.get('etag')!
+
+    let answered = false
+    const held = poll(id, { cookie, 'if-none-match': etag, prefer: 'wait=25' }).then((answer) => ((answered = true), answer))
+    await new Promise((resolve) => setTimeout(resolve, 2_500))
+    expect(answered).toBe(false)
+    expect(heldArticlePolls()).toBeGreaterThanOrEqual(1)
+    const editor = await signedIn('editor')
+    await editor.portal.articles.update({ article_id: id, version: 1, changes: { lede: 'Changed while held.' } })
+    const changed = await held
+    expect(changed.status).toBe(200)
+    expect(changed.headers.get('preference-applied')).toBe('wait=25')
+    expect(await changed.json()).toMatchObject({ unchanged: false, version: 2, edited_by: `${newsroom.tenant.slug} editor` })
+
+    // Nothing changes: the hold runs out and the answer is the 304 an unheld poll would get.
+    const quietTag = changed.headers.get('etag')!
+    const quiet = await poll(id, { cookie, 'if-none-match': quietTag, prefer: 'wait=1' })
+    expect(quiet.status).toBe(304)
+    expect(quiet.headers.get('preference-applied')).toBe('wait=1')
+
+    // A session ended while its poll is held is refused when the poll is answered, and told nothing.
+    const ending = await signedIn('writer')
+    const endingCookie = ending.browser.cookieHeader()
+    const endingTag = (await poll(id, { cookie: endingCookie })).headers.get('etag')!
+    const heldForEnded = poll(id, { cookie: endingCookie, 'if-none-match': endingTag, prefer: 'wait=25' })
+    await db.portalSession.update({ where: { id: ending.sessionId }, data: { endedAt: new Date(), endedReason: 'ended_by_member' } })
+    await editor.portal.articles.update({ article_id: id, version: 2, changes: { lede: 'Changed again.' } })
+    expect((await heldForEnded).status).toBe(401)
   })
 
   it('refuses a session on its next poll once it is signed out elsewhere, or its member deactivated', async () => {

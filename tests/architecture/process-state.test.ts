@@ -22,6 +22,7 @@ const perCopyIsHarmless: Record<string, string> = {
   'lib/auth/portal-request-actor.ts': 'the session key derived from the secret: every copy derives the same',
   'lib/events/queue-hand-off.ts': 'the batch being handed to the queue: each copy batches its own writes',
   'lib/ids.ts': 'a pool of random bytes for ids',
+  'lib/db/prepared-query.ts': 'each connection\'s statement-name suffix: a second copy gives a connection a second suffix and prepares its statements once more under it',
   'lib/server/node-http.ts': 'the security headers made from the environment, memoised',
   'lib/redis.ts': 'which clients have settled their first connection: the client itself is shared',
   'lib/mail/send-mail.ts': 'the SMTP transporter, rebuilt from the environment',
