@@ -30,7 +30,11 @@ async function checkHeldPolls(): Promise<void> {
   held.checking = true
   try {
     const byNewsroom = new Map<string, HeldPoll[]>()
-    for (const poll of held.polls) byNewsroom.set(poll.tenantId, [...(byNewsroom.get(poll.tenantId) ?? []), poll])
+    for (const poll of held.polls) {
+      const polls = byNewsroom.get(poll.tenantId)
+      if (polls) polls.push(poll)
+      else byNewsroom.set(poll.tenantId, [poll])
+    }
     const now = Date.now()
     const stopping = isDraining()
     await Promise.all(
