@@ -81,8 +81,8 @@ export function decodeSessionToken(token: string, secret: string, nowSeconds = D
 /** The secret next-auth signs sessions with (auth-options.ts sets none of its own). */
 const sessionSecret = () => process.env.NEXTAUTH_SECRET ?? process.env.AUTH_SECRET ?? ''
 
-/** What the routes read of a session cookie: the session and member it names, and their newsroom. */
-export type PortalSessionClaims = { sessionId: string; userId: string; tenantId: string | null; signInMethod: unknown }
+/** What the routes read of a session cookie: the session and member it names, and how they signed in. */
+export type PortalSessionClaims = { sessionId: string; userId: string; signInMethod: unknown }
 
 /** The claims of the request's session cookie, or null: no cookie, one that does not decrypt, or an expired one. */
 export function portalSessionClaims(request: { headers: { get(name: string): string | null } }, secret = sessionSecret()): PortalSessionClaims | null {
@@ -91,7 +91,7 @@ export function portalSessionClaims(request: { headers: { get(name: string): str
   if (!token) return null
   const claims = decodeSessionToken(token, secret)
   if (!claims || typeof claims.sessionId !== 'string' || typeof claims.userId !== 'string') return null
-  return { sessionId: claims.sessionId, userId: claims.userId, tenantId: typeof claims.tenantId === 'string' ? claims.tenantId : null, signInMethod: claims.signInMethod }
+  return { sessionId: claims.sessionId, userId: claims.userId, signInMethod: claims.signInMethod }
 }
 
 /**
