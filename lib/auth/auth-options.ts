@@ -11,7 +11,7 @@ import { authenticateUser, loadActiveMember } from './members.ts'
 import { consumePendingSignIn, issuePendingSignIn, readPendingSignIn, recordFailedSecondFactor } from './pending-sign-in.ts'
 import { hasSecondFactor, secondFactorsOf } from './second-factors.ts'
 import { verifySecondFactorCode } from './two-factor.ts'
-import { secondFactorDueBy } from './two-factor-policy.ts'
+import { sessionSecondFactorDueBy } from './two-factor-policy.ts'
 import { loadSessionMember, sessionIdleLimitMs, signOutPortalSession, startPortalSession } from './portal-sessions.ts'
 import { clientAddress } from '../security/client-address.ts'
 import { loadSsoLogin, slugOfSsoProvider, ssoProviderId, ssoRequirement, type SsoLogin } from './sso-connection.ts'
@@ -198,9 +198,8 @@ export const authOptions: AuthOptions = {
       if (!sessionId) throw new Error(memberGone)
       const live = await loadSessionMember(sessionId, userId)
       if (!live) throw new Error(memberGone)
-      const { member, session, twoFactor } = live
-      // A sign-in through the newsroom's identity provider is trusted for its MFA (README, "Signing in").
-      const dueBy = signInMethod === 'sso' ? null : await secondFactorDueBy(twoFactor.policy, { id: member.id, role: member.role, createdAt: twoFactor.memberSince })
+      const { member, session } = live
+      const dueBy = await sessionSecondFactorDueBy(live, signInMethod)
       return {
         ...token,
         userId: member.id, email: member.email, name: member.name, role: member.role, tenantId: member.tenantId, tenantName: member.tenantName, tenant: member.tenant,

@@ -1,7 +1,7 @@
 import { createDecipheriv, hkdfSync } from 'node:crypto'
 import type { Actor } from '../tenancy/actor.ts'
 import { loadSessionMember, type BesideSession } from './portal-sessions.ts'
-import { secondFactorDueBy } from './two-factor-policy.ts'
+import { sessionSecondFactorOverdue } from './two-factor-policy.ts'
 
 /**
  * The portal member making a request, for the few routes an open page polls (an article page's
@@ -111,10 +111,7 @@ export async function portalActorWith<Beside = never>(claims: PortalSessionClaim
   if (!live) return null
   // Past the two-factor grace only Security works (README, "Signing in"): these routes are
   // answered before proxy.ts and the portal's pages, so they ask the same question themselves.
-  if (claims.signInMethod !== 'sso') {
-    const dueBy = await secondFactorDueBy(live.twoFactor.policy, { id: live.member.id, role: live.member.role, createdAt: live.twoFactor.memberSince })
-    if (dueBy && dueBy.getTime() <= Date.now()) return null
-  }
+  if (await sessionSecondFactorOverdue(live, claims.signInMethod)) return null
   return { actor: { tenant: live.member.tenant, user: { id: live.member.id, role: live.member.role } }, beside: live.beside }
 }
 

@@ -1,7 +1,7 @@
 import type { NextRequest } from 'next/server'
 import { getToken } from 'next-auth/jwt'
 import { loadSessionMember } from './portal-sessions.ts'
-import { secondFactorDueBy } from './two-factor-policy.ts'
+import { sessionSecondFactorOverdue } from './two-factor-policy.ts'
 
 export const secondFactorSetupPath = '/settings/security'
 
@@ -23,13 +23,11 @@ export async function secondFactorOverdue(request: NextRequest, now = new Date()
   } catch {
     return false
   }
-  if (!token?.secondFactorDueBy || !token.sessionId || !token.userId || token.signInMethod === 'sso') return false
+  if (!token?.secondFactorDueBy || !token.sessionId || !token.userId) return false
   if (new Date(token.secondFactorDueBy).getTime() > now.getTime()) return false
   const live = await loadSessionMember(token.sessionId, token.userId, now)
   // An ended session is the page's to handle: it sends the browser to sign in.
-  if (!live) return false
-  const dueBy = await secondFactorDueBy(live.twoFactor.policy, { id: live.member.id, role: live.member.role, createdAt: live.twoFactor.memberSince })
-  return dueBy !== null && dueBy.getTime() <= now.getTime()
+  return live !== null && (await sessionSecondFactorOverdue(live, token.signInMethod, now))
 }
 
 /** The same choice as auth-options.ts's useSecureCookies, which names the cookie. */

@@ -45,6 +45,27 @@ export async function secondFactorDueBy(tenant: TenantTwoFactorPolicy, member: {
   return hasSecondFactor(await secondFactorsOf(member.id)) ? null : deadline
 }
 
+/**
+ * When the member of a live session (loadSessionMember's answer) must have a second factor by,
+ * or null. A sign-in through the newsroom's identity provider is trusted for its MFA (README,
+ * "Signing in"), so it is never asked. Every door asks this one question: the session's
+ * cookie (auth-options.ts), the portal's pages (second-factor-gate.ts) and the article page's
+ * plain routes (portal-request-actor.ts).
+ */
+export async function sessionSecondFactorDueBy(
+  live: { member: { id: string; role: Role }; twoFactor: { policy: TenantTwoFactorPolicy; memberSince: Date } },
+  signInMethod: unknown,
+): Promise<Date | null> {
+  if (signInMethod === 'sso') return null
+  return secondFactorDueBy(live.twoFactor.policy, { id: live.member.id, role: live.member.role, createdAt: live.twoFactor.memberSince })
+}
+
+/** Whether the session's member is past the grace: then only Security works for them. */
+export async function sessionSecondFactorOverdue(live: Parameters<typeof sessionSecondFactorDueBy>[0], signInMethod: unknown, now = new Date()): Promise<boolean> {
+  const dueBy = await sessionSecondFactorDueBy(live, signInMethod)
+  return dueBy !== null && dueBy.getTime() <= now.getTime()
+}
+
 export async function getTwoFactorPolicy(actor: Actor): Promise<TwoFactorPolicyView> {
   assertMemberCan(actor, 'admin')
   const row = await tenantDb(actor.tenant.id).tenant.findUniqueOrThrow({ where: { id: actor.tenant.id }, select: { twoFactorPolicy: true, twoFactorGraceDays: true, twoFactorPolicyChangedAt: true } })
