@@ -7,17 +7,15 @@ import { describePortalError } from '@/components/portal-error'
 import { useTRPC } from '@/components/trpc-provider'
 import type { NoteRecord } from '@/lib/articles/note-schemas'
 import { statusLabels } from './status-badge'
-import type { ApiStatus } from '@/lib/articles/article-status'
+import { isSendBack, type ApiStatus } from '@/lib/articles/article-status'
 import styles from './articles.module.css'
 
 function noteHeading(note: NoteRecord): string {
   const who = note.author?.name ?? 'Someone'
   if (note.kind === 'move' && note.move) {
     const to = note.move.to_state as ApiStatus
-    // Only a move out of review back to draft is a sending back; unpublishing, restoring from the
-    // archive and a writer's withdrawal also reach draft, and say where it went like any other move.
-    const sentBack = to === 'draft' && (note.move.from_state === 'in-review' || note.move.from_state === 'approved')
-    return sentBack ? `Sent back by ${who}` : `${who}, moving it to ${statusLabels[to]?.toLowerCase() ?? to}`
+    // Unpublishing and a restore from the archive also reach draft, and say where it went like any other move.
+    return isSendBack(note.move.from_state as ApiStatus, to) ? `Sent back by ${who}` : `${who}, moving it to ${statusLabels[to]?.toLowerCase() ?? to}`
   }
   return who
 }

@@ -2,7 +2,7 @@
 
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useRef, useState } from 'react'
-import type { ApiStatus } from '@/lib/articles/article-status'
+import { isSendBack, type ApiStatus } from '@/lib/articles/article-status'
 import type { ArticleRecord } from '@/lib/articles/article-schemas'
 import type { Role } from '@/lib/db/generated/enums'
 import { formatLocalInstant } from '@/lib/time/local-datetime'
@@ -127,7 +127,7 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
   const [sendingBack, setSendingBack] = useState(false)
   const [sendBackNote, setSendBackNote] = useState('')
   const [noteError, setNoteError] = useState<string | null>(null)
-  const sendsBack = (to: ApiStatus) => to === 'draft' && role !== 'writer' && (article.status === 'in-review' || article.status === 'approved')
+  const sendsBack = (to: ApiStatus) => role !== 'writer' && isSendBack(article.status, to)
   // Taking a story off the site, or archiving it, asks first: neither is undone in one click.
   const request = (to: ApiStatus) => (article.status === 'published' || to === 'archived' ? setConfirming(to) : sendsBack(to) ? setSendingBack(true) : move(to))
   const pendingMove = transition.isPending ? transition.variables?.to_state : undefined

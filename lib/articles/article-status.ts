@@ -29,6 +29,19 @@ export function canTransition(from: ApiStatus, to: ApiStatus): boolean {
   return workflowTransitions[from].includes(to)
 }
 
+/**
+ * The states a story is sent back to its author from: a move from one of them to draft (out of
+ * review, or approved but not yet live). Unpublishing, a restore from the archive and every other
+ * move reach draft otherwise. One rule for the portal's send-back dialog, the notes' "Sent back
+ * by" and the author's desk (desk-article-lists.ts, whose index names these states too).
+ */
+export const sendBackFromStates = ['in-review', 'approved'] as const satisfies readonly ApiStatus[]
+
+/** Whether a move from `from` to `to` sends the story back to its author. */
+export function isSendBack(from: ApiStatus, to: ApiStatus): boolean {
+  return to === 'draft' && (sendBackFromStates as readonly ApiStatus[]).includes(from)
+}
+
 /** The states a new article may start in; the rest are reached through transitions. */
 export const creatableStatuses = ['draft', 'in-review'] as const satisfies readonly ApiStatus[]
 

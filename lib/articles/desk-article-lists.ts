@@ -1,6 +1,7 @@
 import { tenantSql } from '../tenancy/tenant-sql.ts'
 import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
 import type { Article } from '../db/generated/client.ts'
+import { sendBackFromStates } from './article-status.ts'
 
 /**
  * Approved articles whose scheduled publication falls from `from` to before `until`, soonest
@@ -30,16 +31,21 @@ export async function listOverduePublications(tenantId: string, { now, limit }: 
 
 export type ReturnedArticle = Article & { returnedAt: Date; returnedBy: string | null; returnNote: string | null }
 
+/** The send-back moves' from-states as SQL (constants), as article_transitions_returns_idx names them. */
+const sendBackFrom = sendBackFromStates.map((state) => `'${state}'`).join(', ')
+
 /**
- * An author's drafts whose last workflow move sent them back from review (in-review → draft),
- * most recently returned first, with who sent each back and the note they gave: what the author
- * has to act on.
+ * An author's drafts whose last workflow move sent them back (isSendBack: from review, or
+ * approved, to draft), most recently returned first, with who sent each back and the note they
+ * gave: what the author has to act on.
  *
- * Walked from the newsroom's returns, newest first (article_transitions_returns_idx), each kept
- * when no later move of its article exists, until the page is full: a newsroom has far fewer
- * returns than an author has drafts. Looking up the last move of each of the author's drafts
- * instead cost 75 ms of PostgreSQL for an admin with 47,620 drafts at 1,000,000 articles, most
- * of the desk's time (bench/results/desk-2026-11-26-*.md).
+ * Walked from the newsroom's send-backs, newest first (article_transitions_returns_idx), each
+ * kept when no later move of its article exists, until the page is full: a newsroom has far fewer
+ * send-backs than an author has drafts. Looking up the last move of each of the author's drafts
+ * instead took 444 ms for an admin with 47,620 drafts in a newsroom of 1,000,000 articles and
+ * 190,000 moves (EXPLAIN ANALYZE; now 2.3 ms), most of the desk's time: desk.get p50 1,177 ms in
+ * bench/results/2026-11-26-05-30.md, 29 ms in 2026-11-26-07-42.md. For an author with few drafts
+ * the planner starts from their drafts instead.
  */
 export async function listReturnedFromReview(tenantId: string, { authorId, limit }: { authorId: string; limit: number }): Promise<ReturnedArticle[]> {
   const rows = await tenantSql(tenantId).rows<StoredArticle & { returnedAt: Date; returnedBy: string | null; returnNote: string | null }>(
@@ -48,7 +54,7 @@ export async function listReturnedFromReview(tenantId: string, { authorId, limit
        (SELECT body FROM article_notes n WHERE n.transition_id = returns.move_id ORDER BY n.created_at DESC LIMIT 1) AS "returnNote"
      FROM (
        SELECT t.id AS move_id, t.article_id, t.actor_id AS mover_id, t.created_at AS returned_at FROM article_transitions t
-       WHERE t.tenant_id = $1 AND t.from_state = 'in-review' AND t.to_state = 'draft' AND NOT t.schedule_cancelled
+       WHERE t.tenant_id = $1 AND t.from_state IN (${sendBackFrom}) AND t.to_state = 'draft' AND NOT t.schedule_cancelled
          AND NOT EXISTS (
            SELECT 1 FROM article_transitions later
            WHERE later.article_id = t.article_id AND NOT later.schedule_cancelled AND (later.created_at, later.id) > (t.created_at, t.id)

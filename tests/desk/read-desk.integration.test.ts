@@ -42,7 +42,7 @@ describe('readDesk', () => {
     expect(desk.attention).toBeUndefined()
   })
 
-  it('lists each article sent back once, the latest return first, and none of another author’s', async () => {
+  it('lists each article sent back once (from review or after approval), the latest first, and none of another author’s', async () => {
     const writer = member(newsroom, 'writer')
     const editor = member(newsroom, 'editor')
     const sentBackTwice = await createArticle(writer, { headline: 'Sent back twice', status: 'in-review' })
@@ -51,11 +51,16 @@ describe('readDesk', () => {
     await transitionArticle(editor, sentBackOnce.id, { to_state: 'draft', note: 'Cut it to 600 words.' })
     await transitionArticle(writer, sentBackTwice.id, { to_state: 'in-review' })
     await transitionArticle(editor, sentBackTwice.id, { to_state: 'draft', note: 'Second: still no source.' })
+    // Approved but not yet live, then sent back: as much the author's to act on.
+    const sentBackApproved = await createArticle(writer, { headline: 'Sent back after approval', status: 'in-review' })
+    await transitionArticle(editor, sentBackApproved.id, { to_state: 'approved' })
+    await transitionArticle(editor, sentBackApproved.id, { to_state: 'draft', note: 'Legal wants another look.' })
     const editorsOwn = await createArticle(editor, { headline: 'The editor’s own, sent back', status: 'in-review' })
     await transitionArticle(member(newsroom, 'admin'), editorsOwn.id, { to_state: 'draft' })
 
-    const returned = (await readDesk(writer)).returned.items.filter((item) => [sentBackTwice.id, sentBackOnce.id, editorsOwn.id].includes(item.id))
+    const returned = (await readDesk(writer)).returned.items.filter((item) => [sentBackTwice.id, sentBackOnce.id, sentBackApproved.id, editorsOwn.id].includes(item.id))
     expect(returned.map((item) => [item.headline, item.returnNote])).toEqual([
+      ['Sent back after approval', 'Legal wants another look.'],
       ['Sent back twice', 'Second: still no source.'],
       ['Sent back once', 'Cut it to 600 words.'],
     ])
