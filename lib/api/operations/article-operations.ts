@@ -17,6 +17,7 @@ import {
   type ArticleRecord,
 } from '../../articles/article-schemas.ts'
 import { allowedNextStates, apiStatuses, roleMayTransition } from '../../articles/article-status.ts'
+import { defaultSearchRankWindow } from '../../articles/search-articles.ts'
 import { validationErrors, validationProblem } from '../openapi/validation-examples.ts'
 
 // The article operations: each declaration is what withApi serves and what the reference says.
@@ -140,9 +141,10 @@ export const listArticlesOperation = declareOperation({
       '(headline words weigh most, then lede and tags, then body; words close together rank higher), then in the order above. ' +
       "Words are matched with the newsroom's text-search language: `simple` by default (every word as typed, case-insensitive, no stemming), " +
       'or a language such as `english` that also finds word forms. Each item then carries `match.rank` and `match.snippet`. ' +
-      'Relevance orders the newest 500 matches (newest in the order above); ties in rank keep that order; older matches follow them in the order above. ' +
-      'So a search matching at most 500 articles is in relevance order throughout, and a common phrase in an archive of millions costs what its newest matches cost. ' +
-      '`total` is exact up to 500 matches; beyond that it may be an estimate, and then the page says `total_is_estimate: true` (`next_offset` still leads to every match).',
+      `Relevance orders the newest ${defaultSearchRankWindow} matches (newest in the order above); ties in rank keep that order; older matches follow them in the order above. ` +
+      `So a search matching at most ${defaultSearchRankWindow} articles is in relevance order throughout, and a common phrase in an archive of millions costs what its newest matches cost. ` +
+      `\`total\` is exact up to ${defaultSearchRankWindow} matches; ` +
+      'beyond that it may be an estimate, and then the page says `total_is_estimate: true` (`next_offset` still leads to every match).',
     '',
     '**Paging:** `limit` 1 to 200 (default 50) and `offset` 0 or more (default 0); values out of range, and unknown parameters, are a 422. ' +
       '`next_offset` is `offset + limit` while more articles follow, and `null` on the last page. `total` counts every match (for a search it may be an estimate, see Search).',
