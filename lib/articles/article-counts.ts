@@ -73,7 +73,7 @@ export function planBuckets(from: number | null, to: number | null): BucketPlan 
 }
 
 /** The exact number of articles matching a filter countedFromBuckets accepts. */
-export async function countFromBuckets(sql: Sql, filter: ListFilter): Promise<number> {
+export async function countFromBuckets(sql: Sql, filter: ListFilter, prepare: { prepare: boolean } = { prepare: false }): Promise<number> {
   const values: unknown[] = []
   const param = (value: unknown) => {
     values.push(value)
@@ -112,6 +112,6 @@ export async function countFromBuckets(sql: Sql, filter: ListFilter): Promise<nu
     }
   }
   if (parts.length === 0) return 0
-  const [row] = await sql.rows<{ total: string }>(`SELECT (${parts.join(' + ')})::text AS total`, values)
+  const [row] = await sql.rows<{ total: string }>(`SELECT (${parts.join(' + ')})::text AS total`, values, prepare)
   return Number(row!.total)
 }

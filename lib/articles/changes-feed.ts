@@ -32,6 +32,7 @@ export async function changesFeedRows(
   where: string,
   values: unknown[],
   page: { limit: number; offset: number; after: ListPosition | null; updatedAfter?: Date; deep: boolean },
+  prepare: { prepare: boolean },
 ): Promise<FeedPage> {
   const n = values.length + 1
   const columns = `${articleColumns}, change_xid::text AS "changeXid"`
@@ -40,6 +41,7 @@ export async function changesFeedRows(
     rows = await sql.rows<FeedRow>(
       `SELECT ${columns} FROM articles WHERE ${where} AND ${settled} AND (change_xid, updated_at, id) > ($${n + 1}::xid8, $${n + 2}, $${n + 3}) ORDER BY ${changeOrder} LIMIT $${n + 4}`,
       [...values, page.after.changeXid, page.after.updatedAt, page.after.id, page.limit],
+      prepare,
     )
   } else {
     // Implied by updated_at >= updated_after, but a bound the index can start from: the articles
@@ -55,6 +57,7 @@ export async function changesFeedRows(
         ? `SELECT ${columns} FROM articles WHERE tenant_id = $1 AND id IN (${pageIds}) ORDER BY ${changeOrder}`
         : `SELECT ${columns} FROM articles WHERE ${where} AND ${settled}${since} ORDER BY ${changeOrder} LIMIT $${n + 1} OFFSET $${n + 2}`,
       bounds,
+      prepare,
     )
   }
   return { rows: rows.map(({ changeXid: _, ...row }) => row), lastChangeXid: rows.at(-1)?.changeXid ?? null }

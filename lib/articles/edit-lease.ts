@@ -135,14 +135,11 @@ export async function claimEditLease(actor: Actor, articleId: string, options: {
   const now = options.now ?? new Date()
   // Both statements prepared (lib/db/prepared-query.ts): every open editor with unsaved edits
   // renews every 30 s, and planning the claim's four-part statement each time cost PostgreSQL
-  // more than running it. On the primary, as every read of a write is.
-  const {
-    rows: [article],
-  } = await preparedQuery<{ authorId: string; status: ApiStatus }>(
-    sqlPool,
-    'edit-lease-article',
+  // more than running it. On the primary, as every read of a write is (outside readOnly).
+  const [article] = await tenantSql(tenantId).rows<{ authorId: string; status: ApiStatus }>(
     'SELECT author_id AS "authorId", status::text AS status FROM articles WHERE tenant_id = $1 AND id = $2',
-    [tenantId, articleId],
+    [articleId],
+    { prepare: true },
   )
   if (!article) throw new NotFoundError('article', articleId)
   const refusal = articleActionRefusal(actor.user, { authorId: article.authorId, status: fromApiStatus(article.status) }, { kind: 'edit' })

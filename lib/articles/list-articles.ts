@@ -11,6 +11,7 @@ import { toPage, type Page } from '../pagination.ts'
 import { searchArticlePage, searchCondition, type SearchedArticle } from './search-articles.ts'
 import { assertCan } from '../auth/permissions.ts'
 import { changesFeedRows } from './changes-feed.ts'
+import { planStableFilter } from './plan-stable-filter.ts'
 import type { Actor } from '../tenancy/actor.ts'
 
 export type ArticlePage = Page<SearchedArticle>
@@ -68,16 +69,17 @@ export async function listArticles(actor: Actor, query: ListArticlesQuery): Prom
 
   // Status, department and publication range are summed from the kept counts, exact and cheap
   // for a filter never seen before; any other filter is counted once per change (article-totals.ts).
+  const prepare = planStableFilter(filter)
   const total = countedFromBuckets(filter)
-    ? countFromBuckets(sql, filter)
+    ? countFromBuckets(sql, filter, { prepare })
     : articleTotal(tenantId, filter, async () => {
       const [counted] = await sql.rows<{ total: number }>(`SELECT count(*)::int AS total FROM articles WHERE ${where}`, values)
       return counted!.total
     })
   const pageRows =
     sort === 'updated_at'
-      ? changesFeedRows(sql, where, values, { limit, offset, after, updatedAfter: filter.updated_after ? new Date(filter.updated_after) : undefined, deep: offset >= deepOffset })
-      : (after?.sort === 'published_at' ? publishedOrderRowsAfter(sql, where, values, limit, after) : publishedOrderRows(sql, where, values, limit, offset)).then((rows) => ({
+      ? changesFeedRows(sql, where, values, { limit, offset, after, updatedAfter: filter.updated_after ? new Date(filter.updated_after) : undefined, deep: offset >= deepOffset }, { prepare })
+      : (after?.sort === 'published_at' ? publishedOrderRowsAfter(sql, where, values, limit, after, { prepare }) : publishedOrderRows(sql, where, values, limit, offset, { prepare })).then((rows) => ({
           rows,
           lastChangeXid: null,
         }))
@@ -100,7 +102,9 @@ function nextCursor(tenantId: string, fingerprint: string, sort: ListSort, page:
 
 type Sql = ReturnType<typeof tenantSql>
 
-async function publishedOrderRows(sql: Sql, where: string, values: unknown[], limit: number, offset: number): Promise<StoredArticle[]> {
+type Prepare = { prepare: boolean }
+
+async function publishedOrderRows(sql: Sql, where: string, values: unknown[], limit: number, offset: number, prepare: Prepare): Promise<StoredArticle[]> {
   const page = values.length + 2
   const pageIds = `SELECT id FROM articles WHERE ${where} ORDER BY ${listOrder} LIMIT $${page} OFFSET $${page + 1}`
   // Deep in the list, the rows skipped are found through the list-order index alone and only
@@ -110,7 +114,7 @@ async function publishedOrderRows(sql: Sql, where: string, values: unknown[], li
     offset >= deepOffset
       ? `SELECT ${articleColumns} FROM articles WHERE tenant_id = $1 AND id IN (${pageIds}) ORDER BY ${listOrder}`
       : `SELECT ${articleColumns} FROM articles WHERE ${where} ORDER BY ${listOrder} LIMIT $${page} OFFSET $${page + 1}`
-  return sql.rows<StoredArticle>(pageQuery, [...values, limit, offset])
+  return sql.rows<StoredArticle>(pageQuery, [...values, limit, offset], prepare)
 }
 
 /**
@@ -118,22 +122,25 @@ async function publishedOrderRows(sql: Sql, where: string, values: unknown[], li
  * counting: published rows after the cursor's key, then (once they run out) the unpublished ones,
  * which sort last.
  */
-async function publishedOrderRowsAfter(sql: Sql, where: string, values: unknown[], limit: number, after: ListPosition & { sort: 'published_at' }): Promise<StoredArticle[]> {
+async function publishedOrderRowsAfter(sql: Sql, where: string, values: unknown[], limit: number, after: ListPosition & { sort: 'published_at' }, prepare: Prepare): Promise<StoredArticle[]> {
   const n = values.length + 1
   if (after.publishedAt === null) {
     return sql.rows<StoredArticle>(
       `SELECT ${articleColumns} FROM articles WHERE ${where} AND published_at IS NULL AND (created_at, id) < ($${n + 1}, $${n + 2}) ORDER BY ${listOrder} LIMIT $${n + 3}`,
       [...values, after.createdAt, after.id, limit],
+      prepare,
     )
   }
   const published = await sql.rows<StoredArticle>(
     `SELECT ${articleColumns} FROM articles WHERE ${where} AND (published_at, created_at, id) < ($${n + 1}, $${n + 2}, $${n + 3}) ORDER BY ${listOrder} LIMIT $${n + 4}`,
     [...values, after.publishedAt, after.createdAt, after.id, limit],
+    prepare,
   )
   if (published.length === limit) return published
-  const unpublished = await sql.rows<StoredArticle>(`SELECT ${articleColumns} FROM articles WHERE ${where} AND published_at IS NULL ORDER BY ${listOrder} LIMIT $${n + 1}`, [
-    ...values,
-    limit - published.length,
-  ])
+  const unpublished = await sql.rows<StoredArticle>(
+    `SELECT ${articleColumns} FROM articles WHERE ${where} AND published_at IS NULL ORDER BY ${listOrder} LIMIT $${n + 1}`,
+    [...values, limit - published.length],
+    prepare,
+  )
   return [...published, ...unpublished]
 }

@@ -4,6 +4,7 @@ import { toPage, type Page } from '../pagination.ts'
 import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
 import type { ListArticlesQuery } from './article-schemas.ts'
 import { toArticleRecord } from './article-record.ts'
+import { planStableFilter } from './plan-stable-filter.ts'
 
 /** Where a match's words start and stop in a snippet: control characters no article text needs. */
 export const matchStart = '\u0002'
@@ -81,7 +82,8 @@ export function searchRankWindow(): number {
 /** How far back from the newest article the window's matches are looked for in list order before the index of words is asked instead. */
 const walkRowsPerWindowRow = 40
 
-type SearchPageInput = { where: string; values: unknown[]; qPlaceholder: string; listOrder: string; filter: unknown }
+type SearchPageInput = { where: string; values: unknown[]; qPlaceholder: string; listOrder: string; filter: ListFilter }
+type ListFilter = Omit<ListArticlesQuery, 'limit' | 'offset' | 'cursor' | 'sort'>
 type MatchRow = StoredArticle & { matchRank: number; matchSnippet: string; position: string }
 
 /**
@@ -153,7 +155,8 @@ async function rankedPage(sql: Sql, input: SearchPageInput, ids: string[], ranks
   const pageIds = order.slice(page.offset, page.offset + page.limit).map((match) => match.id)
   if (pageIds.length === 0) return []
   const p = input.values.length + 2
-  return matchRows(sql, input, { where: `${otherFiltersOf(input) ?? input.where} AND id = ANY($${p}::text[])`, extra: [pageIds], order: `array_position($${p}::text[], id)`, limit: pageIds.length, offset: 0 })
+  // Read by id (the primary key's index whatever the ids): one plan for every value.
+  return matchRows(sql, input, { where: `${otherFiltersOf(input) ?? input.where} AND id = ANY($${p}::text[])`, extra: [pageIds], order: `array_position($${p}::text[], id)`, limit: pageIds.length, offset: 0, prepare: true })
 }
 
 /** The filters other than q (listConditions adds q last), or null when `where` is not built so. */
@@ -178,6 +181,8 @@ async function looksCommon(sql: Sql, input: SearchPageInput, window: number): Pr
        SELECT * FROM articles WHERE tenant_id = $1 ORDER BY ${listOrder} LIMIT $${n + 1}
      ) recent WHERE ${where}`,
     [...values, window],
+    // The same walk of the newest articles whatever the query: one plan for every value.
+    { prepare: true },
   )
   return probe!.matched * walkRowsPerWindowRow >= window
 }
@@ -200,6 +205,7 @@ async function walkNewestMatches(sql: Sql, input: SearchPageInput, window: numbe
      ) recent
      WHERE ${searchCondition(qPlaceholder)} ORDER BY ${listOrder} LIMIT $${n + 2}`,
     [...values, window * walkRowsPerWindowRow, window + 1],
+    { prepare: planStableFilter({ ...input.filter, q: undefined }) },
   )
   // One match more than the window says there are more than it holds, without a count.
   if (walked.length <= window) return null
@@ -231,7 +237,7 @@ type Sql = ReturnType<typeof tenantSql>
 async function matchRows(
   sql: Sql,
   { values, qPlaceholder }: SearchPageInput,
-  page: { where: string; extra?: unknown[]; order: string; limit: number; offset: number },
+  page: { where: string; extra?: unknown[]; order: string; limit: number; offset: number; prepare?: boolean },
 ): Promise<MatchRow[]> {
   if (page.limit <= 0) return []
   const p = values.length + 2 + (page.extra?.length ?? 0)
@@ -248,6 +254,7 @@ async function matchRows(
     ) matched
     ORDER BY position`,
     [...values, ...(page.extra ?? []), page.limit, page.offset, headlineOptions],
+    { prepare: page.prepare ?? false },
   )
 }
 

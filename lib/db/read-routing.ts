@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import pg from 'pg'
 import { sqlPool } from './client.ts'
+import { preparedQuery } from './prepared-query.ts'
 import { processSingleton } from '../process-singleton.ts'
 import { getRedis } from '../redis.ts'
 import { metrics } from '../ops/metrics.ts'
@@ -72,17 +73,21 @@ export function readOnly<T>(work: () => Promise<T>): Promise<T> {
   return readOnlyScope.run(true, work)
 }
 
-/** A read of `tenantId`'s rows: on the replica when allowed and caught up, else on the primary. */
-export async function routedQuery<Row extends pg.QueryResultRow>(tenantId: string, text: string, values: unknown[]): Promise<pg.QueryResult<Row>> {
-  if (!replicaConfigured() || !readOnlyScope.getStore() || (await chooseSource(tenantId)) === 'primary') return sqlPool.query<Row>(text, values)
+/**
+ * A read of `tenantId`'s rows: on the replica when allowed and caught up, else on the primary.
+ * With `preparedName`, as that prepared statement of the connection it runs on (prepared-query.ts).
+ */
+export async function routedQuery<Row extends pg.QueryResultRow>(tenantId: string, text: string, values: unknown[], preparedName?: string): Promise<pg.QueryResult<Row>> {
+  const on = (pool: pg.Pool) => (preparedName === undefined ? pool.query<Row>(text, values) : preparedQuery<Row>(pool, preparedName, text, values))
+  if (!replicaConfigured() || !readOnlyScope.getStore() || (await chooseSource(tenantId)) === 'primary') return on(sqlPool)
   try {
-    return await replicaPool()!.query<Row>(text, values)
+    return await on(replicaPool()!)
   } catch (error) {
     if (!replicaFailure(error)) throw error
     // The replica went away (or cancelled the read for a conflict with recovery): the primary answers.
     markDown()
     metrics.replicaFallbacks.inc({ reason: 'unavailable' })
-    return sqlPool.query<Row>(text, values)
+    return on(sqlPool)
   }
 }
 

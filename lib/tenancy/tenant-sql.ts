@@ -1,4 +1,17 @@
+import { createHash } from 'node:crypto'
 import { routedQuery } from '../db/read-routing.ts'
+
+type ReadOptions = {
+  /**
+   * Run as a prepared statement: parsed and planned once per connection, and after five runs
+   * PostgreSQL may keep one generic plan for every value. Planning was most of a cold list's
+   * database work (0.75 + 0.27 ms planning against 0.05 + 0.11 ms executing its two statements
+   * at 1,000,000 articles; articles has many indexes to weigh). Only for a statement whose best
+   * plan is the same whatever its values: a generic plan for a rare tag or word would walk the
+   * archive where a custom plan asks the tag's or the words' index.
+   */
+  prepare?: boolean
+}
 
 /**
  * Raw SQL reads confined to one tenant, for hot reads of many rows, where Prisma's row mapping
@@ -9,9 +22,11 @@ import { routedQuery } from '../db/read-routing.ts'
  */
 export function tenantSql(tenantId: string) {
   return {
-    async rows<Row>(text: string, values: unknown[] = []): Promise<Row[]> {
+    async rows<Row>(text: string, values: unknown[] = [], { prepare = false }: ReadOptions = {}): Promise<Row[]> {
       if (!/\btenant_id = \$1\b/.test(text)) throw new Error(`tenantSql: a statement must filter on tenant_id = $1: ${text.slice(0, 80)}`)
-      const result = await routedQuery(tenantId, text, [tenantId, ...values])
+      // Named by the text, so one text is prepared once per connection whoever runs it.
+      const preparedName = prepare ? `tenant-read-${createHash('sha256').update(text).digest('base64url').slice(0, 22)}` : undefined
+      const result = await routedQuery(tenantId, text, [tenantId, ...values], preparedName)
       return result.rows as Row[]
     },
   }
