@@ -1,4 +1,4 @@
-import type { ListArticlesQuery } from './article-schemas.ts'
+import type { ListArticlesFilter } from './article-schemas.ts'
 import type { tenantSql } from '../tenancy/tenant-sql.ts'
 
 /**
@@ -11,13 +11,12 @@ import type { tenantSql } from '../tenancy/tenant-sql.ts'
  * Everything is read in one statement, so the sum and the edge counts share one snapshot.
  */
 
-type ListFilter = Omit<ListArticlesQuery, 'limit' | 'offset' | 'cursor' | 'sort'>
 type Sql = ReturnType<typeof tenantSql>
 
 const countedKeys = new Set(['status', 'department_id', 'published_after', 'published_before'])
 
 /** Whether the filter's total can be summed from article_counts (any other filter is counted). */
-export function countedFromBuckets(filter: ListFilter): boolean {
+export function countedFromBuckets(filter: ListArticlesFilter): boolean {
   return Object.entries(filter).every(([key, value]) => value === undefined || countedKeys.has(key))
 }
 
@@ -73,7 +72,7 @@ export function planBuckets(from: number | null, to: number | null): BucketPlan 
 }
 
 /** The exact number of articles matching a filter countedFromBuckets accepts. */
-export async function countFromBuckets(sql: Sql, filter: ListFilter, prepare: { prepare: boolean } = { prepare: false }): Promise<number> {
+export async function countFromBuckets(sql: Sql, filter: ListArticlesFilter, prepare: { prepare: boolean } = { prepare: false }): Promise<number> {
   const values: unknown[] = []
   const param = (value: unknown) => {
     values.push(value)

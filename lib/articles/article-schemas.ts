@@ -157,6 +157,8 @@ export const listArticlesQuerySchema = z
   .meta({ id: 'ListArticlesQuery' })
 
 export type ListArticlesQuery = z.infer<typeof listArticlesQuerySchema>
+/** A list query's filters: what it selects, without its paging and order. */
+export type ListArticlesFilter = Omit<ListArticlesQuery, 'limit' | 'offset' | 'cursor' | 'sort'>
 
 export const articleLockSchema = z
   .object({

@@ -4,7 +4,7 @@ import { filterFingerprint } from '../signed-cursor.ts'
 import { decodeListCursor, encodeListCursor, type ListPosition, type ListSort } from './list-cursor.ts'
 import { tenantSql } from '../tenancy/tenant-sql.ts'
 import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
-import type { ListArticlesQuery } from './article-schemas.ts'
+import type { ListArticlesFilter, ListArticlesQuery } from './article-schemas.ts'
 import { articleTotal } from './article-totals.ts'
 import { countedFromBuckets, countFromBuckets } from './article-counts.ts'
 import { toPage, type Page } from '../pagination.ts'
@@ -25,7 +25,7 @@ const listOrder = 'published_at DESC NULLS LAST, created_at DESC, id DESC'
 
 export const deepOffset = 1_000
 
-type ListFilter = Omit<ListArticlesQuery, 'limit' | 'offset' | 'cursor' | 'sort'>
+type ListFilter = ListArticlesFilter
 
 /** The filters as SQL conditions (combined with AND), their values numbered after the tenant's $1. */
 function listConditions(filter: ListFilter): { where: string; values: unknown[] } {

@@ -2,7 +2,7 @@ import type { Article } from '../db/generated/client.ts'
 import { tenantSql } from '../tenancy/tenant-sql.ts'
 import { toPage, type Page } from '../pagination.ts'
 import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
-import type { ListArticlesQuery } from './article-schemas.ts'
+import type { ListArticlesFilter, ListArticlesQuery } from './article-schemas.ts'
 import { toArticleRecord } from './article-record.ts'
 import { planStableFilter } from './plan-stable-filter.ts'
 
@@ -83,7 +83,7 @@ export function searchRankWindow(): number {
 const walkRowsPerWindowRow = 40
 
 type SearchPageInput = { where: string; values: unknown[]; qPlaceholder: string; listOrder: string; filter: ListFilter }
-type ListFilter = Omit<ListArticlesQuery, 'limit' | 'offset' | 'cursor' | 'sort'>
+type ListFilter = ListArticlesFilter
 type MatchRow = StoredArticle & { matchRank: number; matchSnippet: string; position: string }
 
 /**
