@@ -524,6 +524,8 @@ test('an editor sends a story back with a note; the author sees who and why on t
   await dialog.getByRole('button', { name: 'Send back' }).click()
   await expect(dialog.getByRole('alert')).toHaveText('Say what needs doing: the author sees this note.')
   await dialog.getByLabel(/What needs doing\?/).fill('The second source is missing.')
+  // Once the note is written, the error that asked for it is gone.
+  await expect(dialog.getByRole('alert')).toHaveCount(0)
   await editor.screenshot({ path: 'docs/screenshots/send-back-note.png' })
   await dialog.getByRole('button', { name: 'Send back' }).click()
   await expect(editor.getByTestId('workflow-status')).toHaveText('Moved to draft.')

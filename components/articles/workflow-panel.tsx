@@ -319,7 +319,17 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
         }}
       >
         <label htmlFor="send-back-note">What needs doing? {authorName ? `${authorName} sees this` : 'The author sees this'} beside the article and on their desk.</label>
-        <textarea id="send-back-note" rows={3} maxLength={2000} value={sendBackNote} onChange={(event) => setSendBackNote(event.target.value)} />
+        <textarea
+          id="send-back-note"
+          rows={3}
+          maxLength={2000}
+          value={sendBackNote}
+          onChange={(event) => {
+            setSendBackNote(event.target.value)
+            // The note the error asked for is being written: the error no longer holds.
+            if (event.target.value.trim()) setNoteError(null)
+          }}
+        />
       </ConfirmDialog>
       <ConfirmDialog
         open={confirming !== null}
