@@ -1,6 +1,8 @@
 import type { ApiRequest } from './api-request.ts'
 import { createHash } from 'node:crypto'
 import type { CachedBody } from './response-cache.ts'
+import { bytesPayload } from './text-response.ts'
+import { jsonBytes } from './json-bytes.ts'
 import { jsonResponse } from './with-api.ts'
 
 // Clients and private caches may keep a copy but must ask again before using it; an unchanged
@@ -18,13 +20,10 @@ export function ifNoneMatchHits(header: string | null, etag: string): boolean {
 
 /** A GET's JSON body with its strong ETag: the one given (an article's version), else one of the content. */
 export function renderJson(data: unknown, etag?: string): CachedBody {
-  const body = JSON.stringify(data)
-  if (etag !== undefined) return { body, etag }
+  // Rendered straight to bytes (json-bytes.ts): a 200 KB page is never one string.
+  const payload = bytesPayload(jsonBytes(data))
   // A list's ETag is its content's: it changes when any row, the total or the next cursor does.
-  // Hashed as the UTF-8 bytes the server sends, kept on the payload: hashing the string encoded
-  // a 200 KB page a second time (sha256 of the string 494 µs, of its bytes 193 µs, here).
-  const bytes = Buffer.from(body)
-  return { body, bytes, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"` }
+  return Object.assign(payload, { etag: etag ?? `"${createHash('sha256').update(payload.bytes).digest('base64url').slice(0, 27)}"` })
 }
 
 /**

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { articleGeneration } from '../articles/article-totals.ts'
 import { processSingleton } from '../process-singleton.ts'
 import { getRedis } from '../redis.ts'
-import type { TextPayload } from './text-response.ts'
+import { bytesPayload, payloadBytes, type TextPayload } from './text-response.ts'
 
 /** `transient`: an answer that may change without a change of the generation (a feed's tail), served but not kept. */
 export type CachedBody = TextPayload & { etag: string; transient?: boolean }
@@ -77,8 +77,8 @@ export async function cachedRead(
   }
   const fresh = await produce()
   if (fresh.transient) return fresh
-  if (redis && Buffer.byteLength(fresh.body) <= maxEntryBytes) {
-    redis.set(entryKey, `${generation}\n${fresh.etag}\n${fresh.body}`, 'EX', ttlSeconds).catch(() => undefined)
+  if (redis && payloadBytes(fresh).length <= maxEntryBytes) {
+    redis.set(entryKey, Buffer.concat([Buffer.from(`${generation}\n${fresh.etag}\n`), payloadBytes(fresh)]), 'EX', ttlSeconds).catch(() => undefined)
   }
   keepLocally(entryKey, generation, fresh)
   return fresh
@@ -97,8 +97,7 @@ function fromStored(stored: Buffer, generation: string): CachedBody | null {
   const firstBreak = stored.indexOf(10)
   const secondBreak = firstBreak < 0 ? -1 : stored.indexOf(10, firstBreak + 1)
   if (secondBreak < 0 || stored.toString('utf8', 0, firstBreak) !== generation) return null
-  const bytes = stored.subarray(secondBreak + 1)
-  return { etag: stored.toString('utf8', firstBreak + 1, secondBreak), body: bytes.toString('utf8'), bytes }
+  return Object.assign(bytesPayload(stored.subarray(secondBreak + 1)), { etag: stored.toString('utf8', firstBreak + 1, secondBreak) })
 }
 
 function keepLocally(key: string, generation: string, payload: CachedBody): void {
@@ -107,8 +106,8 @@ function keepLocally(key: string, generation: string, payload: CachedBody): void
     local.entries.delete(key)
     local.bytes -= previous.bytes
   }
-  // The text, and the bytes (and gzip) the server memoises on the payload beside it.
-  const bytes = Buffer.byteLength(payload.body) * 2
+  // The bytes, and the text (decoded only if something reads it) or gzip the payload may keep beside them.
+  const bytes = payloadBytes(payload).length * 2
   if (bytes > maxEntryBytes * 2) return
   const budget = maxLocalBytes()
   for (const [oldestKey, oldest] of local.entries) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { knownPayload, responseHeader, responseHeaderEntries, setResponseHeaders, textResponse } from './text-response.ts'
+import { knownPayload, responseHeader, responseHeaderEntries, setResponseHeaders, textResponse, utf8Bytes } from './text-response.ts'
 
 describe('a text answer', () => {
   it('reads back the same text through every body reader, clones included', async () => {
@@ -34,3 +34,19 @@ describe('a text answer', () => {
     expect(responseHeaderEntries(response)).toContainEqual(['set-cookie', ['a=1', 'b=2']])
   })
 })
+
+describe('a text as UTF-8 bytes', () => {
+  it('gives the bytes a decoder reads back as the text, whatever its characters', () => {
+    const texts = ['', 'plain ascii', 'café, naïve', 'The council’s plan — “riverside”', 'emoji 📰 and CJK 新聞', `${'x'.repeat(5000)}’${'y'.repeat(300_000)}`]
+    for (const text of texts) {
+      const bytes = utf8Bytes(text)
+      expect(bytes.length).toBe(new TextEncoder().encode(text).length)
+      expect(bytes.toString('utf8')).toBe(text)
+    }
+  })
+
+  it('writes a lone surrogate as the replacement character, as any UTF-8 encoder does', () => {
+    expect(utf8Bytes('a\ud800b')).toEqual(Buffer.from([0x61, 0xef, 0xbf, 0xbd, 0x62]))
+  })
+})
+

@@ -5,6 +5,36 @@
  */
 export type TextPayload = { body: string; bytes?: Buffer; gzipped?: Buffer }
 
+/**
+ * A payload made from its UTF-8 bytes (lib/api/json-bytes.ts): the text is decoded only when
+ * something reads `body` (a test, an idempotent replay), never on the way to the socket.
+ */
+export function bytesPayload(bytes: Buffer): TextPayload & { bytes: Buffer } {
+  let text: string | undefined
+  return {
+    bytes,
+    get body() {
+      return (text ??= bytes.toString('utf8'))
+    },
+  }
+}
+
+/** A payload's UTF-8 bytes, encoded once and kept on it. */
+export function payloadBytes(payload: TextPayload): Buffer {
+  return (payload.bytes ??= utf8Bytes(payload.body))
+}
+
+/**
+ * A text's UTF-8 bytes, written into an uninitialised buffer of their exact length. Buffer.from
+ * (text) on this Node (20) costs several times more for a large text (200 KB: 0.3-1.3 ms against
+ * 0.1-0.16 ms, measured in the service and alone); most of its time is in page faults.
+ */
+export function utf8Bytes(text: string): Buffer {
+  const bytes = Buffer.allocUnsafe(Buffer.byteLength(text))
+  bytes.write(text)
+  return bytes
+}
+
 // Carried on the Response itself under a registered symbol: the server that sends it
 // (lib/server, bundled on its own) and the route that made it (Next's bundle) share no module,
 // only the object. The payload lives exactly as long as its response.

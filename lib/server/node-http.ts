@@ -3,7 +3,7 @@ import { Readable } from 'node:stream'
 import { promisify } from 'node:util'
 import { gzip } from 'node:zlib'
 import type { ApiRequest } from '../api/api-request.ts'
-import { knownPayload, responseHeader, responseHeaderEntries } from '../api/text-response.ts'
+import { knownPayload, responseHeader, responseHeaderEntries, payloadBytes } from '../api/text-response.ts'
 import { securityHeaders } from '../security/response-headers.mjs'
 
 const gzipAsync = promisify(gzip)
@@ -64,7 +64,7 @@ function headerValue(value: string | string[] | undefined): string | null {
  */
 export async function sendWebResponse(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
   const payload = knownPayload(response)
-  let body: Buffer = payload ? (payload.bytes ??= Buffer.from(payload.body)) : Buffer.from(await response.arrayBuffer())
+  let body: Buffer = payload ? payloadBytes(payload) : Buffer.from(await response.arrayBuffer())
   const sized = req.method !== 'HEAD' && response.status !== 204 && response.status !== 304
 
   // A flat name, value list for writeHead: Node writes it as it is, where an object built per

@@ -11,7 +11,8 @@ export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
     const read = eventsPageReader(actor, query)
     const rendered = await cachedRead(`events:${queryKey(query)}`, async () => {
       const page = await read()
-      return { ...renderJson({ items: page.items, limit: page.limit, next_cursor: page.nextCursor }), transient: page.tail }
+      // Assigned, not spread: spreading would decode the rendered bytes back into text.
+      return Object.assign(renderJson({ items: page.items, limit: page.limit, next_cursor: page.nextCursor }), { transient: page.tail })
     })
     return conditionalAnswer(request, rendered)
   }),

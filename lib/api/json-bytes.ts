@@ -1,0 +1,58 @@
+/**
+ * A value's JSON text as UTF-8 bytes, the same bytes as the encoding of JSON.stringify(value),
+ * made without ever holding the whole text as one string.
+ *
+ * Why: a 50-article page is ~200 KB. JSON.stringify gives it back as a rope that must be
+ * flattened before it can be encoded, and each flat copy that size is a new large-object page
+ * in V8 that the kernel maps and faults in, then unmaps (perf, cold lists: page faults and the
+ * copies into fresh pages were a third of the service's CPU on this VM; rendering 1.4 -> 0.6 ms
+ * a page). Rendered here element by element, every string stays small (an article, ~4 KB) and
+ * only the one buffer of the page's length is allocated.
+ *
+ * Only the top level is taken apart: an object's members, and the elements of the arrays among
+ * them (a page's `items`). Anything with toJSON, and any other value, is stringified whole.
+ */
+export function jsonBytes(value: unknown): Buffer {
+  const pieces = jsonPieces(value)
+  let length = 0
+  const lengths = pieces.map((piece) => {
+    const bytes = Buffer.byteLength(piece)
+    length += bytes
+    return bytes
+  })
+  const bytes = Buffer.allocUnsafe(length)
+  let offset = 0
+  for (const [index, piece] of pieces.entries()) offset += bytes.write(piece, offset, lengths[index]!)
+  return bytes
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  const prototype = Object.getPrototypeOf(value)
+  return (prototype === Object.prototype || prototype === null) && typeof (value as { toJSON?: unknown }).toJSON !== 'function'
+}
+
+function jsonPieces(value: unknown): string[] {
+  if (!isPlainObject(value)) return [JSON.stringify(value) ?? 'null']
+  const pieces: string[] = []
+  let separator = '{'
+  for (const key of Object.keys(value)) {
+    const member = value[key]
+    // Skipped as JSON.stringify skips them.
+    if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue
+    const name = `${separator}${JSON.stringify(key)}:`
+    separator = ','
+    if (!Array.isArray(member) || typeof (member as { toJSON?: unknown }).toJSON === 'function') {
+      pieces.push(name + JSON.stringify(member))
+      continue
+    }
+    pieces.push(`${name}[`)
+    for (let index = 0; index < member.length; index++) {
+      // In an array, what JSON.stringify leaves out of an object is written as null.
+      pieces.push((index === 0 ? '' : ',') + (JSON.stringify(member[index]) ?? 'null'))
+    }
+    pieces.push(']')
+  }
+  pieces.push(separator === '{' ? '{}' : '}')
+  return pieces
+}
