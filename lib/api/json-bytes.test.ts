@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { jsonBytes } from './json-bytes.ts'
+import { RenderedJson } from '../rendered-json.ts'
 
 describe('a value as JSON bytes', () => {
   const values: [string, unknown][] = [
@@ -20,6 +21,8 @@ describe('a value as JSON bytes', () => {
     ['a number', 42],
     ['null', null],
     ['undefined', undefined],
+    ['a page of rendered items', { items: [new RenderedJson(Buffer.from('{"article_id":"art_1","headline":"Riverside’s plan"}')), { plain: true }, new RenderedJson(Buffer.from('[1,2]'))], total: 3 }],
+    ['a rendered value alone', new RenderedJson(Buffer.from('{"a":[1,"b"]}'))],
     ['a large page', { items: Array.from({ length: 50 }, (_, index) => ({ index, body: `<p>${'Riverside’s plan — approved. '.repeat(150)}</p>` })), total: 50 }],
   ]
 

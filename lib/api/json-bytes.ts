@@ -1,3 +1,5 @@
+import { isRenderedJson } from '../rendered-json.ts'
+
 /**
  * A value's JSON text as UTF-8 bytes, the same bytes as the encoding of JSON.stringify(value),
  * made without ever holding the whole text as one string.
@@ -10,19 +12,23 @@
  * only the one buffer of the page's length is allocated.
  *
  * Only the top level is taken apart: an object's members, and the elements of the arrays among
- * them (a page's `items`). Anything with toJSON, and any other value, is stringified whole.
+ * them (a page's `items`). An element already rendered (RenderedJson: an article's record kept
+ * as bytes, lib/articles/rendered-records.ts) is copied in as it is. Anything else with toJSON,
+ * and any other value, is stringified whole.
  */
 export function jsonBytes(value: unknown): Buffer {
   const pieces = jsonPieces(value)
   let length = 0
   const lengths = pieces.map((piece) => {
-    const bytes = Buffer.byteLength(piece)
+    const bytes = typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length
     length += bytes
     return bytes
   })
   const bytes = Buffer.allocUnsafe(length)
   let offset = 0
-  for (const [index, piece] of pieces.entries()) offset += bytes.write(piece, offset, lengths[index]!)
+  for (const [index, piece] of pieces.entries()) {
+    offset += typeof piece === 'string' ? bytes.write(piece, offset, lengths[index]!) : piece.copy(bytes, offset)
+  }
   return bytes
 }
 
@@ -32,9 +38,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return (prototype === Object.prototype || prototype === null) && typeof (value as { toJSON?: unknown }).toJSON !== 'function'
 }
 
-function jsonPieces(value: unknown): string[] {
+function jsonPieces(value: unknown): (string | Buffer)[] {
+  if (isRenderedJson(value)) return [value.bytes]
   if (!isPlainObject(value)) return [JSON.stringify(value) ?? 'null']
-  const pieces: string[] = []
+  const pieces: (string | Buffer)[] = []
   let separator = '{'
   for (const key of Object.keys(value)) {
     const member = value[key]
@@ -48,8 +55,14 @@ function jsonPieces(value: unknown): string[] {
     }
     pieces.push(`${name}[`)
     for (let index = 0; index < member.length; index++) {
+      const element = member[index]
+      if (isRenderedJson(element)) {
+        if (index > 0) pieces.push(',')
+        pieces.push(element.bytes)
+        continue
+      }
       // In an array, what JSON.stringify leaves out of an object is written as null.
-      pieces.push((index === 0 ? '' : ',') + (JSON.stringify(member[index]) ?? 'null'))
+      pieces.push((index === 0 ? '' : ',') + (JSON.stringify(element) ?? 'null'))
     }
     pieces.push(']')
   }

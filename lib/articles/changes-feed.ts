@@ -1,4 +1,3 @@
-import { articleColumns, type StoredArticle } from './article-rows.ts'
 import type { ListPosition } from './list-cursor.ts'
 import type { tenantSql } from '../tenancy/tenant-sql.ts'
 
@@ -19,27 +18,27 @@ export const changeOrder = 'change_xid ASC, updated_at ASC, id ASC'
  */
 const settled = 'change_xid < articles_change_horizon()'
 
-export type FeedPage = { rows: StoredArticle[]; lastChangeXid: string | null }
-
-type FeedRow = StoredArticle & { changeXid: string }
+export type FeedPage<Row> = { rows: Row[]; lastChangeXid: string | null }
 
 /**
  * A page of the feed after `page.after`, or at `page.offset` from its start. `updatedAfter` is
  * the request's updated_after filter, which `where` already holds.
  */
-export async function changesFeedRows(
+export async function changesFeedRows<Row>(
   sql: Sql,
+  columns: string,
   where: string,
   values: unknown[],
   page: { limit: number; offset: number; after: ListPosition | null; updatedAfter?: Date; deep: boolean },
   prepare: { prepare: boolean },
-): Promise<FeedPage> {
+): Promise<FeedPage<Row>> {
   const n = values.length + 1
-  const columns = `${articleColumns}, change_xid::text AS "changeXid"`
+  type FeedRow = Row & { changeXid: string }
+  const feedColumns = `${columns}, change_xid::text AS "changeXid"`
   let rows: FeedRow[]
   if (page.after?.sort === 'updated_at') {
     rows = await sql.rows<FeedRow>(
-      `SELECT ${columns} FROM articles WHERE ${where} AND ${settled} AND (change_xid, updated_at, id) > ($${n + 1}::xid8, $${n + 2}, $${n + 3}) ORDER BY ${changeOrder} LIMIT $${n + 4}`,
+      `SELECT ${feedColumns} FROM articles WHERE ${where} AND ${settled} AND (change_xid, updated_at, id) > ($${n + 1}::xid8, $${n + 2}, $${n + 3}) ORDER BY ${changeOrder} LIMIT $${n + 4}`,
       [...values, page.after.changeXid, page.after.updatedAt, page.after.id, page.limit],
       prepare,
     )
@@ -54,11 +53,11 @@ export async function changesFeedRows(
     // the page's rows are read, as publishedOrderRows does (offset 50,000 of 1,000,000: 125 ms -> 27 ms).
     rows = await sql.rows<FeedRow>(
       page.deep
-        ? `SELECT ${columns} FROM articles WHERE tenant_id = $1 AND id IN (${pageIds}) ORDER BY ${changeOrder}`
-        : `SELECT ${columns} FROM articles WHERE ${where} AND ${settled}${since} ORDER BY ${changeOrder} LIMIT $${n + 1} OFFSET $${n + 2}`,
+        ? `SELECT ${feedColumns} FROM articles WHERE tenant_id = $1 AND id IN (${pageIds}) ORDER BY ${changeOrder}`
+        : `SELECT ${feedColumns} FROM articles WHERE ${where} AND ${settled}${since} ORDER BY ${changeOrder} LIMIT $${n + 1} OFFSET $${n + 2}`,
       bounds,
       prepare,
     )
   }
-  return { rows: rows.map(({ changeXid: _, ...row }) => row), lastChangeXid: rows.at(-1)?.changeXid ?? null }
+  return { rows: rows.map(({ changeXid: _, ...row }) => row as Row), lastChangeXid: rows.at(-1)?.changeXid ?? null }
 }

@@ -1,4 +1,3 @@
-import type { Article } from '../db/generated/client.ts'
 import { ValidationError } from '../errors.ts'
 import { filterFingerprint } from '../signed-cursor.ts'
 import { decodeListCursor, encodeListCursor, type ListPosition, type ListSort } from './list-cursor.ts'
@@ -8,10 +7,12 @@ import type { ListArticlesFilter, ListArticlesQuery } from './article-schemas.ts
 import { articleTotal } from './article-totals.ts'
 import { countedFromBuckets, countFromBuckets } from './article-counts.ts'
 import { toPage, type Page } from '../pagination.ts'
-import { searchArticlePage, searchCondition, type SearchedArticle } from './search-articles.ts'
+import { searchArticlePage, searchCondition, toListedArticleRecord, type ListedArticleRecord, type SearchedArticle } from './search-articles.ts'
 import { assertCan } from '../auth/permissions.ts'
 import { changesFeedRows } from './changes-feed.ts'
 import { planStableFilter } from './plan-stable-filter.ts'
+import { articleKeyColumns, renderedRecords, type ArticleKey } from './rendered-records.ts'
+import type { RenderedJson } from '../rendered-json.ts'
 import type { Actor } from '../tenancy/actor.ts'
 
 export type ArticlePage = Page<SearchedArticle>
@@ -51,18 +52,47 @@ function listConditions(filter: ListFilter): { where: string; values: unknown[] 
 
 export async function listArticles(actor: Actor, query: ListArticlesQuery): Promise<ArticlePage> {
   assertCan(actor, 'articles:read')
+  if (ranksByRelevance(query)) return relevancePage(actor.tenant.id, query)
+  const page = await orderedPage<StoredArticle>(actor.tenant.id, query, articleColumns)
+  return { ...page, items: page.items.map(toArticle) }
+}
+
+/**
+ * The page as the API shows it, each item its record: listArticles' page, but in list or change
+ * order each record comes as JSON bytes kept from an earlier page where the article has not
+ * changed since (rendered-records.ts), and the page read names the articles without their bodies.
+ */
+export async function listArticleRecords(actor: Actor, query: ListArticlesQuery): Promise<Page<RenderedJson | ListedArticleRecord>> {
+  assertCan(actor, 'articles:read')
   const tenantId = actor.tenant.id
+  if (ranksByRelevance(query)) {
+    const page = await relevancePage(tenantId, query)
+    return { ...page, items: page.items.map(toListedArticleRecord) }
+  }
+  const page = await orderedPage<ArticleKey>(tenantId, query, articleKeyColumns)
+  return { ...page, items: await renderedRecords(tenantSql(tenantId), tenantId, page.items) }
+}
+
+/** Relevance is a score of this query, not a position in an index: its pages go by offset. */
+function ranksByRelevance(query: ListArticlesQuery): boolean {
+  return query.q !== undefined && query.sort === undefined
+}
+
+async function relevancePage(tenantId: string, query: ListArticlesQuery): Promise<ArticlePage> {
+  const { limit, offset, cursor, sort: _, ...filter } = query
+  if (cursor !== undefined) throw new ValidationError([{ field: 'cursor', message: 'Search results in relevance order page by offset; send sort=published_at or sort=updated_at to page a search by cursor.' }])
+  const { where, values } = listConditions(filter)
+  // listConditions adds q last.
+  const page = await searchArticlePage(tenantId, { where, values, qPlaceholder: `$${values.length + 1}`, listOrder, filter }, { limit, offset })
+  return { ...page, nextCursor: null }
+}
+
+/** A page in list or change order, each row read with `columns` (all of them, or the articles' keys). */
+async function orderedPage<Row extends ArticleKey>(tenantId: string, query: ListArticlesQuery, columns: string): Promise<Page<Row>> {
   const { limit, offset, cursor, sort: requestedSort, ...filter } = query
   const sort = requestedSort ?? 'published_at'
   const sql = tenantSql(tenantId)
   const { where, values } = listConditions(filter)
-  if (filter.q !== undefined && requestedSort === undefined) {
-    // Relevance is a score of this query, not a position in an index: its pages go by offset.
-    if (cursor !== undefined) throw new ValidationError([{ field: 'cursor', message: 'Search results in relevance order page by offset; send sort=published_at or sort=updated_at to page a search by cursor.' }])
-    // listConditions adds q last.
-    const page = await searchArticlePage(tenantId, { where, values, qPlaceholder: `$${values.length + 1}`, listOrder, filter }, { limit, offset })
-    return { ...page, nextCursor: null }
-  }
   const fingerprint = filterFingerprint(filter)
   const after = cursor === undefined ? null : decodeListCursor(cursor, { tenantId, sort, filter: fingerprint })
   if (after && offset > 0) throw new ValidationError([{ field: 'offset', message: 'Send either offset or cursor, not both: the cursor already says where the page starts.' }])
@@ -76,22 +106,23 @@ export async function listArticles(actor: Actor, query: ListArticlesQuery): Prom
       const [counted] = await sql.rows<{ total: number }>(`SELECT count(*)::int AS total FROM articles WHERE ${where}`, values)
       return counted!.total
     })
+  const read: PageRead = { sql, columns, where, values, prepare: { prepare } }
   const pageRows =
     sort === 'updated_at'
-      ? changesFeedRows(sql, where, values, { limit, offset, after, updatedAfter: filter.updated_after ? new Date(filter.updated_after) : undefined, deep: offset >= deepOffset }, { prepare })
-      : (after?.sort === 'published_at' ? publishedOrderRowsAfter(sql, where, values, limit, after, { prepare }) : publishedOrderRows(sql, where, values, limit, offset, { prepare })).then((rows) => ({
+      ? changesFeedRows<Row>(sql, columns, where, values, { limit, offset, after, updatedAfter: filter.updated_after ? new Date(filter.updated_after) : undefined, deep: offset >= deepOffset }, { prepare })
+      : (after?.sort === 'published_at' ? publishedOrderRowsAfter<Row>(read, limit, after) : publishedOrderRows<Row>(read, limit, offset)).then((rows) => ({
           rows,
           lastChangeXid: null,
         }))
   // Together, so that when the database fails both failures are handled (a lone rejected promise would end the process).
   const [{ rows, lastChangeXid }, counted] = await Promise.all([pageRows, total])
   const start = after ? after.position : offset
-  const page = toPage(rows.map(toArticle), counted, { limit, offset: start })
+  const page = toPage(rows, counted, { limit, offset: start })
   return { ...page, nextCursor: nextCursor(tenantId, fingerprint, sort, page, after, lastChangeXid) }
 }
 
 /** Where the next page starts; see next_cursor in the reference for when it is null. */
-function nextCursor(tenantId: string, fingerprint: string, sort: ListSort, page: Page<Article>, after: ListPosition | null, lastChangeXid: string | null): string | null {
+function nextCursor(tenantId: string, fingerprint: string, sort: ListSort, page: Page<ArticleKey>, after: ListPosition | null, lastChangeXid: string | null): string | null {
   const last = page.items.at(-1)
   const position = page.offset + page.items.length
   if (!last) return sort === 'updated_at' && after ? encodeListCursor(tenantId, fingerprint, after) : null
@@ -102,9 +133,10 @@ function nextCursor(tenantId: string, fingerprint: string, sort: ListSort, page:
 
 type Sql = ReturnType<typeof tenantSql>
 
-type Prepare = { prepare: boolean }
+/** A page statement's parts: where to read, which columns, the filter's conditions and values. */
+type PageRead = { sql: Sql; columns: string; where: string; values: unknown[]; prepare: { prepare: boolean } }
 
-async function publishedOrderRows(sql: Sql, where: string, values: unknown[], limit: number, offset: number, prepare: Prepare): Promise<StoredArticle[]> {
+async function publishedOrderRows<Row>({ sql, columns, where, values, prepare }: PageRead, limit: number, offset: number): Promise<Row[]> {
   const page = values.length + 2
   const pageIds = `SELECT id FROM articles WHERE ${where} ORDER BY ${listOrder} LIMIT $${page} OFFSET $${page + 1}`
   // Deep in the list, the rows skipped are found through the list-order index alone and only
@@ -112,9 +144,9 @@ async function publishedOrderRows(sql: Sql, where: string, values: unknown[], li
   // plain query is cheaper (0.25 ms against 0.65 ms).
   const pageQuery =
     offset >= deepOffset
-      ? `SELECT ${articleColumns} FROM articles WHERE tenant_id = $1 AND id IN (${pageIds}) ORDER BY ${listOrder}`
-      : `SELECT ${articleColumns} FROM articles WHERE ${where} ORDER BY ${listOrder} LIMIT $${page} OFFSET $${page + 1}`
-  return sql.rows<StoredArticle>(pageQuery, [...values, limit, offset], prepare)
+      ? `SELECT ${columns} FROM articles WHERE tenant_id = $1 AND id IN (${pageIds}) ORDER BY ${listOrder}`
+      : `SELECT ${columns} FROM articles WHERE ${where} ORDER BY ${listOrder} LIMIT $${page} OFFSET $${page + 1}`
+  return sql.rows<Row>(pageQuery, [...values, limit, offset], prepare)
 }
 
 /**
@@ -122,23 +154,23 @@ async function publishedOrderRows(sql: Sql, where: string, values: unknown[], li
  * counting: published rows after the cursor's key, then (once they run out) the unpublished ones,
  * which sort last.
  */
-async function publishedOrderRowsAfter(sql: Sql, where: string, values: unknown[], limit: number, after: ListPosition & { sort: 'published_at' }, prepare: Prepare): Promise<StoredArticle[]> {
+async function publishedOrderRowsAfter<Row>({ sql, columns, where, values, prepare }: PageRead, limit: number, after: ListPosition & { sort: 'published_at' }): Promise<Row[]> {
   const n = values.length + 1
   if (after.publishedAt === null) {
-    return sql.rows<StoredArticle>(
-      `SELECT ${articleColumns} FROM articles WHERE ${where} AND published_at IS NULL AND (created_at, id) < ($${n + 1}, $${n + 2}) ORDER BY ${listOrder} LIMIT $${n + 3}`,
+    return sql.rows<Row>(
+      `SELECT ${columns} FROM articles WHERE ${where} AND published_at IS NULL AND (created_at, id) < ($${n + 1}, $${n + 2}) ORDER BY ${listOrder} LIMIT $${n + 3}`,
       [...values, after.createdAt, after.id, limit],
       prepare,
     )
   }
-  const published = await sql.rows<StoredArticle>(
-    `SELECT ${articleColumns} FROM articles WHERE ${where} AND (published_at, created_at, id) < ($${n + 1}, $${n + 2}, $${n + 3}) ORDER BY ${listOrder} LIMIT $${n + 4}`,
+  const published = await sql.rows<Row>(
+    `SELECT ${columns} FROM articles WHERE ${where} AND (published_at, created_at, id) < ($${n + 1}, $${n + 2}, $${n + 3}) ORDER BY ${listOrder} LIMIT $${n + 4}`,
     [...values, after.publishedAt, after.createdAt, after.id, limit],
     prepare,
   )
   if (published.length === limit) return published
-  const unpublished = await sql.rows<StoredArticle>(
-    `SELECT ${articleColumns} FROM articles WHERE ${where} AND published_at IS NULL ORDER BY ${listOrder} LIMIT $${n + 1}`,
+  const unpublished = await sql.rows<Row>(
+    `SELECT ${columns} FROM articles WHERE ${where} AND published_at IS NULL ORDER BY ${listOrder} LIMIT $${n + 1}`,
     [...values, limit - published.length],
     prepare,
   )

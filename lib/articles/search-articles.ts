@@ -293,6 +293,8 @@ function escapeHtml(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;')
 }
 
+export type ListedArticleRecord = ReturnType<typeof toListedArticleRecord>
+
 /** A listed article as the API shows it: the record, and with `q` why it matched. */
 export function toListedArticleRecord(article: SearchedArticle) {
   const record = toArticleRecord(article)

@@ -1,0 +1,91 @@
+import { jsonBytes } from '../api/json-bytes.ts'
+import { backfillState } from '../db/data-migrations/backfill-state.ts'
+import { processSingleton } from '../process-singleton.ts'
+import { RenderedJson } from '../rendered-json.ts'
+import type { tenantSql } from '../tenancy/tenant-sql.ts'
+import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
+import { toArticleRecord } from './article-record.ts'
+
+type Sql = ReturnType<typeof tenantSql>
+
+/**
+ * What a page read names of each article: enough to order and page it, and to know which
+ * version of its record to show. Every write of an article advances its version and updated_at
+ * (article-writes.ts, bulk-import.ts), so a record kept under these never needs invalidating.
+ */
+export const articleKeyColumns = 'id, version, updated_at AS "updatedAt", published_at AS "publishedAt", created_at AS "createdAt"'
+
+export type ArticleKey = { id: string; version: number; updatedAt: Date; publishedAt: Date | null; createdAt: Date }
+
+// Under a tenth of the response cache's memory: ~3,500 records of a 4 KB body, held as bytes
+// outside V8's heap (nothing for the garbage collector to mark).
+const maxBytes = () => Number(process.env.RENDERED_RECORDS_MAX_BYTES ?? 16 * 1024 * 1024)
+
+const kept = processSingleton('rendered article records', () => ({ records: new Map<string, Buffer>(), bytes: 0 }))
+
+const keyOf = (tenantId: string, article: { id: string; version: number; updatedAt: Date }) => `${tenantId}:${article.id}:${article.version}:${article.updatedAt.getTime()}`
+
+/**
+ * The API records of the articles a page read named, in its order, each as its JSON bytes:
+ * kept from an earlier page when that showed the same version, else read by id in one statement
+ * and kept. Why: pages asked for the first time (a new filter, the feed a mirror polls, another
+ * cursor) mostly show the same recent articles; reading, parsing and rendering their bodies again
+ * (~4 KB each) was most of a cold page's cost to the service and to PostgreSQL alike.
+ *
+ * An article read by id may be newer than the version the page named (a write in between): its
+ * newer record is shown, as a page read a moment later would. One gone meanwhile is left out.
+ */
+export async function renderedRecords(sql: Sql, tenantId: string, keys: ArticleKey[]): Promise<RenderedJson[]> {
+  // While the body backfill runs, a record is sanitised on its way out (article-record.ts); kept
+  // from then on it would outlive the reason, so nothing is kept until the backfill is done.
+  const keeping = !backfillState.bodiesMayBeUnclean
+  const found = new Map<string, Buffer>()
+  const missing: string[] = []
+  for (const key of keys) {
+    const record = keeping ? takeKept(keyOf(tenantId, key)) : undefined
+    if (record) found.set(key.id, record)
+    else missing.push(key.id)
+  }
+  if (missing.length > 0) {
+    const rows = await sql.rows<StoredArticle>(`SELECT ${articleColumns} FROM articles WHERE tenant_id = $1 AND id = ANY($2::text[])`, [missing], { prepare: true })
+    for (const row of rows) {
+      const record = jsonBytes(toArticleRecord(toArticle(row)))
+      found.set(row.id, record)
+      if (keeping) keep(keyOf(tenantId, row), record)
+    }
+  }
+  return keys.flatMap((key) => {
+    const record = found.get(key.id)
+    return record ? [new RenderedJson(record)] : []
+  })
+}
+
+function takeKept(key: string): Buffer | undefined {
+  const record = kept.records.get(key)
+  if (record) {
+    // Most recently used last: eviction takes from the front.
+    kept.records.delete(key)
+    kept.records.set(key, record)
+  }
+  return record
+}
+
+function keep(key: string, record: Buffer): void {
+  const budget = maxBytes()
+  if (record.length > budget / 16) return
+  const previous = kept.records.get(key)
+  if (previous) kept.bytes -= previous.length
+  kept.records.delete(key)
+  for (const [oldestKey, oldest] of kept.records) {
+    if (kept.bytes + record.length <= budget) break
+    kept.records.delete(oldestKey)
+    kept.bytes -= oldest.length
+  }
+  kept.records.set(key, record)
+  kept.bytes += record.length
+}
+
+/** Bytes held by this process's kept records (for tests and metrics). */
+export function renderedRecordBytes(): number {
+  return kept.bytes
+}
