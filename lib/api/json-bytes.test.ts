@@ -22,6 +22,7 @@ describe('a value as JSON bytes', () => {
     ['null', null],
     ['undefined', undefined],
     ['a page of rendered items', { items: [new RenderedJson(Buffer.from('{"article_id":"art_1","headline":"Riverside’s plan"}')), { plain: true }, new RenderedJson(Buffer.from('[1,2]'))], total: 3 }],
+    ['rendered items with members after them', { items: [new RenderedJson(Buffer.from('{"article_id":"art_1"}'), { match: { rank: 0.5, snippet: '<mark>x</mark>' }, skipped: undefined }), new RenderedJson(Buffer.from('{}'), { match: null })] }],
     ['a rendered value alone', new RenderedJson(Buffer.from('{"a":[1,"b"]}'))],
     ['a large page', { items: Array.from({ length: 50 }, (_, index) => ({ index, body: `<p>${'Riverside’s plan — approved. '.repeat(150)}</p>` })), total: 50 }],
   ]

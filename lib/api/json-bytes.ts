@@ -1,4 +1,4 @@
-import { isRenderedJson } from '../rendered-json.ts'
+import { isRenderedJson, type RenderedJson } from '../rendered-json.ts'
 
 /**
  * A value's JSON text as UTF-8 bytes, the same bytes as the encoding of JSON.stringify(value),
@@ -38,8 +38,24 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return (prototype === Object.prototype || prototype === null) && typeof (value as { toJSON?: unknown }).toJSON !== 'function'
 }
 
+/** A rendered value's pieces: its bytes, with its members written in before the object's closing brace. */
+function renderedPieces({ bytes, members }: RenderedJson): (string | Buffer)[] {
+  if (!members) return [bytes]
+  const pieces: (string | Buffer)[] = [bytes.subarray(0, bytes.length - 1)]
+  // An empty object ('{}') takes its first member without a comma.
+  let separator = bytes.length > 2 ? ',' : ''
+  for (const [key, member] of Object.entries(members)) {
+    const json = JSON.stringify(member)
+    if (json === undefined) continue
+    pieces.push(`${separator}${JSON.stringify(key)}:${json}`)
+    separator = ','
+  }
+  pieces.push('}')
+  return pieces
+}
+
 function jsonPieces(value: unknown): (string | Buffer)[] {
-  if (isRenderedJson(value)) return [value.bytes]
+  if (isRenderedJson(value)) return renderedPieces(value)
   if (!isPlainObject(value)) return [JSON.stringify(value) ?? 'null']
   const pieces: (string | Buffer)[] = []
   let separator = '{'
@@ -58,7 +74,7 @@ function jsonPieces(value: unknown): (string | Buffer)[] {
       const element = member[index]
       if (isRenderedJson(element)) {
         if (index > 0) pieces.push(',')
-        pieces.push(element.bytes)
+        pieces.push(...renderedPieces(element))
         continue
       }
       // In an array, what JSON.stringify leaves out of an object is written as null.

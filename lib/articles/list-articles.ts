@@ -7,11 +7,11 @@ import type { ListArticlesFilter, ListArticlesQuery } from './article-schemas.ts
 import { articleTotal } from './article-totals.ts'
 import { countedFromBuckets, countFromBuckets } from './article-counts.ts'
 import { toPage, type Page } from '../pagination.ts'
-import { searchArticlePage, searchCondition, toListedArticleRecord, type ListedArticleRecord, type SearchedArticle } from './search-articles.ts'
+import { matchRecord, searchArticleKeyPage, searchArticlePage, searchCondition, toListedArticleRecord, type ListedArticleRecord, type SearchedArticle, type SearchedKey } from './search-articles.ts'
 import { assertCan } from '../auth/permissions.ts'
 import { changesFeedRows } from './changes-feed.ts'
 import { planStableFilter } from './plan-stable-filter.ts'
-import { articleKeyColumns, renderedRecords, type ArticleKey } from './rendered-records.ts'
+import { articleKeyColumns, readByKey, recordsOfRows, renderedRecords, type ArticleKey } from './rendered-records.ts'
 import type { RenderedJson } from '../rendered-json.ts'
 import type { Actor } from '../tenancy/actor.ts'
 
@@ -60,17 +60,26 @@ export async function listArticles(actor: Actor, query: ListArticlesQuery): Prom
 /**
  * The page as the API shows it, each item its record: listArticles' page, but in list or change
  * order each record comes as JSON bytes kept from an earlier page where the article has not
- * changed since (rendered-records.ts), and the page read names the articles without their bodies.
+ * changed since (rendered-records.ts), and while most are found kept the page read names the
+ * articles without their bodies.
  */
 export async function listArticleRecords(actor: Actor, query: ListArticlesQuery): Promise<Page<RenderedJson | ListedArticleRecord>> {
   assertCan(actor, 'articles:read')
   const tenantId = actor.tenant.id
   if (ranksByRelevance(query)) {
+    if (readByKey()) {
+      const page = await relevanceKeyPage(tenantId, query)
+      return { ...page, items: await renderedRecords(tenantSql(tenantId), tenantId, page.items, (item) => ({ match: matchRecord(item.match) })) }
+    }
     const page = await relevancePage(tenantId, query)
     return { ...page, items: page.items.map(toListedArticleRecord) }
   }
-  const page = await orderedPage<ArticleKey>(tenantId, query, articleKeyColumns)
-  return { ...page, items: await renderedRecords(tenantSql(tenantId), tenantId, page.items) }
+  if (readByKey()) {
+    const page = await orderedPage<ArticleKey>(tenantId, query, articleKeyColumns)
+    return { ...page, items: await renderedRecords(tenantSql(tenantId), tenantId, page.items) }
+  }
+  const page = await orderedPage<StoredArticle>(tenantId, query, articleColumns)
+  return { ...page, items: recordsOfRows(tenantId, page.items) }
 }
 
 /** Relevance is a score of this query, not a position in an index: its pages go by offset. */
@@ -79,12 +88,21 @@ function ranksByRelevance(query: ListArticlesQuery): boolean {
 }
 
 async function relevancePage(tenantId: string, query: ListArticlesQuery): Promise<ArticlePage> {
+  const { input, page } = relevanceInput(query)
+  return { ...(await searchArticlePage(tenantId, input, page)), nextCursor: null }
+}
+
+async function relevanceKeyPage(tenantId: string, query: ListArticlesQuery): Promise<Page<SearchedKey>> {
+  const { input, page } = relevanceInput(query)
+  return { ...(await searchArticleKeyPage(tenantId, input, page)), nextCursor: null }
+}
+
+function relevanceInput(query: ListArticlesQuery) {
   const { limit, offset, cursor, sort: _, ...filter } = query
   if (cursor !== undefined) throw new ValidationError([{ field: 'cursor', message: 'Search results in relevance order page by offset; send sort=published_at or sort=updated_at to page a search by cursor.' }])
   const { where, values } = listConditions(filter)
   // listConditions adds q last.
-  const page = await searchArticlePage(tenantId, { where, values, qPlaceholder: `$${values.length + 1}`, listOrder, filter }, { limit, offset })
-  return { ...page, nextCursor: null }
+  return { input: { where, values, qPlaceholder: `$${values.length + 1}`, listOrder, filter }, page: { limit, offset } }
 }
 
 /** A page in list or change order, each row read with `columns` (all of them, or the articles' keys). */

@@ -25,17 +25,40 @@ const kept = processSingleton('rendered article records', () => ({ records: new 
 
 const keyOf = (tenantId: string, article: { id: string; version: number; updatedAt: Date }) => `${tenantId}:${article.id}:${article.version}:${article.updatedAt.getTime()}`
 
+// How often lately a page's articles were found kept: decays by a fiftieth a page, so a change
+// of traffic (a mirror polling the feed, a sync walking the archive) turns it within ~100 pages.
+const recent = processSingleton('rendered article records, recent', () => ({ asked: 0, found: 0 }))
+const decay = 0.98
+
 /**
- * The API records of the articles a page read named, in its order, each as its JSON bytes:
- * kept from an earlier page when that showed the same version, else read by id in one statement
- * and kept. Why: pages asked for the first time (a new filter, the feed a mirror polls, another
- * cursor) mostly show the same recent articles; reading, parsing and rendering their bodies again
- * (~4 KB each) was most of a cold page's cost to the service and to PostgreSQL alike.
+ * Whether a page should be read by key (its articles named, their kept records shown, the rest
+ * read by id) rather than whole. Pages that lately found most of their records kept (the feed
+ * a mirror polls, overlapping lists) are; pages that did not (a sync walking the archive,
+ * filters over old stories) read their rows whole, as one statement instead of two: measured
+ * with every record new, the key read and the read by id cost 5-20% more than the whole read.
+ */
+export function readByKey(): boolean {
+  return !backfillState.bodiesMayBeUnclean && recent.asked > 0 && recent.found >= recent.asked / 2
+}
+
+function tally(asked: number, found: number): void {
+  recent.asked = recent.asked * decay + asked
+  recent.found = recent.found * decay + found
+}
+
+/**
+ * The API records of the articles a page read named by key, in its order, each as its JSON
+ * bytes: kept from an earlier page when that showed the same version, else read by id in one
+ * statement and kept. Why: pages asked for the first time (a new filter, the feed a mirror
+ * polls, another cursor) often show the same recent articles; reading, parsing and rendering
+ * their bodies again (~4 KB each) was most of a cold page's cost to the service and to
+ * PostgreSQL alike.
  *
  * An article read by id may be newer than the version the page named (a write in between): its
  * newer record is shown, as a page read a moment later would. One gone meanwhile is left out.
+ * `membersOf` gives what a record shows after its own members on this page (a search's match).
  */
-export async function renderedRecords(sql: Sql, tenantId: string, keys: ArticleKey[]): Promise<RenderedJson[]> {
+export async function renderedRecords<Key extends ArticleKey>(sql: Sql, tenantId: string, keys: Key[], membersOf?: (key: Key) => Record<string, unknown>): Promise<RenderedJson[]> {
   // While the body backfill runs, a record is sanitised on its way out (article-record.ts); kept
   // from then on it would outlive the reason, so nothing is kept until the backfill is done.
   const keeping = !backfillState.bodiesMayBeUnclean
@@ -46,18 +69,36 @@ export async function renderedRecords(sql: Sql, tenantId: string, keys: ArticleK
     if (record) found.set(key.id, record)
     else missing.push(key.id)
   }
+  tally(keys.length, keys.length - missing.length)
   if (missing.length > 0) {
     const rows = await sql.rows<StoredArticle>(`SELECT ${articleColumns} FROM articles WHERE tenant_id = $1 AND id = ANY($2::text[])`, [missing], { prepare: true })
-    for (const row of rows) {
-      const record = jsonBytes(toArticleRecord(toArticle(row)))
-      found.set(row.id, record)
-      if (keeping) keep(keyOf(tenantId, row), record)
-    }
+    for (const row of rows) found.set(row.id, renderAndKeep(tenantId, row, keeping))
   }
   return keys.flatMap((key) => {
     const record = found.get(key.id)
-    return record ? [new RenderedJson(record)] : []
+    return record ? [new RenderedJson(record, membersOf?.(key))] : []
   })
+}
+
+/** The records of rows a page read whole: kept ones reused, the others rendered and kept. */
+export function recordsOfRows(tenantId: string, rows: StoredArticle[]): RenderedJson[] {
+  const keeping = !backfillState.bodiesMayBeUnclean
+  let found = 0
+  const records = rows.map((row) => {
+    const record = keeping ? takeKept(keyOf(tenantId, row)) : undefined
+    if (record) found++
+    return new RenderedJson(record ?? renderAndKeep(tenantId, row, keeping))
+  })
+  // Counted as a read by key would have found them, so that traffic that now overlaps turns the
+  // pages back to reading by key.
+  tally(rows.length, found)
+  return records
+}
+
+function renderAndKeep(tenantId: string, row: StoredArticle, keeping: boolean): Buffer {
+  const record = jsonBytes(toArticleRecord(toArticle(row)))
+  if (keeping) keep(keyOf(tenantId, row), record)
+  return record
 }
 
 function takeKept(key: string): Buffer | undefined {
@@ -83,6 +124,14 @@ function keep(key: string, record: Buffer): void {
   }
   kept.records.set(key, record)
   kept.bytes += record.length
+}
+
+/** Drops every kept record and what pages found lately, as a new process starts (for tests). */
+export function forgetRenderedRecords(): void {
+  kept.records.clear()
+  kept.bytes = 0
+  recent.asked = 0
+  recent.found = 0
 }
 
 /** Bytes held by this process's kept records (for tests and metrics). */

@@ -5,6 +5,7 @@ import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts
 import type { ListArticlesFilter, ListArticlesQuery } from './article-schemas.ts'
 import { toArticleRecord } from './article-record.ts'
 import { planStableFilter } from './plan-stable-filter.ts'
+import { articleKeyColumns, type ArticleKey } from './rendered-records.ts'
 
 /** Where a match's words start and stop in a snippet: control characters no article text needs. */
 export const matchStart = '\u0002'
@@ -12,6 +13,7 @@ export const matchStop = '\u0003'
 
 export type ArticleMatch = { rank: number; snippet: string }
 export type SearchedArticle = Article & { match?: ArticleMatch }
+export type SearchedKey = ArticleKey & { match: ArticleMatch }
 
 // The query, parsed once per statement (a scalar subquery is an InitPlan whose result the
 // plan reuses), with the tenant's configuration, so the GIN index serves @@. Unwrapped, the
@@ -82,9 +84,11 @@ export function searchRankWindow(): number {
 /** How far back from the newest article the window's matches are looked for in list order before the index of words is asked instead. */
 const walkRowsPerWindowRow = 40
 
-type SearchPageInput = { where: string; values: unknown[]; qPlaceholder: string; listOrder: string; filter: ListFilter }
+/** `keysOnly`: the page's rows name their articles (articleKeyColumns) instead of carrying every column; the snippet is still made from the body, in PostgreSQL. */
+type SearchPageInput = { where: string; values: unknown[]; qPlaceholder: string; listOrder: string; filter: ListFilter; keysOnly?: boolean }
 type ListFilter = ListArticlesFilter
-type MatchRow = StoredArticle & { matchRank: number; matchSnippet: string; position: string }
+/** A row of a search page: the article's columns, or only its key when the page is read keysOnly. */
+type MatchRow = (StoredArticle | ArticleKey) & { matchRank: number; matchSnippet: string; position: string }
 
 /**
  * A page of the articles matching `q` and the other filters (`where`, `values`, as the list
@@ -100,7 +104,17 @@ type MatchRow = StoredArticle & { matchRank: number; matchSnippet: string; posit
  * articles, it is an estimate (totalIsEstimate): the window's share of the articles walked,
  * times the planner's estimate of the articles the other filters leave.
  */
-export async function searchArticlePage(tenantId: string, input: SearchPageInput, { limit, offset }: Pick<ListArticlesQuery, 'limit' | 'offset'>): Promise<Page<SearchedArticle>> {
+export async function searchArticlePage(tenantId: string, input: SearchPageInput, page: Pick<ListArticlesQuery, 'limit' | 'offset'>): Promise<Page<SearchedArticle>> {
+  return (await searchPage(tenantId, { ...input, keysOnly: false }, page)) as Page<SearchedArticle>
+}
+
+/** searchArticlePage's page with each article named by its key (rendered-records.ts shows its record), not read whole. */
+export async function searchArticleKeyPage(tenantId: string, input: SearchPageInput, page: Pick<ListArticlesQuery, 'limit' | 'offset'>): Promise<Page<SearchedKey>> {
+  return (await searchPage(tenantId, { ...input, keysOnly: true }, page)) as Page<SearchedKey>
+}
+
+/** A page of either shape: `input.keysOnly` decides which (pageOf). */
+async function searchPage(tenantId: string, input: SearchPageInput, { limit, offset }: Pick<ListArticlesQuery, 'limit' | 'offset'>): Promise<Page<SearchedArticle | SearchedKey>> {
   const sql = tenantSql(tenantId)
   const { where, values, listOrder } = input
   const window = searchRankWindow()
@@ -115,7 +129,7 @@ export async function searchArticlePage(tenantId: string, input: SearchPageInput
   if (bounded!.matched <= window) {
     // Every match is in the window: rank them all; the count is exact.
     const rows = await matchRows(sql, input, { where, order: `rank DESC, ${listOrder}`, limit, offset })
-    return pageOf(rows, bounded!.matched, { limit, offset })
+    return pageOf(input, rows, bounded!.matched, { limit, offset })
   }
 
   // A walk already tried and fell short: the index of words finds the newest matches.
@@ -123,7 +137,7 @@ export async function searchArticlePage(tenantId: string, input: SearchPageInput
 }
 
 /** A page of a search matching more than the window: its newest matches `found` by relevance, then the older ones in list order. */
-async function windowPage(sql: Sql, input: SearchPageInput, found: NewestMatches, { limit, offset }: { limit: number; offset: number }): Promise<Page<SearchedArticle>> {
+async function windowPage(sql: Sql, input: SearchPageInput, found: NewestMatches, { limit, offset }: { limit: number; offset: number }): Promise<Page<SearchedArticle | SearchedKey>> {
   const { where, values, listOrder } = input
   const window = searchRankWindow()
   const n = values.length + 1
@@ -137,9 +151,9 @@ async function windowPage(sql: Sql, input: SearchPageInput, found: NewestMatches
   if (found.estimated && items.length === 0) {
     // Past the last match, where a client walking every page ends: say exactly how many there were.
     const [counted] = await sql.rows<{ total: number }>(`SELECT count(*)::int AS total FROM articles WHERE ${where}`, values)
-    return pageOf(items, counted!.total, { limit, offset })
+    return pageOf(input, items, counted!.total, { limit, offset })
   }
-  return pageOf(items, found.total, { limit, offset }, found.estimated)
+  return pageOf(input, items, found.total, { limit, offset }, found.estimated)
 }
 
 /** The window's ids in list order, and, when the walk found them, each one's rank. */
@@ -236,13 +250,15 @@ type Sql = ReturnType<typeof tenantSql>
 /** A page of the matching rows `where` selects, in `order` (which may use `rank`), with their rank and snippet. */
 async function matchRows(
   sql: Sql,
-  { values, qPlaceholder }: SearchPageInput,
+  { values, qPlaceholder, keysOnly }: SearchPageInput,
   page: { where: string; extra?: unknown[]; order: string; limit: number; offset: number; prepare?: boolean },
 ): Promise<MatchRow[]> {
   if (page.limit <= 0) return []
   const p = values.length + 2 + (page.extra?.length ?? 0)
+  // By key, the body is read for the snippet but not sent: the record comes from rendered-records.ts.
+  const shown = keysOnly ? `${articleKeyColumns.split(', ').map((column) => `matched.${column.split(' AS ').at(-1)}`).join(', ')}, matched."matchRank", matched.position` : 'matched.*'
   return sql.rows<MatchRow>(
-    `SELECT matched.*, ts_headline(
+    `SELECT ${shown}, ts_headline(
              (SELECT search_language FROM tenants WHERE id = $1),
              ${snippetSource(qPlaceholder)},
              ${searchQuery(qPlaceholder)}, $${p + 2}) AS "matchSnippet"
@@ -258,8 +274,8 @@ async function matchRows(
   )
 }
 
-function pageOf(rows: MatchRow[], total: number, { limit, offset }: { limit: number; offset: number }, estimated = false): Page<SearchedArticle> {
-  const items = rows.map(({ matchRank, matchSnippet, position: _position, ...row }) => ({ ...toArticle(row), match: { rank: matchRank, snippet: matchSnippet } }))
+function pageOf({ keysOnly }: SearchPageInput, rows: MatchRow[], total: number, { limit, offset }: { limit: number; offset: number }, estimated = false): Page<SearchedArticle | SearchedKey> {
+  const items = rows.map(({ matchRank, matchSnippet, position: _position, ...row }) => ({ ...(keysOnly ? (row as ArticleKey) : toArticle(row as StoredArticle)), match: { rank: matchRank, snippet: matchSnippet } }))
   if (!estimated || items.length < limit) return toPage(items, total, { limit, offset })
   // A full page of an estimated total: more may follow whatever the estimate says, so the
   // page never ends the walk early.
@@ -298,5 +314,10 @@ export type ListedArticleRecord = ReturnType<typeof toListedArticleRecord>
 /** A listed article as the API shows it: the record, and with `q` why it matched. */
 export function toListedArticleRecord(article: SearchedArticle) {
   const record = toArticleRecord(article)
-  return article.match ? { ...record, match: { rank: article.match.rank, snippet: snippetHtml(article.match.snippet) } } : record
+  return article.match ? { ...record, match: matchRecord(article.match) } : record
+}
+
+/** Why an article matched, as the API shows it. */
+export function matchRecord(match: ArticleMatch) {
+  return { rank: match.rank, snippet: snippetHtml(match.snippet) }
 }
