@@ -2,7 +2,7 @@ const brand = Symbol.for('newsroom.rendered-json')
 
 /**
  * A value already rendered as JSON (its UTF-8 bytes), to be written into a larger answer as is:
- * lib/api/json-bytes.ts copies the bytes where the value stands. `members`, when given, are
+ * lib/json-bytes.ts copies the bytes where the value stands. `members`, when given, are
  * added at the end of the rendered object (a search's `match` after an article's record).
  * Anything else that serialises it (JSON.stringify, a test) gets the same value through toJSON.
  */

@@ -2,7 +2,7 @@ import type { ApiRequest } from './api-request.ts'
 import { createHash } from 'node:crypto'
 import type { CachedBody } from './response-cache.ts'
 import { bytesPayload } from './text-response.ts'
-import { jsonBytes } from './json-bytes.ts'
+import { jsonBytes } from '../json-bytes.ts'
 import { jsonResponse } from './with-api.ts'
 
 // Clients and private caches may keep a copy but must ask again before using it; an unchanged

@@ -6,7 +6,7 @@
 export type TextPayload = { body: string; bytes?: Buffer; gzipped?: Buffer }
 
 /**
- * A payload made from its UTF-8 bytes (lib/api/json-bytes.ts): the text is decoded only when
+ * A payload made from its UTF-8 bytes (lib/json-bytes.ts): the text is decoded only when
  * something reads `body` (a test, an idempotent replay), never on the way to the socket.
  */
 export function bytesPayload(bytes: Buffer): TextPayload & { bytes: Buffer } {

@@ -1,4 +1,4 @@
-import { jsonBytes } from '../api/json-bytes.ts'
+import { jsonBytes } from '../json-bytes.ts'
 import { backfillState } from '../db/data-migrations/backfill-state.ts'
 import { processSingleton } from '../process-singleton.ts'
 import { RenderedJson } from '../rendered-json.ts'

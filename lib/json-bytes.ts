@@ -1,4 +1,4 @@
-import { isRenderedJson, type RenderedJson } from '../rendered-json.ts'
+import { isRenderedJson, type RenderedJson } from './rendered-json.ts'
 
 /**
  * A value's JSON text as UTF-8 bytes, the same bytes as the encoding of JSON.stringify(value),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { jsonBytes } from './json-bytes.ts'
-import { RenderedJson } from '../rendered-json.ts'
+import { RenderedJson } from './rendered-json.ts'
 
 describe('a value as JSON bytes', () => {
   const values: [string, unknown][] = [
