@@ -23,6 +23,21 @@ const maxLocalEntries = 10_000
 
 const generation = generationCounter('article', reportRedisDown)
 const localTotals = processSingleton('article-totals', () => new Map<string, { generation: number; total: number; expiresAt: number }>())
+// Counts running in this process, by tenant, filter and generation: the requests that ask for a
+// total nobody has counted yet join the one count instead of each starting their own. At
+// 1,000,000 articles a tag's count read 40,000 rows for 3.5 s on a cold cache, and 32
+// connections asking at once each ran it: PostgreSQL saturated and requests timed out (bench
+// 2026-11-26-14-46, tag=tag-7: 38.6 req/s, p99 9.2 s).
+const countsInFlight = processSingleton('article-totals, counting', () => new Map<string, Promise<number>>())
+
+function countOnce(key: string, count: () => Promise<number>): Promise<number> {
+  let counting = countsInFlight.get(key)
+  if (!counting) {
+    counting = count().finally(() => countsInFlight.delete(key))
+    countsInFlight.set(key, counting)
+  }
+  return counting
+}
 
 let warnedRedisDown = false
 
@@ -59,7 +74,8 @@ async function redisTotal(redis: Redis, tenantId: string, filterKey: string, cou
     reportRedisDown(error as Error)
     return count()
   }
-  const total = await count()
+  // Joined only under the generation it counts for: a request after a change counts afresh.
+  const total = await countOnce(`${key}@${current}`, count)
   // Not awaited: the answer does not depend on it, and a lost write only costs a recount.
   redis.set(key, `${current}:${total}`, 'EX', totalTtlSeconds).catch(reportRedisDown)
   return total
@@ -70,7 +86,7 @@ async function localTotal(tenantId: string, filterKey: string, count: () => Prom
   const current = generation.localValue(tenantId)
   const cached = localTotals.get(key)
   if (cached && cached.generation === current && cached.expiresAt > Date.now()) return cached.total
-  const total = await count()
+  const total = await countOnce(`${key}@${current}`, count)
   if (localTotals.size >= maxLocalEntries) localTotals.clear()
   localTotals.set(key, { generation: current, total, expiresAt: Date.now() + totalTtlSeconds * 1000 })
   return total

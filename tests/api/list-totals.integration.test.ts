@@ -88,6 +88,30 @@ describe('the totals cache', () => {
     expect(counted).toEqual(['a/draft', 'a/published', 'b/draft', 'a/draft after change'])
   })
 
+  it.each([
+    ['Redis', testRedisUrl],
+    ['process memory', undefined],
+  ])('runs one count for requests that ask at once (%s), and a new one for those after a change', async (_store, redisUrl) => {
+    stubEnv({ REDIS_URL: redisUrl })
+    const tenant = `ten_totals_herd_${Date.now()}_${redisUrl ? 'redis' : 'memory'}`
+    let counts = 0
+    const slowCount = (value: number) => async () => {
+      counts++
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      return value
+    }
+    const asked = await Promise.all(Array.from({ length: 32 }, () => articleTotal(tenant, { tag: 'herd' }, slowCount(40))))
+    expect(asked).toEqual(Array(32).fill(40))
+    expect(counts).toBe(1)
+
+    // After a change, the requests asking at once count again, once.
+    await articlesChanged([tenant])
+    const after = await Promise.all(Array.from({ length: 8 }, () => articleTotal(tenant, { tag: 'herd' }, slowCount(42))))
+    expect(after).toEqual(Array(8).fill(42))
+    expect(counts).toBe(2)
+    await closeRedis()
+  })
+
   it('counts every time, without failing the list, while Redis cannot be reached', async () => {
     await closeRedis()
     stubEnv({ REDIS_URL: 'redis://127.0.0.1:1' })
