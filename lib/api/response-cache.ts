@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { articleGeneration } from '../articles/article-totals.ts'
 import { processSingleton } from '../process-singleton.ts'
+import { byteBoundedLru } from '../byte-bounded-lru.ts'
 import { getRedis } from '../redis.ts'
 import { bytesPayload, payloadBytes, type TextPayload } from './text-response.ts'
 
@@ -14,8 +15,8 @@ const ttlSeconds = 30
 const maxEntryBytes = 512 * 1024
 const maxLocalBytes = () => Number(process.env.RESPONSE_CACHE_MAX_BYTES ?? 32 * 1024 * 1024)
 
-type LocalEntry = { generation: string; payload: CachedBody; bytes: number; expiresAt: number }
-const local = processSingleton('response cache', () => ({ entries: new Map<string, LocalEntry>(), bytes: 0, seen: new Set<string>() }))
+type LocalEntry = { generation: string; payload: CachedBody; expiresAt: number }
+const local = processSingleton('response cache', () => ({ entries: byteBoundedLru<LocalEntry>(), seen: new Set<string>() }))
 // An answer is kept the second time its query is asked, not the first: most queries an
 // integration makes once (a sync walking its pages, a search) would otherwise push the answers
 // asked again and again out of memory, and cost a 200 KB write to Redis and a heap full of
@@ -54,12 +55,7 @@ export async function cachedRead(
   const entryKey = `newsroom:response:${tenantId}:${createHash('sha256').update(key).digest('base64url').slice(0, 27)}`
 
   const hit = local.entries.get(entryKey)
-  if (hit && hit.generation === generation && hit.expiresAt > Date.now()) {
-    // Most recently used last: eviction takes from the front.
-    local.entries.delete(entryKey)
-    local.entries.set(entryKey, hit)
-    return hit.payload
-  }
+  if (hit && hit.generation === generation && hit.expiresAt > Date.now()) return hit.payload
   // A query this process has not been asked recently is most likely asked once (a sync walking
   // its pages, a search, another article): answered from the database without a look into the
   // shared cache, a round trip that would find nothing (bench: cold get-by-id). An answer kept
@@ -101,25 +97,13 @@ function fromStored(stored: Buffer, generation: string): CachedBody | null {
 }
 
 function keepLocally(key: string, generation: string, payload: CachedBody): void {
-  const previous = local.entries.get(key)
-  if (previous) {
-    local.entries.delete(key)
-    local.bytes -= previous.bytes
-  }
   // The bytes, and the text (decoded only if something reads it) or gzip the payload may keep beside them.
   const bytes = payloadBytes(payload).length * 2
   if (bytes > maxEntryBytes * 2) return
-  const budget = maxLocalBytes()
-  for (const [oldestKey, oldest] of local.entries) {
-    if (local.bytes + bytes <= budget) break
-    local.entries.delete(oldestKey)
-    local.bytes -= oldest.bytes
-  }
-  local.entries.set(key, { generation, payload, bytes, expiresAt: Date.now() + ttlSeconds * 1000 })
-  local.bytes += bytes
+  local.entries.set(key, { generation, payload, expiresAt: Date.now() + ttlSeconds * 1000 }, bytes, maxLocalBytes())
 }
 
 /** Bytes held by this process's cache (for tests and metrics). */
 export function localResponseCacheBytes(): number {
-  return local.bytes
+  return local.entries.bytes()
 }

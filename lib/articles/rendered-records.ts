@@ -1,6 +1,7 @@
 import { jsonBytes } from '../json-bytes.ts'
 import { backfillState } from '../db/data-migrations/backfill-state.ts'
 import { processSingleton } from '../process-singleton.ts'
+import { byteBoundedLru } from '../byte-bounded-lru.ts'
 import { RenderedJson } from '../rendered-json.ts'
 import type { tenantSql } from '../tenancy/tenant-sql.ts'
 import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
@@ -22,7 +23,7 @@ export type ArticleKey = { id: string; version: number; updatedAt: Date; publish
 // to mark). 16 MiB took the bench's peak RSS at 1,000,000 articles to 391 MB of the 400 allowed.
 const maxBytes = () => Number(process.env.RENDERED_RECORDS_MAX_BYTES ?? 8 * 1024 * 1024)
 
-const kept = processSingleton('rendered article records', () => ({ records: new Map<string, Buffer>(), bytes: 0 }))
+const kept = processSingleton('rendered article records', () => byteBoundedLru<Buffer>())
 
 const keyOf = (tenantId: string, article: { id: string; version: number; updatedAt: Date }) => `${tenantId}:${article.id}:${article.version}:${article.updatedAt.getTime()}`
 
@@ -103,39 +104,22 @@ function renderAndKeep(tenantId: string, row: StoredArticle, keeping: boolean): 
 }
 
 function takeKept(key: string): Buffer | undefined {
-  const record = kept.records.get(key)
-  if (record) {
-    // Most recently used last: eviction takes from the front.
-    kept.records.delete(key)
-    kept.records.set(key, record)
-  }
-  return record
+  return kept.get(key)
 }
 
 function keep(key: string, record: Buffer): void {
   const budget = maxBytes()
-  if (record.length > budget / 16) return
-  const previous = kept.records.get(key)
-  if (previous) kept.bytes -= previous.length
-  kept.records.delete(key)
-  for (const [oldestKey, oldest] of kept.records) {
-    if (kept.bytes + record.length <= budget) break
-    kept.records.delete(oldestKey)
-    kept.bytes -= oldest.length
-  }
-  kept.records.set(key, record)
-  kept.bytes += record.length
+  if (record.length <= budget / 16) kept.set(key, record, record.length, budget)
 }
 
 /** Drops every kept record and what pages found lately, as a new process starts (for tests). */
 export function forgetRenderedRecords(): void {
-  kept.records.clear()
-  kept.bytes = 0
+  kept.clear()
   recent.asked = 0
   recent.found = 0
 }
 
 /** Bytes held by this process's kept records (for tests and metrics). */
 export function renderedRecordBytes(): number {
-  return kept.bytes
+  return kept.bytes()
 }
