@@ -1,8 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { startEmbeddedDatabase } from '../../lib/db/embedded-server.ts'
+import { serverRecordName } from '../../lib/db/embedded-config.ts'
 import { runPrisma } from '../../scripts/run-prisma.ts'
 
 function freePort(): Promise<number> {
@@ -19,15 +21,24 @@ function freePort(): Promise<number> {
 /**
  * The embedded database exactly as `npm run dev` starts it (PGlite behind its socket server,
  * migrated by `prisma migrate deploy`), on a fresh directory and a free port of its own.
+ *
+ * Migrating PGlite takes ~11 s (Prisma's schema engine in WebAssembly, every migration in
+ * PostgreSQL compiled to WebAssembly), and a dozen test files each wanted one: within a test
+ * run (NEWSROOM_TEST_RUN) the first to ask migrates a directory once, and every file starts
+ * its own copy of it.
  */
 export async function startMigratedEmbeddedDatabase(): Promise<{ url: string; stop: () => Promise<void> }> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'newsroom-pglite-'))
+  const template = await migratedTemplate()
+  if (template) cpSync(template, dataDir, { recursive: true, filter: (source) => path.basename(source) !== serverRecordName })
   const embedded = await startEmbeddedDatabase({ dataDir, port: await freePort() })
-  try {
-    await runPrisma(['migrate', 'deploy'], { ...process.env, DATABASE_URL: embedded.url })
-  } catch (error) {
-    await embedded.stop()
-    throw error
+  if (!template) {
+    try {
+      await runPrisma(['migrate', 'deploy'], { ...process.env, DATABASE_URL: embedded.url })
+    } catch (error) {
+      await embedded.stop()
+      throw error
+    }
   }
   return {
     url: embedded.url,
@@ -36,4 +47,39 @@ export async function startMigratedEmbeddedDatabase(): Promise<{ url: string; st
       rmSync(dataDir, { recursive: true, force: true })
     },
   }
+}
+
+/** This run's migrated embedded directory (removed by global-setup.ts's teardown), or null outside a named run. */
+export const embeddedTemplateDir = (): string | null => (process.env.NEWSROOM_TEST_RUN ? path.join(tmpdir(), `newsroom-pglite-template-${process.env.NEWSROOM_TEST_RUN}`) : null)
+
+/**
+ * The run's migrated directory, built by whichever worker asks first: it holds the lock (a
+ * directory made atomically), migrates a directory of its own and renames it into place, so
+ * the others, waiting, never see half of one.
+ */
+async function migratedTemplate(): Promise<string | null> {
+  const template = embeddedTemplateDir()
+  if (!template) return null
+  const lock = `${template}.lock`
+  for (const giveUpAt = Date.now() + 120_000; !existsSync(template); await sleep(250)) {
+    if (Date.now() > giveUpAt) throw new Error(`The embedded template ${template} was not built within 120 s (is ${lock} left from a killed run?)`)
+    try {
+      mkdirSync(lock)
+    } catch {
+      continue
+    }
+    try {
+      const building = mkdtempSync(`${template}-building-`)
+      const embedded = await startEmbeddedDatabase({ dataDir: building, port: await freePort() })
+      try {
+        await runPrisma(['migrate', 'deploy'], { ...process.env, DATABASE_URL: embedded.url })
+      } finally {
+        await embedded.stop()
+      }
+      renameSync(building, template)
+    } finally {
+      rmSync(lock, { recursive: true, force: true })
+    }
+  }
+  return template
 }

@@ -1,6 +1,8 @@
+import { rmSync } from 'node:fs'
 import pg from 'pg'
 import { runPrisma } from '../../scripts/run-prisma.ts'
 import { databaseUrl, templateDatabaseName, testDatabaseUrl } from './test-env.ts'
+import { embeddedTemplateDir } from './embedded-database.ts'
 
 /**
  * Builds one migrated template database; each test file then copies it (database-per-file.ts),
@@ -18,6 +20,9 @@ export default async function setup() {
   await runPrisma(['migrate', 'deploy'], { ...process.env, DATABASE_URL: databaseUrl(templateDatabaseName) })
 
   return async function teardown() {
+    // The migrated embedded directory, when a file asked for one (embedded-database.ts).
+    const embeddedTemplate = embeddedTemplateDir()
+    if (embeddedTemplate) rmSync(embeddedTemplate, { recursive: true, force: true })
     const client = new pg.Client({ connectionString: testDatabaseUrl })
     await client.connect()
     try {
