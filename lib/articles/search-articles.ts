@@ -6,6 +6,7 @@ import type { ListArticlesFilter, ListArticlesQuery } from './article-schemas.ts
 import { toArticleRecord } from './article-record.ts'
 import { planStableFilter } from './plan-stable-filter.ts'
 import { articleKeyColumns, type ArticleKey } from './rendered-records.ts'
+import { keptSnippets, type MadeSnippet } from './kept-snippets.ts'
 
 /** Where a match's words start and stop in a snippet: control characters no article text needs. */
 export const matchStart = '\u0002'
@@ -86,7 +87,7 @@ export function searchRankWindow(): number {
 /** How far back from the newest article the window's matches are looked for in list order before the index of words is asked instead. */
 const walkRowsPerWindowRow = 40
 
-/** `keysOnly`: the page's rows name their articles (articleKeyColumns) instead of carrying every column; the snippet is still made from the body, in PostgreSQL. */
+/** `keysOnly`: the page's rows name their articles (articleKeyColumns) instead of carrying every column; their snippets may be kept ones (kept-snippets.ts). */
 type SearchPageInput = { where: string; values: unknown[]; qPlaceholder: string; listOrder: string; filter: ListFilter; keysOnly?: boolean }
 type ListFilter = ListArticlesFilter
 /** A row of a search page: the article's columns, or only its key when the page is read keysOnly. */
@@ -252,30 +253,49 @@ async function indexedNewestMatches(sql: Sql, { where, values, listOrder }: Sear
 type Sql = ReturnType<typeof tenantSql>
 
 /** A page of the matching rows `where` selects, in `order` (which may use `rank`), with their rank and snippet. */
-async function matchRows(
-  sql: Sql,
-  { values, qPlaceholder, keysOnly }: SearchPageInput,
-  page: { where: string; extra?: unknown[]; order: string; limit: number; offset: number; prepare?: boolean },
-): Promise<MatchRow[]> {
+async function matchRows(sql: Sql, input: SearchPageInput, page: MatchPage): Promise<MatchRow[]> {
   if (page.limit <= 0) return []
+  if (!input.keysOnly) return sql.rows<MatchRow>(matchPageStatement(input, page, 'matched.*', snippetOf(input.qPlaceholder, `$${input.values.length + 4 + (page.extra?.length ?? 0)}`)), [...input.values, ...(page.extra ?? []), page.limit, page.offset, headlineOptions], { prepare: page.prepare ?? false })
+  // By key the body is neither sent nor marked in the page's statement: the record comes from
+  // rendered-records.ts, the snippet from kept-snippets.ts or, when not kept, one statement for
+  // the page's articles whose snippet is not.
+  const keys = articleKeyColumns.split(', ').map((column) => `matched.${column.split(' AS ').at(-1)}`)
+  const rows = await sql.rows<MatchRow & { searchLanguage: string }>(
+    matchPageStatement(input, page, `${keys.join(', ')}, matched."matchRank", matched.position, (SELECT search_language::text FROM tenants WHERE id = $1) AS "searchLanguage"`, null),
+    [...input.values, ...(page.extra ?? []), page.limit, page.offset],
+    { prepare: page.prepare ?? false },
+  )
+  if (rows.length === 0) return rows
+  const q = String(input.filter.q)
+  const snippets = await keptSnippets(sql.tenantId, rows[0]!.searchLanguage, q, rows, (ids) =>
+    sql.rows<MadeSnippet>(
+      `SELECT matched.id, matched.version, matched.updated_at AS "updatedAt", ${snippetOf('$2', '$4')} AS snippet
+       FROM articles AS matched WHERE matched.tenant_id = $1 AND matched.id = ANY($3::text[])`,
+      [q, ids, headlineOptions],
+      // Read by id: one plan whatever the ids.
+      { prepare: true },
+    ),
+  )
+  return rows.map(({ searchLanguage: _, ...row }) => ({ ...row, matchSnippet: snippets.get(row.id) ?? '' }))
+}
+
+type MatchPage = { where: string; extra?: unknown[]; order: string; limit: number; offset: number; prepare?: boolean }
+
+/** The snippet of the row `matched`, its words marked for the query at `qPlaceholder`, with ts_headline's options at `optionsPlaceholder`. */
+const snippetOf = (qPlaceholder: string, optionsPlaceholder: string) =>
+  `ts_headline((SELECT search_language FROM tenants WHERE id = $1), ${snippetSource(qPlaceholder)}, ${searchQuery(qPlaceholder)}, ${optionsPlaceholder})`
+
+/** The statement of a page of matches (the columns `shown` of the rows `matched`, and the snippet when given), its limit and offset after the values and `page.extra`. */
+function matchPageStatement({ values, qPlaceholder }: SearchPageInput, page: MatchPage, shown: string, snippet: string | null): string {
   const p = values.length + 2 + (page.extra?.length ?? 0)
-  // By key, the body is read for the snippet but not sent: the record comes from rendered-records.ts.
-  const shown = keysOnly ? `${articleKeyColumns.split(', ').map((column) => `matched.${column.split(' AS ').at(-1)}`).join(', ')}, matched."matchRank", matched.position` : 'matched.*'
-  return sql.rows<MatchRow>(
-    `SELECT ${shown}, ts_headline(
-             (SELECT search_language FROM tenants WHERE id = $1),
-             ${snippetSource(qPlaceholder)},
-             ${searchQuery(qPlaceholder)}, $${p + 2}) AS "matchSnippet"
+  return `SELECT ${shown}${snippet ? `, ${snippet} AS "matchSnippet"` : ''}
     FROM (
       SELECT ${articleColumns}, rank AS "matchRank", row_number() OVER (ORDER BY ${page.order}) AS position
       FROM articles, LATERAL (SELECT ts_rank_cd(search_vector, ${searchQuery(qPlaceholder)})::float8 AS rank) ranked
       WHERE ${page.where}
       ORDER BY ${page.order} LIMIT $${p} OFFSET $${p + 1}
     ) matched
-    ORDER BY position`,
-    [...values, ...(page.extra ?? []), page.limit, page.offset, headlineOptions],
-    { prepare: page.prepare ?? false },
-  )
+    ORDER BY position`
 }
 
 function pageOf({ keysOnly }: SearchPageInput, rows: MatchRow[], total: number, { limit, offset }: { limit: number; offset: number }, estimated = false): Page<SearchedArticle | SearchedKey> {

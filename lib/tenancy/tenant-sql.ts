@@ -22,6 +22,7 @@ type ReadOptions = {
  */
 export function tenantSql(tenantId: string) {
   return {
+    tenantId,
     async rows<Row>(text: string, values: unknown[] = [], { prepare = false }: ReadOptions = {}): Promise<Row[]> {
       if (!/\btenant_id = \$1\b/.test(text)) throw new Error(`tenantSql: a statement must filter on tenant_id = $1: ${text.slice(0, 80)}`)
       // Named by the text, so one text is prepared once per connection whoever runs it.
