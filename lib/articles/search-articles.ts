@@ -79,9 +79,7 @@ export const defaultSearchRankWindow = 200
  * from 21.8 to 13.3 ms).
  */
 export function searchRankWindow(): number {
-  const window = Number(process.env.SEARCH_RANK_WINDOW ?? defaultSearchRankWindow)
-  // Written into statements as it is (see looksCommon), so only ever a whole number.
-  return Number.isSafeInteger(window) && window >= 1 ? window : defaultSearchRankWindow
+  return Number(process.env.SEARCH_RANK_WINDOW ?? defaultSearchRankWindow)
 }
 
 /** How far back from the newest article the window's matches are looked for in list order before the index of words is asked instead. */
@@ -192,15 +190,13 @@ function otherFiltersOf({ where, qPlaceholder }: SearchPageInput): string | null
 async function looksCommon(sql: Sql, input: SearchPageInput, window: number): Promise<boolean> {
   if (otherFiltersOf(input) === null) return false
   const { where, values, listOrder } = input
-  // The same walk of the newest articles whatever the query: one plan for every value, once
-  // PostgreSQL sees that the generic plan costs what each custom one did, which it only can
-  // with the limits written in (with a parameter it assumed a tenth of the table and planned
-  // every run again: 0.37-0.45 ms a search at 1,000,000 articles, pg_stat_statements).
+  const n = values.length + 1
   const [probe] = await sql.rows<{ matched: number }>(
     `SELECT count(*)::int AS matched FROM (
-       SELECT * FROM articles WHERE tenant_id = $1 ORDER BY ${listOrder} LIMIT ${window}
+       SELECT * FROM articles WHERE tenant_id = $1 ORDER BY ${listOrder} LIMIT $${n + 1}
      ) recent WHERE ${where}`,
-    values,
+    [...values, window],
+    // The same walk of the newest articles whatever the query: one plan for every value.
     { prepare: true },
   )
   return probe!.matched * walkRowsPerWindowRow >= window
@@ -215,15 +211,15 @@ async function walkNewestMatches(sql: Sql, input: SearchPageInput, window: numbe
   const otherFilters = otherFiltersOf(input)
   if (otherFilters === null) return null
   const { values, qPlaceholder, listOrder } = input
+  const n = values.length + 1
   // Ordered as the walk is (not by `walked`, which the planner would sort), so it stops at the window's last match.
   const walked = await sql.rows<{ id: string; walked: string; rank: number }>(
     `SELECT id, walked, ts_rank_cd(search_vector, ${searchQuery(qPlaceholder)})::float8 AS rank FROM (
        SELECT id, published_at, created_at, search_vector, row_number() OVER (ORDER BY ${listOrder}) AS walked
-       FROM articles WHERE ${otherFilters} ORDER BY ${listOrder} LIMIT ${window * walkRowsPerWindowRow}
+       FROM articles WHERE ${otherFilters} ORDER BY ${listOrder} LIMIT $${n + 1}
      ) recent
-     WHERE ${searchCondition(qPlaceholder)} ORDER BY ${listOrder} LIMIT ${window + 1}`,
-    // The limits written in, as looksCommon's are, so that a prepared walk keeps one plan.
-    values,
+     WHERE ${searchCondition(qPlaceholder)} ORDER BY ${listOrder} LIMIT $${n + 2}`,
+    [...values, window * walkRowsPerWindowRow, window + 1],
     { prepare: planStableFilter({ ...input.filter, q: undefined }) },
   )
   // One match more than the window says there are more than it holds, without a count.
