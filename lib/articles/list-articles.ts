@@ -7,11 +7,11 @@ import type { ListArticlesFilter, ListArticlesQuery } from './article-schemas.ts
 import { articleTotal } from './article-totals.ts'
 import { countedFromBuckets, countFromBuckets } from './article-counts.ts'
 import { toPage, type Page } from '../pagination.ts'
-import { matchRecord, searchArticleKeyPage, searchArticlePage, searchCondition, toListedArticleRecord, type ListedArticleRecord, type SearchedArticle, type SearchedKey } from './search-articles.ts'
+import { matchRecord, searchArticleKeyPage, searchArticlePage, searchCondition, type SearchedArticle, type SearchedKey } from './search-articles.ts'
 import { assertCan } from '../auth/permissions.ts'
 import { changesFeedRows } from './changes-feed.ts'
 import { planStableFilter } from './plan-stable-filter.ts'
-import { articleKeyColumns, readByKey, recordsOfRows, renderedRecords, type ArticleKey } from './rendered-records.ts'
+import { articleKeyColumns, readByKey, recordsOfArticles, recordsOfRows, renderedRecords, type ArticleKey } from './rendered-records.ts'
 import type { RenderedJson } from '../rendered-json.ts'
 import type { Actor } from '../tenancy/actor.ts'
 
@@ -58,12 +58,12 @@ export async function listArticles(actor: Actor, query: ListArticlesQuery): Prom
 }
 
 /**
- * The page as the API shows it, each item its record: listArticles' page, but in list or change
- * order each record comes as JSON bytes kept from an earlier page where the article has not
- * changed since (rendered-records.ts), and while most are found kept the page read names the
- * articles without their bodies.
+ * The page as the API shows it, each item its record: listArticles' page, but each record comes
+ * as JSON bytes kept from an earlier page where the article has not changed since
+ * (rendered-records.ts), and while most are found kept the page read names the articles
+ * without their bodies (and a search's snippets may be kept ones, kept-snippets.ts).
  */
-export async function listArticleRecords(actor: Actor, query: ListArticlesQuery): Promise<Page<RenderedJson | ListedArticleRecord>> {
+export async function listArticleRecords(actor: Actor, query: ListArticlesQuery): Promise<Page<RenderedJson>> {
   assertCan(actor, 'articles:read')
   const tenantId = actor.tenant.id
   if (ranksByRelevance(query)) {
@@ -72,7 +72,7 @@ export async function listArticleRecords(actor: Actor, query: ListArticlesQuery)
       return { ...page, items: await renderedRecords(tenantSql(tenantId), tenantId, page.items, (item) => ({ match: matchRecord(item.match) })) }
     }
     const page = await relevancePage(tenantId, query)
-    return { ...page, items: page.items.map(toListedArticleRecord) }
+    return { ...page, items: recordsOfArticles(tenantId, page.items, (item) => item.match && { match: matchRecord(item.match) }) }
   }
   if (readByKey()) {
     const page = await orderedPage<ArticleKey>(tenantId, query, articleKeyColumns)

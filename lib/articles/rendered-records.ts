@@ -6,6 +6,7 @@ import { RenderedJson } from '../rendered-json.ts'
 import type { tenantSql } from '../tenancy/tenant-sql.ts'
 import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
 import { toArticleRecord } from './article-record.ts'
+import type { Article } from '../db/generated/client.ts'
 
 type Sql = ReturnType<typeof tenantSql>
 
@@ -74,7 +75,7 @@ export async function renderedRecords<Key extends ArticleKey>(sql: Sql, tenantId
   tally(keys.length, keys.length - missing.length)
   if (missing.length > 0) {
     const rows = await sql.rows<StoredArticle>(`SELECT ${articleColumns} FROM articles WHERE tenant_id = $1 AND id = ANY($2::text[])`, [missing], { prepare: true })
-    for (const row of rows) found.set(row.id, renderAndKeep(tenantId, row, keeping))
+    for (const row of rows) found.set(row.id, renderAndKeep(tenantId, row, toArticle(row), keeping))
   }
   return keys.flatMap((key) => {
     const record = found.get(key.id)
@@ -84,22 +85,34 @@ export async function renderedRecords<Key extends ArticleKey>(sql: Sql, tenantId
 
 /** The records of rows a page read whole: kept ones reused, the others rendered and kept. */
 export function recordsOfRows(tenantId: string, rows: StoredArticle[]): RenderedJson[] {
+  return recordsOf(tenantId, rows.map((row) => ({ key: row, article: () => toArticle(row) })))
+}
+
+/**
+ * The records of articles a page read whole as objects (a search by relevance), each followed
+ * by `membersOf` it (its match), as recordsOfRows shows rows.
+ */
+export function recordsOfArticles<Shown extends Article>(tenantId: string, articles: Shown[], membersOf: (article: Shown) => Record<string, unknown> | undefined): RenderedJson[] {
+  return recordsOf(tenantId, articles.map((article) => ({ key: article, article: () => article, members: membersOf(article) })))
+}
+
+function recordsOf(tenantId: string, shown: { key: ArticleKey; article: () => Article; members?: Record<string, unknown> }[]): RenderedJson[] {
   const keeping = !backfillState.bodiesMayBeUnclean
   let found = 0
-  const records = rows.map((row) => {
-    const record = keeping ? takeKept(keyOf(tenantId, row)) : undefined
-    if (record) found++
-    return new RenderedJson(record ?? renderAndKeep(tenantId, row, keeping))
+  const records = shown.map(({ key, article, members }) => {
+    const kept = keeping ? takeKept(keyOf(tenantId, key)) : undefined
+    if (kept) found++
+    return new RenderedJson(kept ?? renderAndKeep(tenantId, key, article(), keeping), members)
   })
   // Counted as a read by key would have found them, so that traffic that now overlaps turns the
   // pages back to reading by key.
-  tally(rows.length, found)
+  tally(shown.length, found)
   return records
 }
 
-function renderAndKeep(tenantId: string, row: StoredArticle, keeping: boolean): Buffer {
-  const record = jsonBytes(toArticleRecord(toArticle(row)))
-  if (keeping) keep(keyOf(tenantId, row), record)
+function renderAndKeep(tenantId: string, key: ArticleKey, article: Article, keeping: boolean): Buffer {
+  const record = jsonBytes(toArticleRecord(article))
+  if (keeping) keep(keyOf(tenantId, key), record)
   return record
 }
 

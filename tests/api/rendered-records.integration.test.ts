@@ -103,6 +103,17 @@ describe('list pages from kept article records', () => {
     expect(readByKey()).toBe(false)
   })
 
+  it('keeps the records of a search by relevance read whole, so that asked again it is read by key', async () => {
+    forgetRenderedRecords()
+    const search = () => listArticleRecords(newsroom.actor('writer'), query({ q: 'riverside' }))
+    const first = JSON.parse(JSON.stringify(await search()))
+    expect(readByKey()).toBe(false)
+    expect(renderedRecordBytes()).toBeGreaterThan(0)
+    for (let page = 0; page < 100 && !readByKey(); page++) await search()
+    expect(readByKey()).toBe(true)
+    expect(JSON.parse(JSON.stringify(await search()))).toEqual(first)
+  })
+
   it('shows an edit, a move and a publication at once, though the record before was kept', async () => {
     await readingByKey(true)
     const id = ids[5]!
