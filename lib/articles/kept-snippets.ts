@@ -1,5 +1,6 @@
 import { byteBoundedLru } from '../byte-bounded-lru.ts'
 import { processSingleton } from '../process-singleton.ts'
+import { sameVersion } from './rendered-records.ts'
 
 /** An article as a search page names it: which version of it the snippet is made from. */
 type SnippetKey = { id: string; version: number; updatedAt: Date }
@@ -19,7 +20,8 @@ const keyOf = (tenantId: string, language: string, q: string, article: SnippetKe
   `${tenantId}\u0000${language}\u0000${q}\u0000${article.id}:${article.version}:${article.updatedAt.getTime()}`
 
 /**
- * The snippets of a search page's articles, by id: kept from an earlier page of the same query
+ * The snippets of a search page's articles, by id (none for an article that changed or went
+ * since the page named it): kept from an earlier page of the same query
  * where the article has not changed since, the others made by `make` (in PostgreSQL, one
  * statement for all of them) and kept. Why: ts_headline parses and looks up every word of the
  * text it marks (~0.5-0.85 ms for a 3.4 KB body at 1,000,000 articles, pg_stat_statements),
@@ -35,7 +37,10 @@ export async function keptSnippets(tenantId: string, language: string, q: string
     else snippets.set(article.id, snippet)
   }
   if (missing.length === 0) return snippets
+  const named = new Map(articles.map((article) => [article.id, article]))
   for (const made of await make(missing)) {
+    // Another version than the page named (a write in between) is not this page's snippet.
+    if (!sameVersion(made, named.get(made.id)!)) continue
     snippets.set(made.id, made.snippet)
     const key = keyOf(tenantId, language, q, made)
     // UTF-16 in V8's heap: two bytes a character, the key's and the snippet's.

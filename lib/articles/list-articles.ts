@@ -11,7 +11,7 @@ import { matchRecord, searchArticleKeyPage, searchArticlePage, searchCondition, 
 import { assertCan } from '../auth/permissions.ts'
 import { changesFeedRows } from './changes-feed.ts'
 import { planStableFilter } from './plan-stable-filter.ts'
-import { articleKeyColumns, readByKey, recordsOfArticles, recordsOfRows, renderedRecords, type ArticleKey } from './rendered-records.ts'
+import { articleKeyColumns, ChangedWhileReadByKey, readByKey, recordsOfArticles, recordsOfRows, renderedRecords, type ArticleKey } from './rendered-records.ts'
 import type { RenderedJson } from '../rendered-json.ts'
 import type { Actor } from '../tenancy/actor.ts'
 
@@ -66,20 +66,32 @@ export async function listArticles(actor: Actor, query: ListArticlesQuery): Prom
 export async function listArticleRecords(actor: Actor, query: ListArticlesQuery): Promise<Page<RenderedJson>> {
   assertCan(actor, 'articles:read')
   const tenantId = actor.tenant.id
+  if (readByKey()) {
+    const page = await pageByKey(tenantId, query)
+    if (page) return page
+  }
   if (ranksByRelevance(query)) {
-    if (readByKey()) {
-      const page = await relevanceKeyPage(tenantId, query)
-      return { ...page, items: await renderedRecords(tenantSql(tenantId), tenantId, page.items, (item) => ({ match: matchRecord(item.match) })) }
-    }
     const page = await relevancePage(tenantId, query)
     return { ...page, items: recordsOfArticles(tenantId, page.items, (item) => item.match && { match: matchRecord(item.match) }) }
   }
-  if (readByKey()) {
-    const page = await orderedPage<ArticleKey>(tenantId, query, articleKeyColumns)
-    return { ...page, items: await renderedRecords(tenantSql(tenantId), tenantId, page.items) }
-  }
   const page = await orderedPage<StoredArticle>(tenantId, query, articleColumns)
   return { ...page, items: recordsOfRows(tenantId, page.items) }
+}
+
+/** The page read by key, or null when an article changed between its reads (read it whole then). */
+async function pageByKey(tenantId: string, query: ListArticlesQuery): Promise<Page<RenderedJson> | null> {
+  const sql = tenantSql(tenantId)
+  try {
+    if (ranksByRelevance(query)) {
+      const page = await relevanceKeyPage(tenantId, query)
+      return { ...page, items: await renderedRecords(sql, tenantId, page.items, (item) => ({ match: matchRecord(item.match) })) }
+    }
+    const page = await orderedPage<ArticleKey>(tenantId, query, articleKeyColumns)
+    return { ...page, items: await renderedRecords(sql, tenantId, page.items) }
+  } catch (error) {
+    if (error instanceof ChangedWhileReadByKey) return null
+    throw error
+  }
 }
 
 /** Relevance is a score of this query, not a position in an index: its pages go by offset. */

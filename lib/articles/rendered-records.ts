@@ -50,16 +50,22 @@ function tally(asked: number, found: number): void {
 }
 
 /**
+ * Thrown by a page read by key when one of its articles changed (or went) between the page's
+ * statement and the read of its records or snippets: the page is read again whole, one
+ * snapshot. Showing the newer record instead listed an article that no longer matched the
+ * page's filter (a tag and status list, while a writer moved the story: mixed-load test).
+ */
+export class ChangedWhileReadByKey extends Error {}
+
+/**
  * The API records of the articles a page read named by key, in its order, each as its JSON
  * bytes: kept from an earlier page when that showed the same version, else read by id in one
  * statement and kept. Why: pages asked for the first time (a new filter, the feed a mirror
  * polls, another cursor) often show the same recent articles; reading, parsing and rendering
  * their bodies again (~4 KB each) was most of a cold page's cost to the service and to
- * PostgreSQL alike.
- *
- * An article read by id may be newer than the version the page named (a write in between): its
- * newer record is shown, as a page read a moment later would. One gone meanwhile is left out.
- * `membersOf` gives what a record shows after its own members on this page (a search's match).
+ * PostgreSQL alike. Throws ChangedWhileReadByKey when an article read by id is not the
+ * version the page named. `membersOf` gives what a record shows after its own members on
+ * this page (a search's match).
  */
 export async function renderedRecords<Key extends ArticleKey>(sql: Sql, tenantId: string, keys: Key[], membersOf?: (key: Key) => Record<string, unknown>): Promise<RenderedJson[]> {
   // While the body backfill runs, a record is sanitised on its way out (article-record.ts); kept
@@ -75,12 +81,11 @@ export async function renderedRecords<Key extends ArticleKey>(sql: Sql, tenantId
   tally(keys.length, keys.length - missing.length)
   if (missing.length > 0) {
     const rows = await sql.rows<StoredArticle>(`SELECT ${articleColumns} FROM articles WHERE tenant_id = $1 AND id = ANY($2::text[])`, [missing], { prepare: true })
+    const named = new Map(keys.map((key) => [key.id, key]))
+    if (rows.length < missing.length || rows.some((row) => !sameVersion(row, named.get(row.id)!))) throw new ChangedWhileReadByKey()
     for (const row of rows) found.set(row.id, renderAndKeep(tenantId, row, toArticle(row), keeping))
   }
-  return keys.flatMap((key) => {
-    const record = found.get(key.id)
-    return record ? [new RenderedJson(record, membersOf?.(key))] : []
-  })
+  return keys.map((key) => new RenderedJson(found.get(key.id)!, membersOf?.(key)))
 }
 
 /** The records of rows a page read whole: kept ones reused, the others rendered and kept. */
@@ -108,6 +113,11 @@ function recordsOf(tenantId: string, shown: { key: ArticleKey; article: () => Ar
   // pages back to reading by key.
   tally(shown.length, found)
   return records
+}
+
+/** Whether two reads of an article saw the same version of it. */
+export function sameVersion(read: { version: number; updatedAt: Date }, named: { version: number; updatedAt: Date }): boolean {
+  return read.version === named.version && read.updatedAt.getTime() === named.updatedAt.getTime()
 }
 
 function renderAndKeep(tenantId: string, key: ArticleKey, article: Article, keeping: boolean): Buffer {

@@ -5,7 +5,7 @@ import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts
 import type { ListArticlesFilter, ListArticlesQuery } from './article-schemas.ts'
 import { toArticleRecord } from './article-record.ts'
 import { planStableFilter } from './plan-stable-filter.ts'
-import { articleKeyColumns, type ArticleKey } from './rendered-records.ts'
+import { articleKeyColumns, ChangedWhileReadByKey, type ArticleKey } from './rendered-records.ts'
 import { keptSnippets, type MadeSnippet } from './kept-snippets.ts'
 
 /** Where a match's words start and stop in a snippet: control characters no article text needs. */
@@ -272,7 +272,12 @@ async function matchRows(sql: Sql, input: SearchPageInput, page: MatchPage): Pro
       { prepare: true },
     ),
   )
-  return rows.map(({ searchLanguage: _, ...row }) => ({ ...row, matchSnippet: snippets.get(row.id) ?? '' }))
+  return rows.map(({ searchLanguage: _, ...row }) => {
+    const snippet = snippets.get(row.id)
+    // Made from another version than the page named, or gone: the page is read again whole.
+    if (snippet === undefined) throw new ChangedWhileReadByKey()
+    return { ...row, matchSnippet: snippet }
+  })
 }
 
 type MatchPage = { where: string; extra?: unknown[]; order: string; limit: number; offset: number; prepare?: boolean }
