@@ -1,6 +1,7 @@
 /**
  * Values kept by key within a budget of bytes, the least recently used given up first: the
- * response cache's answers and the kept article records share this one eviction rule.
+ * response cache's answers, the kept article records and the kept search snippets share this
+ * one eviction rule.
  */
 export function byteBoundedLru<Value>() {
   const entries = new Map<string, { value: Value; bytes: number }>()

@@ -1,6 +1,6 @@
 import { byteBoundedLru } from '../byte-bounded-lru.ts'
 import { processSingleton } from '../process-singleton.ts'
-import { sameVersion } from './rendered-records.ts'
+import { sameVersion, versionKeyOf } from './rendered-records.ts'
 
 /** An article as a search page names it: which version of it the snippet is made from. */
 type SnippetKey = { id: string; version: number; updatedAt: Date }
@@ -17,13 +17,13 @@ const kept = processSingleton('kept search snippets', () => byteBoundedLru<strin
  * decides the words a snippet marks), so a kept snippet is never out of date.
  */
 const keyOf = (tenantId: string, language: string, q: string, article: SnippetKey) =>
-  `${tenantId}\u0000${language}\u0000${q}\u0000${article.id}:${article.version}:${article.updatedAt.getTime()}`
+  `${tenantId}\u0000${language}\u0000${q}\u0000${versionKeyOf(article)}`
 
 /**
  * The snippets of a search page's articles, by id (none for an article that changed or went
- * since the page named it): kept from an earlier page of the same query
- * where the article has not changed since, the others made by `make` (in PostgreSQL, one
- * statement for all of them) and kept. Why: ts_headline parses and looks up every word of the
+ * since the page named it): kept from an earlier page of the same query where the article has
+ * not changed since, the others made by `make` (in PostgreSQL, one statement for all of them)
+ * and kept. Why: ts_headline parses and looks up every word of the
  * text it marks (~0.5-0.85 ms for a 3.4 KB body at 1,000,000 articles, pg_stat_statements),
  * and the searches an editor repeats (the next page and back, the same story's name as news
  * breaks, a filter added) show the same articles again.

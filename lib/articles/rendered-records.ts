@@ -26,7 +26,10 @@ const maxBytes = () => Number(process.env.RENDERED_RECORDS_MAX_BYTES ?? 8 * 1024
 
 const kept = processSingleton('rendered article records', () => byteBoundedLru<Buffer>())
 
-const keyOf = (tenantId: string, article: { id: string; version: number; updatedAt: Date }) => `${tenantId}:${article.id}:${article.version}:${article.updatedAt.getTime()}`
+/** Names one version of an article: every write advances its version and updated_at. */
+export const versionKeyOf = (article: { id: string; version: number; updatedAt: Date }) => `${article.id}:${article.version}:${article.updatedAt.getTime()}`
+
+const keyOf = (tenantId: string, article: { id: string; version: number; updatedAt: Date }) => `${tenantId}:${versionKeyOf(article)}`
 
 // How often lately a page's articles were found kept: decays by a fiftieth a page, so a change
 // of traffic (a mirror polling the feed, a sync walking the archive) turns it within ~100 pages.
@@ -74,7 +77,7 @@ export async function renderedRecords<Key extends ArticleKey>(sql: Sql, tenantId
   const found = new Map<string, Buffer>()
   const missing: string[] = []
   for (const key of keys) {
-    const record = keeping ? takeKept(keyOf(tenantId, key)) : undefined
+    const record = keeping ? kept.get(keyOf(tenantId, key)) : undefined
     if (record) found.set(key.id, record)
     else missing.push(key.id)
   }
@@ -105,9 +108,9 @@ function recordsOf(tenantId: string, shown: { key: ArticleKey; article: () => Ar
   const keeping = !backfillState.bodiesMayBeUnclean
   let found = 0
   const records = shown.map(({ key, article, members }) => {
-    const kept = keeping ? takeKept(keyOf(tenantId, key)) : undefined
-    if (kept) found++
-    return new RenderedJson(kept ?? renderAndKeep(tenantId, key, article(), keeping), members)
+    const record = keeping ? kept.get(keyOf(tenantId, key)) : undefined
+    if (record) found++
+    return new RenderedJson(record ?? renderAndKeep(tenantId, key, article(), keeping), members)
   })
   // Counted as a read by key would have found them, so that traffic that now overlaps turns the
   // pages back to reading by key.
@@ -124,10 +127,6 @@ function renderAndKeep(tenantId: string, key: ArticleKey, article: Article, keep
   const record = jsonBytes(toArticleRecord(article))
   if (keeping) keep(keyOf(tenantId, key), record)
   return record
-}
-
-function takeKept(key: string): Buffer | undefined {
-  return kept.get(key)
 }
 
 function keep(key: string, record: Buffer): void {

@@ -251,14 +251,19 @@ type Sql = ReturnType<typeof tenantSql>
 /** A page of the matching rows `where` selects, in `order` (which may use `rank`), with their rank and snippet. */
 async function matchRows(sql: Sql, input: SearchPageInput, page: MatchPage): Promise<MatchRow[]> {
   if (page.limit <= 0) return []
-  if (!input.keysOnly) return sql.rows<MatchRow>(matchPageStatement(input, page, 'matched.*', snippetOf(input.qPlaceholder, `$${input.values.length + 4 + (page.extra?.length ?? 0)}`)), [...input.values, ...(page.extra ?? []), page.limit, page.offset, headlineOptions], { prepare: page.prepare ?? false })
+  const pageValues = [...input.values, ...(page.extra ?? []), page.limit, page.offset]
+  if (!input.keysOnly) {
+    // ts_headline's options follow the page's values.
+    const snippet = snippetOf(input.qPlaceholder, `$${pageValues.length + 2}`)
+    return sql.rows<MatchRow>(matchPageStatement(input, page, 'matched.*', snippet), [...pageValues, headlineOptions], { prepare: page.prepare ?? false })
+  }
   // By key the body is neither sent nor marked in the page's statement: the record comes from
   // rendered-records.ts, the snippet from kept-snippets.ts or, when not kept, one statement for
   // the page's articles whose snippet is not.
   const keys = articleKeyColumns.split(', ').map((column) => `matched.${column.split(' AS ').at(-1)}`)
   const rows = await sql.rows<MatchRow & { searchLanguage: string }>(
     matchPageStatement(input, page, `${keys.join(', ')}, matched."matchRank", matched.position, (SELECT search_language::text FROM tenants WHERE id = $1) AS "searchLanguage"`, null),
-    [...input.values, ...(page.extra ?? []), page.limit, page.offset],
+    pageValues,
     { prepare: page.prepare ?? false },
   )
   if (rows.length === 0) return rows
