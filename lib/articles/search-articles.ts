@@ -1,3 +1,4 @@
+import pg from 'pg'
 import type { Article } from '../db/generated/client.ts'
 import { tenantSql } from '../tenancy/tenant-sql.ts'
 import { toPage, type Page } from '../pagination.ts'
@@ -143,7 +144,7 @@ async function windowPage(sql: Sql, input: SearchPageInput, found: NewestMatches
   const n = values.length + 1
   // The window's rows by id and the other filters: they are matches already, and asking the
   // index of words again would build its bitmap of every match (45 ms of the 86 at 1,000,000 articles).
-  const ranked = offset >= window ? [] : found.ranks ? await rankedPage(sql, input, found.ids, found.ranks, { limit: Math.min(limit, window - offset), offset }) : await matchRows(sql, input, { where: `${otherFiltersOf(input) ?? where} AND id = ANY($${n + 1}::text[])`, extra: [found.ids], order: `rank DESC, ${listOrder}`, limit: Math.min(limit, window - offset), offset })
+  const ranked = offset >= window ? [] : found.ranks ? await rankedPage(sql, input, { ...found, ranks: found.ranks }, { limit: Math.min(limit, window - offset), offset }) : await matchRows(sql, input, { where: `${otherFiltersOf(input) ?? where} AND id = ANY($${n + 1}::text[])`, extra: [found.ids], order: `rank DESC, ${listOrder}`, limit: Math.min(limit, window - offset), offset })
   // Past the window the order is the list's, so position p there is position p of the list of matches.
   const restOffset = Math.max(offset, window)
   const rest = offset + limit > window ? await matchRows(sql, input, { where, order: listOrder, limit: offset + limit - restOffset, offset: restOffset }) : []
@@ -156,18 +157,25 @@ async function windowPage(sql: Sql, input: SearchPageInput, found: NewestMatches
   return pageOf(input, items, found.total, { limit, offset }, found.estimated)
 }
 
-/** The window's ids in list order, and, when the walk found them, each one's rank. */
-type NewestMatches = { ids: string[]; ranks?: number[]; total: number; estimated: boolean }
+/**
+ * The window's ids in list order, and, when the walk found them, each one's rank and, for a page
+ * read by key, each one's key as the walk read it (`walkedKeys`).
+ */
+type NewestMatches = { ids: string[]; ranks?: number[]; walkedKeys?: WalkedKey[]; total: number; estimated: boolean }
 
 /**
  * A page of the window ordered by the ranks the walk computed: by rank, ties in list order (the
  * walk's, kept by a stable sort), as `rank DESC, listOrder` would order them, and only the page's
  * rows read again, for their snippets (reading a window of 500 again cost 3-7 ms).
  */
-async function rankedPage(sql: Sql, input: SearchPageInput, ids: string[], ranks: number[], page: { limit: number; offset: number }): Promise<MatchRow[]> {
-  const order = ids.map((id, walked) => ({ id, rank: ranks[walked]! })).sort((a, b) => b.rank - a.rank)
-  const pageIds = order.slice(page.offset, page.offset + page.limit).map((match) => match.id)
-  if (pageIds.length === 0) return []
+async function rankedPage(sql: Sql, input: SearchPageInput, { ids, ranks, walkedKeys }: NewestMatches & { ranks: number[] }, page: { limit: number; offset: number }): Promise<MatchRow[]> {
+  const order = ids.map((id, walked) => ({ id, rank: ranks[walked]!, walked })).sort((a, b) => b.rank - a.rank)
+  const onPage = order.slice(page.offset, page.offset + page.limit)
+  if (onPage.length === 0) return []
+  // By key, the walk named the page's articles already (in its own snapshot): no statement
+  // reads them again, only their snippets, where not kept.
+  if (walkedKeys) return withSnippets(sql, input, onPage.map(({ rank, walked }, position) => ({ ...articleKeyOf(walkedKeys[walked]!), matchRank: rank, position: String(position + 1) })), walkedKeys[0]!.searchLanguage)
+  const pageIds = onPage.map((match) => match.id)
   const p = input.values.length + 2
   // Read by id (the primary key's index whatever the ids): one plan for every value.
   return matchRows(sql, input, { where: `${otherFiltersOf(input) ?? input.where} AND id = ANY($${p}::text[])`, extra: [pageIds], order: `array_position($${p}::text[], id)`, limit: pageIds.length, offset: 0, prepare: true })
@@ -213,15 +221,29 @@ async function walkNewestMatches(sql: Sql, input: SearchPageInput, window: numbe
 }
 
 type WalkedRow = { id: string; walked: string; rank: number }
+/**
+ * An article's key as the walk read it, its times as PostgreSQL's text: only the page's few are
+ * made Dates (by the driver's own parser, so equal to a Date the driver read), not the window's 200.
+ */
+type WalkedKey = { id: string; version: number; updatedAt: string; publishedAt: string | null; createdAt: string; searchLanguage: string }
+
+const parseTimestamp = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => Date
+
+function articleKeyOf(walked: WalkedKey): ArticleKey {
+  return { id: walked.id, version: walked.version, updatedAt: parseTimestamp(walked.updatedAt), publishedAt: walked.publishedAt === null ? null : parseTimestamp(walked.publishedAt), createdAt: parseTimestamp(walked.createdAt) }
+}
+
+// What a walk for a page read by key adds to each row: the article's key and the newsroom's search language.
+const walkedKeyColumns = `, version, updated_at::text AS "updatedAt", published_at::text AS "publishedAt", created_at::text AS "createdAt", (SELECT search_language::text FROM tenants WHERE id = $1) AS "searchLanguage"`
 
 /** The walk's statement: up to window + 1 matches with their rank and how many articles were walked to each, when `gate` (a condition on the values and `extra`, after the walk's own) holds. */
-async function walkedRows(sql: Sql, input: SearchPageInput, window: number, { gate, extra }: { gate: string | null; extra: unknown[] }): Promise<WalkedRow[]> {
+async function walkedRows(sql: Sql, input: SearchPageInput, window: number, { gate, extra }: { gate: string | null; extra: unknown[] }): Promise<(WalkedRow & Partial<WalkedKey>)[]> {
   const { values, qPlaceholder, listOrder } = input
   const n = values.length + 1
   // Ordered as the walk is (not by `walked`, which the planner would sort), so it stops at the window's last match.
-  return sql.rows<WalkedRow>(
-    `SELECT id, walked, ts_rank_cd(search_vector, ${searchQuery(qPlaceholder)})::float8 AS rank FROM (
-       SELECT id, published_at, created_at, search_vector, row_number() OVER (ORDER BY ${listOrder}) AS walked
+  return sql.rows<WalkedRow & Partial<WalkedKey>>(
+    `SELECT id, walked, ts_rank_cd(search_vector, ${searchQuery(qPlaceholder)})::float8 AS rank${input.keysOnly ? walkedKeyColumns : ''} FROM (
+       SELECT id, published_at, created_at, version, updated_at, search_vector, row_number() OVER (ORDER BY ${listOrder}) AS walked
        FROM articles WHERE ${otherFiltersOf(input)} ORDER BY ${listOrder} LIMIT $${n + 1}
      ) recent
      WHERE ${searchCondition(qPlaceholder)}${gate ? ` AND ${gate}` : ''} ORDER BY ${listOrder} LIMIT $${n + 2}`,
@@ -231,7 +253,7 @@ async function walkedRows(sql: Sql, input: SearchPageInput, window: number, { ga
 }
 
 /** The window the walk found, with the estimated total, or null when it found no more than the window. */
-async function foundByWalk(sql: Sql, input: SearchPageInput, window: number, walked: WalkedRow[]): Promise<NewestMatches | null> {
+async function foundByWalk(sql: Sql, input: SearchPageInput, window: number, walked: (WalkedRow & Partial<WalkedKey>)[]): Promise<NewestMatches | null> {
   // One match more than the window says there are more than it holds, without a count.
   if (walked.length <= window) return null
   const otherFilters = otherFiltersOf(input)!
@@ -239,7 +261,8 @@ async function foundByWalk(sql: Sql, input: SearchPageInput, window: number, wal
   const share = window / Number(walked[window - 1]!.walked)
   const estimate = Math.round(share * plan!['QUERY PLAN'][0].Plan['Plan Rows'])
   const inWindow = walked.slice(0, window)
-  return { ids: inWindow.map((row) => row.id), ranks: inWindow.map((row) => row.rank), total: Math.max(estimate, window + 1), estimated: true }
+  const walkedKeys = input.keysOnly ? (inWindow as WalkedKey[]) : undefined
+  return { ids: inWindow.map((row) => row.id), ranks: inWindow.map((row) => row.rank), walkedKeys, total: Math.max(estimate, window + 1), estimated: true }
 }
 
 /**
@@ -278,8 +301,13 @@ async function matchRows(sql: Sql, input: SearchPageInput, page: MatchPage): Pro
     { prepare: page.prepare ?? false },
   )
   if (rows.length === 0) return rows
+  return withSnippets(sql, input, rows.map(({ searchLanguage: _, ...row }) => row), rows[0]!.searchLanguage)
+}
+
+/** A page's rows named by key with their snippets: kept ones (kept-snippets.ts), the others made in one statement. */
+async function withSnippets(sql: Sql, input: SearchPageInput, rows: Omit<MatchRow, 'matchSnippet'>[], searchLanguage: string): Promise<MatchRow[]> {
   const q = String(input.filter.q)
-  const snippets = await keptSnippets(sql.tenantId, rows[0]!.searchLanguage, q, rows, (ids) =>
+  const snippets = await keptSnippets(sql.tenantId, searchLanguage, q, rows as ArticleKey[], (ids) =>
     sql.rows<MadeSnippet>(
       `SELECT matched.id, matched.version, matched.updated_at AS "updatedAt", ${snippetOf('$2', '$4')} AS snippet
        FROM articles AS matched WHERE matched.tenant_id = $1 AND matched.id = ANY($3::text[])`,
@@ -288,7 +316,7 @@ async function matchRows(sql: Sql, input: SearchPageInput, page: MatchPage): Pro
       { prepare: true },
     ),
   )
-  return rows.map(({ searchLanguage: _, ...row }) => {
+  return rows.map((row) => {
     const snippet = snippets.get(row.id)
     // Made from another version than the page named, or gone: the page is read again whole.
     if (snippet === undefined) throw new ChangedWhileReadByKey()
