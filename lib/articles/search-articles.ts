@@ -118,20 +118,17 @@ export async function searchArticleKeyPage(tenantId: string, input: SearchPageIn
 /** A page of either shape: `input.keysOnly` decides which (pageOf). */
 async function searchPage(tenantId: string, input: SearchPageInput, { limit, offset }: Pick<ListArticlesQuery, 'limit' | 'offset'>): Promise<Page<SearchedArticle | SearchedKey>> {
   const sql = tenantSql(tenantId)
-  const { where, values, listOrder } = input
+  const { where, listOrder } = input
   const window = searchRankWindow()
-  const n = values.length + 1
   // A common query fills the window from the newest articles: found by the walk alone, it skips
   // the bounded count, whose bitmap of the index of words holds every match in the archive
   // (137,536 for a phrase at 1,000,000 articles: 64 ms, more than the walk and the page together).
   const { common, found: walked } = await walkIfCommon(sql, input, window)
   if (walked) return windowPage(sql, input, walked, { limit, offset })
-  const [bounded] = await sql.rows<{ matched: number }>(`SELECT count(*)::int AS matched FROM (SELECT 1 FROM articles WHERE ${where} LIMIT $${n + 1}) bounded`, [...values, window + 1])
-  if (bounded!.matched <= window) {
-    // Every match is in the window: rank them all; the count is exact.
-    const rows = await matchRows(sql, input, { where, order: `rank DESC, ${listOrder}`, limit, offset })
-    return pageOf(input, rows, bounded!.matched, { limit, offset })
-  }
+  // The matches counted up to one past the window and, when the window holds them all, ranked
+  // all (the count is exact then): one statement, the page skipped when the count passes the window.
+  const { rows, boundedMatches } = await readMatchRows(sql, input, { where, order: `rank DESC, ${listOrder}`, limit, offset, extra: [window + 1], bounded: true })
+  if (boundedMatches! <= window) return pageOf(input, rows, boundedMatches!, { limit, offset })
 
   // A walk already tried and fell short: the index of words finds the newest matches.
   return windowPage(sql, input, common ? await indexedNewestMatches(sql, input, window) : await newestMatches(sql, input, window), { limit, offset })
@@ -285,23 +282,30 @@ type Sql = ReturnType<typeof tenantSql>
 /** A page of the matching rows `where` selects, in `order` (which may use `rank`), with their rank and snippet. */
 async function matchRows(sql: Sql, input: SearchPageInput, page: MatchPage): Promise<MatchRow[]> {
   if (page.limit <= 0) return []
+  return (await readMatchRows(sql, input, page)).rows
+}
+
+/** matchRows' page, and with `page.bounded` the bounded count it was read under (matchPageStatement). */
+async function readMatchRows(sql: Sql, input: SearchPageInput, page: MatchPage): Promise<{ rows: MatchRow[]; boundedMatches: number | null }> {
   const pageValues = [...input.values, ...(page.extra ?? []), page.limit, page.offset]
+  type Read = MatchRow & { boundedMatches?: number; searchLanguage?: string }
+  const read = async (shown: string, snippet: string | null, values: unknown[]) => {
+    const rows = await sql.rows<Read>(matchPageStatement(input, page, shown, snippet), values, { prepare: page.prepare ?? false })
+    // A bounded page's one row without an article: the count passed the window, or the page is past the matches.
+    return { rows: page.bounded ? rows.filter((row) => row.id !== null) : rows, boundedMatches: page.bounded ? rows[0]!.boundedMatches! : null }
+  }
   if (!input.keysOnly) {
     // ts_headline's options follow the page's values.
-    const snippet = snippetOf(input.qPlaceholder, `$${pageValues.length + 2}`)
-    return sql.rows<MatchRow>(matchPageStatement(input, page, 'matched.*', snippet), [...pageValues, headlineOptions], { prepare: page.prepare ?? false })
+    const { rows, boundedMatches } = await read('matched.*', snippetOf(input.qPlaceholder, `$${pageValues.length + 2}`), [...pageValues, headlineOptions])
+    return { rows: rows.map(({ boundedMatches: _, ...row }) => row), boundedMatches }
   }
   // By key the body is neither sent nor marked in the page's statement: the record comes from
   // rendered-records.ts, the snippet from kept-snippets.ts or, when not kept, one statement for
   // the page's articles whose snippet is not.
   const keys = articleKeyColumns.split(', ').map((column) => `matched.${column.split(' AS ').at(-1)}`)
-  const rows = await sql.rows<MatchRow & { searchLanguage: string }>(
-    matchPageStatement(input, page, `${keys.join(', ')}, matched."matchRank", matched.position, (SELECT search_language::text FROM tenants WHERE id = $1) AS "searchLanguage"`, null),
-    pageValues,
-    { prepare: page.prepare ?? false },
-  )
-  if (rows.length === 0) return rows
-  return withSnippets(sql, input, rows.map(({ searchLanguage: _, ...row }) => row), rows[0]!.searchLanguage)
+  const { rows, boundedMatches } = await read(`${keys.join(', ')}, matched."matchRank", matched.position, (SELECT search_language::text FROM tenants WHERE id = $1) AS "searchLanguage"`, null, pageValues)
+  if (rows.length === 0) return { rows, boundedMatches }
+  return { rows: await withSnippets(sql, input, rows.map(({ searchLanguage: _, boundedMatches: _count, ...row }) => row), rows[0]!.searchLanguage!), boundedMatches }
 }
 
 /** A page's rows named by key with their snippets: kept ones (kept-snippets.ts), the others made in one statement. */
@@ -324,7 +328,8 @@ async function withSnippets(sql: Sql, input: SearchPageInput, rows: Omit<MatchRo
   })
 }
 
-type MatchPage = { where: string; extra?: unknown[]; order: string; limit: number; offset: number; prepare?: boolean }
+/** `bounded`: the page is read under a count of `where`'s matches bounded by the first of `extra` (matchPageStatement). */
+type MatchPage = { where: string; extra?: unknown[]; order: string; limit: number; offset: number; prepare?: boolean; bounded?: boolean }
 
 /** The snippet of the row `matched`, its words marked for the query at `qPlaceholder`, with ts_headline's options at `optionsPlaceholder`. */
 const snippetOf = (qPlaceholder: string, optionsPlaceholder: string) =>
@@ -333,14 +338,22 @@ const snippetOf = (qPlaceholder: string, optionsPlaceholder: string) =>
 /** The statement of a page of matches (the columns `shown` of the rows `matched`, and the snippet when given), its limit and offset after the values and `page.extra`. */
 function matchPageStatement({ values, qPlaceholder }: SearchPageInput, page: MatchPage, shown: string, snippet: string | null): string {
   const p = values.length + 2 + (page.extra?.length ?? 0)
-  return `SELECT ${shown}${snippet ? `, ${snippet} AS "matchSnippet"` : ''}
+  const bound = `$${values.length + 2}`
+  const rows = `SELECT ${shown}${snippet ? `, ${snippet} AS "matchSnippet"` : ''}
     FROM (
       SELECT ${articleColumns}, rank AS "matchRank", row_number() OVER (ORDER BY ${page.order}) AS position
       FROM articles, LATERAL (SELECT ts_rank_cd(search_vector, ${searchQuery(qPlaceholder)})::float8 AS rank) ranked
-      WHERE ${page.where}
+      WHERE ${page.where}${page.bounded ? ` AND bounded.matched < ${bound}` : ''}
       ORDER BY ${page.order} LIMIT $${p} OFFSET $${p + 1}
     ) matched
     ORDER BY position`
+  if (!page.bounded) return rows
+  // The count first; the page's condition on it is a One-Time Filter, so a count that reaches the
+  // bound (a common word: the page would rank every match) skips the page, and one row says the count.
+  return `SELECT bounded.matched AS "boundedMatches", page.*
+    FROM (SELECT count(*)::int AS matched FROM (SELECT 1 FROM articles WHERE ${page.where} LIMIT ${bound}) counted) bounded
+    LEFT JOIN LATERAL (${rows}) page ON true
+    ORDER BY page.position`
 }
 
 function pageOf({ keysOnly }: SearchPageInput, rows: MatchRow[], total: number, { limit, offset }: { limit: number; offset: number }, estimated = false): Page<SearchedArticle | SearchedKey> {
