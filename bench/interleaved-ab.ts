@@ -1,0 +1,104 @@
+/**
+ * Two builds of the service on one database, asked the same requests in alternating blocks, so
+ * that the machine's fast and slow phases fall on both alike: the service's and PostgreSQL's CPU
+ * a request, and the latency, for each. For comparing a change against the build before it, where
+ * two bench runs minutes apart differ more than the change does.
+ *
+ *   AB_SIDES=/tmp/bench-old,/tmp/bench-new AB_DATABASE=newsroom_bench_run npx tsx bench/interleaved-ab.ts
+ *
+ * Each side is a checkout with its `npm run build` done. AB_PATHS names the requests: `phrase`, `rare`
+ * (a search each, a new `updated_before` every request, as the bench's "cache cold" rows).
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { waitFor } from './load.ts'
+
+const sides = (process.env.AB_SIDES ?? '').split(',').filter(Boolean)
+if (sides.length !== 2) throw new Error('AB_SIDES: two build directories, comma-separated')
+const database = process.env.AB_DATABASE ?? 'newsroom_bench_run'
+const databaseUrl = `postgresql://postgres@127.0.0.1:5432/${database}`
+process.env.DATABASE_URL = databaseUrl
+const rounds = Number(process.env.AB_ROUNDS ?? 6)
+const perBlock = Number(process.env.AB_REQUESTS ?? 300)
+const concurrency = Number(process.env.AB_CONNECTIONS ?? 1)
+const queries: Record<string, string> = { phrase: '"riverside plan"', rare: createHash('md5').update('4242').digest('hex') }
+const kinds = (process.env.AB_PATHS ?? 'phrase,rare').split(',')
+
+const ticks = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return Number(fields[11]) + Number(fields[12])
+}
+/** Each PostgreSQL process's CPU ticks, by pid: a block's cost is the sum of the differences of the processes alive at its end (one started meanwhile counts whole). */
+const postgresTicks = () => {
+  const byPid = new Map<string, number>()
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') byPid.set(pid, ticks(Number(pid)))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return byPid
+}
+const postgresTicksSince = (before: Map<string, number>) => [...postgresTicks()].reduce((sum, [pid, now]) => sum + now - (before.get(pid) ?? 0), 0)
+const tickMicros = 10_000
+
+const { benchTenantsOf } = await import('./seed-bench-data.ts')
+const [big] = await benchTenantsOf(databaseUrl, ['large'])
+const children: ChildProcess[] = []
+process.on('exit', () => children.forEach((child) => child.kill('SIGTERM')))
+const ports = [4301, 4302]
+for (const [index, dir] of sides.entries()) {
+  const child = spawn('sh', ['-c', 'exec node --max-old-space-size=320 dist/start.mjs'], {
+    cwd: dir,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1', SEED: 'false', PORT: String(ports[index]), RATE_LIMIT_ENTERPRISE_PER_MINUTE: '100000000', RATE_LIMIT_STANDARD_PER_MINUTE: '100000000', LOCAL_SECRETS_FILE: '.data/bench-secrets.json', REDIS_URL: 'redis://127.0.0.1:6379', RATE_LIMIT_KEY_PREFIX: `newsroom:ab:${Date.now()}:${index}`, LOG_LEVEL: 'warn' },
+  })
+  children.push(child)
+}
+for (const port of ports) await waitFor(`http://127.0.0.1:${port}/v1/openapi.json`)
+
+let stamp = 0
+const ask = async (port: number, q: string) => {
+  const started = performance.now()
+  const before = new Date(Date.UTC(2100, 0, 1) + stamp++).toISOString()
+  const response = await fetch(`http://127.0.0.1:${port}/v1/articles?q=${encodeURIComponent(q)}&limit=50&updated_before=${before}`, { headers: { authorization: `Bearer ${big!.token}`, 'accept-encoding': 'identity' } })
+  await response.arrayBuffer()
+  if (response.status !== 200) throw new Error(`${port}: ${response.status}`)
+  return performance.now() - started
+}
+const block = async (port: number, q: string) => {
+  const latencies: number[] = []
+  let next = 0
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < perBlock) {
+      next++
+      latencies.push(await ask(port, q))
+    }
+  }))
+  return latencies
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!
+for (const kind of kinds) {
+  const q = queries[kind]!
+  for (const port of ports) await block(port, q)
+  const results = sides.map(() => ({ service: [] as number[], postgres: [] as number[], latencies: [] as number[] }))
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? [0, 1] : [1, 0]
+    for (const side of order) {
+      const pid = children[side]!.pid!
+      const [s0, p0] = [ticks(pid), postgresTicks()]
+      const latencies = await block(ports[side]!, q)
+      results[side]!.service.push(((ticks(pid) - s0) * tickMicros) / perBlock)
+      results[side]!.postgres.push((postgresTicksSince(p0) * tickMicros) / perBlock)
+      results[side]!.latencies.push(...latencies)
+    }
+  }
+  for (const [side, result] of results.entries()) {
+    console.log(`${kind} (${concurrency} connection${concurrency > 1 ? 's' : ''}) ${sides[side]}: service ${Math.round(median(result.service))} µs, PostgreSQL ${Math.round(median(result.postgres))} µs a request (medians of ${rounds} blocks of ${perBlock}; blocks: ${result.service.map(Math.round).join(' ')} / ${result.postgres.map(Math.round).join(' ')}), p50 ${median(result.latencies).toFixed(1)} ms, p99 ${percentile(result.latencies, 0.99).toFixed(1)} ms`)
+  }
+}
+process.exit(0)
