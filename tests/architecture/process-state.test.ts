@@ -27,6 +27,7 @@ const perCopyIsHarmless: Record<string, string> = {
   'lib/redis.ts': 'which clients have settled their first connection: the client itself is shared',
   'lib/mail/send-mail.ts': 'the SMTP transporter, rebuilt from the environment',
   'lib/tenancy/tenant-db.ts': 'tenant-scoped Prisma clients over the one shared pool',
+  'lib/tenancy/tenant-sql.ts': 'prepared statements\' names by their text, memoised: every copy names a text alike',
   'lib/security/secret-box.ts': 'the derived encryption key',
   'lib/webhooks/url-safety.ts': 'the DNS resolver tests replace',
 }
