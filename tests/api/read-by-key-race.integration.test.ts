@@ -22,7 +22,8 @@ vi.mock('../../lib/db/read-routing.ts', async (importOriginal) => {
     routedQuery: async (...args: Parameters<typeof original.routedQuery>) => {
       const result = await original.routedQuery(...args)
       const between = pending.between
-      if (between && /^SELECT (matched\.)?id, (matched\.)?version/.test(args[1])) {
+      // A list's key page, or a search's: its count and keys in one statement (search-articles.ts).
+      if (between && /^SELECT ((matched\.)?id, (matched\.)?version|bounded\.matched AS "boundedMatches", page\.\*)/.test(args[1])) {
         pending.between = undefined
         await between()
       }
