@@ -10,9 +10,9 @@
  * (a search each, a new `updated_before` every request, as the bench's "cache cold" rows).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { waitFor } from './load.ts'
+import { cpuPerRequest, cpuSnapshot, measurePostgresOf } from './process-cpu.ts'
 
 const sides = (process.env.AB_SIDES ?? '').split(',').filter(Boolean)
 if (sides.length !== 2) throw new Error('AB_SIDES: two build directories, comma-separated')
@@ -25,24 +25,8 @@ const concurrency = Number(process.env.AB_CONNECTIONS ?? 1)
 const queries: Record<string, string> = { phrase: '"riverside plan"', rare: createHash('md5').update('4242').digest('hex') }
 const kinds = (process.env.AB_PATHS ?? 'phrase,rare').split(',')
 
-const ticks = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return Number(fields[11]) + Number(fields[12])
-}
-/** Each PostgreSQL process's CPU ticks, by pid: a block's cost is the sum of the differences of the processes alive at its end (one started meanwhile counts whole). */
-const postgresTicks = () => {
-  const byPid = new Map<string, number>()
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') byPid.set(pid, ticks(Number(pid)))
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return byPid
-}
-const postgresTicksSince = (before: Map<string, number>) => [...postgresTicks()].reduce((sum, [pid, now]) => sum + now - (before.get(pid) ?? 0), 0)
-const tickMicros = 10_000
+// Only this database's backends count: not another bench's or test run's on the same server.
+measurePostgresOf(database)
 
 const { benchTenantsOf } = await import('./seed-bench-data.ts')
 const [big] = await benchTenantsOf(databaseUrl, ['large'])
@@ -89,11 +73,11 @@ for (const kind of kinds) {
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? [0, 1] : [1, 0]
     for (const side of order) {
-      const pid = children[side]!.pid!
-      const [s0, p0] = [ticks(pid), postgresTicks()]
+      const before = cpuSnapshot(children[side]!.pid!)
       const latencies = await block(ports[side]!, q)
-      results[side]!.service.push(((ticks(pid) - s0) * tickMicros) / perBlock)
-      results[side]!.postgres.push((postgresTicksSince(p0) * tickMicros) / perBlock)
+      const cpu = cpuPerRequest(before, cpuSnapshot(children[side]!.pid!), perBlock)
+      results[side]!.service.push(cpu.server)
+      results[side]!.postgres.push(cpu.postgres)
       results[side]!.latencies.push(...latencies)
     }
   }
