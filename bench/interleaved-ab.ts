@@ -7,10 +7,12 @@
  *   AB_SIDES=/tmp/bench-old,/tmp/bench-new AB_DATABASE=newsroom_bench_run npx tsx bench/interleaved-ab.ts
  *
  * Each side is a checkout with its `npm run build` done. AB_PATHS names the requests: `phrase`, `rare`
- * (a search each, a new `updated_before` every request, as the bench's "cache cold" rows).
+ * (a search each, a new `updated_before` every request, as the bench's "cache cold" rows), `list`
+ * (a list page with a new `published_before` every request, as the bench's cold list).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
+import pg from 'pg'
 import { waitFor } from './load.ts'
 import { cpuPerRequest, cpuSnapshot, measurePostgresOf } from './process-cpu.ts'
 
@@ -30,6 +32,10 @@ measurePostgresOf(database)
 
 const { benchTenantsOf } = await import('./seed-bench-data.ts')
 const [big] = await benchTenantsOf(databaseUrl, ['large'])
+const published = new pg.Client({ connectionString: databaseUrl })
+await published.connect()
+const { rows: [window] } = await published.query<{ lo: Date; hi: Date }>('SELECT min(published_at) AS lo, max(published_at) AS hi FROM articles WHERE tenant_id = $1', [big!.id])
+await published.end()
 const children: ChildProcess[] = []
 process.on('exit', () => children.forEach((child) => child.kill('SIGTERM')))
 const ports = [4301, 4302]
@@ -44,21 +50,26 @@ for (const [index, dir] of sides.entries()) {
 for (const port of ports) await waitFor(`http://127.0.0.1:${port}/v1/openapi.json`)
 
 let stamp = 0
-const ask = async (port: number, q: string) => {
+// Each request new to the response cache: a search's updated_before, or a list's published_before
+// somewhere in the newsroom's years of publications (the bench's cold list).
+const pathOf = (kind: string) => {
+  if (kind === 'list') return `/v1/articles?limit=50&published_before=${new Date(window!.lo.getTime() + Math.random() * (window!.hi.getTime() - window!.lo.getTime())).toISOString()}`
+  return `/v1/articles?q=${encodeURIComponent(queries[kind]!)}&limit=50&updated_before=${new Date(Date.UTC(2100, 0, 1) + stamp++).toISOString()}`
+}
+const ask = async (port: number, kind: string) => {
   const started = performance.now()
-  const before = new Date(Date.UTC(2100, 0, 1) + stamp++).toISOString()
-  const response = await fetch(`http://127.0.0.1:${port}/v1/articles?q=${encodeURIComponent(q)}&limit=50&updated_before=${before}`, { headers: { authorization: `Bearer ${big!.token}`, 'accept-encoding': 'identity' } })
+  const response = await fetch(`http://127.0.0.1:${port}${pathOf(kind)}`, { headers: { authorization: `Bearer ${big!.token}`, 'accept-encoding': 'identity' } })
   await response.arrayBuffer()
   if (response.status !== 200) throw new Error(`${port}: ${response.status}`)
   return performance.now() - started
 }
-const block = async (port: number, q: string) => {
+const block = async (port: number, kind: string) => {
   const latencies: number[] = []
   let next = 0
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (next < perBlock) {
       next++
-      latencies.push(await ask(port, q))
+      latencies.push(await ask(port, kind))
     }
   }))
   return latencies
@@ -67,14 +78,14 @@ const block = async (port: number, q: string) => {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!
 for (const kind of kinds) {
-  const q = queries[kind]!
-  for (const port of ports) await block(port, q)
+  if (kind !== 'list' && !queries[kind]) throw new Error(`AB_PATHS: ${kind} is not phrase, rare or list`)
+  for (const port of ports) await block(port, kind)
   const results = sides.map(() => ({ service: [] as number[], postgres: [] as number[], latencies: [] as number[] }))
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? [0, 1] : [1, 0]
     for (const side of order) {
       const before = cpuSnapshot(children[side]!.pid!)
-      const latencies = await block(ports[side]!, q)
+      const latencies = await block(ports[side]!, kind)
       const cpu = cpuPerRequest(before, cpuSnapshot(children[side]!.pid!), perBlock)
       results[side]!.service.push(cpu.server)
       results[side]!.postgres.push(cpu.postgres)
