@@ -245,7 +245,10 @@ async function walkedRows(sql: Sql, input: SearchPageInput, window: number, { ga
      ) recent
      WHERE ${searchCondition(qPlaceholder)}${gate ? ` AND ${gate}` : ''} ORDER BY ${listOrder} LIMIT $${n + 2}`,
     [...values, window * walkRowsPerWindowRow, window + 1, ...extra],
-    { prepare: planStableFilter({ ...input.filter, q: undefined }) },
+    // Its plan is the list-order index walked from the newest article whatever the words (EXPLAIN
+    // under force_generic_plan), yet planned on every run: 0.23-0.26 ms of a rare word's 0.74 ms
+    // of statements at 1,000,000 articles, against 0.025 generic.
+    { generic: planStableFilter({ ...input.filter, q: undefined }) },
   )
 }
 

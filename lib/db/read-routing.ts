@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import pg from 'pg'
 import { sqlPool } from './client.ts'
 import { preparedQuery } from './prepared-query.ts'
+import { endGenericPlanPool, genericPlanPool } from './generic-plan-pool.ts'
 import { processSingleton } from '../process-singleton.ts'
 import { getRedis } from '../redis.ts'
 import { metrics } from '../ops/metrics.ts'
@@ -47,6 +48,7 @@ function replicaPool(): pg.Pool | undefined {
   const url = process.env.DATABASE_REPLICA_URL
   if (!url) return undefined
   if (state.pool && state.url === url) return state.pool
+  if (state.pool) void endGenericPlanPool(state.pool)
   void state.pool?.end().catch(() => undefined)
   const pool = new pg.Pool({ connectionString: url, max: Number(process.env.DATABASE_POOL_SIZE ?? 10), connectionTimeoutMillis: 1_000 })
   pool.on('error', (error) => console.warn(`[db] an idle replica connection failed: ${error.message}`))
@@ -75,10 +77,11 @@ export function readOnly<T>(work: () => Promise<T>): Promise<T> {
 
 /**
  * A read of `tenantId`'s rows: on the replica when allowed and caught up, else on the primary.
- * With `preparedName`, as that prepared statement of the connection it runs on (prepared-query.ts).
+ * With `preparedName`, as that prepared statement of the connection it runs on (prepared-query.ts),
+ * and with `generic` too, on a connection that keeps one generic plan for it (generic-plan-pool.ts).
  */
-export async function routedQuery<Row extends pg.QueryResultRow>(tenantId: string, text: string, values: unknown[], preparedName?: string): Promise<pg.QueryResult<Row>> {
-  const on = (pool: pg.Pool) => (preparedName === undefined ? pool.query<Row>(text, values) : preparedQuery<Row>(pool, preparedName, text, values))
+export async function routedQuery<Row extends pg.QueryResultRow>(tenantId: string, text: string, values: unknown[], preparedName?: string, generic = false): Promise<pg.QueryResult<Row>> {
+  const on = async (pool: pg.Pool) => (preparedName === undefined ? pool.query<Row>(text, values) : preparedQuery<Row>(generic ? await genericPlanPool(pool) : pool, preparedName, text, values))
   if (!replicaConfigured() || !readOnlyScope.getStore() || (await chooseSource(tenantId)) === 'primary') return on(sqlPool)
   try {
     return await on(replicaPool()!)

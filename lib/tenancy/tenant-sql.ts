@@ -15,6 +15,12 @@ type ReadOptions = {
    * word would walk the archive where a custom plan asks the tag's or the words' index.
    */
   prepare?: boolean
+  /**
+   * Prepared, and run with one generic plan kept per connection (lib/db/generic-plan-pool.ts):
+   * for a statement PostgreSQL would plan on every run only because its generic plan is costed
+   * for an average newsroom. Check its plan with EXPLAIN under plan_cache_mode=force_generic_plan first.
+   */
+  generic?: boolean
 }
 
 // A statement's prepared name by its text: hashing a 1-2 KB text on every read was 3% of the
@@ -43,11 +49,11 @@ function preparedNameOf(text: string): string {
 export function tenantSql(tenantId: string) {
   return {
     tenantId,
-    async rows<Row>(text: string, values: unknown[] = [], { prepare = false }: ReadOptions = {}): Promise<Row[]> {
+    async rows<Row>(text: string, values: unknown[] = [], { prepare = false, generic = false }: ReadOptions = {}): Promise<Row[]> {
       if (!/\btenant_id = \$1\b/.test(text)) throw new Error(`tenantSql: a statement must filter on tenant_id = $1: ${text.slice(0, 80)}`)
       // Named by the text, so one text is prepared once per connection whoever runs it.
-      const preparedName = prepare ? preparedNameOf(text) : undefined
-      const result = await routedQuery(tenantId, text, [tenantId, ...values], preparedName)
+      const preparedName = prepare || generic ? preparedNameOf(text) : undefined
+      const result = await routedQuery(tenantId, text, [tenantId, ...values], preparedName, generic)
       return result.rows as Row[]
     },
   }
