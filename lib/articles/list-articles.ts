@@ -28,13 +28,19 @@ export const deepOffset = 1_000
 
 type ListFilter = ListArticlesFilter
 
-/** The filters as SQL conditions (combined with AND), their values numbered after the tenant's $1. */
-function listConditions(filter: ListFilter): { where: string; values: unknown[] } {
+/**
+ * The filters as SQL conditions (combined with AND), their values numbered after the tenant's $1,
+ * and `listOrderWhere`, those of them that articles_list_order_idx serves as its range (the
+ * tenant and the publication bounds).
+ */
+function listConditions(filter: ListFilter): { where: string; listOrderWhere: string; values: unknown[] } {
   const conditions = ['tenant_id = $1']
+  const listOrderConditions = ['tenant_id = $1']
   const values: unknown[] = []
-  const add = (condition: (placeholder: string) => string, value: unknown) => {
+  const add = (condition: (placeholder: string) => string, value: unknown, inListOrder = false) => {
     values.push(value)
     conditions.push(condition(`$${values.length + 1}`))
+    if (inListOrder) listOrderConditions.push(conditions.at(-1)!)
   }
   // The database spells states as the API does ('in-review').
   if (filter.status) add((p) => `status = ${p}::"ArticleStatus"`, filter.status)
@@ -42,12 +48,12 @@ function listConditions(filter: ListFilter): { where: string; values: unknown[] 
   if (filter.department_id) add((p) => `department_id = ${p}`, filter.department_id)
   // Any spelling of the tag (articles_tags_folded_idx serves it).
   if (filter.tag) add((p) => `article_tags_folded(tags) @> ARRAY[lower(${p})]::text[]`, filter.tag)
-  if (filter.published_after) add((p) => `published_at >= ${p}`, new Date(filter.published_after))
-  if (filter.published_before) add((p) => `published_at < ${p}`, new Date(filter.published_before))
+  if (filter.published_after) add((p) => `published_at >= ${p}`, new Date(filter.published_after), true)
+  if (filter.published_before) add((p) => `published_at < ${p}`, new Date(filter.published_before), true)
   if (filter.updated_after) add((p) => `updated_at >= ${p}`, new Date(filter.updated_after))
   if (filter.updated_before) add((p) => `updated_at < ${p}`, new Date(filter.updated_before))
   if (filter.q !== undefined) add(searchCondition, filter.q)
-  return { where: conditions.join(' AND '), values }
+  return { where: conditions.join(' AND '), listOrderWhere: listOrderConditions.join(' AND '), values }
 }
 
 export async function listArticles(actor: Actor, query: ListArticlesQuery): Promise<ArticlePage> {
@@ -112,9 +118,9 @@ async function relevanceKeyPage(tenantId: string, query: ListArticlesQuery): Pro
 function relevanceInput(query: ListArticlesQuery) {
   const { limit, offset, cursor, sort: _, ...filter } = query
   if (cursor !== undefined) throw new ValidationError([{ field: 'cursor', message: 'Search results in relevance order page by offset; send sort=published_at or sort=updated_at to page a search by cursor.' }])
-  const { where, values } = listConditions(filter)
+  const { where, listOrderWhere, values } = listConditions(filter)
   // listConditions adds q last.
-  return { input: { where, values, qPlaceholder: `$${values.length + 1}`, listOrder, filter }, page: { limit, offset } }
+  return { input: { where, listOrderWhere, values, qPlaceholder: `$${values.length + 1}`, listOrder, filter }, page: { limit, offset } }
 }
 
 /** A page in list or change order, each row read with `columns` (all of them, or the articles' keys). */

@@ -15,6 +15,8 @@ let dense: TestTenant
 let few: TestTenant
 let fresh: ReturnType<typeof apiClient>
 const keyOf = new Map<string, string>()
+// Between the updates of m4 and m5.
+let afterM4 = ''
 
 async function create(to: ReturnType<typeof apiClient>, key: string, article: Record<string, unknown>) {
   const answer = await to.post('/v1/articles', article)
@@ -33,6 +35,11 @@ beforeAll(async () => {
   // headline ranks above one in the body.
   for (let i = 1; i <= 8; i++) {
     await create(client, `m${i}`, i % 3 === 1 ? { headline: `Harbour news ${i}` } : { headline: `Other news ${i}`, body: `<p>Down at the harbour, item ${i}.</p>` })
+    if (i === 4) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      afterM4 = new Date().toISOString()
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
   }
   // In the second newsroom, four matches behind more non-matching articles than the window's
   // walk looks at (40 per window row): the index of words finds them.
@@ -91,6 +98,15 @@ describe('a search matching more than its rank window', () => {
     expect(later[0]).toMatchObject({ estimate: true })
     const none = await walk(client, 'harbour', 2, '&updated_before=2000-01-01T00:00:00.000Z')
     expect(none).toEqual([{ keys: [], total: 0, estimate: undefined, next: null }])
+  })
+
+  it('ranks the newest matches within an update bound that leaves out the newest articles', async () => {
+    // The walk takes the newest articles, then the bound (its generic plan keeps it to the newest
+    // of the list-order index): m8-m5 are walked past, and the window is m4, m3, m2.
+    const pages = await walk(client, 'harbour', 2, `&updated_before=${afterM4}`)
+    expect(pages.flatMap((page) => page.keys)).toEqual(['m4', 'm3', 'm2', 'm1'])
+    expect(pages[0]).toMatchObject({ estimate: true })
+    expect(pages.at(-1)).toEqual({ keys: [], total: 4, estimate: undefined, next: null })
   })
 
   it('counts exactly, and ranks every match, when they fit in the window', async () => {
