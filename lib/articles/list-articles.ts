@@ -10,7 +10,7 @@ import { toPage, type Page } from '../pagination.ts'
 import { matchRecord, searchArticleKeyPage, searchArticlePage, searchCondition, type SearchedArticle, type SearchedKey } from './search-articles.ts'
 import { assertCan } from '../auth/permissions.ts'
 import { changesFeedRows } from './changes-feed.ts'
-import { planStableFilter } from './plan-stable-filter.ts'
+import { genericPlanFilter, planStableFilter } from './plan-stable-filter.ts'
 import { articleKeyColumns, ChangedWhileReadByKey, readByKey, recordsOfArticles, recordsOfRows, renderedRecords, type ArticleKey } from './rendered-records.ts'
 import type { RenderedJson } from '../rendered-json.ts'
 import type { Actor } from '../tenancy/actor.ts'
@@ -136,13 +136,16 @@ async function orderedPage<Row extends ArticleKey>(tenantId: string, query: List
   // Status, department and publication range are summed from the kept counts, exact and cheap
   // for a filter never seen before; any other filter is counted once per change (article-totals.ts).
   const prepare = planStableFilter(filter)
+  // A page in list order so filtered is planned on every run otherwise (0.11 ms of a cold list's
+  // 0.85 ms page statement at 1,000,000 articles); its generic plan is the same index range.
+  const generic = sort === 'published_at' && genericPlanFilter(filter)
   const total = countedFromBuckets(filter)
     ? countFromBuckets(sql, filter, { prepare })
     : articleTotal(tenantId, filter, async () => {
       const [counted] = await sql.rows<{ total: number }>(`SELECT count(*)::int AS total FROM articles WHERE ${where}`, values)
       return counted!.total
     })
-  const read: PageRead = { sql, columns, where, values, prepare: { prepare } }
+  const read: PageRead = { sql, columns, where, values, prepare: { prepare, generic } }
   const pageRows =
     sort === 'updated_at'
       ? changesFeedRows<Row>(sql, columns, where, values, { limit, offset, after, updatedAfter: filter.updated_after ? new Date(filter.updated_after) : undefined, deep: offset >= deepOffset }, { prepare })
@@ -170,7 +173,7 @@ function nextCursor(tenantId: string, fingerprint: string, sort: ListSort, page:
 type Sql = ReturnType<typeof tenantSql>
 
 /** A page statement's parts: where to read, which columns, the filter's conditions and values. */
-type PageRead = { sql: Sql; columns: string; where: string; values: unknown[]; prepare: { prepare: boolean } }
+type PageRead = { sql: Sql; columns: string; where: string; values: unknown[]; prepare: { prepare: boolean; generic: boolean } }
 
 async function publishedOrderRows<Row>({ sql, columns, where, values, prepare }: PageRead, limit: number, offset: number): Promise<Row[]> {
   const page = values.length + 2
