@@ -30,7 +30,7 @@ export async function changesFeedRows<Row>(
   where: string,
   values: unknown[],
   page: { limit: number; offset: number; after: ListPosition | null; updatedAfter?: Date; deep: boolean },
-  prepare: { prepare: boolean },
+  prepare: { prepare: boolean; generic?: boolean },
 ): Promise<FeedPage<Row>> {
   const n = values.length + 1
   type FeedRow = Row & { changeXid: string }
