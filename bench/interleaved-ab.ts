@@ -8,7 +8,8 @@
  *
  * Each side is a checkout with its `npm run build` done. AB_PATHS names the requests: `phrase`, `rare`
  * (a search each, a new `updated_before` every request, as the bench's "cache cold" rows), `list`
- * (a list page with a new `published_before` every request, as the bench's cold list).
+ * (a list page with a new `published_before` every request, as the bench's cold list), `feed`
+ * (the changes feed's first page, which is never cached).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -53,6 +54,7 @@ let stamp = 0
 // Each request new to the response cache: a search's updated_before, or a list's published_before
 // somewhere in the newsroom's years of publications (the bench's cold list).
 const pathOf = (kind: string) => {
+  if (kind === 'feed') return '/v1/articles?sort=updated_at&limit=50'
   if (kind === 'list') return `/v1/articles?limit=50&published_before=${new Date(window!.lo.getTime() + Math.random() * (window!.hi.getTime() - window!.lo.getTime())).toISOString()}`
   return `/v1/articles?q=${encodeURIComponent(queries[kind]!)}&limit=50&updated_before=${new Date(Date.UTC(2100, 0, 1) + stamp++).toISOString()}`
 }
@@ -78,7 +80,7 @@ const block = async (port: number, kind: string) => {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!
 for (const kind of kinds) {
-  if (kind !== 'list' && !queries[kind]) throw new Error(`AB_PATHS: ${kind} is not phrase, rare or list`)
+  if (kind !== 'list' && kind !== 'feed' && !queries[kind]) throw new Error(`AB_PATHS: ${kind} is not phrase, rare, list or feed`)
   for (const port of ports) await block(port, kind)
   const results = sides.map(() => ({ service: [] as number[], postgres: [] as number[], latencies: [] as number[] }))
   for (let round = 0; round < rounds; round++) {
