@@ -29,6 +29,11 @@ describe('the generic-plan sibling of a pool', () => {
     expect((await base.query('SHOW plan_cache_mode')).rows[0].plan_cache_mode).toBe('auto')
   })
 
+  it('compiles nothing with JIT, however high a generic plan is costed', async () => {
+    const generic = await genericPlanPool(base)
+    expect((await generic.query('SHOW jit')).rows[0].jit).toBe('off')
+  })
+
   it('is ended with its pool, and made anew if asked again', async () => {
     const first = await genericPlanPool(base)
     await endGenericPlanPool(base)
