@@ -35,7 +35,7 @@ const { benchTenantsOf } = await import('./seed-bench-data.ts')
 const [big] = await benchTenantsOf(databaseUrl, ['large'])
 const published = new pg.Client({ connectionString: databaseUrl })
 await published.connect()
-const { rows: [window] } = await published.query<{ lo: Date; hi: Date }>('SELECT min(published_at) AS lo, max(published_at) AS hi FROM articles WHERE tenant_id = $1', [big!.id])
+const { rows: [publicationWindow] } = await published.query<{ lo: Date; hi: Date }>('SELECT min(published_at) AS lo, max(published_at) AS hi FROM articles WHERE tenant_id = $1', [big!.id])
 await published.end()
 const children: ChildProcess[] = []
 process.on('exit', () => children.forEach((child) => child.kill('SIGTERM')))
@@ -55,7 +55,7 @@ let stamp = 0
 // somewhere in the newsroom's years of publications (the bench's cold list).
 const pathOf = (kind: string) => {
   if (kind === 'feed') return '/v1/articles?sort=updated_at&limit=50'
-  if (kind === 'list') return `/v1/articles?limit=50&published_before=${new Date(window!.lo.getTime() + Math.random() * (window!.hi.getTime() - window!.lo.getTime())).toISOString()}`
+  if (kind === 'list') return `/v1/articles?limit=50&published_before=${new Date(publicationWindow!.lo.getTime() + Math.random() * (publicationWindow!.hi.getTime() - publicationWindow!.lo.getTime())).toISOString()}`
   return `/v1/articles?q=${encodeURIComponent(queries[kind]!)}&limit=50&updated_before=${new Date(Date.UTC(2100, 0, 1) + stamp++).toISOString()}`
 }
 const ask = async (port: number, kind: string) => {

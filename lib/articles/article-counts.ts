@@ -1,5 +1,5 @@
 import type { ListArticlesFilter } from './article-schemas.ts'
-import type { tenantSql } from '../tenancy/tenant-sql.ts'
+import type { ReadOptions, tenantSql } from '../tenancy/tenant-sql.ts'
 
 /**
  * Exact list totals from article_counts (the article_counts migration): articles per (tenant,
@@ -72,7 +72,7 @@ export function planBuckets(from: number | null, to: number | null): BucketPlan 
 }
 
 /** The exact number of articles matching a filter countedFromBuckets accepts. */
-export async function countFromBuckets(sql: Sql, filter: ListArticlesFilter, prepare: { prepare: boolean } = { prepare: false }): Promise<number> {
+export async function countFromBuckets(sql: Sql, filter: ListArticlesFilter, options: ReadOptions = {}): Promise<number> {
   const values: unknown[] = []
   const param = (value: unknown) => {
     values.push(value)
@@ -111,6 +111,6 @@ export async function countFromBuckets(sql: Sql, filter: ListArticlesFilter, pre
     }
   }
   if (parts.length === 0) return 0
-  const [row] = await sql.rows<{ total: string }>(`SELECT (${parts.join(' + ')})::text AS total`, values, prepare)
+  const [row] = await sql.rows<{ total: string }>(`SELECT (${parts.join(' + ')})::text AS total`, values, options)
   return Number(row!.total)
 }

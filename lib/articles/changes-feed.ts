@@ -1,5 +1,5 @@
 import type { ListPosition } from './list-cursor.ts'
-import type { tenantSql } from '../tenancy/tenant-sql.ts'
+import type { ReadOptions, tenantSql } from '../tenancy/tenant-sql.ts'
 
 type Sql = ReturnType<typeof tenantSql>
 
@@ -30,7 +30,7 @@ export async function changesFeedRows<Row>(
   where: string,
   values: unknown[],
   page: { limit: number; offset: number; after: ListPosition | null; updatedAfter?: Date; deep: boolean },
-  prepare: { prepare: boolean; generic?: boolean },
+  options: ReadOptions,
 ): Promise<FeedPage<Row>> {
   const n = values.length + 1
   type FeedRow = Row & { changeXid: string }
@@ -40,7 +40,7 @@ export async function changesFeedRows<Row>(
     rows = await sql.rows<FeedRow>(
       `SELECT ${feedColumns} FROM articles WHERE ${where} AND ${settled} AND (change_xid, updated_at, id) > ($${n + 1}::xid8, $${n + 2}, $${n + 3}) ORDER BY ${changeOrder} LIMIT $${n + 4}`,
       [...values, page.after.changeXid, page.after.updatedAt, page.after.id, page.limit],
-      prepare,
+      options,
     )
   } else {
     // Implied by updated_at >= updated_after, but a bound the index can start from: the articles
@@ -56,7 +56,7 @@ export async function changesFeedRows<Row>(
         ? `SELECT ${feedColumns} FROM articles WHERE tenant_id = $1 AND id IN (${pageIds}) ORDER BY ${changeOrder}`
         : `SELECT ${feedColumns} FROM articles WHERE ${where} AND ${settled}${since} ORDER BY ${changeOrder} LIMIT $${n + 1} OFFSET $${n + 2}`,
       bounds,
-      prepare,
+      options,
     )
   }
   return { rows: rows.map(({ changeXid: _, ...row }) => row as Row), lastChangeXid: rows.at(-1)?.changeXid ?? null }

@@ -1,7 +1,7 @@
 import { ValidationError } from '../errors.ts'
 import { filterFingerprint } from '../signed-cursor.ts'
 import { decodeListCursor, encodeListCursor, type ListPosition, type ListSort } from './list-cursor.ts'
-import { tenantSql } from '../tenancy/tenant-sql.ts'
+import { tenantSql, type ReadOptions } from '../tenancy/tenant-sql.ts'
 import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
 import type { ListArticlesFilter, ListArticlesQuery } from './article-schemas.ts'
 import { articleTotal } from './article-totals.ts'
@@ -145,7 +145,7 @@ async function orderedPage<Row extends ArticleKey>(tenantId: string, query: List
       const [counted] = await sql.rows<{ total: number }>(`SELECT count(*)::int AS total FROM articles WHERE ${where}`, values)
       return counted!.total
     })
-  const read: PageRead = { sql, columns, where, values, prepare: { prepare, generic } }
+  const read: PageRead = { sql, columns, where, values, options: { prepare, generic } }
   const pageRows =
     sort === 'updated_at'
       ? changesFeedRows<Row>(sql, columns, where, values, { limit, offset, after, updatedAfter: filter.updated_after ? new Date(filter.updated_after) : undefined, deep: offset >= deepOffset }, { prepare, generic })
@@ -173,9 +173,9 @@ function nextCursor(tenantId: string, fingerprint: string, sort: ListSort, page:
 type Sql = ReturnType<typeof tenantSql>
 
 /** A page statement's parts: where to read, which columns, the filter's conditions and values. */
-type PageRead = { sql: Sql; columns: string; where: string; values: unknown[]; prepare: { prepare: boolean; generic: boolean } }
+type PageRead = { sql: Sql; columns: string; where: string; values: unknown[]; options: ReadOptions }
 
-async function publishedOrderRows<Row>({ sql, columns, where, values, prepare }: PageRead, limit: number, offset: number): Promise<Row[]> {
+async function publishedOrderRows<Row>({ sql, columns, where, values, options }: PageRead, limit: number, offset: number): Promise<Row[]> {
   const page = values.length + 2
   const pageIds = `SELECT id FROM articles WHERE ${where} ORDER BY ${listOrder} LIMIT $${page} OFFSET $${page + 1}`
   // Deep in the list, the rows skipped are found through the list-order index alone and only
@@ -185,7 +185,7 @@ async function publishedOrderRows<Row>({ sql, columns, where, values, prepare }:
     offset >= deepOffset
       ? `SELECT ${columns} FROM articles WHERE tenant_id = $1 AND id IN (${pageIds}) ORDER BY ${listOrder}`
       : `SELECT ${columns} FROM articles WHERE ${where} ORDER BY ${listOrder} LIMIT $${page} OFFSET $${page + 1}`
-  return sql.rows<Row>(pageQuery, [...values, limit, offset], prepare)
+  return sql.rows<Row>(pageQuery, [...values, limit, offset], options)
 }
 
 /**
@@ -193,25 +193,25 @@ async function publishedOrderRows<Row>({ sql, columns, where, values, prepare }:
  * counting: published rows after the cursor's key, then (once they run out) the unpublished ones,
  * which sort last.
  */
-async function publishedOrderRowsAfter<Row>({ sql, columns, where, values, prepare }: PageRead, limit: number, after: ListPosition & { sort: 'published_at' }): Promise<Row[]> {
+async function publishedOrderRowsAfter<Row>({ sql, columns, where, values, options }: PageRead, limit: number, after: ListPosition & { sort: 'published_at' }): Promise<Row[]> {
   const n = values.length + 1
   if (after.publishedAt === null) {
     return sql.rows<Row>(
       `SELECT ${columns} FROM articles WHERE ${where} AND published_at IS NULL AND (created_at, id) < ($${n + 1}, $${n + 2}) ORDER BY ${listOrder} LIMIT $${n + 3}`,
       [...values, after.createdAt, after.id, limit],
-      prepare,
+      options,
     )
   }
   const published = await sql.rows<Row>(
     `SELECT ${columns} FROM articles WHERE ${where} AND (published_at, created_at, id) < ($${n + 1}, $${n + 2}, $${n + 3}) ORDER BY ${listOrder} LIMIT $${n + 4}`,
     [...values, after.publishedAt, after.createdAt, after.id, limit],
-    prepare,
+    options,
   )
   if (published.length === limit) return published
   const unpublished = await sql.rows<Row>(
     `SELECT ${columns} FROM articles WHERE ${where} AND published_at IS NULL ORDER BY ${listOrder} LIMIT $${n + 1}`,
     [...values, limit - published.length],
-    prepare,
+    options,
   )
   return [...published, ...unpublished]
 }

@@ -15,7 +15,7 @@ describe('the generic-plan sibling of a pool', () => {
     await base.end()
   })
 
-  it('on PostgreSQL, runs a prepared statement on one generic plan, while the pool it came from keeps planning each run', async () => {
+  it('on PostgreSQL, runs a prepared statement on one generic plan from its first run, while the pool it came from keeps auto', async () => {
     const generic = await genericPlanPool(base)
     expect(generic).not.toBe(base)
     expect(await genericPlanPool(base)).toBe(generic)
@@ -25,7 +25,8 @@ describe('the generic-plan sibling of a pool', () => {
     }
     const plans = async (pool: pg.Pool) => (await pool.query<{ generic_plans: string; custom_plans: string }>("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name LIKE 'page-%'")).rows[0]!
     expect(await plans(generic)).toEqual({ generic_plans: '7', custom_plans: '0' })
-    expect(Number((await plans(base)).custom_plans)).toBeGreaterThan(0)
+    // Under auto the first five runs are custom plans whatever their costs.
+    expect(Number((await plans(base)).custom_plans)).toBeGreaterThanOrEqual(5)
     expect((await base.query('SHOW plan_cache_mode')).rows[0].plan_cache_mode).toBe('auto')
   })
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { routedQuery } from '../db/read-routing.ts'
 
-type ReadOptions = {
+export type ReadOptions = {
   /**
    * Run as a prepared statement: parsed once per connection, and after five runs PostgreSQL may
    * keep one generic plan for every value. Planning was most of a cold list's database work
