@@ -163,8 +163,16 @@ const server = createServer(async (req, res) => {
     if (url.pathname === '/v1/articles') {
       const limit = Number(url.searchParams.get('limit') ?? 50)
       const offset = Number(url.searchParams.get('offset') ?? 0)
+      // published_before, as the service reads it (the bench's cold lists): the same page
+      // statement. Its total stays the newsroom's, counted once, so this is a lower bound on what
+      // a page with a new filter costs (the service's kept counts answer ~0.3 ms of PostgreSQL).
+      const publishedBefore = url.searchParams.get('published_before')
+      const bounded = publishedBefore ? 'AND published_at < $4' : ''
       const [items, count] = await Promise.all([
-        pool.query(`SELECT ${columns} FROM articles WHERE tenant_id = $1 ORDER BY published_at DESC NULLS LAST, created_at DESC, id DESC LIMIT $2 OFFSET $3`, [tenantId, limit, offset]),
+        pool.query(
+          `SELECT ${columns} FROM articles WHERE tenant_id = $1 ${bounded} ORDER BY published_at DESC NULLS LAST, created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+          publishedBefore ? [tenantId, limit, offset, new Date(publishedBefore)] : [tenantId, limit, offset],
+        ),
         total(tenantId),
       ])
       res.writeHead(200, { 'content-type': 'application/json' }).end(

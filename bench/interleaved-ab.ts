@@ -6,7 +6,7 @@
  *
  *   AB_SIDES=/tmp/bench-old,/tmp/bench-new AB_DATABASE=newsroom_bench_run npx tsx bench/interleaved-ab.ts
  *
- * Each side is a checkout with its `npm run build` done. AB_PATHS names the requests: `phrase`, `rare`
+ * Each side is a checkout with its `npm run build` done, started as its own package.json says. AB_PATHS names the requests: `phrase`, `rare`
  * (a search each, a new `updated_before` every request, as the bench's "cache cold" rows), `list`
  * (a list page with a new `published_before` every request, as the bench's cold list), `feed`
  * (the changes feed's first page, which is never cached).
@@ -16,6 +16,8 @@ import { createHash } from 'node:crypto'
 import pg from 'pg'
 import { waitFor } from './load.ts'
 import { cpuPerRequest, cpuSnapshot, measurePostgresOf } from './process-cpu.ts'
+import { sampleMemory } from './process-memory.ts'
+import { startCommand } from '../scripts/start-command.ts'
 
 const sides = (process.env.AB_SIDES ?? '').split(',').filter(Boolean)
 if (sides.length !== 2) throw new Error('AB_SIDES: two build directories, comma-separated')
@@ -41,7 +43,9 @@ const children: ChildProcess[] = []
 process.on('exit', () => children.forEach((child) => child.kill('SIGTERM')))
 const ports = [4301, 4302]
 for (const [index, dir] of sides.entries()) {
-  const child = spawn('sh', ['-c', 'exec node --max-old-space-size=320 dist/start.mjs'], {
+  // Each side as its own `npm start` says (node's flags included, which a change may be).
+  const [shell, args] = startCommand(dir)
+  const child = spawn(shell, args, {
     cwd: dir,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1', SEED: 'false', PORT: String(ports[index]), RATE_LIMIT_ENTERPRISE_PER_MINUTE: '100000000', RATE_LIMIT_STANDARD_PER_MINUTE: '100000000', LOCAL_SECRETS_FILE: '.data/bench-secrets.json', REDIS_URL: 'redis://127.0.0.1:6379', RATE_LIMIT_KEY_PREFIX: `newsroom:ab:${Date.now()}:${index}`, LOG_LEVEL: 'warn' },
@@ -49,6 +53,7 @@ for (const [index, dir] of sides.entries()) {
   children.push(child)
 }
 for (const port of ports) await waitFor(`http://127.0.0.1:${port}/v1/openapi.json`)
+const memory = children.map((child) => sampleMemory(child.pid!))
 
 let stamp = 0
 // Each request new to the response cache: a search's updated_before, or a list's published_before
@@ -95,7 +100,7 @@ for (const kind of kinds) {
     }
   }
   for (const [side, result] of results.entries()) {
-    console.log(`${kind} (${concurrency} connection${concurrency > 1 ? 's' : ''}) ${sides[side]}: service ${Math.round(median(result.service))} µs, PostgreSQL ${Math.round(median(result.postgres))} µs a request (medians of ${rounds} blocks of ${perBlock}; blocks: ${result.service.map(Math.round).join(' ')} / ${result.postgres.map(Math.round).join(' ')}), p50 ${median(result.latencies).toFixed(1)} ms, p99 ${percentile(result.latencies, 0.99).toFixed(1)} ms`)
+    console.log(`${kind} (${concurrency} connection${concurrency > 1 ? 's' : ''}) ${sides[side]}: service ${Math.round(median(result.service))} µs, PostgreSQL ${Math.round(median(result.postgres))} µs a request (medians of ${rounds} blocks of ${perBlock}; blocks: ${result.service.map(Math.round).join(' ')} / ${result.postgres.map(Math.round).join(' ')}), p50 ${median(result.latencies).toFixed(1)} ms, p99 ${percentile(result.latencies, 0.99).toFixed(1)} ms, peak RSS so far ${memory[side]!.peakMb()} MB`)
   }
 }
 process.exit(0)

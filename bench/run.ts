@@ -221,7 +221,9 @@ async function benchAt(articleCount: number, options: { build: boolean; children
     const profiled = process.env.BENCH_PROFILE ? command!.replace(/^exec node /, `exec node --cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE} `) : command!
     const service = spawn(shell, [flag!, profiled], { stdio: ['ignore', 'ignore', 'inherit'], env: serviceEnv })
     children.push(service)
-    const baseline = spawn(process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts', String(baselinePort)], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DATABASE_URL: databaseUrl } })
+    // The baseline's profile (BENCH_PROFILE) goes to its own folder, beside the service's.
+    const baselineProfile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.env.BENCH_PROFILE, 'baseline')}`] : []
+    const baseline = spawn(process.execPath, [...baselineProfile, '--import', 'tsx', 'bench/baseline-server.ts', String(baselinePort)], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DATABASE_URL: databaseUrl } })
     children.push(baseline)
     await waitFor(`http://127.0.0.1:${appPort}/v1/openapi.json`)
     await waitFor(`http://127.0.0.1:${baselinePort}/`)
@@ -301,6 +303,7 @@ async function benchAt(articleCount: number, options: { build: boolean; children
     // which made the changes feed look seven times dearer than a list of the same rows).
     const coldSpanMs = (publishedWindow.hi.getTime() - publishedWindow.lo.getTime()) * 0.9
     const coldLists = Array.from({ length: 20_000 }, (_, i) => `/v1/articles?limit=50&published_before=${new Date(publishedWindow.hi.getTime() - Math.floor((i / 20_000) * coldSpanMs)).toISOString()}`)
+    await measure('GET /v1/articles?limit=50 (cache cold: a new query each time)', 'baseline', { method: 'GET', paths: coldLists })
     await measure('GET /v1/articles?limit=50 (cache cold: a new query each time)', 'service', { method: 'GET', paths: coldLists })
     // More articles than a run asks for (10 s at 5,000 req/s is 50,000), so that none is asked
     // twice: 20,000 cycled twice or more measured the cache's keeping of second asks (a Redis
