@@ -8,7 +8,7 @@ import { signedInContext } from './support/portal-session.ts'
 // tRPC got wrong (issue 28). /v1 has its own fuzz test (tests/api/fuzz-every-operation).
 
 const port = Number(new URL(e2eBaseUrl).port)
-const everyDoor = ['/', '/signin', '/articles', '/api/auth/session', '/api/auth/csrf', '/api/trpc/articles.list', '/healthz', '/readyz', '/metrics', '/docs/api', '/v1/articles', '/v1/openapi.json']
+const everyDoor = ['/', '/signin', '/articles', '/api/auth/session', '/api/auth/csrf', '/api/trpc/articles.list', '/healthz', '/readyz', '/metrics', '/docs/api', '/docs/content-api', '/v1/articles', '/v1/openapi.json', '/content/v1/openapi.json']
 
 test('a malformed Host is a 400 on every door of the server, problem+json under /v1', async () => {
   for (const host of ['a b', '[', '%', 'x:99999', '']) {

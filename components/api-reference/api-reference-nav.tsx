@@ -1,12 +1,12 @@
 import { operationAnchor, type TagGroup } from './openapi-view-model'
 import styles from './api-reference.module.css'
 
-export function ApiReferenceNav({ groups }: { groups: TagGroup[] }) {
+export function ApiReferenceNav({ groups, documentPath, quickStart }: { groups: TagGroup[]; documentPath: string; quickStart: boolean }) {
   return (
     <nav className={styles.nav} aria-label="API reference">
       <a href="#overview">Overview</a>
       <a href="#authentication">Authentication</a>
-      <a href="#quick-start">Quick start</a>
+      {quickStart && <a href="#quick-start">Quick start</a>}
       {groups.map((group) => (
         <div key={group.name}>
           <div className={styles.navSection}>{group.name}</div>
@@ -21,7 +21,7 @@ export function ApiReferenceNav({ groups }: { groups: TagGroup[] }) {
       <a href="#errors">Errors</a>
       <a href="#schemas">Schemas</a>
       <a href="#headers">Response headers</a>
-      <a href="/v1/openapi.json">openapi.json</a>
+      <a href={documentPath}>openapi.json</a>
     </nav>
   )
 }

@@ -48,7 +48,7 @@ export function withContentApi<Q extends z.ZodType, P extends z.ZodType | undefi
   handler: (context: ContentContext<Infer<Q>, Infer<P>>) => Promise<ContentAnswer>,
 ): RouteHandler {
   const route = routeTemplate(operation.path)
-  return async (request, routeContext) => {
+  const serve: RouteHandler = async (request, routeContext) => {
     const startedAt = performance.now()
     const requestId = createId('req')
     let tenant: ActingTenant | null = null
@@ -87,6 +87,8 @@ export function withContentApi<Q extends z.ZodType, P extends z.ZodType | undefi
     observeApiRequest({ requestId, method: request.method, route, status: response.status, durationMs: performance.now() - startedAt, tenantId: (tenant as ActingTenant | null)?.id })
     return response
   }
+  // The declaration it serves, for the check that the content API's document lists every route.
+  return Object.assign(serve, { contentOperation: operation })
 }
 
 function publicAnswer(request: ApiRequest, answer: ContentAnswer, newsroom: string, extra: Record<string, string>): Response {

@@ -5,10 +5,11 @@ import { articleColumns, toArticle, type StoredArticle } from '../articles/artic
 import type { ListArticlesQuery } from '../articles/article-schemas.ts'
 import { listArticles } from '../articles/list-articles.ts'
 import type { ActingTenant } from '../tenancy/actor.ts'
+import type { PublicArticle } from './public-article-schema.ts'
 import { tenantSql } from '../tenancy/tenant-sql.ts'
 
 /** What the public site may show of an article: no workflow, authors' ids or versions. */
-export function toPublicArticle(article: Article) {
+export function toPublicArticle(article: Article): PublicArticle {
   const { article_id, slug, headline, lede, body, tags, url, published_at, updated_at } = toArticleRecord(article)
   return { article_id, slug, headline, lede, body, tags, url, published_at, updated_at }
 }

@@ -1,7 +1,9 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { z } from 'zod'
 import { createContentKey, revokeContentKey } from '../../lib/content/content-keys.ts'
+import { publicArticleListSchema, publicArticleSchema } from '../../lib/content/public-article-schema.ts'
 import { db } from '../../lib/db/client.ts'
 import { apiClient } from '../support/api-client.ts'
 import { startApiServer } from '../support/api-server.ts'
@@ -82,6 +84,25 @@ describe('public content API', () => {
     expect(hidden.status).toBe(404)
     // A 404 is kept briefly under the list key, so the publication that makes it exist purges it.
     expect(hidden.headers.get('surrogate-key')).toContain(`list-${newsroom.tenant.id}`)
+  })
+
+  it('answers as its own OpenAPI document says: public fields only, and the document served without a key', async () => {
+    const editor = apiClient(server.url, await newsroom.token(['articles:read', 'articles:write'], 'editor'))
+    const live = await approved(editor, 'Ferry timetable changes')
+    expect((await editor.post(`/v1/articles/${live.article_id}/transitions`, { to_state: 'published' })).body).toMatchObject({ status: 'published' })
+    const site = apiClient(server.url)
+
+    const described = await site.get('/content/v1/openapi.json')
+    expect(described.status).toBe(200)
+    expect(described.body.info.title).toBe('Newsroom Content API (public)')
+    expect(Object.keys(described.body.paths)).toEqual(expect.arrayContaining(['/content/v1/articles', '/content/v1/articles/{article}']))
+    expect((await site.get('/content/v1/openapi.json', { 'If-None-Match': described.headers.get('etag')! })).status).toBe(304)
+
+    // Strict: a field the schema does not name (a workflow state, an author) fails the parse.
+    const list = await site.get(`/content/v1/articles?key=${contentKey}&q=ferry`)
+    expect(publicArticleListSchema.extend({ items: z.array(publicArticleSchema.strict()) }).parse(list.body).items.map((item) => item.article_id)).toEqual([live.article_id])
+    const one = await site.get(`/content/v1/articles/${live.article_id}`, { 'X-Content-Key': contentKey })
+    expect(publicArticleSchema.strict().parse(one.body)).toMatchObject({ article_id: live.article_id, headline: 'Ferry timetable changes' })
   })
 
   it('refuses a missing, unknown or revoked key, uncacheable, and a bad query with a 422', async () => {

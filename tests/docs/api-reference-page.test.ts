@@ -2,8 +2,11 @@ import { createElement } from 'react'
 import { renderToStaticMarkup } from 'react-dom/server'
 import { describe, expect, it } from 'vitest'
 import ApiReferencePage from '../../app/docs/api/page.tsx'
+import ContentApiReferencePage from '../../app/docs/content-api/page.tsx'
+import { buildContentOpenApiDocument } from '../../lib/api/openapi/content-openapi-document.ts'
 import { buildOpenApiDocument } from '../../lib/api/openapi/openapi-document.ts'
 import { problemCodeEntries } from '../../lib/problem-codes.ts'
+import { inPageLinks } from '../support/openapi-checks.ts'
 
 const html = renderToStaticMarkup(createElement(ApiReferencePage))
 const document = buildOpenApiDocument()
@@ -29,10 +32,33 @@ describe('the API reference page', () => {
   })
 
   it('has no broken in-page links and needs no script or outside asset', () => {
-    const ids = new Set([...html.matchAll(/ id="([^"]+)"/g)].map((match) => match[1]))
-    const targets = [...html.matchAll(/href="#([^"]+)"/g)].map((match) => match[1])
+    const { targets, broken } = inPageLinks(html)
     expect(targets.length).toBeGreaterThan(20)
-    expect(targets.filter((target) => !ids.has(target))).toEqual([])
+    expect(broken).toEqual([])
     expect(html).not.toMatch(/<script|<link|src="http|href="http/)
+  })
+})
+
+describe("the content API's reference page", () => {
+  const contentHtml = renderToStaticMarkup(createElement(ContentApiReferencePage))
+
+  it('shows each operation of its own document, the content key, and none of /v1', () => {
+    for (const [path, item] of Object.entries(buildContentOpenApiDocument().paths ?? {})) {
+      for (const operation of Object.values(item) as { operationId: string }[]) {
+        expect(contentHtml).toContain(`id="operation-${operation.operationId}"`)
+        expect(contentHtml).toContain(`<code>${path}</code>`)
+      }
+    }
+    expect(contentHtml).toContain('<a href="/content/v1/openapi.json">/content/v1/openapi.json</a>')
+    expect(contentHtml).toContain('Content keys')
+    expect(contentHtml).not.toContain('<code>/v1/articles</code>')
+    expect(contentHtml).not.toContain('id="quick-start"')
+  })
+
+  it('has no broken in-page links and needs no script or outside asset', () => {
+    const { targets, broken } = inPageLinks(contentHtml)
+    expect(targets.length).toBeGreaterThan(3)
+    expect(broken).toEqual([])
+    expect(contentHtml).not.toMatch(/<script|<link|src="http|href="http/)
   })
 })

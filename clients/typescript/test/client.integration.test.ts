@@ -3,7 +3,7 @@ import { startApiServer } from '../../../tests/support/api-server.ts'
 import { createTestTenant, type TestTenant } from '../../../tests/support/fixtures.ts'
 import { stubEnv } from '../../../tests/support/stub-env.ts'
 import { startWebhookReceiver } from '../../../tests/support/webhook-receiver.ts'
-import { createNewsroomClient, pagesByCursor, pagesByOffset, syncFeed, unwrap, verifyServiceSignature, verifyWebhook, type NewsroomClient } from '../src/index.ts'
+import { createContentClient, createNewsroomClient, pagesByCursor, pagesByOffset, syncFeed, unwrap, verifyServiceSignature, verifyWebhook, type NewsroomClient } from '../src/index.ts'
 
 // The typed client against the real /v1 handlers on 127.0.0.1: what a newcomer does first.
 
@@ -54,6 +54,30 @@ describe('typed calls', () => {
     expect(answer.response.status).toBe(404)
     expect(answer.error).toMatchObject({ code: 'not_found' })
     expect(() => unwrap(answer)).toThrow(/art_missing/)
+  })
+})
+
+describe('the content API client', () => {
+  it('reads published articles with a content key, typed from the content API document, and never a draft', async () => {
+    const { createContentKey } = await import('../../../lib/content/content-keys.ts')
+    const { key } = await createContentKey(newsroom.actor('admin'), 'Client test site')
+    const draft = unwrap(await client.POST('/v1/articles', { body: { headline: 'Lighthouse draft' } }))
+    const live = unwrap(await client.POST('/v1/articles', { body: { headline: 'Lighthouse reopens to visitors', status: 'in-review' } }))
+    unwrap(await client.POST('/v1/articles/{article_id}/transitions', { params: { path: { article_id: live.article_id } }, body: { to_state: 'approved' } }))
+    unwrap(await client.POST('/v1/articles/{article_id}/transitions', { params: { path: { article_id: live.article_id } }, body: { to_state: 'published' } }))
+
+    const site = createContentClient({ baseUrl: server.url, contentKey: key })
+    const page = unwrap(await site.GET('/content/v1/articles', { params: { query: { q: 'lighthouse' } } }))
+    expect(page.items.map((article) => article.article_id)).toEqual([live.article_id])
+    const one = unwrap(await site.GET('/content/v1/articles/{article}', { params: { path: { article: live.slug } } }))
+    expect(one).toMatchObject({ article_id: live.article_id, headline: 'Lighthouse reopens to visitors' })
+    expect(one).not.toHaveProperty('status')
+    const hidden = await site.GET('/content/v1/articles/{article}', { params: { path: { article: draft.article_id } } })
+    expect(hidden.response.status).toBe(404)
+    expect(hidden.error).toMatchObject({ code: 'not_found' })
+
+    const stranger = createContentClient({ baseUrl: server.url, contentKey: `nrc_${'x'.repeat(40)}`, retries: 0 })
+    expect((await stranger.GET('/content/v1/articles')).error).toMatchObject({ status: 401, code: 'unauthenticated' })
   })
 })
 

@@ -13,6 +13,7 @@ import { problemExample, problemSchema } from './problem-schema.ts'
 import { referencePaths, referenceTags } from './reference-openapi.ts'
 import { headerRefs, responseHeaders } from './response-headers.ts'
 import { schemaTweaks } from './schema-tweaks.ts'
+import { deepFreeze } from './deep-freeze.ts'
 import { bearerSecurityScheme, securitySchemeName } from './security.ts'
 
 /**
@@ -83,13 +84,5 @@ const methodNotAllowedResponse = {
       },
     },
   },
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const child of Object.values(value)) deepFreeze(child)
-  }
-  return value
 }
 
