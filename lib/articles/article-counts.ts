@@ -71,6 +71,30 @@ export function planBuckets(from: number | null, to: number | null): BucketPlan 
   return plan
 }
 
+const tagCountedKeys = new Set(['tag', 'status'])
+
+/**
+ * Whether the filter's total can be summed from article_tag_counts: a tag, alone or with a status
+ * (a desk's "published under local", the content API's tag pages). Any other filter is counted.
+ */
+export function countedFromTags(filter: ListArticlesFilter): filter is ListArticlesFilter & { tag: string } {
+  return filter.tag !== undefined && Object.entries(filter).every(([key, value]) => value === undefined || tagCountedKeys.has(key))
+}
+
+/**
+ * The exact number of articles carrying `filter.tag` in any spelling (and in `filter.status`):
+ * the article_tag_counts migration keeps a count per folded tag, status and writer shard, so this
+ * reads a few dozen rows at most where counting read every matching article (44,000 heap pages
+ * for a tag on 4% of 1,000,000 articles: 3.2 s on a cold cache).
+ */
+export async function countFromTags(sql: Sql, filter: ListArticlesFilter & { tag: string }, options: ReadOptions = {}): Promise<number> {
+  // lower() as the filter folds it (list-articles.ts), so the two cannot disagree on a spelling.
+  const [row] = filter.status
+    ? await sql.rows<{ total: string }>(`SELECT coalesce(sum(n), 0)::text AS total FROM article_tag_counts WHERE tenant_id = $1 AND tag = lower($2) AND status = $3::"ArticleStatus"`, [filter.tag, filter.status], options)
+    : await sql.rows<{ total: string }>(`SELECT coalesce(sum(n), 0)::text AS total FROM article_tag_counts WHERE tenant_id = $1 AND tag = lower($2)`, [filter.tag], options)
+  return Number(row!.total)
+}
+
 /** The exact number of articles matching a filter countedFromBuckets accepts. */
 export async function countFromBuckets(sql: Sql, filter: ListArticlesFilter, options: ReadOptions = {}): Promise<number> {
   const values: unknown[] = []

@@ -5,7 +5,7 @@ import { tenantSql, type ReadOptions } from '../tenancy/tenant-sql.ts'
 import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
 import type { ListArticlesFilter, ListArticlesQuery } from './article-schemas.ts'
 import { articleTotal } from './article-totals.ts'
-import { countedFromBuckets, countFromBuckets } from './article-counts.ts'
+import { countedFromBuckets, countedFromTags, countFromBuckets, countFromTags } from './article-counts.ts'
 import { toPage, type Page } from '../pagination.ts'
 import { matchRecord, searchArticleKeyPage, searchArticlePage, searchCondition, type SearchedArticle, type SearchedKey } from './search-articles.ts'
 import { assertCan } from '../auth/permissions.ts'
@@ -133,18 +133,21 @@ async function orderedPage<Row extends ArticleKey>(tenantId: string, query: List
   const after = cursor === undefined ? null : decodeListCursor(cursor, { tenantId, sort, filter: fingerprint })
   if (after && offset > 0) throw new ValidationError([{ field: 'offset', message: 'Send either offset or cursor, not both: the cursor already says where the page starts.' }])
 
-  // Status, department and publication range are summed from the kept counts, exact and cheap
-  // for a filter never seen before; any other filter is counted once per change (article-totals.ts).
+  // Status, department and publication range, and a tag alone or with a status, are summed from
+  // the kept counts, exact and cheap for a filter never seen before; any other filter is counted
+  // once per change (article-totals.ts).
   const prepare = planStableFilter(filter)
   // A page so filtered is planned on every run otherwise (0.11 ms of a cold list's 0.85 ms page
   // statement at 1,000,000 articles); its generic plan is the same index range.
   const generic = genericPlanFilter(filter, sort)
   const total = countedFromBuckets(filter)
     ? countFromBuckets(sql, filter, { prepare })
-    : articleTotal(tenantId, filter, async () => {
-      const [counted] = await sql.rows<{ total: number }>(`SELECT count(*)::int AS total FROM articles WHERE ${where}`, values)
-      return counted!.total
-    })
+    : countedFromTags(filter)
+      ? countFromTags(sql, filter, { prepare: true })
+      : articleTotal(tenantId, filter, async () => {
+          const [counted] = await sql.rows<{ total: number }>(`SELECT count(*)::int AS total FROM articles WHERE ${where}`, values)
+          return counted!.total
+        })
   const read: PageRead = { sql, columns, where, values, options: { prepare, generic } }
   const pageRows =
     sort === 'updated_at'

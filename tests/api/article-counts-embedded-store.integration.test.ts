@@ -3,8 +3,9 @@ import { apiClient } from '../support/api-client.ts'
 import { startMigratedEmbeddedDatabase } from '../support/embedded-database.ts'
 import { spawnApiServer, type SpawnedApiServer } from '../support/spawn-api-server.ts'
 
-// The kept article counts (the article_counts migration's statement triggers) on the embedded
-// store, PGlite, as `npm run dev` runs it: list totals follow creates and transitions there too.
+// The kept article counts (the article_counts and article_tag_counts migrations' statement
+// triggers) on the embedded store, PGlite, as `npm run dev` runs it: list totals follow creates,
+// tag edits and transitions there too.
 
 let database: Awaited<ReturnType<typeof startMigratedEmbeddedDatabase>>
 let server: SpawnedApiServer
@@ -30,7 +31,7 @@ describe('list totals on the embedded store', () => {
     }
     const ids: string[] = []
     for (let i = 0; i < 5; i++) {
-      const created = await client.post('/v1/articles', { headline: `Embedded ${i}` })
+      const created = await client.post('/v1/articles', { headline: `Embedded ${i}`, tags: i % 2 ? ['Local'] : ['local', 'weather'] })
       expect(created.status, created.text).toBe(201)
       ids.push(created.body.article_id)
     }
@@ -48,5 +49,14 @@ describe('list totals on the embedded store', () => {
     expect(await total(`&published_after=${beforePublishing}`)).toBe(3)
     expect(await total(`&published_before=${beforePublishing}`)).toBe(0)
     expect(await total(`&published_before=${new Date(Date.now() + 60_000).toISOString()}&status=published`)).toBe(3)
+    // By tag (article_tag_counts), in any spelling, alone and with a status.
+    expect(await total('&tag=LOCAL')).toBe(5)
+    expect(await total('&tag=weather')).toBe(3)
+    expect(await total('&tag=local&status=published')).toBe(3)
+    expect(await total('&tag=weather&status=draft')).toBe(1)
+    const edited = await client.patch(`/v1/articles/${ids[4]}`, { tags: ['sport'] })
+    expect(edited.status, edited.text).toBe(200)
+    expect(await total('&tag=local')).toBe(4)
+    expect(await total('&tag=Sport&status=draft')).toBe(1)
   })
 })
