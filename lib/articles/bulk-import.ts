@@ -11,7 +11,6 @@ import { bulkArticleSchema, maxBulkArticles } from './article-schemas.ts'
 import { zodFieldErrors } from '../validation.ts'
 import { cleanBody } from './stored-body.ts'
 import { commitArticleChange } from './commit-article-change.ts'
-import { retryTransactionConflicts } from '../db/transaction-conflicts.ts'
 
 export type BulkItemResult = {
   index: number
@@ -105,7 +104,8 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
     slug: item.input.slug ?? null,
   }))
 
-  const storedResults = rows.length === 0 ? [] : await retryTransactionConflicts(() => storeItems(), { what: 'bulk import' })
+  // A conflict PostgreSQL settles by rolling the import back runs it again (commitArticleChange).
+  const storedResults = rows.length === 0 ? [] : await storeItems()
   for (const result of storedResults) results[result.index] = result
 
   const count = (status: BulkItemResult['status']) => results.filter((result) => result.status === status).length
@@ -174,6 +174,6 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
         upserted.map(({ inserted, ...stored }) => ({ kind: inserted ? 'article.created' : 'article.updated', data: toArticleRecord(toArticle(stored)) })),
       )
       return [...outcomes.values()]
-    })
+    }, { what: 'bulk import' })
   }
 }

@@ -3,6 +3,7 @@ import { commitChange, type Emit } from '../events/commit-change.ts'
 import { articlesChanged } from './article-totals.ts'
 import { withContentPurges } from '../content/content-purges.ts'
 import type { EventInput } from '../events/record-event.ts'
+import { retryTransactionConflicts } from '../db/transaction-conflicts.ts'
 
 /**
  * A change to articles and its events, committed as one unit (commitChange) with the articles'
@@ -14,12 +15,19 @@ import type { EventInput } from '../events/record-event.ts'
 export function commitArticleChange<T>(
   tenantId: string,
   change: (tx: SqlTransaction, emit: Emit) => Promise<T>,
-  options: { oneStatement?: boolean } = {},
+  options: { oneStatement?: boolean; what?: string } = {},
 ): Promise<T> {
   // Article changes are raw SQL (article-writes.ts), so they run on a pg connection of their own
   // rather than in a Prisma interactive transaction, whose machinery cost more than the statements.
   // A change written as one statement (article-write-statement.ts) needs no transaction block.
   // Events emitted directly (bulk import) carry their content purge too (lib/content/content-purges.ts).
   const withPurges = (tx: SqlTransaction, emit: Emit) => change(tx, Object.assign((events: EventInput[]) => emit(withContentPurges(tenantId, events)), { written: emit.written }))
-  return commitChange(options.oneStatement ? singleStatementDatabase : sqlDatabase, tenantId, withPurges, { afterCommit: () => articlesChanged([tenantId]) })
+  // The kept counts' triggers lock count rows in key order within a statement, but a statement
+  // of two phases (a bulk import's INSERT … ON CONFLICT runs its update triggers, then its insert
+  // triggers) takes them in two runs, so a concurrent write can meet it in the other order and
+  // PostgreSQL rolls one back: that write is run again, whole, rather than answered with a failure.
+  return retryTransactionConflicts(
+    () => commitChange(options.oneStatement ? singleStatementDatabase : sqlDatabase, tenantId, withPurges, { afterCommit: () => articlesChanged([tenantId]) }),
+    { what: options.what ?? 'article change' },
+  )
 }

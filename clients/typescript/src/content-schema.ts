@@ -12,7 +12,7 @@ export interface paths {
          * List published articles
          * @description A page of the newsroom's published articles, newest publication first (ties by creation, then `article_id`), as the newsroom's site shows them.
          *
-         *     `tag` keeps the articles carrying that tag in any spelling; `q` searches headline, lede, tags and body text, most relevant first, as `GET /v1/articles` does. Page with `limit` (1 to 200, default 50) and `offset`, or send the page's `next_cursor` back as `cursor` (no `offset`): a cursor page costs what page 1 costs. Any other parameter (`status`, `author_id`, …) is a 422: this API never shows a draft.
+         *     `tag` keeps the articles carrying that tag in any spelling; `q` searches headline, lede, tags and body text, most relevant first, as `GET /v1/articles` does. Page with `limit` (1 to 200, default 50) and `offset`, or, without `q`, send the page's `next_cursor` back as `cursor` (no `offset`): a cursor page costs what page 1 costs. A search (`q`) pages by `offset` only. Any other parameter (`status`, `author_id`, …) is a 422: this API never shows a draft.
          */
         get: operations["listPublishedArticles"];
         put?: never;
@@ -275,7 +275,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A query parameter is out of range, malformed or unknown to this API (such as `status`); `errors` names each. Never cached. */
+            /** @description A query or path parameter is out of range, malformed or unknown to this API (such as `status`); `errors` names each. Never cached. */
             422: {
                 headers: {
                     /**
@@ -294,7 +294,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description An unexpected failure, or the database unreachable for a moment; retry. Never cached. */
+            /** @description An unexpected failure on our side; quote `request_id` to support. Never cached. */
             500: {
                 headers: {
                     /**
@@ -302,6 +302,30 @@ export interface operations {
                      * @example no-store
                      */
                     "Cache-Control": string;
+                    /**
+                     * @description Identifies this request; problem bodies repeat it as `request_id`.
+                     * @example req_0mhx2k1s9a1b2c3d4e5f6g7h8
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. Never cached. */
+            503: {
+                headers: {
+                    /**
+                     * @description Whether and how long a shared cache may keep this failure.
+                     * @example no-store
+                     */
+                    "Cache-Control": string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 5
+                     */
+                    "Retry-After": number;
                     /**
                      * @description Identifies this request; problem bodies repeat it as `request_id`.
                      * @example req_0mhx2k1s9a1b2c3d4e5f6g7h8
@@ -434,10 +458,20 @@ export interface operations {
                      */
                     "Cache-Control": string;
                     /**
+                     * @description The same keys, comma-separated (Cloudflare).
+                     * @example newsroom-ten_0mhx2k1s,list-ten_0mhx2k1s
+                     */
+                    "Cache-Tag": string;
+                    /**
                      * @description The newsroom and its list: a publication that makes the address exist purges this 404.
                      * @example newsroom-ten_0mhx2k1s list-ten_0mhx2k1s
                      */
                     "Surrogate-Key": string;
+                    /**
+                     * @description `X-Content-Key` when the key came as that header.
+                     * @example X-Content-Key
+                     */
+                    Vary?: string;
                     /**
                      * @description Identifies this request; problem bodies repeat it as `request_id`.
                      * @example req_0mhx2k1s9a1b2c3d4e5f6g7h8
@@ -449,7 +483,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A query parameter is out of range, malformed or unknown to this API (such as `status`); `errors` names each. Never cached. */
+            /** @description A query or path parameter is out of range, malformed or unknown to this API (such as `status`); `errors` names each. Never cached. */
             422: {
                 headers: {
                     /**
@@ -468,7 +502,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description An unexpected failure, or the database unreachable for a moment; retry. Never cached. */
+            /** @description An unexpected failure on our side; quote `request_id` to support. Never cached. */
             500: {
                 headers: {
                     /**
@@ -476,6 +510,30 @@ export interface operations {
                      * @example no-store
                      */
                     "Cache-Control": string;
+                    /**
+                     * @description Identifies this request; problem bodies repeat it as `request_id`.
+                     * @example req_0mhx2k1s9a1b2c3d4e5f6g7h8
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. Never cached. */
+            503: {
+                headers: {
+                    /**
+                     * @description Whether and how long a shared cache may keep this failure.
+                     * @example no-store
+                     */
+                    "Cache-Control": string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 5
+                     */
+                    "Retry-After": number;
                     /**
                      * @description Identifies this request; problem bodies repeat it as `request_id`.
                      * @example req_0mhx2k1s9a1b2c3d4e5f6g7h8

@@ -68,7 +68,8 @@ describe("the content API's OpenAPI document", () => {
     for (const route of ['/content/v1/articles', '/content/v1/articles/{article}']) {
       const responses = operation(route).responses as Record<string, oas31.ResponseObject>
       expect(Object.keys(responses['200']!.headers ?? {}), route).toEqual(expect.arrayContaining(['Cache-Control', 'ETag', 'Surrogate-Key', 'Cache-Tag', 'X-Request-Id']))
-      expect(Object.keys(responses), route).toEqual(expect.arrayContaining(['200', '304', '401', '422', '500']))
+      expect(Object.keys(responses), route).toEqual(expect.arrayContaining(['200', '304', '401', '422', '500', '503']))
+      expect(Object.keys(responses['503']!.headers ?? {}), route).toContain('Retry-After')
     }
     expect(Object.keys(operation('/content/v1/articles').responses!)).not.toContain('404')
     expect(Object.keys(operation('/content/v1/articles/{article}').responses!)).toContain('404')

@@ -17,16 +17,17 @@ It is a different door from the \`/v1\` API (which editors' tools and integratio
 ### The content key
 
 Every request names the newsroom with a **content key** (\`nrc_…\`), as the \`key\` query parameter or an \`X-Content-Key\` header.
-An admin creates content keys in the portal under **Settings → API Keys → Content keys**. A content key only reads what the newsroom has published, so it may ship inside a web page or an app.
-A missing, unknown or revoked key is a 401; revoking a key also purges what shared caches kept for the newsroom.
+An admin creates content keys in the portal under **Settings → API Keys → Content keys**. A content key only reads what the newsroom has published, so it may sit in a site's server code, its build or an app.
+When a request sends both, the query's \`key\` is the one used. A missing, unknown or revoked key is a 401; revoking a key also purges what shared caches kept for the newsroom.
+Answers carry no CORS headers: a page on another origin reads the API through its own server, or through a cache or proxy on its origin.
 
 ### Caching
 
-Answers are public and built to sit behind a shared cache (Varnish, Fastly, Cloudflare): \`Cache-Control: public, max-age=0, s-maxage=300, stale-while-revalidate=30\`,
+Answers are public and built to sit behind a shared cache (Varnish, Fastly, Cloudflare): \`Cache-Control: public, max-age=0, s-maxage=300, stale-while-revalidate=30\` (the service's operator may set another \`s-maxage\`),
 a strong \`ETag\` (send it back as \`If-None-Match\` for a 304), and the surrogate keys a purge finds the answer by (\`Surrogate-Key\`, space-separated, and \`Cache-Tag\`, comma-separated).
 When an article is published, changed while published, unpublished or archived, the service purges its page and the newsroom's list pages (\`article-…\`, \`list-…\`), so a shared cache keeps answers until they change.
 A key sent as a header makes the answer vary by it (\`Vary: X-Content-Key\`); a key in the query is part of the URL, and so of the cache's key.
-A 404 is kept briefly (\`s-maxage=60\`) under the list key, so the publication that makes the address exist purges it. Failures of the key or the query are never cached (\`no-store\`).
+A 404 is kept briefly (\`s-maxage=60\`) under the list key, so the publication that makes the address exist purges it. Failures of the key, the query or the service are never cached (\`no-store\`).
 
 ### Errors
 
@@ -75,7 +76,7 @@ const unauthenticated = problemResponse('No valid content key: missing, unknown 
   { code: 'unauthenticated', name: 'unknown_key', summary: 'An unknown or revoked key.', detail: 'The content key is unknown or revoked. Create one in Settings → API Keys → Content keys.' },
 ])
 
-const invalidQuery = problemResponse('A query parameter is out of range, malformed or unknown to this API (such as `status`); `errors` names each. Never cached.', 'no-store', [
+const invalidQuery = problemResponse('A query or path parameter is out of range, malformed or unknown to this API (such as `status`); `errors` names each. Never cached.', 'no-store', [
   {
     code: 'validation_failed',
     summary: 'A parameter this API does not take.',
@@ -85,9 +86,16 @@ const invalidQuery = problemResponse('A query parameter is out of range, malform
   },
 ])
 
-const serverFailure = problemResponse('An unexpected failure, or the database unreachable for a moment; retry. Never cached.', 'no-store', [
+const serverFailure = problemResponse('An unexpected failure on our side; quote `request_id` to support. Never cached.', 'no-store', [
   { code: 'internal_error', summary: 'An unexpected failure on our side.', detail: 'Something went wrong on our side. Quote request id req_0mhx2k1s9a1b2c3d4e5f6g7h8 if you contact support.' },
 ])
+
+const unavailable = problemResponse(
+  'The database is unreachable for a moment; retry after `Retry-After` seconds. Never cached.',
+  'no-store',
+  [{ code: 'service_unavailable', summary: 'The database is unreachable.', detail: 'The service cannot reach its database right now; retry shortly.' }],
+  { 'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer' }, example: 5 } },
+)
 
 function contentOperation(operation: ContentOperation, keys: string): ZodOpenApiOperationObject {
   const { key: _key, ...query } = (operation.query as z.ZodObject).shape
@@ -99,10 +107,13 @@ function contentOperation(operation: ContentOperation, keys: string): ZodOpenApi
     ...(operation.notFound && {
       404: problemResponse(operation.notFound, 'public, max-age=0, s-maxage=60', [{ code: 'not_found', summary: 'No such published article.', detail: "No published article with id 'council-to-vote' exists in this newsroom." }], {
         'Surrogate-Key': stringHeader('The newsroom and its list: a publication that makes the address exist purges this 404.', 'newsroom-ten_0mhx2k1s list-ten_0mhx2k1s'),
+        'Cache-Tag': stringHeader('The same keys, comma-separated (Cloudflare).', 'newsroom-ten_0mhx2k1s,list-ten_0mhx2k1s'),
+        Vary: stringHeader('`X-Content-Key` when the key came as that header.', 'X-Content-Key', false),
       }),
     }),
     422: invalidQuery,
     500: serverFailure,
+    503: unavailable,
   }
   return {
     operationId: operation.operationId,
@@ -180,4 +191,4 @@ export function buildContentOpenApiDocument(): oas31.OpenAPIObject {
   return cached
 }
 
-const contentProblemCodes = new Set<string>(['unauthenticated', 'not_found', 'validation_failed', 'internal_error'])
+const contentProblemCodes = new Set<string>(['unauthenticated', 'not_found', 'validation_failed', 'internal_error', 'service_unavailable'])

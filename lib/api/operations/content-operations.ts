@@ -35,7 +35,8 @@ export const listContentArticlesOperation = {
     "A page of the newsroom's published articles, newest publication first (ties by creation, then `article_id`), as the newsroom's site shows them.",
     '',
     '`tag` keeps the articles carrying that tag in any spelling; `q` searches headline, lede, tags and body text, most relevant first, as `GET /v1/articles` does. ' +
-      'Page with `limit` (1 to 200, default 50) and `offset`, or send the page\'s `next_cursor` back as `cursor` (no `offset`): a cursor page costs what page 1 costs. ' +
+      'Page with `limit` (1 to 200, default 50) and `offset`, or, without `q`, send the page\'s `next_cursor` back as `cursor` (no `offset`): a cursor page costs what page 1 costs. ' +
+      'A search (`q`) pages by `offset` only. ' +
       'Any other parameter (`status`, `author_id`, …) is a 422: this API never shows a draft.',
   ].join('\n'),
   success: { description: 'A page of published articles.', schema: publicArticleListSchema },
