@@ -335,6 +335,36 @@ describe('fuzzing every declared /v1 operation', () => {
   })
 })
 
+describe('fuzzing the public content API', () => {
+  it('never answers 5xx or drops the connection, whatever the key, path or query', async () => {
+    const { createContentKey } = await import('../../lib/content/content-keys.ts')
+    const { getContentArticleOperation, listContentArticlesOperation } = await import('../../lib/api/operations/content-operations.ts')
+    const newsroom = await createTestTenant()
+    const { key } = await createContentKey(newsroom.actor('admin'), 'Fuzzed site')
+    const cases: Case[] = []
+    // The key in the query, raw as a client may send it; in a header, what a header can carry.
+    for (const keyValue of [key, '', '%00', '%ED%A0%80', '%FF', `nrc_${'x'.repeat(5_000)}`, `${key}%00`]) {
+      cases.push({ name: `key=${keyValue.slice(0, 12)}`, method: 'GET', target: `/content/v1/articles?key=${keyValue}` })
+    }
+    for (const keyValue of [key, 'not-a-key', `nrc_${'x'.repeat(5_000)}`, `${key}\u00ff`, '"', `${key}, ${key}`]) {
+      cases.push({ name: `X-Content-Key ${keyValue.slice(0, 12)}`, method: 'GET', target: '/content/v1/articles', headers: { 'X-Content-Key': keyValue } })
+    }
+    for (const operation of [listContentArticlesOperation, getContentArticleOperation]) {
+      const target = operation.path.replace('{article}', realIds.article_id!)
+      const keys = [...new Set([...declaredKeys(operation.query).filter((name) => name !== 'key'), ...commonQueryKeys])]
+      for (const name of keys) {
+        for (const value of badQueryValues) cases.push({ name: `query ${name}=${value.slice(0, 20)}`, method: 'GET', target: `${target}?key=${key}&${name}=${value}` })
+      }
+      cases.push(
+        { name: 'repeated query keys', method: 'GET', target: `${target}?key=${key}&${keys.map((name) => `${name}=1&${name}=x`).join('&')}` },
+        { name: 'raw query junk', method: 'GET', target: `${target}?key=${key}&%%%&=&&==&%00=%00&a[b]=c&__proto__=1&constructor[prototype]=1` },
+      )
+    }
+    for (const id of badIds) cases.push({ name: 'bad article', method: 'GET', target: `/content/v1/articles/${id}?key=${key}` })
+    await sendAll(cases)
+  })
+})
+
 describe('random requests to every declared operation', () => {
   const nastyString = fc.oneof(
     fc.string(),

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { listArticlesQuerySchema } from '../../articles/article-schemas.ts'
+import { withoutNul } from '../../validation.ts'
 import { publicArticleListSchema, publicArticleSchema } from '../../content/public-article-schema.ts'
 
 /**
@@ -47,11 +48,8 @@ export const getContentArticleOperation = {
   path: '/content/v1/articles/{article}',
   query: z.strictObject({ key: contentKeyParam }),
   params: z.object({
-    article: z
-      .string()
-      .min(1)
-      .max(300)
-      .meta({ description: "The article's id (`art_…`) or its slug; a slug two articles once shared names the one published last.", example: 'council-approves-riverside-plan' }),
+    // PostgreSQL text cannot hold NUL: refused here as a 422, where it reached the database as a 500 (fuzz test).
+    article: withoutNul(z.string().min(1).max(300)).meta({ description: "The article's id (`art_…`) or its slug; a slug two articles once shared names the one published last.", example: 'council-approves-riverside-plan' }),
   }),
   operationId: 'getPublishedArticle',
   summary: 'Get a published article',
