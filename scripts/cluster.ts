@@ -12,6 +12,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, appendFileSync, openSync, chownSync } from 'node:fs'
+import { createConnection } from 'node:net'
 import path from 'node:path'
 import { clusterLayout, type ClusterLayout } from './cluster-layout.ts'
 
@@ -107,6 +108,8 @@ function startHaproxy(): void {
   const config = `global
   pidfile ${pidFile('haproxy')}
   maxconn 2000
+  # Read by restartApp: an instance is back only once HAProxy's own checks have it UP.
+  stats socket ${haproxySocket()} mode 600 level user
 
 defaults
   mode http
@@ -144,10 +147,50 @@ function startVarnish(): void {
   run('varnishd', ['-a', `127.0.0.1:${layout.ports.varnish}`, '-f', vclFile, '-n', path.join(layout.dir, 'varnish'), '-P', pidFile('varnish'), '-s', 'malloc,64m', '-T', 'none'], { quiet: true })
 }
 
-/** Starts app instance `index` (0-based) again, after a test stopped it, and waits until it is ready. */
-export async function restartApp(index: number): Promise<void> {
+const haproxySocket = () => path.join(layout.dir, 'haproxy.sock')
+
+/** One command on HAProxy's stats socket, and its answer. */
+function haproxyCommand(command: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection(haproxySocket())
+    let answer = ''
+    socket.setEncoding('utf8')
+    socket.setTimeout(2_000, () => socket.destroy(new Error(`HAProxy did not answer "${command}"`)))
+    socket.on('connect', () => socket.end(`${command}\n`))
+    socket.on('data', (chunk) => (answer += chunk))
+    socket.on('end', () => resolve(answer))
+    socket.on('error', reject)
+  })
+}
+
+/** The status HAProxy's health checks give app instance `index` (UP, DOWN, "DOWN 1/2"…). */
+async function haproxyServerStatus(index: number): Promise<string | undefined> {
+  const [header, ...rows] = (await haproxyCommand('show stat')).trim().split('\n')
+  const columns = header!.replace(/^# /, '').split(',')
+  const [proxy, server, status] = ['pxname', 'svname', 'status'].map((name) => columns.indexOf(name))
+  return rows.map((row) => row.split(',')).find((fields) => fields[proxy!] === 'apps' && fields[server!] === `app-${index + 1}`)?.[status!]
+}
+
+/**
+ * Starts app instance `index` (0-based) again, after a test stopped it, and waits until it is
+ * ready and HAProxy sends it traffic again: its checks need two successes 500 ms apart, and a
+ * request sent through HAProxy before then may find every instance still out of rotation (503).
+ */
+export async function restartApp(index: number, timeoutMs = 120_000): Promise<void> {
   startApp(index)
-  await waitReady(`http://127.0.0.1:${layout.ports.apps[index]}/readyz`)
+  await waitReady(`http://127.0.0.1:${layout.ports.apps[index]}/readyz`, timeoutMs)
+  await waitInRotation(index, timeoutMs)
+}
+
+async function waitInRotation(index: number, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  let status: string | undefined
+  while (Date.now() < deadline) {
+    status = await haproxyServerStatus(index).catch((error: Error) => `unreadable (${error.message})`)
+    if (status === 'UP') return
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  throw new Error(`HAProxy still has app-${index + 1} ${status ?? 'unlisted'}; see the logs in ${layout.dir}`)
 }
 
 /** Stops or starts the PostgreSQL replica (the tests' "replica down"). */
@@ -187,7 +230,7 @@ export async function startCluster(): Promise<ClusterLayout> {
   await Promise.all(layout.ports.apps.slice(1).map((port) => waitReady(`http://127.0.0.1:${port}/readyz`)))
   startHaproxy()
   startVarnish()
-  await waitReady(`http://127.0.0.1:${layout.ports.haproxy}/readyz`)
+  await Promise.all(layout.ports.apps.map((_, index) => waitInRotation(index)))
   return layout
 }
 
