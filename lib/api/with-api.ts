@@ -277,7 +277,7 @@ export function errorResponse(error: unknown, requestId: string, headers: Record
 
 const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
 type Method = (typeof methods)[number]
-type RouteExports = Record<Method | 'HEAD' | 'OPTIONS', RouteHandler>
+export type RouteExports = Record<Method | 'HEAD' | 'OPTIONS', RouteHandler>
 
 /**
  * The exports of a /v1 route file: the given handlers; HEAD as GET without its body; OPTIONS

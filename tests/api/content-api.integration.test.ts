@@ -121,6 +121,42 @@ describe('public content API', () => {
     // Pages a shared cache kept for the newsroom are purged with the revocation.
     await waitForPurge((purge) => purge.keys.includes(`newsroom-${newsroom.tenant.id}`))
   })
+
+  it("answers a page on any origin: a preflight for the key and If-None-Match headers, and every answer, failures too, readable by the page's script", async () => {
+    const origin = { Origin: 'https://www.dailyplanet.example' }
+    for (const path of ['/content/v1/articles', '/content/v1/articles/some-story', '/content/v1/openapi.json']) {
+      const preflight = await fetch(server.url + path, {
+        method: 'OPTIONS',
+        headers: { ...origin, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'if-none-match,x-content-key' },
+      })
+      expect(preflight.status, path).toBe(204)
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('*')
+      expect(preflight.headers.get('access-control-allow-methods')!.split(', ')).toContain('GET')
+      expect(preflight.headers.get('access-control-allow-headers')!.toLowerCase().split(', ')).toEqual(expect.arrayContaining(['x-content-key', 'if-none-match']))
+      expect(Number(preflight.headers.get('access-control-max-age'))).toBeGreaterThan(0)
+      expect(preflight.headers.get('allow')).toBe('GET, HEAD, OPTIONS')
+    }
+
+    const list = await fetch(`${server.url}/content/v1/articles`, { headers: { ...origin, 'X-Content-Key': contentKey } })
+    expect(list.status).toBe(200)
+    expect(list.headers.get('access-control-allow-origin')).toBe('*')
+    expect(list.headers.get('access-control-expose-headers')!.split(', ')).toEqual(expect.arrayContaining(['ETag', 'X-Request-Id', 'Retry-After']))
+    // One answer for every origin: a shared cache keeps one copy, and no origin is echoed back.
+    expect(list.headers.get('vary')).toBe('X-Content-Key')
+    const unchanged = await fetch(`${server.url}/content/v1/articles`, { headers: { ...origin, 'X-Content-Key': contentKey, 'If-None-Match': list.headers.get('etag')! } })
+    expect(unchanged.status).toBe(304)
+    expect(unchanged.headers.get('access-control-allow-origin')).toBe('*')
+
+    const failures = [
+      await fetch(`${server.url}/content/v1/articles`, { headers: origin }),
+      await fetch(`${server.url}/content/v1/articles?key=${contentKey}&limit=0`, { headers: origin }),
+      await fetch(`${server.url}/content/v1/articles/no-such-story?key=${contentKey}`, { headers: origin }),
+      await fetch(`${server.url}/content/v1/articles?key=${contentKey}`, { method: 'POST', headers: origin }),
+      await fetch(`${server.url}/content/v1/articles?key=${contentKey}`, { method: 'HEAD', headers: origin }),
+    ]
+    expect(failures.map((answer) => answer.status)).toEqual([401, 422, 404, 405, 200])
+    for (const answer of failures) expect(answer.headers.get('access-control-allow-origin'), String(answer.status)).toBe('*')
+  })
 })
 
 describe('content purges', () => {

@@ -17,9 +17,14 @@ It is a different door from the \`/v1\` API (which editors' tools and integratio
 ### The content key
 
 Every request names the newsroom with a **content key** (\`nrc_…\`), as the \`key\` query parameter or an \`X-Content-Key\` header.
-An admin creates content keys in the portal under **Settings → API Keys → Content keys**. A content key only reads what the newsroom has published, so it may sit in a site's server code, its build or an app.
+An admin creates content keys in the portal under **Settings → API Keys → Content keys**. A content key only reads what the newsroom has published, so it may sit in a site's server code, its build, an app or a page's script.
 When a request sends both, the query's \`key\` is the one used. A missing, unknown or revoked key is a 401; revoking a key also purges what shared caches kept for the newsroom.
-Answers carry no CORS headers: a page on another origin reads the API through its own server, or through a cache or proxy on its origin.
+
+### From a browser
+
+Any origin may call the API from a page's script (CORS): every answer, failures included, carries \`Access-Control-Allow-Origin: *\` and exposes \`ETag\`, \`X-Request-Id\`, \`Retry-After\` and \`Allow\` to the script.
+A request with an \`X-Content-Key\` or \`If-None-Match\` header is preceded by the browser's preflight (\`OPTIONS\`), which is answered for two hours (\`Access-Control-Max-Age: 7200\`); a key in the query needs none.
+No cookie or credential is ever read: fetch's default sends none across origins, and a browser refuses the answer to a request made with \`credentials: 'include'\` (an answer open to every origin cannot accept credentials).
 
 ### Caching
 

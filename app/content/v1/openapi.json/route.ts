@@ -1,5 +1,5 @@
 import { buildContentOpenApiDocument } from '@/lib/api/openapi/content-openapi-document'
 import { servedOpenApiDocument } from '@/lib/api/openapi/served-document'
-import { apiRoute } from '@/lib/api/with-api'
+import { contentRoute } from '@/lib/api/content-route'
 
-export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({ GET: servedOpenApiDocument(buildContentOpenApiDocument) })
+export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = contentRoute({ GET: servedOpenApiDocument(buildContentOpenApiDocument) })
