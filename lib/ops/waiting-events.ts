@@ -21,7 +21,29 @@ export type WaitingEvent = {
   purpose: WaitingEventPurpose
 }
 
-export type WaitingEventsPage = { total: number; items: WaitingEvent[] }
+/**
+ * One page of waiting events: `before` of them are older than this page, and `next` (or null on
+ * the last page) asks for the page after it.
+ */
+export type WaitingEventsPage = { total: number; before: number; items: WaitingEvent[]; next: string | null }
+
+/**
+ * Where a page starts: after the event created at `createdAt` with this id. By value, not by
+ * offset: events leave the list as the queue takes them, and a page asked for later then starts
+ * where the one before it ended rather than skipping what moved up.
+ */
+type WaitingEventsCursor = { createdAt: Date; id: string }
+
+const cursorPattern = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)~([a-z]+_[0-9a-z]+)$/
+
+const writeCursor = ({ createdAt, id }: WaitingEventsCursor): string => `${createdAt.toISOString()}~${id}`
+
+/** A page's `after`, or null when it is not one this list wrote (the page then starts at the oldest). */
+export function readWaitingEventsCursor(after: string | undefined): WaitingEventsCursor | null {
+  const match = after ? cursorPattern.exec(after) : null
+  const createdAt = match ? new Date(match[1]!) : null
+  return createdAt && !Number.isNaN(createdAt.getTime()) ? { createdAt, id: match![2]! } : null
+}
 
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null)
 
@@ -32,18 +54,23 @@ const text = (value: unknown): string | null => (typeof value === 'string' ? val
  * publication. Deliveries themselves are made only when the event reaches the queue, so the
  * subscriptions here are the ones it will be delivered to as things stand.
  */
-export async function listWaitingEvents(actor: Actor, { limit }: { limit: number }): Promise<WaitingEventsPage> {
+export async function listWaitingEvents(actor: Actor, { limit, after = null }: { limit: number; after?: WaitingEventsCursor | null }): Promise<WaitingEventsPage> {
   assertCan(actor, 'webhooks:manage')
   const tdb = tenantDb(actor.tenant.id)
   const where = { sentToQueueAt: null }
-  const [rows, total, subscriptions] = await Promise.all([
-    tdb.event.findMany({ where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: limit }),
+  const newer = after ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] } : {}
+  const older = after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lte: after.id } }] } : null
+  const [page, total, before, subscriptions] = await Promise.all([
+    // One more than the page holds: whether there is a next page, without counting the rest.
+    tdb.event.findMany({ where: { ...where, ...newer }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: limit + 1 }),
     tdb.event.count({ where }),
+    older ? tdb.event.count({ where: { ...where, ...older } }) : 0,
     tdb.webhookSubscription.findMany({
       where: { status: { in: ['enabled', 'paused'] } },
       select: { id: true, url: true, events: true, departmentIds: true, tags: true, statuses: true, createdAt: true },
     }),
   ])
+  const rows = page.slice(0, limit)
   const articleIds = [...new Set(rows.map((row) => text((row.data as Record<string, unknown> | null)?.article_id)).filter((id): id is string => id !== null))]
   const headlines = new Map(
     (await tdb.article.findMany({ where: { id: { in: articleIds } }, select: { id: true, headline: true } })).map((article) => [article.id, article.headline]),
@@ -71,7 +98,8 @@ export async function listWaitingEvents(actor: Actor, { limit }: { limit: number
       purpose,
     }
   })
-  return { total, items }
+  const last = rows.at(-1)
+  return { total, before, items, next: page.length > limit && last ? writeCursor(last) : null }
 }
 
 /** How many waiting events hold up webhook deliveries and how many scheduled publications. */

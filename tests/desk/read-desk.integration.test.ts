@@ -6,7 +6,7 @@ import { listArticlesQuerySchema } from '../../lib/articles/article-schemas.ts'
 import { transitionArticle } from '../../lib/articles/transition-article.ts'
 import { db } from '../../lib/db/client.ts'
 import { readDesk } from '../../lib/desk/read-desk.ts'
-import { listWaitingEvents } from '../../lib/ops/waiting-events.ts'
+import { listWaitingEvents, readWaitingEventsCursor } from '../../lib/ops/waiting-events.ts'
 import { createId } from '../../lib/ids.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 
@@ -193,6 +193,30 @@ describe('readDesk', () => {
       ['article.publish_scheduled', 'Waiting to go out', { kind: 'scheduled_publication', publishAt: expect.any(String) }],
     ])
     await expect(listWaitingEvents(tenant.actor('editor'), { limit: 100 })).rejects.toThrow()
+  })
+
+  it('pages through waiting events oldest first, and a page asked for after the queue took some starts where the last one ended', async () => {
+    const tenant = await createTestTenant()
+    await db.event.updateMany({ where: { tenantId: tenant.tenant.id }, data: { sentToQueueAt: new Date() } })
+    const start = Date.now() - 60 * 60_000
+    const eventIds = Array.from({ length: 5 }, (_, index) => createId('evt', start + index * 1_000))
+    // Two share a moment: the id breaks the tie, so neither is shown twice or skipped.
+    const at = [0, 1, 1, 2, 3].map((step) => new Date(start + step * 60_000))
+    await db.event.createMany({ data: eventIds.map((id, index) => ({ id, tenantId: tenant.tenant.id, kind: 'webhook.test', occurredAt: at[index]!, createdAt: at[index]!, data: {} })) })
+    const admin = newsroomActor(tenant)
+
+    const first = await listWaitingEvents(admin, { limit: 2 })
+    expect(first).toMatchObject({ total: 5, before: 0, items: [{ id: eventIds[0] }, { id: eventIds[1] }] })
+    // The queue takes the two oldest before the admin asks for the next page.
+    await db.event.updateMany({ where: { id: { in: eventIds.slice(0, 2) } }, data: { sentToQueueAt: new Date() } })
+    const second = await listWaitingEvents(admin, { limit: 2, after: readWaitingEventsCursor(first.next!) })
+    expect(second).toMatchObject({ total: 3, before: 0, items: [{ id: eventIds[2] }, { id: eventIds[3] }] })
+    const last = await listWaitingEvents(admin, { limit: 2, after: readWaitingEventsCursor(second.next!) })
+    expect(last).toMatchObject({ total: 3, before: 2, items: [{ id: eventIds[4] }], next: null })
+
+    expect(readWaitingEventsCursor('2026-11-28T10:00:00.000Z~evt_1; DROP TABLE events')).toBeNull()
+    expect(readWaitingEventsCursor('not a cursor')).toBeNull()
+    expect(await listWaitingEvents(admin, { limit: 2, after: readWaitingEventsCursor('junk') })).toMatchObject({ before: 0, items: [{ id: eventIds[2] }, { id: eventIds[3] }] })
   })
 
   it('says a failed test delivery is not retried, and when a failed event delivery is tried next', async () => {

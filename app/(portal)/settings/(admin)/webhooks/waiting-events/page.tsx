@@ -2,7 +2,7 @@ import type { Metadata } from 'next'
 import Link from 'next/link'
 import { getPortalActor } from '@/lib/auth/session'
 import { getSettingsAdmin } from '@/lib/auth/settings-admin'
-import { listWaitingEvents, type WaitingEvent } from '@/lib/ops/waiting-events'
+import { listWaitingEvents, readWaitingEventsCursor, type WaitingEvent } from '@/lib/ops/waiting-events'
 import { EventQueueNotice } from '@/components/settings/event-queue-notice'
 import { SettingsForbidden } from '@/components/settings/settings-forbidden'
 import { LocalTime } from '@/components/local-time'
@@ -41,12 +41,15 @@ function Purpose({ event }: { event: WaitingEvent }) {
   )
 }
 
-/** The outbox's events not yet handed to the queue, oldest first, each with what it holds up. */
-export default async function WaitingEventsPage() {
+const count = (n: number) => n.toLocaleString('en-US')
+
+/** The outbox's events not yet handed to the queue, oldest first, each with what it holds up; a page at a time. */
+export default async function WaitingEventsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const admin = await getSettingsAdmin()
   const actor = await getPortalActor()
   if (!admin || !actor) return <SettingsForbidden />
-  const { total, items } = await listWaitingEvents(actor, { limit: shown })
+  const { after } = await searchParams
+  const { total, before, items, next } = await listWaitingEvents(actor, { limit: shown, after: readWaitingEventsCursor(typeof after === 'string' ? after : undefined) })
   return (
     <section aria-labelledby="page-heading">
       <p>
@@ -64,42 +67,51 @@ export default async function WaitingEventsPage() {
       ) : (
         <>
           <p data-testid="waiting-events-count">
-            {total === 1 ? '1 event is waiting.' : `${total} events are waiting.`}
-            {total > items.length && ` The oldest ${items.length} are shown.`}
+            {total === 1 ? '1 event is waiting.' : `${count(total)} events are waiting.`}
+            {items.length > 0 && total > items.length && ` Shown: ${count(before + 1)}–${count(before + items.length)}, oldest first.`}
+            {items.length === 0 && ' None after the last page you saw: the queue has taken them.'}
           </p>
-          <div className={styles.tableWrap}>
-            <table data-testid="waiting-events">
-              <thead>
-                <tr>
-                  <th scope="col">Since</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">Article</th>
-                  <th scope="col">Waits to</th>
-                  <th scope="col">Hand-over attempts</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((event) => (
-                  <tr key={event.id}>
-                    <td>
-                      <LocalTime iso={event.createdAt.toISOString()} />
-                    </td>
-                    <td>
-                      <code>{event.kind}</code>
-                    </td>
-                    <td>{event.article ? <Link href={`/articles/${event.article.id}`}>{event.article.headline ?? event.article.id}</Link> : '—'}</td>
-                    <td>
-                      <Purpose event={event} />
-                    </td>
-                    <td>
-                      {event.sendAttempts}
-                      {event.lastSendError && <span className="muted"> (last: {event.lastSendError})</span>}
-                    </td>
+          {items.length > 0 && (
+            <div className={styles.tableWrap}>
+              <table data-testid="waiting-events">
+                <thead>
+                  <tr>
+                    <th scope="col">Since</th>
+                    <th scope="col">Event</th>
+                    <th scope="col">Article</th>
+                    <th scope="col">Waits to</th>
+                    <th scope="col">Hand-over attempts</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                </thead>
+                <tbody>
+                  {items.map((event) => (
+                    <tr key={event.id}>
+                      <td>
+                        <LocalTime iso={event.createdAt.toISOString()} />
+                      </td>
+                      <td>
+                        <code>{event.kind}</code>
+                      </td>
+                      <td>{event.article ? <Link href={`/articles/${event.article.id}`}>{event.article.headline ?? event.article.id}</Link> : '—'}</td>
+                      <td>
+                        <Purpose event={event} />
+                      </td>
+                      <td>
+                        {event.sendAttempts}
+                        {event.lastSendError && <span className="muted"> (last: {event.lastSendError})</span>}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          {(before > 0 || next) && (
+            <nav aria-label="Waiting event pages" className={styles.pager}>
+              {before > 0 && <Link href="/settings/webhooks/waiting-events">← Oldest</Link>}
+              {next && <Link href={`/settings/webhooks/waiting-events?after=${encodeURIComponent(next)}`}>Next {shown} →</Link>}
+            </nav>
+          )}
         </>
       )}
     </section>
