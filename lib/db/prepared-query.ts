@@ -12,14 +12,18 @@ import type pg from 'pg'
  * one session: a second connection preparing the same name there would be refused ("prepared
  * statement already exists"). On PostgreSQL each connection has its own names anyway.
  */
-const connectionSuffixes = new WeakMap<pg.PoolClient, string>()
+type PreparedOnConnection = { suffix: string; names: Set<string> }
+
+const connections = new WeakMap<pg.PoolClient, PreparedOnConnection>()
 
 export async function preparedQuery<Row extends pg.QueryResultRow>(pool: pg.Pool, name: string, text: string, values: unknown[]): Promise<pg.QueryResult<Row>> {
   const client = await pool.connect()
-  let suffix = connectionSuffixes.get(client)
-  if (!suffix) {
-    suffix = randomBytes(6).toString('base64url')
-    connectionSuffixes.set(client, suffix)
+  let prepared = connections.get(client)
+  if (!prepared) {
+    prepared = { suffix: randomBytes(6).toString('base64url'), names: new Set() }
+    connections.set(client, prepared)
+    const forget = prepared
+    client.once('end', () => void deallocateInSharedSession(pool, forget.names))
   }
   // As pool.query does: a connection that fails while checked out (the server went away) must
   // not throw an unhandled 'error', and a connection that failed a statement is not reused.
@@ -29,12 +33,47 @@ export async function preparedQuery<Row extends pg.QueryResultRow>(pool: pg.Pool
   }
   client.once('error', onError)
   try {
-    return await client.query<Row>({ name: `${name}-${suffix}`, text, values })
+    const preparedName = `${name}-${prepared.suffix}`
+    const result = await client.query<Row>({ name: preparedName, text, values })
+    prepared.names.add(preparedName)
+    return result
   } catch (error) {
     failed ??= error as Error
     throw error
   } finally {
     client.removeListener('error', onError)
     client.release(failed)
+  }
+}
+
+// On PostgreSQL a connection's statements end with it. PGlite's one session outlives every
+// connection, so each connection the pool closed (idle for 10 s, by default) left its statements
+// there for good, and the next one prepared them again under its own suffix: 20 rounds of four
+// connections left 80 statements behind. They are dropped through another connection, which
+// shares that session.
+const sharedSessionByPool = new WeakMap<pg.Pool, Promise<boolean>>()
+
+function sharesOneSession(pool: pg.Pool): Promise<boolean> {
+  let shared = sharedSessionByPool.get(pool)
+  if (!shared) {
+    shared = pool.query<{ version: string }>('SELECT version()').then(
+      ({ rows }) => rows[0]!.version.includes('PGlite'),
+      () => {
+        sharedSessionByPool.delete(pool)
+        return false
+      },
+    )
+    sharedSessionByPool.set(pool, shared)
+  }
+  return shared
+}
+
+async function deallocateInSharedSession(pool: pg.Pool, names: Set<string>): Promise<void> {
+  if (names.size === 0 || pool.ending || pool.ended) return
+  try {
+    if (!(await sharesOneSession(pool))) return
+    await pool.query([...names].map((name) => `DEALLOCATE "${name.replaceAll('"', '""')}"`).join('; '))
+  } catch {
+    // The pool is ending or the store went away: its session, and these statements, go with it.
   }
 }
