@@ -57,6 +57,11 @@ describe('Varnish in front of /content/v1', () => {
     const hit = await site.get(page)
     expect(hit.headers.get('x-cache')).toBe('HIT')
     expect(hit.body.headline).toBe('Harbour fire')
+    // A page on any origin reads the cached copy too, and its preflight passes through Varnish.
+    expect(hit.headers.get('access-control-allow-origin')).toBe('*')
+    const preflight = await fetch(varnish + page, { method: 'OPTIONS', headers: { Origin: 'https://www.dailyplanet.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-content-key' } })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('X-Content-Key')
 
     // A change behind the service's back is not seen: Varnish answers from its cache.
     await db.$executeRaw`UPDATE articles SET headline = 'Changed in SQL' WHERE id = ${article.article_id}`
