@@ -71,3 +71,20 @@ test('tRPC: a lone surrogate is a 422 on its field, deep nesting a 422, broken J
   expect(query.status()).toBe(422)
   await context.close()
 })
+
+test('an address with a malformed percent-escape is a 400 that says so, on pages, tRPC and next-auth alike, signed in or not', async ({ browser, request }) => {
+  const context = await signedInContext(browser, 'admin')
+  const addresses = ['/articles/%FF', '/articles/%ED%A0%80', '/articles/100%', '/settings/api-keys/%FF', '/settings/webhooks/%FF', '/settings/webhooks/%E2%82/edit', '/api/trpc/%FF', '/api/auth/%FF', '/%FF']
+  for (const client of [context.request, request]) {
+    for (const address of addresses) {
+      const answer = await client.get(address, { maxRedirects: 0 })
+      expect(answer.status(), address).toBe(400)
+      expect(await answer.text(), address).toContain('malformed percent-escape')
+    }
+  }
+  // A well-formed escape still reaches its page (the article page, which looks the article up itself).
+  const wellFormed = await context.request.get('/articles/%C3%A9t%C3%A9', { maxRedirects: 0 })
+  expect(wellFormed.status()).toBe(200)
+  expect(wellFormed.headers()['content-type']).toContain('text/html')
+  await context.close()
+})
