@@ -40,6 +40,15 @@ describe('assertInputShape', () => {
     expect(fieldErrors('\ud83d').map((error) => error.field)).toEqual(['(body)'])
   })
 
+  it('names each field holding NUL, which PostgreSQL text and JSON cannot hold, and writes the NUL of a key as its escape', () => {
+    expect(fieldErrors({ headline: 'Council\u0000 votes' })).toEqual([{ field: 'headline', message: expect.stringContaining('contains NUL (\\u0000)') }])
+    expect(fieldErrors({ articles: [{ tags: ['a', '\u0000'] }] }).map((error) => error.field)).toEqual(['articles.0.tags.1'])
+    expect(fieldErrors({ ['k\u0000']: 1 })).toEqual([{ field: 'k\\u0000', message: expect.stringContaining("The key 'k\\u0000' contains NUL") }])
+    // No NUL in the answer itself, which the request log and an idempotent replay store.
+    expect(fieldErrors({ ['k\u0000']: '\u0000' }).flatMap((error) => [error.field, error.message]).some((text) => text.includes('\u0000'))).toBe(false)
+    expect(fieldErrors('id\u0000').map((error) => error.field)).toEqual(['(body)'])
+  })
+
   it('refuses nesting past the limit without recursion, however deep', () => {
     let deep: unknown = 1
     for (let i = 0; i < 200_000; i++) deep = { a: deep }

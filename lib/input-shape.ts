@@ -3,7 +3,7 @@ import { DomainError, ValidationError, type FieldError } from './errors.ts'
 /**
  * What every input must be before a schema is asked about it, on every door (/v1 bodies,
  * queries and path ids, tRPC inputs): nested at most `maxInputNestingDepth` objects and
- * arrays deep, and valid Unicode. Both are checked without recursion, so no input can
+ * arrays deep, and valid Unicode without NUL. Both are checked without recursion, so no input can
  * exhaust the stack of what reads it next (zod, the idempotency fingerprint, Prisma).
  */
 export const maxInputNestingDepth = 64
@@ -57,14 +57,16 @@ function closingQuote(bytes: Uint8Array, open: number): number {
 }
 
 /**
- * Refuses an input nested too deep (nesting_too_deep) or holding a lone UTF-16 surrogate in a
- * key or a value (validation_failed naming each such field). JSON may escape one (`"\ud800"`),
- * JSON.parse accepts it, but it is no character: PostgreSQL refuses it in JSON and turns it
- * into U+FFFD in text, so it would fail the write or change the text unannounced.
+ * Refuses an input nested too deep (nesting_too_deep) or holding a lone UTF-16 surrogate or a
+ * NUL in a key or a value (validation_failed naming each such field). JSON may escape a lone
+ * surrogate (`"\ud800"`), JSON.parse accepts it, but it is no character: PostgreSQL refuses it
+ * in JSON and turns it into U+FFFD in text, so it would fail the write or change the text
+ * unannounced. PostgreSQL refuses NUL in both.
  */
 export function assertInputShape(input: unknown): void {
   if (input === null || typeof input !== 'object') {
-    if (typeof input === 'string' && !input.isWellFormed()) throw new ValidationError([surrogateError('', 'value', input)], invalidUnicodeMessage)
+    const error = typeof input === 'string' ? textError('', 'value', input) : null
+    if (error) throw new ValidationError([error], unstorableTextMessage)
     return
   }
   const errors: FieldError[] = []
@@ -76,18 +78,28 @@ export function assertInputShape(input: unknown): void {
     const entries: [string, unknown][] = Array.isArray(container) ? container.map((value, index) => [String(index), value]) : Object.entries(container)
     for (const [key, value] of entries) {
       const field = path ? `${path}.${readable(key)}` : readable(key)
-      if (!Array.isArray(container) && !key.isWellFormed()) errors.push(surrogateError(field, 'key', key))
+      const keyError = Array.isArray(container) ? null : textError(field, 'key', key)
+      if (keyError) errors.push(keyError)
       if (typeof value === 'string') {
-        if (!value.isWellFormed()) errors.push(surrogateError(field, 'value', value))
+        const valueError = textError(field, 'value', value)
+        if (valueError) errors.push(valueError)
       } else if (value !== null && typeof value === 'object') pending.push([value, field, depth + 1])
     }
     // One report names enough fields to fix; a body made of nothing else need not list them all.
     if (errors.length >= 20) break
   }
-  if (errors.length > 0) throw new ValidationError(errors, invalidUnicodeMessage)
+  if (errors.length > 0) throw new ValidationError(errors, unstorableTextMessage)
 }
 
-const invalidUnicodeMessage = 'The request holds text that is not valid Unicode; see errors.'
+const unstorableTextMessage = 'The request holds text that is not valid Unicode or holds NUL; see errors.'
+
+/** What is wrong with a key or a text no field could store, or null. */
+function textError(field: string, where: 'key' | 'value', text: string): FieldError | null {
+  if (!text.isWellFormed()) return surrogateError(field, where, text)
+  // PostgreSQL's text and JSON cannot hold NUL: left to the database, any field's NUL was a 500.
+  if (text.includes('\u0000')) return { field: field || '(body)', message: `${where === 'key' ? `The key '${readable(text)}'` : 'The text'} contains NUL (\\u0000), which no text here can hold; remove it.` }
+  return null
+}
 
 function surrogateError(field: string, where: 'key' | 'value', text: string): FieldError {
   const escaped = `\\u${firstLoneSurrogate(text).charCodeAt(0).toString(16)}`
@@ -109,7 +121,11 @@ function firstLoneSurrogate(text: string): string {
   return ''
 }
 
-/** A key as a field path can carry it: a lone surrogate written as its escape, so the answer is valid Unicode itself. */
+/**
+ * A key as a field path can carry it: a lone surrogate or a NUL written as its escape, so the
+ * answer is valid Unicode itself and can be stored (the request log, an idempotent replay).
+ */
 function readable(key: string): string {
-  return key.isWellFormed() ? key : key.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (s) => `\\u${s.charCodeAt(0).toString(16)}`)
+  const named = key.includes('\u0000') ? key.replaceAll('\u0000', '\\u0000') : key
+  return named.isWellFormed() ? named : named.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (s) => `\\u${s.charCodeAt(0).toString(16)}`)
 }
