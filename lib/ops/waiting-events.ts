@@ -2,6 +2,7 @@ import { assertCan } from '../auth/permissions.ts'
 import { isEventKind } from '../events/event-kinds.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
+import { readSignedCursor, signCursor } from '../signed-cursor.ts'
 import { factsFromEventData, passesFilter } from '../webhooks/subscription-filter.ts'
 
 /** What a waiting event holds up once it is handed to the queue. */
@@ -30,19 +31,25 @@ export type WaitingEventsPage = { total: number; before: number; items: WaitingE
 /**
  * Where a page starts: after the event created at `createdAt` with this id. By value, not by
  * offset: events leave the list as the queue takes them, and a page asked for later then starts
- * where the one before it ended rather than skipping what moved up.
+ * where the one before it ended rather than skipping what moved up. Signed and bound to the
+ * newsroom like the API's list cursors (signed-cursor.ts).
  */
 type WaitingEventsCursor = { createdAt: Date; id: string }
 
-const cursorPattern = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)~([a-z]+_[0-9a-z]+)$/
+type CursorPayload = { v: 1; t: string; l: 'waiting-events'; k: number; i: string }
 
-const writeCursor = ({ createdAt, id }: WaitingEventsCursor): string => `${createdAt.toISOString()}~${id}`
+const encodeCursor = (tenantId: string, { createdAt, id }: WaitingEventsCursor): string =>
+  signCursor({ v: 1, t: tenantId, l: 'waiting-events', k: createdAt.getTime(), i: id } satisfies CursorPayload)
 
-/** A page's `after`, or null when it is not one this list wrote (the page then starts at the oldest). */
-export function readWaitingEventsCursor(after: string | undefined): WaitingEventsCursor | null {
-  const match = after ? cursorPattern.exec(after) : null
-  const createdAt = match ? new Date(match[1]!) : null
-  return createdAt && !Number.isNaN(createdAt.getTime()) ? { createdAt, id: match![2]! } : null
+/** A page's `after`, or null when it is not one this list wrote for this newsroom (the page then starts at the oldest). */
+function decodeCursor(tenantId: string, after: string): WaitingEventsCursor | null {
+  try {
+    const payload = readSignedCursor<CursorPayload>(after)
+    const ours = payload.v === 1 && payload.t === tenantId && payload.l === 'waiting-events' && Number.isFinite(payload.k) && typeof payload.i === 'string'
+    return ours ? { createdAt: new Date(payload.k), id: payload.i } : null
+  } catch {
+    return null
+  }
 }
 
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null)
@@ -54,8 +61,9 @@ const text = (value: unknown): string | null => (typeof value === 'string' ? val
  * publication. Deliveries themselves are made only when the event reaches the queue, so the
  * subscriptions here are the ones it will be delivered to as things stand.
  */
-export async function listWaitingEvents(actor: Actor, { limit, after = null }: { limit: number; after?: WaitingEventsCursor | null }): Promise<WaitingEventsPage> {
+export async function listWaitingEvents(actor: Actor, { limit, after: cursor }: { limit: number; after?: string }): Promise<WaitingEventsPage> {
   assertCan(actor, 'webhooks:manage')
+  const after = cursor ? decodeCursor(actor.tenant.id, cursor) : null
   const tdb = tenantDb(actor.tenant.id)
   const where = { sentToQueueAt: null }
   const newer = after ? { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] } : {}
@@ -99,7 +107,7 @@ export async function listWaitingEvents(actor: Actor, { limit, after = null }: {
     }
   })
   const last = rows.at(-1)
-  return { total, before, items, next: page.length > limit && last ? writeCursor(last) : null }
+  return { total, before, items, next: page.length > limit && last ? encodeCursor(actor.tenant.id, last) : null }
 }
 
 /** How many waiting events hold up webhook deliveries and how many scheduled publications. */

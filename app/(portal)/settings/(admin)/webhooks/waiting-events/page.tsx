@@ -2,7 +2,7 @@ import type { Metadata } from 'next'
 import Link from 'next/link'
 import { getPortalActor } from '@/lib/auth/session'
 import { getSettingsAdmin } from '@/lib/auth/settings-admin'
-import { listWaitingEvents, readWaitingEventsCursor, type WaitingEvent } from '@/lib/ops/waiting-events'
+import { listWaitingEvents, type WaitingEvent } from '@/lib/ops/waiting-events'
 import { EventQueueNotice } from '@/components/settings/event-queue-notice'
 import { SettingsForbidden } from '@/components/settings/settings-forbidden'
 import { LocalTime } from '@/components/local-time'
@@ -49,7 +49,7 @@ export default async function WaitingEventsPage({ searchParams }: { searchParams
   const actor = await getPortalActor()
   if (!admin || !actor) return <SettingsForbidden />
   const { after } = await searchParams
-  const { total, before, items, next } = await listWaitingEvents(actor, { limit: shown, after: readWaitingEventsCursor(typeof after === 'string' ? after : undefined) })
+  const { total, before, items, next } = await listWaitingEvents(actor, { limit: shown, after: typeof after === 'string' ? after : undefined })
   return (
     <section aria-labelledby="page-heading">
       <p>
