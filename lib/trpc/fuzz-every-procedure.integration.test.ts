@@ -2,6 +2,7 @@ import { TRPCError } from '@trpc/server'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { z } from 'zod'
 import { createTestTenant, type TestTenant } from '../../tests/support/fixtures.ts'
+import { hostileJsonValues } from '../../tests/support/hostile-values.ts'
 import { createCallerFactory } from './init.ts'
 import { appRouter } from './routers/app-router.ts'
 
@@ -13,9 +14,18 @@ import { appRouter } from './routers/app-router.ts'
 
 type Procedure = { _def: { type: 'query' | 'mutation'; inputs: { schema?: z.ZodType }[] } }
 
-const hostileStrings = ['\u0000', 'art_\u0000x', 'x'.repeat(20_000), '%FF', "'; DROP TABLE articles; --", ' ', '9'.repeat(400), '\u202e', '../../etc/passwd', 'http://127.0.0.1:1/', '']
-const hostileNumbers = [-1, 0, 1e308, 2 ** 53 + 1, 0.5, Number.MAX_SAFE_INTEGER]
-const wrongTypes = [null, [], {}, true, 'x', 1, ['\u0000'], { a: { b: '\u0000' } }]
+// The /v1 fuzz test's values as JavaScript values (1e400 is Infinity here), and what a portal
+// form adds: an id holding NUL, a plain word or number where an object belongs, nested NUL, an
+// address on a closed local port (webhook URLs, the SSO issuer), a percent-escape left as text.
+const hostileValues: unknown[] = [
+  ...Object.values(hostileJsonValues).map((text) => JSON.parse(text) as unknown),
+  'art_\u0000x',
+  'x',
+  1,
+  { a: { b: '\u0000' } },
+  'http://127.0.0.1:1/',
+  '%FF',
+]
 
 type ZodDef = { type: string; shape?: Record<string, z.ZodType>; innerType?: z.ZodType; in?: z.ZodType; options?: z.ZodType[]; entries?: Record<string, string>; values?: unknown[]; element?: z.ZodType }
 const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: ZodDef } })._zod.def
@@ -67,12 +77,12 @@ function fieldsOf(schema: z.ZodType | undefined): string[] {
 }
 
 function inputsFor(schema: z.ZodType | undefined): unknown[] {
-  const shapes: unknown[] = [undefined, ...wrongTypes]
+  const shapes: unknown[] = [undefined, ...hostileValues]
   if (!schema) return shapes
   const base = plausible(schema)
   shapes.push(base)
   for (const field of fieldsOf(schema)) {
-    for (const value of [...hostileStrings, ...hostileNumbers, ...wrongTypes]) shapes.push({ ...(base as object), [field]: value })
+    for (const value of hostileValues) shapes.push({ ...(base as object), [field]: value })
   }
   return shapes
 }

@@ -10,6 +10,7 @@ import { createTestTenant } from '../support/fixtures.ts'
 import { rawHttp } from '../support/raw-http.ts'
 import { spawnApiServer } from '../support/spawn-api-server.ts'
 import { stubEnv } from '../support/stub-env.ts'
+import { hostileJsonValues } from '../support/hostile-values.ts'
 
 // Every declared /v1 operation (found in lib/api/operations, so a new one is covered without
 // being listed here) gets the shapes a careless or hostile client sends: lone surrogates, deep
@@ -148,32 +149,6 @@ function withRawAt(value: unknown, path: string[], raw: string): string {
   return JSON.stringify(copy).replace(JSON.stringify(rawMarker), () => raw)
 }
 
-// JSON text for values a field may be sent: valid JSON all, most of them not storable as sent.
-const nastyValues: Record<string, string> = {
-  'lone high surrogate': '"\\ud800"',
-  'lone low surrogate': '"a\\udfffb"',
-  'reversed pair': '"\\ude00\\ud83d"',
-  NUL: '"a\\u0000b"',
-  'huge string': JSON.stringify('x'.repeat(200_000)),
-  'huge unicode string': JSON.stringify('é😀'.repeat(40_000)),
-  'number 1e400': '1e400',
-  'number -1e400': '-1e400',
-  'minus zero': '-0',
-  'huge integer': '123456789012345678901234567890',
-  'tiny number': '5e-324',
-  'max safe + 1': '9007199254740993',
-  'negative': '-1',
-  fraction: '1.5',
-  'empty string': '""',
-  'spaces': '"   "',
-  true: 'true',
-  null: 'null',
-  'empty array': '[]',
-  'empty object': '{}',
-  'array of nasties': '["\\u0000", 1e400, "\\ud800", {}]',
-  'date far away': '"+275760-09-13T00:00:00.001Z"',
-  'bidi and zero-width': '"\\u202e\\u200b\\ufeff"',
-}
 
 const deep = {
   '5,000 objects': '{"a":'.repeat(5_000) + '1' + '}'.repeat(5_000),
@@ -192,7 +167,7 @@ function bodyCases(operation: ApiOperationSpec): Case[] {
   const cases: Case[] = []
   const paths = leafPaths(base)
   for (const path of paths) {
-    for (const [name, raw] of Object.entries(nastyValues)) cases.push({ name: `${name} at ${path.join('.') || '(body)'}`, method, target, body: withRawAt(base, path, raw) })
+    for (const [name, raw] of Object.entries(hostileJsonValues)) cases.push({ name: `${name} at ${path.join('.') || '(body)'}`, method, target, body: withRawAt(base, path, raw) })
   }
   const text = JSON.stringify(base)
   const firstKey = paths[0]?.[0]
