@@ -93,14 +93,25 @@ function startApp(index: number): void {
   writeFileSync(pidFile(`app-${index + 1}`), String(child.pid))
 }
 
-async function waitReady(url: string, timeoutMs = 120_000): Promise<void> {
+/**
+ * Asks `check` every `everyMs` until it answers true; past `timeoutMs`, fails with `failure`
+ * given what `check` last said (so the error names the state it was stuck in).
+ */
+async function pollUntil<Seen>(check: () => Promise<[boolean, Seen]>, failure: (last: Seen | undefined) => string, timeoutMs: number, everyMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs
+  let last: Seen | undefined
   while (Date.now() < deadline) {
-    const ok = await fetch(url, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false)
-    if (ok) return
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    const [done, seen] = await check()
+    if (done) return
+    last = seen
+    await new Promise((resolve) => setTimeout(resolve, everyMs))
   }
-  throw new Error(`${url} did not become ready; see the logs in ${layout.dir}`)
+  throw new Error(`${failure(last)}; see the logs in ${layout.dir}`)
+}
+
+async function waitReady(url: string, timeoutMs = 120_000): Promise<void> {
+  const ready = async (): Promise<[boolean, null]> => [await fetch(url, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false), null]
+  await pollUntil(ready, () => `${url} did not become ready`, timeoutMs, 300)
 }
 
 function startHaproxy(): void {
@@ -183,14 +194,11 @@ export async function restartApp(index: number, timeoutMs = 120_000): Promise<vo
 }
 
 async function waitInRotation(index: number, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  let status: string | undefined
-  while (Date.now() < deadline) {
-    status = await haproxyServerStatus(index).catch((error: Error) => `unreadable (${error.message})`)
-    if (status === 'UP') return
-    await new Promise((resolve) => setTimeout(resolve, 200))
+  const up = async (): Promise<[boolean, string | undefined]> => {
+    const status = await haproxyServerStatus(index).catch((error: Error) => `unreadable (${error.message})`)
+    return [status === 'UP', status]
   }
-  throw new Error(`HAProxy still has app-${index + 1} ${status ?? 'unlisted'}; see the logs in ${layout.dir}`)
+  await pollUntil(up, (status) => `HAProxy still has app-${index + 1} ${status ?? 'unlisted'}`, timeoutMs, 200)
 }
 
 /** Stops or starts the PostgreSQL replica (the tests' "replica down"). */
