@@ -109,7 +109,7 @@ export async function portalActorOf(claims: PortalSessionClaims): Promise<Portal
 export async function portalActorWith<Beside = never>(claims: PortalSessionClaims, beside?: BesideSession): Promise<{ actor: PortalRequestActor; beside: Beside | null } | null> {
   const live = await loadSessionMember<Beside>(claims.sessionId, claims.userId, new Date(), beside)
   if (!live) return null
-  // Past the two-factor grace only Security works (README, "Signing in"): these routes are
+  // Past the two-factor grace only Security works (docs/admins.md, "Signing in"): these routes are
   // answered before proxy.ts and the portal's pages, so they ask the same question themselves.
   if (await sessionSecondFactorOverdue(live, claims.signInMethod)) return null
   return { actor: { tenant: live.member.tenant, user: { id: live.member.id, role: live.member.role } }, beside: live.beside }

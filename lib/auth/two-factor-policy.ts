@@ -47,7 +47,7 @@ export async function secondFactorDueBy(tenant: TenantTwoFactorPolicy, member: {
 
 /**
  * When the member of a live session (loadSessionMember's answer) must have a second factor by,
- * or null. A sign-in through the newsroom's identity provider is trusted for its MFA (README,
+ * or null. A sign-in through the newsroom's identity provider is trusted for its MFA (docs/admins.md,
  * "Signing in"), so it is never asked. Every door asks this one question: the session's
  * cookie (auth-options.ts), the portal's pages (second-factor-gate.ts) and the article page's
  * plain routes (portal-request-actor.ts).

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 
-// The layering rules of the README's architecture section, checked on every import statement.
+// The layering rules of docs/contributors.md's architecture section, checked on every import statement.
 
 const root = path.resolve(import.meta.dirname, '../..')
 

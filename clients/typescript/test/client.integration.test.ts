@@ -203,12 +203,12 @@ describe('webhook verification', () => {
   })
 })
 
-describe('the README example', () => {
-  it('runs as the README shows it: lists, creates and publishes, and verifies a real delivery', async () => {
+describe('the integrators\' guide example', () => {
+  it('runs as docs/integrators.md shows it: lists, creates and publishes, and verifies a real delivery', async () => {
     const { readFileSync } = await import('node:fs')
     const source = readFileSync(new URL('../examples/list-create-publish-verify.ts', import.meta.url), 'utf8')
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8')
-    expect(readme).toContain(source.replace("from '../src/index.ts'", "from './clients/typescript/src/index.ts'"))
+    const guide = readFileSync(new URL('../../../docs/integrators.md', import.meta.url), 'utf8')
+    expect(guide).toContain(source.replace("from '../src/index.ts'", "from './clients/typescript/src/index.ts'"))
     const secret = 'readme-example-secret-01'
     stubEnv({ NEWSROOM_URL: server.url, NEWSROOM_TOKEN: token, WEBHOOK_SECRET: secret })
     const subscription = unwrap(await client.POST('/v1/webhooks', { body: { url: receiver.url, events: ['article.published'], secret } }))
