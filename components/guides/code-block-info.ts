@@ -14,8 +14,22 @@ export function parseCodeBlockInfo(info: string | undefined): CodeBlockInfo {
   const quoted = (name: string) => new RegExp(`(?:^|\\s)${name}="([^"]*)"`).exec(attributes)?.[1]
   return {
     language,
-    run: /(?:^|\s)run(?:\s|$)/.test(attributes),
+    // A bare `run`, not a word inside a quoted reason.
+    run: attributes.replace(/[\w-]+="[^"]*"/g, ' ').split(/\s+/).includes('run'),
     runBy: quoted('run-by'),
     notRunnable: quoted('not-runnable'),
   }
+}
+
+export type GuideCodeBlock = CodeBlockInfo & { text: string; info: string; line: number }
+
+/** Every fenced code block of a Markdown file, nested ones included, with the line it starts on. */
+export function guideCodeBlocks(markdown: string): GuideCodeBlock[] {
+  const blocks: GuideCodeBlock[] = []
+  const fence = /^ {0,3}(```+|~~~+)([^\n]*)\n([\s\S]*?)\n {0,3}\1[ \t]*$/gm
+  for (const match of markdown.matchAll(fence)) {
+    const info = match[2]!.trim()
+    blocks.push({ ...parseCodeBlockInfo(info), info, text: match[3]!, line: markdown.slice(0, match.index).split('\n').length })
+  }
+  return blocks
 }
