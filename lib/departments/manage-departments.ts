@@ -10,6 +10,20 @@ type Reader = Pick<TenantDb, 'department'>
 
 export async function listDepartments(actor: Actor): Promise<DepartmentSummary[]> {
   assertCan(actor, 'admin')
+  return readDepartments(actor)
+}
+
+/**
+ * The departments as whoever reads articles sees them (GET /v1/departments): the ids that
+ * articles and webhook filters take. Reading articles shows their department_id, so the
+ * names behind those ids are no secret from the same reader.
+ */
+export async function departmentDirectory(actor: Actor): Promise<DepartmentSummary[]> {
+  assertCan(actor, 'articles:read')
+  return readDepartments(actor)
+}
+
+async function readDepartments(actor: Actor): Promise<DepartmentSummary[]> {
   const rows = await tenantDb(actor.tenant.id).department.findMany({
     orderBy: [{ name: 'asc' }, { id: 'asc' }],
     select: { id: true, name: true, createdAt: true, _count: { select: { articles: true } } },

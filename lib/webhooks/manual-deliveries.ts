@@ -78,6 +78,11 @@ export async function sendTestEvent(actor: Actor, webhookId: string, kind: strin
       data: { id: createId('dlv'), tenantId: actor.tenant.id, eventId: event.id, subscriptionId: subscription.id },
     })
     return { eventId: event.id, deliveryId: delivery.id }
+  }).catch((error: unknown) => {
+    // Deleted between the read above and this insert (the foreign key refuses): to the caller it
+    // is gone, a 404 like any unknown subscription, not a 500.
+    if ((error as { code?: string }).code === 'P2003') throw new NotFoundError('webhook', webhookId)
+    throw error
   })
   const outcome = await deliverAttempt(deliveryId, { kind: 'manual' })
   return { ...outcome, deliveryId, eventId, filter }

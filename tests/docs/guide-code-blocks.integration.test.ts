@@ -85,7 +85,8 @@ async function runShellBlocks(file: string, pinned: Record<string, string>): Pro
   const outputs: string[] = []
   for (const block of blocksOf(file).filter((entry) => entry.run && entry.language === 'sh')) {
     const state = path.join(dir, 'state')
-    const script = `${block.text}\nenv -0 > '${state}'`
+    // allexport: a variable a block sets (SPORT=…) is there for the next block, as in one terminal.
+    const script = `set -a\n${block.text}\nenv -0 > '${state}'`
     const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], { cwd: root, env: { ...session, ...pinned }, maxBuffer: 16 * 1024 * 1024 }).catch((error: Error & { stdout?: string; stderr?: string }) => {
       throw new Error(`${where(file, block)} failed: ${error.message}\n${error.stdout ?? ''}\n${error.stderr ?? ''}`)
     })
@@ -127,12 +128,17 @@ describe('the code blocks of the README and the guides', () => {
     expect(receiver.output()).toMatch(/^webhook\.test \S+ signature ok$/m)
   })
 
-  it("the integrators' guide: a key from the CLI, the published list and the search that finds the seeded stories", { timeout: 180_000 }, async () => {
-    const [list, search] = (await runShellBlocks('docs/integrators.md', { NEWSROOM_URL: server.url })).outputs
+  it("the integrators' guide: a key from the CLI, the published list, the search that finds the seeded stories and a desk's stories by its id", { timeout: 180_000 }, async () => {
+    const { outputs, session } = await runShellBlocks('docs/integrators.md', { NEWSROOM_URL: server.url })
+    const [list, search, sport] = outputs
     expect(JSON.parse(list!).items.length).toBeGreaterThan(0)
     const found = JSON.parse(search!).items.map((article: { headline: string }) => article.headline)
     expect(found.length).toBeGreaterThan(0)
     for (const headline of found) expect(headline).toMatch(/^Hospital trust \w+ riverside plan$/)
+    // The Sport desk's id, looked up by name, filters the list to its published stories.
+    const sportStories = JSON.parse(sport!).items as { department_id: string; status: string }[]
+    expect(sportStories.length).toBeGreaterThan(0)
+    for (const story of sportStories) expect(story).toMatchObject({ department_id: session.SPORT, status: 'published' })
   })
 
   it("the admins' guide: the tokens CLI makes and lists a key", { timeout: 180_000 }, async () => {

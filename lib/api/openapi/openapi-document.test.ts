@@ -18,6 +18,7 @@ import * as webhookSchemas from '../../webhooks/webhook-schemas.ts'
 import * as requestLogSchemas from '../../request-log/request-log-schemas.ts'
 import * as eventOpenApi from '../operations/event-operations.ts'
 import * as eventSchemas from '../../events/event-schemas.ts'
+import * as departmentSchemas from '../../departments/department-schemas.ts'
 import { problemResponse } from '../problem.ts'
 import { buildOpenApiDocument } from './openapi-document.ts'
 import { problemCatalogue, problemStatus, problemType, type ProblemCode } from '../../problem-codes.ts'
@@ -191,7 +192,7 @@ describe('the OpenAPI document', () => {
   })
 
   it('checks every example of a documented schema with the zod schema behind it', () => {
-    const zodById = schemasById(articleSchemas, revisionSchemas, leaseSchemas, noteSchemas, previewLinkSchemas, problemSchemas, webhookSchemas, webhookOpenApi, requestLogSchemas, eventOpenApi, eventSchemas)
+    const zodById = schemasById(articleSchemas, revisionSchemas, leaseSchemas, noteSchemas, previewLinkSchemas, problemSchemas, webhookSchemas, webhookOpenApi, requestLogSchemas, eventOpenApi, eventSchemas, departmentSchemas)
     let checked = 0
     for (const [name, operation] of [...documentedOperations(), ...documentedOperations(document.webhooks)]) {
       const body = operation.requestBody as oas31.RequestBodyObject | undefined

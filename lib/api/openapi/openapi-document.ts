@@ -1,5 +1,6 @@
 import { createDocument, type oas31, type ZodOpenApiPathsObject } from 'zod-openapi'
 import { articlePaths, articleTags } from '../operations/article-operations.ts'
+import { departmentPaths, departmentTags } from '../operations/department-operations.ts'
 import { eventPaths, eventTags } from '../operations/event-operations.ts'
 import { requestLogPaths, requestLogTags } from '../operations/request-log-operations.ts'
 import { revisionPaths } from '../operations/revision-operations.ts'
@@ -27,6 +28,7 @@ const resources: { paths: ZodOpenApiPathsObject; tags: oas31.TagObject[]; webhoo
   { paths: notePaths, tags: [] },
   { paths: previewLinkPaths, tags: [] },
   { paths: webhookPaths, tags: webhookTags, webhooks: webhookDeliveries },
+  { paths: departmentPaths, tags: departmentTags },
   { paths: eventPaths, tags: eventTags },
   { paths: requestLogPaths, tags: requestLogTags },
   { paths: referencePaths, tags: referenceTags },
