@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { setupBackstopMs } from '../support/time-limits.ts'
 import { apiClient } from '../support/api-client.ts'
 import { startMigratedEmbeddedDatabase } from '../support/embedded-database.ts'
 import { spawnApiServer, type SpawnedApiServer } from '../support/spawn-api-server.ts'
@@ -15,7 +16,7 @@ beforeAll(async () => {
   database = await startMigratedEmbeddedDatabase()
   server = await spawnApiServer(database.url, { tenant: true, timeoutMs: 60_000 })
   client = apiClient(server.url, server.tenant!.token)
-}, 120_000)
+}, setupBackstopMs)
 
 afterAll(async () => {
   await server?.stop()

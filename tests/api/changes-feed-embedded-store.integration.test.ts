@@ -1,5 +1,6 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { setupBackstopMs } from '../support/time-limits.ts'
 import { apiClient } from '../support/api-client.ts'
 import { followFeed, mirrorWhileWriting } from '../support/changes-feed.ts'
 import { startMigratedEmbeddedDatabase } from '../support/embedded-database.ts'
@@ -20,7 +21,7 @@ beforeAll(async () => {
   client = apiClient(server.url, server.tenant!.token)
   direct = new pg.Client({ connectionString: database.url })
   await direct.connect()
-}, 120_000)
+}, setupBackstopMs)
 
 afterAll(async () => {
   await direct?.end()

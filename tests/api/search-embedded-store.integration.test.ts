@@ -1,5 +1,6 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { setupBackstopMs } from '../support/time-limits.ts'
 import { apiClient } from '../support/api-client.ts'
 import { startMigratedEmbeddedDatabase } from '../support/embedded-database.ts'
 import { spawnApiServer, type SpawnedApiServer } from '../support/spawn-api-server.ts'
@@ -28,7 +29,7 @@ beforeAll(async () => {
     expect(answer.status, answer.text).toBe(201)
     ids[key] = answer.body.article_id
   }
-}, 120_000)
+}, setupBackstopMs)
 
 afterAll(async () => {
   await server?.stop()

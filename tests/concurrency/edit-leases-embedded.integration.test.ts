@@ -1,5 +1,6 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { setupBackstopMs } from '../support/time-limits.ts'
 import { createId } from '../../lib/ids.ts'
 import { generateToken, hashToken, displayPrefix } from '../../lib/tokens/token-secret.ts'
 import { apiClient } from '../support/api-client.ts'
@@ -34,7 +35,7 @@ beforeAll(async () => {
     ])
     editors.push({ id, name: `Editor ${i}`, token })
   }
-}, 120_000)
+}, setupBackstopMs)
 afterAll(async () => {
   await client?.end()
   await server?.stop()

@@ -1,6 +1,7 @@
 import { connect } from 'node:net'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { setupBackstopMs } from '../support/time-limits.ts'
 import { startMigratedEmbeddedDatabase } from '../support/embedded-database.ts'
 
 /**
@@ -12,7 +13,7 @@ import { startMigratedEmbeddedDatabase } from '../support/embedded-database.ts'
 let embedded: Awaited<ReturnType<typeof startMigratedEmbeddedDatabase>>
 beforeAll(async () => {
   embedded = await startMigratedEmbeddedDatabase()
-}, 120_000)
+}, setupBackstopMs)
 afterAll(() => embedded?.stop())
 
 function message(type: string, ...parts: Buffer[]): Buffer {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { setupBackstopMs } from '../support/time-limits.ts'
 import { startMigratedEmbeddedDatabase } from '../support/embedded-database.ts'
 
 // Passkeys must work on the embedded store (PGlite, `npm run dev`, no Redis): the migration
@@ -14,7 +15,7 @@ beforeAll(async () => {
   embedded = await startMigratedEmbeddedDatabase()
   clients = [new pg.Client({ connectionString: embedded.url }), new pg.Client({ connectionString: embedded.url })]
   for (const client of clients) await client.connect()
-}, 120_000)
+}, setupBackstopMs)
 
 afterAll(async () => {
   for (const client of clients) await client.end()

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -52,22 +52,41 @@ export async function startMigratedEmbeddedDatabase(): Promise<{ url: string; st
 /** This run's migrated embedded directory (removed by global-setup.ts's teardown), or null outside a named run. */
 export const embeddedTemplateDir = (): string | null => (process.env.NEWSROOM_TEST_RUN ? path.join(tmpdir(), `newsroom-pglite-template-${process.env.NEWSROOM_TEST_RUN}`) : null)
 
+/** Whether the process that took the lock is still running (a lock made before its pid was written counts as held). */
+function lockHolderAlive(lock: string): boolean {
+  let pid: number
+  try {
+    pid = Number(readFileSync(path.join(lock, 'pid'), 'utf8'))
+  } catch {
+    return existsSync(lock)
+  }
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
 /**
  * The run's migrated directory, built by whichever worker asks first: it holds the lock (a
- * directory made atomically), migrates a directory of its own and renames it into place, so
- * the others, waiting, never see half of one.
+ * directory made atomically, with its pid inside), migrates a directory of its own and renames
+ * it into place, so the others, waiting, never see half of one. The others wait on that
+ * condition, not on a clock: a migration on a loaded machine takes what it takes, and only a
+ * holder that died (a killed run) makes a waiter take the lock over.
  */
 async function migratedTemplate(): Promise<string | null> {
   const template = embeddedTemplateDir()
   if (!template) return null
   const lock = `${template}.lock`
-  for (const giveUpAt = Date.now() + 120_000; !existsSync(template); await sleep(250)) {
-    if (Date.now() > giveUpAt) throw new Error(`The embedded template ${template} was not built within 120 s (is ${lock} left from a killed run?)`)
+  for (; !existsSync(template); await sleep(250)) {
     try {
       mkdirSync(lock)
     } catch {
+      if (!lockHolderAlive(lock)) rmSync(lock, { recursive: true, force: true })
       continue
     }
+    writeFileSync(path.join(lock, 'pid'), String(process.pid))
     try {
       const building = mkdtempSync(`${template}-building-`)
       const embedded = await startEmbeddedDatabase({ dataDir: building, port: await freePort() })
