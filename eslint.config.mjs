@@ -5,7 +5,7 @@ const config = [
   ...nextCoreWebVitals,
   ...nextTypescript,
   {
-    ignores: ['node_modules/**', '.next/**', 'dist/**', '.data/**', 'lib/db/generated/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts', 'bench/results/**'],
+    ignores: ['node_modules/**', '.next/**', 'dist/**', 'clients/typescript/dist/**', '.data/**', 'lib/db/generated/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts', 'bench/results/**'],
   },
   {
     rules: {

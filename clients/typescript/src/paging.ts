@@ -5,14 +5,32 @@
  */
 type Answer<Page> = { data?: Page; error?: unknown; response: Response }
 
+/** A field the API refused, as a problem's `errors` lists it. */
+export type FieldError = { field: string; message: string }
+
+/**
+ * A problem the API answered, thrown by unwrap. Its message is the problem's `detail` and, for
+ * a refused request, every field error on a line of its own ("headline: Enter a headline."),
+ * so a log line or an uncaught error says what to fix without opening `problem`.
+ */
 export class NewsroomApiError extends Error {
+  readonly code: string | undefined
+  readonly fieldErrors: FieldError[]
+  readonly requestId: string | undefined
   constructor(
     readonly status: number,
     readonly problem: unknown,
   ) {
-    const detail = problem && typeof problem === 'object' && 'detail' in problem ? String((problem as { detail: unknown }).detail) : `HTTP ${status}`
-    super(detail)
+    const body = problem && typeof problem === 'object' ? (problem as { detail?: unknown; code?: unknown; errors?: unknown; request_id?: unknown }) : {}
+    const fieldErrors = Array.isArray(body.errors)
+      ? body.errors.filter((error): error is FieldError => typeof error?.field === 'string' && typeof error?.message === 'string')
+      : []
+    const detail = typeof body.detail === 'string' ? body.detail : `HTTP ${status}`
+    super([`${detail}${typeof body.code === 'string' ? ` (${status} ${body.code})` : ''}`, ...fieldErrors.map((error) => `  ${error.field}: ${error.message}`)].join('\n'))
     this.name = 'NewsroomApiError'
+    this.code = typeof body.code === 'string' ? body.code : undefined
+    this.fieldErrors = fieldErrors
+    this.requestId = typeof body.request_id === 'string' ? body.request_id : undefined
   }
 }
 
@@ -44,7 +62,7 @@ export async function* pagesByCursor<Item>(page: (paging: { cursor?: string }) =
 }
 
 /**
- * The sync recipe (README: "Keeping a mirror in sync"): a feed (`GET /v1/articles?sort=updated_at`,
+ * The sync recipe (docs/integrators.md: "Keeping a mirror in sync"): a feed (`GET /v1/articles?sort=updated_at`,
  * `GET /v1/events?sort=created_at`) read from the cursor kept last time (none: from the start)
  * until a page comes back empty. Hands each item to `apply` in order and returns the cursor to
  * keep for next time; apply an item before the cursor moves past it, so a crash repeats at most
