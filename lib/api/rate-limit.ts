@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Plan } from '../db/generated/enums.ts'
+import { metrics } from '../ops/metrics.ts'
 import { firstConnectionSettled, getRedis } from '../redis.ts'
 import { consumeInRedis, MemoryWindows, type WindowOutcome } from './sliding-window.ts'
 
@@ -14,8 +15,10 @@ import { consumeInRedis, MemoryWindows, type WindowOutcome } from './sliding-win
  *
  * With REDIS_URL the log lives in Redis, decided by one atomic script on Redis's clock, and
  * holds across every app instance. If Redis is down or slow, each instance keeps the log in
- * memory instead (same limits), so requests stay limited per instance and are never failed
- * because of Redis.
+ * memory instead, at its share of each limit: the limit divided by RATE_LIMIT_INSTANCES (the
+ * number of instances behind the load balancer; default 1), rounded down (at least 1). So
+ * N instances together never admit more than the limit while Redis is away, and requests are
+ * never failed because of Redis. Without REDIS_URL (one process) memory holds the whole limit.
  */
 export type RateLimitDecision = {
   allowed: boolean
@@ -147,8 +150,16 @@ async function consumeHeld(policy: Policy, key: string, nowMs?: number, alsoRead
     console.error(`Rate limiter '${policy.name}': Redis unavailable (${redis.status}), counting in memory.`)
     reportedRedisDown = true
   }
-  const outcome = memory.consume(fullKey, policy.limit, windowMs, nowMs)
-  return { decision: decide(policy, outcome), release: outcome.release }
+  // Redis configured but away: this instance decides alone, so it takes only its share.
+  const limited = redis ? { ...policy, limit: localShare(policy.limit) } : policy
+  if (redis) metrics.rateLimitLocalDecisions.inc()
+  const outcome = memory.consume(fullKey, limited.limit, windowMs, nowMs)
+  return { decision: decide(limited, outcome), release: outcome.release }
+}
+
+/** This instance's part of `limit` while it decides alone: limit / RATE_LIMIT_INSTANCES, at least 1. */
+export function localShare(limit: number): number {
+  return Math.max(1, Math.floor(limit / positiveInteger('RATE_LIMIT_INSTANCES', 1)))
 }
 
 function decide(policy: Policy, outcome: WindowOutcome): RateLimitDecision {

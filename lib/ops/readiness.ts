@@ -4,7 +4,9 @@ import { backfillState, type BackfillReport } from '../db/data-migrations/backfi
 import { isDraining } from '../server/lifecycle.ts'
 import { eventQueueAdvice, eventQueueState, type EventQueueState } from './event-queue-health.ts'
 
-export type DependencyCheck = { ok: boolean; latency_ms?: number; error?: string; skipped?: string }
+export type DependencyCheck = { ok: boolean; latency_ms?: number; error?: string; skipped?: string; degraded?: string }
+
+const degradedWithoutRedis = 'serving without Redis: rate limits per instance at 1/RATE_LIMIT_INSTANCES of each limit, no shared caches; reconnecting by itself'
 
 export type Readiness = {
   ready: boolean
@@ -52,8 +54,8 @@ async function outboxBacklog(): Promise<OutboxBacklog> {
 }
 
 /**
- * What /readyz reports: the database and (when REDIS_URL is set) Redis must answer for the
- * instance to take traffic; the event queue's state and the outbox backlog are reported beside
+ * What /readyz reports: the database must answer for the instance to take traffic; Redis is
+ * reported (degraded when away) but is not a condition, since the instance serves without it; the event queue's state and the outbox backlog are reported beside
  * them, because writes go on (into the outbox) while the queue is away.
  */
 export async function checkReadiness(): Promise<Readiness> {
@@ -67,14 +69,15 @@ export async function checkReadiness(): Promise<Readiness> {
         // A new client fails commands until it has connected, instead of queueing them.
         await firstConnectionSettled(redisClient)
         return redisClient.ping()
-      })
-     : { ok: true, skipped: 'REDIS_URL is not set; per-process state is used' }
+      }).then((check) => (check.ok ? check : { ...check, degraded: degradedWithoutRedis }))
+    : { ok: true, skipped: 'REDIS_URL is not set; per-process state is used' }
   const queue = eventQueueState()
   const found = backlog as OutboxBacklog | null
   // A stopping instance says so first, so the load balancer stops sending to it before it closes.
   const draining = isDraining()
   return {
-    ready: database.ok && redis.ok && !draining,
+    // Redis is not a condition: it holds caches and limit windows, and the instance serves without it.
+    ready: database.ok && !draining,
     checks: { database, redis },
     ...(draining ? { draining: true } : {}),
     events: {
