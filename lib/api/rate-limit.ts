@@ -37,6 +37,8 @@ type Policy = { name: string; limit: number; windowSeconds: number; keyPrefix: s
 type Limiters = {
   token: Record<Plan, Policy>
   unauthenticated: Policy
+  /** Per content key: the public content API's answers a shared cache did not have. */
+  contentKey: Policy
   signInAccount: Policy
   signInAddress: Policy
   /** By policy name, for RateLimit-Policy's w. */
@@ -67,6 +69,15 @@ export async function consumeTokenRequest(tokenId: string, plan: Plan, nowMs?: n
   const current = await readyLimiters()
   const { decision, read } = await consumeHeld(current.token[plan] ?? current.token.standard, tokenId, nowMs, alsoRead)
   return read === undefined ? decision : { ...decision, read }
+}
+
+/**
+ * For the public content API, per content key (its digest): what reaches the app is what the
+ * shared cache (Varnish, a CDN) did not answer, so this bounds one site's misses, not its readers.
+ */
+export async function consumeContentKeyRequest(key: string): Promise<RateLimitDecision> {
+  const current = await readyLimiters()
+  return consume(current.contentKey, createHash('sha256').update(key).digest('base64url').slice(0, 32))
 }
 
 /** For requests without a valid token: bounds how fast one address can guess tokens. */
@@ -199,9 +210,10 @@ function createLimiters(): Limiters {
       enterprise: policy('per-token', 'token', positiveInteger('RATE_LIMIT_ENTERPRISE_PER_MINUTE', 10_000), window),
     },
     unauthenticated: policy('per-address', 'address', positiveInteger('RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE', 60), window),
+    contentKey: policy('per-content-key', 'content-key', positiveInteger('RATE_LIMIT_CONTENT_PER_MINUTE', 3_000), window),
     signInAccount: policy('sign-in-account', 'sign-in:account', positiveInteger('RATE_LIMIT_SIGN_IN_PER_ACCOUNT', 10), signInWindow),
     signInAddress: policy('sign-in-address', 'sign-in:address', positiveInteger('RATE_LIMIT_SIGN_IN_PER_ADDRESS', 50), signInWindow),
-    windowSeconds: { 'per-token': window, 'per-address': window, 'sign-in-account': signInWindow, 'sign-in-address': signInWindow },
+    windowSeconds: { 'per-token': window, 'per-address': window, 'per-content-key': window, 'sign-in-account': signInWindow, 'sign-in-address': signInWindow },
   }
 }
 
