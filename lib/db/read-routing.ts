@@ -58,6 +58,19 @@ function replicaPool(): pg.Pool | undefined {
   return pool
 }
 
+/**
+ * Whether the replica answers now (for /readyz: with the primary away, an instance whose
+ * replica answers still serves reads, so it stays in the load balancer's rotation).
+ */
+export async function replicaAnswers(): Promise<boolean> {
+  const pool = replicaPool()
+  if (!pool) return false
+  return pool.query('SELECT 1').then(
+    () => true,
+    () => false,
+  )
+}
+
 /** Whether reads may be routed at all: a replica is configured. */
 export function replicaConfigured(): boolean {
   return Boolean(process.env.DATABASE_REPLICA_URL)

@@ -1,4 +1,5 @@
 import { sqlPool } from '../db/client.ts'
+import { replicaAnswers, replicaConfigured } from '../db/read-routing.ts'
 import { firstConnectionSettled, getRedis } from '../redis.ts'
 import { backfillState, type BackfillReport } from '../db/data-migrations/backfill-state.ts'
 import { isDraining } from '../server/lifecycle.ts'
@@ -10,6 +11,8 @@ const degradedWithoutRedis = 'serving without Redis: rate limits per instance at
 
 export type Readiness = {
   ready: boolean
+  /** Set while the primary is away but the replica answers: the instance serves reads. */
+  serving?: string
   /** Set once the instance is stopping (SIGTERM): it serves on for DRAIN_DELAY_MS but takes no new traffic. */
   draining?: boolean
   checks: { database: DependencyCheck; redis: DependencyCheck }
@@ -71,13 +74,17 @@ export async function checkReadiness(): Promise<Readiness> {
         return redisClient.ping()
       }).then((check) => (check.ok ? check : { ...check, degraded: degradedWithoutRedis }))
     : { ok: true, skipped: 'REDIS_URL is not set; per-process state is used' }
+  // The primary away (a failover under way): reads still go to the replica, so an instance
+  // that reaches it stays in rotation; its writes answer 503 with Retry-After meanwhile.
+  const readsOnly = !database.ok && replicaConfigured() && (await withTimeout(replicaAnswers(), 'the replica').catch(() => false))
   const queue = eventQueueState()
   const found = backlog as OutboxBacklog | null
   // A stopping instance says so first, so the load balancer stops sending to it before it closes.
   const draining = isDraining()
   return {
     // Redis is not a condition: it holds caches and limit windows, and the instance serves without it.
-    ready: database.ok && !draining,
+    ready: (database.ok || readsOnly) && !draining,
+    ...(readsOnly ? { serving: 'reads only: the primary database is unreachable, writes answer 503 with Retry-After until it (or a promoted replica) is back' } : {}),
     checks: { database, redis },
     ...(draining ? { draining: true } : {}),
     events: {

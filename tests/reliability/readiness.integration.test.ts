@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { runPrisma } from '../../scripts/run-prisma.ts'
 import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.ts'
 import { stubEnv } from '../support/stub-env.ts'
+import { testDatabaseUrl } from '../support/test-env.ts'
 
 // /healthz and /readyz as a load balancer sees them, with this file's own PostgreSQL cluster
 // so that it can be stopped: the database client reads DATABASE_URL once, so the routes are
@@ -72,6 +73,19 @@ describe('health and readiness', () => {
       if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 200))
     }
     expect(status).toBe(200)
+  })
+
+  it('stays ready for reads with the primary down while the replica answers, saying so', async () => {
+    stubEnv({ DATABASE_REPLICA_URL: testDatabaseUrl })
+    await cluster.stop('fast')
+    try {
+      const { status, body } = await read(await readyz())
+      expect(status).toBe(200)
+      expect(body).toMatchObject({ ready: true, serving: expect.stringMatching(/^reads only/), checks: { database: { ok: false } } })
+    } finally {
+      await cluster.start()
+      stubEnv({ DATABASE_REPLICA_URL: undefined })
+    }
   })
 
   it('stays ready when Redis is configured but unreachable, reporting the degraded mode and its metric', async () => {
