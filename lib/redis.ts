@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis'
+import { Redis, type RedisOptions } from 'ioredis'
 import { processSingleton } from './process-singleton.ts'
 
 // One client per process, however many copies of this module are loaded (process-singleton.ts).
@@ -107,7 +107,7 @@ function createClient(url: string): Redis {
         sentinelRetryStrategy: (attempt: number) => Math.min(attempt * 100, 2_000),
       }
     : undefined
-  const options = {
+  const options: RedisOptions = {
     // Queued commands would make requests wait for a reconnect; failing fast lets the rate
     // limiter use its in-memory insurance instead.
     enableOfflineQueue: false,

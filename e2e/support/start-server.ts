@@ -21,7 +21,7 @@ const [command, args] = mode === 'dev' ? [process.execPath, ['--import', 'tsx', 
 // Production with a DATABASE_URL refuses to start without its shared secrets (as an operator
 // would set them); the suite keeps its own, generated once.
 process.env.LOCAL_SECRETS_FILE = '.data/e2e-secrets.json'
-const secrets = ensureLocalSecrets({})
+const secrets = ensureLocalSecrets({} as NodeJS.ProcessEnv)
 const server = spawn(command, args, {
   stdio: 'inherit',
   env: {

@@ -13,7 +13,7 @@ const root = path.resolve(import.meta.dirname, '../..')
 async function start(env: Record<string, string>): Promise<{ code: number; output: string }> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !['NEXTAUTH_SECRET', 'WEBHOOK_SECRET_KEY', 'DATABASE_URL', 'NODE_ENV'].includes(name)))
   try {
-    const { stdout, stderr } = await run(path.join(root, 'node_modules/.bin/tsx'), ['scripts/start.ts'], { cwd: root, env: { ...clean, ...env }, timeout: 60_000 })
+    const { stdout, stderr } = await run(path.join(root, 'node_modules/.bin/tsx'), ['scripts/start.ts'], { cwd: root, env: { ...clean, ...env } as NodeJS.ProcessEnv, timeout: 60_000 })
     return { code: 0, output: stdout + stderr }
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string }
