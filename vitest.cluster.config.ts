@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import path from 'node:path'
 import { defineConfig } from 'vitest/config'
+import { BaseSequencer, type TestSpecification } from 'vitest/node'
 import { clusterLayout } from './scripts/cluster-layout.ts'
 
 // The cross-instance tests (`npm run test:cluster`): they start `npm run cluster` (its own
@@ -40,6 +41,17 @@ process.env.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE ??= '30'
 process.env.RATE_LIMIT_SIGN_IN_PER_ADDRESS ??= '8'
 const layout = clusterLayout()
 
+/**
+ * Files in name order, the PostgreSQL failover last: it leaves the old leader rejoining as a
+ * replica (a minute of pg_rewind and recovery here), which no later file then has to wait for.
+ */
+class ClusterOrder extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification) => (file.moduleId.includes('postgres-failover') ? 1 : 0)
+    return [...files].sort((a, b) => rank(a) - rank(b) || a.moduleId.localeCompare(b.moduleId))
+  }
+}
+
 export default defineConfig({
   resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
   test: {
@@ -48,6 +60,7 @@ export default defineConfig({
     testTimeout: 90_000,
     hookTimeout: 300_000,
     fileParallelism: false,
+    sequence: { sequencer: ClusterOrder },
     env: {
       NODE_ENV: 'test',
       NEXT_TELEMETRY_DISABLED: '1',

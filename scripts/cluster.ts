@@ -508,7 +508,8 @@ function liveProcesses(): string[] {
   return existsSync(layout.dir) ? clusterPidNames().filter((name) => alive(readPid(name))) : []
 }
 
-export async function startCluster(): Promise<ClusterLayout> {
+/** Starts the whole cluster; with `apps: false`, everything but the instances and Varnish (to try the data tier alone). */
+export async function startCluster(options: { apps?: boolean } = {}): Promise<ClusterLayout> {
   const running = liveProcesses()
   if (running.length > 0 || portOpen(layout.ports.haproxy)) {
     throw new Error(
@@ -517,7 +518,7 @@ export async function startCluster(): Promise<ClusterLayout> {
     )
   }
   ensurePackages()
-  if (!existsSync(path.join(root, 'dist/start.mjs'))) {
+  if (options.apps !== false && !existsSync(path.join(root, 'dist/start.mjs'))) {
     console.log('No production build yet: running `npm run build`…')
     execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' })
   }
@@ -538,6 +539,7 @@ export async function startCluster(): Promise<ClusterLayout> {
     await waitInRotation(databaseNodes[0], 30_000, 'postgres-leader')
     const psql = (sql: string) => run(pg('psql'), ['-h', '127.0.0.1', '-p', String(layout.ports.databaseWrites), '-U', 'postgres', '-Atc', sql], { quiet: true })
     if (!psql('SELECT datname FROM pg_database').split('\n').includes('newsroom')) psql('CREATE DATABASE newsroom')
+    if (options.apps === false) return layout
     // The first instance migrates the database; the others start once it is ready.
     startApp(0)
     await waitReady(`http://127.0.0.1:${layout.ports.apps[0]}/readyz`)
