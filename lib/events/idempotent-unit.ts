@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { DomainError } from '../errors.ts'
 import type { SqlTransaction } from '../db/sql-transaction.ts'
+import { processSingleton } from '../process-singleton.ts'
 
 /**
  * The Idempotency-Key a request runs under (lib/api/idempotency.ts claims it), as the unit of
@@ -21,7 +22,9 @@ export type IdempotentUnit = {
   committed: number
 }
 
-const current = new AsyncLocalStorage<IdempotentUnit>()
+// One per process, however many copies of this module are loaded (process-singleton.ts): the
+// door that opens the unit and the change that records in it must share it.
+const current = processSingleton('idempotent unit', () => new AsyncLocalStorage<IdempotentUnit>())
 
 export function runAsIdempotentUnit<T>(unit: IdempotentUnit, work: () => Promise<T>): Promise<T> {
   return current.run(unit, work)
