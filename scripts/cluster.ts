@@ -380,7 +380,6 @@ defaults
   timeout connect 2s
   timeout client 60s
   timeout server 60s
-  timeout http-keep-alive 2s
 ${haproxyRetryPolicy.defaults}
 
 # The portal and /v1. One access log line per request (haproxy.log).
@@ -440,7 +439,9 @@ backend postgres-leader
   timeout server 30m
   option httpchk GET /primary
   http-check expect status 200
-  default-server inter 1s fall 2 rise 1 on-marked-down shutdown-sessions
+  # Patroni's REST API can take a second or two to answer on a busy host: a slow answer is not a failure.
+  timeout check 3s
+  default-server inter 1s fall 3 rise 1 on-marked-down shutdown-sessions
 ${databaseServers}
 
 backend postgres-replicas
@@ -448,7 +449,9 @@ backend postgres-replicas
   timeout server 30m
   option httpchk GET /replica
   http-check expect status 200
-  default-server inter 1s fall 2 rise 1 on-marked-down shutdown-sessions
+  # Patroni's REST API can take a second or two to answer on a busy host: a slow answer is not a failure.
+  timeout check 3s
+  default-server inter 1s fall 3 rise 1 on-marked-down shutdown-sessions
 ${databaseServers}
 `
 }

@@ -90,7 +90,7 @@ describe('reads from the replica', () => {
       const search = await apiClient(instance(2), token).get(`/v1/articles?q=${encodeURIComponent('"written through the service"')}`)
       expect(search.body.items.map((item: { article_id: string }) => item.article_id)).toContain(created.article_id)
       const after = await fallbacks()
-      expect((after.behind ?? 0) - (before.behind ?? 0)).toBeGreaterThanOrEqual(3)
+      expect((after.behind ?? 0) - (before.behind ?? 0), JSON.stringify({ before, after })).toBeGreaterThanOrEqual(3)
     } finally {
       await replica.query('SELECT pg_wal_replay_resume()')
     }
