@@ -409,6 +409,9 @@ frontend content
 backend apps
   balance roundrobin
 ${haproxyRetryPolicy.backend}
+  # With every instance out of rotation (a database failover while no replica answers either),
+  # HAProxy's own 503 says when to retry, as the instances' do.
+  http-error status 503 content-type "application/problem+json" string "{\\"type\\":\\"about:blank\\",\\"code\\":\\"service_unavailable\\",\\"status\\":503,\\"detail\\":\\"No instance can answer right now; retry shortly.\\"}" hdr Retry-After 5
   # An instance leaves the rotation when /readyz fails twice 500 ms apart (a stopping instance
   # answers 503 there while it drains), and comes back after two successes.
   option httpchk GET /readyz
