@@ -54,6 +54,9 @@ sub vcl_backend_response {
 }
 
 sub vcl_deliver {
+  # Cache tags name newsrooms by id: they are for this cache's purges, not for the public.
+  unset resp.http.Surrogate-Key;
+  unset resp.http.Cache-Tag;
   # How the answer was served, for the cluster tests and the bench (HIT or MISS).
   if (obj.hits > 0) {
     set resp.http.X-Cache = "HIT";

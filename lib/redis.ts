@@ -1,18 +1,27 @@
-import { Redis } from 'ioredis'
+import { Redis, type RedisOptions } from 'ioredis'
 import { processSingleton } from './process-singleton.ts'
 
 // One client per process, however many copies of this module are loaded (process-singleton.ts).
 const shared = processSingleton<{ newsroomRedis?: { url: string; client: Redis } }>('redis', () => ({}))
 
 /**
- * The process's shared Redis client, or undefined when REDIS_URL is not set: the embedded
- * default runs without Redis, and whatever uses this falls back to per-process state.
+ * The process's shared Redis client, or undefined when neither REDIS_URL nor REDIS_SENTINELS
+ * is set: the embedded default runs without Redis, and whatever uses this falls back to
+ * per-process state.
+ *
+ * Redis holds only caches and rate-limit windows, so it is optional at run time too: while it
+ * is away the instance stays ready (lib/ops/readiness.ts), limits on its own at its share of
+ * each limit (lib/api/rate-limit.ts, RATE_LIMIT_INSTANCES), skips the shared caches, and the
+ * client reconnects by itself. `newsroom_redis_up` (lib/ops/metrics.ts) and the log say so.
+ *
+ * With REDIS_SENTINELS (host:port,host:port…) the client asks Redis Sentinel for the current
+ * master of REDIS_SENTINEL_NAME (default "newsroom") and follows a failover by itself.
  *
  * The options suit a rate limiter that sits in front of every request: a command either
  * reaches Redis now or fails now, so the caller can fall back instead of waiting.
  */
 export function getRedis(): Redis | undefined {
-  const url = process.env.REDIS_URL
+  const url = redisTarget()
   if (!url) return undefined
   const current = shared.newsroomRedis
   if (current && current.url === url) return current.client
@@ -21,6 +30,20 @@ export function getRedis(): Redis | undefined {
   const client = createClient(url)
   shared.newsroomRedis = { url, client }
   return client
+}
+
+/** Where Redis is: REDIS_SENTINELS (as "sentinel:<name>@<list>") wins over REDIS_URL. */
+function redisTarget(): string | undefined {
+  const sentinels = process.env.REDIS_SENTINELS?.trim()
+  if (sentinels) return `sentinel:${process.env.REDIS_SENTINEL_NAME || 'newsroom'}@${sentinels}`
+  return process.env.REDIS_URL || undefined
+}
+
+/** Whether Redis is configured and, if so, whether this process reaches it now (for the metric and /readyz). */
+export function redisState(): 'not-configured' | 'up' | 'down' {
+  const client = redisTarget() ? getRedis() : undefined
+  if (!client) return 'not-configured'
+  return client.status === 'ready' ? 'up' : 'down'
 }
 
 /** Closes the shared client, if any; the next getRedis() opens a new one. */
@@ -72,7 +95,19 @@ export function firstConnectionSettled(redis: Redis): Promise<void> {
 }
 
 function createClient(url: string): Redis {
-  const client = new Redis(url, {
+  const sentinel = /^sentinel:([^@]+)@(.+)$/.exec(url)
+  const where = sentinel
+    ? {
+        name: sentinel[1]!,
+        sentinels: sentinel[2]!.split(',').map((entry) => {
+          const [host, port] = entry.trim().split(':')
+          return { host: host!, port: Number(port ?? 26379) }
+        }),
+        // Asked again at each reconnect, so a promoted replica is found without a restart.
+        sentinelRetryStrategy: (attempt: number) => Math.min(attempt * 100, 2_000),
+      }
+    : undefined
+  const options: RedisOptions = {
     // Queued commands would make requests wait for a reconnect; failing fast lets the rate
     // limiter use its in-memory insurance instead.
     enableOfflineQueue: false,
@@ -86,17 +121,20 @@ function createClient(url: string): Redis {
     // out in one socket write: under load one write per command cost more CPU than the commands.
     // Commands keep their order only among themselves, so this codebase sends no explicit pipelines.
     enableAutoPipelining: true,
-  })
+  }
+  const client = where ? new Redis({ ...options, ...where }) : new Redis(url, options)
   // Without a listener ioredis reports every failed reconnect as an unhandled error; one line
   // per outage is enough.
   let down = false
   client.on('error', (error: Error) => {
     if (down) return
     down = true
-    console.error(`Redis unavailable (${error.message}); using per-process fallbacks until it is back.`)
+    console.error(
+      `Redis unavailable (${error.message}): degraded mode — this instance stays ready, limits requests on its own at 1/${process.env.RATE_LIMIT_INSTANCES || 1} of each limit, skips the shared caches, and reconnects by itself.`,
+    )
   })
   client.on('ready', () => {
-    if (down) console.info('Redis reachable again.')
+    if (down) console.info('Redis reachable again: shared rate limits and caches resumed.')
     down = false
   })
   return client

@@ -5,7 +5,7 @@
  * the production server bundles this file, and the app's one copy of lib/ is Next's.
  */
 import type { Server } from 'node:http'
-import { ensureLocalSecrets } from '../lib/config/local-secrets.ts'
+import { ensureLocalSecrets, missingProductionSecrets } from '../lib/config/local-secrets.ts'
 import type { EmbeddedDatabase } from '../lib/db/embedded-server.ts'
 import { drainDelayMs, startDraining } from '../lib/server/lifecycle.ts'
 import { runPrisma } from './run-prisma.ts'
@@ -20,6 +20,8 @@ export async function bootDatabase(mode: Mode, port: string): Promise<BootedData
   // first, as `next start` and `next dev` would.
   ;(process.env as Record<string, string>).NODE_ENV = mode === 'start' ? 'production' : 'development'
   process.env.NEXT_TELEMETRY_DISABLED = '1'
+  const refusal = missingProductionSecrets()
+  if (refusal) throw new Error(refusal)
   ensureLocalSecrets()
   process.env.NEXTAUTH_URL ??= `http://localhost:${port}`
 

@@ -11,6 +11,9 @@ import { drainOfferedWork } from '../lib/server/lifecycle.ts'
 import { bootDatabase, exitOnFailure, stopGracefully } from './boot.ts'
 
 const port = process.env.PORT ?? '3000'
+// The address to listen on: HOST=127.0.0.1 keeps an instance behind a proxy on the same host
+// unreachable from outside; unset, it listens on every interface (a container's default).
+const host = process.env.HOST || undefined
 
 async function main() {
   const startedAt = performance.now()
@@ -19,8 +22,8 @@ async function main() {
   console.log(`Database ready in ${Math.round(performance.now() - startedAt)} ms; starting the production server on port ${port}.`)
 
   const { startAppServer } = await import('../lib/server/app-server.ts')
-  const server = await startAppServer({ port: Number(port), dev: false })
-  console.log(`Ready on http://localhost:${port} (production).`)
+  const server = await startAppServer({ port: Number(port), hostname: host, dev: false })
+  console.log(`Ready on http://${host ?? 'localhost'}:${port} (production${host ? `, listening on ${host} only` : ', listening on every interface'}).`)
   stopGracefully(server, drainOfferedWork, () => embedded?.stop())
 }
 

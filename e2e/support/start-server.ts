@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process'
 import pg from 'pg'
 import { e2eAdminDatabaseUrl, e2eDatabaseName, e2eDatabaseUrl } from './e2e-env.ts'
 import { startCommand } from '../../scripts/start-command.ts'
+import { ensureLocalSecrets } from '../../lib/config/local-secrets.ts'
 
 const admin = new pg.Client({ connectionString: e2eAdminDatabaseUrl() })
 await admin.connect()
@@ -17,9 +18,14 @@ await admin.end()
 
 const mode = process.argv[2] === 'dev' ? 'dev' : 'start'
 const [command, args] = mode === 'dev' ? [process.execPath, ['--import', 'tsx', 'scripts/dev.ts']] : startCommand()
+// Production with a DATABASE_URL refuses to start without its shared secrets (as an operator
+// would set them); the suite keeps its own, generated once.
+process.env.LOCAL_SECRETS_FILE = '.data/e2e-secrets.json'
+const secrets = ensureLocalSecrets({} as NodeJS.ProcessEnv)
 const server = spawn(command, args, {
   stdio: 'inherit',
   env: {
+    ...secrets,
     ...process.env,
     DATABASE_URL: e2eDatabaseUrl(),
     SEED: 'true',

@@ -4,8 +4,9 @@ const unavailableCodes: ReadonlySet<string> = new Set(['P1001', 'P1002', 'P1008'
 // What @prisma/adapter-pg reports (meta.driverAdapterError.cause.kind) when it cannot talk to the server.
 const unavailableKinds: ReadonlySet<string> = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections'])
 // SQLSTATEs: class 08 (connection exception), 57P01–57P03 (terminated by an administrator or
-// a crash, cannot connect now: shutting down, starting up, in recovery), 53300 (too many connections).
-const unavailableSqlStates = /^(08[0-9A-Z]{3}|57P0[1-3]|53300)$/
+// a crash, cannot connect now: shutting down, starting up, in recovery), 53300 (too many connections),
+// 25006 (a write reached a read-only server: the primary is switching, lib/db/failover-retry.ts).
+const unavailableSqlStates = /^(08[0-9A-Z]{3}|57P0[1-3]|53300|25006)$/
 // pg raises plain Errors without a code for a connection that broke under a query: the
 // message is all there is. "not queryable" comes when a transaction's next statement (its
 // COMMIT or ROLLBACK, say) meets the connection the server has just cut.

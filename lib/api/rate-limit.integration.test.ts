@@ -268,6 +268,30 @@ describe('rate limits when Redis is unreachable', () => {
     expect(await consumeTokenRequest('token-e-0', 'standard')).toMatchObject({ allowed: false })
   })
 
+  it('takes only its share of the limit (1/RATE_LIMIT_INSTANCES), so the instances together never admit more than the limit', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    Object.assign(process.env, {
+      REDIS_URL: `redis://127.0.0.1:${await closedPort()}`,
+      RATE_LIMIT_KEY_PREFIX: `${prefix}:share`,
+      RATE_LIMIT_STANDARD_PER_MINUTE: '30',
+      RATE_LIMIT_INSTANCES: '3',
+    })
+    const decisions = [] as RateLimitDecision[]
+    for (let i = 0; i < 15; i++) decisions.push(await consumeTokenRequest('token-share', 'standard'))
+    expect(decisions.filter((decision) => decision.allowed)).toHaveLength(10)
+    // The headers tell the client the limit it meets now.
+    expect(decisions[0]).toMatchObject({ limit: 10, remaining: 9 })
+    expect(rateLimitHeaders(decisions[14]!)).toMatchObject({ 'X-RateLimit-Limit': '10', 'Retry-After': expect.any(String) })
+
+    // Without Redis configured at all (one process, the embedded default) memory holds the whole limit.
+    await closeRedis()
+    resetRateLimitersForTests()
+    delete process.env.REDIS_URL
+    const alone = [] as RateLimitDecision[]
+    for (let i = 0; i < 31; i++) alone.push(await consumeTokenRequest('token-alone', 'standard'))
+    expect(alone.filter((decision) => decision.allowed)).toHaveLength(30)
+  })
+
   it('answers from memory when Redis accepts the connection but never replies', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {})
     const sockets = new Set<net.Socket>()

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Plan } from '../db/generated/enums.ts'
+import { metrics } from '../ops/metrics.ts'
 import { firstConnectionSettled, getRedis } from '../redis.ts'
 import { consumeInRedis, MemoryWindows, type WindowOutcome } from './sliding-window.ts'
 
@@ -14,8 +15,10 @@ import { consumeInRedis, MemoryWindows, type WindowOutcome } from './sliding-win
  *
  * With REDIS_URL the log lives in Redis, decided by one atomic script on Redis's clock, and
  * holds across every app instance. If Redis is down or slow, each instance keeps the log in
- * memory instead (same limits), so requests stay limited per instance and are never failed
- * because of Redis.
+ * memory instead, at its share of each limit: the limit divided by RATE_LIMIT_INSTANCES (the
+ * number of instances behind the load balancer; default 1), rounded down (at least 1). So
+ * N instances together never admit more than the limit while Redis is away, and requests are
+ * never failed because of Redis. Without REDIS_URL (one process) memory holds the whole limit.
  */
 export type RateLimitDecision = {
   allowed: boolean
@@ -34,6 +37,8 @@ type Policy = { name: string; limit: number; windowSeconds: number; keyPrefix: s
 type Limiters = {
   token: Record<Plan, Policy>
   unauthenticated: Policy
+  /** Per content key: the public content API's answers a shared cache did not have. */
+  contentKey: Policy
   signInAccount: Policy
   signInAddress: Policy
   /** By policy name, for RateLimit-Policy's w. */
@@ -64,6 +69,15 @@ export async function consumeTokenRequest(tokenId: string, plan: Plan, nowMs?: n
   const current = await readyLimiters()
   const { decision, read } = await consumeHeld(current.token[plan] ?? current.token.standard, tokenId, nowMs, alsoRead)
   return read === undefined ? decision : { ...decision, read }
+}
+
+/**
+ * For the public content API, per content key (its digest): what reaches the app is what the
+ * shared cache (Varnish, a CDN) did not answer, so this bounds one site's misses, not its readers.
+ */
+export async function consumeContentKeyRequest(key: string): Promise<RateLimitDecision> {
+  const current = await readyLimiters()
+  return consume(current.contentKey, createHash('sha256').update(key).digest('base64url').slice(0, 32))
 }
 
 /** For requests without a valid token: bounds how fast one address can guess tokens. */
@@ -147,8 +161,16 @@ async function consumeHeld(policy: Policy, key: string, nowMs?: number, alsoRead
     console.error(`Rate limiter '${policy.name}': Redis unavailable (${redis.status}), counting in memory.`)
     reportedRedisDown = true
   }
-  const outcome = memory.consume(fullKey, policy.limit, windowMs, nowMs)
-  return { decision: decide(policy, outcome), release: outcome.release }
+  // Redis configured but away: this instance decides alone, so it takes only its share.
+  const limited = redis ? { ...policy, limit: localShare(policy.limit) } : policy
+  if (redis) metrics.rateLimitLocalDecisions.inc()
+  const outcome = memory.consume(fullKey, limited.limit, windowMs, nowMs)
+  return { decision: decide(limited, outcome), release: outcome.release }
+}
+
+/** This instance's part of `limit` while it decides alone: limit / RATE_LIMIT_INSTANCES, at least 1. */
+export function localShare(limit: number): number {
+  return Math.max(1, Math.floor(limit / positiveInteger('RATE_LIMIT_INSTANCES', 1)))
 }
 
 function decide(policy: Policy, outcome: WindowOutcome): RateLimitDecision {
@@ -188,9 +210,10 @@ function createLimiters(): Limiters {
       enterprise: policy('per-token', 'token', positiveInteger('RATE_LIMIT_ENTERPRISE_PER_MINUTE', 10_000), window),
     },
     unauthenticated: policy('per-address', 'address', positiveInteger('RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE', 60), window),
+    contentKey: policy('per-content-key', 'content-key', positiveInteger('RATE_LIMIT_CONTENT_PER_MINUTE', 3_000), window),
     signInAccount: policy('sign-in-account', 'sign-in:account', positiveInteger('RATE_LIMIT_SIGN_IN_PER_ACCOUNT', 10), signInWindow),
     signInAddress: policy('sign-in-address', 'sign-in:address', positiveInteger('RATE_LIMIT_SIGN_IN_PER_ADDRESS', 50), signInWindow),
-    windowSeconds: { 'per-token': window, 'per-address': window, 'sign-in-account': signInWindow, 'sign-in-address': signInWindow },
+    windowSeconds: { 'per-token': window, 'per-address': window, 'per-content-key': window, 'sign-in-account': signInWindow, 'sign-in-address': signInWindow },
   }
 }
 

@@ -10,7 +10,8 @@ import { parseInput } from '../parse-input.ts'
 import { defaultMaxBodyBytes } from './body-limits.ts'
 import type { ApiOperationSpec } from './openapi/api-operation.ts'
 import { isDatabaseUnavailable } from './database-errors.ts'
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, replayResponse, requestFingerprint, validateIdempotencyKey } from './idempotency.ts'
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, renewIdempotencyLease, replayResponse, requestFingerprint, validateIdempotencyKey } from './idempotency.ts'
+import { runAsIdempotentUnit } from '../events/idempotent-unit.ts'
 import { internalErrorResponse, problemResponse, type Problem } from './problem.ts'
 import { consumeTokenRequest, consumeUnauthenticatedRequest, rateLimitHeaders } from './rate-limit.ts'
 import { readJsonBody } from './read-json-body.ts'
@@ -234,14 +235,22 @@ async function runOnce(tokenId: string, key: string, fingerprint: string, run: (
   validateIdempotencyKey(key)
   const claim = await claimIdempotencyKey(tokenId, key, fingerprint)
   if ('replay' in claim) return replayResponse(claim.replay)
-  // run() turns every failure into a response (a 5xx one releases the key when completed).
-  const response = await run()
-  // If the answer cannot be stored, the key must not stay claimed: a retry should run again.
-  await completeIdempotencyKey(tokenId, key, response).catch(async (error: unknown) => {
-    await releaseIdempotencyKey(tokenId, key)
-    throw error
-  })
-  return response
+  // While the work runs its claim is renewed; the work's changes record their results on the
+  // key in their own transactions (lib/events/idempotent-unit.ts), so a crash at any point
+  // leaves a retry either nothing done or the committed results to answer with.
+  const stopRenewing = renewIdempotencyLease(tokenId, key, claim.claimId)
+  try {
+    // run() turns every failure into a response (a 5xx one releases the key when completed).
+    const response = await runAsIdempotentUnit({ tokenId, key, claimId: claim.claimId, recovered: claim.recovered, committed: 0 }, run)
+    // If the answer cannot be stored, the key must not stay claimed: a retry should run again.
+    await completeIdempotencyKey(tokenId, key, claim.claimId, response).catch(async (error: unknown) => {
+      await releaseIdempotencyKey(tokenId, key, claim.claimId)
+      throw error
+    })
+    return response
+  } finally {
+    stopRenewing()
+  }
 }
 
 function parseRequestPart(schema: z.ZodType | undefined, input: unknown, where: 'path' | 'query' | 'body'): unknown {

@@ -14,6 +14,8 @@ import { problemResponse } from './problem.ts'
 import { cachedRead, type CachedBody } from './response-cache.ts'
 import { readOnly } from '../db/read-routing.ts'
 import { setResponseHeaders } from './text-response.ts'
+import { consumeContentKeyRequest, consumeUnauthenticatedRequest, rateLimitHeaders } from './rate-limit.ts'
+import { clientAddress } from '../security/client-address.ts'
 import { jsonResponse, errorResponse, type RouteHandler } from './with-api.ts'
 
 export type ContentContext<Query, Params> = {
@@ -58,6 +60,17 @@ export function withContentApi<Q extends z.ZodType, P extends z.ZodType | undefi
         const headerKey = request.headers.get('x-content-key')
         const key = url.searchParams.get('key') ?? headerKey
         tenant = key ? await authenticateContentKey(key) : null
+        // A known key spends its own budget; guesses and key-less requests spend the address's.
+        const decision = tenant && key ? await consumeContentKeyRequest(key) : await consumeUnauthenticatedRequest(clientAddress(request.headers.get('x-forwarded-for')))
+        if (!decision.allowed) {
+          const limited = problemResponse(
+            { code: 'rate_limited', detail: tenant ? `This content key made more than ${decision.limit} uncached requests in the current window; retry in ${decision.retryAfterSeconds} s.` : `Too many requests without a valid content key from your address; retry in ${decision.retryAfterSeconds} s.` },
+            requestId,
+            rateLimitHeaders(decision),
+          )
+          setResponseHeaders(limited, { 'Cache-Control': 'no-store' })
+          return limited
+        }
         if (!tenant) {
           return problemResponse(
             { code: 'unauthenticated', detail: key ? 'The content key is unknown or revoked. Create one in Settings → API Keys → Content keys.' : 'Send your content key as ?key=nrc_… (or an X-Content-Key header).' },

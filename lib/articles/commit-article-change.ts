@@ -3,6 +3,7 @@ import { commitChange, type Emit } from '../events/commit-change.ts'
 import { articlesChanged } from './article-totals.ts'
 import { withContentPurges } from '../content/content-purges.ts'
 import type { EventInput } from '../events/record-event.ts'
+import { idempotentUnit } from '../events/idempotent-unit.ts'
 import { retryTransactionConflicts } from '../db/transaction-conflicts.ts'
 
 /**
@@ -19,7 +20,8 @@ export function commitArticleChange<T>(
 ): Promise<T> {
   // Article changes are raw SQL (article-writes.ts), so they run on a pg connection of their own
   // rather than in a Prisma interactive transaction, whose machinery cost more than the statements.
-  // A change written as one statement (article-write-statement.ts) needs no transaction block.
+  // A change written as one statement (article-write-statement.ts) needs no transaction block,
+  // unless an Idempotency-Key's record must commit with it (lib/events/idempotent-unit.ts).
   // Events emitted directly (bulk import) carry their content purge too (lib/content/content-purges.ts).
   const withPurges = (tx: SqlTransaction, emit: Emit) => change(tx, Object.assign((events: EventInput[]) => emit(withContentPurges(tenantId, events)), { written: emit.written }))
   // The kept counts' triggers lock count rows in key order within a statement, but a statement
@@ -27,7 +29,7 @@ export function commitArticleChange<T>(
   // triggers) takes them in two runs, so a concurrent write can meet it in the other order and
   // PostgreSQL rolls one back: that write is run again, whole, rather than answered with a failure.
   return retryTransactionConflicts(
-    () => commitChange(options.oneStatement ? singleStatementDatabase : sqlDatabase, tenantId, withPurges, { afterCommit: () => articlesChanged([tenantId]) }),
+    () => commitChange(options.oneStatement && !idempotentUnit() ? singleStatementDatabase : sqlDatabase, tenantId, withPurges, { afterCommit: () => articlesChanged([tenantId]) }),
     { what: options.what ?? 'article change' },
   )
 }

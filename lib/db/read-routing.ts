@@ -50,12 +50,28 @@ function replicaPool(): pg.Pool | undefined {
   if (state.pool && state.url === url) return state.pool
   if (state.pool) void endGenericPlanPool(state.pool)
   void state.pool?.end().catch(() => undefined)
-  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.DATABASE_POOL_SIZE ?? 10), connectionTimeoutMillis: 1_000 })
+  // Behind a load balancer the replica address may lead, for a while, to the primary (no
+  // replica was up when the connection was made): connections are renewed every minute, and at
+  // once when the replica's status comes from a primary (askReplica), so reads return to a replica.
+  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.DATABASE_POOL_SIZE ?? 10), connectionTimeoutMillis: 1_000, maxLifetimeSeconds: 60 })
   pool.on('error', (error) => console.warn(`[db] an idle replica connection failed: ${error.message}`))
   state.pool = pool
   state.url = url
   state.status = undefined
   return pool
+}
+
+/**
+ * Whether the replica answers now (for /readyz: with the primary away, an instance whose
+ * replica answers still serves reads, so it stays in the load balancer's rotation).
+ */
+export async function replicaAnswers(): Promise<boolean> {
+  const pool = replicaPool()
+  if (!pool) return false
+  return pool.query('SELECT 1').then(
+    () => true,
+    () => false,
+  )
 }
 
 /** Whether reads may be routed at all: a replica is configured. */
@@ -136,7 +152,8 @@ export async function changesCommitted(tenantIds: string[]): Promise<void> {
   await Promise.all(
     tenantIds.map((tenantId) =>
       redis.zadd(positionsKey, 'GT', Number(position), tenantId).catch((error: Error) => {
-        console.warn(`[db] could not record a write position in Redis (${error.message}); reads of ${tenantId} may be older than its last change until the replica replays it.`)
+        // One line per outage, not one per write: reads of a newsroom whose position is unknown go to the primary.
+        if (redis.status === 'ready') console.warn(`[db] could not record a write position in Redis (${error.message}); reads of ${tenantId} may be older than its last change until the replica replays it.`)
       }),
     ),
   )
@@ -177,11 +194,24 @@ async function askReplica(): Promise<ReplicaStatus> {
     )
     const row = rows[0]!
     // Not a replica (no replay position): nothing to route to.
-    if (row.replayed === null) return (state.status = { up: false, replayed: 0n, lagMs: 0, at })
+    if (row.replayed === null) {
+      renewReplicaConnections()
+      return (state.status = { up: false, replayed: 0n, lagMs: 0, at })
+    }
     return (state.status = { up: true, replayed: BigInt(row.replayed), lagMs: row.lag_ms ?? 0, at })
   } catch {
     return (state.status = { up: false, replayed: 0n, lagMs: 0, at })
   }
+}
+
+/** Drops the replica pool's connections (they reached a primary); the next read connects anew. */
+function renewReplicaConnections(): void {
+  const pool = state.pool
+  if (!pool) return
+  state.pool = undefined
+  state.url = undefined
+  void endGenericPlanPool(pool)
+  void pool.end().catch(() => undefined)
 }
 
 function markDown(): void {

@@ -1,5 +1,6 @@
 import { Prisma } from './generated/client.ts'
 import { sqlPool } from './client.ts'
+import { readOnlyServer, retryThroughFailover } from './failover-retry.ts'
 
 /**
  * The part of a transaction that raw SQL needs: Prisma's tagged-template `$queryRaw` and
@@ -17,8 +18,16 @@ function statement(query: TemplateStringsArray | Prisma.Sql, values: unknown[]):
   return query instanceof Prisma.Sql ? query : Prisma.sql(query, ...values)
 }
 
-/** Runs `work` in one transaction on a connection of the shared pool; rolls back if it throws. */
-export async function sqlTransaction<Result>(work: (tx: SqlTransaction) => Promise<Result>): Promise<Result> {
+/**
+ * Runs `work` in one transaction on a connection of the shared pool; rolls back if it throws.
+ * A transaction the database switch (failover) broke before its COMMIT is run again
+ * (lib/db/failover-retry.ts); one broken at COMMIT is not, since it may have committed.
+ */
+export function sqlTransaction<Result>(work: (tx: SqlTransaction) => Promise<Result>): Promise<Result> {
+  return retryThroughFailover((progress) => sqlTransactionOnce(work, progress), 'change')
+}
+
+async function sqlTransactionOnce<Result>(work: (tx: SqlTransaction) => Promise<Result>, progress: { committing: boolean }): Promise<Result> {
   const client = await sqlPool.connect()
   const tx: SqlTransaction = {
     async $queryRaw<Result>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
@@ -38,9 +47,13 @@ export async function sqlTransaction<Result>(work: (tx: SqlTransaction) => Promi
   try {
     await client.query('BEGIN')
     const result = await work(tx)
+    progress.committing = true
     await client.query('COMMIT')
     return result
   } catch (error) {
+    // A server that refused a write as read-only is a demoted (or not yet promoted) primary:
+    // this connection will not become writable, so it is dropped and the retry connects anew.
+    if (readOnlyServer(error)) broken = error as Error
     await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError))
     throw error
   } finally {

@@ -3,6 +3,7 @@ import type { TenantDb } from '../tenancy/tenant-db.ts'
 import { eventsChanged, tenantsWithListedEvents } from './event-generation.ts'
 import { handOffToQueue } from './queue-hand-off.ts'
 import { recordEvents, type EventInput, type RecordedEvent } from './record-event.ts'
+import { countCommitted, idempotentUnit, recordIdempotentOutcome, recoveredOutcome } from './idempotent-unit.ts'
 
 /** A transaction of the tenant's Prisma client, for changes made through Prisma's models. */
 export type ChangeTransaction = Parameters<Parameters<TenantDb['$transaction']>[0]>[0]
@@ -26,6 +27,10 @@ export type AfterCommit = (events: RecordedEvent[]) => Promise<void> | void
  * forgotten until the sweeper's next pass.
  *
  * A change that finds it lost a race returns without emitting; nothing is handed on then.
+ *
+ * Under an Idempotency-Key (idempotent-unit.ts) the change records its result on the key in
+ * the same transaction; when a retry recovers a crashed request whose change had committed,
+ * the recorded result is returned and nothing runs again.
  */
 export async function commitChange<Tx extends SqlTransaction, T>(
   db: TransactionalDb<Tx>,
@@ -33,6 +38,9 @@ export async function commitChange<Tx extends SqlTransaction, T>(
   change: (tx: Tx, emit: Emit) => Promise<T>,
   options: { afterCommit?: AfterCommit } = {},
 ): Promise<T> {
+  const unit = idempotentUnit()
+  const recovered = unit && recoveredOutcome(unit)
+  if (recovered) return recovered.value as T
   let emitted: RecordedEvent[] = []
   const value = await db.$transaction(async (tx: Tx) => {
     emitted = []
@@ -44,8 +52,11 @@ export async function commitChange<Tx extends SqlTransaction, T>(
       },
       { written: (events: RecordedEvent[]) => void emitted.push(...events) },
     )
-    return change(tx, emit)
+    const result = await change(tx, emit)
+    if (unit) await recordIdempotentOutcome(tx, unit, result)
+    return result
   })
+  if (unit) countCommitted(unit)
   if (emitted.length > 0) {
     // The events API's cached pages (event-generation.ts) must not outlive the commit either.
     await Promise.all([options.afterCommit?.(emitted), eventsChanged(tenantsWithListedEvents(emitted))])

@@ -20,7 +20,8 @@ const flushEveryMs = 200
 function createLogger({ redact, buffered }: { redact: boolean; buffered: boolean }): Logger {
   const options = {
     level: process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'warn' : 'info'),
-    base: undefined,
+    // Behind a load balancer, which instance wrote the line (the cluster names them app-1…).
+    base: process.env.INSTANCE_NAME ? { instance: process.env.INSTANCE_NAME } : undefined,
     // Defence in depth: nothing logs these, and if something ever did, they never reach the log.
     ...(redact && { redact: { paths: ['authorization', 'token', 'secret', 'password', '*.authorization', '*.token', '*.secret', '*.password'], censor: '[redacted]' } }),
   }

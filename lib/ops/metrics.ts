@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import { sqlPool } from '../db/client.ts'
 import { processSingleton } from '../process-singleton.ts'
+import { redisState } from '../redis.ts'
 
 /**
  * The process's Prometheus metrics. One registry per process (process-singleton.ts): the /v1
@@ -60,6 +61,21 @@ function createMetrics() {
     outboxOldestAge: new Gauge({
       name: 'newsroom_outbox_oldest_waiting_seconds',
       help: 'Age of the oldest event not yet handed to the queue (0 when none waits).',
+      registers: [registry],
+    }),
+    redisUp: new Gauge({
+      name: 'newsroom_redis_up',
+      help: '1 while Redis is reachable, 0 while it is configured but away (degraded mode: per-instance rate limits at 1/RATE_LIMIT_INSTANCES of each limit, no shared caches); absent without Redis.',
+      registers: [registry],
+      collect() {
+        const state = redisState()
+        if (state === 'not-configured') this.reset()
+        else this.set(state === 'up' ? 1 : 0)
+      },
+    }),
+    rateLimitLocalDecisions: new Counter({
+      name: 'newsroom_rate_limit_local_decisions_total',
+      help: 'Rate-limit decisions made by this instance alone because Redis was away (at its share of the limit).',
       registers: [registry],
     }),
     poolConnections: new Gauge({

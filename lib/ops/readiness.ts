@@ -1,13 +1,18 @@
 import { sqlPool } from '../db/client.ts'
+import { replicaAnswers, replicaConfigured } from '../db/read-routing.ts'
 import { firstConnectionSettled, getRedis } from '../redis.ts'
 import { backfillState, type BackfillReport } from '../db/data-migrations/backfill-state.ts'
 import { isDraining } from '../server/lifecycle.ts'
 import { eventQueueAdvice, eventQueueState, type EventQueueState } from './event-queue-health.ts'
 
-export type DependencyCheck = { ok: boolean; latency_ms?: number; error?: string; skipped?: string }
+export type DependencyCheck = { ok: boolean; latency_ms?: number; error?: string; skipped?: string; degraded?: string }
+
+const degradedWithoutRedis = 'serving without Redis: rate limits per instance at 1/RATE_LIMIT_INSTANCES of each limit, no shared caches; reconnecting by itself'
 
 export type Readiness = {
   ready: boolean
+  /** Set while the primary is away but the replica answers: the instance serves reads. */
+  serving?: string
   /** Set once the instance is stopping (SIGTERM): it serves on for DRAIN_DELAY_MS but takes no new traffic. */
   draining?: boolean
   checks: { database: DependencyCheck; redis: DependencyCheck }
@@ -52,8 +57,8 @@ async function outboxBacklog(): Promise<OutboxBacklog> {
 }
 
 /**
- * What /readyz reports: the database and (when REDIS_URL is set) Redis must answer for the
- * instance to take traffic; the event queue's state and the outbox backlog are reported beside
+ * What /readyz reports: the database must answer for the instance to take traffic; Redis is
+ * reported (degraded when away) but is not a condition, since the instance serves without it; the event queue's state and the outbox backlog are reported beside
  * them, because writes go on (into the outbox) while the queue is away.
  */
 export async function checkReadiness(): Promise<Readiness> {
@@ -67,14 +72,19 @@ export async function checkReadiness(): Promise<Readiness> {
         // A new client fails commands until it has connected, instead of queueing them.
         await firstConnectionSettled(redisClient)
         return redisClient.ping()
-      })
-     : { ok: true, skipped: 'REDIS_URL is not set; per-process state is used' }
+      }).then((check) => (check.ok ? check : { ...check, degraded: degradedWithoutRedis }))
+    : { ok: true, skipped: 'REDIS_URL is not set; per-process state is used' }
+  // The primary away (a failover under way): reads still go to the replica, so an instance
+  // that reaches it stays in rotation; its writes answer 503 with Retry-After meanwhile.
+  const readsOnly = !database.ok && replicaConfigured() && (await withTimeout(replicaAnswers(), 'the replica').catch(() => false))
   const queue = eventQueueState()
   const found = backlog as OutboxBacklog | null
   // A stopping instance says so first, so the load balancer stops sending to it before it closes.
   const draining = isDraining()
   return {
-    ready: database.ok && redis.ok && !draining,
+    // Redis is not a condition: it holds caches and limit windows, and the instance serves without it.
+    ready: (database.ok || readsOnly) && !draining,
+    ...(readsOnly ? { serving: 'reads only: the primary database is unreachable, writes answer 503 with Retry-After until it (or a promoted replica) is back' } : {}),
     checks: { database, redis },
     ...(draining ? { draining: true } : {}),
     events: {

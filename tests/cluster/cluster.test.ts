@@ -57,6 +57,9 @@ describe('Varnish in front of /content/v1', () => {
     const hit = await site.get(page)
     expect(hit.headers.get('x-cache')).toBe('HIT')
     expect(hit.body.headline).toBe('Harbour fire')
+    // Its cache tags (with the newsroom's id) are for purges, not for the public.
+    expect(hit.headers.get('surrogate-key')).toBeNull()
+    expect(hit.headers.get('cache-tag')).toBeNull()
     // A page on any origin reads the cached copy too, and its preflight passes through Varnish.
     expect(hit.headers.get('access-control-allow-origin')).toBe('*')
     const preflight = await fetch(varnish + page, { method: 'OPTIONS', headers: { Origin: 'https://www.dailyplanet.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-content-key' } })

@@ -29,7 +29,8 @@ describe('three instances share', () => {
     const statuses: number[] = []
     const servedBy = new Set<string>()
     for (let i = 0; i < standardBudget + 9; i++) {
-      const answer = await client.get('/v1/articles?limit=1')
+      // The cluster names the instance only for a request carrying its trace token.
+      const answer = await client.get('/v1/articles?limit=1', { 'X-Cluster-Trace': layout.appEnv.METRICS_TOKEN! })
       statuses.push(answer.status)
       servedBy.add(answer.headers.get('x-served-by') ?? '')
     }

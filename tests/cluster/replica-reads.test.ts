@@ -90,7 +90,7 @@ describe('reads from the replica', () => {
       const search = await apiClient(instance(2), token).get(`/v1/articles?q=${encodeURIComponent('"written through the service"')}`)
       expect(search.body.items.map((item: { article_id: string }) => item.article_id)).toContain(created.article_id)
       const after = await fallbacks()
-      expect((after.behind ?? 0) - (before.behind ?? 0)).toBeGreaterThanOrEqual(3)
+      expect((after.behind ?? 0) - (before.behind ?? 0), JSON.stringify({ before, after })).toBeGreaterThanOrEqual(3)
     } finally {
       await replica.query('SELECT pg_wal_replay_resume()')
     }
@@ -103,7 +103,7 @@ describe('reads from the replica', () => {
     const created = (await editor.post('/v1/articles', { headline: 'While the replica is away' })).body
     const before = await fallbacks()
     await replica.end()
-    replicaServer('stop')
+    await replicaServer('stop')
     try {
       for (let i = 0; i < 6; i++) {
         const answer = await editor.get(`/v1/articles/${created.article_id}`)
@@ -114,7 +114,7 @@ describe('reads from the replica', () => {
       const after = await fallbacks()
       expect((after.unavailable ?? 0) - (before.unavailable ?? 0)).toBeGreaterThanOrEqual(1)
     } finally {
-      replicaServer('start')
+      await replicaServer('start')
       replica = new pg.Client({ connectionString: layout.appEnv.DATABASE_REPLICA_URL })
       await replica.connect()
     }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { runPrisma } from '../../scripts/run-prisma.ts'
 import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.ts'
 import { stubEnv } from '../support/stub-env.ts'
+import { testDatabaseUrl } from '../support/test-env.ts'
 
 // /healthz and /readyz as a load balancer sees them, with this file's own PostgreSQL cluster
 // so that it can be stopped: the database client reads DATABASE_URL once, so the routes are
@@ -74,14 +75,30 @@ describe('health and readiness', () => {
     expect(status).toBe(200)
   })
 
-  it('is unavailable when Redis is configured but unreachable', async () => {
+  it('stays ready for reads with the primary down while the replica answers, saying so', async () => {
+    stubEnv({ DATABASE_REPLICA_URL: testDatabaseUrl })
+    await cluster.stop('fast')
+    try {
+      const { status, body } = await read(await readyz())
+      expect(status).toBe(200)
+      expect(body).toMatchObject({ ready: true, serving: expect.stringMatching(/^reads only/), checks: { database: { ok: false } } })
+    } finally {
+      await cluster.start()
+      stubEnv({ DATABASE_REPLICA_URL: undefined })
+    }
+  })
+
+  it('stays ready when Redis is configured but unreachable, reporting the degraded mode and its metric', async () => {
     const { closeRedis } = await import('../../lib/redis.ts')
+    const { renderMetrics } = await import('../../lib/ops/metrics.ts')
     await closeRedis()
     stubEnv({ REDIS_URL: 'redis://127.0.0.1:9' })
     try {
       const { status, body } = await read(await readyz())
-      expect(status).toBe(503)
-      expect(body.checks).toMatchObject({ database: { ok: true }, redis: { ok: false } })
+      // Redis holds caches and limit windows: without it the instance still serves.
+      expect(status).toBe(200)
+      expect(body).toMatchObject({ ready: true, checks: { database: { ok: true }, redis: { ok: false, degraded: expect.stringMatching(/rate limits per instance/) } } })
+      expect((await renderMetrics()).body).toMatch(/^newsroom_redis_up 0$/m)
     } finally {
       await closeRedis()
     }
