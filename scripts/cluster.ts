@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { createConnection } from 'node:net'
 import path from 'node:path'
 import { clusterLayout, type ClusterLayout } from './cluster-layout.ts'
+import { runMigrationStep } from './migration-step.ts'
 
 const root = path.resolve(import.meta.dirname, '..')
 const layout = clusterLayout()
@@ -87,7 +88,7 @@ function startApp(index: number): void {
     cwd: root,
     detached: true,
     stdio: ['ignore', out, out],
-    env: { ...process.env, ...layout.appEnv, PORT: String(port), INSTANCE_NAME: `app-${index + 1}` },
+    env: { ...process.env, ...layout.appEnv, PORT: String(port), INSTANCE_NAME: `app-${index + 1}`, MIGRATE_ON_START: 'false' },
   })
   child.unref()
   writeFileSync(pidFile(`app-${index + 1}`), String(child.pid))
@@ -230,7 +231,8 @@ export async function startCluster(): Promise<ClusterLayout> {
   if (process.getuid?.() === 0) chownSync(layout.dir, Number(run('id', ['-u', 'postgres'], { quiet: true })), Number(run('id', ['-g', 'postgres'], { quiet: true })))
   startPostgres()
   startRedis()
-  // The first instance migrates the database; the others start once it is ready.
+  // The release's migration step, once, before any instance starts (they only check it ran).
+  await runMigrationStep({ ...process.env, ...layout.appEnv })
   startApp(0)
   await waitReady(`http://127.0.0.1:${layout.ports.apps[0]}/readyz`)
   startApp(1)
