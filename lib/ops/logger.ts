@@ -23,7 +23,9 @@ const logFd = () => (process.env.LOG_STREAM === 'stderr' ? 2 : 1)
 function createLogger({ redact, buffered }: { redact: boolean; buffered: boolean }): Logger {
   const options = {
     level: process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'warn' : 'info'),
-    base: undefined,
+    // Every line names its instance (INSTANCE_NAME, as npm run cluster sets it), so lines from
+    // several instances gathered in one place still say where they came from.
+    base: process.env.INSTANCE_NAME ? { instance: process.env.INSTANCE_NAME } : undefined,
     // Defence in depth: nothing logs these, and if something ever did, they never reach the log.
     ...(redact && { redact: { paths: ['authorization', 'token', 'secret', 'password', '*.authorization', '*.token', '*.secret', '*.password'], censor: '[redacted]' } }),
   }
