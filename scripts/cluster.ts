@@ -16,6 +16,7 @@ import { createConnection } from 'node:net'
 import path from 'node:path'
 import { clusterLayout, type ClusterLayout } from './cluster-layout.ts'
 import { runMigrationStep } from './migration-step.ts'
+import { clusterBackupLayout, ensureFirstBackup, prepareBackups } from './backup.ts'
 
 const root = path.resolve(import.meta.dirname, '..')
 const layout = clusterLayout()
@@ -62,8 +63,11 @@ function startPostgres(): void {
     run(pg('initdb'), ['-D', primary, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8'], { asPostgres: true, quiet: true })
     appendFileSync(primary + '/postgresql.conf', [`port = ${layout.ports.primary}`, "listen_addresses = '127.0.0.1'", 'wal_level = replica', 'max_wal_senders = 5', 'hot_standby = on', `unix_socket_directories = '${layout.dir}'`, ''].join('\n'))
     appendFileSync(primary + '/pg_hba.conf', 'host replication postgres 127.0.0.1/32 trust\n')
+    // WAL archived by pgBackRest (scripts/backup.ts), a full backup once it runs.
+    appendFileSync(primary + '/postgresql.conf', prepareBackups(clusterBackupLayout(layout.dir, primary, layout.ports.primary)).join('\n') + '\n')
   }
   run(pg('pg_ctl'), ['-D', primary, '-l', log('pg-primary'), '-w', 'start'], { asPostgres: true, quiet: true })
+  ensureFirstBackup(clusterBackupLayout(layout.dir, primary, layout.ports.primary))
   const databases = run(pg('psql'), ['-h', '127.0.0.1', '-p', String(layout.ports.primary), '-U', 'postgres', '-Atc', 'SELECT datname FROM pg_database'], { quiet: true })
   if (!databases.split('\n').includes('newsroom')) run(pg('createdb'), ['-h', '127.0.0.1', '-p', String(layout.ports.primary), '-U', 'postgres', 'newsroom'], { quiet: true })
   if (!existsSync(path.join(replica, 'PG_VERSION'))) {
