@@ -14,7 +14,6 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
 import { runPrisma } from '../scripts/run-prisma.ts'
-import { seedBenchData } from './seed-bench-data.ts'
 
 const root = path.resolve(import.meta.dirname, '..')
 const articles = Number(process.argv[2] ?? 100_000)
@@ -70,6 +69,9 @@ async function digest(url: string, tenantId: string): Promise<Record<string, str
 try {
   for (const name of names) await admin(`CREATE DATABASE ${name}`)
   for (const name of names) await runPrisma(['migrate', 'deploy'], { ...process.env, DATABASE_URL: urlOf(name) })
+  // The seed mints a token through lib/, whose client reads DATABASE_URL when it loads.
+  process.env.DATABASE_URL = urlOf(names[0]!)
+  const { seedBenchData } = await import('./seed-bench-data.ts')
   const seedStart = performance.now()
   const [tenant] = await seedBenchData(urlOf(names[0]!), [{ name: `archive-${run}`, plan: 'standard', articles, events: articles }])
   console.error(`seeded ${articles} articles in ${((performance.now() - seedStart) / 1000).toFixed(0)} s`)

@@ -66,7 +66,7 @@ export async function* exportNewsroom(actor: Actor, via: 'command_line' | 'porta
         const line = `{"type":"row","table":${JSON.stringify(section.table)},"row":${row}}\n`
         hash.update(line)
         lines++
-        counts[section.table]++
+        counts[section.table] = (counts[section.table] ?? 0) + 1
         yield line
       }
       if (rows.length < pageSize) break

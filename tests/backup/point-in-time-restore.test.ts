@@ -115,7 +115,7 @@ describe('a pgBackRest backup restored to a point in time', () => {
 
     // The moment to restore to: after batch 2 committed, before batch 3 starts.
     const expected = await read(primaryUrl)
-    const [{ target }] = await query<{ target: string }>(primaryUrl, 'SELECT clock_timestamp()::text AS target')
+    const target = (await query<{ target: string }>(primaryUrl, 'SELECT clock_timestamp()::text AS target'))[0]!.target
     await new Promise((resolve) => setTimeout(resolve, 1_100))
     await dataLayer(primaryUrl, ['write', '3', stateFile])
     const everything = await read(primaryUrl)
@@ -135,7 +135,7 @@ describe('a pgBackRest backup restored to a point in time', () => {
     const started = performance.now()
     pgTool('pg_ctl', ['-D', restoredData, '-l', path.join(dir, 'restored.log'), '-w', '-t', '120', 'start'])
     for (let i = 0; i < 600; i++) {
-      const [{ recovering }] = await query<{ recovering: boolean }>(restoredUrl, 'SELECT pg_is_in_recovery() AS recovering')
+      const recovering = (await query<{ recovering: boolean }>(restoredUrl, 'SELECT pg_is_in_recovery() AS recovering'))[0]!.recovering
       if (!recovering) break
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
