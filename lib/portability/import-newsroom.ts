@@ -82,7 +82,8 @@ export async function importNewsroom(source: AsyncIterable<string>, options: { s
     }
     if (table === 'articles') {
       // Each inserted article's trigger recorded a first revision; the archive brings the real ones.
-      await client.query(`DELETE FROM article_revisions WHERE article_id = ANY($1::text[])`, [rows.map((row) => row.id)])
+      // By (tenant_id, article_id): the revisions' unique index, not a scan per batch.
+      await client.query(`DELETE FROM article_revisions WHERE tenant_id = $1 AND article_id = ANY($2::text[])`, [manifest!.tenant.id, rows.map((row) => row.id)])
     }
   }
 
