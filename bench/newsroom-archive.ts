@@ -79,6 +79,7 @@ try {
   const exported = await timedCli(['export', '--tenant', tenant!.slug], { DATABASE_URL: urlOf(names[0]!) }, file)
   const bytes = statSync(file).size
   const lines = Number(execFileSync('wc', ['-l', file], { encoding: 'utf8' }).trim().split(' ')[0])
+  console.error(`exported ${articles} articles: ${lines} lines, ${(bytes / 1024 / 1024).toFixed(0)} MB in ${exported.seconds.toFixed(1)} s, peak RSS ${exported.peakRssMb.toFixed(0)} MB`)
   const imported = await timedCli(['import', '--file', file], { DATABASE_URL: urlOf(names[1]!) })
   const [before, after] = [await digest(urlOf(names[0]!), tenant!.id), await digest(urlOf(names[1]!), tenant!.id)]
   const same = JSON.stringify(before) === JSON.stringify(after)
