@@ -35,8 +35,8 @@ const quote = (name: string) => `"${name.replaceAll('"', '""')}"`
  * id or slug; `slug` renames it), nor any of its members' addresses (they sign in service-wide).
  *
  * What the database derives is derived again: the articles' search vectors, change order and
- * counts by their triggers; the revision each inserted article's trigger records is replaced by
- * the archive's own revisions. Members get unusable passwords, the first active admin a new one
+ * counts by their triggers; the revision trigger stands aside (newsroom.importing) for the
+ * archive's own revisions. Members get unusable passwords, the first active admin a new one
  * (returned once); webhook subscriptions are paused with a new signing secret; events count as
  * sent (they were, on the old server), so nothing is delivered again.
  */
@@ -80,11 +80,6 @@ export async function importNewsroom(source: AsyncIterable<string>, options: { s
       if (code === '23505') throw new ArchiveError(`The archive's ${table} collide with records on this server (${detail ?? code}); import into a server without this newsroom.`)
       throw error
     }
-    if (table === 'articles') {
-      // Each inserted article's trigger recorded a first revision; the archive brings the real ones.
-      // By (tenant_id, article_id): the revisions' unique index, not a scan per batch.
-      await client.query(`DELETE FROM article_revisions WHERE tenant_id = $1 AND article_id = ANY($2::text[])`, [manifest!.tenant.id, rows.map((row) => row.id)])
-    }
   }
 
   const take = async ({ table, row }: RowLine) => {
@@ -125,10 +120,9 @@ export async function importNewsroom(source: AsyncIterable<string>, options: { s
 
   try {
     await client.query('BEGIN')
-    // The tables fill within this transaction, so their statistics say "empty" and the planner
-    // would scan article_revisions for each batch's delete (quadratic at 100,000 articles): the
-    // indexes are always right here.
-    await client.query('SET LOCAL enable_seqscan = off')
+    // The articles' revision trigger records nothing for the rows this transaction inserts
+    // (migration 20261129070000): the archive brings their revisions, with their own ids.
+    await client.query("SET LOCAL newsroom.importing = 'on'")
     for await (const text of lines) {
       if (text.trim() === '') continue
       lineCount++
