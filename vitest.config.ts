@@ -9,8 +9,9 @@ export default defineConfig({
   resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
   test: {
     include: ['lib/**/*.test.ts', 'inngest/**/*.test.ts', 'scripts/**/*.test.ts', 'prisma/**/*.test.ts', 'tools/**/*.test.ts', 'tests/**/*.test.ts', 'clients/**/*.test.ts'],
-    // tests/cluster start the whole cluster: npm run test:cluster.
-    exclude: ['node_modules/**', 'e2e/**', '.next/**', 'tests/cluster/**'],
+    // tests/cluster start the whole cluster: npm run test:cluster; tests/backup its own
+    // PostgreSQL and pgBackRest: npm run test:backup.
+    exclude: ['node_modules/**', 'e2e/**', '.next/**', 'tests/cluster/**', 'tests/backup/**'],
     globalSetup: ['tests/support/global-setup.ts'],
     // Every process that writes registers the outbox's queue, as scripts/dev.ts and instrumentation.ts do.
     setupFiles: ['tests/support/database-per-file.ts', 'inngest/outbox-queue.ts'],

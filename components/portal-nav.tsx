@@ -21,6 +21,7 @@ export function PortalNav({ role }: { role: Role }) {
           <Link href="/settings/single-sign-on">Single sign-on</Link>
           <Link href="/settings/two-factor">Two-factor policy</Link>
           <Link href="/settings/audit-log">Audit log</Link>
+          <Link href="/settings/export">Export</Link>
         </>
       )}
       {/* Every member's own sign-in, whatever their role. */}

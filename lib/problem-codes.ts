@@ -239,6 +239,12 @@ export const problemCatalogue = {
     advice: 'The session has ended already, or is not yours.',
     portalOnly: true,
   },
+  invalid_archive: {
+    title: 'Invalid newsroom archive',
+    status: 422,
+    advice: 'The archive is not one this server can load as it is (cut short, altered, of another version, or colliding with data here). Nothing was imported; export it again and import the whole file.',
+    portalOnly: true,
+  },
 } as const satisfies Record<string, ProblemCodeInfo>
 
 export type ProblemCode = keyof typeof problemCatalogue

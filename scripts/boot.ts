@@ -1,6 +1,7 @@
 /**
  * What `npm run dev` (scripts/dev.ts) and `npm start` (scripts/start.ts) share: the process's
- * settings, the embedded database when no DATABASE_URL is set, the schema migrations, and a
+ * settings, the embedded database when no DATABASE_URL is set, the schema migrations (or, with
+ * MIGRATE_ON_START=false, the check that the migration step ran: schema-migrations.ts), and a
  * shutdown that lets requests in flight finish. Kept free of the application's own modules:
  * the production server bundles this file, and the app's one copy of lib/ is Next's.
  */
@@ -8,7 +9,7 @@ import type { Server } from 'node:http'
 import { ensureLocalSecrets, missingProductionSecrets } from '../lib/config/local-secrets.ts'
 import type { EmbeddedDatabase } from '../lib/db/embedded-server.ts'
 import { drainDelayMs, startDraining } from '../lib/server/lifecycle.ts'
-import { runPrisma } from './run-prisma.ts'
+import { prepareSchemaOnStart } from './schema-migrations.ts'
 
 export type Mode = 'dev' | 'start'
 
@@ -32,7 +33,9 @@ export async function bootDatabase(mode: Mode, port: string): Promise<BootedData
     process.env.DATABASE_URL = embedded.url
     console.log(`Embedded database (PGlite) listening at ${embedded.url.replace(/:[^:@/]*@/, ':***@')}`)
   }
-  await runPrisma(['migrate', 'deploy'])
+  // MIGRATE_ON_START=false (a rolling deploy's instances): the release's migration step has run
+  // the migrations once (`npm run db:migrate`); the instance only checks that it has.
+  await prepareSchemaOnStart(process.env.DATABASE_URL, { embedded: embedded !== undefined })
   const seed = process.env.SEED === 'true' || (embedded !== undefined && process.env.SEED !== 'false')
   return { embedded, seed }
 }

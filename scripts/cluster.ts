@@ -18,6 +18,7 @@ import { chownSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { createConnection } from 'node:net'
 import path from 'node:path'
 import { clusterLayout, databaseNodes, type ClusterLayout } from './cluster-layout.ts'
+import { runMigrationStep } from './migration-step.ts'
 
 export { databaseNodes }
 
@@ -331,7 +332,7 @@ function startApp(index: number): void {
     detached: true,
     stdio: ['ignore', out, out],
     // The shared secrets come from the environment, as on separate hosts: production refuses to start without them.
-    env: { ...process.env, ...layout.appEnv, ...sharedSecrets(), PORT: String(layout.ports.apps[index]), INSTANCE_NAME: name },
+    env: { ...process.env, ...layout.appEnv, ...sharedSecrets(), PORT: String(layout.ports.apps[index]), INSTANCE_NAME: name, MIGRATE_ON_START: 'false' },
   })
   child.unref()
   writeFileSync(pidFile(name), String(child.pid))
@@ -546,7 +547,8 @@ export async function startCluster(options: { apps?: boolean } = {}): Promise<Cl
     const psql = (sql: string) => run(pg('psql'), ['-h', '127.0.0.1', '-p', String(layout.ports.databaseWrites), '-U', 'postgres', '-Atc', sql], { quiet: true })
     if (!psql('SELECT datname FROM pg_database').split('\n').includes('newsroom')) psql('CREATE DATABASE newsroom')
     if (options.apps === false) return layout
-    // The first instance migrates the database; the others start once it is ready.
+    // The release's migration step, once, before any instance starts (instances only check it ran).
+    await runMigrationStep({ ...process.env, ...layout.appEnv })
     startApp(0)
     await waitReady(`http://127.0.0.1:${layout.ports.apps[0]}/readyz`)
     startApp(1)

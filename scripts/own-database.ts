@@ -6,7 +6,9 @@
  */
 import { EmbeddedDatabaseError, findOwnEmbeddedDatabase } from '../lib/db/embedded-server.ts'
 
-export async function withOwnDatabase(run: () => Promise<void>): Promise<void> {
+/** `run` learns whether the database is the embedded one (one client at a time: no second connection for a lock). */
+export async function withOwnDatabase(run: (embedded: boolean) => Promise<void>): Promise<void> {
+  const isEmbedded = !process.env.DATABASE_URL
   let embedded
   try {
     embedded = await findOwnEmbeddedDatabase()
@@ -16,7 +18,7 @@ export async function withOwnDatabase(run: () => Promise<void>): Promise<void> {
     return
   }
   try {
-    await run()
+    await run(isEmbedded)
   } finally {
     const { db } = await import('../lib/db/client.ts')
     await db.$disconnect()

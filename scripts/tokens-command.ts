@@ -10,20 +10,10 @@
 import { parseArgs } from 'node:util'
 import { db } from '../lib/db/client.ts'
 import { createApiToken, isRotationRecommended, listApiTokens, renameApiToken, revokeApiToken, rollApiToken, setApiTokenAllowlist } from '../lib/tokens/api-tokens.ts'
-import { DomainError, ValidationError } from '../lib/errors.ts'
+import { CliError, runCli } from './cli.ts'
 import { parseInput } from '../lib/parse-input.ts'
 import { createApiTokenSchema, renameApiTokenSchema, rollApiTokenSchema, setApiTokenAllowlistSchema } from '../lib/tokens/api-token-schemas.ts'
 import { systemActor } from '../lib/tenancy/system-actor.ts'
-
-/** A refusal of the command line: its message is printed, and 2 (a usage error) or 1 is the exit code. */
-class CliError extends Error {
-  constructor(
-    readonly exitCode: 1 | 2,
-    message: string,
-  ) {
-    super(message)
-  }
-}
 
 const usage = `Usage:
   npm run tokens -- create --tenant <slug> --name <name> --scopes <a,b> [--owner <email>] [--expires 30|90|365|YYYY-MM-DD] [--allow <cidr,cidr>]
@@ -143,9 +133,5 @@ async function main() {
 
 /** Runs the command the arguments name; a refusal is printed and sets the exit code. */
 export async function runTokensCommand(): Promise<void> {
-  await main().catch((error) => {
-    if (error instanceof ValidationError) console.error(error.fieldErrors.map((fieldError) => `${fieldError.field}: ${fieldError.message}`).join('\n'))
-    else console.error(error instanceof CliError || error instanceof DomainError || error instanceof TypeError ? error.message : error)
-    process.exitCode = error instanceof CliError ? error.exitCode : 1
-  })
+  await runCli(main)
 }

@@ -9,6 +9,7 @@
  * Keys are made in this checkout's database (own-database.ts), never in another's that happens
  * to listen nearby; the commands themselves are in tokens-command.ts.
  */
+import './log-to-stderr.ts'
 import { withOwnDatabase } from './own-database.ts'
 
 await withOwnDatabase(async () => {

@@ -5,7 +5,7 @@ import { preparedQuery } from './prepared-query.ts'
 import { endGenericPlanPool, genericPlanPool } from './generic-plan-pool.ts'
 import { processSingleton } from '../process-singleton.ts'
 import { getRedis } from '../redis.ts'
-import { metrics } from '../ops/metrics.ts'
+import { metrics, serverOf } from '../ops/metrics.ts'
 
 /**
  * Where a read goes: the primary, or (with DATABASE_REPLICA_URL) the streaming replica when it
@@ -180,6 +180,21 @@ function replicaStatus(fresh = false): Promise<ReplicaStatus> {
   return state.asking
 }
 
+/** Asks the replica now (for a /metrics scrape), which sets newsroom_replica_up and _lag_seconds. Without a replica: nothing. */
+export async function refreshReplicaStatus(): Promise<void> {
+  if (replicaConfigured()) await replicaStatus(true)
+}
+
+/** What the replica said last, as the operator's gauges show it. */
+function recordStatus(status: ReplicaStatus): ReplicaStatus {
+  const server = serverOf(process.env.DATABASE_REPLICA_URL ?? '')
+  metrics.replicaUp.reset()
+  metrics.replicaUp.set({ server }, status.up ? 1 : 0)
+  metrics.replicaLag.reset()
+  if (status.up) metrics.replicaLag.set({ server }, status.lagMs / 1000)
+  return (state.status = status)
+}
+
 async function askReplica(): Promise<ReplicaStatus> {
   const at = Date.now()
   try {
@@ -196,11 +211,11 @@ async function askReplica(): Promise<ReplicaStatus> {
     // Not a replica (no replay position): nothing to route to.
     if (row.replayed === null) {
       renewReplicaConnections()
-      return (state.status = { up: false, replayed: 0n, lagMs: 0, at })
+      return recordStatus({ up: false, replayed: 0n, lagMs: 0, at })
     }
-    return (state.status = { up: true, replayed: BigInt(row.replayed), lagMs: row.lag_ms ?? 0, at })
+    return recordStatus({ up: true, replayed: BigInt(row.replayed), lagMs: row.lag_ms ?? 0, at })
   } catch {
-    return (state.status = { up: false, replayed: 0n, lagMs: 0, at })
+    return recordStatus({ up: false, replayed: 0n, lagMs: 0, at })
   }
 }
 
@@ -215,7 +230,7 @@ function renewReplicaConnections(): void {
 }
 
 function markDown(): void {
-  state.status = { up: false, replayed: 0n, lagMs: 0, at: Date.now() }
+  recordStatus({ up: false, replayed: 0n, lagMs: 0, at: Date.now() })
 }
 
 function withTimeout<T>(work: Promise<T>, ms = 1_000): Promise<T> {

@@ -17,20 +17,24 @@ function prettyLine(line: LogLine): string {
 // How long a buffered line may wait for others before it is written.
 const flushEveryMs = 200
 
+// A command whose stdout is its output (a token, a password, an export archive) logs to stderr.
+const logFd = () => (process.env.LOG_STREAM === 'stderr' ? 2 : 1)
+
 function createLogger({ redact, buffered }: { redact: boolean; buffered: boolean }): Logger {
   const options = {
     level: process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'warn' : 'info'),
-    // Behind a load balancer, which instance wrote the line (the cluster names them app-1…).
+    // Every line names its instance (INSTANCE_NAME, as npm run cluster sets it), so lines from
+    // several instances gathered in one place still say where they came from.
     base: process.env.INSTANCE_NAME ? { instance: process.env.INSTANCE_NAME } : undefined,
     // Defence in depth: nothing logs these, and if something ever did, they never reach the log.
     ...(redact && { redact: { paths: ['authorization', 'token', 'secret', 'password', '*.authorization', '*.token', '*.secret', '*.password'], censor: '[redacted]' } }),
   }
   if (process.env.NODE_ENV !== 'development') {
-    if (!buffered) return pino(options)
+    if (!buffered) return logFd() === 2 ? pino(options, pino.destination({ dest: 2, sync: true })) : pino(options)
     // Lines gathered into writes of 4 KB (or every flushEveryMs) rather than a write(2) per line:
     // one line per request made its own system call on the request path. pino flushes what is
     // left when the process exits; a SIGKILL loses at most the last 200 ms of these lines.
-    const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 })
+    const destination = pino.destination({ dest: logFd(), sync: false, minLength: 4096 })
     let written = false
     const write = destination.write.bind(destination)
     destination.write = (line: string) => {
@@ -47,10 +51,10 @@ function createLogger({ redact, buffered }: { redact: boolean; buffered: boolean
     }, flushEveryMs).unref()
     return pino(options, destination)
   }
-  return pino(options, { write: (line: string) => void process.stdout.write(prettyLine(JSON.parse(line) as LogLine)) })
+  return pino(options, { write: (line: string) => void (logFd() === 2 ? process.stderr : process.stdout).write(prettyLine(JSON.parse(line) as LogLine)) })
 }
 
-/** The process's structured logger: JSON lines on stdout (pretty in `npm run dev`). */
+/** The process's structured logger: JSON lines on stdout (pretty in `npm run dev`; stderr with LOG_STREAM=stderr). */
 export const logger: Logger = processSingleton('logger', () => createLogger({ redact: true, buffered: false }))
 
 /**

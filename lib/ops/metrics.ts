@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import { sqlPool } from '../db/client.ts'
 import { processSingleton } from '../process-singleton.ts'
-import { redisState } from '../redis.ts'
+import { getRedis, redisState } from '../redis.ts'
 
 /**
  * The process's Prometheus metrics. One registry per process (process-singleton.ts): the /v1
@@ -46,6 +46,37 @@ function createMetrics() {
       name: 'newsroom_content_purges_total',
       help: 'Outbox purge events the shared cache (CONTENT_PURGE_URL) took.',
       registers: [registry],
+    }),
+    contentPurgeFailures: new Counter({
+      name: 'newsroom_content_purge_failures_total',
+      help: 'Purge requests the shared cache (CONTENT_PURGE_URL) refused or did not answer; their events stay in the outbox and are re-sent.',
+      registers: [registry],
+    }),
+    // Labelled by the server (host:port), so each series exists only once the server is
+    // configured: an unlabelled gauge would read 0 ("down") on an instance without one.
+    replicaUp: new Gauge({
+      name: 'newsroom_replica_up',
+      help: 'Whether the replica (DATABASE_REPLICA_URL) answered as a replica when last asked (1) or not (0); absent without a replica.',
+      labelNames: ['server'] as const,
+      registers: [registry],
+    }),
+    replicaLag: new Gauge({
+      name: 'newsroom_replica_lag_seconds',
+      help: 'Age of the replica\'s last replayed transaction while received WAL waits to be replayed (0 when caught up); absent without a replica.',
+      labelNames: ['server'] as const,
+      registers: [registry],
+    }),
+    redisUp: new Gauge({
+      name: 'newsroom_redis_up',
+      help: 'Whether this instance\'s Redis connection (REDIS_URL) is ready (1) or not (0); absent without REDIS_URL.',
+      labelNames: ['server'] as const,
+      registers: [registry],
+      collect() {
+        this.reset()
+        const url = process.env.REDIS_URL
+        const redis = url ? getRedis() : undefined
+        if (url && redis) this.set({ server: serverOf(url) }, redis.status === 'ready' ? 1 : 0)
+      },
     }),
     replicaFallbacks: new Counter({
       name: 'newsroom_replica_fallback_reads_total',
@@ -95,6 +126,16 @@ function createMetrics() {
 
 export const metrics = processSingleton('metrics', createMetrics)
 
+/** host:port of a connection URL, without its credentials: a label that names a server. */
+export function serverOf(url: string): string {
+  try {
+    const parsed = new URL(url)
+    return parsed.port ? `${parsed.hostname}:${parsed.port}` : parsed.hostname
+  } catch {
+    return 'unparsable'
+  }
+}
+
 /**
  * The label of a route's requests, from its declared path: `/v1/articles/{article_id}` →
  * `/v1/articles/{id}`. Taken from the declaration, not the requested path, so no path a caller
@@ -113,6 +154,9 @@ async function refreshOutbox(): Promise<void> {
 
 /** The Prometheus text exposition of every metric. */
 export async function renderMetrics(): Promise<{ contentType: string; body: string }> {
-  await refreshOutbox().catch(() => undefined)
+  // The replica's state is asked afresh when scraped (read-routing.ts sets its gauges), not
+  // only when a read happens to need it; imported here, late, as read-routing imports this file.
+  const { refreshReplicaStatus } = await import('../db/read-routing.ts')
+  await Promise.all([refreshOutbox().catch(() => undefined), refreshReplicaStatus().catch(() => undefined)])
   return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() }
 }

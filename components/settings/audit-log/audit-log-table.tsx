@@ -31,6 +31,11 @@ const actionLabels: Record<string, string> = {
   'two_factor.policy_changed': 'Changed two-factor policy',
   'two_factor.sign_in_locked': 'Sign-in stopped after wrong codes',
   'user.factors_reset': 'Reset two-factor',
+  'tenant.created': 'Created the newsroom',
+  'tenant.exported': 'Exported the newsroom',
+  'tenant.imported': 'Imported the newsroom',
+  'content_key.created': 'Created content key',
+  'content_key.revoked': 'Revoked content key',
 }
 
 // A short reading of the entry's metadata; secrets are never recorded there.
@@ -55,7 +60,12 @@ function details(entry: AuditEntryView): string {
     case 'webhook.updated':
       return `Changed: ${list(m.changed)}`
     case 'user.created':
-      return [`Role: ${String(m.role ?? '')}`, m.via === 'sso_just_in_time' ? 'created just in time by single sign-on' : ''].filter(Boolean).join(' · ')
+      return [`Role: ${String(m.role ?? '')}`, m.via === 'sso_just_in_time' ? 'created just in time by single sign-on' : m.via === 'command_line' ? 'provisioned from the command line' : ''].filter(Boolean).join(' · ')
+    case 'tenant.created':
+      return m.via === 'command_line' ? 'Provisioned from the command line' : ''
+    case 'tenant.exported':
+    case 'tenant.imported':
+      return `${String(m.records ?? '?')} records${m.via ? ` · ${String(m.via)}` : ''}`
     case 'sso.updated':
       return [`Changed: ${list(m.changed)}`, m.requireSso ? 'SSO required' : '', m.jitEmailDomain ? `just in time for ${String(m.jitEmailDomain)}` : ''].filter(Boolean).join(' · ')
     case 'sso.sign_in_refused':

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { createContentKeySchema } from '../../content/content-key-schemas.ts'
 import { createContentKey, listContentKeys, revokeContentKey, type ContentKeySummary } from '../../content/content-keys.ts'
 import { domainInput } from '../domain-input.ts'
 import { router, scopedProcedure } from '../init.ts'
@@ -16,7 +17,7 @@ export const contentKeysRouter = router({
   list: procedure.query(async ({ ctx }) => (await listContentKeys(ctx.actor)).map(toContentKeyView)),
 
   /** The key is in this answer only; only its hash is stored. */
-  create: procedure.input(domainInput(z.object({ name: z.string().trim().min(1, 'name must not be empty.').max(100, 'name must be at most 100 characters.') }))).mutation(async ({ ctx, input }) => {
+  create: procedure.input(domainInput(createContentKeySchema)).mutation(async ({ ctx, input }) => {
     const { key, summary } = await createContentKey(ctx.actor, input.name)
     return { key, contentKey: toContentKeyView(summary) }
   }),

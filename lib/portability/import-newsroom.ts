@@ -1,0 +1,200 @@
+import { createHash, randomBytes } from 'node:crypto'
+import type pg from 'pg'
+import { recordAudit } from '../audit.ts'
+import { hashPassword } from '../auth/passwords.ts'
+import { sqlPool } from '../db/client.ts'
+import { DomainError, ValidationError } from '../errors.ts'
+import { createId } from '../ids.ts'
+import { encryptSecret } from '../security/secret-box.ts'
+import { generatePassword } from '../users/manage-users.ts'
+import { newsroomSlugSchema } from '../tenancy/newsroom-schemas.ts'
+import { archiveFormat, archiveSections, archiveVersion, type EndLine, type ManifestLine, type RowLine } from './archive-format.ts'
+
+export class ArchiveError extends DomainError {
+  constructor(message: string) {
+    super('invalid_archive', message)
+  }
+}
+
+// Rows inserted per statement.
+const batchSize = 500
+
+export type ImportResult = {
+  tenant: { id: string; slug: string; name: string }
+  counts: Record<string, number>
+  /** The first admin's new password (the archive carries none), shown once. */
+  admin: { email: string; password: string } | null
+}
+
+const quote = (name: string) => `"${name.replaceAll('"', '""')}"`
+
+/**
+ * Loads a newsroom's archive (archive-format.ts) into this server, keeping every id and so every
+ * relation, as one transaction: the archive's checksum and counts are checked before it commits,
+ * so a truncated, altered or refused archive loads nothing. The newsroom must not exist here (by
+ * id or slug; `slug` renames it), nor any of its members' addresses (they sign in service-wide).
+ *
+ * What the database derives is derived again: the articles' search vectors, change order and
+ * counts by their triggers; the revision trigger stands aside (newsroom.importing) for the
+ * archive's own revisions. Members get unusable passwords, the first active admin a new one
+ * (returned once); webhook subscriptions are paused with a new signing secret; events count as
+ * sent (they were, on the old server), so nothing is delivered again.
+ */
+export async function importNewsroom(source: AsyncIterable<string>, options: { slug?: string } = {}): Promise<ImportResult> {
+  // Taken before the first await: a readline interface emits its lines from the start, and
+  // only an iterator already attached buffers them (lines emitted before it are lost).
+  const lines = { [Symbol.asyncIterator]: ((iterator) => () => iterator)(source[Symbol.asyncIterator]()) }
+  const client = await sqlPool.connect()
+  const hash = createHash('sha256')
+  let manifest: ManifestLine | undefined
+  let end: EndLine | undefined
+  let lineCount = 0
+  const counts: Record<string, number> = {}
+  const pending = new Map<string, Record<string, unknown>[]>()
+  const columnsOf = new Map<string, Set<string>>()
+  const restoredFrom: [string, string][] = []
+  const unusableHash = await hashPassword(randomBytes(32).toString('base64url'))
+  let admin: { id: string; email: string } | undefined
+  let sectionIndex = 0
+
+  const tableColumns = async (table: string) => {
+    if (!columnsOf.has(table)) {
+      const { rows } = await client.query<{ column_name: string }>(`SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1`, [table])
+      columnsOf.set(table, new Set(rows.map((row) => row.column_name)))
+    }
+    return columnsOf.get(table)!
+  }
+
+  const flush = async (table: string) => {
+    const rows = pending.get(table)
+    if (!rows?.length) return
+    pending.set(table, [])
+    const known = await tableColumns(table)
+    const columns = Object.keys(rows[0]!).filter((column) => known.has(column))
+    const list = columns.map(quote).join(', ')
+    try {
+      await client.query(`INSERT INTO ${quote(table)} (${list}) SELECT ${list} FROM json_populate_recordset(null::${quote(table)}, $1::json)`, [JSON.stringify(rows)])
+    } catch (error) {
+      const { code, detail } = error as { code?: string; detail?: string }
+      if (code === '23505' && table === 'users') throw new ValidationError([{ field: 'archive', message: `A member's e-mail address is in use on this server already (${detail ?? 'users'}); addresses sign in service-wide.` }])
+      if (code === '23505') throw new ArchiveError(`The archive's ${table} collide with records on this server (${detail ?? code}); import into a server without this newsroom.`)
+      throw error
+    }
+  }
+
+  const take = async ({ table, row }: RowLine) => {
+    const index = archiveSections.findIndex((section) => section.table === table)
+    if (index < 0) throw new ArchiveError(`Line ${lineCount}: the archive has rows of ${table}, which this server does not import.`)
+    if (index < sectionIndex) throw new ArchiveError(`Line ${lineCount}: ${table} rows after ${archiveSections[sectionIndex]!.table}: sections are out of order.`)
+    if (index > sectionIndex) {
+      for (const section of archiveSections.slice(sectionIndex, index)) await flush(section.table)
+      sectionIndex = index
+    }
+    if (row[archiveSections[index]!.tenantColumn] !== manifest!.tenant.id) throw new ArchiveError(`Line ${lineCount}: a ${table} row of another newsroom.`)
+    const loaded = { ...row }
+    if (table === 'tenants' && options.slug) loaded.slug = options.slug
+    if (table === 'tenants') {
+      const taken = await client.query(`SELECT 1 FROM tenants WHERE id = $1 OR slug = $2`, [loaded.id, loaded.slug])
+      if (taken.rowCount) throw new ValidationError([{ field: 'tenant', message: `A newsroom with the id ${String(loaded.id)} or the slug '${String(loaded.slug)}' exists on this server already; import into an empty one (--tenant <new-slug> to rename it).` }])
+    }
+    if (table === 'users') {
+      loaded.password_hash = unusableHash
+      if (!admin && loaded.role === 'admin' && loaded.active === true) admin = { id: String(loaded.id), email: String(loaded.email) }
+    }
+    if (table === 'webhook_subscriptions') {
+      loaded.secret_encrypted = encryptSecret(randomBytes(24).toString('hex'))
+      loaded.status = 'paused'
+    }
+    if (table === 'events' && loaded.sent_to_queue_at == null) loaded.sent_to_queue_at = new Date().toISOString()
+    if (table === 'article_revisions' && loaded.restored_from_revision_id) {
+      // A revision may name one later in id order: linked once all are in.
+      restoredFrom.push([String(loaded.id), String(loaded.restored_from_revision_id)])
+      loaded.restored_from_revision_id = null
+    }
+    counts[table] = (counts[table] ?? 0) + 1
+    const rows = pending.get(table) ?? []
+    rows.push(loaded)
+    pending.set(table, rows)
+    if (rows.length >= batchSize) await flush(table)
+  }
+
+  try {
+    await client.query('BEGIN')
+    // The articles' revision trigger records nothing for the rows this transaction inserts
+    // (migration 20261129070000): the archive brings their revisions, with their own ids.
+    await client.query("SET LOCAL newsroom.importing = 'on'")
+    for await (const text of lines) {
+      if (text.trim() === '') continue
+      lineCount++
+      if (end) throw new ArchiveError(`Line ${lineCount}: the archive goes on after its end line.`)
+      let line: { type?: string }
+      try {
+        line = JSON.parse(text) as { type?: string }
+      } catch {
+        throw new ArchiveError(`Line ${lineCount} is not JSON: the archive is damaged.`)
+      }
+      if (line.type === 'end') {
+        end = line as EndLine
+        continue
+      }
+      hash.update(`${text}\n`)
+      if (!manifest) {
+        const head = line as ManifestLine
+        if (head.type !== 'manifest' || head.format !== archiveFormat) throw new ArchiveError('This is not a newsroom archive: its first line is not its manifest.')
+        if (head.version !== archiveVersion) throw new ArchiveError(`This server reads archives of version ${archiveVersion}; this one is version ${head.version}.`)
+        if (options.slug) newsroomSlugSchema.parse(options.slug)
+        manifest = head
+      } else if (line.type === 'row') await take(line as RowLine)
+      else if (line.type === 'media' || line.type === 'media_chunk') throw new ArchiveError('The archive carries media files, and this server has no media library to load them into.')
+      else throw new ArchiveError(`Line ${lineCount}: unknown line type ${JSON.stringify(line.type)}.`)
+    }
+    if (!manifest) throw new ArchiveError('The archive is empty.')
+    if (!end) throw new ArchiveError(`The archive ends after line ${lineCount} without its end line: it was cut short. Nothing was imported.`)
+    if (end.lines !== lineCount - 1 || end.sha256 !== hash.digest('hex')) throw new ArchiveError('The archive does not match its checksum: it was altered or damaged. Nothing was imported.')
+    for (const section of archiveSections) {
+      if ((end.counts[section.table] ?? 0) !== (counts[section.table] ?? 0)) throw new ArchiveError(`The archive says ${end.counts[section.table] ?? 0} ${section.table} and holds ${counts[section.table] ?? 0}. Nothing was imported.`)
+    }
+    for (const section of archiveSections) await flush(section.table)
+    if (restoredFrom.length) {
+      await client.query(
+        `UPDATE article_revisions r SET restored_from_revision_id = l.source FROM json_to_recordset($1::json) AS l(id text, source text) WHERE r.id = l.id`,
+        [JSON.stringify(restoredFrom.map(([id, source]) => ({ id, source })))],
+      )
+    }
+    const tenant = (await client.query<{ id: string; slug: string; name: string }>('SELECT id, slug, name FROM tenants WHERE id = $1', [manifest.tenant.id])).rows[0]
+    if (!tenant) throw new ArchiveError('The archive has no newsroom row.')
+    let password: string | null = null
+    if (admin) {
+      password = generatePassword()
+      await client.query('UPDATE users SET password_hash = $1 WHERE id = $2', [await hashPassword(password), admin.id])
+    }
+    await recordAudit(sqlAudit(client), {
+      tenantId: tenant.id,
+      actorId: null,
+      action: 'tenant.imported',
+      targetType: 'tenant',
+      targetId: tenant.id,
+      metadata: { records: Object.values(counts).reduce((sum, n) => sum + n, 0), via: 'command_line', from: manifest.tenant.slug, exported_at: manifest.exported_at, sha256: end.sha256 },
+    })
+    await client.query('COMMIT')
+    return { tenant, counts, admin: admin && password ? { email: admin.email, password } : null }
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined)
+    throw error
+  } finally {
+    client.release()
+  }
+}
+
+/** recordAudit's writer over this transaction's connection. */
+function sqlAudit(client: pg.PoolClient) {
+  return {
+    auditEntry: {
+      create: async ({ data }: { data: { id: string; tenantId: string; actorId?: string | null; action: string; targetType: string; targetId: string; metadata?: unknown } }) => {
+        await client.query('INSERT INTO audit_entries (id, tenant_id, actor_id, action, target_type, target_id, metadata) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+          data.id ?? createId('aud'), data.tenantId, data.actorId ?? null, data.action, data.targetType, data.targetId, JSON.stringify(data.metadata ?? {}),
+        ])
+      },
+    },
+  }
+}
