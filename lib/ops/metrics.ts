@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import { sqlPool } from '../db/client.ts'
 import { processSingleton } from '../process-singleton.ts'
-import { getRedis, redisState } from '../redis.ts'
+import { redisState } from '../redis.ts'
 
 /**
  * The process's Prometheus metrics. One registry per process (process-singleton.ts): the /v1
@@ -66,18 +66,6 @@ function createMetrics() {
       labelNames: ['server'] as const,
       registers: [registry],
     }),
-    redisUp: new Gauge({
-      name: 'newsroom_redis_up',
-      help: 'Whether this instance\'s Redis connection (REDIS_URL) is ready (1) or not (0); absent without REDIS_URL.',
-      labelNames: ['server'] as const,
-      registers: [registry],
-      collect() {
-        this.reset()
-        const url = process.env.REDIS_URL
-        const redis = url ? getRedis() : undefined
-        if (url && redis) this.set({ server: serverOf(url) }, redis.status === 'ready' ? 1 : 0)
-      },
-    }),
     replicaFallbacks: new Counter({
       name: 'newsroom_replica_fallback_reads_total',
       help: 'Reads that could go to the replica but went to the primary, by reason (lagging, down, behind the newsroom\'s last write).',
@@ -96,12 +84,15 @@ function createMetrics() {
     }),
     redisUp: new Gauge({
       name: 'newsroom_redis_up',
-      help: '1 while Redis is reachable, 0 while it is configured but away (degraded mode: per-instance rate limits at 1/RATE_LIMIT_INSTANCES of each limit, no shared caches); absent without Redis.',
+      help: '1 while Redis is reachable, 0 while it is configured but away (degraded mode: per-instance rate limits at 1/RATE_LIMIT_INSTANCES of each limit, no shared caches); absent without Redis. server: REDIS_URL\'s host, or "sentinels" when REDIS_SENTINELS leads to the master.',
+      labelNames: ['server'] as const,
       registers: [registry],
       collect() {
+        this.reset()
         const state = redisState()
-        if (state === 'not-configured') this.reset()
-        else this.set(state === 'up' ? 1 : 0)
+        if (state === 'not-configured') return
+        const url = process.env.REDIS_URL
+        this.set({ server: process.env.REDIS_SENTINELS ? 'sentinels' : url ? serverOf(url) : 'unknown' }, state === 'up' ? 1 : 0)
       },
     }),
     rateLimitLocalDecisions: new Counter({
