@@ -22,7 +22,7 @@ import {
 } from './article-form-schema'
 import { describePortalError, type PortalError } from '@/components/portal-error'
 import { applyServerFieldErrors } from '@/components/server-field-errors'
-import { ConfirmDialog } from '@/components/confirm-dialog'
+import { ConfirmDialog, useConfirmation } from '@/components/confirm-dialog'
 import { slugify } from '@/lib/articles/article-address'
 import { RichTextEditor } from './rich-text-editor'
 import { MergeChanges } from './merge-changes'
@@ -118,8 +118,10 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
 
   // A published article changes on the site the moment it is saved: say so first, as taking it down does.
   const live = article?.status === 'published'
-  const [pendingLive, setPendingLive] = useState<ArticleFormValues | null>(null)
-  const saveOrConfirm = (values: ArticleFormValues) => (live ? setPendingLive(values) : save(values))
+  // Pinned to the version and state shown: a story taken down or changed while it is open is asked about again.
+  const liveSave = useConfirmation<ArticleFormValues>({ version: article?.version ?? 0, state: article?.status ?? 'draft' })
+  const pendingLive = liveSave.payload
+  const saveOrConfirm = (values: ArticleFormValues) => (live ? liveSave.open(values) : save(values))
 
   const save = async (values: ArticleFormValues) => {
     setFailure(null)
@@ -355,20 +357,26 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
 
       {showPreview && <BodyPreview id="body-preview" headline={headline} lede={lede} body={body} />}
       <ConfirmDialog
-        open={pendingLive !== null}
-        title="Change the live article?"
-        confirmLabel="Save and update the site"
+        open={liveSave.isOpen}
+        title={liveSave.subject?.state === 'published' || !liveSave.subject ? 'Change the live article?' : 'Save your changes?'}
+        confirmLabel={liveSave.subject?.state === 'published' || !liveSave.subject ? 'Save and update the site' : 'Save changes'}
         busyLabel="Saving…"
         busy={isSubmitting || update.isPending}
         tone="primary"
-        onCancel={() => setPendingLive(null)}
+        watch={liveSave.watch((state) => state.replace('-', ' '), true)}
+        onCancel={liveSave.close}
         onConfirm={() => {
           const values = pendingLive
           if (!values) return
-          void save(values).finally(() => setPendingLive(null))
+          liveSave.sent()
+          void save(values).finally(liveSave.close)
         }}
       >
-        <p>“{article?.headline}” is published{article?.url ? ` at ${article.url}` : ''}. Readers see your changes as soon as you save them, and subscribed systems are told.</p>
+        {liveSave.subject?.state === 'published' ? (
+          <p>“{article?.headline}” is published{article?.url ? ` at ${article.url}` : ''}. Readers see your changes as soon as you save them, and subscribed systems are told.</p>
+        ) : (
+          <p>“{article?.headline}” is no longer live: saving changes the working copy only.</p>
+        )}
         {pendingLive && dirtyFields.slug && (
           <p data-testid="address-move">
             Its address changes to the slug “{pendingLive.slug ?? slugify(pendingLive.headline)}”; the current address is kept and redirects to the new one.
