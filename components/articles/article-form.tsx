@@ -25,7 +25,8 @@ import { applyServerFieldErrors } from '@/components/server-field-errors'
 import { ConfirmDialog, useConfirmation } from '@/components/confirm-dialog'
 import { slugify } from '@/lib/articles/article-address'
 import { RichTextEditor } from './rich-text-editor'
-import { MergeChanges } from './merge-changes'
+import { MergeChanges, mergeFieldNames, type FormField } from './merge-changes'
+import { resolveField, threeWayMerge, type MergeResult, type Side } from '@/lib/articles/three-way-merge'
 import styles from './articles.module.css'
 
 // The sanitiser (sanitize-html and its parsers) is loaded when a preview is first asked for.
@@ -53,6 +54,24 @@ function slugHint(article: ArticleRecord | null): string {
   return 'Part of the public address. It follows the headline until you set it here or the article is first published; leave it empty to keep following.'
 }
 
+/** The form's values as the merge compares them: tags in one spelling ("a, b"), so spacing is no change. */
+function comparable(values: ArticleFormInput): Record<FormField, string> {
+  const tags = (values.tags ?? '')
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter(Boolean)
+    .join(', ')
+  return { headline: values.headline ?? '', slug: values.slug ?? '', lede: values.lede ?? '', body: values.body ?? '', department_id: values.department_id ?? '', tags }
+}
+
+/** "headline, body": the fields a merge took from one side. */
+function mergedFields(merge: MergeResult<FormField>, side: Side): string {
+  return (Object.keys(merge.fields) as FormField[])
+    .filter((field) => merge.fields[field].outcome === side || (side === 'mine' && merge.fields[field].outcome === 'combined'))
+    .map((field) => mergeFieldNames[field].toLowerCase())
+    .join(', ')
+}
+
 const describedBy = (...ids: (string | false | undefined)[]) => ids.filter(Boolean).join(' ') || undefined
 
 /**
@@ -66,6 +85,9 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
   const readOnly = Boolean(readOnlyReason)
   // The version the form's contents came from: what a save asks to replace.
   const baseVersion = useRef(article?.version ?? 0)
+  // And the contents of that version: the "base" a conflicting save merges from (three-way),
+  // kept from load, so a field only the other person changed is never mistaken for one of mine.
+  const baseForm = useRef<ArticleFormInput>(article ? articleToForm(article) : emptyArticleForm)
   const [status, setStatus] = useState('')
   const [failure, setFailure] = useState<PortalError | null>(null)
   const [showPreview, setShowPreview] = useState(false)
@@ -78,7 +100,7 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
   })
   const { register, control, formState, handleSubmit, reset, setValue, getValues } = form
   // A save that met a newer version: the newer version, to merge with what is typed.
-  const [theirs, setTheirs] = useState<{ form: ArticleFormInput; version: number; record: ArticleRecord } | null>(null)
+  const [theirs, setTheirs] = useState<{ form: ArticleFormInput; version: number; merge: MergeResult<FormField> } | null>(null)
   const { errors, isDirty, isSubmitting, dirtyFields } = formState
   const [headline, lede, body] = useWatch({ control, name: ['headline', 'lede', 'body'] })
 
@@ -92,7 +114,8 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
   useEffect(() => {
     if (!article || isDirty || article.version <= baseVersion.current) return
     baseVersion.current = article.version
-    reset(articleToForm(article))
+    baseForm.current = articleToForm(article)
+    reset(baseForm.current)
     // "Saved. This is now version N" is no longer true once a move or another save raised it.
     setStatus('')
   }, [article, isDirty, reset])
@@ -123,7 +146,7 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
   const pendingLive = liveSave.payload
   const saveOrConfirm = (values: ArticleFormValues) => (live ? liveSave.open(values) : save(values))
 
-  const save = async (values: ArticleFormValues) => {
+  const save = async (values: ArticleFormValues, retried = false, combined?: string) => {
     setFailure(null)
     setStatus('')
     try {
@@ -133,27 +156,53 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
         router.push(`/articles/${created.article_id}?created=1`)
         return
       }
-      const saved = await update.mutateAsync({ article_id: article.article_id, version: baseVersion.current, changes: formChanges(values, Boolean(dirtyFields.slug)) })
+      const saved = await update.mutateAsync({ article_id: article.article_id, version: baseVersion.current, changes: formChanges(values, form.getFieldState('slug').isDirty) })
       baseVersion.current = saved.version
-      reset(articleToForm(saved))
+      baseForm.current = articleToForm(saved)
+      reset(baseForm.current)
       queryClient.setQueryData(trpc.articles.get.queryKey({ article_id: saved.article_id }), (previous) =>
         previous ? { ...previous, article: saved } : previous,
       )
       refresh()
       // The stored body is what readers get; say what the allow-list took out of it.
       const removed = saved.body_removed.length > 0 ? ` The body was cleaned for readers: removed ${saved.body_removed.join(', ')}.` : ''
-      setStatus(`${savedMessage(saved.version)}${removed}`)
+      setStatus(`${combined ? `${combined} ` : ''}${savedMessage(saved.version)}${removed}`)
     } catch (error) {
       if (!applyServerFieldErrors(form, error, formFieldOf)) {
         const described = describePortalError(error)
         setFailure(described)
         if (described.domainCode === 'article_locked') onLocked?.()
         if (described.code === 'PRECONDITION_FAILED' && article) {
-          // Fetch what they saved, to show it beside what is typed; the form keeps what is typed.
+          // Fetch what they saved and merge it with what is typed, from the version this form started from.
           const fresh = await queryClient.fetchQuery(trpc.articles.get.queryOptions({ article_id: article.article_id }, { staleTime: 0 })).catch(() => null)
-          if (fresh) setTheirs({ form: articleToForm(fresh.article), version: fresh.article.version, record: fresh.article })
+          if (fresh) {
+            const theirForm = articleToForm(fresh.article)
+            const merge = threeWayMerge(comparable(baseForm.current), comparable(getValues()), comparable(theirForm), { blockFields: ['body'] })
+            if (merge.conflicts.length === 0 && !retried) {
+              // Each side changed different things: both are kept, without a question.
+              adopt(fresh.article.version, theirForm, merge, {})
+              setFailure(null)
+              const mine = mergedFields(merge, 'mine')
+              const theirsChanged = mergedFields(merge, 'theirs')
+              await handleSubmit((merged) => save(merged, true, `Combined with version ${fresh.article.version}: kept ${mine || 'nothing of yours'} and their ${theirsChanged || 'unchanged fields'}.`))()
+              return
+            }
+            setTheirs({ form: theirForm, version: fresh.article.version, merge })
+          }
         }
       }
+    }
+  }
+
+  /** Base the form on their version, with what the merge keeps of mine (and the choices made). */
+  const adopt = (version: number, theirForm: ArticleFormInput, merge: MergeResult<FormField>, choices: Partial<Record<FormField, Side>>) => {
+    baseVersion.current = version
+    baseForm.current = theirForm
+    reset(theirForm)
+    for (const field of Object.keys(merge.fields) as FormField[]) {
+      const result = merge.fields[field]
+      const value = result.outcome === 'conflict' ? resolveField(result, choices[field] ?? 'theirs') : result.value
+      if (value !== comparable(theirForm)[field]) setValue(field, value, { shouldDirty: true })
     }
   }
 
@@ -161,7 +210,8 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
     if (!article) return
     const fresh = await queryClient.fetchQuery(trpc.articles.get.queryOptions({ article_id: article.article_id }, { staleTime: 0 }))
     baseVersion.current = fresh.article.version
-    reset(articleToForm(fresh.article))
+    baseForm.current = articleToForm(fresh.article)
+    reset(baseForm.current)
     setFailure(null)
     refresh()
     setStatus(`Loaded the latest version (${fresh.article.version}).`)
@@ -171,36 +221,30 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
 
   return (
     <div>
-      {failure && (
+      {conflict && theirs && (
+        <MergeChanges
+          merge={theirs.merge}
+          theirVersion={theirs.version}
+          what={failure.message}
+          onApply={(choices) => {
+            adopt(theirs.version, theirs.form, theirs.merge, choices)
+            setFailure(null)
+            setTheirs(null)
+            setStatus(`Now based on version ${theirs.version}, with the changes you chose. Save to keep it.`)
+          }}
+        />
+      )}
+      {failure && !(conflict && theirs) && (
         <div role="alert" className="alert error" tabIndex={-1} ref={alertRef} data-testid="save-failure">
           {conflict ? (
             <>
               <p>
                 <strong>Not saved: someone else changed this article after you opened it.</strong> {failure.message}
               </p>
-              {theirs ? (
-                <MergeChanges
-                  mine={getValues()}
-                  theirs={theirs.form}
-                  theirVersion={theirs.version}
-                  onApply={(keptMine) => {
-                    const typed = getValues()
-                    baseVersion.current = theirs.version
-                    reset(theirs.form)
-                    for (const field of keptMine) setValue(field, typed[field] ?? '', { shouldDirty: true })
-                    setFailure(null)
-                    setTheirs(null)
-                    setStatus(`Now based on version ${theirs.version}, with ${keptMine.length === 0 ? 'their version of every field' : `your ${keptMine.join(', ')}`}. Save to keep it.`)
-                  }}
-                />
-              ) : (
-                <>
-                  <p>Reload to see their version. Reloading replaces what is in this form, so copy anything you want to keep first.</p>
-                  <button type="button" onClick={() => void reload()}>
-                    Reload the latest version
-                  </button>
-                </>
-              )}
+              <p>Reload to see their version. Reloading replaces what is in this form, so copy anything you want to keep first.</p>
+              <button type="button" onClick={() => void reload()}>
+                Reload the latest version
+              </button>
             </>
           ) : (
             <p>
