@@ -36,11 +36,10 @@ export const sameSubject = (a: ConfirmSubject, b: ConfirmSubject) => a.version =
  */
 export function useConfirmation<Payload>(current: ConfirmSubject) {
   const [opened, setOpened] = useState<{ payload: Payload; subject: ConfirmSubject; sent: boolean } | null>(null)
-  const latest = useRef(current)
-  latest.current = current
-  const open = useCallback((payload: Payload) => setOpened({ payload, subject: latest.current, sent: false }), [])
+  // Called from a click: `current` is what the page showed when the person clicked.
+  const open = (payload: Payload) => setOpened({ payload, subject: current, sent: false })
   const close = useCallback(() => setOpened(null), [])
-  const askAgain = useCallback(() => setOpened((was) => (was ? { ...was, subject: latest.current, sent: false } : was)), [])
+  const askAgain = () => setOpened((was) => (was ? { ...was, subject: current, sent: false } : was))
   // While the confirmed action is under way the page refreshes with its own result: that is
   // not a change underneath. A refusal (the server found the subject changed) resumes watching.
   const sent = useCallback(() => setOpened((was) => (was ? { ...was, sent: true } : was)), [])

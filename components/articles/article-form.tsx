@@ -25,6 +25,7 @@ import { applyServerFieldErrors } from '@/components/server-field-errors'
 import { ConfirmDialog, useConfirmation } from '@/components/confirm-dialog'
 import { slugify } from '@/lib/articles/article-address'
 import { RichTextEditor } from './rich-text-editor'
+import { htmlToText } from '@/lib/text/word-diff'
 import { MergeChanges, mergeFieldNames, type FormField } from './merge-changes'
 import { resolveField, threeWayMerge, type MergeResult, type Side } from '@/lib/articles/three-way-merge'
 import styles from './articles.module.css'
@@ -44,6 +45,8 @@ type Props = {
   readOnlyReason?: string | null
   /** Someone took the article over: the form is read-only and shows what was typed, to copy. */
   keepTyped?: boolean
+  /** The reason is already on the page (the lease banner): the form only turns read-only. */
+  readOnlyExplained?: boolean
   /** A save was refused because someone else holds the edit lease. */
   onLocked?: () => void
 }
@@ -78,7 +81,7 @@ const describedBy = (...ids: (string | false | undefined)[]) => ids.filter(Boole
  * Headline, lede, body, department and tags. Saving sends the version the form was loaded
  * from, so a change someone else saved meanwhile is reported (412), never overwritten.
  */
-export function ArticleForm({ article, departments, onDirtyChange, readOnlyReason, keepTyped = false, onLocked }: Props) {
+export function ArticleForm({ article, departments, onDirtyChange, readOnlyReason, readOnlyExplained = false, keepTyped = false, onLocked }: Props) {
   const trpc = useTRPC()
   const queryClient = useQueryClient()
   const router = useRouter()
@@ -255,11 +258,11 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
       )}
 
       <form onSubmit={(event) => void handleSubmit(saveOrConfirm)(event)} noValidate className={styles.form} aria-label={article ? 'Edit article' : 'New article'}>
-        {readOnlyReason && !keepTyped && <p className="alert warning">{readOnlyReason}</p>}
+        {readOnlyReason && !keepTyped && !readOnlyExplained && <p className="alert warning">{readOnlyReason}</p>}
         {keepTyped && isDirty && (
           <div className={styles.hint} data-testid="kept-text">
             <label htmlFor="kept-text">What you typed (not saved), to copy</label>
-            <textarea id="kept-text" readOnly rows={4} value={[headline, lede, body].filter(Boolean).join('\n\n')} />
+            <textarea id="kept-text" readOnly rows={4} value={[headline, lede, htmlToText(body ?? '')].filter(Boolean).join('\n\n')} />
           </div>
         )}
         <fieldset disabled={readOnly} className={styles.plainFieldset}>
