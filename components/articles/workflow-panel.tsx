@@ -127,12 +127,15 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
   const move = (to: ApiStatus, publishAt?: string) =>
     transition.mutate({ article_id: article.article_id, version: article.version, to_state: to, ...(publishAt && { publish_at: publishAt }), ...withNote() })
   const [noteError, setNoteError] = useState<string | null>(null)
+  // The server's words when it refused the confirmed move (what happened since, who, when).
+  const [refusal, setRefusal] = useState<{ askedAt: number; text: string } | null>(null)
   const sendsBack = (from: ApiStatus, to: ApiStatus) => role !== 'writer' && isSendBack(from, to)
   // Sending back asks why (the author sees the note); taking a story off the site, or archiving
   // it, asks first: neither is undone in one click.
   const asksFirst = (from: ApiStatus, to: ApiStatus) => sendsBack(from, to) || from === 'published' || to === 'archived'
   const request = (to: ApiStatus) => {
     setNoteError(null)
+    setRefusal(null)
     return asksFirst(article.status, to) ? confirmation.open({ to }) : move(to)
   }
   const confirmMove = () => {
@@ -151,7 +154,12 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
       { article_id: article.article_id, version: subject.version, expected_state: from, to_state: payload.to, ...withNote() },
       {
         onSuccess: () => confirmation.close(),
-        onError: (error) => (describePortalError(error).code === 'PRECONDITION_FAILED' ? confirmation.resume() : confirmation.close()),
+        onError: (error) => {
+          const described = describePortalError(error)
+          if (described.code !== 'PRECONDITION_FAILED') return confirmation.close()
+          setRefusal({ askedAt: subject.version, text: `Not done. ${described.message}` })
+          confirmation.resume()
+        },
       },
     )
   }
@@ -333,11 +341,12 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
           // The note the error asked for is being written: the error no longer holds.
           if (value.trim()) setNoteError(null)
         }}
-        noteError={noteError}
+        noteError={noteError ?? (refusal && refusal.askedAt === confirmation.subject?.version ? refusal.text : null)}
         onConfirm={confirmMove}
         onCancel={() => {
           confirmation.close()
           setNoteError(null)
+          setRefusal(null)
         }}
       />
     </aside>
