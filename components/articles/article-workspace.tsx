@@ -30,7 +30,9 @@ export function ArticleWorkspace({ articleId, userId, role, justCreated }: { art
   // takes it when nothing is being typed, and otherwise keeps what is typed (a save then offers both).
   const onChange = useCallback(
     (change: ArticleChange) => {
-      setUnderneath(change)
+      // This person's own move or save (often seen by the watch before this page's own refetch)
+      // is not news to them: the page catches up without saying someone changed it.
+      if (!change.byViewer) setUnderneath(change)
       void queryClient.invalidateQueries(trpc.articles.get.queryFilter({ article_id: articleId }))
       void queryClient.invalidateQueries(trpc.articles.history.queryFilter({ article_id: articleId }))
       void queryClient.invalidateQueries(trpc.articles.revisions.pathFilter())
