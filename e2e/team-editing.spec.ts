@@ -6,6 +6,9 @@ import { seedUsers, signedInContext } from './support/portal-session.ts'
 // by two or three people at once (the seeded Daily Planet's editor, admin and writer), each in
 // their own browser context. Every journey writes its own articles under unique headlines.
 
+// Two or three people's pages, each polling, on a shared two-core machine: more than the default minute.
+test.describe.configure({ timeout: 180_000 })
+
 const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`
 // A change elsewhere shows within the watch's check (2 s) plus a round trip; leave room for a busy machine.
 const live = { timeout: 8000 }
