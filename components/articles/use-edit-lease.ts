@@ -185,7 +185,8 @@ export function useEditLease(
       if (status === 'mine' && answer.lock && answer.lock.holder_id !== userId) return loseTo({ name: answer.lock.holder_name, since: answer.lock.since }, answer.lock)
       // Someone else saved while this page held the lease: only a take-over (or an override)
       // lets them, though they may have saved and let go before this poll saw their lease.
-      if (status === 'mine' && newer && byOther) {
+      // (A write that overrode the lease, e.g. /v1 with override_lock, leaves it with this page: no take-over then.)
+      if (status === 'mine' && newer && byOther && answer.lock?.holder_id !== userId) {
         loseTo({ name: answer.last_change?.actor_name ?? 'Someone', since: null }, answer.lock)
         if (!answer.lock) regain(answer.last_change?.actor_name ?? 'Someone', answer.version)
         return
