@@ -80,7 +80,7 @@ export function ArticleWorkspace({ articleId, userId, role, justCreated }: { art
     )
   }
 
-  const { article, moves, noMovesReason, canManageSchedule, canApproveAndPublish } = current.data
+  const { article, moves, noMovesReason, canManageSchedule, canApproveAndPublish, scheduleWarning } = current.data
   // Someone else's lease makes the page read-only too, until the person takes over.
   const leaseReason =
     lease.state.status === 'held' || lease.state.status === 'reading' || lease.state.status === 'lost'
@@ -119,6 +119,7 @@ export function ArticleWorkspace({ articleId, userId, role, justCreated }: { art
           moves={moves}
           noMovesReason={noMovesReason}
           canManageSchedule={canManageSchedule}
+          scheduleWarning={scheduleWarning}
           canApproveAndPublish={canApproveAndPublish}
           role={role}
           authorName={authorName}

@@ -22,6 +22,8 @@ type Props = {
   /** Why no move is offered (articleActionRefusal's words), when none is. */
   noMovesReason: string | null
   canManageSchedule: boolean
+  /** Why a scheduled publication will not go live by itself now (no event queue, or unreachable), or null. */
+  scheduleWarning: string | null
   /** Whether to offer "Approve and publish" (mayApproveAndPublish). */
   canApproveAndPublish: boolean
   role: Role
@@ -43,13 +45,13 @@ function moveLabel(from: ApiStatus, to: ApiStatus, role: Role): string {
   return role === 'writer' ? 'Withdraw to draft' : 'Send back to draft'
 }
 
-function doneMessage(article: ArticleRecord, scheduled: boolean): string {
-  if (scheduled && article.scheduled_publish_at) return `Scheduled for ${formatLocalInstant(article.scheduled_publish_at)}.`
+function doneMessage(article: ArticleRecord, scheduled: boolean, scheduleWarning: string | null = null): string {
+  if (scheduled && article.scheduled_publish_at) return `Scheduled for ${formatLocalInstant(article.scheduled_publish_at)}.${scheduleWarning ? ` ${scheduleWarning}` : ''}`
   if (article.status === 'published') return `Published. It is live at ${article.url}.`
   return `Moved to ${statusLabels[article.status].toLowerCase()}.`
 }
 
-export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule, canApproveAndPublish, role, authorName, blocked: unsaved, blockedReason = null }: Props) {
+export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule, scheduleWarning, canApproveAndPublish, role, authorName, blocked: unsaved, blockedReason = null }: Props) {
   const blocked = unsaved || Boolean(blockedReason)
   const trpc = useTRPC()
   const queryClient = useQueryClient()
@@ -87,7 +89,7 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
       onSuccess: async (result) => {
         setNote('')
         await refresh()
-        setMessage(doneMessage(result.article, result.scheduled))
+        setMessage(doneMessage(result.article, result.scheduled, result.schedule_warning))
       },
       onError: fail,
     }),
@@ -157,6 +159,12 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
                   <>
                     <strong> — overdue</strong>
                     <p className={styles.hint}>It did not go live at its time. Publish it now, or set a new time.</p>
+                  </>
+                )}
+                {article.status === 'approved' && !overdue && scheduleWarning && (
+                  <>
+                    <strong> — will not go live by itself</strong>
+                    <p className={styles.hint}>{scheduleWarning}</p>
                   </>
                 )}
               </dd>
@@ -282,7 +290,7 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
               {pendingMove === 'published' ? 'Publishing…' : moveLabel(article.status, 'published', role)}
             </button>
             {canManageSchedule && (
-              <ScheduleForm disabled={disabled} rescheduling={article.scheduled_publish_at !== null} onSchedule={(publishAt) => move('published', publishAt)} />
+              <ScheduleForm warning={scheduleWarning} disabled={disabled} rescheduling={article.scheduled_publish_at !== null} onSchedule={(publishAt) => move('published', publishAt)} />
             )}
           </div>
         )}

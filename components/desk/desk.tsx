@@ -28,7 +28,7 @@ export function Desk({ userId }: { userId: string }) {
       </p>
     )
   }
-  const { drafts, returned, review, in_review: inReview, upcoming, overdue, published, attention } = desk.data
+  const { drafts, returned, review, in_review: inReview, upcoming, will_not_go_live: willNotGoLive, overdue, published, attention } = desk.data
   return (
     <div className={styles.grid}>
       {attention && <Attention attention={attention} />}
@@ -53,7 +53,24 @@ export function Desk({ userId }: { userId: string }) {
           <ArticleItems items={review.items} empty="Nothing is waiting for review." when={(article) => <>Submitted, last changed <LocalTime iso={article.updated_at} /></>} />
         </Section>
       )}
-      {upcoming && (
+      {willNotGoLive && willNotGoLive.items.length > 0 && (
+        <Section title="Scheduled, but will not go live by itself" count={willNotGoLive.items.length}>
+          <p className="alert warning" data-testid="will-not-go-live-reason">
+            {willNotGoLive.reason}
+          </p>
+          <ArticleItems
+            items={willNotGoLive.items}
+            empty=""
+            when={(article) => (
+              <>
+                Scheduled for <LocalTime iso={article.scheduled_publish_at!} /> — will not go live by itself.
+              </>
+            )}
+          />
+        </Section>
+      )}
+      {/* With no queue to run them, no publication is "going live": that list would promise what will not happen. */}
+      {upcoming && !willNotGoLive && (
         <Section title="Going live in the next 24 hours" count={upcoming.length}>
           <ArticleItems items={upcoming} empty="No publications are scheduled for the next 24 hours." when={(article) => <>Scheduled for <LocalTime iso={article.scheduled_publish_at!} /></>} />
         </Section>

@@ -16,6 +16,7 @@ export const deskRouter = router({
       returned: desk.returned.items.map((article) => ({ ...toArticleRecord(article), returned_at: article.returnedAt.toISOString(), returned_by: article.returnedBy, return_note: article.returnNote })),
       review: desk.review && articleSection(desk.review),
       upcoming: desk.upcoming?.items.map(toArticleRecord),
+      will_not_go_live: desk.willNotGoLive && { items: desk.willNotGoLive.items.map(toArticleRecord), reason: desk.willNotGoLive.reason },
       overdue: desk.overdue && { ...articleSection(desk.overdue), reason: desk.overdue.reason },
       in_review: desk.inReview && articleSection(desk.inReview),
       published: desk.published && articleSection(desk.published),
