@@ -92,6 +92,11 @@ export function ArticleWorkspace({ articleId, userId, role, justCreated }: { art
     <section aria-labelledby="article-heading">
       {breadcrumb}
       <h1 id="article-heading">{article.headline}</h1>
+      <p className={styles.breadcrumb}>
+        <Link href={`/articles/${encodeURIComponent(articleId)}/preview`} data-testid="open-preview">
+          Preview: see it as readers will →
+        </Link>
+      </p>
       {justCreated && (
         <p role="status" className="alert">
           Draft created. Keep editing, and submit it for review when it is ready.

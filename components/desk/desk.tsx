@@ -28,7 +28,7 @@ export function Desk({ userId }: { userId: string }) {
       </p>
     )
   }
-  const { drafts, returned, review, in_review: inReview, upcoming, will_not_go_live: willNotGoLive, overdue, published, attention } = desk.data
+  const { drafts, returned, taken_down: takenDown, review, in_review: inReview, upcoming, will_not_go_live: willNotGoLive, overdue, published, attention } = desk.data
   return (
     <div className={styles.grid}>
       {attention && <Attention attention={attention} />}
@@ -89,6 +89,21 @@ export function Desk({ userId }: { userId: string }) {
           )}
         />
       </Section>
+      {takenDown.length > 0 && (
+        <Section title="Taken off the site" count={takenDown.length}>
+          <ArticleItems
+            items={takenDown}
+            empty=""
+            when={(article) => (
+              <>
+                {article.status === 'archived' ? 'Archived' : 'Unpublished'}
+                {article.taken_down_by ? ` by ${article.taken_down_by}` : ''} <LocalTime iso={article.taken_down_at} />
+                {article.take_down_note && <span data-testid="take-down-note">: {article.take_down_note}</span>}
+              </>
+            )}
+          />
+        </Section>
+      )}
       <Section title="Your drafts" count={drafts.total} more={{ href: listHref({ status: 'draft', author_id: userId }), label: 'All your drafts' }}>
         <ArticleItems items={drafts.items} empty="You have no drafts." when={(article) => <>Last changed <LocalTime iso={article.updated_at} /></>} />
       </Section>

@@ -1,5 +1,5 @@
 import type { Article, WebhookSubscription } from '../db/generated/client.ts'
-import { listOverduePublications, listReturnedFromReview, listUpcomingPublications, type ReturnedArticle } from '../articles/desk-article-lists.ts'
+import { listOverduePublications, listReturnedFromReview, listTakenDown, listUpcomingPublications, type ReturnedArticle, type TakenDownArticle } from '../articles/desk-article-lists.ts'
 import { eventQueueHealth, eventQueueState, type EventQueueHealth, type EventQueueState } from '../ops/event-queue-health.ts'
 import { waitingEventCounts } from '../ops/waiting-events.ts'
 import { scheduledPublicationOutlook } from '../articles/scheduled-publication-outlook.ts'
@@ -36,6 +36,8 @@ export type Desk = {
   /** Everyone who writes: their drafts, and those of them that came back from review. */
   drafts: ArticleSection
   returned: { items: ReturnedArticle[] }
+  /** Their stories taken off the site (unpublished or archived while live), with who did it and why. */
+  takenDown: { items: TakenDownArticle[] }
   /** Members who decide (articles:write): what waits for a decision, what goes live soon, what just went live. */
   review?: ArticleSection
   upcoming?: { items: Article[] }
@@ -66,9 +68,10 @@ export async function readDesk(actor: Actor & { user: NonNullable<Actor['user']>
   const decides = can(actor, 'articles:write')
   const administers = can(actor, 'admin')
   const outlook = scheduledPublicationOutlook()
-  const [drafts, returned, review, inReview, upcoming, overdue, published, attention] = await Promise.all([
+  const [drafts, returned, takenDown, review, inReview, upcoming, overdue, published, attention] = await Promise.all([
     page({ status: 'draft', author_id: actor.user.id }),
     listReturnedFromReview(tenantId, { authorId: actor.user.id, limit: shown }),
+    listTakenDown(tenantId, { authorId: actor.user.id, limit: shown }),
     decides ? page({ status: 'in-review' }) : undefined,
     decides ? undefined : page({ status: 'in-review', author_id: actor.user.id }),
     decides ? listUpcomingPublications(tenantId, { from: now, until: outlook.runs ? new Date(now.getTime() + upcomingWindowMs) : endOfTime, limit: shown }) : undefined,
@@ -79,6 +82,7 @@ export async function readDesk(actor: Actor & { user: NonNullable<Actor['user']>
   return {
     drafts,
     returned: { items: returned },
+    takenDown: { items: takenDown },
     ...(review && { review }),
     ...(inReview && { inReview }),
     ...(upcoming && (outlook.runs ? { upcoming: { items: upcoming } } : { upcoming: { items: [] }, willNotGoLive: { items: upcoming, reason: outlook.warning } })),
