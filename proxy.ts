@@ -32,7 +32,7 @@ export const config = {
   // skipping them keeps the proxy off the API's hot path.
   matcher: [
     {
-      source: '/((?!v1/|api/|healthz|readyz|metrics|_next/static|_next/image|favicon.ico).*)',
+      source: '/((?!v1/|api/|healthz|readyz|metrics|_next/static|_next/image|favicon.ico|icon.svg).*)',
       missing: [{ type: 'header', key: 'next-router-prefetch' }, { type: 'header', key: 'purpose', value: 'prefetch' }],
     },
   ],

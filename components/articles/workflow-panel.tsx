@@ -197,7 +197,11 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
                     <li key={url}>{url}</li>
                   ))}
                 </ul>
-                <p className={styles.hint}>Sites redirect these to the current address.</p>
+                <p className={styles.hint} data-testid="previous-urls-hint">
+                  {article.url
+                    ? 'Sites redirect these to the current address.'
+                    : 'It is not on the site now, so these lead nowhere; once it is published again, sites redirect them to its new address.'}
+                </p>
               </dd>
             </>
           )}
