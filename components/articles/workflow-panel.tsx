@@ -136,7 +136,12 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
   // A schedule whose time passed while the article is still approved did not happen.
   const overdue = usePassed(article.scheduled_publish_at)
   const canPublish = moves.includes('published')
+  // Moves that take a story away from readers or the desk (archive; anything from published) sit
+  // apart from the everyday ones, at the end, so "Archive" is never the button beside "Approve".
+  const takesAway = (to: ApiStatus) => to === 'archived' || article.status === 'published'
   const otherMoves = moves.filter((to) => to !== 'published')
+  const everydayMoves = otherMoves.filter((to) => !takesAway(to))
+  const destructiveMoves = otherMoves.filter(takesAway)
   const offersMoves = otherMoves.length > 0 || canPublish || canApproveAndPublish
 
   return (
@@ -250,13 +255,13 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
             </p>
           </div>
         )}
-        {otherMoves.length > 0 && (
+        {everydayMoves.length > 0 && (
           <div className={styles.moves}>
-            {otherMoves.map((to) => (
+            {everydayMoves.map((to) => (
               <button
                 key={to}
                 type="button"
-                className={to === 'archived' || article.status === 'published' ? 'danger' : undefined}
+                className={takesAway(to) ? 'danger' : undefined}
                 disabled={disabled}
                 aria-describedby={blocked ? 'workflow-blocked' : undefined}
                 aria-busy={pendingMove === to}
@@ -303,6 +308,26 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
             <button type="button" className="secondary" disabled={busy} onClick={() => cancelSchedule.mutate({ article_id: article.article_id, version: article.version })}>
               Cancel schedule
             </button>
+          </div>
+        )}
+        {destructiveMoves.length > 0 && (
+          <div className={styles.destructiveMoves} data-testid="destructive-moves">
+            <h3>{article.status === 'published' ? 'Take it off the site' : 'Put it away'}</h3>
+            <div className={styles.moves}>
+              {destructiveMoves.map((to) => (
+                <button
+                  key={to}
+                  type="button"
+                  className={takesAway(to) ? 'danger' : undefined}
+                  disabled={disabled}
+                  aria-describedby={blocked ? 'workflow-blocked' : undefined}
+                  aria-busy={pendingMove === to}
+                  onClick={() => request(to)}
+                >
+                  {pendingMove === to ? `${moveLabel(article.status, to, role)}…` : moveLabel(article.status, to, role)}
+                </button>
+              ))}
+            </div>
           </div>
         )}
       </section>

@@ -11,6 +11,7 @@ import { LocalTime } from '@/components/local-time'
 import type { AppRouter } from '@/lib/trpc/routers/app-router'
 import { rotationRecommendedAfterDays } from '@/lib/tokens/api-token-schemas'
 import { waitAge } from '@/lib/ops/wait-age'
+import { liveListIntervalMs, liveListNote } from '@/components/live-list'
 import styles from './desk.module.css'
 
 type DeskData = inferRouterOutputs<AppRouter>['desk']['get']
@@ -19,7 +20,7 @@ type ArticleItem = DeskData['drafts']['items'][number]
 /** The home page's desk: each section links to where its items are handled. */
 export function Desk({ userId }: { userId: string }) {
   const trpc = useTRPC()
-  const desk = useQuery(trpc.desk.get.queryOptions())
+  const desk = useQuery(trpc.desk.get.queryOptions(undefined, { refetchInterval: liveListIntervalMs }))
   if (desk.isPending) return <p role="status">Loading your desk…</p>
   if (desk.isError) {
     return (
@@ -30,6 +31,10 @@ export function Desk({ userId }: { userId: string }) {
   }
   const { drafts, returned, taken_down: takenDown, review, in_review: inReview, upcoming, will_not_go_live: willNotGoLive, overdue, published, attention } = desk.data
   return (
+    <>
+    <p className="muted" data-testid="live-list-note">
+      {liveListNote}
+    </p>
     <div className={styles.grid}>
       {attention && <Attention attention={attention} />}
       {overdue && overdue.total > 0 && (
@@ -113,6 +118,7 @@ export function Desk({ userId }: { userId: string }) {
         </Section>
       )}
     </div>
+    </>
   )
 }
 
