@@ -54,7 +54,7 @@ test('an editor reads the draft as readers will see it, a writer opens the same 
     data: {
       headline,
       lede: 'The 23:40 sailing is back from Monday.',
-      body: '<p>The operator restores the late crossing after a <strong>two-year</strong> gap.</p><h2>Timetable</h2><ul><li>Monday to Friday, 23:40</li><li>Saturday, 00:15</li></ul><script>alert(1)</script>',
+      body: '<p>The operator restores the late crossing after a <strong>two-year</strong> gap.</p><h2>Timetable</h2><ul><li>Monday to Friday, 23:40</li><li>Saturday, 00:15</li></ul><figure><img src="/icon.svg" alt="The ferry operator’s badge" width="64" height="64"><figcaption>The operator’s badge</figcaption></figure><script>alert(1)</script>',
       tags: ['transport', 'islands'],
       author_id: writer!.id,
     },
@@ -78,6 +78,10 @@ test('an editor reads the draft as readers will see it, a writer opens the same 
   await expect(preview.getByTestId('preview-body').getByRole('heading', { name: 'Timetable' })).toBeVisible()
   await expect(preview.getByTestId('preview-body').getByRole('listitem')).toHaveText(['Monday to Friday, 23:40', 'Saturday, 00:15'])
   await expect(preview.locator('script')).toHaveCount(0)
+  // Images in the body are shown as readers get them.
+  const image = preview.getByRole('img', { name: 'The ferry operator’s badge' })
+  await expect(image).toBeVisible()
+  expect(await image.evaluate((element) => (element as HTMLImageElement).naturalWidth)).toBeGreaterThan(0)
   await expect(preview.getByRole('list', { name: 'Tags' })).toContainText('transport')
   await editor.screenshot({ path: 'docs/screenshots/portal-preview.png', fullPage: true })
 

@@ -8,7 +8,8 @@ import { statusLabels } from '@/components/articles/status-badge'
 import editorStyles from '@/components/articles/rich-text-editor.module.css'
 import styles from '@/components/articles/article-preview.module.css'
 
-export const metadata: Metadata = { title: 'Preview', robots: { index: false } }
+// The body's images come from wherever the newsroom put them: their hosts learn nothing of the portal's addresses.
+export const metadata: Metadata = { title: 'Preview', robots: { index: false }, referrer: 'no-referrer' }
 
 type Props = { params: Promise<{ article_id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }
 
