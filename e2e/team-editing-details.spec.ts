@@ -172,6 +172,7 @@ test.describe('a webhook attempt', () => {
         // Long content scrolls inside its box rather than lengthening the page without end.
         expect(fits.height).toBeLessThanOrEqual(20 * 16 + 40)
       }
+      await delivery.getByRole('heading', { name: 'Response' }).scrollIntoViewIfNeeded()
       await page.screenshot({ path: `docs/screenshots/webhook-attempt-${width}.png` })
     }
     await context.close()
