@@ -1,7 +1,7 @@
 'use client'
 
 import { savedMessage } from '@/lib/articles/revision-wording'
-import { zodResolver } from '@hookform/resolvers/zod'
+import { zodResolver } from '@/components/form-wording'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import dynamic from 'next/dynamic'
 import { useRouter } from 'next/navigation'

@@ -134,16 +134,16 @@ export function ArticleRevisions({ article, blockedReason }: { article: ArticleR
                 const isCurrent = revision === current
                 return (
                   <tr key={revision.revision_id}>
-                    <td>
+                    <td data-label="Revision">
                       {revision.number}
                       {isCurrent && ' (current)'}
                     </td>
-                    <td>{revision.version}</td>
-                    <td>
+                    <td data-label="Article version">{revision.version}</td>
+                    <td data-label="When">
                       <LocalTime iso={revision.created_at} />
                     </td>
-                    <td>{revision.actor?.name ?? 'The system'}</td>
-                    <td>{revisionChange(revision)}</td>
+                    <td data-label="Who">{revision.actor?.name ?? 'The system'}</td>
+                    <td data-label="Changed">{revisionChange(revision)}</td>
                     <td>
                       {!isCurrent && current && (
                         <div className={styles.revisionActions}>

@@ -82,7 +82,7 @@ export function ArticleWorkspace({ articleId, userId, role, justCreated }: { art
     )
   }
 
-  const { article, moves, noMovesReason, canManageSchedule, canApproveAndPublish } = current.data
+  const { article, moves, noMovesReason, canManageSchedule, canApproveAndPublish, scheduleWarning } = current.data
   // Someone else's lease makes the page read-only too, until the person takes over.
   const leaseReason =
     lease.state.status === 'held' || lease.state.status === 'reading' || lease.state.status === 'lost'
@@ -96,6 +96,11 @@ export function ArticleWorkspace({ articleId, userId, role, justCreated }: { art
     <section aria-labelledby="article-heading">
       {breadcrumb}
       <h1 id="article-heading">{article.headline}</h1>
+      <p className={styles.breadcrumb}>
+        <Link href={`/articles/${encodeURIComponent(articleId)}/preview`} data-testid="open-preview">
+          Preview: see it as readers will →
+        </Link>
+      </p>
       {justCreated && (
         <p role="status" className="alert">
           Draft created. Keep editing, and submit it for review when it is ready.
@@ -124,6 +129,7 @@ export function ArticleWorkspace({ articleId, userId, role, justCreated }: { art
           moves={moves}
           noMovesReason={noMovesReason}
           canManageSchedule={canManageSchedule}
+          scheduleWarning={scheduleWarning}
           canApproveAndPublish={canApproveAndPublish}
           role={role}
           authorName={authorName}

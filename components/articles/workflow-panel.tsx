@@ -22,6 +22,8 @@ type Props = {
   /** Why no move is offered (articleActionRefusal's words), when none is. */
   noMovesReason: string | null
   canManageSchedule: boolean
+  /** Why a scheduled publication will not go live by itself now (no event queue, or unreachable), or null. */
+  scheduleWarning: string | null
   /** Whether to offer "Approve and publish" (mayApproveAndPublish). */
   canApproveAndPublish: boolean
   role: Role
@@ -43,13 +45,13 @@ function moveLabel(from: ApiStatus, to: ApiStatus, role: Role): string {
   return role === 'writer' ? 'Withdraw to draft' : 'Send back to draft'
 }
 
-function doneMessage(article: ArticleRecord, scheduled: boolean): string {
-  if (scheduled && article.scheduled_publish_at) return `Scheduled for ${formatLocalInstant(article.scheduled_publish_at)}.`
+function doneMessage(article: ArticleRecord, scheduled: boolean, scheduleWarning: string | null = null): string {
+  if (scheduled && article.scheduled_publish_at) return `Scheduled for ${formatLocalInstant(article.scheduled_publish_at)}.${scheduleWarning ? ` ${scheduleWarning}` : ''}`
   if (article.status === 'published') return `Published. It is live at ${article.url}.`
   return `Moved to ${statusLabels[article.status].toLowerCase()}.`
 }
 
-export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule, canApproveAndPublish, role, authorName, blocked: unsaved, blockedReason = null }: Props) {
+export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule, scheduleWarning, canApproveAndPublish, role, authorName, blocked: unsaved, blockedReason = null }: Props) {
   const blocked = unsaved || Boolean(blockedReason)
   const trpc = useTRPC()
   const queryClient = useQueryClient()
@@ -91,7 +93,7 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
       onSuccess: async (result) => {
         setNote('')
         await refresh()
-        setMessage(doneMessage(result.article, result.scheduled))
+        setMessage(doneMessage(result.article, result.scheduled, result.schedule_warning))
       },
       onError: fail,
     }),
@@ -167,7 +169,12 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
   // A schedule whose time passed while the article is still approved did not happen.
   const overdue = usePassed(article.scheduled_publish_at)
   const canPublish = moves.includes('published')
+  // Moves that take a story away from readers or the desk (archive; anything from published) sit
+  // apart from the everyday ones, at the end, so "Archive" is never the button beside "Approve".
+  const takesAway = (to: ApiStatus) => to === 'archived' || article.status === 'published'
   const otherMoves = moves.filter((to) => to !== 'published')
+  const everydayMoves = otherMoves.filter((to) => !takesAway(to))
+  const destructiveMoves = otherMoves.filter(takesAway)
   const offersMoves = otherMoves.length > 0 || canPublish || canApproveAndPublish
 
   return (
@@ -190,6 +197,12 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
                   <>
                     <strong> — overdue</strong>
                     <p className={styles.hint}>It did not go live at its time. Publish it now, or set a new time.</p>
+                  </>
+                )}
+                {article.status === 'approved' && !overdue && scheduleWarning && (
+                  <>
+                    <strong> — will not go live by itself</strong>
+                    <p className={styles.hint}>{scheduleWarning}</p>
                   </>
                 )}
               </dd>
@@ -222,7 +235,11 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
                     <li key={url}>{url}</li>
                   ))}
                 </ul>
-                <p className={styles.hint}>Sites redirect these to the current address.</p>
+                <p className={styles.hint} data-testid="previous-urls-hint">
+                  {article.url
+                    ? 'Sites redirect these to the current address.'
+                    : 'It is not on the site now, so these lead nowhere; once it is published again, sites redirect them to its new address.'}
+                </p>
               </dd>
             </>
           )}
@@ -271,13 +288,13 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
             </p>
           </div>
         )}
-        {otherMoves.length > 0 && (
+        {everydayMoves.length > 0 && (
           <div className={styles.moves}>
-            {otherMoves.map((to) => (
+            {everydayMoves.map((to) => (
               <button
                 key={to}
                 type="button"
-                className={to === 'archived' || article.status === 'published' ? 'danger' : undefined}
+                className={takesAway(to) ? 'danger' : undefined}
                 disabled={disabled}
                 aria-describedby={blocked ? 'workflow-blocked' : undefined}
                 aria-busy={pendingMove === to}
@@ -315,7 +332,7 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
               {pendingMove === 'published' ? 'Publishing…' : moveLabel(article.status, 'published', role)}
             </button>
             {canManageSchedule && (
-              <ScheduleForm disabled={disabled} rescheduling={article.scheduled_publish_at !== null} onSchedule={(publishAt) => move('published', publishAt)} />
+              <ScheduleForm warning={scheduleWarning} disabled={disabled} rescheduling={article.scheduled_publish_at !== null} onSchedule={(publishAt) => move('published', publishAt)} />
             )}
           </div>
         )}
@@ -324,6 +341,26 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
             <button type="button" className="secondary" disabled={busy} onClick={() => cancelSchedule.mutate({ article_id: article.article_id, version: article.version })}>
               Cancel schedule
             </button>
+          </div>
+        )}
+        {destructiveMoves.length > 0 && (
+          <div className={styles.destructiveMoves} data-testid="destructive-moves">
+            <h3>{article.status === 'published' ? 'Take it off the site' : 'Put it away'}</h3>
+            <div className={styles.moves}>
+              {destructiveMoves.map((to) => (
+                <button
+                  key={to}
+                  type="button"
+                  className={takesAway(to) ? 'danger' : undefined}
+                  disabled={disabled}
+                  aria-describedby={blocked ? 'workflow-blocked' : undefined}
+                  aria-busy={pendingMove === to}
+                  onClick={() => request(to)}
+                >
+                  {pendingMove === to ? `${moveLabel(article.status, to, role)}…` : moveLabel(article.status, to, role)}
+                </button>
+              ))}
+            </div>
           </div>
         )}
       </section>

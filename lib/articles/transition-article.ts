@@ -16,9 +16,11 @@ import { leaseWriter } from './edit-lease.ts'
 import { changeCurrentVersion, type ExpectedVersion } from './change-current-version.ts'
 import { unexpectedStateRefusal } from './stale-version-refusal.ts'
 import type { TransitionArticleInput } from './article-schemas.ts'
+import { scheduledPublicationOutlook } from './scheduled-publication-outlook.ts'
 import { allowedNextStates, canTransition, fromApiStatus, toApiStatus, type ApiStatus } from './article-status.ts'
 
-export type TransitionOutcome = { article: Article; scheduled: boolean }
+/** `scheduleWarning`: why a publication just scheduled will not go live by itself (scheduledPublicationOutlook), or null. */
+export type TransitionOutcome = { article: Article; scheduled: boolean; scheduleWarning: string | null }
 
 /**
  * Moves an article through the workflow (contract: Articles, Transition). The move, its
@@ -50,7 +52,7 @@ export async function transitionArticle(
         schedule ? scheduleInTransaction(tx, emit, actor, current, publishAt!, input.note) : moveInTransaction(tx, emit, actor, current, fromApiStatus(input.to_state), now, input.note),
       { oneStatement: true },
     )
-    return article && { article, scheduled: schedule }
+    return article && { article, scheduled: schedule, scheduleWarning: schedule ? scheduledPublicationOutlook().warning : null }
   })
 }
 
