@@ -60,6 +60,15 @@ describe('threeWayMerge: a conflicting save asks only about what both people cha
   })
 })
 
+describe('threeWayMerge: a body with text outside any paragraph (as an integration may write it)', () => {
+  it('keeps the spaces between the words and the inline elements when both sides changed different parts', () => {
+    const base = { body: 'Ferries run <em>hourly</em> from the quay' }
+    const result = threeWayMerge(base, { body: 'Ferries run <em>hourly</em> from the new quay' }, { body: 'Boats run <em>hourly</em> from the quay' }, { blockFields: ['body'] })
+    expect(result.conflicts).toEqual([])
+    expect(result.fields.body).toEqual({ outcome: 'combined', value: 'Boats run <em>hourly</em> from the new quay' })
+  })
+})
+
 describe('splitBlocks', () => {
   it('splits top-level elements, keeping nested markup and void elements, and drops whitespace between them', () => {
     expect(splitBlocks('<p>One <b>bold</b></p>\n  <ul><li><p>x</p></li></ul><hr><h2>Head</h2>tail')).toEqual(['<p>One <b>bold</b></p>', '<ul><li><p>x</p></li></ul>', '<hr>', '<h2>Head</h2>', 'tail'])

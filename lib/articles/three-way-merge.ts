@@ -73,7 +73,7 @@ const voidElements = new Set(['br', 'img', 'hr', 'input', 'wbr', 'source'])
 /**
  * The body's top-level blocks (each <p>, <h2>, <ul>, <blockquote>… with what it holds), as the
  * editor writes them; text outside any element is a block of its own. Whitespace between blocks
- * is dropped, so re-indented HTML is the same body.
+ * is dropped, so re-indented HTML is the same body; at the ends of such text it stays one space.
  */
 export function splitBlocks(html: string): string[] {
   const blocks: string[] = []
@@ -81,8 +81,11 @@ export function splitBlocks(html: string): string[] {
   let depth = 0
   let start = 0
   let match: RegExpExecArray | null
+  // Text outside any element (an integration's body may have it) keeps a space at its ends as
+  // one space: it separates words from the inline elements beside it ("run <em>hourly</em> from"),
+  // and dropping it would run them together when the blocks are joined again.
   const pushText = (text: string) => {
-    if (text.trim()) blocks.push(text.trim())
+    if (text.trim()) blocks.push(text.replace(/^\s+/, ' ').replace(/\s+$/, ' '))
   }
   while ((match = tag.exec(html))) {
     const [whole, closing, name, selfClosing] = match
