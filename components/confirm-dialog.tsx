@@ -36,8 +36,10 @@ export const sameSubject = (a: ConfirmSubject, b: ConfirmSubject) => a.version =
  */
 export function useConfirmation<Payload>(current: ConfirmSubject) {
   const [opened, setOpened] = useState<{ payload: Payload; subject: ConfirmSubject; sent: boolean } | null>(null)
-  // Called from a click: `current` is what the page showed when the person clicked.
-  const open = (payload: Payload) => setOpened({ payload, subject: current, sent: false })
+  // Called from a click: `current` is what the page showed when the person clicked. A caller
+  // that has just learnt the record's state from the server (a save that met a newer version)
+  // passes that, since the page has not drawn it yet.
+  const open = (payload: Payload, subject: ConfirmSubject = current) => setOpened({ payload, subject, sent: false })
   const close = useCallback(() => setOpened(null), [])
   const askAgain = () => setOpened((was) => (was ? { ...was, subject: current, sent: false } : was))
   // While the confirmed action is under way the page refreshes with its own result: that is

@@ -149,7 +149,12 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
   const pendingLive = liveSave.payload
   const saveOrConfirm = (values: ArticleFormValues) => (live ? liveSave.open(values) : save(values))
 
-  const save = async (values: ArticleFormValues, retried = false, combined?: string) => {
+  /**
+   * `confirmedLive`: the person answered "Change the live article?" for this save. A save that
+   * meets a newer version is merged and sent again by itself only when that answers the question
+   * the article now asks: one a colleague published meanwhile is asked about first.
+   */
+  const save = async (values: ArticleFormValues, retried = false, combined?: string, confirmedLive = false) => {
     setFailure(null)
     setStatus('')
     try {
@@ -187,7 +192,15 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
               setFailure(null)
               const mine = mergedFields(merge, 'mine')
               const theirsChanged = mergedFields(merge, 'theirs')
-              await handleSubmit((merged) => save(merged, true, `Combined with version ${fresh.article.version}: kept ${mine || 'nothing of yours'} and their ${theirsChanged || 'unchanged fields'}.`))()
+              const combinedWords = `Combined with version ${fresh.article.version}: kept ${mine || 'nothing of yours'} and their ${theirsChanged || 'unchanged fields'}.`
+              // The story went live since this page showed it: the combined save changes the
+              // site, so it asks as any save of a live story does, pinned to the version just read.
+              if (fresh.article.status === 'published' && !confirmedLive) {
+                setStatus(`${combinedWords} It was published meanwhile: confirm to update the site, or cancel to keep your changes unsaved.`)
+                await handleSubmit((merged) => liveSave.open(merged, { version: fresh.article.version, state: fresh.article.status }))()
+                return
+              }
+              await handleSubmit((merged) => save(merged, true, combinedWords, confirmedLive))()
               return
             }
             setTheirs({ form: theirForm, version: fresh.article.version, merge })
@@ -415,8 +428,9 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
         onConfirm={() => {
           const values = pendingLive
           if (!values) return
+          const confirmedLive = liveSave.subject?.state === 'published'
           liveSave.sent()
-          void save(values).finally(liveSave.close)
+          void save(values, false, undefined, confirmedLive).finally(liveSave.close)
         }}
       >
         {liveSave.subject?.state === 'published' ? (
