@@ -1,6 +1,6 @@
 import { NextResponse, type NextRequest } from 'next/server'
 import { secondFactorOverdue, secondFactorSetupPath } from './lib/auth/second-factor-gate.ts'
-import { contentSecurityPolicy, createNonce } from './lib/security/content-security-policy.ts'
+import { contentSecurityPolicy, createNonce, showsRemoteImages } from './lib/security/content-security-policy.ts'
 
 /** Pages outside the portal: reachable whatever the member's second factor. */
 const outsidePortal = /^\/(signin|docs|content)(\/|$)/
@@ -18,7 +18,7 @@ export async function proxy(request: NextRequest) {
     return NextResponse.redirect(new URL(secondFactorSetupPath, request.url))
   }
   const nonce = createNonce()
-  const policy = contentSecurityPolicy(nonce, { development: process.env.NODE_ENV === 'development' })
+  const policy = contentSecurityPolicy(nonce, { development: process.env.NODE_ENV === 'development', remoteImages: showsRemoteImages(path) })
   const requestHeaders = new Headers(request.headers)
   requestHeaders.set('x-nonce', nonce)
   requestHeaders.set('Content-Security-Policy', policy)
@@ -32,7 +32,7 @@ export const config = {
   // skipping them keeps the proxy off the API's hot path.
   matcher: [
     {
-      source: '/((?!v1/|api/|healthz|readyz|metrics|_next/static|_next/image|favicon.ico).*)',
+      source: '/((?!v1/|api/|healthz|readyz|metrics|_next/static|_next/image|favicon.ico|icon.svg).*)',
       missing: [{ type: 'header', key: 'next-router-prefetch' }, { type: 'header', key: 'purpose', value: 'prefetch' }],
     },
   ],

@@ -1,5 +1,6 @@
 import { TRPCClientError } from '@trpc/client'
 import type { FieldError } from '@/lib/errors'
+import { portalFieldMessage } from '@/lib/text/field-wording'
 import type { AppRouter } from '@/lib/trpc/routers/app-router'
 
 export type PortalError = {
@@ -29,7 +30,8 @@ export function describePortalError(error: unknown): PortalError {
     const data = (error as TRPCClientError<AppRouter>).data
     const code = data?.code ?? null
     const domainCode = data?.domainCode ?? null
-    const fieldErrors = data?.fieldErrors ?? []
+    // The API's field messages name JSON fields; a person reads the form's words (field-wording.ts).
+    const fieldErrors = (data?.fieldErrors ?? []).map((fieldError) => ({ ...fieldError, message: portalFieldMessage(fieldError.field, fieldError.message) }))
     // "see errors" means nothing to a person: say what the errors are.
     const message =
       fieldErrors.length > 0

@@ -56,6 +56,7 @@ test('at 390 px every portal page fits the screen, every action is on it, and th
     '/articles?q=council',
     '/articles/new',
     `/articles/${articleId}`,
+    `/articles/${articleId}/preview`,
     // Redirects an admin to the API keys.
     '/settings',
     '/settings/api-keys',

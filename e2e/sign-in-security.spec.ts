@@ -124,6 +124,11 @@ test('an admin creates a key that expires and admits one range, sees the refusal
   const roll = page.getByRole('group', { name: 'Roll the key' })
   await roll.getByRole('radio', { name: '1 hour' }).check()
   await roll.getByRole('button', { name: 'Roll key' }).click()
+  // Rolling cannot be undone: it asks first, saying how long the current secret keeps working.
+  const confirmRoll = page.getByRole('dialog', { name: /Roll the key/ })
+  await expect(confirmRoll).toContainText('keeps working for 1 hour beside the new one')
+  await expect(page.getByTestId('rolled-api-token')).toHaveCount(0)
+  await confirmRoll.getByRole('button', { name: 'Roll key' }).click()
   const rolled = page.getByTestId('rolled-api-token')
   await expect(rolled).toHaveText(/^nrs_/)
   expect(await rolled.textContent()).not.toBe(token)

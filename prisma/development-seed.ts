@@ -21,6 +21,16 @@ const subjects = ['Council', 'Harbour board', 'University', 'Rail operator', 'Mu
 const verbs = ['approves', 'delays', 'rejects', 'unveils', 'reviews', 'expands', 'cuts', 'celebrates']
 const objects = ['new budget', 'riverside plan', 'night service', 'summer exhibition', 'ward closures', 'stadium deal', 'price rise', 'research centre']
 
+/**
+ * The i-th seeded article's headline, different for every i below 64: each round of eight
+ * subjects shifts the verb and the object, so "Council approves new budget" is never both a draft
+ * and a published story (articles i and i + 8 used to share a headline in different states).
+ */
+export function seedHeadline(i: number): string {
+  const round = Math.floor(i / subjects.length)
+  return `${subjects[i % subjects.length]} ${verbs[(i * 3 + round) % verbs.length]} ${objects[(i * 5 + 3 * round) % objects.length]}`
+}
+
 /** The development password of each seeded user, printed once the seed has run. */
 export function developmentPassword(role: Role): string {
   return process.env.SEED_PASSWORD ?? `newsroom-${role}-dev`
@@ -55,7 +65,7 @@ async function seedTenant(spec: SeedTenant, index: number): Promise<string[]> {
   const articleCount = index === 0 ? 30 : 20
   for (let i = 0; i < articleCount; i++) {
     const status = statuses[i % statuses.length]!
-    const headline = `${subjects[i % subjects.length]} ${verbs[(i * 3) % verbs.length]} ${objects[(i * 5) % objects.length]}`
+    const headline = seedHeadline(i)
     const id = createId('art')
     const wasPublished = status === 'published' || (status === 'archived' && i % 2 === 0)
     const publishedAt = wasPublished ? new Date(now - (i + 1) * 3_600_000) : null

@@ -1,7 +1,7 @@
 'use client'
 
 import { savedMessage } from '@/lib/articles/revision-wording'
-import { zodResolver } from '@hookform/resolvers/zod'
+import { zodResolver } from '@/components/form-wording'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import dynamic from 'next/dynamic'
 import { useRouter } from 'next/navigation'
@@ -22,10 +22,12 @@ import {
 } from './article-form-schema'
 import { describePortalError, type PortalError } from '@/components/portal-error'
 import { applyServerFieldErrors } from '@/components/server-field-errors'
-import { ConfirmDialog } from '@/components/confirm-dialog'
+import { ConfirmDialog, useConfirmation } from '@/components/confirm-dialog'
 import { slugify } from '@/lib/articles/article-address'
 import { RichTextEditor } from './rich-text-editor'
-import { MergeChanges } from './merge-changes'
+import { htmlToText } from '@/lib/text/word-diff'
+import { MergeChanges, mergeFieldNames, type FormField } from './merge-changes'
+import { resolveField, threeWayMerge, type MergeResult, type Side } from '@/lib/articles/three-way-merge'
 import styles from './articles.module.css'
 
 // The sanitiser (sanitize-html and its parsers) is loaded when a preview is first asked for.
@@ -43,6 +45,8 @@ type Props = {
   readOnlyReason?: string | null
   /** Someone took the article over: the form is read-only and shows what was typed, to copy. */
   keepTyped?: boolean
+  /** The reason is already on the page (the lease banner): the form only turns read-only. */
+  readOnlyExplained?: boolean
   /** A save was refused because someone else holds the edit lease. */
   onLocked?: () => void
 }
@@ -53,19 +57,40 @@ function slugHint(article: ArticleRecord | null): string {
   return 'Part of the public address. It follows the headline until you set it here or the article is first published; leave it empty to keep following.'
 }
 
+/** The form's values as the merge compares them: tags in one spelling ("a, b"), so spacing is no change. */
+function comparable(values: ArticleFormInput): Record<FormField, string> {
+  const tags = (values.tags ?? '')
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter(Boolean)
+    .join(', ')
+  return { headline: values.headline ?? '', slug: values.slug ?? '', lede: values.lede ?? '', body: values.body ?? '', department_id: values.department_id ?? '', tags }
+}
+
+/** "headline, body": the fields a merge took from one side. */
+function mergedFields(merge: MergeResult<FormField>, side: Side): string {
+  return (Object.keys(merge.fields) as FormField[])
+    .filter((field) => merge.fields[field].outcome === side || (side === 'mine' && merge.fields[field].outcome === 'combined'))
+    .map((field) => mergeFieldNames[field].toLowerCase())
+    .join(', ')
+}
+
 const describedBy = (...ids: (string | false | undefined)[]) => ids.filter(Boolean).join(' ') || undefined
 
 /**
  * Headline, lede, body, department and tags. Saving sends the version the form was loaded
  * from, so a change someone else saved meanwhile is reported (412), never overwritten.
  */
-export function ArticleForm({ article, departments, onDirtyChange, readOnlyReason, keepTyped = false, onLocked }: Props) {
+export function ArticleForm({ article, departments, onDirtyChange, readOnlyReason, readOnlyExplained = false, keepTyped = false, onLocked }: Props) {
   const trpc = useTRPC()
   const queryClient = useQueryClient()
   const router = useRouter()
   const readOnly = Boolean(readOnlyReason)
   // The version the form's contents came from: what a save asks to replace.
   const baseVersion = useRef(article?.version ?? 0)
+  // And the contents of that version: the "base" a conflicting save merges from (three-way),
+  // kept from load, so a field only the other person changed is never mistaken for one of mine.
+  const baseForm = useRef<ArticleFormInput>(article ? articleToForm(article) : emptyArticleForm)
   const [status, setStatus] = useState('')
   const [failure, setFailure] = useState<PortalError | null>(null)
   const [showPreview, setShowPreview] = useState(false)
@@ -78,7 +103,7 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
   })
   const { register, control, formState, handleSubmit, reset, setValue, getValues } = form
   // A save that met a newer version: the newer version, to merge with what is typed.
-  const [theirs, setTheirs] = useState<{ form: ArticleFormInput; version: number; record: ArticleRecord } | null>(null)
+  const [theirs, setTheirs] = useState<{ form: ArticleFormInput; version: number; merge: MergeResult<FormField> } | null>(null)
   const { errors, isDirty, isSubmitting, dirtyFields } = formState
   const [headline, lede, body] = useWatch({ control, name: ['headline', 'lede', 'body'] })
 
@@ -92,7 +117,8 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
   useEffect(() => {
     if (!article || isDirty || article.version <= baseVersion.current) return
     baseVersion.current = article.version
-    reset(articleToForm(article))
+    baseForm.current = articleToForm(article)
+    reset(baseForm.current)
     // "Saved. This is now version N" is no longer true once a move or another save raised it.
     setStatus('')
   }, [article, isDirty, reset])
@@ -118,10 +144,17 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
 
   // A published article changes on the site the moment it is saved: say so first, as taking it down does.
   const live = article?.status === 'published'
-  const [pendingLive, setPendingLive] = useState<ArticleFormValues | null>(null)
-  const saveOrConfirm = (values: ArticleFormValues) => (live ? setPendingLive(values) : save(values))
+  // Pinned to the version and state shown: a story taken down or changed while it is open is asked about again.
+  const liveSave = useConfirmation<ArticleFormValues>({ version: article?.version ?? 0, state: article?.status ?? 'draft' })
+  const pendingLive = liveSave.payload
+  const saveOrConfirm = (values: ArticleFormValues) => (live ? liveSave.open(values) : save(values))
 
-  const save = async (values: ArticleFormValues) => {
+  /**
+   * `confirmedLive`: the person answered "Change the live article?" for this save. A save that
+   * meets a newer version is merged and sent again by itself only when that answers the question
+   * the article now asks: one a colleague published meanwhile is asked about first.
+   */
+  const save = async (values: ArticleFormValues, retried = false, combined?: string, confirmedLive = false) => {
     setFailure(null)
     setStatus('')
     try {
@@ -131,27 +164,61 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
         router.push(`/articles/${created.article_id}?created=1`)
         return
       }
-      const saved = await update.mutateAsync({ article_id: article.article_id, version: baseVersion.current, changes: formChanges(values, Boolean(dirtyFields.slug)) })
+      const saved = await update.mutateAsync({ article_id: article.article_id, version: baseVersion.current, changes: formChanges(values, form.getFieldState('slug').isDirty) })
       baseVersion.current = saved.version
-      reset(articleToForm(saved))
+      baseForm.current = articleToForm(saved)
+      reset(baseForm.current)
       queryClient.setQueryData(trpc.articles.get.queryKey({ article_id: saved.article_id }), (previous) =>
         previous ? { ...previous, article: saved } : previous,
       )
       refresh()
       // The stored body is what readers get; say what the allow-list took out of it.
       const removed = saved.body_removed.length > 0 ? ` The body was cleaned for readers: removed ${saved.body_removed.join(', ')}.` : ''
-      setStatus(`${savedMessage(saved.version)}${removed}`)
+      setStatus(`${combined ? `${combined} ` : ''}${savedMessage(saved.version)}${removed}`)
     } catch (error) {
       if (!applyServerFieldErrors(form, error, formFieldOf)) {
         const described = describePortalError(error)
         setFailure(described)
         if (described.domainCode === 'article_locked') onLocked?.()
         if (described.code === 'PRECONDITION_FAILED' && article) {
-          // Fetch what they saved, to show it beside what is typed; the form keeps what is typed.
+          // Fetch what they saved and merge it with what is typed, from the version this form started from.
           const fresh = await queryClient.fetchQuery(trpc.articles.get.queryOptions({ article_id: article.article_id }, { staleTime: 0 })).catch(() => null)
-          if (fresh) setTheirs({ form: articleToForm(fresh.article), version: fresh.article.version, record: fresh.article })
+          if (fresh) {
+            const theirForm = articleToForm(fresh.article)
+            const merge = threeWayMerge(comparable(baseForm.current), comparable(getValues()), comparable(theirForm), { blockFields: ['body'] })
+            if (merge.conflicts.length === 0 && !retried) {
+              // Each side changed different things: both are kept, without a question.
+              adopt(fresh.article.version, theirForm, merge, {})
+              setFailure(null)
+              const mine = mergedFields(merge, 'mine')
+              const theirsChanged = mergedFields(merge, 'theirs')
+              const combinedWords = `Combined with version ${fresh.article.version}: kept ${mine || 'nothing of yours'} and their ${theirsChanged || 'unchanged fields'}.`
+              // The story went live since this page showed it: the combined save changes the
+              // site, so it asks as any save of a live story does, pinned to the version just read.
+              if (fresh.article.status === 'published' && !confirmedLive) {
+                setStatus(`${combinedWords} It was published meanwhile: confirm to update the site, or cancel to keep your changes unsaved.`)
+                await handleSubmit((merged) => liveSave.open(merged, { version: fresh.article.version, state: fresh.article.status }))()
+                return
+              }
+              await handleSubmit((merged) => save(merged, true, combinedWords, confirmedLive))()
+              return
+            }
+            setTheirs({ form: theirForm, version: fresh.article.version, merge })
+          }
         }
       }
+    }
+  }
+
+  /** Base the form on their version, with what the merge keeps of mine (and the choices made). */
+  const adopt = (version: number, theirForm: ArticleFormInput, merge: MergeResult<FormField>, choices: Partial<Record<FormField, Side>>) => {
+    baseVersion.current = version
+    baseForm.current = theirForm
+    reset(theirForm)
+    for (const field of Object.keys(merge.fields) as FormField[]) {
+      const result = merge.fields[field]
+      const value = result.outcome === 'conflict' ? resolveField(result, choices[field] ?? 'theirs') : result.value
+      if (value !== comparable(theirForm)[field]) setValue(field, value, { shouldDirty: true })
     }
   }
 
@@ -159,7 +226,8 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
     if (!article) return
     const fresh = await queryClient.fetchQuery(trpc.articles.get.queryOptions({ article_id: article.article_id }, { staleTime: 0 }))
     baseVersion.current = fresh.article.version
-    reset(articleToForm(fresh.article))
+    baseForm.current = articleToForm(fresh.article)
+    reset(baseForm.current)
     setFailure(null)
     refresh()
     setStatus(`Loaded the latest version (${fresh.article.version}).`)
@@ -169,36 +237,30 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
 
   return (
     <div>
-      {failure && (
+      {conflict && theirs && (
+        <MergeChanges
+          merge={theirs.merge}
+          theirVersion={theirs.version}
+          what={failure.message}
+          onApply={(choices) => {
+            adopt(theirs.version, theirs.form, theirs.merge, choices)
+            setFailure(null)
+            setTheirs(null)
+            setStatus(`Now based on version ${theirs.version}, with the changes you chose. Save to keep it.`)
+          }}
+        />
+      )}
+      {failure && !(conflict && theirs) && (
         <div role="alert" className="alert error" tabIndex={-1} ref={alertRef} data-testid="save-failure">
           {conflict ? (
             <>
               <p>
                 <strong>Not saved: someone else changed this article after you opened it.</strong> {failure.message}
               </p>
-              {theirs ? (
-                <MergeChanges
-                  mine={getValues()}
-                  theirs={theirs.form}
-                  theirVersion={theirs.version}
-                  onApply={(keptMine) => {
-                    const typed = getValues()
-                    baseVersion.current = theirs.version
-                    reset(theirs.form)
-                    for (const field of keptMine) setValue(field, typed[field] ?? '', { shouldDirty: true })
-                    setFailure(null)
-                    setTheirs(null)
-                    setStatus(`Now based on version ${theirs.version}, with ${keptMine.length === 0 ? 'their version of every field' : `your ${keptMine.join(', ')}`}. Save to keep it.`)
-                  }}
-                />
-              ) : (
-                <>
-                  <p>Reload to see their version. Reloading replaces what is in this form, so copy anything you want to keep first.</p>
-                  <button type="button" onClick={() => void reload()}>
-                    Reload the latest version
-                  </button>
-                </>
-              )}
+              <p>Reload to see their version. Reloading replaces what is in this form, so copy anything you want to keep first.</p>
+              <button type="button" onClick={() => void reload()}>
+                Reload the latest version
+              </button>
             </>
           ) : (
             <p>
@@ -209,11 +271,11 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
       )}
 
       <form onSubmit={(event) => void handleSubmit(saveOrConfirm)(event)} noValidate className={styles.form} aria-label={article ? 'Edit article' : 'New article'}>
-        {readOnlyReason && !keepTyped && <p className="alert warning">{readOnlyReason}</p>}
+        {readOnlyReason && !keepTyped && !readOnlyExplained && <p className="alert warning">{readOnlyReason}</p>}
         {keepTyped && isDirty && (
           <div className={styles.hint} data-testid="kept-text">
             <label htmlFor="kept-text">What you typed (not saved), to copy</label>
-            <textarea id="kept-text" readOnly rows={4} value={[headline, lede, body].filter(Boolean).join('\n\n')} />
+            <textarea id="kept-text" readOnly rows={4} value={[headline, lede, htmlToText(body ?? '')].filter(Boolean).join('\n\n')} />
           </div>
         )}
         <fieldset disabled={readOnly} className={styles.plainFieldset}>
@@ -355,20 +417,27 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
 
       {showPreview && <BodyPreview id="body-preview" headline={headline} lede={lede} body={body} />}
       <ConfirmDialog
-        open={pendingLive !== null}
-        title="Change the live article?"
-        confirmLabel="Save and update the site"
+        open={liveSave.isOpen}
+        title={liveSave.subject?.state === 'published' || !liveSave.subject ? 'Change the live article?' : 'Save your changes?'}
+        confirmLabel={liveSave.subject?.state === 'published' || !liveSave.subject ? 'Save and update the site' : 'Save changes'}
         busyLabel="Saving…"
         busy={isSubmitting || update.isPending}
         tone="primary"
-        onCancel={() => setPendingLive(null)}
+        watch={liveSave.watch((state) => state.replace('-', ' '), true)}
+        onCancel={liveSave.close}
         onConfirm={() => {
           const values = pendingLive
           if (!values) return
-          void save(values).finally(() => setPendingLive(null))
+          const confirmedLive = liveSave.subject?.state === 'published'
+          liveSave.sent()
+          void save(values, false, undefined, confirmedLive).finally(liveSave.close)
         }}
       >
-        <p>“{article?.headline}” is published{article?.url ? ` at ${article.url}` : ''}. Readers see your changes as soon as you save them, and subscribed systems are told.</p>
+        {liveSave.subject?.state === 'published' ? (
+          <p>“{article?.headline}” is published{article?.url ? ` at ${article.url}` : ''}. Readers see your changes as soon as you save them, and subscribed systems are told.</p>
+        ) : (
+          <p>“{article?.headline}” is no longer live: saving changes the working copy only.</p>
+        )}
         {pendingLive && dirtyFields.slug && (
           <p data-testid="address-move">
             Its address changes to the slug “{pendingLive.slug ?? slugify(pendingLive.headline)}”; the current address is kept and redirects to the new one.

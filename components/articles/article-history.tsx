@@ -43,11 +43,11 @@ export function ArticleHistory({
           <tbody>
             {entries.map((entry) => (
               <tr key={entry.id}>
-                <td>
+                <td data-label="When">
                   <LocalTime iso={entry.at} />
                 </td>
-                <td>{entry.actor?.name ?? 'The system (scheduled publication)'}</td>
-                <td>
+                <td data-label="Who">{entry.actor?.name ?? 'The system (scheduled publication)'}</td>
+                <td data-label="Change">
                   {!isMove(entry) ? (
                     entry.note
                   ) : entry.schedule_cancelled && entry.publish_at ? (

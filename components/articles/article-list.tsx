@@ -1,6 +1,7 @@
 'use client'
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
+import { liveListIntervalMs, liveListNote } from '@/components/live-list'
 import Link from 'next/link'
 import { useSearchParams } from 'next/navigation'
 import { useTRPC } from '@/components/trpc-provider'
@@ -16,7 +17,7 @@ export function ArticleList() {
   const search = useSearchParams()
   const { params, ignored } = readListParams(search)
   const options = useQuery(trpc.articles.filterOptions.queryOptions(undefined, { staleTime: 60_000 }))
-  const list = useQuery(trpc.articles.list.queryOptions(params, { placeholderData: keepPreviousData }))
+  const list = useQuery(trpc.articles.list.queryOptions(params, { placeholderData: keepPreviousData, refetchInterval: liveListIntervalMs }))
 
   const page = list.data
   const first = page && page.total > 0 ? page.offset + 1 : 0
@@ -52,7 +53,13 @@ export function ArticleList() {
           : page && (page.total === 0 ? (params.q ? 'No articles match this search and these filters.' : 'No articles match these filters.') : `Showing ${first}–${last} of ${'total_is_estimate' in page && page.total_is_estimate ? `about ${page.total.toLocaleString('en')}` : page.total} articles.`)}
       </p>
 
-      {page && page.items.length > 0 && <ArticleTable items={page.items} options={options.data} busy={list.isFetching} searching={params.q !== undefined} />}
+      {page && page.items.length > 0 && <ArticleTable items={page.items} options={options.data} busy={list.isFetching && list.isPlaceholderData} searching={params.q !== undefined} />}
+
+      {page && (
+        <p className="muted" data-testid="live-list-note">
+          {liveListNote}
+        </p>
+      )}
 
       {page && (page.offset > 0 || page.next_offset !== null) && (
         <nav aria-label="Pages" className={styles.pager}>

@@ -9,7 +9,7 @@ import { htmlToText, wordDiff } from '@/lib/text/word-diff'
 import { useTRPC } from '@/components/trpc-provider'
 import { LocalTime } from '@/components/local-time'
 import { describePortalError } from '@/components/portal-error'
-import { ConfirmDialog } from '@/components/confirm-dialog'
+import { ConfirmDialog, useConfirmation } from '@/components/confirm-dialog'
 import styles from './articles.module.css'
 
 export const fieldNames = revisionFieldNames
@@ -27,13 +27,17 @@ export function ArticleRevisions({ article, blockedReason }: { article: ArticleR
   const restore = useMutation(trpc.articles.restoreRevision.mutationOptions())
   const [compared, setCompared] = useState<[string, string] | null>(null)
   const [picked, setPicked] = useState<{ from?: string; to?: string }>({})
-  const [confirming, setConfirming] = useState<string | null>(null)
+  // The restore's question is pinned to the version on screen when it was asked (useConfirmation).
+  const confirmation = useConfirmation<string>({ version: article.version, state: article.status })
+  const confirming = confirmation.payload
+  const setConfirming = (revisionId: string | null) => (revisionId === null ? confirmation.close() : confirmation.open(revisionId))
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null)
 
   const onRestore = async (revision: RevisionRecord) => {
     setMessage(null)
     try {
-      const saved = await restore.mutateAsync({ article_id: article.article_id, revision_id: revision.revision_id, version: article.version })
+      confirmation.sent()
+      const saved = await restore.mutateAsync({ article_id: article.article_id, revision_id: revision.revision_id, version: confirmation.subject?.version ?? article.version })
       queryClient.setQueryData(trpc.articles.get.queryKey({ article_id: article.article_id }), (previous) => (previous ? { ...previous, article: saved } : previous))
       void queryClient.invalidateQueries(trpc.articles.get.queryFilter({ article_id: article.article_id }))
       void queryClient.invalidateQueries(trpc.articles.revisions.pathFilter())
@@ -130,16 +134,16 @@ export function ArticleRevisions({ article, blockedReason }: { article: ArticleR
                 const isCurrent = revision === current
                 return (
                   <tr key={revision.revision_id}>
-                    <td>
+                    <td data-label="Revision">
                       {revision.number}
                       {isCurrent && ' (current)'}
                     </td>
-                    <td>{revision.version}</td>
-                    <td>
+                    <td data-label="Article version">{revision.version}</td>
+                    <td data-label="When">
                       <LocalTime iso={revision.created_at} />
                     </td>
-                    <td>{revision.actor?.name ?? 'The system'}</td>
-                    <td>{revisionChange(revision)}</td>
+                    <td data-label="Who">{revision.actor?.name ?? 'The system'}</td>
+                    <td data-label="Changed">{revisionChange(revision)}</td>
                     <td>
                       {!isCurrent && current && (
                         <div className={styles.revisionActions}>
@@ -166,6 +170,7 @@ export function ArticleRevisions({ article, blockedReason }: { article: ArticleR
         busyLabel="Restoring…"
         busy={restore.isPending}
         tone="primary"
+        watch={confirmation.watch((state) => state.replace('-', ' '), true)}
         onCancel={() => setConfirming(null)}
         onConfirm={() => confirmed && void onRestore(confirmed)}
       >

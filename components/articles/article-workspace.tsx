@@ -30,7 +30,9 @@ export function ArticleWorkspace({ articleId, userId, role, justCreated }: { art
   // takes it when nothing is being typed, and otherwise keeps what is typed (a save then offers both).
   const onChange = useCallback(
     (change: ArticleChange) => {
-      setUnderneath(change)
+      // This person's own move or save (often seen by the watch before this page's own refetch)
+      // is not news to them: the page catches up without saying someone changed it.
+      if (!change.byViewer) setUnderneath(change)
       void queryClient.invalidateQueries(trpc.articles.get.queryFilter({ article_id: articleId }))
       void queryClient.invalidateQueries(trpc.articles.history.queryFilter({ article_id: articleId }))
       void queryClient.invalidateQueries(trpc.articles.revisions.pathFilter())
@@ -80,27 +82,34 @@ export function ArticleWorkspace({ articleId, userId, role, justCreated }: { art
     )
   }
 
-  const { article, moves, noMovesReason, canManageSchedule, canApproveAndPublish } = current.data
+  const { article, moves, noMovesReason, canManageSchedule, canApproveAndPublish, scheduleWarning } = current.data
   // Someone else's lease makes the page read-only too, until the person takes over.
   const leaseReason =
     lease.state.status === 'held' || lease.state.status === 'reading' || lease.state.status === 'lost'
-      ? `${lease.state.lock?.holder_name ?? 'Someone else'} is editing this article; ${lease.state.status === 'lost' ? 'they took it over' : 'take over to edit it'}.`
+      ? `${lease.state.status === 'lost' ? lease.state.taker.name : (lease.state.lock?.holder_name ?? 'Someone else')} is editing this article; ${lease.state.status === 'lost' ? 'they took it over' : 'take over to edit it'}.`
       : null
+  // The lease banner above says who edits: the form and the moves do not say it again.
+  const leaseExplained = leaseReason !== null && !current.data.readOnlyReason
   const readOnlyReason = current.data.readOnlyReason ?? leaseReason
   const authorName = options.data.authors.find((author) => author.id === article.author_id)?.name
   return (
     <section aria-labelledby="article-heading">
       {breadcrumb}
       <h1 id="article-heading">{article.headline}</h1>
+      <p className={styles.breadcrumb}>
+        <Link href={`/articles/${encodeURIComponent(articleId)}/preview`} data-testid="open-preview">
+          Preview: see it as readers will →
+        </Link>
+      </p>
       {justCreated && (
         <p role="status" className="alert">
           Draft created. Keep editing, and submit it for review when it is ready.
         </p>
       )}
-      <LeaseBanner state={lease.state} onTakeOver={lease.takeOver} onReadOnly={lease.readOnly} />
+      <LeaseBanner state={lease.state} notice={lease.notice} onTakeOver={lease.takeOver} onReadOnly={lease.readOnly} />
       {underneath && underneath.version === article.version && (
         <p role="status" className="alert" data-testid="changed-underneath">
-          {underneath.by ? `${underneath.by} changed` : 'Someone changed'} this article while you had it open; this is now version {article.version}.
+          {underneath.notice} This is now version {article.version}.
           {dirty ? ' Your unsaved edits are kept: saving shows their changes beside yours.' : ''}
         </p>
       )}
@@ -111,6 +120,7 @@ export function ArticleWorkspace({ articleId, userId, role, justCreated }: { art
           departments={options.data.departments}
           onDirtyChange={onDirtyChange}
           readOnlyReason={readOnlyReason}
+          readOnlyExplained={leaseExplained}
           keepTyped={lease.state.status === 'lost'}
           onLocked={lease.recheck}
         />
@@ -119,11 +129,12 @@ export function ArticleWorkspace({ articleId, userId, role, justCreated }: { art
           moves={moves}
           noMovesReason={noMovesReason}
           canManageSchedule={canManageSchedule}
+          scheduleWarning={scheduleWarning}
           canApproveAndPublish={canApproveAndPublish}
           role={role}
           authorName={authorName}
           blocked={dirty}
-          blockedReason={leaseReason}
+          blockedReason={leaseExplained ? 'Moves wait until you edit it yourself (see above).' : leaseReason}
         />
       </div>
       {current.data.canPreviewOnSite && <PreviewLinks articleId={articleId} />}

@@ -11,7 +11,7 @@ import styles from './articles.module.css'
  * the person chooses: read it only, or take it over (recorded in History; the other editor's
  * page turns read-only and keeps their text). When someone takes it from this page, it says who.
  */
-export function LeaseBanner({ state, onTakeOver, onReadOnly }: { state: LeaseState; onTakeOver: () => Promise<void>; onReadOnly: () => void }) {
+export function LeaseBanner({ state, notice = null, onTakeOver, onReadOnly }: { state: LeaseState; notice?: string | null; onTakeOver: () => Promise<void>; onReadOnly: () => void }) {
   const [busy, setBusy] = useState(false)
   const [failure, setFailure] = useState<string | null>(null)
   const takeOver = async () => {
@@ -61,15 +61,30 @@ export function LeaseBanner({ state, onTakeOver, onReadOnly }: { state: LeaseSta
     )
   }
   if (state.status === 'lost') {
+    const holder = state.lock ? state.lock.holder_name : null
     return (
-      <div role="alert" className={`alert error ${styles.leaseBanner}`} data-testid="lease-banner">
+      <div role="alert" className={`alert warning ${styles.leaseBanner}`} data-testid="lease-banner">
         <p>
-          <strong>{state.lock.holder_name} took over editing this article</strong> at <LocalTime iso={state.lock.since} />. Your editor is read-only now; what you typed
-          and did not save is still below, so you can copy it.
+          <strong>{state.taker.name} took over editing this article</strong>
+          {state.taker.since && (
+            <>
+              {' '}
+              at <LocalTime iso={state.taker.since} />
+            </>
+          )}
+          . Your editor is read-only {holder ? `while ${holder === state.taker.name ? 'they edit' : `${holder} edits`}` : 'now'}; what you typed and did not save is in the box
+          below, so you can copy it.
         </p>
         <div className={styles.leaseActions}>{takeOverButton}</div>
         {failure && <p className="field-error">{failure}</p>}
       </div>
+    )
+  }
+  if (notice) {
+    return (
+      <p role="status" className={`alert ${styles.leaseBanner}`} data-testid="lease-banner">
+        {notice}
+      </p>
     )
   }
   return null

@@ -12,6 +12,8 @@ function scheduleProblem(instant: string | null): string | null {
 }
 
 type Props = {
+  /** Why a schedule made now will not go live by itself (scheduledPublicationOutlook), or null. */
+  warning: string | null
   disabled: boolean
   rescheduling: boolean
   onSchedule: (publishAt: string) => void
@@ -21,7 +23,7 @@ type Props = {
  * A publication time picked in the reader's own zone. The browser turns the wall time into
  * the UTC instant, which is what is sent and stored; the hint shows that instant in UTC.
  */
-export function ScheduleForm({ disabled, rescheduling, onSchedule }: Props) {
+export function ScheduleForm({ warning, disabled, rescheduling, onSchedule }: Props) {
   const id = useId()
   const [value, setValue] = useState('')
   const [error, setError] = useState<string | null>(null)
@@ -52,11 +54,16 @@ export function ScheduleForm({ disabled, rescheduling, onSchedule }: Props) {
           setError(null)
         }}
         aria-invalid={!!error}
-        aria-describedby={`${id}-hint${error ? ` ${id}-error` : ''}`}
+        aria-describedby={`${id}-hint${warning ? ` ${id}-warning` : ''}${error ? ` ${id}-error` : ''}`}
       />
       <p id={`${id}-hint`} className={styles.hint}>
         Your time zone: {localTimeZone()}.{instant && ` That is ${formatUtcInstant(instant)}.`}
       </p>
+      {warning && (
+        <p id={`${id}-warning`} className="alert warning" data-testid="schedule-warning">
+          {warning}
+        </p>
+      )}
       {error && (
         <p id={`${id}-error`} className="field-error">
           {error}

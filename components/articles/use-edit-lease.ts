@@ -7,6 +7,7 @@ import type { ArticleWatch } from '@/lib/articles/watch-article'
 import { leaseHeartbeatSeconds, watchHoldSeconds, watchIntervalSeconds } from '@/lib/articles/lease-timing'
 import { useTRPC } from '@/components/trpc-provider'
 import { portalRequestHeader } from '@/lib/security/same-origin'
+import { changeNotice } from '@/lib/articles/change-notice'
 
 const watchIntervalMs = watchIntervalSeconds * 1000
 const heartbeatMs = leaseHeartbeatSeconds * 1000
@@ -23,9 +24,13 @@ export type LeaseState =
   | { status: 'mine'; lock: ArticleLock }
   | { status: 'held'; lock: ArticleLock }
   | { status: 'reading'; lock: ArticleLock | null }
-  | { status: 'lost'; lock: ArticleLock }
+  | { status: 'lost'; lock: ArticleLock | null; taker: Taker }
 
-export type ArticleChange = { version: number; by: string | null }
+/** Who took the lease from this editor, and since when (unknown when only their save was seen). */
+export type Taker = { name: string; since: string | null }
+
+/** A change made elsewhere: its version and the notice naming who did what (changeNotice). */
+export type ArticleChange = { version: number; by: string | null; notice: string; byViewer: boolean }
 
 const releaseRequest = (articleId: string) =>
   fetch('/api/trpc/articles.releaseLease', { method: 'POST', keepalive: true, headers: { 'content-type': 'application/json', [portalRequestHeader]: '1' }, body: JSON.stringify({ article_id: articleId }) }).catch(() => undefined)
@@ -57,6 +62,23 @@ export function useEditLease(
     current.current = next
     setStateNow(next)
   }, [])
+  // What became of a lease this page saw held (by someone else, or taken from it): released,
+  // lapsed, taken over and saved. Shown until the next change of lease.
+  const [leaseNotice, setLeaseNotice] = useState<string | null>(null)
+  const dirtyNow = useRef(false)
+  const showHistory = useCallback(() => void queryClient.invalidateQueries(trpc.articles.history.queryFilter({ article_id: articleId })), [queryClient, trpc, articleId])
+  const loseTo = useCallback(
+    (taker: Taker, lock: ArticleLock | null) => {
+      setState({ status: 'lost', lock, taker })
+      setLeaseNotice(null)
+      // The take-over is a History entry: this page shows it as the taker's does.
+      showHistory()
+    },
+    [setState, showHistory],
+  )
+  /** The lease taken from this page is free again: edit again, and take it back if edits are waiting. */
+  const regainRef = useRef<(takerName: string, version: number) => void>(() => undefined)
+  const regain = (takerName: string, version: number) => regainRef.current(takerName, version)
   const claim = useCallback(async ({ takeOver }: { takeOver: boolean }): Promise<LeaseAnswer> => {
     const response = await fetch(`/api/articles/${encodeURIComponent(articleId)}/lease`, {
       method: 'POST',
@@ -75,17 +97,37 @@ export function useEditLease(
   const ask = useCallback(
     async (takeOver: boolean) => {
       const answer = await claim({ takeOver })
-      if (answer.mine) setState({ status: 'mine', lock: answer.lock })
+      if (answer.mine) {
+        setState({ status: 'mine', lock: answer.lock })
+        // Taking it over answers any notice about it; taking it back after a take-over keeps saying why.
+        if (takeOver) setLeaseNotice(null)
+      }
       // A heartbeat that finds someone else holding it: they took it over.
-      else setState(current.current.status === 'mine' ? { status: 'lost', lock: answer.lock } : { status: 'held', lock: answer.lock })
-      if (answer.took_over_from) void queryClient.invalidateQueries(trpc.articles.history.queryFilter({ article_id: articleId }))
+      else if (current.current.status === 'mine' || current.current.status === 'lost') loseTo({ name: answer.lock.holder_name, since: answer.lock.since }, answer.lock)
+      else setState({ status: 'held', lock: answer.lock })
+      if (answer.took_over_from) showHistory()
     },
-    [claim, articleId, setState, queryClient, trpc],
+    [claim, setState, loseTo, showHistory],
   )
+
+  const regainNow = useCallback((takerName: string, version: number) => {
+    setState({ status: 'none' })
+    setLeaseNotice(
+      `${takerName} took over editing and has since let go (version ${version}). You can edit again${dirtyNow.current ? ': what you typed is still in the form, and saving it combines it with their changes' : ''}.`,
+    )
+    if (dirtyNow.current && editable) {
+      setState({ status: 'claiming' })
+      ask(false).catch(() => setState({ status: 'none' }))
+    }
+  }, [setState, editable, ask])
+  useEffect(() => {
+    regainRef.current = regainNow
+  }, [regainNow])
 
   /** The form's unsaved state changed: the first edit claims the lease, a save or discard lets it go. */
   const dirtyChanged = useCallback(
     (dirty: boolean) => {
+      dirtyNow.current = dirty
       const status = current.current.status
       if (dirty && editable && status === 'none') {
         setState({ status: 'claiming' })
@@ -132,15 +174,39 @@ export function useEditLease(
       const answer = (await response.json()) as ArticleWatch
       if (stopped || answer.unchanged) return
       seen.current.tag = answer.tag
-      if (seen.current.version !== undefined && answer.version > seen.current.version) {
+      const status = current.current.status
+      const newer = seen.current.version !== undefined && answer.version > seen.current.version
+      const byOther = Boolean(answer.last_change?.actor_id && answer.last_change.actor_id !== userId)
+      if (newer) {
         seen.current.version = answer.version
-        onChange({ version: answer.version, by: answer.edited_by })
+        onChange({ version: answer.version, by: answer.last_change?.actor_name ?? answer.edited_by, notice: changeNotice(answer.last_change, userId), byViewer: answer.last_change?.actor_id === userId })
       }
       setPolledLock(answer.lock)
-      const status = current.current.status
-      if (status === 'mine' && answer.lock && answer.lock.holder_id !== userId) setState({ status: 'lost', lock: answer.lock })
-      // The holder let go (saved, or left): the page may be edited again.
-      if ((status === 'reading' || status === 'held') && !answer.lock) setState({ status: 'none' })
+      if (status === 'mine' && answer.lock && answer.lock.holder_id !== userId) return loseTo({ name: answer.lock.holder_name, since: answer.lock.since }, answer.lock)
+      // Someone else saved while this page held the lease: only a take-over (or an override)
+      // lets them, though they may have saved and let go before this poll saw their lease.
+      // (A write that overrode the lease, e.g. /v1 with override_lock, leaves it with this page: no take-over then.)
+      if (status === 'mine' && newer && byOther && answer.lock?.holder_id !== userId) {
+        loseTo({ name: answer.last_change?.actor_name ?? 'Someone', since: null }, answer.lock)
+        if (!answer.lock) regain(answer.last_change?.actor_name ?? 'Someone', answer.version)
+        return
+      }
+      if (status === 'lost') {
+        const taken = current.current as Extract<LeaseState, { status: 'lost' }>
+        // The taker let go (saved and left, or their lease lapsed): this editor may edit again.
+        if (!answer.lock) return regain(taken.taker.name, answer.version)
+        // Re-taken (by them again, or by someone else): the banner names who holds it now.
+        if (answer.lock.holder_id !== userId && (answer.lock.holder_id !== taken.lock?.holder_id || answer.lock.since !== taken.lock?.since))
+          setState({ status: 'lost', lock: answer.lock, taker: { name: answer.lock.holder_name, since: answer.lock.since } })
+      }
+      if (status === 'reading' || status === 'held') {
+        const was = (current.current as Extract<LeaseState, { status: 'reading' | 'held' }>).lock
+        // The holder let go (saved, or left) or the lease lapsed: the page may be edited again.
+        if (!answer.lock) {
+          setState({ status: 'none' })
+          setLeaseNotice(`${was?.holder_name ?? 'The other editor'} stopped editing (saved, closed the article or went idle). You can edit it now.`)
+        } else if (answer.lock.holder_id !== was?.holder_id || answer.lock.since !== was?.since) setState({ ...current.current, lock: answer.lock } as LeaseState)
+      }
     }
     const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
     void (async () => {
@@ -157,11 +223,12 @@ export function useEditLease(
       stopped = true
       abandon.abort()
     }
-  }, [articleId, userId, onChange, setState])
+  }, [articleId, userId, onChange, setState, loseTo])
 
   const seenHeld = state.status === 'none' && othersLock && othersLock.holder_id !== userId
   return {
     state: seenHeld ? ({ status: 'held', lock: othersLock } as const) : state,
+    notice: state.status === 'none' || state.status === 'mine' || state.status === 'claiming' ? leaseNotice : null,
     dirtyChanged,
     takeOver: () => ask(true),
     readOnly: () => setState({ status: 'reading', lock: 'lock' in current.current ? current.current.lock : (othersLock ?? null) }),

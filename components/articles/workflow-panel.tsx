@@ -6,7 +6,7 @@ import { isSendBack, type ApiStatus } from '@/lib/articles/article-status'
 import type { ArticleRecord } from '@/lib/articles/article-schemas'
 import type { Role } from '@/lib/db/generated/enums'
 import { formatLocalInstant } from '@/lib/time/local-datetime'
-import { ConfirmDialog } from '@/components/confirm-dialog'
+import { ConfirmDialog, useConfirmation } from '@/components/confirm-dialog'
 import { useTRPC } from '@/components/trpc-provider'
 import { LocalTime } from '@/components/local-time'
 import { usePassed } from '@/components/use-passed'
@@ -22,6 +22,8 @@ type Props = {
   /** Why no move is offered (articleActionRefusal's words), when none is. */
   noMovesReason: string | null
   canManageSchedule: boolean
+  /** Why a scheduled publication will not go live by itself now (no event queue, or unreachable), or null. */
+  scheduleWarning: string | null
   /** Whether to offer "Approve and publish" (mayApproveAndPublish). */
   canApproveAndPublish: boolean
   role: Role
@@ -43,20 +45,21 @@ function moveLabel(from: ApiStatus, to: ApiStatus, role: Role): string {
   return role === 'writer' ? 'Withdraw to draft' : 'Send back to draft'
 }
 
-function doneMessage(article: ArticleRecord, scheduled: boolean): string {
-  if (scheduled && article.scheduled_publish_at) return `Scheduled for ${formatLocalInstant(article.scheduled_publish_at)}.`
+function doneMessage(article: ArticleRecord, scheduled: boolean, scheduleWarning: string | null = null): string {
+  if (scheduled && article.scheduled_publish_at) return `Scheduled for ${formatLocalInstant(article.scheduled_publish_at)}.${scheduleWarning ? ` ${scheduleWarning}` : ''}`
   if (article.status === 'published') return `Published. It is live at ${article.url}.`
   return `Moved to ${statusLabels[article.status].toLowerCase()}.`
 }
 
-export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule, canApproveAndPublish, role, authorName, blocked: unsaved, blockedReason = null }: Props) {
+export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule, scheduleWarning, canApproveAndPublish, role, authorName, blocked: unsaved, blockedReason = null }: Props) {
   const blocked = unsaved || Boolean(blockedReason)
   const trpc = useTRPC()
   const queryClient = useQueryClient()
   const [message, setMessage] = useState('')
   const [failure, setFailure] = useState<{ message: string; stale: boolean } | null>(null)
-  // A move that takes a live article off the site waits for a confirmation, as revoking a key does.
-  const [confirming, setConfirming] = useState<ApiStatus | null>(null)
+  // Moves that ask first (sending back, taking a live story down, archiving) open one dialog,
+  // pinned to the version and state on screen when it opened (useConfirmation).
+  const confirmation = useConfirmation<{ to: ApiStatus }>({ version: article.version, state: article.status })
   const alertRef = useRef<HTMLDivElement>(null)
   // Every move can carry a note (issue 29): one draft of it, shown in the panel and in whichever
   // dialog confirms the move, sent with the move and cleared once the move is made.
@@ -73,6 +76,9 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
 
   const fail = (error: unknown) => {
     const described = describePortalError(error)
+    // A question refused because the article changed under the open dialog is told in the
+    // dialog itself (it asks again for the new state); the page only catches up behind it.
+    if (described.code === 'PRECONDITION_FAILED' && confirmation.isOpen) return void refresh()
     setMessage('')
     // A 412 means the page was out of date: the move was judged against the version it showed.
     setFailure({ message: described.message, stale: described.code === 'PRECONDITION_FAILED' })
@@ -87,7 +93,7 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
       onSuccess: async (result) => {
         setNote('')
         await refresh()
-        setMessage(doneMessage(result.article, result.scheduled))
+        setMessage(doneMessage(result.article, result.scheduled, result.schedule_warning))
       },
       onError: fail,
     }),
@@ -122,19 +128,53 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
   const disabled = busy || blocked
   const move = (to: ApiStatus, publishAt?: string) =>
     transition.mutate({ article_id: article.article_id, version: article.version, to_state: to, ...(publishAt && { publish_at: publishAt }), ...withNote() })
-  // Sending a story back asks why: the author sees the note beside History and on their desk.
-  // Its note is its own: what needs doing is written for this move, and is never sent with another.
-  const [sendingBack, setSendingBack] = useState(false)
-  const [sendBackNote, setSendBackNote] = useState('')
   const [noteError, setNoteError] = useState<string | null>(null)
-  const sendsBack = (to: ApiStatus) => role !== 'writer' && isSendBack(article.status, to)
-  // Taking a story off the site, or archiving it, asks first: neither is undone in one click.
-  const request = (to: ApiStatus) => (article.status === 'published' || to === 'archived' ? setConfirming(to) : sendsBack(to) ? setSendingBack(true) : move(to))
+  // The server's words when it refused the confirmed move (what happened since, who, when).
+  const [refusal, setRefusal] = useState<{ askedAt: number; text: string } | null>(null)
+  const sendsBack = (from: ApiStatus, to: ApiStatus) => role !== 'writer' && isSendBack(from, to)
+  // Sending back asks why (the author sees the note); taking a story off the site, or archiving
+  // it, asks first: neither is undone in one click.
+  const asksFirst = (from: ApiStatus, to: ApiStatus) => sendsBack(from, to) || from === 'published' || to === 'archived'
+  const request = (to: ApiStatus) => {
+    setNoteError(null)
+    setRefusal(null)
+    return asksFirst(article.status, to) ? confirmation.open({ to }) : move(to)
+  }
+  const confirmMove = () => {
+    const { payload, subject } = confirmation
+    if (!payload || !subject) return
+    const from = subject.state as ApiStatus
+    if (sendsBack(from, payload.to) && !note.trim()) {
+      setNoteError('Say what needs doing: the author sees this note.')
+      return
+    }
+    setNoteError(null)
+    confirmation.sent()
+    // The version and state the question was asked for, never the page's newer ones: if either
+    // no longer holds, the server refuses (412) and the dialog says what the article is now.
+    transition.mutate(
+      { article_id: article.article_id, version: subject.version, expected_state: from, to_state: payload.to, ...withNote() },
+      {
+        onSuccess: () => confirmation.close(),
+        onError: (error) => {
+          const described = describePortalError(error)
+          if (described.code !== 'PRECONDITION_FAILED') return confirmation.close()
+          setRefusal({ askedAt: subject.version, text: `Not done. ${described.message}` })
+          confirmation.resume()
+        },
+      },
+    )
+  }
   const pendingMove = transition.isPending ? transition.variables?.to_state : undefined
   // A schedule whose time passed while the article is still approved did not happen.
   const overdue = usePassed(article.scheduled_publish_at)
   const canPublish = moves.includes('published')
+  // Moves that take a story away from readers or the desk (archive; anything from published) sit
+  // apart from the everyday ones, at the end, so "Archive" is never the button beside "Approve".
+  const takesAway = (to: ApiStatus) => to === 'archived' || article.status === 'published'
   const otherMoves = moves.filter((to) => to !== 'published')
+  const everydayMoves = otherMoves.filter((to) => !takesAway(to))
+  const destructiveMoves = otherMoves.filter(takesAway)
   const offersMoves = otherMoves.length > 0 || canPublish || canApproveAndPublish
 
   return (
@@ -157,6 +197,12 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
                   <>
                     <strong> — overdue</strong>
                     <p className={styles.hint}>It did not go live at its time. Publish it now, or set a new time.</p>
+                  </>
+                )}
+                {article.status === 'approved' && !overdue && scheduleWarning && (
+                  <>
+                    <strong> — will not go live by itself</strong>
+                    <p className={styles.hint}>{scheduleWarning}</p>
                   </>
                 )}
               </dd>
@@ -189,7 +235,11 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
                     <li key={url}>{url}</li>
                   ))}
                 </ul>
-                <p className={styles.hint}>Sites redirect these to the current address.</p>
+                <p className={styles.hint} data-testid="previous-urls-hint">
+                  {article.url
+                    ? 'Sites redirect these to the current address.'
+                    : 'It is not on the site now, so these lead nowhere; once it is published again, sites redirect them to its new address.'}
+                </p>
               </dd>
             </>
           )}
@@ -238,13 +288,13 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
             </p>
           </div>
         )}
-        {otherMoves.length > 0 && (
+        {everydayMoves.length > 0 && (
           <div className={styles.moves}>
-            {otherMoves.map((to) => (
+            {everydayMoves.map((to) => (
               <button
                 key={to}
                 type="button"
-                className={to === 'archived' || article.status === 'published' ? 'danger' : undefined}
+                className={takesAway(to) ? 'danger' : undefined}
                 disabled={disabled}
                 aria-describedby={blocked ? 'workflow-blocked' : undefined}
                 aria-busy={pendingMove === to}
@@ -282,7 +332,7 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
               {pendingMove === 'published' ? 'Publishing…' : moveLabel(article.status, 'published', role)}
             </button>
             {canManageSchedule && (
-              <ScheduleForm disabled={disabled} rescheduling={article.scheduled_publish_at !== null} onSchedule={(publishAt) => move('published', publishAt)} />
+              <ScheduleForm warning={scheduleWarning} disabled={disabled} rescheduling={article.scheduled_publish_at !== null} onSchedule={(publishAt) => move('published', publishAt)} />
             )}
           </div>
         )}
@@ -293,74 +343,125 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
             </button>
           </div>
         )}
+        {destructiveMoves.length > 0 && (
+          <div className={styles.destructiveMoves} data-testid="destructive-moves">
+            <h3>{article.status === 'published' ? 'Take it off the site' : 'Put it away'}</h3>
+            <div className={styles.moves}>
+              {destructiveMoves.map((to) => (
+                <button
+                  key={to}
+                  type="button"
+                  className={takesAway(to) ? 'danger' : undefined}
+                  disabled={disabled}
+                  aria-describedby={blocked ? 'workflow-blocked' : undefined}
+                  aria-busy={pendingMove === to}
+                  onClick={() => request(to)}
+                >
+                  {pendingMove === to ? `${moveLabel(article.status, to, role)}…` : moveLabel(article.status, to, role)}
+                </button>
+              ))}
+            </div>
+          </div>
+        )}
       </section>
-      <ConfirmDialog
-        open={sendingBack}
-        title="Send back to draft"
-        confirmLabel="Send back"
-        busyLabel="Sending back…"
+      <MoveDialog
+        confirmation={confirmation}
+        article={article}
+        role={role}
+        authorName={authorName}
+        stillPossible={confirmation.payload !== null && moves.includes(confirmation.payload.to)}
+        sendsBack={sendsBack}
         busy={transition.isPending}
-        tone="primary"
-        error={noteError}
+        note={note}
+        onNote={(value) => {
+          setNote(value)
+          // The note the error asked for is being written: the error no longer holds.
+          if (value.trim()) setNoteError(null)
+        }}
+        noteError={noteError ?? (refusal && refusal.askedAt === confirmation.subject?.version ? refusal.text : null)}
+        onConfirm={confirmMove}
         onCancel={() => {
-          setSendingBack(false)
+          confirmation.close()
           setNoteError(null)
+          setRefusal(null)
         }}
-        onConfirm={() => {
-          if (!sendBackNote.trim()) {
-            setNoteError('Say what needs doing: the author sees this note.')
-            return
-          }
-          setNoteError(null)
-          transition.mutate(
-            { article_id: article.article_id, version: article.version, to_state: 'draft', note: sendBackNote },
-            { onSettled: () => setSendingBack(false), onSuccess: () => setSendBackNote('') },
-          )
-        }}
-      >
-        <label htmlFor="send-back-note">What needs doing? {authorName ? `${authorName} sees this` : 'The author sees this'} beside the article and on their desk.</label>
-        <textarea
-          id="send-back-note"
-          rows={3}
-          maxLength={2000}
-          value={sendBackNote}
-          onChange={(event) => {
-            setSendBackNote(event.target.value)
-            // The note the error asked for is being written: the error no longer holds.
-            if (event.target.value.trim()) setNoteError(null)
-          }}
-        />
-      </ConfirmDialog>
-      <ConfirmDialog
-        open={confirming !== null}
-        title={confirming === 'archived' ? 'Archive this article?' : 'Take this article off the site?'}
-        confirmLabel={confirming ? moveLabel(article.status, confirming, role) : 'Confirm'}
-        busyLabel={confirming === 'archived' ? 'Archiving…' : 'Taking it down…'}
-        busy={transition.isPending}
-        onCancel={() => setConfirming(null)}
-        onConfirm={() => {
-          if (!confirming) return
-          transition.mutate({ article_id: article.article_id, version: article.version, to_state: confirming, ...withNote() }, { onSettled: () => setConfirming(null) })
-        }}
-      >
-        {article.status === 'published' ? (
-          <p>
-            “{article.headline}” is live{article.url ? ` at ${article.url}` : ''}. Readers lose it as soon as you confirm; its links stop working until it is
-            published again.
-          </p>
-        ) : (
-          <p>“{article.headline}” leaves the newsroom’s working lists. Readers never see an archived article; to work on it again, restore it to draft.</p>
-        )}
-        {confirming === 'archived' && article.scheduled_publish_at && (
-          <p data-testid="archive-drops-schedule">
-            <strong>
-              Its publication scheduled for <LocalTime iso={article.scheduled_publish_at} withZoneId /> is cancelled: it will not go live.
-            </strong>
-          </p>
-        )}
-        <label htmlFor="confirm-move-note">Why (optional): it goes with the move into the article’s notes and History.</label>
-        <textarea id="confirm-move-note" rows={2} maxLength={2000} value={note} onChange={(event) => setNote(event.target.value)} />
-      </ConfirmDialog>
+      />
     </aside>
+  )
+}
+
+/**
+ * The confirmation of a move that asks first, written for the state it was opened (or asked
+ * again) for: sending a story in review back asks what needs doing; a live story asks "Take this
+ * article off the site?"; archiving says what it cancels. The note is the panel's own draft,
+ * carried in, so nothing typed in "Note with your move" is lost by opening it.
+ */
+function MoveDialog(props: {
+  confirmation: ReturnType<typeof useConfirmation<{ to: ApiStatus }>>
+  article: ArticleRecord
+  role: Role
+  authorName: string | undefined
+  stillPossible: boolean
+  sendsBack: (from: ApiStatus, to: ApiStatus) => boolean
+  busy: boolean
+  note: string
+  onNote: (note: string) => void
+  noteError: string | null
+  onConfirm: () => void
+  onCancel: () => void
+}) {
+  const { confirmation, article, role } = props
+  const to = confirmation.payload?.to ?? null
+  const from = (confirmation.subject?.state ?? article.status) as ApiStatus
+  const sendBack = to !== null && props.sendsBack(from, to)
+  const live = from === 'published'
+  const title = !to
+    ? 'Confirm'
+    : sendBack
+      ? 'Send back to draft'
+      : to === 'archived'
+        ? live
+          ? 'Take this article off the site and archive it?'
+          : 'Archive this article?'
+        : live
+          ? 'Take this article off the site?'
+          : `${moveLabel(from, to, role)}?`
+  return (
+    <ConfirmDialog
+      open={confirmation.isOpen}
+      title={title}
+      confirmLabel={!to ? 'Confirm' : sendBack ? 'Send back' : moveLabel(from, to, role)}
+      busyLabel={sendBack ? 'Sending back…' : to === 'archived' ? 'Archiving…' : live ? 'Taking it down…' : 'Moving…'}
+      busy={props.busy}
+      tone={sendBack || (!live && to !== 'archived') ? 'primary' : 'danger'}
+      error={props.noteError}
+      watch={confirmation.watch((state) => statusLabels[state as ApiStatus].toLowerCase(), props.stillPossible)}
+      onCancel={props.onCancel}
+      onConfirm={props.onConfirm}
+    >
+      {live ? (
+        <p>
+          “{article.headline}” is live{article.url ? ` at ${article.url}` : ''}. Readers lose it as soon as you confirm; its links stop working until it is published
+          again.
+        </p>
+      ) : to === 'archived' ? (
+        <p>“{article.headline}” leaves the newsroom’s working lists. Readers never see an archived article; to work on it again, restore it to draft.</p>
+      ) : null}
+      {to === 'archived' && article.scheduled_publish_at && (
+        <p data-testid="archive-drops-schedule">
+          <strong>
+            Its publication scheduled for <LocalTime iso={article.scheduled_publish_at} withZoneId /> is cancelled: it will not go live.
+          </strong>
+        </p>
+      )}
+      {sendBack ? (
+        <label htmlFor="dialog-move-note">
+          What needs doing? {props.authorName ? `${props.authorName} sees this` : 'The author sees this'} beside the article and on their desk.
+        </label>
+      ) : (
+        <label htmlFor="dialog-move-note">Why (optional): it goes with the move into the article’s notes and History.</label>
+      )}
+      <textarea id="dialog-move-note" rows={3} maxLength={2000} value={props.note} onChange={(event) => props.onNote(event.target.value)} />
+    </ConfirmDialog>
   )
 }

@@ -11,6 +11,7 @@ import { LocalTime } from '@/components/local-time'
 import type { AppRouter } from '@/lib/trpc/routers/app-router'
 import { rotationRecommendedAfterDays } from '@/lib/tokens/api-token-schemas'
 import { waitAge } from '@/lib/ops/wait-age'
+import { liveListIntervalMs, liveListNote } from '@/components/live-list'
 import styles from './desk.module.css'
 
 type DeskData = inferRouterOutputs<AppRouter>['desk']['get']
@@ -19,7 +20,7 @@ type ArticleItem = DeskData['drafts']['items'][number]
 /** The home page's desk: each section links to where its items are handled. */
 export function Desk({ userId }: { userId: string }) {
   const trpc = useTRPC()
-  const desk = useQuery(trpc.desk.get.queryOptions())
+  const desk = useQuery(trpc.desk.get.queryOptions(undefined, { refetchInterval: liveListIntervalMs }))
   if (desk.isPending) return <p role="status">Loading your desk…</p>
   if (desk.isError) {
     return (
@@ -28,8 +29,12 @@ export function Desk({ userId }: { userId: string }) {
       </p>
     )
   }
-  const { drafts, returned, review, in_review: inReview, upcoming, overdue, published, attention } = desk.data
+  const { drafts, returned, taken_down: takenDown, review, in_review: inReview, upcoming, will_not_go_live: willNotGoLive, overdue, published, attention } = desk.data
   return (
+    <>
+    <p className="muted" data-testid="live-list-note">
+      {liveListNote}
+    </p>
     <div className={styles.grid}>
       {attention && <Attention attention={attention} />}
       {overdue && overdue.total > 0 && (
@@ -53,7 +58,24 @@ export function Desk({ userId }: { userId: string }) {
           <ArticleItems items={review.items} empty="Nothing is waiting for review." when={(article) => <>Submitted, last changed <LocalTime iso={article.updated_at} /></>} />
         </Section>
       )}
-      {upcoming && (
+      {willNotGoLive && willNotGoLive.items.length > 0 && (
+        <Section title="Scheduled, but will not go live by itself" count={willNotGoLive.items.length}>
+          <p className="alert warning" data-testid="will-not-go-live-reason">
+            {willNotGoLive.reason}
+          </p>
+          <ArticleItems
+            items={willNotGoLive.items}
+            empty=""
+            when={(article) => (
+              <>
+                Scheduled for <LocalTime iso={article.scheduled_publish_at!} /> — will not go live by itself.
+              </>
+            )}
+          />
+        </Section>
+      )}
+      {/* With no queue to run them, no publication is "going live": that list would promise what will not happen. */}
+      {upcoming && !willNotGoLive && (
         <Section title="Going live in the next 24 hours" count={upcoming.length}>
           <ArticleItems items={upcoming} empty="No publications are scheduled for the next 24 hours." when={(article) => <>Scheduled for <LocalTime iso={article.scheduled_publish_at!} /></>} />
         </Section>
@@ -72,6 +94,21 @@ export function Desk({ userId }: { userId: string }) {
           )}
         />
       </Section>
+      {takenDown.length > 0 && (
+        <Section title="Taken off the site" count={takenDown.length}>
+          <ArticleItems
+            items={takenDown}
+            empty=""
+            when={(article) => (
+              <>
+                {article.status === 'archived' ? 'Archived' : 'Unpublished'}
+                {article.taken_down_by ? ` by ${article.taken_down_by}` : ''} <LocalTime iso={article.taken_down_at} />
+                {article.take_down_note && <span data-testid="take-down-note">: {article.take_down_note}</span>}
+              </>
+            )}
+          />
+        </Section>
+      )}
       <Section title="Your drafts" count={drafts.total} more={{ href: listHref({ status: 'draft', author_id: userId }), label: 'All your drafts' }}>
         <ArticleItems items={drafts.items} empty="You have no drafts." when={(article) => <>Last changed <LocalTime iso={article.updated_at} /></>} />
       </Section>
@@ -81,6 +118,7 @@ export function Desk({ userId }: { userId: string }) {
         </Section>
       )}
     </div>
+    </>
   )
 }
 

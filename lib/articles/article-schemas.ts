@@ -105,6 +105,11 @@ export const articleStatusSchema = z.enum(apiStatuses).meta({ id: 'ArticleStatus
 export const transitionArticleSchema = z
   .strictObject({
     to_state: articleStatusSchema.meta({ description: 'The state to move to.', example: 'published' }),
+    expected_state: articleStatusSchema.optional().meta({
+      description:
+        'The state the caller saw the article in and means to move it from. If the article is in another state now (a colleague published it meanwhile), nothing moves: 412 `precondition_failed` saying what it is now. Pairs with `If-Match` (the version): a confirmation a person answered for one state is never applied to another.',
+      example: 'in-review',
+    }),
     publish_at: timestamp.optional().meta({
       description:
         'Only with to_state=published. In the future: the article stays approved and is published then. Now or past: published at once.',

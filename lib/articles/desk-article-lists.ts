@@ -67,3 +67,33 @@ export async function listReturnedFromReview(tenantId: string, { authorId, limit
   )
   return rows.map(({ returnedAt, returnedBy, returnNote, ...row }) => ({ ...toArticle(row), returnedAt, returnedBy, returnNote }))
 }
+
+export type TakenDownArticle = Article & { takenDownAt: Date; takenDownBy: string | null; takeDownNote: string | null }
+
+/**
+ * An author's stories taken off the site (published, then moved to draft or archived) and still
+ * where that move left them, most recent first, with who did it and the note they gave: a writer
+ * learns their live story came down, and why, without searching their drafts for it.
+ * Walked from the newsroom's take-downs (article_transitions_takedowns_idx), as
+ * listReturnedFromReview walks its send-backs.
+ */
+export async function listTakenDown(tenantId: string, { authorId, limit }: { authorId: string; limit: number }): Promise<TakenDownArticle[]> {
+  const rows = await tenantSql(tenantId).rows<StoredArticle & { takenDownAt: Date; takenDownBy: string | null; takeDownNote: string | null }>(
+    `SELECT ${articleColumns}, downs.taken_down_at AS "takenDownAt",
+       (SELECT name FROM users WHERE users.id = downs.mover_id) AS "takenDownBy",
+       (SELECT body FROM article_notes n WHERE n.transition_id = downs.move_id ORDER BY n.created_at DESC LIMIT 1) AS "takeDownNote"
+     FROM (
+       SELECT t.id AS move_id, t.article_id, t.actor_id AS mover_id, t.to_state, t.created_at AS taken_down_at FROM article_transitions t
+       WHERE t.tenant_id = $1 AND t.from_state = 'published' AND t.to_state IN ('draft', 'archived') AND NOT t.schedule_cancelled
+         AND NOT EXISTS (
+           SELECT 1 FROM article_transitions later
+           WHERE later.article_id = t.article_id AND NOT later.schedule_cancelled AND (later.created_at, later.id) > (t.created_at, t.id)
+         )
+     ) downs
+     JOIN articles ON articles.id = downs.article_id
+     WHERE articles.tenant_id = $1 AND articles.author_id = $2 AND articles.status = downs.to_state
+     ORDER BY downs.taken_down_at DESC, downs.move_id DESC LIMIT $3`,
+    [authorId, limit],
+  )
+  return rows.map(({ takenDownAt, takenDownBy, takeDownNote, ...row }) => ({ ...toArticle(row), takenDownAt, takenDownBy, takeDownNote }))
+}

@@ -7,6 +7,7 @@ import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { systemDb, tenantDb } from '../tenancy/tenant-db.ts'
 import { toArticleRecord } from './article-record.ts'
+import { asPublished } from './article-preview.ts'
 import type { ArticleRecord } from './article-schemas.ts'
 import { defaultPreviewSeconds, type MintedPreviewLink, type PreviewLinkRecord } from './preview-link-schemas.ts'
 
@@ -102,7 +103,7 @@ export async function openPreview(token: string, now = new Date()): Promise<{ ar
   if (link.revisionId) {
     const revision = await tenantDb(link.tenantId).articleRevision.findFirst({ where: { id: link.revisionId, articleId: link.articleId } })
     if (!revision) return null
-    article = { ...article, headline: revision.headline, lede: revision.lede, body: revision.body, departmentId: revision.departmentId, tags: revision.tags }
+    article = asPublished(article, revision)
   }
   return { article: toArticleRecord(article), expiresAt: link.expiresAt }
 }

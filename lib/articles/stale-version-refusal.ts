@@ -56,6 +56,17 @@ function seenVersion(expected: number | readonly number[], current: number): num
 }
 
 /**
+ * The 412 for a move whose caller saw the article in another state than it is in now (their
+ * `expected_state`): a confirmation answered for "in review" never moves a published article.
+ */
+export function unexpectedStateRefusal(current: Article, expected: ArticleStatus, now = new Date()): PreconditionFailedError {
+  const scheduled = current.status === 'approved' && current.scheduledPublishAt ? `, scheduled to publish at ${utcMoment(current.scheduledPublishAt, now)}` : ''
+  return new PreconditionFailedError(
+    `This article is ${stateWords[current.status]}${scheduled} now (version ${current.version}), not ${stateWords[expected]} as your move expected: nothing was moved. Look at it again and decide whether the move still applies.`,
+  )
+}
+
+/**
  * The 412 for a change pinned to a version that is no longer current: what happened since
  * ("it was approved and published by Edith Hale at 22:41 UTC"), what the article is now, and
  * what to do. Every pinned change gets it, whichever door it came through (/v1 If-Match,

@@ -14,10 +14,13 @@ import { publishedAddress, withdrawnAddress } from './article-address.ts'
 import { articleActionRefusal } from './article-action-refusal.ts'
 import { leaseWriter } from './edit-lease.ts'
 import { changeCurrentVersion, type ExpectedVersion } from './change-current-version.ts'
+import { unexpectedStateRefusal } from './stale-version-refusal.ts'
 import type { TransitionArticleInput } from './article-schemas.ts'
+import { scheduledPublicationOutlook } from './scheduled-publication-outlook.ts'
 import { allowedNextStates, canTransition, fromApiStatus, toApiStatus, type ApiStatus } from './article-status.ts'
 
-export type TransitionOutcome = { article: Article; scheduled: boolean }
+/** `scheduleWarning`: why a publication just scheduled will not go live by itself (scheduledPublicationOutlook), or null. */
+export type TransitionOutcome = { article: Article; scheduled: boolean; scheduleWarning: string | null }
 
 /**
  * Moves an article through the workflow (contract: Articles, Transition). The move, its
@@ -35,6 +38,9 @@ export async function transitionArticle(
   }
   return changeCurrentVersion(actor.tenant.id, articleId, options.expectedVersion, leaseWriter(actor, input.override_lock ?? options.overrideLock), async (current) => {
     const now = options.now ?? new Date()
+    // The state the person saw (a dialog's question was asked for it): judged before the
+    // workflow table, so a move meant for another state is a 412, never a different move.
+    if (input.expected_state !== undefined && toApiStatus(current.status) !== input.expected_state) throw unexpectedStateRefusal(current, fromApiStatus(input.expected_state), now)
     assertMoveAllowed(actor, current, input.to_state)
 
     const publishAt = input.publish_at ? new Date(input.publish_at) : undefined
@@ -46,7 +52,7 @@ export async function transitionArticle(
         schedule ? scheduleInTransaction(tx, emit, actor, current, publishAt!, input.note) : moveInTransaction(tx, emit, actor, current, fromApiStatus(input.to_state), now, input.note),
       { oneStatement: true },
     )
-    return article && { article, scheduled: schedule }
+    return article && { article, scheduled: schedule, scheduleWarning: schedule ? scheduledPublicationOutlook().warning : null }
   })
 }
 

@@ -6,8 +6,21 @@ import { tenantSql } from '../tenancy/tenant-sql.ts'
 import { liveLockExpression, lockFromJson, type ArticleLock } from './edit-lease.ts'
 import type { ApiStatus } from './article-status.ts'
 
-/** What a watcher is shown of an article: its version, state, live lease and last editor. */
-export type ArticleWatchState = { version: number; status: ApiStatus; lock: ArticleLock | null; edited_by: string | null }
+/**
+ * The change that made the article's current version, as its records name it: who acted (the
+ * history row's or the revision's actor, not the article's last content editor, who is often the
+ * author of a story someone else then moved) and what they did. `move` is the workflow move
+ * (null for a save); `note` the note that went with it.
+ */
+export type LastChange = {
+  actor_id: string | null
+  actor_name: string | null
+  move: { from_state: ApiStatus; to_state: ApiStatus; publish_at: string | null; schedule_cancelled: boolean } | null
+  note: string | null
+}
+
+/** What a watcher is shown of an article: its version, state, live lease, last editor and the change that made this version. */
+export type ArticleWatchState = { version: number; status: ApiStatus; lock: ArticleLock | null; edited_by: string | null; last_change: LastChange | null }
 
 export type ArticleWatch = { unchanged: true; tag: string } | ({ unchanged: false; tag: string } & ArticleWatchState)
 
@@ -44,7 +57,28 @@ export function articleWatchStateQuery(newsroomId: string): string {
 
 function watchStateColumns(article: string): string {
   return `${article}.version, ${article}.status::text AS status, ${liveLockExpression(article, 'now()')} AS lock,
-    (SELECT name FROM users editor WHERE editor.id = ${article}.edited_by_id) AS edited_by`
+    (SELECT name FROM users editor WHERE editor.id = ${article}.edited_by_id) AS edited_by,
+    ${lastChangeExpression(article)} AS last_change`
+}
+
+/**
+ * Who made the current version and how, from the row that records it: the history row of a move
+ * (with its note), else the revision of a save, else the last editor (a change that keeps no row).
+ * Each is found by the version it made, so the answer names the actor of this version, never an
+ * earlier one; a few rows per article, read through their article's index.
+ */
+function lastChangeExpression(article: string): string {
+  return `COALESCE(
+    (SELECT json_build_object('actor_id', moved.actor_id, 'actor_name', mover.name,
+        'move', json_build_object('from_state', moved.from_state::text, 'to_state', moved.to_state::text, 'publish_at', moved.publish_at, 'schedule_cancelled', moved.schedule_cancelled),
+        'note', (SELECT note.body FROM article_notes note WHERE note.article_id = moved.article_id AND note.transition_id = moved.id LIMIT 1))
+      FROM article_transitions moved LEFT JOIN users mover ON mover.id = moved.actor_id
+      WHERE moved.article_id = ${article}.id AND moved.version = ${article}.version ORDER BY moved.created_at DESC LIMIT 1),
+    (SELECT json_build_object('actor_id', revision.actor_id, 'actor_name', reviser.name, 'move', NULL, 'note', NULL)
+      FROM article_revisions revision LEFT JOIN users reviser ON reviser.id = revision.actor_id
+      WHERE revision.tenant_id = ${article}.tenant_id AND revision.article_id = ${article}.id AND revision.version = ${article}.version LIMIT 1),
+    (SELECT json_build_object('actor_id', editor.id, 'actor_name', editor.name, 'move', NULL, 'note', NULL) FROM users editor WHERE editor.id = ${article}.edited_by_id)
+  )`
 }
 
 /** The answer for the state read (null: no such article in the reader's newsroom, a 404). */
@@ -54,7 +88,7 @@ export function watchAnswer(actor: Actor, articleId: string, state: ArticleWatch
   const lock = lockFromJson(state.lock)
   const tag = watchTag(state)
   if (knownTag === tag) return { unchanged: true, tag }
-  return { unchanged: false, tag, version: state.version, status: state.status, lock, edited_by: state.edited_by }
+  return { unchanged: false, tag, version: state.version, status: state.status, lock, edited_by: state.edited_by, last_change: state.last_change ?? null }
 }
 
 /**

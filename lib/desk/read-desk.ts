@@ -1,7 +1,8 @@
 import type { Article, WebhookSubscription } from '../db/generated/client.ts'
-import { listOverduePublications, listReturnedFromReview, listUpcomingPublications, type ReturnedArticle } from '../articles/desk-article-lists.ts'
+import { listOverduePublications, listReturnedFromReview, listTakenDown, listUpcomingPublications, type ReturnedArticle, type TakenDownArticle } from '../articles/desk-article-lists.ts'
 import { eventQueueHealth, eventQueueState, type EventQueueHealth, type EventQueueState } from '../ops/event-queue-health.ts'
 import { waitingEventCounts } from '../ops/waiting-events.ts'
+import { scheduledPublicationOutlook } from '../articles/scheduled-publication-outlook.ts'
 import { listArticlesQuerySchema } from '../articles/article-schemas.ts'
 import { listArticles } from '../articles/list-articles.ts'
 import type { Actor } from '../tenancy/actor.ts'
@@ -13,6 +14,8 @@ import { maxWebhookPageSize } from '../webhooks/webhook-schemas.ts'
 
 const shown = 5
 const upcomingWindowMs = 24 * 60 * 60 * 1000
+// "Every schedule still ahead": the latest instant both JavaScript and PostgreSQL hold.
+const endOfTime = new Date('9999-12-31T23:59:59.999Z')
 
 export type ArticleSection = { total: number; items: Article[] }
 export type WebhookNeedingAttention = { subscription: WebhookSubscription; lastDelivery: LastDeliveryResult | null; reason: 'disabled' | 'paused' | 'failing' }
@@ -33,9 +36,17 @@ export type Desk = {
   /** Everyone who writes: their drafts, and those of them that came back from review. */
   drafts: ArticleSection
   returned: { items: ReturnedArticle[] }
+  /** Their stories taken off the site (unpublished or archived while live), with who did it and why. */
+  takenDown: { items: TakenDownArticle[] }
   /** Members who decide (articles:write): what waits for a decision, what goes live soon, what just went live. */
   review?: ArticleSection
   upcoming?: { items: Article[] }
+  /**
+   * Scheduled publications still ahead that will not go live by themselves (no event queue, or
+   * it is unreachable: scheduledPublicationOutlook), with why. When present, upcoming is empty:
+   * nothing is "going live" that nobody will publish.
+   */
+  willNotGoLive?: { items: Article[]; reason: string }
   /** Approved articles whose scheduled time passed without their going live, with why and what to do. */
   overdue?: { total: number; items: Article[]; reason: string }
   /** A member who does not decide: their own articles waiting in review. */
@@ -56,12 +67,14 @@ export async function readDesk(actor: Actor & { user: NonNullable<Actor['user']>
 
   const decides = can(actor, 'articles:write')
   const administers = can(actor, 'admin')
-  const [drafts, returned, review, inReview, upcoming, overdue, published, attention] = await Promise.all([
+  const outlook = scheduledPublicationOutlook()
+  const [drafts, returned, takenDown, review, inReview, upcoming, overdue, published, attention] = await Promise.all([
     page({ status: 'draft', author_id: actor.user.id }),
     listReturnedFromReview(tenantId, { authorId: actor.user.id, limit: shown }),
+    listTakenDown(tenantId, { authorId: actor.user.id, limit: shown }),
     decides ? page({ status: 'in-review' }) : undefined,
     decides ? undefined : page({ status: 'in-review', author_id: actor.user.id }),
-    decides ? listUpcomingPublications(tenantId, { from: now, until: new Date(now.getTime() + upcomingWindowMs), limit: shown }) : undefined,
+    decides ? listUpcomingPublications(tenantId, { from: now, until: outlook.runs ? new Date(now.getTime() + upcomingWindowMs) : endOfTime, limit: shown }) : undefined,
     decides || administers ? listOverduePublications(tenantId, { now, limit: shown }) : undefined,
     decides ? page({ status: 'published' }) : undefined,
     administers ? integrationsNeedingAttention(actor) : undefined,
@@ -69,9 +82,10 @@ export async function readDesk(actor: Actor & { user: NonNullable<Actor['user']>
   return {
     drafts,
     returned: { items: returned },
+    takenDown: { items: takenDown },
     ...(review && { review }),
     ...(inReview && { inReview }),
-    ...(upcoming && { upcoming: { items: upcoming } }),
+    ...(upcoming && (outlook.runs ? { upcoming: { items: upcoming } } : { upcoming: { items: [] }, willNotGoLive: { items: upcoming, reason: outlook.warning } })),
     ...(overdue && decides && { overdue: { ...overdue, reason: overdueReason(eventQueueState()) } }),
     ...(published && { published }),
     ...(attention && { attention: { ...attention, backlog: { ...attention.backlog, overduePublications: overdue?.total ?? 0 } } }),

@@ -279,7 +279,7 @@ export interface paths {
          *
          *     **Events:** every move sends `workflow.transitioned` (`article_id`, `from_state`, `to_state`, `actor_id`); publishing also sends `article.published`, unpublishing `article.unpublished`, archiving `article.archived`.
          *
-         *     Send the `ETag` you read as `If-Match` to make the move only from the version you saw. If the article changed since, nothing moves: the answer is a 412 `precondition_failed` whose `detail` says what happened after your version, who did it and when (e.g. that it was published meanwhile), so a move meant for an article in review never takes a live one off the site. Read it again and decide.
+         *     Send the `ETag` you read as `If-Match` to make the move only from the version you saw. If the article changed since, nothing moves: the answer is a 412 `precondition_failed` whose `detail` says what happened after your version, who did it and when (e.g. that it was published meanwhile), so a move meant for an article in review never takes a live one off the site. Read it again and decide. Send `expected_state` (the state you saw) as well, or instead, to refuse the move the same way when the article is no longer in that state.
          */
         post: operations["transitionArticle"];
         delete?: never;
@@ -1374,6 +1374,11 @@ export interface components {
             event?: string;
         };
         TransitionArticle: {
+            /**
+             * @description The state the caller saw the article in and means to move it from. If the article is in another state now (a colleague published it meanwhile), nothing moves: 412 `precondition_failed` saying what it is now. Pairs with `If-Match` (the version): a confirmation a person answered for one state is never applied to another.
+             * @example in-review
+             */
+            expected_state?: components["schemas"]["ArticleStatus"];
             /**
              * @description Why: a review note that goes with the move ("the second source is missing"). Plain text; shown in the article's notes and History, and to the author on their desk.
              * @example The second source is missing.

@@ -7,6 +7,7 @@ import type { ApiKeyView } from '@/lib/trpc/routers/api-keys-router'
 import { useTRPC } from '@/components/trpc-provider'
 import { describePortalError, refusalMessage } from '@/components/portal-error'
 import { LocalTime } from '@/components/local-time'
+import { ConfirmDialog } from '@/components/confirm-dialog'
 import { OneTimeSecret } from '../one-time-secret'
 import { StatusMessage, type Status } from '../status-message'
 import styles from '../settings.module.css'
@@ -31,6 +32,20 @@ export function ApiKeyActions({ apiKey }: { apiKey: ApiKeyView }) {
   const rename = useMutation(trpc.apiKeys.rename.mutationOptions())
   const setAllowed = useMutation(trpc.apiKeys.setAllowlist.mutationOptions())
   const roll = useMutation(trpc.apiKeys.roll.mutationOptions({ gcTime: 0 }))
+
+  const [confirmingRoll, setConfirmingRoll] = useState(false)
+  async function rollKey() {
+    try {
+      const result = await roll.mutateAsync({ id: apiKey.id, overlap })
+      setConfirmingRoll(false)
+      setRolled({ token: result.token, worksUntil: result.key.previousSecretWorksUntil })
+      roll.reset()
+      await refresh()
+    } catch (error) {
+      setConfirmingRoll(false)
+      fail(error)
+    }
+  }
 
   if (apiKey.revokedAt) return null
 
@@ -105,17 +120,11 @@ export function ApiKeyActions({ apiKey }: { apiKey: ApiKeyView }) {
 
       {!apiKey.expired && (
         <form
-          onSubmit={async (event) => {
+          onSubmit={(event) => {
             event.preventDefault()
             setStatus(null)
-            try {
-              const result = await roll.mutateAsync({ id: apiKey.id, overlap })
-              setRolled({ token: result.token, worksUntil: result.key.previousSecretWorksUntil })
-              roll.reset()
-              await refresh()
-            } catch (error) {
-              fail(error)
-            }
+            // A roll cannot be taken back: ask first, saying when the current secret stops.
+            setConfirmingRoll(true)
           }}
         >
           <fieldset className={styles.fieldset}>
@@ -137,6 +146,22 @@ export function ApiKeyActions({ apiKey }: { apiKey: ApiKeyView }) {
           </fieldset>
         </form>
       )}
+      <ConfirmDialog
+        open={confirmingRoll}
+        title={`Roll the key “${apiKey.name}”?`}
+        confirmLabel="Roll key"
+        busyLabel="Rolling…"
+        busy={roll.isPending}
+        onCancel={() => setConfirmingRoll(false)}
+        onConfirm={() => void rollKey()}
+      >
+        <p>
+          {overlap === 'none'
+            ? 'The current secret stops working at once: every integration using it is refused until it has the new one.'
+            : `The current secret keeps working for ${overlapLabels[overlap]} beside the new one, then stops: deploy the new secret before then.`}{' '}
+          A roll cannot be undone.
+        </p>
+      </ConfirmDialog>
     </section>
   )
 }

@@ -6,6 +6,7 @@ import type { PortalSessionView } from '@/lib/trpc/routers/security-router'
 import { useTRPC } from '@/components/trpc-provider'
 import { LocalTime } from '@/components/local-time'
 import { refusalMessage } from '@/components/portal-error'
+import { ConfirmDialog } from '@/components/confirm-dialog'
 import { StatusMessage, type Status } from '../status-message'
 import styles from '../settings.module.css'
 
@@ -26,6 +27,20 @@ export function SessionList() {
       setStatus({ kind: 'success', text: `Signed out ${session.device} (${session.clientAddress || 'unknown address'}). It ends on its next request.`, focus: true })
       await refresh()
     } catch (error) {
+      setStatus({ kind: 'error', text: refusalMessage(error), focus: true })
+    }
+  }
+
+  const [confirmingOthers, setConfirmingOthers] = useState(false)
+  async function signOutOthers() {
+    setStatus(null)
+    try {
+      const { ended } = await endOthers.mutateAsync()
+      setConfirmingOthers(false)
+      setStatus({ kind: 'success', text: ended === 1 ? 'Signed out 1 other session.' : `Signed out ${ended} other sessions.`, focus: true })
+      await refresh()
+    } catch (error) {
+      setConfirmingOthers(false)
       setStatus({ kind: 'error', text: refusalMessage(error), focus: true })
     }
   }
@@ -89,24 +104,24 @@ export function SessionList() {
             </table>
           </div>
           <div className={styles.actions}>
-            <button
-              type="button"
-              className="secondary"
-              disabled={others.length === 0 || endOthers.isPending}
-              onClick={async () => {
-                setStatus(null)
-                try {
-                  const { ended } = await endOthers.mutateAsync()
-                  setStatus({ kind: 'success', text: ended === 1 ? 'Signed out 1 other session.' : `Signed out ${ended} other sessions.`, focus: true })
-                  await refresh()
-                } catch (error) {
-                  setStatus({ kind: 'error', text: refusalMessage(error), focus: true })
-                }
-              }}
-            >
+            <button type="button" className="secondary" disabled={others.length === 0 || endOthers.isPending} onClick={() => setConfirmingOthers(true)}>
               Sign out all other sessions
             </button>
           </div>
+          <ConfirmDialog
+            open={confirmingOthers}
+            title="Sign out all other sessions?"
+            confirmLabel={others.length === 1 ? 'Sign out 1 session' : `Sign out ${others.length} sessions`}
+            busyLabel="Signing out…"
+            busy={endOthers.isPending}
+            onCancel={() => setConfirmingOthers(false)}
+            onConfirm={() => void signOutOthers()}
+          >
+            <p>
+              {others.length === 1 ? 'The other browser or device' : `The ${others.length} other browsers and devices`} listed above must sign in again, with your
+              password and second factor; unsaved work there is lost. This browser stays signed in.
+            </p>
+          </ConfirmDialog>
         </>
       )}
     </section>

@@ -41,19 +41,19 @@ function DeliveryStatusBadge({ delivery }: { delivery: DeliveryView }) {
 type AttemptView = DeliveryView['attempts'][number]
 
 function HeaderList({ headers }: { headers: Record<string, string> }) {
-  return <pre className={styles.mono}>{Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n')}</pre>
+  return <pre className={pageStyles.exchange} data-testid="attempt-headers">{Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n')}</pre>
 }
 
 /** What one attempt sent and got back, as GitHub's recent deliveries show it. */
 function AttemptDetail({ attempt }: { attempt: AttemptView }) {
   return (
-    <details>
+    <details className={pageStyles.attemptDetail}>
       <summary>Request and response of attempt #{attempt.attempt}</summary>
       <h4>Request</h4>
       {attempt.request ? (
         <>
           <HeaderList headers={attempt.request.headers} />
-          <pre className={styles.breakAll}>{attempt.request.body}</pre>
+          <pre className={pageStyles.exchange} data-testid="attempt-request-body">{attempt.request.body}</pre>
         </>
       ) : (
         <p className="muted">Not recorded for this attempt.</p>
@@ -63,7 +63,7 @@ function AttemptDetail({ attempt }: { attempt: AttemptView }) {
         <>
           <p>Status {attempt.response_status}</p>
           <HeaderList headers={attempt.response.headers} />
-          <pre className={styles.breakAll}>{attempt.response.body || '(empty body)'}</pre>
+          <pre className={pageStyles.exchange} data-testid="attempt-response-body">{attempt.response.body || '(empty body)'}</pre>
           {attempt.response.body_truncated && <p className="muted">Only the first 4 KB of the body is kept.</p>}
         </>
       ) : (

@@ -364,7 +364,8 @@ export const transitionArticleOperation = declareOperation({
     '',
     'Send the `ETag` you read as `If-Match` to make the move only from the version you saw. If the article changed since, nothing moves: the answer is a 412 ' +
       '`precondition_failed` whose `detail` says what happened after your version, who did it and when (e.g. that it was published meanwhile), ' +
-      'so a move meant for an article in review never takes a live one off the site. Read it again and decide.',
+      'so a move meant for an article in review never takes a live one off the site. Read it again and decide. ' +
+      'Send `expected_state` (the state you saw) as well, or instead, to refuse the move the same way when the article is no longer in that state.',
   ].join('\n'),
   requestParams: { path: articlePathParams, header: ifMatchHeader },
   requestBody: {

@@ -28,6 +28,7 @@ import { askForEditLease, releaseEditLease } from '../../articles/edit-lease.ts'
 import { addArticleNote, listArticleNotes } from '../../articles/article-notes.ts'
 import { createPreviewLink, listPreviewLinks, revokePreviewLink } from '../../articles/preview-links.ts'
 import { createPreviewLinkSchema } from '../../articles/preview-link-schemas.ts'
+import { scheduledPublicationOutlook } from '../../articles/scheduled-publication-outlook.ts'
 import { createNoteSchema, listNotesQuerySchema } from '../../articles/note-schemas.ts'
 
 const articleId = z.strictObject({ article_id: articlePathSchema.shape.article_id })
@@ -71,6 +72,8 @@ export const articlesRouter = router({
       canApproveAndPublish: mayApproveAndPublish(user, row),
       readOnlyReason: articleActionRefusal(user, row, { kind: 'edit' }),
       canPreviewOnSite: can(ctx.actor, 'articles:write'),
+      // Whether a schedule made now goes live by itself: the schedule form warns before it is sent.
+      scheduleWarning: scheduledPublicationOutlook().warning,
     }
   }),
 
@@ -132,7 +135,7 @@ export const articlesRouter = router({
     .mutation(async ({ ctx, input }) => {
       const { article_id, version: expectedVersion, ...move } = input
       const outcome = await transitionArticle(ctx.actor, article_id, move, { expectedVersion })
-      return { article: toArticleRecord(outcome.article), scheduled: outcome.scheduled }
+      return { article: toArticleRecord(outcome.article), scheduled: outcome.scheduled, schedule_warning: outcome.scheduleWarning }
     }),
 
   /** Approve and publish an article in review in one action: two recorded moves, the same rules; a note goes with the publication. */

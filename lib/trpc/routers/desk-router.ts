@@ -14,8 +14,15 @@ export const deskRouter = router({
     return {
       drafts: articleSection(desk.drafts),
       returned: desk.returned.items.map((article) => ({ ...toArticleRecord(article), returned_at: article.returnedAt.toISOString(), returned_by: article.returnedBy, return_note: article.returnNote })),
+      taken_down: desk.takenDown.items.map((article) => ({
+        ...toArticleRecord(article),
+        taken_down_at: article.takenDownAt.toISOString(),
+        taken_down_by: article.takenDownBy,
+        take_down_note: article.takeDownNote,
+      })),
       review: desk.review && articleSection(desk.review),
       upcoming: desk.upcoming?.items.map(toArticleRecord),
+      will_not_go_live: desk.willNotGoLive && { items: desk.willNotGoLive.items.map(toArticleRecord), reason: desk.willNotGoLive.reason },
       overdue: desk.overdue && { ...articleSection(desk.overdue), reason: desk.overdue.reason },
       in_review: desk.inReview && articleSection(desk.inReview),
       published: desk.published && articleSection(desk.published),
