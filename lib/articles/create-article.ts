@@ -47,6 +47,8 @@ export async function createArticle(actor: Actor, input: CreateArticleInput): Pr
     updatedAt: new Date(0),
     editedById: actor.user?.id ?? null,
     restoringRevisionId: null,
+    featuredMediaId: null,
+    mediaIds: [],
   }
   // Raw SQL with the list's column mapping: on the write path Prisma's create cost more CPU
   // than the statement (bench: create throughput); the tenant is bound explicitly.
