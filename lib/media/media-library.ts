@@ -173,13 +173,13 @@ export async function listMedia(actor: Actor, query: ListMediaQuery): Promise<Pa
  * when given (If-Match: 412 when the image changed since). The change and media.updated commit
  * together; a live article showing it has its public pages purged.
  */
-export async function updateMedia(actor: Actor, mediaId: string, input: UpdateMediaInput, options: { expectedVersion?: number[] } = {}): Promise<MediaWithUse> {
+export async function updateMedia(actor: Actor, mediaId: string, input: UpdateMediaInput, options: { expectedVersion?: number | readonly number[] } = {}): Promise<MediaWithUse> {
   const tenantId = actor.tenant.id
   const tdb = tenantDb(tenantId)
   const current = await getMedia(actor, mediaId)
   const refusal = mediaActionRefusal(actor.user, current, 'edit')
   if (refusal) throw new ForbiddenError(refusal)
-  if (options.expectedVersion && !options.expectedVersion.includes(current.version)) {
+  if (options.expectedVersion !== undefined && ![options.expectedVersion].flat().includes(current.version)) {
     throw new PreconditionFailedError(`The image changed since you read it (it is at version ${current.version}); read it again and re-apply your change.`)
   }
   const data = fieldData(input)
@@ -209,13 +209,13 @@ export async function mediaChangeEvents(tx: { article: { findMany: (args: { wher
  * otherwise the record and media.deleted commit together, then its blobs (original and every
  * rendition) are removed, nothing else referring to them (one record per newsroom and hash).
  */
-export async function deleteMedia(actor: Actor, mediaId: string, options: { expectedVersion?: number[] } = {}): Promise<void> {
+export async function deleteMedia(actor: Actor, mediaId: string, options: { expectedVersion?: number | readonly number[] } = {}): Promise<void> {
   const tenantId = actor.tenant.id
   const tdb = tenantDb(tenantId)
   const current = await getMedia(actor, mediaId)
   const refusal = mediaActionRefusal(actor.user, current, 'delete')
   if (refusal) throw new ForbiddenError(refusal)
-  if (options.expectedVersion && !options.expectedVersion.includes(current.version)) {
+  if (options.expectedVersion !== undefined && ![options.expectedVersion].flat().includes(current.version)) {
     throw new PreconditionFailedError(`The image changed since you read it (it is at version ${current.version}); read it again before deleting it.`)
   }
   await commitChange(tdb, tenantId, async (tx, emit) => {

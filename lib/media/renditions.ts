@@ -40,7 +40,7 @@ const publicBase = () => (process.env.MEDIA_PUBLIC_BASE_URL ?? '').replace(/\/$/
 /** The signed, immutable URL of one rendition (format chosen per request by Accept). */
 export function renditionUrl(media: MediaForUrl, spec: RenditionSpec): string {
   const variant = variantName(media, spec)
-  return `${publicBase()}/media/${media.id}/${variant}/${sign(media.id, variant)}`
+  return `${publicBase()}/content/v1/media/${media.id}/${variant}/${sign(media.id, variant)}`
 }
 
 export function renditionUrls(media: MediaForUrl, crop: RenditionCrop | null = null): { width: number; height: number; url: string }[] {

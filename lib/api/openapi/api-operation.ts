@@ -60,6 +60,8 @@ export type ApiOperationSpec = {
     examples: Examples
     /** The body may be left out (it reads as `{}`): its fields are all optional. */
     optional?: boolean
+    /** The operation also takes `multipart/form-data` (an upload), of this shape. */
+    multipart?: z.ZodType
   }
   success: {
     status: 200 | 201 | 204
@@ -133,7 +135,10 @@ export function apiOperation(spec: ApiOperationSpec): ZodOpenApiOperationObject 
       requestBody: {
         required: !spec.requestBody?.optional,
         ...(spec.requestBody?.description && { description: spec.requestBody.description }),
-        content: { 'application/json': { schema: bodySchema, ...(spec.requestBody && { examples: spec.requestBody.examples }) } },
+        content: {
+          ...(spec.requestBody?.multipart && { 'multipart/form-data': { schema: spec.requestBody.multipart } }),
+          'application/json': { schema: bodySchema, ...(spec.requestBody && { examples: spec.requestBody.examples }) },
+        },
       },
     }),
     responses: responses as ZodOpenApiResponsesObject,
