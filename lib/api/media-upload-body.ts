@@ -14,6 +14,7 @@ export type MediaUploadBody = { kind: 'file'; file: ReceivedFile; fields: Upload
 // The multipart envelope (boundaries, part headers, the text fields) around the file.
 const envelopeBytes = 64 * 1024
 const maxJsonBytes = 64 * 1024
+const uploadIdleMs = () => Number(process.env.MEDIA_UPLOAD_IDLE_MS ?? 30_000)
 
 /**
  * Reads POST /v1/media's body: `multipart/form-data` (one `file` part streamed straight to a
@@ -50,6 +51,7 @@ function readMultipart(body: ReadableStream<Uint8Array>, contentType: string, ma
     let failed: unknown = null
     const source = Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>)
     const fail = (error: unknown) => {
+      clearTimeout(idle)
       if (failed) return
       failed = error
       source.unpipe(parser)
@@ -57,6 +59,15 @@ function readMultipart(body: ReadableStream<Uint8Array>, contentType: string, ma
       void received?.then((file) => file.discard(), () => undefined)
       reject(error)
     }
+    // A client that stops sending holds an upload slot: past this long without a byte it is let go.
+    let idle: NodeJS.Timeout | undefined
+    const touch = () => {
+      clearTimeout(idle)
+      idle = setTimeout(() => fail(new BodyError('request_aborted', 'The upload stalled: no data arrived for 30 s.')), uploadIdleMs())
+    }
+    touch()
+    source.on('data', touch)
+    source.on('close', () => clearTimeout(idle))
     parser.on('file', (name, stream, info) => {
       if (name !== 'file' || received) {
         stream.resume()

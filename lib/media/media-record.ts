@@ -1,6 +1,6 @@
 import type { Media } from '../db/generated/client.ts'
 import type { MediaRecord } from './media-schemas.ts'
-import { renditionUrls } from './renditions.ts'
+import { allRenditionUrls } from './renditions.ts'
 
 export type MediaWithUse = Media & { usedBy: string[] }
 
@@ -23,7 +23,7 @@ export function toMediaRecord(media: MediaWithUse): MediaRecord {
     focal_point: { x: media.focalX, y: media.focalY },
     taken_at: media.takenAt?.toISOString() ?? null,
     used_by: media.usedBy,
-    urls: { original: `/v1/media/${media.id}/original`, renditions: renditionUrls(media) },
+    urls: { original: `/v1/media/${media.id}/original`, renditions: allRenditionUrls(media) },
     created_at: media.createdAt.toISOString(),
     created_by: media.createdById,
     updated_at: media.updatedAt.toISOString(),

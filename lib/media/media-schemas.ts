@@ -102,7 +102,9 @@ export const listMediaQuerySchema = z
   .meta({ id: 'ListMediaQuery' })
 export type ListMediaQuery = z.infer<typeof listMediaQuerySchema>
 
-const renditionSchema = z.object({ width: z.number().int(), height: z.number().int(), url: z.string() }).meta({ id: 'MediaRendition' })
+const renditionSchema = z
+  .object({ width: z.number().int(), height: z.number().int(), crop: z.enum(['1x1', '4x3', '16x9']).nullable().meta({ description: 'null: the image’s own shape; otherwise an aspect-ratio crop around the focal point.' }), url: z.string() })
+  .meta({ id: 'MediaRendition' })
 
 export const mediaRecordSchema = z
   .object({

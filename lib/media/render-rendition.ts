@@ -43,7 +43,8 @@ export async function renderImage(source: Readable | Buffer | string, size: { wi
   const input = typeof source === 'string' || Buffer.isBuffer(source) ? source : undefined
   // autoOrient at load: the image is upright before anything else, so the crop box (computed on
   // the upright size the record keeps) lands where the focal point was set.
-  let pipeline = sharp(input, { limitInputPixels: mediaMaxPixels(), sequentialRead: true, autoOrient: true })
+  const options = { limitInputPixels: mediaMaxPixels(), sequentialRead: true, autoOrient: true }
+  let pipeline = input === undefined ? sharp(options) : sharp(input, options)
   if (!input) (source as Readable).pipe(pipeline)
   if (spec.crop) pipeline = pipeline.extract(cropBox(size, focal, spec.crop))
   pipeline = pipeline.resize({ width: spec.width, withoutEnlargement: true })

@@ -43,8 +43,16 @@ export function renditionUrl(media: MediaForUrl, spec: RenditionSpec): string {
   return `${publicBase()}/content/v1/media/${media.id}/${variant}/${sign(media.id, variant)}`
 }
 
-export function renditionUrls(media: MediaForUrl, crop: RenditionCrop | null = null): { width: number; height: number; url: string }[] {
-  return widthsFor(media).map((width) => ({ width, height: renditionHeight(media, { width, crop }), url: renditionUrl(media, { width, crop }) }))
+export type RenditionLink = { width: number; height: number; crop: RenditionCrop | null; url: string }
+
+/** The URLs of one shape (the image's own, or a crop) in every width it is offered in. */
+export function renditionUrls(media: MediaForUrl, crop: RenditionCrop | null = null): RenditionLink[] {
+  return widthsFor(media).map((width) => ({ width, height: renditionHeight(media, { width, crop }), crop, url: renditionUrl(media, { width, crop }) }))
+}
+
+/** Every rendition a record offers: the image's own shape, then each crop around the focal point. */
+export function allRenditionUrls(media: MediaForUrl): RenditionLink[] {
+  return [null, ...renditionCrops].flatMap((crop) => renditionUrls(media, crop))
 }
 
 export function renditionHeight(media: Pick<Media, 'width' | 'height'>, spec: RenditionSpec): number {

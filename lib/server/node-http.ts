@@ -48,7 +48,12 @@ class NodeRequestView implements ApiRequest {
   }
 
   get body(): ReadableStream<Uint8Array> | null {
-    if (this.stream === undefined) this.stream = this.method === 'GET' || this.method === 'HEAD' ? null : (Readable.toWeb(this.req) as ReadableStream<Uint8Array>)
+    if (this.stream === undefined) {
+      // A body asked for after the client went away (a request that waited for a large-body
+      // slot) would never end as a web stream: it fails at once instead.
+      const gone = this.req.destroyed && !this.req.readableEnded
+      this.stream = this.method === 'GET' || this.method === 'HEAD' ? null : gone ? new ReadableStream({ start: (controller) => controller.error(new Error('aborted')) }) : (Readable.toWeb(this.req) as ReadableStream<Uint8Array>)
+    }
     return this.stream
   }
 }

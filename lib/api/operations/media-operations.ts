@@ -40,8 +40,8 @@ const media: MediaRecord = {
   urls: {
     original: '/v1/media/med_0mhx2k1s9q3v8w4t6y1z2a3b4c/original',
     renditions: [
-      { width: 320, height: 213, url: '/content/v1/media/med_0mhx2k1s9q3v8w4t6y1z2a3b4c/9f2c1e0b7d4a8e6f-f620_400-w320/Zk3v9QmX2c1bPq7RtY8wLa' },
-      { width: 640, height: 427, url: '/content/v1/media/med_0mhx2k1s9q3v8w4t6y1z2a3b4c/9f2c1e0b7d4a8e6f-f620_400-w640/b7X2mQ9cL1pR4tY8wKaZ3v' },
+      { width: 320, height: 213, crop: null, url: '/content/v1/media/med_0mhx2k1s9q3v8w4t6y1z2a3b4c/9f2c1e0b7d4a8e6f-f620_400-w320/Zk3v9QmX2c1bPq7RtY8wLa' },
+      { width: 640, height: 427, crop: null, url: '/content/v1/media/med_0mhx2k1s9q3v8w4t6y1z2a3b4c/9f2c1e0b7d4a8e6f-f620_400-w640/b7X2mQ9cL1pR4tY8wKaZ3v' },
     ],
   },
   created_at: '2026-11-28T18:02:11.000Z',
