@@ -1,3 +1,6 @@
+import os from 'node:os'
+import path from 'node:path'
+import sharp from 'sharp'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { ApiOperationSpec } from '../../lib/api/openapi/api-operation.ts'
@@ -27,7 +30,7 @@ let operations: ApiOperationSpec[]
 const realIds: Record<string, string> = {}
 
 beforeAll(async () => {
-  stubEnv({ WEBHOOK_ALLOW_PRIVATE_URLS: undefined, WEBHOOK_SECRET_KEY: 'fuzz-test-key' })
+  stubEnv({ WEBHOOK_ALLOW_PRIVATE_URLS: undefined, WEBHOOK_SECRET_KEY: 'fuzz-test-key', MEDIA_FETCH_TIMEOUT_MS: '1500', MEDIA_DIR: path.join(os.tmpdir(), 'newsroom-media-fuzz') })
   // Receiver names resolve to a public address without the network; nothing is delivered.
   setHostResolver(async () => [{ address: '93.184.216.34', family: 4 }])
   operations = await declaredOperations()
@@ -44,8 +47,12 @@ beforeAll(async () => {
   realIds.revision_id = JSON.parse((await call('GET', `/v1/articles/${realIds.article_id}/revisions`)).text).items[0].revision_id
   const webhook = await call('POST', '/v1/webhooks', JSON.stringify({ url: 'https://hooks.example.com/fuzz', events: ['article.published'], secret: 'fuzz-secret-0123456789' }))
   realIds.webhook_id = JSON.parse(webhook.text).webhook_id
+  const image = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } }).jpeg().toBuffer()
+  const form = new FormData()
+  form.set('file', new Blob([new Uint8Array(image)], { type: 'image/jpeg' }), 'fuzz.jpg')
+  realIds.media_id = JSON.parse(await (await fetch(`${server.url}/v1/media`, { method: 'POST', body: form, headers: { Authorization: `Bearer ${token}` } })).text()).media_id
   expect(Object.values(realIds).every(Boolean), JSON.stringify(realIds)).toBe(true)
-})
+}, 180_000)
 
 afterAll(async () => {
   setHostResolver(undefined)

@@ -298,6 +298,80 @@ export function mediaLibrarySuite(storeName: 'disk' | 's3', storeEnv: () => Prom
     })
   })
 
+  describe(`images in articles and the rights rules (${storeName} store)`, () => {
+    it('publishing refuses 422 media_not_publishable naming each image and what is missing; fixed, it publishes; a published article’s image cannot be deleted (409)', async () => {
+      const articles = apiClient(server.url, await newsroom.token(['articles:read', 'articles:write', 'media:read', 'media:write'], 'editor'))
+      const featured = (await upload(writer, uploadForm(await cameraJpeg({ seed: 20 }), 'lead.jpg'), writerToken)).body
+      const inBody = (await upload(writer, uploadForm(await cameraJpeg({ seed: 21 }), 'inline.jpg', { alt_text: 'Inline', expires_at: new Date(Date.now() - 60_000).toISOString() }), writerToken)).body
+      const embargoed = (await upload(writer, uploadForm(await cameraJpeg({ seed: 22 }), 'later.jpg', { alt_text: 'Later', embargo_until: new Date(Date.now() + 86_400_000).toISOString() }), writerToken)).body
+
+      const unknown = await articles.post('/v1/articles', { headline: 'Bad ref', featured_media_id: 'med_0000000000000000000000000' })
+      expect(unknown.status).toBe(422)
+      expect(unknown.body.errors[0].field).toBe('featured_media_id')
+      const foreign = (await upload(apiClient(server.url), uploadForm(await cameraJpeg({ seed: 23 }), 'x.jpg'), await other.token(['admin']))).body
+      expect((await articles.post('/v1/articles', { headline: 'Foreign ref', featured_media_id: foreign.media_id })).status).toBe(422)
+
+      const body = `<p>Text</p><figure data-media-id="${inBody.media_id}"><figcaption>Inline</figcaption></figure><figure data-media-id="${embargoed.media_id}"></figure><img src="https://cdn.example/x.jpg">`
+      const created = await articles.post('/v1/articles', { headline: 'Harbour fire', featured_media_id: featured.media_id, body })
+      expect(created.status, created.text).toBe(201)
+      expect(created.body.featured_media_id).toBe(featured.media_id)
+      expect(created.body.body).not.toContain('<img')
+      const id = created.body.article_id
+      expect((await writer.get(`/v1/media/${featured.media_id}`)).body.used_by).toEqual([id])
+
+      const refused = await articles.post(`/v1/articles/${id}/transitions`, { to_state: 'published' })
+      expect(refused.status, refused.text).toBe(422)
+      expect(refused.body.code).toBe('media_not_publishable')
+      const byId = Object.fromEntries(refused.body.media.map((item: { media_id: string; missing: string[] }) => [item.media_id, item.missing]))
+      expect(byId).toEqual({ [featured.media_id]: ['alt_text_missing'], [inBody.media_id]: ['licence_expired'], [embargoed.media_id]: ['under_embargo'] })
+      expect(refused.body.detail).toContain('lead.jpg')
+      expect((await articles.get(`/v1/articles/${id}`)).body.status).toBe('draft')
+
+      await writer.patch(`/v1/media/${featured.media_id}`, { alt_text: 'Firefighters at the harbour' })
+      await writer.patch(`/v1/media/${inBody.media_id}`, { rights: { expires_at: new Date(Date.now() + 30 * 86_400_000).toISOString() } })
+      await writer.patch(`/v1/media/${embargoed.media_id}`, { rights: { embargo_until: null } })
+      const published = await articles.post(`/v1/articles/${id}/transitions`, { to_state: 'published' })
+      expect(published.status, published.text).toBe(200)
+
+      const inUse = await articles.delete(`/v1/media/${inBody.media_id}`)
+      expect(inUse.status).toBe(409)
+      expect(inUse.body).toMatchObject({ code: 'media_in_use', article_ids: [id] })
+      expect((await writer.get(`/v1/media?unused=false&limit=100`)).body.items.map((item: { media_id: string }) => item.media_id)).toEqual(expect.arrayContaining([featured.media_id, inBody.media_id, embargoed.media_id]))
+    })
+
+    it('media events are delivered to webhooks byte for byte as the events API serves them', async () => {
+      const { startWebhookReceiver } = await import('../support/webhook-receiver.ts')
+      const { createWebhook } = await import('../../lib/webhooks/manage-subscriptions.ts')
+      const { createDeliveriesForEvent } = await import('../../lib/webhooks/create-deliveries.ts')
+      const { deliverAttempt } = await import('../../lib/webhooks/deliver-attempt.ts')
+      vi.stubEnv('WEBHOOK_SECRET_KEY', 'media-events-test-key')
+      const receiver = await startWebhookReceiver()
+      try {
+        const subscription = await createWebhook(newsroom.actor('admin'), { url: receiver.url, events: ['media.uploaded', 'media.updated', 'media.deleted'], secret: 'media-events-secret-01' })
+        const since = new Date(Date.now() - 1)
+        const made = (await upload(writer, uploadForm(await cameraJpeg({ seed: 30 }), 'ev.jpg'), writerToken)).body
+        await writer.patch(`/v1/media/${made.media_id}`, { caption: 'Événement "quoted" & <b>bold</b>' })
+        await writer.delete(`/v1/media/${made.media_id}`)
+        const rows = await db.event.findMany({ where: { tenantId: newsroom.tenant.id, kind: { startsWith: 'media.' }, occurredAt: { gte: since } }, orderBy: { occurredAt: 'asc' } })
+        expect(rows.map((row) => row.kind)).toEqual(['media.uploaded', 'media.updated', 'media.deleted'])
+        const events = apiClient(server.url, await newsroom.token(['events:read']))
+        for (const row of rows) {
+          const [planned] = await createDeliveriesForEvent(row.id)
+          const delivery = planned ?? (await db.delivery.findFirstOrThrow({ where: { eventId: row.id, subscriptionId: subscription.id } }))
+          receiver.reset()
+          await deliverAttempt('deliveryId' in delivery ? delivery.deliveryId : delivery.id, { kind: 'manual' })
+          const [received] = receiver.requests
+          expect(received, row.kind).toBeDefined()
+          expect(JSON.parse(received!.body).data.media_id).toBe(made.media_id)
+          const answer = await events.get(`/v1/events/${row.id}`)
+          expect(answer.text).toBe(received!.body)
+        }
+      } finally {
+        await receiver.close()
+      }
+    })
+  })
+
   describe(`records, permissions and tenancy (${storeName} store)`, () => {
     it('PATCH honours If-Match; a writer changes only their own images, an editor any', async () => {
       const mine = (await upload(writer, uploadForm(await cameraJpeg({ seed: 10 }), 'w.jpg'), writerToken)).body

@@ -69,6 +69,8 @@ export type ApiOperationSpec = {
     schema?: z.ZodType
     examples?: Examples
     headers?: HeaderName[]
+    /** A download: the body is a file of this media type (e.g. `image/*`), not JSON. */
+    file?: string
   }
   /** The operation's own failures; authentication, rate limit and server failures are added. */
   problems?: ProblemCase[]
@@ -152,6 +154,7 @@ function successResponse(success: ApiOperationSpec['success']): ZodOpenApiRespon
     ...(success.schema && {
       content: { 'application/json': { schema: success.schema, ...(success.examples && { examples: success.examples }) } },
     }),
+    ...(success.file && { content: { [success.file]: { schema: { type: 'string', format: 'binary' } } } }),
   }
 }
 

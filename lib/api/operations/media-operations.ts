@@ -143,7 +143,7 @@ export const getMediaOriginalOperation = declareOperation({
   scope: 'media:read',
   description: 'The file exactly as it was uploaded, its metadata included (GPS position, camera serial numbers): never public. Renditions, which are public, carry no metadata.',
   requestParams: { path: mediaPathSchema },
-  success: { status: 200, description: 'The bytes, with the image’s `Content-Type`.' },
+  success: { status: 200, description: 'The bytes, with the image’s `Content-Type` (JPEG, PNG, WebP, AVIF or GIF).', file: 'image/*' },
   problems: [notFound],
 })
 
