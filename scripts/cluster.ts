@@ -10,6 +10,7 @@
  * PostgreSQL primary +32, replica +33, Redis +79. State (data, logs, pids) in
  * CLUSTER_DIR (default /tmp/newsroom-cluster-<base>), owned by the postgres user when run as root.
  */
+import { startObjectStore, stopObjectStore } from './object-store.ts'
 import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, appendFileSync, openSync, chownSync } from 'node:fs'
 import { createConnection } from 'node:net'
@@ -230,6 +231,8 @@ export async function startCluster(): Promise<ClusterLayout> {
   if (process.getuid?.() === 0) chownSync(layout.dir, Number(run('id', ['-u', 'postgres'], { quiet: true })), Number(run('id', ['-g', 'postgres'], { quiet: true })))
   startPostgres()
   startRedis()
+  // The media library's S3 store, shared by the three instances (scripts/object-store.ts).
+  Object.assign(layout.appEnv, { ...(await startObjectStore({ stateDir: path.join(layout.dir, 'object-store'), basePort: layout.base + 85, objectStore: 'bluestore' })).env, MEDIA_S3_BUCKET: 'newsroom-media' })
   // The first instance migrates the database; the others start once it is ready.
   startApp(0)
   await waitReady(`http://127.0.0.1:${layout.ports.apps[0]}/readyz`)
@@ -248,6 +251,7 @@ export async function stopCluster(): Promise<void> {
   kill('haproxy', 'SIGUSR1')
   for (let i = 1; i <= layout.ports.apps.length; i++) kill(`app-${i}`)
   kill('redis')
+  await stopObjectStore(path.join(layout.dir, 'object-store'))
   const deadline = Date.now() + 15_000
   while (Date.now() < deadline && layout.ports.apps.some((port) => portOpen(port))) await new Promise((resolve) => setTimeout(resolve, 200))
   for (const data of ['pg-replica', 'pg-primary']) {
