@@ -196,7 +196,7 @@ export function mediaLibrarySuite(storeName: 'disk' | 's3', storeEnv: () => Prom
       expect(await countMedia()).toBe(before)
     })
 
-    it('503 with Retry-After once the instance holds as many uploads as it may and its queue is full', async () => {
+    it('503 with Retry-After once the instance holds as many uploads as it may and its queue is full', { timeout: 90_000 }, async () => {
       vi.stubEnv('LARGE_BODY_CONCURRENCY', '1')
       const { port } = new URL(server.url)
       const stalled: ReturnType<typeof httpRequest>[] = []
