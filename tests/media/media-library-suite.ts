@@ -319,13 +319,14 @@ export function mediaLibrarySuite(storeName: 'disk' | 's3', storeEnv: () => Prom
       const id = created.body.article_id
       expect((await writer.get(`/v1/media/${featured.media_id}`)).body.used_by).toEqual([id])
 
+      for (const to_state of ['in-review', 'approved']) expect((await articles.post(`/v1/articles/${id}/transitions`, { to_state })).status).toBe(200)
       const refused = await articles.post(`/v1/articles/${id}/transitions`, { to_state: 'published' })
       expect(refused.status, refused.text).toBe(422)
       expect(refused.body.code).toBe('media_not_publishable')
       const byId = Object.fromEntries(refused.body.media.map((item: { media_id: string; missing: string[] }) => [item.media_id, item.missing]))
       expect(byId).toEqual({ [featured.media_id]: ['alt_text_missing'], [inBody.media_id]: ['licence_expired'], [embargoed.media_id]: ['under_embargo'] })
       expect(refused.body.detail).toContain('lead.jpg')
-      expect((await articles.get(`/v1/articles/${id}`)).body.status).toBe('draft')
+      expect((await articles.get(`/v1/articles/${id}`)).body.status).toBe('approved')
 
       await writer.patch(`/v1/media/${featured.media_id}`, { alt_text: 'Firefighters at the harbour' })
       await writer.patch(`/v1/media/${inBody.media_id}`, { rights: { expires_at: new Date(Date.now() + 30 * 86_400_000).toISOString() } })
