@@ -38,6 +38,17 @@ sub vcl_recv {
   if (req.url !~ "^/content/v1/" || (req.method != "GET" && req.method != "HEAD")) {
     return (pass);
   }
+  # Media renditions (/content/v1/media/…) vary by Accept: reduce it to the three formats the
+  # app chooses between, so browsers' many Accept spellings share three cached copies.
+  if (req.url ~ "^/content/v1/media/") {
+    if (req.http.Accept ~ "image/avif") {
+      set req.http.Accept = "image/avif";
+    } else if (req.http.Accept ~ "image/webp") {
+      set req.http.Accept = "image/webp";
+    } else {
+      set req.http.Accept = "image/jpeg";
+    }
+  }
   # The answer depends on the URL (the key is a query parameter) and X-Content-Key only.
   unset req.http.Cookie;
   unset req.http.Authorization;

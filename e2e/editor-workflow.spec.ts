@@ -345,7 +345,8 @@ test('a body with scripts and handlers is sanitised on save, the editor is told 
     await page.getByRole('button', { name: 'Show preview' }).click()
     const preview = page.getByTestId('body-preview')
     await expect(preview).toContainText('Safe words.')
-    await expect(preview.locator('img')).toHaveCount(1)
+    // Images come only from the media library (<figure data-media-id>): a pasted <img> goes.
+    await expect(preview.locator('img')).toHaveCount(0)
     expect(await preview.locator('a', { hasText: 'click me' }).getAttribute('href')).toBeNull()
     expect(await preview.locator('script, svg, [onerror], [onload], [style]').count()).toBe(0)
     expect(await page.locator('[onerror], [onload]').count()).toBe(0)
@@ -355,10 +356,10 @@ test('a body with scripts and handlers is sanitised on save, the editor is told 
   await checkPreview()
   await page.getByRole('button', { name: 'Save changes' }).click()
   await expect(page.getByTestId('save-status')).toHaveText(
-    'Saved. This is now version 2. The body was cleaned for readers: removed onerror attribute, <script>, javascript: URL in href, <svg>, style attribute.',
+    'Saved. This is now version 2. The body was cleaned for readers: removed <img>, <script>, javascript: URL in href, <svg>, style attribute.',
   )
   // Sanitised on write (contract): what is stored is what readers and webhooks get.
-  expect((await storedArticle(id)).body).toBe('<p>Safe words.</p><img src="x" /><a>click me</a><p>Styled</p>')
+  expect((await storedArticle(id)).body).toBe('<p>Safe words.</p><a>click me</a><p>Styled</p>')
 
   // Loading it back into the editor and the preview runs nothing either.
   await page.reload()

@@ -1,7 +1,7 @@
 import { randomFillSync } from 'node:crypto'
 
 export type IdPrefix =
-  | 'ten' | 'usr' | 'dep' | 'art' | 'trn' | 'tok' | 'whk' | 'evt' | 'dlv' | 'att' | 'mail' | 'aud' | 'req' | 'rqb' | 'ckey' | 'ses' | 'not' | 'prv' | 'pky' | 'rcv' | 'psi'
+  | 'ten' | 'usr' | 'dep' | 'art' | 'trn' | 'tok' | 'whk' | 'evt' | 'dlv' | 'att' | 'mail' | 'aud' | 'req' | 'rqb' | 'ckey' | 'ses' | 'not' | 'prv' | 'pky' | 'rcv' | 'psi' | 'med'
 
 const alphabet = '0123456789abcdefghijklmnopqrstuvwxyz'
 

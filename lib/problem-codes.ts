@@ -233,6 +233,31 @@ export const problemCatalogue = {
     advice: 'The newsroom requires a second factor and the grace period has ended. Set one up in Settings → Security; nothing else works until then.',
     portalOnly: true,
   },
+  unsupported_image_type: {
+    title: 'Unsupported image type',
+    status: 415,
+    advice: 'The media library keeps JPEG, PNG, WebP, AVIF and GIF, recognised by their bytes (not the file name or the declared type). SVG is refused: it can carry script. Convert the image and upload it again; nothing was stored.',
+  },
+  image_unreadable: {
+    title: 'Image unreadable',
+    status: 422,
+    advice: 'The file is corrupt or truncated, or has more pixels than the library accepts (`MEDIA_MAX_PIXELS`, a decompression bomb); `detail` says which. Nothing was stored.',
+  },
+  source_url_refused: {
+    title: 'Source URL refused',
+    status: 422,
+    advice: 'The `source_url` could not be fetched safely: not https, a private or loopback address, too slow, too large, or not answered with 200; `detail` names why. Download it yourself and upload the bytes, or fix the URL.',
+  },
+  media_in_use: {
+    title: 'Media in use',
+    status: 409,
+    advice: 'A published article shows this image; `article_ids` names them. Remove the image from those articles (or unpublish them) first.',
+  },
+  media_not_publishable: {
+    title: 'Media not publishable',
+    status: 422,
+    advice: 'The article uses images that may not be published now; `media` lists each with what is missing (`alt_text`, an `embargo_until` still ahead, an `expires_at` passed). Fix the images in the media library, then publish again.',
+  },
   session_not_found: {
     title: 'Session not found',
     status: 404,

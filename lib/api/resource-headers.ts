@@ -41,3 +41,8 @@ export function articleHeaders(article: Article & { bodyRemoved?: string[] }, op
 export function webhookLocation(subscription: { id: string }): Record<string, string> {
   return { Location: `/v1/webhooks/${subscription.id}` }
 }
+
+/** Headers that go with a media record: its version as ETag (If-Match as for articles), on creation its Location. */
+export function mediaHeaders(media: { id: string; version: number }, options: { location?: boolean } = {}): Record<string, string> {
+  return { ETag: `"${media.version}"`, ...(options.location && { Location: `/v1/media/${media.id}` }) }
+}

@@ -17,6 +17,7 @@ export function toArticleRecord(article: Article & { lock?: ArticleLock | null }
     body: backfillState.bodiesMayBeUnclean && article.body !== null ? sanitizeBody(article.body) : article.body,
     department_id: article.departmentId,
     tags: article.tags,
+    featured_media_id: article.featuredMediaId,
     status: toApiStatus(article.status),
     author_id: article.authorId,
     published_at: article.publishedAt?.toISOString() ?? null,

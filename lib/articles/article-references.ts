@@ -7,27 +7,34 @@ import type { TenantDb } from '../tenancy/tenant-db.ts'
  */
 export async function findForeignReferences(
   tdb: TenantDb,
-  refs: { departmentIds: Iterable<string>; authorIds: Iterable<string> },
-): Promise<{ unknownDepartments: Set<string>; unknownAuthors: Set<string> }> {
+  refs: { departmentIds: Iterable<string>; authorIds: Iterable<string>; mediaIds?: Iterable<string> },
+): Promise<{ unknownDepartments: Set<string>; unknownAuthors: Set<string>; unknownMedia: Set<string> }> {
   const departmentIds = [...new Set(refs.departmentIds)]
   const authorIds = [...new Set(refs.authorIds)]
-  const [departments, authors] = await Promise.all([
+  const mediaIds = [...new Set(refs.mediaIds ?? [])]
+  const [departments, authors, media] = await Promise.all([
     departmentIds.length ? tdb.department.findMany({ where: { id: { in: departmentIds } }, select: { id: true } }) : [],
     authorIds.length ? tdb.user.findMany({ where: { id: { in: authorIds }, active: true }, select: { id: true } }) : [],
+    mediaIds.length ? tdb.media.findMany({ where: { id: { in: mediaIds } }, select: { id: true } }) : [],
   ])
   const knownDepartments = new Set(departments.map((row) => row.id))
   const knownAuthors = new Set(authors.map((row) => row.id))
+  const knownMedia = new Set(media.map((row) => row.id))
   return {
     unknownDepartments: new Set(departmentIds.filter((id) => !knownDepartments.has(id))),
     unknownAuthors: new Set(authorIds.filter((id) => !knownAuthors.has(id))),
+    unknownMedia: new Set(mediaIds.filter((id) => !knownMedia.has(id))),
   }
 }
 
 export function referenceErrors(
-  input: { department_id?: string | null; author_id?: string },
-  unknown: { unknownDepartments: Set<string>; unknownAuthors: Set<string> },
+  input: { department_id?: string | null; author_id?: string; featured_media_id?: string | null },
+  unknown: { unknownDepartments: Set<string>; unknownAuthors: Set<string>; unknownMedia?: Set<string> },
 ): FieldError[] {
   const errors: FieldError[] = []
+  if (input.featured_media_id && unknown.unknownMedia?.has(input.featured_media_id)) {
+    errors.push({ field: 'featured_media_id', message: `No media '${input.featured_media_id}' in this newsroom's library; upload it with POST /v1/media first.` })
+  }
   if (input.department_id && unknown.unknownDepartments.has(input.department_id)) {
     errors.push({ field: 'department_id', message: `No department '${input.department_id}' in this newsroom.` })
   }

@@ -28,6 +28,8 @@ export const articleColumns = [
   'updated_at AS "updatedAt"',
   'edited_by_id AS "editedById"',
   'restoring_revision_id AS "restoringRevisionId"',
+  'featured_media_id AS "featuredMediaId"',
+  'media_ids AS "mediaIds"',
 ].join(', ')
 
 /** A row read with articleColumns: the status is the database's label, which is the API's spelling. */

@@ -38,7 +38,7 @@ const bodyDescription = [
   'HTML, sanitised on write by one allow-list, so what is stored is what every reader and webhook receives.',
   'Kept: paragraphs and line breaks (`p`, `br`, `hr`), headings `h1`–`h6`, lists (`ul`, `ol` with `start`, `li`), emphasis (`strong`, `b`, `em`, `i`, `u`, `s`, `sub`, `sup`, `mark`, `small`),',
   '`blockquote`, `pre` and `code` (class `language-*` only), links `a` (`href` with http, https, mailto or tel, or relative; `title`; `target="_blank"` gets `rel="noopener noreferrer nofollow"`),',
-  '`figure`, `figcaption`, `img` (`src` https only, `alt`, `title`, `width`, `height`) and simple tables (`table`, `caption`, `thead`, `tbody`, `tfoot`, `tr`, `th`, `td` with `colspan`/`rowspan`).',
+  '`figure` (only `data-media-id="med_…"`, a media library image: `<img>` is removed; publish the article and the content API gives each image as `images`), `figcaption` and simple tables (`table`, `caption`, `thead`, `tbody`, `tfoot`, `tr`, `th`, `td` with `colspan`/`rowspan`).',
   'Everything else is removed: `script`, `style`, `iframe` and other embeds (send a link to the post or video; sites may render it through oEmbed), forms, SVG/MathML, `on*` handlers, `style`, `id`, `class`,',
   'and `javascript:`, `data:` or protocol-relative URLs. When something was removed, the response carries the stored body and a `Warning` header naming what went.',
 ].join(' ')
@@ -53,6 +53,7 @@ const articleFields = {
   tags: tagsSchema,
   author_id: id('usr_0mhx2k1s9q3v8w4t6y1z2a3b4c').meta({ description: 'A user of the tenant; defaults to the owner of the token.' }),
   slug: slugSchema,
+  featured_media_id: id('med_0mhx2k1s9q3v8w4t6y1z2a3b4c').nullable().meta({ description: 'The media library image shown with the article (its lead picture); null for none.' }),
 }
 
 export const createArticleSchema = z
@@ -64,6 +65,7 @@ export const createArticleSchema = z
     tags: articleFields.tags.optional(),
     author_id: articleFields.author_id.optional(),
     slug: articleFields.slug.optional(),
+    featured_media_id: articleFields.featured_media_id.optional(),
     status: z
       .enum(creatableStatuses, {
         error: 'A new article starts as draft or in-review; move it on with POST /v1/articles/{article_id}/transitions.',
@@ -83,6 +85,7 @@ export const updateArticleSchema = z
     department_id: articleFields.department_id.optional(),
     tags: articleFields.tags.optional(),
     author_id: articleFields.author_id.optional(),
+    featured_media_id: articleFields.featured_media_id.optional(),
     slug: articleFields.slug
       .nullable()
       .optional()
@@ -182,6 +185,7 @@ export const articleSchema = z
     body: z.string().nullable(),
     department_id: z.string().nullable(),
     tags: z.array(z.string()),
+    featured_media_id: z.string().nullable().meta({ description: 'The media library image shown with the article, or null.' }),
     status: articleStatusSchema,
     author_id: z.string(),
     published_at: nullableTimestamp,
@@ -209,6 +213,7 @@ export const articleSchema = z
       lede: 'The vote ends a decade of debate.',
       body: '<p>The council voted 7–2…</p>',
       department_id: 'dep_0mhx2k1s9q3v8w4t6y1z2a3b4d',
+      featured_media_id: null,
       tags: ['local', 'politics'],
       status: 'published',
       author_id: 'usr_0mhx2k1s9q3v8w4t6y1z2a3b4e',

@@ -19,6 +19,7 @@ export type ArticleChanges = {
   authorId?: string
   editedById?: string | null
   restoringRevisionId?: string | null
+  featuredMediaId?: string | null
   status?: ArticleStatus
   scheduledPublishAt?: Date | null
   publishedAt?: Date
@@ -36,6 +37,7 @@ const assignments: { [Field in keyof Required<ArticleChanges>]: (value: ArticleC
   authorId: (value) => Prisma.sql`author_id = ${value}`,
   editedById: (value) => Prisma.sql`edited_by_id = ${value}::text`,
   restoringRevisionId: (value) => Prisma.sql`restoring_revision_id = ${value}::text`,
+  featuredMediaId: (value) => Prisma.sql`featured_media_id = ${value}::text`,
   status: (value) => Prisma.sql`status = ${toApiStatus(value!)}::"ArticleStatus"`,
   scheduledPublishAt: (value) => Prisma.sql`scheduled_publish_at = ${value}::timestamptz`,
   publishedAt: (value) => Prisma.sql`published_at = ${value}::timestamptz`,

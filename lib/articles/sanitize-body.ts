@@ -6,8 +6,10 @@ import { imageSchemes, linkSchemes as allowedSchemes, urlRefusal } from './body-
 // what is stored is what every reader and webhook receiver gets. Anything not listed is dropped.
 //
 // Decisions:
-// - Tags: the text structure TipTap's StarterKit produces, plus images, figures and simple
-//   tables that wire copy carries. No script, style, iframe, object, embed, svg, math, form,
+// - Tags: the text structure TipTap's StarterKit produces, plus figures and simple tables that
+//   wire copy carries. Images only as media library references, <figure data-media-id="med_…">
+//   (issue 47): an <img> of any address is dropped, so every published picture has passed the
+//   library's rights rules, alt text included, and carries no metadata of its own. No script, style, iframe, object, embed, svg, math, form,
 //   base, meta or link: they run code, load other documents or restyle the page.
 // - Attributes: only the few below. No `on*` handlers, no `style` (CSS can overlay the site's
 //   own UI or exfiltrate through url()), no `id`/`name` (DOM clobbering of the page's scripts),
@@ -25,16 +27,20 @@ import { imageSchemes, linkSchemes as allowedSchemes, urlRefusal } from './body-
 // - Links that open a new tab get rel="noopener noreferrer nofollow", so the opened page
 //   cannot reach back through window.opener, and we vouch for no one.
 
+const mediaIdPattern = /^med_[0-9a-z]{16,40}$/
+
 const options: sanitizeHtml.IOptions = {
   allowedTags: [
     'p', 'br', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'code',
     'ul', 'ol', 'li', 'strong', 'b', 'em', 'i', 'u', 's', 'sub', 'sup', 'mark', 'small',
-    'a', 'img', 'figure', 'figcaption',
+    'a', 'figure', 'figcaption',
     'table', 'caption', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td',
   ],
   allowedAttributes: {
     a: ['href', 'title', 'rel', 'target'],
-    img: ['src', 'alt', 'title', 'width', 'height'],
+    // Images only as media library references (lib/media): the site renders them from the
+    // content API's `images`, with alt text, credit and renditions the library keeps.
+    figure: ['data-media-id'],
     ol: ['start'],
     th: ['colspan', 'rowspan', 'scope'],
     td: ['colspan', 'rowspan'],
@@ -51,6 +57,8 @@ const options: sanitizeHtml.IOptions = {
   // style is not allowed at all, so there is nothing to parse.
   parseStyleAttributes: false,
   transformTags: {
+    // A figure keeps a library reference only when it is one (med_ and an id's letters and digits).
+    figure: (tagName, { 'data-media-id': mediaId }) => ({ tagName, attribs: mediaId && mediaIdPattern.test(mediaId) ? { 'data-media-id': mediaId } : {} }),
     // target may only open a new tab, and rel is ours to set, never the author's.
     a: (tagName, { rel: _rel, target, ...attribs }) =>
       target === '_blank' ? { tagName, attribs: { ...attribs, target, rel: 'noopener noreferrer nofollow' } } : { tagName, attribs },
@@ -95,6 +103,7 @@ function noteRemovals(tag: string, attribs: Record<string, string>, removed: Set
       removed.add(`${name} attribute`)
       continue
     }
+    if (name === 'data-media-id' && !mediaIdPattern.test(value)) removed.add('data-media-id attribute')
     if (name === 'class' && !value.split(/\s+/).every((c) => c === '' || /^language-[a-z0-9+#-]{1,32}$/.test(c))) removed.add('class attribute')
     if (name === 'href' || name === 'src') {
       const refusal = urlRefusal(value, tag === 'img' ? imageSchemes : allowedSchemes)

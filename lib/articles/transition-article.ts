@@ -12,6 +12,7 @@ import { createId } from '../ids.ts'
 import { writeArticle, type ArticleWriteEvent } from './article-write-statement.ts'
 import { publishedAddress, withdrawnAddress } from './article-address.ts'
 import { articleActionRefusal } from './article-action-refusal.ts'
+import { assertMediaPublishable, unpublishableMedia } from '../media/publishable-media.ts'
 import { leaseWriter } from './edit-lease.ts'
 import { changeCurrentVersion, type ExpectedVersion } from './change-current-version.ts'
 import { unexpectedStateRefusal } from './stale-version-refusal.ts'
@@ -42,9 +43,11 @@ export async function transitionArticle(
     // workflow table, so a move meant for another state is a 412, never a different move.
     if (input.expected_state !== undefined && toApiStatus(current.status) !== input.expected_state) throw unexpectedStateRefusal(current, fromApiStatus(input.expected_state), now)
     assertMoveAllowed(actor, current, input.to_state)
-
     const publishAt = input.publish_at ? new Date(input.publish_at) : undefined
     const schedule = input.to_state === 'published' && publishAt !== undefined && publishAt.getTime() > now.getTime()
+    // A publication is refused while one of its images may not be published then (a schedule
+    // is judged at its instant: an embargo ending before it is fine).
+    if (input.to_state === 'published') await assertMediaPublishable(actor.tenant.id, current.mediaIds, schedule ? publishAt! : now)
 
     const article = await commitArticleChange(
       actor.tenant.id,
@@ -72,6 +75,7 @@ export async function approveAndPublish(
     const now = options.now ?? new Date()
     assertMoveAllowed(actor, current, 'approved')
     assertMoveAllowed(actor, { ...current, status: 'approved' }, 'published')
+    await assertMediaPublishable(actor.tenant.id, current.mediaIds, now)
     return commitArticleChange(actor.tenant.id, async (tx, emit) => {
       const approved = await moveInTransaction(tx, emit, actor, current, 'approved', now)
       // A millisecond later, so the history lists the two moves in the order they were made.
@@ -159,6 +163,9 @@ export async function publishIfStillScheduled(
   if (!current || current.status !== 'approved' || current.scheduledPublishAt?.getTime() !== scheduledFor.getTime()) {
     return { published: false, article: current }
   }
+  // Images changed since it was scheduled (alt text removed, licence shortened): not published;
+  // the article stays approved and scheduled, for an editor to see on the desk.
+  if ((await unpublishableMedia(actor.tenant.id, current.mediaIds, now)).length > 0) return { published: false, article: current }
   const article = await commitArticleChange(actor.tenant.id, (tx, emit) => moveInTransaction(tx, emit, actor, current, 'published', now), { oneStatement: true })
   if (!article) return { published: false, article: await tdb.article.findUnique({ where: { id: articleId } }) }
   return { published: true, article }

@@ -27,6 +27,7 @@ export async function updateArticle(
   const unknown = await findForeignReferences(tdb, {
     departmentIds: input.department_id ? [input.department_id] : [],
     authorIds: input.author_id ? [input.author_id] : [],
+    mediaIds: input.featured_media_id ? [input.featured_media_id] : [],
   })
   const errors = referenceErrors(input, unknown)
   if (errors.length > 0) throw new ValidationError(errors)
@@ -39,6 +40,7 @@ export async function updateArticle(
   if (input.department_id !== undefined) changes.departmentId = input.department_id
   if (input.tags !== undefined) changes.tags = uniqueTags(input.tags)
   if (input.author_id !== undefined) changes.authorId = input.author_id
+  if (input.featured_media_id !== undefined) changes.featuredMediaId = input.featured_media_id
   // The revision this change makes names its editor (see article_revisions).
   changes.editedById = actor.user?.id ?? null
   // ...and the revision it restores, if it is a restore (see updateOfReadArticle).

@@ -10,10 +10,9 @@ export const eventKindGroups = {
 export type EventKind = (typeof eventKindGroups)[keyof typeof eventKindGroups][number]
 
 /**
- * Kinds of the spec that nothing in this service emits yet (there is no media library or
- * billing): a subscription may list them, and will receive them once they exist.
+ * Kinds of the spec that nothing in this service emits yet (there is no billing): a subscription may list them, and will receive them once they exist.
  */
-export const eventKindsNeverSent: ReadonlySet<EventKind> = new Set([...eventKindGroups.Media, ...eventKindGroups.Billing])
+export const eventKindsNeverSent: ReadonlySet<EventKind> = new Set([...eventKindGroups.Billing])
 
 export const eventKinds: readonly EventKind[] = Object.values(eventKindGroups).flat()
 

@@ -1,3 +1,4 @@
+import { pipeline } from 'node:stream/promises'
 import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http'
 import { Readable } from 'node:stream'
 import { promisify } from 'node:util'
@@ -47,7 +48,12 @@ class NodeRequestView implements ApiRequest {
   }
 
   get body(): ReadableStream<Uint8Array> | null {
-    if (this.stream === undefined) this.stream = this.method === 'GET' || this.method === 'HEAD' ? null : (Readable.toWeb(this.req) as ReadableStream<Uint8Array>)
+    if (this.stream === undefined) {
+      // A body asked for after the client went away (a request that waited for a large-body
+      // slot) would never end as a web stream: it fails at once instead.
+      const gone = this.req.destroyed && !this.req.readableEnded
+      this.stream = this.method === 'GET' || this.method === 'HEAD' ? null : gone ? new ReadableStream({ start: (controller) => controller.error(new Error('aborted')) }) : (Readable.toWeb(this.req) as ReadableStream<Uint8Array>)
+    }
     return this.stream
   }
 }
@@ -64,6 +70,9 @@ function headerValue(value: string | string[] | undefined): string | null {
  */
 export async function sendWebResponse(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
   const payload = knownPayload(response)
+  // Images (a media original, up to MEDIA_MAX_BYTES) are streamed, never whole in the heap;
+  // they are compressed already, so gzip would only cost CPU.
+  if (!payload && response.body && responseHeader(response, 'content-type')?.startsWith('image/')) return streamWebResponse(req, res, response)
   let body: Buffer = payload ? payloadBytes(payload) : Buffer.from(await response.arrayBuffer())
   const sized = req.method !== 'HEAD' && response.status !== 204 && response.status !== 304
 
@@ -89,6 +98,19 @@ export async function sendWebResponse(req: IncomingMessage, res: ServerResponse,
   if (sized) headers.push('content-length', String(body.length))
   res.writeHead(response.status, headers)
   res.end(req.method === 'HEAD' ? undefined : body)
+}
+
+async function streamWebResponse(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
+  const headers: OutgoingHttpHeader[] = []
+  for (const [name, value] of responseHeaderEntries(response)) headers.push(name, value)
+  for (const [name, value] of currentSecurityHeaders()) if (responseHeader(response, name) === null) headers.push(name, value)
+  res.writeHead(response.status, headers)
+  if (req.method === 'HEAD') {
+    await response.body?.cancel()
+    res.end()
+    return
+  }
+  await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>), res)
 }
 
 // Made once per setting rather than once per response; names lower-cased, as answers' are.

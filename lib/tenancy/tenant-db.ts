@@ -27,6 +27,7 @@ const tenantOwnedModels = new Set([
   'TotpFactor',
   'RecoveryCode',
   'PendingSignIn',
+  'Media',
 ])
 
 const whereOperations = new Set([

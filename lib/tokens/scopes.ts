@@ -5,7 +5,7 @@ export const scopeDescriptions = {
   'articles:read': 'Read articles.',
   'articles:write': 'Create, update and publish articles.',
   'media:read': 'Read the media library.',
-  'media:write': 'Upload media.',
+  'media:write': 'Upload, change and delete media.',
   'analytics:read': 'Read analytics data.',
   'webhooks:manage': 'Create and delete webhook subscriptions.',
   'events:read': 'Read the newsroom\'s events of the last 30 days (articles, users, workflow), as webhooks carry them.',
@@ -20,7 +20,7 @@ export type Scope = keyof typeof scopeDescriptions
  * to them; the portal says so where it offers them. lib/tokens/scopes.test.ts checks this list
  * against the scopes the API reference requires.
  */
-export const scopesWithoutEndpoints: ReadonlySet<Scope> = new Set(['media:read', 'media:write', 'analytics:read'])
+export const scopesWithoutEndpoints: ReadonlySet<Scope> = new Set(['analytics:read'])
 
 export const allScopes = Object.keys(scopeDescriptions) as Scope[]
 

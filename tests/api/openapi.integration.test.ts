@@ -82,7 +82,8 @@ describe('the document against the running API', () => {
   })
 
   it('names in x-required-scope the scope each operation really requires', async () => {
-    const client = apiClient(server.url, await newsroom.token(['media:read']))
+    // analytics:read: a scope no operation requires (yet).
+    const client = apiClient(server.url, await newsroom.token(['analytics:read']))
     for (const { method, path, operation } of authenticatedOperations()) {
       const answer = await client.call(method, path, method === 'GET' || method === 'DELETE' ? {} : { body: {} })
       expect(answer.status, `${method} ${path}`).toBe(403)

@@ -21,7 +21,7 @@ import { stubEnv } from '../support/stub-env.ts'
 const hostile =
   '<p onclick="steal()">Council <em>votes</em></p><script>alert(1)</script>' +
   '<img src=x onerror=alert(2)><a href="javascript:alert(3)">more</a><iframe src="https://evil.example"></iframe>'
-const clean = '<p>Council <em>votes</em></p><img src="x" /><a>more</a>'
+const clean = '<p>Council <em>votes</em></p><a>more</a>'
 
 const createCaller = createCallerFactory(appRouter)
 let server: Awaited<ReturnType<typeof startApiServer>>
@@ -86,7 +86,7 @@ async function expectStoredClean(articleId: string) {
   expect(await deliveredBody(articleId)).toBe(clean)
 }
 
-const removedList = ['onclick attribute', '<script>', 'onerror attribute', 'javascript: URL in href', '<iframe>']
+const removedList = ['onclick attribute', '<script>', '<img>', 'javascript: URL in href', '<iframe>']
 
 describe('a hostile body is sanitised on every write path', () => {
   it('POST /v1/articles answers the stored body and a Warning naming what was removed', async () => {

@@ -399,6 +399,96 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the media library
+         * @description **Required scope:** `media:read` (or `admin`).
+         *
+         *     Newest first. Filters: `q` (words in the caption, credit, alt text or file name), `credit`, `created_after` / `created_before`, `rights_expire_before` (licences ending before then), `unused` (`true`: no article uses the image).
+         *
+         *     **Paging:** `limit` 1 to 100 (default 30) and `offset`; every page has `next_cursor`: send it back as `cursor` (no `offset`) for the next page.
+         */
+        get: operations["listMedia"];
+        put?: never;
+        /**
+         * Upload an image
+         * @description **Required scope:** `media:write` (or `admin`).
+         *
+         *     Adds an image to the library, either as `multipart/form-data` (a `file` part and optional text parts for the fields: `alt_text`, `caption`, `credit`, `copyright`, `source`, `usage_terms`, `embargo_until`, `expires_at`, `focal_x`, `focal_y`, `taken_at`) or as JSON with `source_url` (a wire photo fetched by the service with the rules webhook URLs follow: https, a public address, size-capped, time-limited).
+         *
+         *     The type is judged from the bytes: JPEG, PNG, WebP, AVIF and GIF are kept; SVG is refused (it can carry script). Caption, credit, copyright and date taken that the file carries (IPTC, XMP, EXIF) fill the fields you leave empty. The upload streams to storage; uploads beyond the instance’s `LARGE_BODY_CONCURRENCY` wait their turn, and past a bound get 503 with `Retry-After`.
+         *
+         *     **Deduplication:** bytes the newsroom already has answer `200` with the existing record (fields you sent are not applied: PATCH it).
+         */
+        post: operations["createMedia"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/media/{media_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an image’s record
+         * @description **Required scope:** `media:read` (or `admin`).
+         *
+         *     The record, with `used_by` (the articles using it) and its URLs. `ETag` is its version: send it as `If-Match` with a PATCH or DELETE.
+         */
+        get: operations["getMedia"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an image
+         * @description **Required scope:** `media:write` (or `admin`).
+         *
+         *     Deletes the record and, since nothing else refers to them, its stored bytes and renditions; sends `media.deleted`. Refused with 409 `media_in_use` (naming them in `article_ids`) while a published article shows the image. Writers delete only images they uploaded.
+         */
+        delete: operations["deleteMedia"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an image’s fields
+         * @description **Required scope:** `media:write` (or `admin`).
+         *
+         *     Changes alt text, caption, credit, copyright, source, rights, focal point or date taken; `null` clears a field. Sends `media.updated`; live articles showing the image have their public pages purged. Writers change only images they uploaded; editors and admins any. `If-Match` with the `ETag` refuses the change (412) if the image changed since you read it.
+         */
+        patch: operations["updateMedia"];
+        trace?: never;
+    };
+    "/v1/media/{media_id}/original": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the uploaded bytes
+         * @description **Required scope:** `media:read` (or `admin`).
+         *
+         *     The file exactly as it was uploaded, its metadata included (GPS position, camera serial numbers): never public. Renditions, which are public, carry no metadata.
+         */
+        get: operations["getMediaOriginal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -743,6 +833,7 @@ export interface components {
          *       "lede": "The vote ends a decade of debate.",
          *       "body": "<p>The council voted 7–2…</p>",
          *       "department_id": "dep_0mhx2k1s9q3v8w4t6y1z2a3b4d",
+         *       "featured_media_id": null,
          *       "tags": [
          *         "local",
          *         "politics"
@@ -769,6 +860,8 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             department_id: string | null;
+            /** @description The media library image shown with the article, or null. */
+            featured_media_id: string | null;
             headline: string;
             lede: string | null;
             /** @description Who has the article open in an editor (a live edit lease), or null. Only on one article's `GET` and the lock endpoints; lists and webhook payloads leave it out. A lease is not a change of the article: it moves neither `version` nor the `ETag`, so a `304` to `If-None-Match` says nothing about it. A cached answer may show a renewal up to 30 s late. */
@@ -911,7 +1004,7 @@ export interface components {
              */
             author_id?: string;
             /**
-             * @description HTML, sanitised on write by one allow-list, so what is stored is what every reader and webhook receives. Kept: paragraphs and line breaks (`p`, `br`, `hr`), headings `h1`–`h6`, lists (`ul`, `ol` with `start`, `li`), emphasis (`strong`, `b`, `em`, `i`, `u`, `s`, `sub`, `sup`, `mark`, `small`), `blockquote`, `pre` and `code` (class `language-*` only), links `a` (`href` with http, https, mailto or tel, or relative; `title`; `target="_blank"` gets `rel="noopener noreferrer nofollow"`), `figure`, `figcaption`, `img` (`src` https only, `alt`, `title`, `width`, `height`) and simple tables (`table`, `caption`, `thead`, `tbody`, `tfoot`, `tr`, `th`, `td` with `colspan`/`rowspan`). Everything else is removed: `script`, `style`, `iframe` and other embeds (send a link to the post or video; sites may render it through oEmbed), forms, SVG/MathML, `on*` handlers, `style`, `id`, `class`, and `javascript:`, `data:` or protocol-relative URLs. When something was removed, the response carries the stored body and a `Warning` header naming what went.
+             * @description HTML, sanitised on write by one allow-list, so what is stored is what every reader and webhook receives. Kept: paragraphs and line breaks (`p`, `br`, `hr`), headings `h1`–`h6`, lists (`ul`, `ol` with `start`, `li`), emphasis (`strong`, `b`, `em`, `i`, `u`, `s`, `sub`, `sup`, `mark`, `small`), `blockquote`, `pre` and `code` (class `language-*` only), links `a` (`href` with http, https, mailto or tel, or relative; `title`; `target="_blank"` gets `rel="noopener noreferrer nofollow"`), `figure` (only `data-media-id="med_…"`, a media library image: `<img>` is removed; publish the article and the content API gives each image as `images`), `figcaption` and simple tables (`table`, `caption`, `thead`, `tbody`, `tfoot`, `tr`, `th`, `td` with `colspan`/`rowspan`). Everything else is removed: `script`, `style`, `iframe` and other embeds (send a link to the post or video; sites may render it through oEmbed), forms, SVG/MathML, `on*` handlers, `style`, `id`, `class`, and `javascript:`, `data:` or protocol-relative URLs. When something was removed, the response carries the stored body and a `Warning` header naming what went.
              * @example <p>The council voted 7–2…</p>
              */
             body?: string | null;
@@ -922,6 +1015,8 @@ export interface components {
              * @example AP-2026-11-20-0042
              */
             external_id?: string;
+            /** @description The media library image shown with the article (its lead picture); null for none. */
+            featured_media_id?: string | null;
             /**
              * @description 1 to 300 characters.
              * @example Council approves riverside plan
@@ -978,12 +1073,14 @@ export interface components {
              */
             author_id?: string;
             /**
-             * @description HTML, sanitised on write by one allow-list, so what is stored is what every reader and webhook receives. Kept: paragraphs and line breaks (`p`, `br`, `hr`), headings `h1`–`h6`, lists (`ul`, `ol` with `start`, `li`), emphasis (`strong`, `b`, `em`, `i`, `u`, `s`, `sub`, `sup`, `mark`, `small`), `blockquote`, `pre` and `code` (class `language-*` only), links `a` (`href` with http, https, mailto or tel, or relative; `title`; `target="_blank"` gets `rel="noopener noreferrer nofollow"`), `figure`, `figcaption`, `img` (`src` https only, `alt`, `title`, `width`, `height`) and simple tables (`table`, `caption`, `thead`, `tbody`, `tfoot`, `tr`, `th`, `td` with `colspan`/`rowspan`). Everything else is removed: `script`, `style`, `iframe` and other embeds (send a link to the post or video; sites may render it through oEmbed), forms, SVG/MathML, `on*` handlers, `style`, `id`, `class`, and `javascript:`, `data:` or protocol-relative URLs. When something was removed, the response carries the stored body and a `Warning` header naming what went.
+             * @description HTML, sanitised on write by one allow-list, so what is stored is what every reader and webhook receives. Kept: paragraphs and line breaks (`p`, `br`, `hr`), headings `h1`–`h6`, lists (`ul`, `ol` with `start`, `li`), emphasis (`strong`, `b`, `em`, `i`, `u`, `s`, `sub`, `sup`, `mark`, `small`), `blockquote`, `pre` and `code` (class `language-*` only), links `a` (`href` with http, https, mailto or tel, or relative; `title`; `target="_blank"` gets `rel="noopener noreferrer nofollow"`), `figure` (only `data-media-id="med_…"`, a media library image: `<img>` is removed; publish the article and the content API gives each image as `images`), `figcaption` and simple tables (`table`, `caption`, `thead`, `tbody`, `tfoot`, `tr`, `th`, `td` with `colspan`/`rowspan`). Everything else is removed: `script`, `style`, `iframe` and other embeds (send a link to the post or video; sites may render it through oEmbed), forms, SVG/MathML, `on*` handlers, `style`, `id`, `class`, and `javascript:`, `data:` or protocol-relative URLs. When something was removed, the response carries the stored body and a `Warning` header naming what went.
              * @example <p>The council voted 7–2…</p>
              */
             body?: string | null;
             /** @description One of the tenant's departments. */
             department_id?: string | null;
+            /** @description The media library image shown with the article (its lead picture); null for none. */
+            featured_media_id?: string | null;
             /**
              * @description 1 to 300 characters.
              * @example Council approves riverside plan
@@ -1016,6 +1113,29 @@ export interface components {
              * @example The second source is missing.
              */
             body: string;
+        };
+        CreateMediaFromUrl: {
+            /** @description What the image shows, for readers who cannot see it. Required before an article using the image can be published. */
+            alt_text?: string | null;
+            /** @description The caption shown with the image. */
+            caption?: string | null;
+            /** @description The copyright holder. */
+            copyright?: string | null;
+            /** @description Who took or supplied the image (e.g. "Jane Doe / Reuters"). */
+            credit?: string | null;
+            /** @description The name to keep; default: the last segment of the URL. */
+            filename?: string | null;
+            focal_point?: components["schemas"]["FocalPoint"];
+            rights?: components["schemas"]["MediaRightsInput"];
+            /** @description Where the image came from (an agency, a wire feed, staff). */
+            source?: string | null;
+            /**
+             * @description Where to fetch the image (a wire photo): https, a public address, answered within the time limit and under the size limit.
+             * @example https://wire.example.com/photos/4711.jpg
+             */
+            source_url: string;
+            /** @description When the photograph was taken. */
+            taken_at?: string | null;
         };
         CreatePreviewLink: {
             /**
@@ -1196,6 +1316,28 @@ export interface components {
             /** @example headline must not be empty. */
             message: string;
         };
+        /**
+         * @description The point crops keep in view, as fractions of the width and height from the top left (0.5, 0.5 is the centre).
+         * @example {
+         *       "x": 0.5,
+         *       "y": 0.4
+         *     }
+         */
+        FocalPoint: {
+            x: number;
+            y: number;
+        };
+        /**
+         * @description The point crops keep in view, as fractions of the width and height from the top left (0.5, 0.5 is the centre).
+         * @example {
+         *       "x": 0.5,
+         *       "y": 0.4
+         *     }
+         */
+        FocalPointOutput: {
+            x: number;
+            y: number;
+        };
         LeaseClaim: {
             lock: components["schemas"]["ArticleLock"];
             /** @description Whose live lease this claim took over, or null. */
@@ -1212,6 +1354,8 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             department_id: string | null;
+            /** @description The media library image shown with the article, or null. */
+            featured_media_id: string | null;
             headline: string;
             lede: string | null;
             /** @description Who has the article open in an editor (a live edit lease), or null. Only on one article's `GET` and the lock endpoints; lists and webhook payloads leave it out. A lease is not a change of the article: it moves neither `version` nor the `ETag`, so a `304` to `If-None-Match` says nothing about it. A cached answer may show a renewal up to 30 s late. */
@@ -1250,6 +1394,96 @@ export interface components {
              * @enum {string}
              */
             result: "succeeded" | "failed";
+        };
+        Media: {
+            alt_text: string | null;
+            bytes: number;
+            caption: string | null;
+            /** @enum {string} */
+            content_type: "image/jpeg" | "image/png" | "image/webp" | "image/avif" | "image/gif";
+            copyright: string | null;
+            created_at: string;
+            /** @description The user who uploaded it (a token acts as its owner). */
+            created_by: string | null;
+            credit: string | null;
+            filename: string;
+            focal_point: components["schemas"]["FocalPointOutput"];
+            height: number;
+            /** @example med_0mhx2k1s9q3v8w4t6y1z2a3b4c */
+            media_id: string;
+            rights: components["schemas"]["MediaRights"];
+            /** @description The SHA-256 of the uploaded bytes, in hex: uploading the same bytes again answers this record (200). */
+            sha256: string;
+            source: string | null;
+            taken_at: string | null;
+            updated_at: string;
+            urls: components["schemas"]["MediaUrls"];
+            /** @description The ids of the articles using the image (featured or in the body). */
+            used_by: string[];
+            /** @description Raised by every change; the ETag. Send it as If-Match to change only what you saw. */
+            version: number;
+            width: number;
+        };
+        MediaList: {
+            items: components["schemas"]["Media"][];
+            limit: number;
+            next_cursor: string | null;
+            next_offset: number | null;
+            offset: number;
+            total: number;
+        };
+        MediaRendition: {
+            /** @description null: the image’s own shape; otherwise an aspect-ratio crop around the focal point. */
+            crop: ("1x1" | "4x3" | "16x9") | null;
+            height: number;
+            url: string;
+            width: number;
+        };
+        MediaRights: {
+            embargo_until: string | null;
+            expires_at: string | null;
+            usage_terms: string | null;
+        };
+        MediaRightsInput: {
+            /** @description Until this instant the image may not be published. */
+            embargo_until?: string | null;
+            /** @description The licence ends at this instant: the content API withholds the image from then on. */
+            expires_at?: string | null;
+            /** @description The licence terms, as agreed with the agency or photographer. */
+            usage_terms?: string | null;
+        };
+        MediaUpload: {
+            /** @description What the image shows, for readers who cannot see it. Required before an article using the image can be published. */
+            alt_text?: string | null;
+            /** @description The caption shown with the image. */
+            caption?: string | null;
+            /** @description The copyright holder. */
+            copyright?: string | null;
+            /** @description Who took or supplied the image (e.g. "Jane Doe / Reuters"). */
+            credit?: string | null;
+            /** Format: date-time */
+            embargo_until?: string;
+            /** Format: date-time */
+            expires_at?: string;
+            /**
+             * Format: binary
+             * @description The image: JPEG, PNG, WebP, AVIF or GIF, at most MEDIA_MAX_BYTES (50 MiB by default).
+             */
+            file: string;
+            focal_x?: number;
+            focal_y?: number;
+            /** @description Where the image came from (an agency, a wire feed, staff). */
+            source?: string | null;
+            /** Format: date-time */
+            taken_at?: string;
+            /** @description rights.usage_terms */
+            usage_terms?: string | null;
+        };
+        MediaUrls: {
+            /** @description The uploaded bytes as they came, metadata included (needs `media:read`). */
+            original: string;
+            /** @description Signed, immutable URLs of the fixed widths (public, metadata stripped; the format follows `Accept`: AVIF, WebP, else JPEG). */
+            renditions: components["schemas"]["MediaRendition"][];
         };
         MintedPreviewLink: {
             article_id: string;
@@ -1406,12 +1640,14 @@ export interface components {
              */
             author_id?: string;
             /**
-             * @description HTML, sanitised on write by one allow-list, so what is stored is what every reader and webhook receives. Kept: paragraphs and line breaks (`p`, `br`, `hr`), headings `h1`–`h6`, lists (`ul`, `ol` with `start`, `li`), emphasis (`strong`, `b`, `em`, `i`, `u`, `s`, `sub`, `sup`, `mark`, `small`), `blockquote`, `pre` and `code` (class `language-*` only), links `a` (`href` with http, https, mailto or tel, or relative; `title`; `target="_blank"` gets `rel="noopener noreferrer nofollow"`), `figure`, `figcaption`, `img` (`src` https only, `alt`, `title`, `width`, `height`) and simple tables (`table`, `caption`, `thead`, `tbody`, `tfoot`, `tr`, `th`, `td` with `colspan`/`rowspan`). Everything else is removed: `script`, `style`, `iframe` and other embeds (send a link to the post or video; sites may render it through oEmbed), forms, SVG/MathML, `on*` handlers, `style`, `id`, `class`, and `javascript:`, `data:` or protocol-relative URLs. When something was removed, the response carries the stored body and a `Warning` header naming what went.
+             * @description HTML, sanitised on write by one allow-list, so what is stored is what every reader and webhook receives. Kept: paragraphs and line breaks (`p`, `br`, `hr`), headings `h1`–`h6`, lists (`ul`, `ol` with `start`, `li`), emphasis (`strong`, `b`, `em`, `i`, `u`, `s`, `sub`, `sup`, `mark`, `small`), `blockquote`, `pre` and `code` (class `language-*` only), links `a` (`href` with http, https, mailto or tel, or relative; `title`; `target="_blank"` gets `rel="noopener noreferrer nofollow"`), `figure` (only `data-media-id="med_…"`, a media library image: `<img>` is removed; publish the article and the content API gives each image as `images`), `figcaption` and simple tables (`table`, `caption`, `thead`, `tbody`, `tfoot`, `tr`, `th`, `td` with `colspan`/`rowspan`). Everything else is removed: `script`, `style`, `iframe` and other embeds (send a link to the post or video; sites may render it through oEmbed), forms, SVG/MathML, `on*` handlers, `style`, `id`, `class`, and `javascript:`, `data:` or protocol-relative URLs. When something was removed, the response carries the stored body and a `Warning` header naming what went.
              * @example <p>The council voted 7–2…</p>
              */
             body?: string | null;
             /** @description One of the tenant's departments. */
             department_id?: string | null;
+            /** @description The media library image shown with the article (its lead picture); null for none. */
+            featured_media_id?: string | null;
             /**
              * @description 1 to 300 characters.
              * @example Council approves riverside plan
@@ -1431,6 +1667,23 @@ export interface components {
              *     ]
              */
             tags?: string[];
+        };
+        /** @description The fields to change; the others keep their values. `null` clears a field. */
+        UpdateMedia: {
+            /** @description What the image shows, for readers who cannot see it. Required before an article using the image can be published. */
+            alt_text?: string | null;
+            /** @description The caption shown with the image. */
+            caption?: string | null;
+            /** @description The copyright holder. */
+            copyright?: string | null;
+            /** @description Who took or supplied the image (e.g. "Jane Doe / Reuters"). */
+            credit?: string | null;
+            focal_point?: components["schemas"]["FocalPoint"];
+            rights?: components["schemas"]["MediaRightsInput"];
+            /** @description Where the image came from (an agency, a wire feed, staff). */
+            source?: string | null;
+            /** @description When the photograph was taken. */
+            taken_at?: string | null;
         };
         /** @description The fields to change; the others keep their values. */
         UpdateWebhook: {
@@ -4323,6 +4576,900 @@ export interface operations {
                 };
             };
             /** @description No event with this id in the token's newsroom (another newsroom's included), or it is older than the retention period. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request budget for the current window is spent (the token's, or the client address's for requests without a valid token); wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure on our side; quote `request_id` to support. */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMedia: {
+        parameters: {
+            query?: {
+                created_after?: string;
+                created_before?: string;
+                /** @description Only media whose credit contains this (case-insensitive). */
+                credit?: string;
+                /** @description The previous page's `next_cursor`. Not with `offset`. */
+                cursor?: string;
+                limit?: number;
+                offset?: number;
+                /** @description Words found in the caption, credit, alt text or file name (case-insensitive). */
+                q?: string;
+                /** @description Only media whose licence ends before this instant. */
+                rights_expire_before?: string;
+                /** @description `true`: only media no article uses; `false`: only media some article uses. */
+                unused?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of media records. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaList"];
+                };
+            };
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `media:read` scope. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A filter or the cursor is invalid. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request budget for the current window is spent (the token's, or the client address's for requests without a valid token); wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure on our side; quote `request_id` to support. */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createMedia: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key from the same token within 24 hours returns the first answer again (with `Idempotent-Replayed: true`) instead of repeating the effect. A request sent while the first is still running waits for its answer. The same key with a different request is refused with 422. Use a new UUID per logical request. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMediaFromUrl"];
+                "multipart/form-data": components["schemas"]["MediaUpload"];
+            };
+        };
+        responses: {
+            /** @description The new record (`200` with the existing record when the bytes were already in the library). */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Media"];
+                };
+            };
+            /** @description The body is not valid JSON. */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `media:write` scope. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still running after 10 seconds; retry to get its answer. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 50 MiB; nothing was stored. The file is larger than `MEDIA_MAX_BYTES` (50 MiB by default); nothing was stored. */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not sent as `application/json`. The bytes are not a JPEG, PNG, WebP, AVIF or GIF (SVG included). */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body nests objects and arrays more than 64 levels deep; refused before anything else reads it, the Idempotency-Key included. The file is corrupt or truncated, or has more pixels than `MEDIA_MAX_PIXELS` (a decompression bomb). The `source_url` is private, slow, too large or did not answer 200. A field is invalid, or the `file` part is missing. The Idempotency-Key was already used with a different request. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request budget for the current window is spent (the token's, or the client address's for requests without a valid token); wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure on our side; quote `request_id` to support. */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This instance is handling as many large uploads as it may, with a full queue; retry after `Retry-After` seconds. The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMedia: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The media id. */
+                media_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Media"];
+                };
+            };
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `media:read` scope. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No image with this id in the token's newsroom. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request budget for the current window is spent (the token's, or the client address's for requests without a valid token); wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure on our side; quote `request_id` to support. */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteMedia: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The media id. */
+                media_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `media:write` scope. A writer’s token deleting an image someone else uploaded. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No image with this id in the token's newsroom. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A published article shows the image. */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `If-Match` names a version that is no longer current. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request budget for the current window is spent (the token's, or the client address's for requests without a valid token); wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure on our side; quote `request_id` to support. */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateMedia: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The media id. */
+                media_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMedia"];
+            };
+        };
+        responses: {
+            /** @description The changed record. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Media"];
+                };
+            };
+            /** @description The body is not valid JSON. */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `media:write` scope. A writer’s token changing an image someone else uploaded. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No image with this id in the token's newsroom. */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `If-Match` names a version that is no longer current. */
+            412: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 1 MiB; nothing was stored. */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not sent as `application/json`. */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body nests objects and arrays more than 64 levels deep; refused before anything else reads it, the Idempotency-Key included. A field is invalid. */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request budget for the current window is spent (the token's, or the client address's for requests without a valid token); wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected failure on our side; quote `request_id` to support. */
+            500: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMediaOriginal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The media id. */
+                media_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bytes, with the image’s `Content-Type`. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `media:read` scope. */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No image with this id in the token's newsroom. */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];

@@ -60,6 +60,8 @@ export type ApiOperationSpec = {
     examples: Examples
     /** The body may be left out (it reads as `{}`): its fields are all optional. */
     optional?: boolean
+    /** The operation also takes `multipart/form-data` (an upload), of this shape. */
+    multipart?: z.ZodType
   }
   success: {
     status: 200 | 201 | 204
@@ -67,6 +69,8 @@ export type ApiOperationSpec = {
     schema?: z.ZodType
     examples?: Examples
     headers?: HeaderName[]
+    /** A download: the body is a file of this media type (e.g. `image/*`), not JSON. */
+    file?: string
   }
   /** The operation's own failures; authentication, rate limit and server failures are added. */
   problems?: ProblemCase[]
@@ -133,7 +137,10 @@ export function apiOperation(spec: ApiOperationSpec): ZodOpenApiOperationObject 
       requestBody: {
         required: !spec.requestBody?.optional,
         ...(spec.requestBody?.description && { description: spec.requestBody.description }),
-        content: { 'application/json': { schema: bodySchema, ...(spec.requestBody && { examples: spec.requestBody.examples }) } },
+        content: {
+          ...(spec.requestBody?.multipart && { 'multipart/form-data': { schema: spec.requestBody.multipart } }),
+          'application/json': { schema: bodySchema, ...(spec.requestBody && { examples: spec.requestBody.examples }) },
+        },
       },
     }),
     responses: responses as ZodOpenApiResponsesObject,
@@ -147,6 +154,7 @@ function successResponse(success: ApiOperationSpec['success']): ZodOpenApiRespon
     ...(success.schema && {
       content: { 'application/json': { schema: success.schema, ...(success.examples && { examples: success.examples }) } },
     }),
+    ...(success.file && { content: { [success.file]: { schema: { type: 'string', format: 'binary' } } } }),
   }
 }
 

@@ -6,6 +6,7 @@ import { requestLogPaths, requestLogTags } from '../operations/request-log-opera
 import { revisionPaths } from '../operations/revision-operations.ts'
 import { leasePaths } from '../operations/lease-operations.ts'
 import { notePaths } from '../operations/note-operations.ts'
+import { mediaPaths, mediaTags } from '../operations/media-operations.ts'
 import { previewLinkPaths } from '../operations/preview-link-operations.ts'
 import { webhookDeliveries, webhookPaths, webhookTags } from '../operations/webhook-operations.ts'
 import { apiInfo, apiServers } from './api-overview.ts'
@@ -29,6 +30,7 @@ const resources: { paths: ZodOpenApiPathsObject; tags: oas31.TagObject[]; webhoo
   { paths: previewLinkPaths, tags: [] },
   { paths: webhookPaths, tags: webhookTags, webhooks: webhookDeliveries },
   { paths: departmentPaths, tags: departmentTags },
+  { paths: mediaPaths, tags: mediaTags },
   { paths: eventPaths, tags: eventTags },
   { paths: requestLogPaths, tags: requestLogTags },
   { paths: referencePaths, tags: referenceTags },

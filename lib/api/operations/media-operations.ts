@@ -1,0 +1,188 @@
+import type { oas31 } from 'zod-openapi'
+import { declareOperation, operationPaths, type ProblemCase } from '../openapi/api-operation.ts'
+import { validationErrors } from '../openapi/validation-examples.ts'
+import {
+  createMediaFromUrlSchema,
+  listMediaQuerySchema,
+  mediaListSchema,
+  mediaPathSchema,
+  mediaRecordSchema,
+  multipartUploadSchema,
+  updateMediaSchema,
+  type MediaRecord,
+} from '../../media/media-schemas.ts'
+
+export const mediaTags: oas31.TagObject[] = [
+  {
+    name: 'Media',
+    description:
+      'The newsroom’s media library: photos with alt text, captions, credits and licence terms, stored once per content hash, served to the public site as signed, immutable renditions (metadata stripped). See the media guide for the limits, the rights rules and the storage settings.',
+  },
+]
+
+const media: MediaRecord = {
+  media_id: 'med_0mhx2k1s9q3v8w4t6y1z2a3b4c',
+  content_type: 'image/jpeg',
+  filename: 'harbour-fire.jpg',
+  bytes: 4_812_331,
+  width: 4000,
+  height: 2667,
+  sha256: '9f2c1e0b7d4a8e6f3c5b2a1d0e9f8c7b6a5d4e3f2c1b0a9e8d7c6b5a4f3e2d1c',
+  alt_text: 'Firefighters spray water on a burning warehouse at the harbour at dusk.',
+  caption: 'The fire at Pier 4 on Saturday evening.',
+  credit: 'Jane Doe / Reuters',
+  copyright: 'Reuters',
+  source: 'Reuters',
+  rights: { usage_terms: 'Editorial use only; no archive.', embargo_until: null, expires_at: '2027-05-28T00:00:00.000Z' },
+  focal_point: { x: 0.62, y: 0.4 },
+  taken_at: '2026-11-28T17:41:09.000Z',
+  used_by: ['art_0mhx2k1s9q3v8w4t6y1z2a3b4d'],
+  urls: {
+    original: '/v1/media/med_0mhx2k1s9q3v8w4t6y1z2a3b4c/original',
+    renditions: [
+      { width: 320, height: 213, crop: null, url: '/content/v1/media/med_0mhx2k1s9q3v8w4t6y1z2a3b4c/9f2c1e0b7d4a8e6f-f620_400-w320/Zk3v9QmX2c1bPq7RtY8wLa' },
+      { width: 640, height: 427, crop: null, url: '/content/v1/media/med_0mhx2k1s9q3v8w4t6y1z2a3b4c/9f2c1e0b7d4a8e6f-f620_400-w640/b7X2mQ9cL1pR4tY8wKaZ3v' },
+    ],
+  },
+  created_at: '2026-11-28T18:02:11.000Z',
+  created_by: 'usr_0mhx2k1s9q3v8w4t6y1z2a3b4e',
+  updated_at: '2026-11-28T18:05:40.000Z',
+  version: 2,
+}
+
+const notFound: ProblemCase = {
+  code: 'not_found',
+  when: "No image with this id in the token's newsroom.",
+  detail: "No media with id 'med_0mhx2k1s9q3v8w4t6y1z2a3b4c' exists in this newsroom.",
+}
+
+const forbidden: ProblemCase = {
+  code: 'forbidden',
+  when: 'A writer’s token changing an image someone else uploaded.',
+  detail: 'A writer can change only the images they uploaded; ask an editor to change this one.',
+}
+
+const stale: ProblemCase = {
+  code: 'precondition_failed',
+  when: '`If-Match` names a version that is no longer current.',
+  detail: 'The image changed since you read it (it is at version 3); read it again and re-apply your change.',
+}
+
+const mebibyte = 1024 * 1024
+
+export const createMediaOperation = declareOperation({
+  method: 'POST',
+  path: '/v1/media',
+  operationId: 'createMedia',
+  summary: 'Upload an image',
+  tags: ['Media'],
+  scope: 'media:write',
+  maxBodyBytes: 50 * mebibyte,
+  description: [
+    'Adds an image to the library, either as `multipart/form-data` (a `file` part and optional text parts for the fields: `alt_text`, `caption`, `credit`, `copyright`, `source`, `usage_terms`, `embargo_until`, `expires_at`, `focal_x`, `focal_y`, `taken_at`) or as JSON with `source_url` (a wire photo fetched by the service with the rules webhook URLs follow: https, a public address, size-capped, time-limited).',
+    '',
+    'The type is judged from the bytes: JPEG, PNG, WebP, AVIF and GIF are kept; SVG is refused (it can carry script). Caption, credit, copyright and date taken that the file carries (IPTC, XMP, EXIF) fill the fields you leave empty. The upload streams to storage; uploads beyond the instance’s `LARGE_BODY_CONCURRENCY` wait their turn, and past a bound get 503 with `Retry-After`.',
+    '',
+    '**Deduplication:** bytes the newsroom already has answer `200` with the existing record (fields you sent are not applied: PATCH it).',
+  ].join('\n'),
+  requestBody: {
+    schema: createMediaFromUrlSchema,
+    multipart: multipartUploadSchema,
+    examples: { wire: { summary: 'A wire photo by URL', value: { source_url: 'https://wire.example.com/photos/4711.jpg', alt_text: 'Firefighters at the harbour at dusk.', credit: 'Jane Doe / Reuters' } } },
+  },
+  success: { status: 201, description: 'The new record (`200` with the existing record when the bytes were already in the library).', schema: mediaRecordSchema, headers: ['Location', 'ETag'], examples: { created: { summary: 'An upload', value: { ...media, used_by: [], version: 1 } } } },
+  problems: [
+    { code: 'payload_too_large', name: 'file_too_large', when: 'The file is larger than `MEDIA_MAX_BYTES` (50 MiB by default); nothing was stored.', detail: 'The file is larger than this newsroom accepts (52,428,800 bytes, MEDIA_MAX_BYTES); nothing was stored.' },
+    { code: 'unsupported_image_type', when: 'The bytes are not a JPEG, PNG, WebP, AVIF or GIF (SVG included).', detail: 'The file is not a JPEG, PNG, WebP, AVIF or GIF image (SVG is refused: it can carry script). Nothing was stored.' },
+    { code: 'image_unreadable', when: 'The file is corrupt or truncated, or has more pixels than `MEDIA_MAX_PIXELS` (a decompression bomb).', detail: 'The image has 30000×30000 pixels, more than this newsroom accepts (100,000,000, MEDIA_MAX_PIXELS). Nothing was stored.' },
+    { code: 'source_url_refused', when: 'The `source_url` is private, slow, too large or did not answer 200.', detail: 'source_url was not fetched: the host wire.example.com resolves to a private, loopback or link-local address (10.0.0.7). Nothing was stored.' },
+    { code: 'validation_failed', name: 'invalid_fields', when: 'A field is invalid, or the `file` part is missing.', detail: 'The upload has invalid fields; see errors.', errors: validationErrors(createMediaFromUrlSchema, { source_url: 'ftp://wire.example.com/1.jpg' }) },
+    { code: 'service_unavailable', name: 'uploads_busy', when: 'This instance is handling as many large uploads as it may, with a full queue; retry after `Retry-After` seconds.', detail: '34 large requests are being handled by this instance; retry shortly.' },
+  ],
+})
+
+export const listMediaOperation = declareOperation({
+  method: 'GET',
+  path: '/v1/media',
+  query: listMediaQuerySchema,
+  operationId: 'listMedia',
+  summary: 'List the media library',
+  tags: ['Media'],
+  scope: 'media:read',
+  description: [
+    'Newest first. Filters: `q` (words in the caption, credit, alt text or file name), `credit`, `created_after` / `created_before`, `rights_expire_before` (licences ending before then), `unused` (`true`: no article uses the image).',
+    '',
+    '**Paging:** `limit` 1 to 100 (default 30) and `offset`; every page has `next_cursor`: send it back as `cursor` (no `offset`) for the next page.',
+  ].join('\n'),
+  requestParams: { query: listMediaQuerySchema },
+  success: { status: 200, description: 'A page of media records.', schema: mediaListSchema, examples: { page: { summary: 'One image', value: { items: [media], total: 1, limit: 30, offset: 0, next_offset: null, next_cursor: null } } } },
+  problems: [{ code: 'validation_failed', when: 'A filter or the cursor is invalid.', detail: 'The request query parameters have invalid fields; see errors.', errors: [{ field: 'unused', message: 'must be true or false.' }] }],
+})
+
+export const getMediaOperation = declareOperation({
+  method: 'GET',
+  path: '/v1/media/{media_id}',
+  params: mediaPathSchema,
+  operationId: 'getMedia',
+  summary: 'Get an image’s record',
+  tags: ['Media'],
+  scope: 'media:read',
+  description: 'The record, with `used_by` (the articles using it) and its URLs. `ETag` is its version: send it as `If-Match` with a PATCH or DELETE.',
+  requestParams: { path: mediaPathSchema },
+  success: { status: 200, description: 'The record.', schema: mediaRecordSchema, headers: ['ETag'], examples: { image: { summary: 'An image', value: media } } },
+  problems: [notFound],
+})
+
+export const getMediaOriginalOperation = declareOperation({
+  method: 'GET',
+  path: '/v1/media/{media_id}/original',
+  params: mediaPathSchema,
+  operationId: 'getMediaOriginal',
+  summary: 'Download the uploaded bytes',
+  tags: ['Media'],
+  scope: 'media:read',
+  description: 'The file exactly as it was uploaded, its metadata included (GPS position, camera serial numbers): never public. Renditions, which are public, carry no metadata.',
+  requestParams: { path: mediaPathSchema },
+  success: { status: 200, description: 'The bytes, with the image’s `Content-Type` (JPEG, PNG, WebP, AVIF or GIF).', file: 'image/*' },
+  problems: [notFound],
+})
+
+export const updateMediaOperation = declareOperation({
+  method: 'PATCH',
+  path: '/v1/media/{media_id}',
+  params: mediaPathSchema,
+  body: updateMediaSchema,
+  operationId: 'updateMedia',
+  summary: 'Change an image’s fields',
+  tags: ['Media'],
+  scope: 'media:write',
+  description:
+    'Changes alt text, caption, credit, copyright, source, rights, focal point or date taken; `null` clears a field. Sends `media.updated`; live articles showing the image have their public pages purged. Writers change only images they uploaded; editors and admins any. `If-Match` with the `ETag` refuses the change (412) if the image changed since you read it.',
+  requestParams: { path: mediaPathSchema },
+  requestBody: { examples: { alt: { summary: 'Alt text and focal point', value: { alt_text: 'Firefighters at the harbour at dusk.', focal_point: { x: 0.62, y: 0.4 } } } } },
+  success: { status: 200, description: 'The changed record.', schema: mediaRecordSchema, headers: ['ETag'], examples: { image: { summary: 'Changed', value: media } } },
+  problems: [notFound, forbidden, stale, { code: 'validation_failed', when: 'A field is invalid.', detail: 'The request body has invalid fields; see errors.', errors: validationErrors(updateMediaSchema, { focal_point: { x: 2, y: 0.5 } }) }],
+})
+
+export const deleteMediaOperation = declareOperation({
+  method: 'DELETE',
+  path: '/v1/media/{media_id}',
+  params: mediaPathSchema,
+  operationId: 'deleteMedia',
+  summary: 'Delete an image',
+  tags: ['Media'],
+  scope: 'media:write',
+  description:
+    'Deletes the record and, since nothing else refers to them, its stored bytes and renditions; sends `media.deleted`. Refused with 409 `media_in_use` (naming them in `article_ids`) while a published article shows the image. Writers delete only images they uploaded.',
+  requestParams: { path: mediaPathSchema },
+  success: { status: 204, description: 'Deleted.' },
+  problems: [
+    notFound,
+    { ...forbidden, detail: 'A writer can delete only the images they uploaded; ask an editor to delete this one.', when: 'A writer’s token deleting an image someone else uploaded.' },
+    stale,
+    { code: 'media_in_use', when: 'A published article shows the image.', detail: 'Published articles show this image: art_0mhx2k1s9q3v8w4t6y1z2a3b4d. Remove it from them (or unpublish them) first.', extra: { article_ids: ['art_0mhx2k1s9q3v8w4t6y1z2a3b4d'] } },
+  ],
+})
+
+export const mediaOperations = [createMediaOperation, listMediaOperation, getMediaOperation, getMediaOriginalOperation, updateMediaOperation, deleteMediaOperation] as const
+export const mediaPaths = operationPaths(mediaOperations)

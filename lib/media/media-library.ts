@@ -1,0 +1,244 @@
+import path from 'node:path'
+import type { Media, Prisma } from '../db/generated/client.ts'
+import { commitChange } from '../events/commit-change.ts'
+import { ConflictError, ForbiddenError, NotFoundError, PreconditionFailedError } from '../errors.ts'
+import { createId } from '../ids.ts'
+import { newestFirstPage } from '../newest-first-cursor.ts'
+import type { Page } from '../pagination.ts'
+import type { Actor } from '../tenancy/actor.ts'
+import { tenantDb } from '../tenancy/tenant-db.ts'
+import { withImageSlot } from './image-gate.ts'
+import { checkImage, readEmbeddedMetadata, sniffImageType, UnsupportedImageTypeError } from './inspect-image.ts'
+import { mediaMaxBytes, mediaMaxPixels } from './media-limits.ts'
+import { mediaActionRefusal } from './media-permissions.ts'
+import { toMediaRecord, type MediaWithUse } from './media-record.ts'
+import type { ListMediaQuery, UpdateMediaInput } from './media-schemas.ts'
+import type { ReceivedFile } from './receive-upload.ts'
+import { mediaStore } from './storage/media-storage.ts'
+import { withMediaPurges } from './media-purges.ts'
+
+/** Where an image's bytes live in the media store: one original per (newsroom, content hash), its renditions beside it. */
+export const originalKey = (tenantId: string, sha256: string) => `originals/${tenantId.toLowerCase()}/${sha256}`
+export const renditionPrefix = (tenantId: string, sha256: string) => `renditions/${tenantId.toLowerCase()}/${sha256}/`
+
+/** The record's fields an upload may carry (multipart parts or the JSON body of a source_url upload). */
+export type UploadFields = Pick<UpdateMediaInput, 'alt_text' | 'caption' | 'credit' | 'copyright' | 'source' | 'rights' | 'focal_point' | 'taken_at'> & { filename?: string | null }
+
+export type CreatedMedia = { media: MediaWithUse; created: boolean }
+
+async function usedBy(tenantId: string, ids: string[]): Promise<Map<string, string[]>> {
+  const found = new Map<string, string[]>(ids.map((id) => [id, []]))
+  if (ids.length === 0) return found
+  const articles = await tenantDb(tenantId).article.findMany({ where: { mediaIds: { hasSome: ids } }, select: { id: true, mediaIds: true }, orderBy: { id: 'asc' } })
+  for (const article of articles) for (const id of article.mediaIds) found.get(id)?.push(article.id)
+  return found
+}
+
+async function withUse(tenantId: string, media: Media): Promise<MediaWithUse> {
+  return { ...media, usedBy: (await usedBy(tenantId, [media.id])).get(media.id) ?? [] }
+}
+
+function fieldData(fields: Partial<UploadFields>): Prisma.MediaUncheckedUpdateInput {
+  const data: Prisma.MediaUncheckedUpdateInput = {}
+  if (fields.alt_text !== undefined) data.altText = fields.alt_text || null
+  if (fields.caption !== undefined) data.caption = fields.caption || null
+  if (fields.credit !== undefined) data.credit = fields.credit || null
+  if (fields.copyright !== undefined) data.copyright = fields.copyright || null
+  if (fields.source !== undefined) data.source = fields.source || null
+  if (fields.taken_at !== undefined) data.takenAt = fields.taken_at ? new Date(fields.taken_at) : null
+  if (fields.focal_point !== undefined) {
+    data.focalX = fields.focal_point.x
+    data.focalY = fields.focal_point.y
+  }
+  const rights = fields.rights
+  if (rights?.usage_terms !== undefined) data.usageTerms = rights.usage_terms || null
+  if (rights?.embargo_until !== undefined) data.embargoUntil = rights.embargo_until ? new Date(rights.embargo_until) : null
+  if (rights?.expires_at !== undefined) {
+    data.expiresAt = rights.expires_at ? new Date(rights.expires_at) : null
+    // A new licence end is judged afresh by the expiry sweep.
+    data.withheldAt = null
+  }
+  return data
+}
+
+/**
+ * Keeps an upload (already streamed to a temp file): its type from its bytes (415 otherwise),
+ * the whole image decoded once under the image gate (422 for corrupt files and pixel bombs),
+ * embedded IPTC/XMP/EXIF filling the fields the uploader left empty, the bytes stored under
+ * their hash, and the record with its media.uploaded event committed together. The same bytes
+ * again answer the existing record (created: false) and store nothing.
+ */
+export async function createMedia(actor: Actor, file: ReceivedFile, fields: UploadFields): Promise<CreatedMedia> {
+  try {
+    const tenantId = actor.tenant.id
+    const tdb = tenantDb(tenantId)
+    const existing = await tdb.media.findUnique({ where: { tenantId_sha256: { tenantId, sha256: file.sha256 } } })
+    if (existing) return { media: await withUse(tenantId, existing), created: false }
+    const contentType = sniffImageType(file.head)
+    if (!contentType) throw new UnsupportedImageTypeError()
+    const size = await withImageSlot(() => checkImage(file.path, mediaMaxPixels()))
+    const embedded = await readEmbeddedMetadata(file.path)
+    const key = originalKey(tenantId, file.sha256)
+    await mediaStore().putFile(key, file.path, contentType)
+    const now = new Date()
+    const data = fieldData(fields) as Prisma.MediaUncheckedCreateInput
+    const row = {
+      ...data,
+      id: createId('med'),
+      tenantId,
+      contentType,
+      filename: safeFilename(fields.filename) ?? `image.${contentType.split('/')[1]}`,
+      bytes: file.bytes,
+      width: size.width,
+      height: size.height,
+      sha256: file.sha256,
+      storageKey: key,
+      caption: data.caption ?? embedded.caption ?? null,
+      credit: data.credit ?? embedded.credit ?? null,
+      copyright: data.copyright ?? embedded.copyright ?? null,
+      takenAt: data.takenAt ?? embedded.takenAt ?? null,
+      createdById: actor.user?.id ?? null,
+      createdAt: now,
+      updatedAt: now,
+    } satisfies Prisma.MediaUncheckedCreateInput
+    try {
+      const media = await commitChange(tdb, tenantId, async (tx, emit) => {
+        const created = await tx.media.create({ data: row })
+        await emit([{ kind: 'media.uploaded', data: toMediaRecord({ ...created, usedBy: [] }) as unknown as Prisma.InputJsonObject }])
+        return created
+      })
+      return { media: { ...media, usedBy: [] }, created: true }
+    } catch (error) {
+      // Two uploads of the same bytes at once: the second finds the first's record.
+      const raced = await tdb.media.findUnique({ where: { tenantId_sha256: { tenantId, sha256: file.sha256 } } })
+      if (raced) return { media: await withUse(tenantId, raced), created: false }
+      throw error
+    }
+  } finally {
+    await file.discard()
+  }
+}
+
+function safeFilename(name: string | null | undefined): string | null {
+  if (!name) return null
+  const base = path.basename(name.replaceAll('\\', '/')).replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255)
+  return base || null
+}
+
+/** The newsroom's image, or a 404: another newsroom's id looks exactly like a missing one. */
+export async function getMedia(actor: Actor, mediaId: string): Promise<MediaWithUse> {
+  const media = await tenantDb(actor.tenant.id).media.findUnique({ where: { id: mediaId } })
+  if (!media) throw new NotFoundError('media', mediaId)
+  return withUse(actor.tenant.id, media)
+}
+
+/** Newest first, cursor-paged, with the library's filters. */
+export async function listMedia(actor: Actor, query: ListMediaQuery): Promise<Page<MediaWithUse>> {
+  const tenantId = actor.tenant.id
+  const tdb = tenantDb(tenantId)
+  const where: Prisma.MediaWhereInput = {}
+  const and: Prisma.MediaWhereInput[] = []
+  if (query.q) {
+    for (const word of query.q.split(/\s+/).filter(Boolean).slice(0, 8)) {
+      and.push({ OR: ['caption', 'credit', 'altText', 'filename'].map((field) => ({ [field]: { contains: word, mode: 'insensitive' } })) })
+    }
+  }
+  if (query.credit) and.push({ credit: { contains: query.credit, mode: 'insensitive' } })
+  if (query.created_after) and.push({ createdAt: { gt: new Date(query.created_after) } })
+  if (query.created_before) and.push({ createdAt: { lt: new Date(query.created_before) } })
+  if (query.rights_expire_before) and.push({ expiresAt: { lt: new Date(query.rights_expire_before) } })
+  if (query.unused !== undefined) {
+    const used = await tdb.$queryRaw<{ id: string }[]>`SELECT DISTINCT unnest(media_ids) AS id FROM articles WHERE tenant_id = ${tenantId}`
+    and.push({ id: query.unused ? { notIn: used.map((row) => row.id) } : { in: used.map((row) => row.id) } })
+  }
+  if (and.length > 0) where.AND = and
+  const { cursor: _cursor, limit: _limit, offset: _offset, ...filter } = query
+  const page = await newestFirstPage({ tenantId, list: 'media', filter }, query, (row: Media) => row.createdAt.getTime(), (after) =>
+    Promise.all([
+      tdb.media.findMany({
+        where: after ? { AND: [where, { OR: [{ createdAt: { lt: new Date(after.key) } }, { createdAt: new Date(after.key), id: { lt: after.id } }] }] } : where,
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        skip: after ? 0 : query.offset,
+        take: query.limit,
+      }),
+      tdb.media.count({ where }),
+    ]),
+  )
+  const uses = await usedBy(tenantId, page.items.map((item) => item.id))
+  return { ...page, items: page.items.map((item) => ({ ...item, usedBy: uses.get(item.id) ?? [] })) }
+}
+
+/**
+ * Changes an image's fields, as the user may (mediaActionRefusal), pinned to `expectedVersion`
+ * when given (If-Match: 412 when the image changed since). The change and media.updated commit
+ * together; a live article showing it has its public pages purged.
+ */
+export async function updateMedia(actor: Actor, mediaId: string, input: UpdateMediaInput, options: { expectedVersion?: number | readonly number[] } = {}): Promise<MediaWithUse> {
+  const tenantId = actor.tenant.id
+  const tdb = tenantDb(tenantId)
+  const current = await getMedia(actor, mediaId)
+  const refusal = mediaActionRefusal(actor.user, current, 'edit')
+  if (refusal) throw new ForbiddenError(refusal)
+  if (options.expectedVersion !== undefined && ![options.expectedVersion].flat().includes(current.version)) {
+    throw new PreconditionFailedError(`The image changed since you read it (it is at version ${current.version}); read it again and re-apply your change.`)
+  }
+  const data = fieldData(input)
+  if (Object.keys(data).length === 0) return current
+  const updated = await commitChange(tdb, tenantId, async (tx, emit) => {
+    const count = await tx.media.updateMany({ where: { id: mediaId, version: current.version }, data: { ...data, version: { increment: 1 } } })
+    if (count.count === 0) throw new PreconditionFailedError('The image changed while your change was being made; read it again and re-apply your change.')
+    const row = await tx.media.findUniqueOrThrow({ where: { id: mediaId } })
+    const record = { ...row, usedBy: current.usedBy }
+    await emit(await mediaChangeEvents(tx, tenantId, record))
+    return record
+  })
+  return updated
+}
+
+/**
+ * media.updated, and when a live article shows the image, the purge of its public pages (so a
+ * new caption, credit or focal point, or a withheld image, reaches readers).
+ */
+export async function mediaChangeEvents(tx: { article: { findMany: (args: { where: Prisma.ArticleWhereInput; select: { id: true } }) => Promise<{ id: string }[]> } }, tenantId: string, media: MediaWithUse) {
+  const live = await tx.article.findMany({ where: { tenantId, mediaIds: { has: media.id }, status: 'published' }, select: { id: true } })
+  return withMediaPurges(tenantId, media.id, live.map((article) => article.id), [{ kind: 'media.updated' as const, data: toMediaRecord(media) as unknown as Prisma.InputJsonObject }])
+}
+
+/**
+ * Deletes an image: refused (409 media_in_use, naming them) while a published article shows it;
+ * otherwise the record and media.deleted commit together, then its blobs (original and every
+ * rendition) are removed, nothing else referring to them (one record per newsroom and hash).
+ */
+export async function deleteMedia(actor: Actor, mediaId: string, options: { expectedVersion?: number | readonly number[] } = {}): Promise<void> {
+  const tenantId = actor.tenant.id
+  const tdb = tenantDb(tenantId)
+  const current = await getMedia(actor, mediaId)
+  const refusal = mediaActionRefusal(actor.user, current, 'delete')
+  if (refusal) throw new ForbiddenError(refusal)
+  if (options.expectedVersion !== undefined && ![options.expectedVersion].flat().includes(current.version)) {
+    throw new PreconditionFailedError(`The image changed since you read it (it is at version ${current.version}); read it again before deleting it.`)
+  }
+  await commitChange(tdb, tenantId, async (tx, emit) => {
+    const live = await tx.article.findMany({ where: { mediaIds: { has: mediaId }, status: 'published' }, select: { id: true }, orderBy: { id: 'asc' } })
+    if (live.length > 0) {
+      const ids = live.map((article) => article.id)
+      throw new ConflictError('media_in_use', `Published articles show this image: ${ids.join(', ')}. Remove it from them (or unpublish them) first.`, { article_ids: ids })
+    }
+    const removed = await tx.media.deleteMany({ where: { id: mediaId } })
+    if (removed.count === 0) throw new NotFoundError('media', mediaId)
+    await emit([{ kind: 'media.deleted', data: toMediaRecord(current) as unknown as Prisma.InputJsonObject }])
+  })
+  const store = mediaStore()
+  await Promise.all([store.deletePrefix(current.storageKey), store.deletePrefix(renditionPrefix(tenantId, current.sha256))])
+}
+
+/** The uploaded bytes as they came (metadata included): only for `media:read`, never public. */
+export async function openOriginal(actor: Actor, mediaId: string) {
+  const media = await getMedia(actor, mediaId)
+  const stored = await mediaStore().get(media.storageKey)
+  if (!stored) throw new NotFoundError('media', mediaId)
+  return { media, ...stored }
+}
+
+/** For doors that must check before streaming a body (the multipart parser), the limit in force. */
+export { mediaMaxBytes }

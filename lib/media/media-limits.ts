@@ -1,0 +1,23 @@
+/** The media library's limits, from the environment (docs/media.md lists them). */
+const mebibyte = 1024 * 1024
+
+/** The largest upload accepted (MEDIA_MAX_BYTES, default 50 MiB); larger is a 413, nothing stored. */
+export const mediaMaxBytes = () => positive(process.env.MEDIA_MAX_BYTES, 50 * mebibyte)
+
+/** Images with more pixels than this are refused as decompression bombs (MEDIA_MAX_PIXELS, default 100 megapixels). */
+export const mediaMaxPixels = () => positive(process.env.MEDIA_MAX_PIXELS, 100_000_000)
+
+/** How long fetching a `source_url` may take in all (MEDIA_FETCH_TIMEOUT_MS, default 20 s). */
+export const mediaFetchTimeoutMs = () => positive(process.env.MEDIA_FETCH_TIMEOUT_MS, 20_000)
+
+/** Renditions rendered at once by one process (MEDIA_IMAGE_CONCURRENCY, default 2): each costs tens of MB while libvips works. */
+export const mediaImageConcurrency = () => positive(process.env.MEDIA_IMAGE_CONCURRENCY, 2)
+
+function positive(raw: string | undefined, fallback: number): number {
+  const value = Number(raw)
+  return Number.isFinite(value) && value > 0 ? Math.floor(value) : fallback
+}
+
+/** The types the library keeps; SVG is refused (it can carry script). */
+export const acceptedContentTypes = ['image/jpeg', 'image/png', 'image/webp', 'image/avif', 'image/gif'] as const
+export type AcceptedContentType = (typeof acceptedContentTypes)[number]

@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto'
+import { createWriteStream } from 'node:fs'
+import { mkdir, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { Transform, type Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { DomainError } from '../errors.ts'
+import { createId } from '../ids.ts'
+
+/** An upload written to a temporary file: where, how many bytes, their sha256 and first bytes (for the type). */
+export type ReceivedFile = { path: string; bytes: number; sha256: string; head: Buffer; discard(): Promise<void> }
+
+export class TooLargeError extends DomainError {
+  constructor(maxBytes: number) {
+    super('payload_too_large', `The file is larger than this newsroom accepts (${maxBytes.toLocaleString('en')} bytes, MEDIA_MAX_BYTES); nothing was stored.`)
+  }
+}
+
+const tempDir = () => path.join(os.tmpdir(), 'newsroom-media')
+
+/**
+ * Streams `source` to a temporary file, hashing as it goes, and stops at `maxBytes` (413): the
+ * bytes never sit whole in the heap, whatever their size. The caller discards the file once it
+ * is stored (or refused).
+ */
+export async function receiveToTempFile(source: Readable | AsyncIterable<Uint8Array>, maxBytes: number): Promise<ReceivedFile> {
+  await mkdir(tempDir(), { recursive: true })
+  const file = path.join(tempDir(), createId('req'))
+  const hash = createHash('sha256')
+  let bytes = 0
+  const headChunks: Buffer[] = []
+  let headBytes = 0
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      bytes += chunk.length
+      if (bytes > maxBytes) return callback(new TooLargeError(maxBytes))
+      hash.update(chunk)
+      if (headBytes < 64) {
+        headChunks.push(chunk.subarray(0, 64 - headBytes))
+        headBytes += Math.min(chunk.length, 64 - headBytes)
+      }
+      callback(null, chunk)
+    },
+  })
+  const discard = () => rm(file, { force: true })
+  try {
+    await pipeline(source, meter, createWriteStream(file))
+  } catch (error) {
+    await discard()
+    throw error
+  }
+  return { path: file, bytes, sha256: hash.digest('hex'), head: Buffer.concat(headChunks), discard }
+}

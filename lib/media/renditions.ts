@@ -1,0 +1,108 @@
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import type { Media } from '../db/generated/client.ts'
+
+/** The widths renditions come in: a fixed set, so nobody can make the service render arbitrary sizes. */
+export const renditionWidths = [320, 640, 960, 1280, 1920] as const
+
+/** Aspect-ratio crops (around the focal point) a site may ask for besides the image's own shape. */
+export const renditionCrops = ['1x1', '4x3', '16x9'] as const
+export type RenditionCrop = (typeof renditionCrops)[number]
+
+export type RenditionFormat = 'avif' | 'webp' | 'jpeg'
+
+export type RenditionSpec = { width: number; crop: RenditionCrop | null }
+
+type MediaForUrl = Pick<Media, 'id' | 'sha256' | 'width' | 'height' | 'focalX' | 'focalY'>
+
+const secret = () => `newsroom media renditions\0${process.env.MEDIA_URL_SECRET ?? process.env.NEXTAUTH_SECRET ?? ''}`
+
+/** The widths an image is offered in: those of the set not wider than it, or its own width when it is smaller than all. */
+export function widthsFor(media: Pick<Media, 'width'>): number[] {
+  const widths = renditionWidths.filter((width) => width <= media.width)
+  return widths.length > 0 ? widths : [media.width]
+}
+
+/**
+ * A rendition's name: the original's content hash, the focal point and the size. A new upload or
+ * focal point is a new name, so a name always means the same bytes and is cached for a year.
+ */
+export function variantName(media: MediaForUrl, spec: RenditionSpec): string {
+  const focal = `${Math.round(media.focalX * 1000)}_${Math.round(media.focalY * 1000)}`
+  return `${media.sha256.slice(0, 16)}-f${focal}-w${spec.width}${spec.crop ? `-c${spec.crop}` : ''}`
+}
+
+function sign(mediaId: string, variant: string): string {
+  return createHmac('sha256', secret()).update(`${mediaId}/${variant}`).digest('base64url').slice(0, 22)
+}
+
+const publicBase = () => (process.env.MEDIA_PUBLIC_BASE_URL ?? '').replace(/\/$/, '')
+
+/** The signed, immutable URL of one rendition (format chosen per request by Accept). */
+export function renditionUrl(media: MediaForUrl, spec: RenditionSpec): string {
+  const variant = variantName(media, spec)
+  return `${publicBase()}/content/v1/media/${media.id}/${variant}/${sign(media.id, variant)}`
+}
+
+export type RenditionLink = { width: number; height: number; crop: RenditionCrop | null; url: string }
+
+/** The URLs of one shape (the image's own, or a crop) in every width it is offered in. */
+export function renditionUrls(media: MediaForUrl, crop: RenditionCrop | null = null): RenditionLink[] {
+  return widthsFor(media).map((width) => ({ width, height: renditionHeight(media, { width, crop }), crop, url: renditionUrl(media, { width, crop }) }))
+}
+
+/** Every rendition a record offers: the image's own shape, then each crop around the focal point. */
+export function allRenditionUrls(media: MediaForUrl): RenditionLink[] {
+  return [null, ...renditionCrops].flatMap((crop) => renditionUrls(media, crop))
+}
+
+export function renditionHeight(media: Pick<Media, 'width' | 'height'>, spec: RenditionSpec): number {
+  if (spec.crop) {
+    const [w, h] = spec.crop.split('x').map(Number) as [number, number]
+    return Math.round((spec.width * h) / w)
+  }
+  return Math.max(1, Math.round((spec.width * media.height) / media.width))
+}
+
+/**
+ * Reads a rendition path's variant back, checking its signature and that it names this
+ * media's current bytes and focal point; null when anything does not match (answered 404).
+ */
+export function parseVariant(media: MediaForUrl, variant: string, signature: string): RenditionSpec | null {
+  const expected = sign(media.id, variant)
+  const given = Buffer.from(signature)
+  if (given.length !== expected.length || !timingSafeEqual(given, Buffer.from(expected))) return null
+  const match = /^([0-9a-f]{16})-f(\d{1,4})_(\d{1,4})-w(\d{1,5})(?:-c(1x1|4x3|16x9))?$/.exec(variant)
+  if (!match) return null
+  const spec: RenditionSpec = { width: Number(match[4]), crop: (match[5] as RenditionCrop | undefined) ?? null }
+  // A signed name for older bytes or an older focal point: that rendition no longer exists.
+  if (variantName(media, spec) !== variant) return null
+  if (!widthsFor(media).includes(spec.width)) return null
+  return spec
+}
+
+/** The format a client gets: AVIF or WebP when its Accept names them, JPEG otherwise. */
+export function negotiateFormat(accept: string | null): RenditionFormat {
+  const value = (accept ?? '').toLowerCase()
+  if (/image\/avif/.test(value)) return 'avif'
+  if (/image\/webp/.test(value)) return 'webp'
+  return 'jpeg'
+}
+
+export const formatContentType: Record<RenditionFormat, string> = { avif: 'image/avif', webp: 'image/webp', jpeg: 'image/jpeg' }
+
+/**
+ * The crop box (in the upright original's pixels) of an aspect-ratio crop: as large as fits,
+ * centred on the focal point as far as the edges allow.
+ */
+export function cropBox(size: { width: number; height: number }, focal: { x: number; y: number }, crop: RenditionCrop): { left: number; top: number; width: number; height: number } {
+  const [rw, rh] = crop.split('x').map(Number) as [number, number]
+  let width = size.width
+  let height = Math.round((width * rh) / rw)
+  if (height > size.height) {
+    height = size.height
+    width = Math.round((height * rw) / rh)
+  }
+  const left = Math.min(Math.max(0, Math.round(focal.x * size.width - width / 2)), size.width - width)
+  const top = Math.min(Math.max(0, Math.round(focal.y * size.height - height / 2)), size.height - height)
+  return { left, top, width, height }
+}

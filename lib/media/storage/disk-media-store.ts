@@ -1,0 +1,46 @@
+import { createReadStream } from 'node:fs'
+import { copyFile, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { createId } from '../../ids.ts'
+import { assertStorageKey, type MediaStore } from './media-store.ts'
+
+/**
+ * The embedded default: files under the data directory (`.data/media`, or MEDIA_DIR), so
+ * `npm run dev` needs nothing new. Writes go to a temporary name and are renamed into place, so
+ * a reader never sees half a file.
+ */
+export function diskMediaStore(root: string): MediaStore {
+  const file = (key: string) => {
+    assertStorageKey(key)
+    return path.join(root, key)
+  }
+  async function place(key: string, write: (temp: string) => Promise<void>): Promise<void> {
+    const target = file(key)
+    await mkdir(path.dirname(target), { recursive: true })
+    const temp = `${target}.${createId('req')}.part`
+    try {
+      await write(temp)
+      await rename(temp, target)
+    } catch (error) {
+      await rm(temp, { force: true })
+      throw error
+    }
+  }
+  return {
+    kind: 'disk',
+    putFile: (key, sourcePath) => place(key, (temp) => copyFile(sourcePath, temp)),
+    putBuffer: (key, bytes) => place(key, (temp) => writeFile(temp, bytes)),
+    async get(key) {
+      const target = file(key)
+      const info = await stat(target).catch(() => null)
+      if (!info?.isFile()) return null
+      return { body: createReadStream(target), bytes: info.size }
+    },
+    async deletePrefix(prefix) {
+      assertStorageKey(prefix.replace(/\/$/, ''))
+      const target = path.join(root, prefix)
+      // A prefix is a directory of keys (`tenant/sha/`) or one key.
+      await rm(target, { recursive: true, force: true })
+    },
+  }
+}
