@@ -86,12 +86,13 @@ export async function saveSsoConnection(actor: Actor, session: PortalSessionStat
     const before = await tx.ssoConnection.findUnique({ where: { tenantId } })
     if (!before && !input.clientSecret) throw new ValidationError([{ field: 'clientSecret', message: 'Enter the client secret your identity provider issued.' }], 'Enter the client secret your identity provider issued.')
     const fields = { displayName: input.displayName, issuer: input.issuer, clientId: input.clientId, enabled: input.enabled, requireSso: input.requireSso, jitEmailDomain: input.jitEmailDomain }
+    // Empty keeps the stored secret. Not an upsert: its create branch would need a secret even
+    // when the row exists and is only updated (Prisma validates both branches), which made every
+    // save without retyping the secret a 500.
     const secret = input.clientSecret ? { clientSecretEncrypted: encryptSecret(input.clientSecret) } : {}
-    const row = await tx.ssoConnection.upsert({
-      where: { tenantId },
-      create: { tenantId, ...fields, clientSecretEncrypted: secret.clientSecretEncrypted! },
-      update: { ...fields, ...secret },
-    })
+    const row = before
+      ? await tx.ssoConnection.update({ where: { tenantId }, data: { ...fields, ...secret } })
+      : await tx.ssoConnection.create({ data: { tenantId, ...fields, clientSecretEncrypted: encryptSecret(input.clientSecret) } })
     const changed = Object.entries(fields)
       .filter(([key, value]) => !before || before[key as keyof typeof fields] !== value)
       .map(([key]) => key)

@@ -1,3 +1,4 @@
+import { withRouteFailures } from '@/lib/api/failure'
 import { passkeySignInOptions } from '@/lib/auth/passkeys'
 import { consumeUnauthenticatedRequest, rateLimitHeaders } from '@/lib/api/rate-limit'
 import { clientAddress } from '@/lib/security/client-address'
@@ -6,7 +7,7 @@ import { clientAddress } from '@/lib/security/client-address'
 // good once for five minutes. POST, so nothing caches or prefetches it. Anyone may ask, so each
 // address has the budget of any request without a valid token (RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE):
 // a page asks once per sign-in, a script asking in a loop would fill the challenges table.
-export async function POST(request: Request) {
+export const POST = withRouteFailures('passkey sign-in options', async (request: Request) => {
   const decision = await consumeUnauthenticatedRequest(clientAddress(request.headers.get('x-forwarded-for')))
   if (!decision.allowed) {
     return Response.json(
@@ -15,4 +16,4 @@ export async function POST(request: Request) {
     )
   }
   return Response.json(await passkeySignInOptions(), { headers: { 'Cache-Control': 'no-store' } })
-}
+})
