@@ -3,7 +3,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import Link from 'next/link'
 import { useSearchParams } from 'next/navigation'
-import { useTRPC } from '@/components/trpc-provider'
+import { useTRPC } from '@/components/trpc-context'
 import { ArticleFilters } from './article-filters'
 import { ArticleSearchBox } from './article-search-box'
 import { listHref, readListParams } from './article-list-params'

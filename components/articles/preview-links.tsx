@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { LocalTime } from '@/components/local-time'
 import { describePortalError } from '@/components/portal-error'
-import { useTRPC } from '@/components/trpc-provider'
+import { useTRPC } from '@/components/trpc-context'
 import { ConfirmDialog } from '@/components/confirm-dialog'
 import styles from './articles.module.css'
 

@@ -6,7 +6,7 @@ import { useState, type FormEvent } from 'react'
 import { ConfirmDialog } from '@/components/confirm-dialog'
 import { LocalTime } from '@/components/local-time'
 import { refusalMessage } from '@/components/portal-error'
-import { useTRPC } from '@/components/trpc-provider'
+import { useTRPC } from '@/components/trpc-context'
 import { StatusMessage, type Status } from '../status-message'
 import styles from '../settings.module.css'
 
