@@ -4,6 +4,7 @@ import { signIn } from 'next-auth/react'
 import { useRouter } from 'next/navigation'
 import { useState, type FormEvent } from 'react'
 import { PasskeySignInButton } from './passkey-sign-in-button'
+import { tooManyAttemptsMessage } from '@/components/too-many-attempts'
 
 /**
  * The second step of signing in: a code from the authenticator app or, after "use a recovery
@@ -36,7 +37,7 @@ export function SecondFactorStep({ pendingToken, withCode, withPasskey, onRestar
       setFailure(`That code is not right${recovery ? ', or was used already' : ''}. ${left} ${left === 1 ? 'try' : 'tries'} left.`)
       return
     }
-    if (result?.error === 'TooManySignInAttempts') return setFailure('Too many wrong codes or passwords. Wait a few minutes, then try again.')
+    if (result?.error?.startsWith('TooManySignInAttempts')) return setFailure(tooManyAttemptsMessage(result.error))
     onRestart('That sign-in expired or had too many wrong codes. Enter your e-mail and password again.')
   }
 

@@ -7,6 +7,7 @@ import { useState } from 'react'
 import { SecondFactorStep } from './second-factor-step'
 import { useForm } from 'react-hook-form'
 import { z } from 'zod'
+import { tooManyAttemptsMessage } from '@/components/too-many-attempts'
 
 const signInSchema = z.object({
   email: z.string().trim().email('Enter the e-mail address you were invited with.'),
@@ -42,8 +43,8 @@ export function SignInForm() {
     }
     if (!result || result.error) {
       setFailure(
-        result?.error === 'TooManySignInAttempts'
-          ? 'Too many attempts. Wait a minute, then try again.'
+        result?.error?.startsWith('TooManySignInAttempts')
+          ? tooManyAttemptsMessage(result.error)
           : 'That e-mail and password do not match an active account.',
       )
       return

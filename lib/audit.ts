@@ -40,6 +40,9 @@ export type AuditAction =
   | 'two_factor.policy_changed'
   | 'user.factors_reset'
   | 'two_factor.sign_in_locked'
+  | 'user.sign_in_failed'
+  | 'user.sign_in_locked'
+  | 'user.sign_in_unlocked'
 
 // Any client or transaction, tenant-scoped or not: jobs that act for the system audit too.
 type AuditWriter = { auditEntry: { create(args: { data: Prisma.AuditEntryUncheckedCreateInput }): PromiseLike<unknown> } }

@@ -6,7 +6,7 @@ import { recordAudit } from '../audit.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
 import type { Role } from '../db/generated/enums.ts'
 import type { ActingTenant } from '../tenancy/actor.ts'
-import { consumeSignInAttempt } from '../api/rate-limit.ts'
+import { beginSignInAttempt } from './sign-in-throttle.ts'
 import { authenticateUser, loadActiveMember } from './members.ts'
 import { consumePendingSignIn, issuePendingSignIn, readPendingSignIn, recordFailedSecondFactor } from './pending-sign-in.ts'
 import { hasSecondFactor, secondFactorsOf } from './second-factors.ts'
@@ -20,7 +20,7 @@ import { PasskeyRefusedError, verifyPasskeySignIn } from './passkeys.ts'
 import { authenticationResponseSchema } from './security-schemas.ts'
 import type { Member } from './members.ts'
 
-/** The error a refused sign-in carries to the form, which explains it. */
+/** The error a refused sign-in carries to the form, which explains it: `TooManySignInAttempts:<seconds to wait>[:locked]`. */
 export const tooManySignInAttempts = 'TooManySignInAttempts'
 /** A passkey sign-in refused: `PasskeyRefused:<what to tell the person>`. */
 export const passkeyRefused = 'PasskeyRefused'
@@ -95,10 +95,15 @@ export const authOptions: AuthOptions = {
       async authorize(credentials, request) {
         if (!credentials?.email || !credentials.password) return null
         const address = clientAddress(request.headers?.['x-forwarded-for'])
-        const decision = await consumeSignInAttempt(credentials.email.trim().toLowerCase(), address)
-        if (!decision.allowed) throw new Error(tooManySignInAttempts)
+        // Failures are counted per account and per address (sign-in-throttle.ts): someone
+        // guessing locks out their own addresses, not the member.
+        const attempt = await beginSignInAttempt(credentials.email, address, 'password')
+        if (attempt.refusal) throw new Error(`${tooManySignInAttempts}:${attempt.refusal.retryAfterSeconds}${attempt.refusal.needsSecondFactor ? ':locked' : ''}`)
         const member = await authenticateUser(credentials.email, credentials.password)
-        if (!member) return null
+        if (!member) {
+          await attempt.failed('wrong_password')
+          return null
+        }
         const requirement = await ssoRequirement(member.tenantId)
         if (requirement) {
           // "Require SSO": passwords are off for the newsroom. Its admins keep them as the way
@@ -107,7 +112,7 @@ export const authOptions: AuthOptions = {
           await recordAudit(systemDb(), { tenantId: member.tenantId, actorId: member.id, action: 'sso.recovery_sign_in', targetType: 'user', targetId: member.id, metadata: { address: address.slice(0, 64) } })
         }
         // Only failed attempts count: a newsroom signing in all day is never throttled.
-        await decision.succeeded()
+        await attempt.succeeded()
         // With a second factor the password alone yields no session: the browser gets a
         // short-lived token for the second step (the `second-factor` or `passkey` provider).
         const factors = await secondFactorsOf(member.id)
@@ -163,14 +168,15 @@ export const authOptions: AuthOptions = {
         // Wrong codes count against the same per-account and per-address limits as wrong
         // passwords: a right password (which gives its attempt back) cannot buy endless
         // batches of five guesses at the code.
-        const decision = await consumeSignInAttempt(member.email, address)
-        if (!decision.allowed) throw new Error(tooManySignInAttempts)
+        const attempt = await beginSignInAttempt(member.email, address, 'second_factor', 'code')
+        if (attempt.refusal) throw new Error(`${tooManySignInAttempts}:${attempt.refusal.retryAfterSeconds}`)
         const used = await verifySecondFactorCode({ id: pending.userId, tenantId: pending.tenantId }, String(credentials.code).slice(0, 40), address)
         if (!used) {
+          await attempt.failed('wrong_code')
           const left = await recordFailedSecondFactor(pending.id, address)
           throw new Error(left > 0 ? `${secondFactorWrong}:${left}` : secondFactorExpired)
         }
-        await decision.succeeded()
+        await attempt.succeeded()
         await consumePendingSignIn(pending.id)
         return signedIn(member, request.headers, address, 'second-factor')
       },

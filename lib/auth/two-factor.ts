@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import QRCode from 'qrcode'
-import { consumeSignInAttempt } from '../api/rate-limit.ts'
+import { beginSignInAttempt, failedWith } from './sign-in-throttle.ts'
 import { recordAudit } from '../audit.ts'
 import type { Prisma } from '../db/generated/client.ts'
 import { ConflictError, DomainError, NotFoundError, ValidationError } from '../errors.ts'
@@ -166,10 +166,10 @@ export async function verifySecondFactorCode(user: { id: string; tenantId: strin
 export async function reauthenticateWithTotp(member: Member, session: PortalSessionState, code: string, address: string): Promise<Date> {
   const user = await systemDb().user.findUnique({ where: { id: member.user.id }, select: { email: true, active: true } })
   if (!user?.active) throw new DomainError('forbidden', 'Your account is deactivated.')
-  const decision = await consumeSignInAttempt(user.email, address)
-  if (!decision.allowed) throw new DomainError('rate_limited', `Too many wrong codes; try again in ${decision.retryAfterSeconds} s.`)
-  if (!(await verifyTotp(member.user.id, code))) throw new ValidationError([{ field: 'code', message: 'That code does not match, or was used already. Enter the code your app shows now.' }], 'That code does not match, or was used already.')
-  await decision.succeeded()
+  const attempt = await beginSignInAttempt(user.email, address, 'reauthentication', 'code')
+  if (attempt.refusal) throw new DomainError('rate_limited', attempt.refusal.message)
+  if (!(await verifyTotp(member.user.id, code))) throw await failedWith(attempt, 'wrong_code', new ValidationError([{ field: 'code', message: 'That code does not match, or was used already. Enter the code your app shows now.' }], 'That code does not match, or was used already.'))
+  await attempt.succeeded()
   return markSessionReauthenticated(session.id, member.user.id)
 }
 

@@ -31,6 +31,9 @@ const actionLabels: Record<string, string> = {
   'two_factor.policy_changed': 'Changed two-factor policy',
   'two_factor.sign_in_locked': 'Sign-in stopped after wrong codes',
   'user.factors_reset': 'Reset two-factor',
+  'user.sign_in_failed': 'Failed sign-in',
+  'user.sign_in_locked': 'Sign-in locked against guessing addresses',
+  'user.sign_in_unlocked': 'Sign-in lock ended',
 }
 
 // A short reading of the entry's metadata; secrets are never recorded there.
@@ -73,6 +76,12 @@ function details(entry: AuditEntryView): string {
     }
     case 'two_factor.sign_in_locked':
       return `${String(m.attempts ?? '')} wrong codes from ${String(m.address ?? '')}`
+    case 'user.sign_in_failed':
+      return [`${String(m.reason ?? '').replaceAll('_', ' ')} at ${String(m.step ?? '').replaceAll('_', ' ')}`, `from ${String(m.address ?? '')}`, m.accountLocked ? 'while locked' : ''].filter(Boolean).join(' · ')
+    case 'user.sign_in_locked':
+      return `${String(m.failures ?? '')} failures · latest from ${String(m.address ?? '')} · until ${String(m.until ?? '')}`
+    case 'user.sign_in_unlocked':
+      return `Its failures left the window (locked until ${String(m.lockedUntil ?? '')})`
     case 'user.factors_reset':
       return `Removed: ${list(m.removed) || 'nothing'} · ${String(m.ended_sessions ?? 0)} session(s) ended`
     case 'user.role_changed':
