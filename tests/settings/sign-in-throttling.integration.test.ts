@@ -33,7 +33,9 @@ beforeAll(async () => {
       const chunks: Buffer[] = []
       stream.on('data', (chunk: Buffer) => chunks.push(chunk))
       stream.on('end', () => {
-        inbox.push({ to: session.envelope.rcptTo.map((rcpt) => rcpt.address), raw: Buffer.concat(chunks).toString('utf8') })
+        // Quoted-printable undone (soft line breaks, =XX), so the text reads as written.
+        const raw = Buffer.concat(chunks).toString('utf8').replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+        inbox.push({ to: session.envelope.rcptTo.map((rcpt) => rcpt.address), raw })
         callback()
       })
     },
