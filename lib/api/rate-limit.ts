@@ -36,6 +36,7 @@ type Limiters = {
   unauthenticated: Policy
   signInAccount: Policy
   signInAddress: Policy
+  passkeySignInOptions: Policy
   /** By policy name, for RateLimit-Policy's w. */
   windowSeconds: Record<string, number>
 }
@@ -70,6 +71,16 @@ export async function consumeTokenRequest(tokenId: string, plan: Plan, nowMs?: n
 export async function consumeUnauthenticatedRequest(clientAddress: string): Promise<RateLimitDecision> {
   const current = await readyLimiters()
   return consume(current.unauthenticated, addressKey(clientAddress))
+}
+
+/**
+ * For the sign-in page's passkey challenges: a budget of their own per address, so a script
+ * asking in a loop is stopped at a page's needs (each answer stores a challenge row) without
+ * spending the address's /v1 budget, and /v1 traffic never starves a person's passkey sign-in.
+ */
+export async function consumePasskeySignInOptions(clientAddress: string): Promise<RateLimitDecision> {
+  const current = await readyLimiters()
+  return consume(current.passkeySignInOptions, addressKey(clientAddress))
 }
 
 /**
@@ -190,7 +201,9 @@ function createLimiters(): Limiters {
     unauthenticated: policy('per-address', 'address', positiveInteger('RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE', 60), window),
     signInAccount: policy('sign-in-account', 'sign-in:account', positiveInteger('RATE_LIMIT_SIGN_IN_PER_ACCOUNT', 10), signInWindow),
     signInAddress: policy('sign-in-address', 'sign-in:address', positiveInteger('RATE_LIMIT_SIGN_IN_PER_ADDRESS', 50), signInWindow),
-    windowSeconds: { 'per-token': window, 'per-address': window, 'sign-in-account': signInWindow, 'sign-in-address': signInWindow },
+    // A sign-in page asks once per attempt; ten a minute is a busy shared office's worth.
+    passkeySignInOptions: policy('passkey-sign-in-options', 'passkey-options:address', positiveInteger('RATE_LIMIT_PASSKEY_OPTIONS_PER_MINUTE', 10), window),
+    windowSeconds: { 'per-token': window, 'per-address': window, 'sign-in-account': signInWindow, 'sign-in-address': signInWindow, 'passkey-sign-in-options': window },
   }
 }
 

@@ -269,14 +269,19 @@ describe('renaming and removing', () => {
 })
 
 describe('POST /api/passkeys/sign-in-options', () => {
-  it('hands each address challenges within the unauthenticated budget, then a 429 that says when to come back and stores none', async () => {
-    vi.stubEnv('RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE', '2')
+  it('hands each address challenges within a budget of their own, then a 429 that says when to come back and stores none', async () => {
+    vi.stubEnv('RATE_LIMIT_PASSKEY_OPTIONS_PER_MINUTE', '2')
+    // The /v1 budget for requests without a token is another one: spending it does not stop a
+    // person's passkey sign-in, and passkey challenges do not spend it.
+    vi.stubEnv('RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE', '1')
     vi.stubEnv('RATE_LIMIT_KEY_PREFIX', `newsroom:rl:passkey-options:${Date.now()}`)
-    const { resetRateLimitersForTests } = await import('../../lib/api/rate-limit.ts')
+    const { consumeUnauthenticatedRequest, resetRateLimitersForTests } = await import('../../lib/api/rate-limit.ts')
     resetRateLimitersForTests()
     try {
       const { POST } = await import('../../app/api/passkeys/sign-in-options/route.ts')
       const ask = (address: string) => POST(new Request('http://localhost/api/passkeys/sign-in-options', { method: 'POST', headers: { 'x-forwarded-for': address } }))
+      expect((await consumeUnauthenticatedRequest('203.0.113.7')).allowed).toBe(true)
+      expect((await consumeUnauthenticatedRequest('203.0.113.7')).allowed).toBe(false)
       for (let attempt = 0; attempt < 2; attempt++) {
         const answer = await ask('203.0.113.7')
         expect(answer.status).toBe(200)
@@ -287,6 +292,7 @@ describe('POST /api/passkeys/sign-in-options', () => {
       expect(refused.status).toBe(429)
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
       expect((await refused.json()).error.message).toMatch(/Too many passkey sign-in attempts.*Try again in \d+ seconds/)
+      expect(refused.headers.get('ratelimit-policy')).toMatch(/^"passkey-sign-in-options";q=2/)
       expect(await db.webauthnChallenge.count()).toBe(challengesBefore)
       // Another address has its own budget.
       expect((await ask('198.51.100.20')).status).toBe(200)

@@ -83,7 +83,11 @@ export const securityRouter = router({
   /** Adding a passkey is a dangerous act (it becomes a way in): sudo, checked in the domain. */
   passkeyRegistrationOptions: memberProcedure.mutation(async ({ ctx }) => passkeyRegistrationOptions(ctx.actor, ctx.session)),
 
-  registerPasskey: memberProcedure.input(domainInput(registerPasskeySchema)).mutation(async ({ ctx, input }) => toPasskeyView(await registerPasskey(ctx.actor, ctx.session, input))),
+  /** The member's first factor brings ten recovery codes, in this answer only. */
+  registerPasskey: memberProcedure.input(domainInput(registerPasskeySchema)).mutation(async ({ ctx, input }) => {
+    const added = await registerPasskey(ctx.actor, ctx.session, input)
+    return { ...toPasskeyView(added), recoveryCodes: added.recoveryCodes }
+  }),
 
   renamePasskey: memberProcedure.input(domainInput(renamePasskeySchema)).mutation(async ({ ctx, input }) =>
     toPasskeyView(await renamePasskey(ctx.actor, ctx.session, input.passkeyId, input.name)),
