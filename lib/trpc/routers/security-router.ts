@@ -102,6 +102,8 @@ export const securityRouter = router({
   twoFactor: memberProcedure.query(async ({ ctx }) => ({
     ...(await secondFactorsOf(ctx.actor.user.id)),
     dueBy: ctx.secondFactorDueBy?.toISOString() ?? null,
+    // Decided here, on the server's clock, so no reminder names a deadline already past.
+    overdue: ctx.secondFactorDueBy !== null && ctx.secondFactorDueBy !== undefined && ctx.secondFactorDueBy.getTime() <= Date.now(),
   })),
 
   startTotp: memberProcedure.mutation(async ({ ctx }) => startTotpEnrolment(ctx.actor, ctx.member.email)),
