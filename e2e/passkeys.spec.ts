@@ -41,7 +41,8 @@ test('a member adds a passkey, signs in with it alone, and confirms a dangerous 
 
   await page.getByRole('button', { name: 'Rename E2E laptop' }).click()
   await page.getByLabel('New name for E2E laptop').fill('Work laptop')
-  await page.getByRole('button', { name: 'Save' }).click()
+  // Exact: the recovery codes the first passkey brought have "I have saved them".
+  await page.getByRole('button', { name: 'Save', exact: true }).click()
   await expect(page.getByRole('status').filter({ hasText: 'Renamed to “Work laptop”.' })).toBeVisible()
 
   await page.getByRole('button', { name: 'Sign out', exact: true }).click()

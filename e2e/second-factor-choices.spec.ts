@@ -63,6 +63,8 @@ test.describe('single sign-on that also asks for the portal’s factor', () => {
   })
 
   test('the admin chooses it; a member with an authenticator app is asked for its code after the identity provider', async ({ browser }) => {
+    // Three people's journeys in one test (member, admin, member again through the provider).
+    test.setTimeout(180_000)
     // The member sets up an authenticator app (password sign-in, Security).
     const { context: memberContext, page: member } = await freshPage(browser)
     await passwordSignIn(member, room.writer)
