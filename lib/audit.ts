@@ -29,6 +29,7 @@ export type AuditAction =
   | 'tenant.search_language_changed'
   | 'sso.updated'
   | 'sso.sign_in_refused'
+  | 'sso.sign_in_failed'
   | 'sso.recovery_sign_in'
   | 'passkey.added'
   | 'passkey.renamed'

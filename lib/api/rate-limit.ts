@@ -39,6 +39,7 @@ type Limiters = {
   signInCodeAccount: Policy
   signInAddress: Policy
   signInWhileLocked: Policy
+  passkeySignInOptions: Policy
   /** By policy name, for RateLimit-Policy's w. */
   windowSeconds: Record<string, number>
 }
@@ -89,6 +90,16 @@ export type SignInAttemptDecision = RateLimitDecision & {
   failuresFromHere: number
   /** Seconds until the account's oldest counted failure leaves its window (when a lock begun now would end). */
   accountResetSeconds: number
+}
+
+/**
+ * For the sign-in page's passkey challenges: a budget of their own per address, so a script
+ * asking in a loop is stopped at a page's needs (each answer stores a challenge row) without
+ * spending the address's /v1 budget, and /v1 traffic never starves a person's passkey sign-in.
+ */
+export async function consumePasskeySignInOptions(clientAddress: string): Promise<RateLimitDecision> {
+  const current = await readyLimiters()
+  return consume(current.passkeySignInOptions, addressKey(clientAddress))
 }
 
 /**
@@ -248,6 +259,8 @@ function createLimiters(): Limiters {
     signInAccountAddress: policy('sign-in-account-address', 'sign-in:account-address', positiveInteger('RATE_LIMIT_SIGN_IN_PER_ACCOUNT', 10), signInWindow),
     signInAddress: policy('sign-in-address', 'sign-in:address', positiveInteger('RATE_LIMIT_SIGN_IN_PER_ADDRESS', 50), signInWindow),
     signInWhileLocked: policy('sign-in-while-locked', 'sign-in:locked', positiveInteger('RATE_LIMIT_SIGN_IN_WHILE_LOCKED', 10), signInWindow),
+    // A sign-in page asks once per attempt; ten a minute is a busy shared office's worth.
+    passkeySignInOptions: policy('passkey-sign-in-options', 'passkey-options:address', positiveInteger('RATE_LIMIT_PASSKEY_OPTIONS_PER_MINUTE', 10), window),
     windowSeconds: {
       'per-token': window,
       'per-address': window,
@@ -256,6 +269,7 @@ function createLimiters(): Limiters {
       'sign-in-codes': signInWindow,
       'sign-in-address': signInWindow,
       'sign-in-while-locked': signInWindow,
+      'passkey-sign-in-options': window,
     },
   }
 }

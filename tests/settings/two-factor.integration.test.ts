@@ -97,9 +97,10 @@ describe('two-step sign-in', () => {
     // The pending sign-in is used up.
     expect((await nextAuthBrowser({ userAgent: firefox, address }).step('second-factor', { pendingToken, code })).error).toBe('SecondFactorExpired')
 
-    // The same code in the same window is refused on the next sign-in (replay).
+    // The same code in the same window is refused on the next sign-in (replay), as "already used"
+    // (the form says so), not as a wrong code; it still counts against the pending sign-in.
     const again = await passwordStep('editor')
-    expect(await again.browser.step('second-factor', { pendingToken: again.pendingToken, code })).toEqual({ error: 'SecondFactorWrong:4', signedIn: false })
+    expect(await again.browser.step('second-factor', { pendingToken: again.pendingToken, code })).toEqual({ error: 'SecondFactorReused:4', signedIn: false })
   })
 
   it('accepts a code one step either side of now and refuses two steps off', async () => {

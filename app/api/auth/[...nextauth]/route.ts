@@ -2,6 +2,7 @@ import { withRouteFailures } from '@/lib/api/failure'
 import NextAuth from 'next-auth'
 import { authOptionsFor } from '@/lib/auth/auth-options'
 import { malformedAuthRequest } from '@/lib/auth/malformed-auth-request'
+import { ssoFailureRedirect } from '@/lib/auth/sso-sign-in'
 import { clientAddress } from '@/lib/security/client-address'
 
 // What next-auth would answer 500 to although the client sent it is refused first, with a 4xx.
@@ -12,7 +13,11 @@ const handler = withRouteFailures('sign-in', async (request: Request, context: {
   if (malformed) return malformed
   const [, providerId] = (await context.params).nextauth ?? []
   const options = await authOptionsFor(providerId, { userAgent: request.headers.get('user-agent'), address: clientAddress(request.headers.get('x-forwarded-for')) })
-  return (await NextAuth(request as never, context, { ...options })) as Response
+  const response = (await NextAuth(request as never, context, { ...options })) as Response
+  // A refused answer from a newsroom's provider goes back to that newsroom's sign-in page.
+  const back = ssoFailureRedirect(providerId, response.headers.get('location'))
+  if (back) response.headers.set('location', back)
+  return response
 })
 
 export { handler as GET, handler as POST }
