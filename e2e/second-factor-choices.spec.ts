@@ -141,7 +141,7 @@ test('an admin without a factor cannot save a policy that locks them out, and is
 test.describe('a portal served at an IP address', () => {
   // A second production server on the e2e database whose public address is an IP, as an
   // operator who skipped the host name would run it.
-  const port = 6401
+  const port = 6951
   const ipOrigin = `http://127.0.0.1:${port}`
   let server: ChildProcess | undefined
 

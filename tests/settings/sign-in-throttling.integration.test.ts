@@ -1,10 +1,10 @@
+import { randomUUID } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { resetRateLimitersForTests } from '../../lib/api/rate-limit.ts'
 import { generateTotpSecret, totpCode, totpStep } from '../../lib/auth/totp.ts'
 import { db } from '../../lib/db/client.ts'
-import { createId } from '../../lib/ids.ts'
 import { logger } from '../../lib/ops/logger.ts'
 import { encryptSecret } from '../../lib/security/secret-box.ts'
 import { nextAuthBrowser } from '../support/next-auth-browser.ts'
@@ -46,7 +46,7 @@ beforeAll(async () => {
   vi.stubEnv('RATE_LIMIT_SIGN_IN_PER_ACCOUNT', '4')
   vi.stubEnv('RATE_LIMIT_SIGN_IN_WHILE_LOCKED', '2')
   // This file's own budgets, whatever other files running beside it spend from the same addresses.
-  vi.stubEnv('RATE_LIMIT_KEY_PREFIX', `throttling-test:${createId('rl')}`)
+  vi.stubEnv('RATE_LIMIT_KEY_PREFIX', `throttling-test:${randomUUID()}`)
 })
 
 beforeEach(() => resetRateLimitersForTests())
