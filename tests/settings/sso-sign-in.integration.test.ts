@@ -247,7 +247,8 @@ describe('refused provider answers', () => {
     const answer = await browser.signIn(newsroom.tenant.slug, { login: 'editor', tamperCallback: (url) => (url.searchParams.set('state', 'forged-state'), url) })
     expect(answer).toBe(`${portalOrigin}${refusedWith('OAuthCallback')}`)
     await expect
-      .poll(() => db.auditEntry.findMany({ where: { tenantId: newsroom.tenant.id, action: 'sso.sign_in_failed', createdAt: { gte: since } } }))
+      // Written beside next-auth's error log, not awaited by the callback: a loaded machine takes more than the default second.
+      .poll(() => db.auditEntry.findMany({ where: { tenantId: newsroom.tenant.id, action: 'sso.sign_in_failed', createdAt: { gte: since } } }), { timeout: 15_000 })
       .toEqual([expect.objectContaining({ actorId: null, targetType: 'sso_connection', metadata: { reason: expect.stringMatching(/state mismatch/) } })])
   })
 })
