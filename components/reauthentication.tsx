@@ -7,7 +7,7 @@ import { observable } from '@trpc/server/observable'
 import { useEffect, useId, useRef, useState } from 'react'
 import type { AppRouter } from '@/lib/trpc/routers/app-router'
 import { refusalMessage } from '@/components/portal-error'
-import { useTRPC } from '@/components/trpc-provider'
+import { useTRPC } from '@/components/trpc-context'
 import { passkeyPromptFailure } from '@/components/passkey-browser'
 import styles from '@/components/settings/settings.module.css'
 

@@ -4,16 +4,31 @@ import { signIn } from 'next-auth/react'
 import { useRouter } from 'next/navigation'
 import { useState, type FormEvent } from 'react'
 import { PasskeySignInButton } from './passkey-sign-in-button'
+import { tooManyAttemptsMessage } from '@/components/too-many-attempts'
 
 /**
  * The second step of signing in: a code from the authenticator app or, after "use a recovery
  * code", one of the ten recovery codes. The pending sign-in behind it lasts five minutes and
  * five wrong codes; then the password is asked again (onRestart). A member with a passkey may
- * answer with it instead; one with only passkeys sees no code field.
+ * answer with it instead; one with only passkeys sees the passkey first, and their recovery
+ * codes behind "Use a recovery code" (a lost device is no admin's reset).
  */
-export function SecondFactorStep({ pendingToken, withCode, withPasskey, onRestart }: { pendingToken: string; withCode: boolean; withPasskey: boolean; onRestart: (why: string) => void }) {
+export function SecondFactorStep({
+  pendingToken,
+  withCode,
+  withPasskey,
+  withRecoveryCode = withCode,
+  onRestart,
+}: {
+  pendingToken: string
+  withCode: boolean
+  withPasskey: boolean
+  withRecoveryCode?: boolean
+  onRestart: (why: string) => void
+}) {
   const router = useRouter()
-  const [recovery, setRecovery] = useState(false)
+  const [recovery, setRecovery] = useState(!withCode && !withPasskey && withRecoveryCode)
+  const [showCodeForm, setShowCodeForm] = useState(withCode || (!withPasskey && withRecoveryCode))
   const [code, setCode] = useState('')
   const [failure, setFailure] = useState<string | null>(null)
   const [pending, setPending] = useState(false)
@@ -30,23 +45,43 @@ export function SecondFactorStep({ pendingToken, withCode, withPasskey, onRestar
       router.refresh()
       return
     }
+    if (result?.error?.startsWith('SecondFactorReused:')) {
+      const left = Number(result.error.slice('SecondFactorReused:'.length))
+      setCode('')
+      setFailure(`That code was already used. Wait for your app to show a new one, then enter it. ${left} ${left === 1 ? 'try' : 'tries'} left.`)
+      return
+    }
     if (result?.error?.startsWith('SecondFactorWrong:')) {
       const left = Number(result.error.slice('SecondFactorWrong:'.length))
       setCode('')
       setFailure(`That code is not right${recovery ? ', or was used already' : ''}. ${left} ${left === 1 ? 'try' : 'tries'} left.`)
       return
     }
-    if (result?.error === 'TooManySignInAttempts') return setFailure('Too many wrong codes or passwords. Wait a few minutes, then try again.')
+    if (result?.error?.startsWith('TooManySignInAttempts')) return setFailure(tooManyAttemptsMessage(result.error))
     onRestart('That sign-in expired or had too many wrong codes. Enter your e-mail and password again.')
   }
 
   const passkey = withPasskey && <PasskeySignInButton pendingToken={pendingToken} onExpired={() => onRestart('That sign-in expired. Enter your e-mail and password again.')} />
-  if (!withCode)
+  if (!showCodeForm)
     return (
       <section aria-label="Second step of signing in">
         <h2>Two-factor sign-in</h2>
         <p className="muted">Confirm with your passkey.</p>
         {passkey}
+        {withRecoveryCode && (
+          <p>
+            <button
+              type="button"
+              className="link-button"
+              onClick={() => {
+                setRecovery(true)
+                setShowCodeForm(true)
+              }}
+            >
+              Use a recovery code
+            </button>
+          </p>
+        )}
       </section>
     )
 
@@ -97,19 +132,21 @@ export function SecondFactorStep({ pendingToken, withCode, withPasskey, onRestar
           {pending ? 'Checking…' : 'Verify'}
         </button>
       </p>
-      <p>
-        <button
-          type="button"
-          className="link-button"
-          onClick={() => {
-            setRecovery(!recovery)
-            setCode('')
-            setFailure(null)
-          }}
-        >
-          {recovery ? 'Use the code from my app' : 'Use a recovery code'}
-        </button>
-      </p>
+      {(withCode ? withRecoveryCode || recovery : false) && (
+        <p>
+          <button
+            type="button"
+            className="link-button"
+            onClick={() => {
+              setRecovery(!recovery)
+              setCode('')
+              setFailure(null)
+            }}
+          >
+            {recovery ? 'Use the code from my app' : 'Use a recovery code'}
+          </button>
+        </p>
+      )}
       {passkey}
     </form>
   )

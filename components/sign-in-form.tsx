@@ -3,10 +3,11 @@
 import { zodResolver } from '@hookform/resolvers/zod'
 import { signIn } from 'next-auth/react'
 import { useRouter } from 'next/navigation'
-import { useState } from 'react'
+import { useEffect, useState } from 'react'
 import { SecondFactorStep } from './second-factor-step'
 import { useForm } from 'react-hook-form'
 import { z } from 'zod'
+import { tooManyAttemptsMessage } from '@/components/too-many-attempts'
 
 const signInSchema = z.object({
   email: z.string().trim().email('Enter the e-mail address you were invited with.'),
@@ -21,6 +22,19 @@ export function SignInForm() {
   const [ssoSlug, setSsoSlug] = useState<string | null>(null)
   // Set once the password was right and the member has a second factor: the form becomes the factor step.
   const [pending, setPending] = useState<{ token: string; kinds: string[] } | null>(null)
+  // After the identity provider, a newsroom that also asks for the portal's factor sends the
+  // browser here with the pending sign-in in the fragment (lib/auth/sso-sign-in.ts), which no
+  // server sees; it is taken out of the address bar at once.
+  useEffect(() => {
+    const fragment = new URLSearchParams(window.location.hash.slice(1))
+    const token = fragment.get('second-factor')
+    if (!token) return
+    // After hydration (the server rendered the password form): the fragment is the browser's alone.
+    setTimeout(() => {
+      setPending({ token, kinds: (fragment.get('factors') ?? 'totp').split(',') })
+      window.history.replaceState(null, '', window.location.pathname + window.location.search)
+    }, 0)
+  }, [])
   const { register, handleSubmit, formState } = useForm<SignInValues>({
     resolver: zodResolver(signInSchema),
     shouldFocusError: true,
@@ -42,8 +56,8 @@ export function SignInForm() {
     }
     if (!result || result.error) {
       setFailure(
-        result?.error === 'TooManySignInAttempts'
-          ? 'Too many attempts. Wait a minute, then try again.'
+        result?.error?.startsWith('TooManySignInAttempts')
+          ? tooManyAttemptsMessage(result.error)
           : 'That e-mail and password do not match an active account.',
       )
       return
@@ -58,6 +72,7 @@ export function SignInForm() {
         pendingToken={pending.token}
         withCode={pending.kinds.includes('totp')}
         withPasskey={pending.kinds.includes('passkey')}
+        withRecoveryCode={pending.kinds.includes('recovery_code')}
         onRestart={(why) => {
           setPending(null)
           setFailure(why)

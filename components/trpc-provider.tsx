@@ -2,13 +2,11 @@
 
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { createTRPCClient, httpBatchLink } from '@trpc/client'
-import { createTRPCContext } from '@trpc/tanstack-react-query'
 import { useState, type ReactNode } from 'react'
 import type { AppRouter } from '@/lib/trpc/routers/app-router'
 import { portalRequestHeader } from '@/lib/security/same-origin'
 import { ReauthenticationDialog, reauthenticationLink } from '@/components/reauthentication'
-
-export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>()
+import { TRPCProvider } from '@/components/trpc-context'
 
 export function PortalTrpcProvider({ children }: { children: ReactNode }) {
   const [queryClient] = useState(() => new QueryClient({ defaultOptions: { queries: { staleTime: 5_000, retry: 1 } } }))

@@ -29,6 +29,7 @@ export type AuditAction =
   | 'tenant.search_language_changed'
   | 'sso.updated'
   | 'sso.sign_in_refused'
+  | 'sso.sign_in_failed'
   | 'sso.recovery_sign_in'
   | 'passkey.added'
   | 'passkey.renamed'
@@ -43,6 +44,9 @@ export type AuditAction =
   | 'tenant.created'
   | 'tenant.exported'
   | 'tenant.imported'
+  | 'user.sign_in_failed'
+  | 'user.sign_in_locked'
+  | 'user.sign_in_unlocked'
 
 // Any client or transaction, tenant-scoped or not: jobs that act for the system audit too.
 type AuditWriter = { auditEntry: { create(args: { data: Prisma.AuditEntryUncheckedCreateInput }): PromiseLike<unknown> } }

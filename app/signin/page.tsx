@@ -2,6 +2,7 @@ import type { Metadata } from 'next'
 import { redirect } from 'next/navigation'
 import { getPortalUser } from '@/lib/auth/session'
 import { ssoSignInOption } from '@/lib/auth/sso-connection'
+import { passkeyAvailability } from '@/lib/auth/passkeys'
 import { SignInForm } from '@/components/sign-in-form'
 import { SsoSignInButton } from '@/components/sso-sign-in-button'
 import { PasskeySignInButton } from '@/components/passkey-sign-in-button'
@@ -26,6 +27,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   const error = typeof params.error === 'string' ? params.error : null
   const sso = newsroom ? await ssoSignInOption(newsroom) : null
   const refusal = error ? (ssoRefusals[error] ?? null) : null
+  const passkeys = passkeyAvailability()
   return (
     <main className="signin card">
       <h1>Sign in to {sso ? sso.newsroom : 'the newsroom'}</h1>
@@ -41,16 +43,26 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
         </p>
       )}
       {newsroom && !sso && <p className="alert error">This newsroom has no single sign-on set up. Sign in with your e-mail and password.</p>}
+      {sso?.unavailable && (
+        <p className="alert error" data-testid="sso-unavailable">
+          {sso.unavailable}
+        </p>
+      )}
       {sso && (
         <>
-          <SsoSignInButton slug={sso.slug} displayName={sso.displayName} />
+          {!sso.unavailable && <SsoSignInButton slug={sso.slug} displayName={sso.displayName} />}
           <p className="muted">Or, if your newsroom allows it, with your e-mail and password:</p>
         </>
       )}
       <SignInForm />
-      <h2 className="signin-alternative">Sign in with a passkey</h2>
-      <p className="muted">If you added a passkey in Settings → Security, your device’s screen lock signs you in without a password.</p>
-      <PasskeySignInButton />
+      {/* At an address browsers refuse passkeys for (an IP, plain http), the button could only fail. */}
+      {passkeys.available && (
+        <>
+          <h2 className="signin-alternative">Sign in with a passkey</h2>
+          <p className="muted">If you added a passkey in Settings → Security, your device’s screen lock signs you in without a password.</p>
+          <PasskeySignInButton />
+        </>
+      )}
     </main>
   )
 }

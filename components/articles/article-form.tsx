@@ -9,7 +9,7 @@ import { useEffect, useRef, useState } from 'react'
 import { Controller, useForm, useWatch } from 'react-hook-form'
 import type { ArticleFilterOptions } from '@/lib/articles/article-options'
 import type { ArticleRecord } from '@/lib/articles/article-schemas'
-import { useTRPC } from '@/components/trpc-provider'
+import { useTRPC } from '@/components/trpc-context'
 import {
   articleFormSchema,
   articleToForm,

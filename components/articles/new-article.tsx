@@ -2,7 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query'
 import Link from 'next/link'
-import { useTRPC } from '@/components/trpc-provider'
+import { useTRPC } from '@/components/trpc-context'
 import { ArticleForm } from './article-form'
 import { describePortalError } from '@/components/portal-error'
 import styles from './articles.module.css'

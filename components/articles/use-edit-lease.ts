@@ -5,7 +5,7 @@ import { useCallback, useEffect, useRef, useState } from 'react'
 import type { ArticleLock, LeaseAnswer } from '@/lib/articles/edit-lease'
 import type { ArticleWatch } from '@/lib/articles/watch-article'
 import { leaseHeartbeatSeconds, watchHoldSeconds, watchIntervalSeconds } from '@/lib/articles/lease-timing'
-import { useTRPC } from '@/components/trpc-provider'
+import { useTRPC } from '@/components/trpc-context'
 import { portalRequestHeader } from '@/lib/security/same-origin'
 import { changeNotice } from '@/lib/articles/change-notice'
 

@@ -124,14 +124,32 @@ describe('unauthenticated rate limit', () => {
 })
 
 describe('sign-in attempts', () => {
-  it('limits one account across many addresses', async () => {
+  it('locks one account against the addresses that failed for it, never against one that did not (issue 46)', async () => {
     let n = 0
-    const attempts = await spend(4, () => consumeSignInAttempt('Editor@Example.com', `198.51.100.${n++}`))
-    expect(attempts).toEqual([true, true, true, false])
-    const denied = await consumeSignInAttempt(' editor@example.com ', '192.0.2.1')
-    expect(denied).toMatchObject({ allowed: false, policy: 'sign-in-account', limit: 3, retryAfterSeconds: 900 })
-    expect(rateLimitHeaders(denied)['RateLimit-Policy']).toBe('"sign-in-account";q=3;w=900')
-    expect((await consumeSignInAttempt('writer@example.com', '192.0.2.1')).allowed).toBe(true)
+    expect(await spend(2, () => consumeSignInAttempt('Editor@Example.com', `198.51.100.${n++}`))).toEqual([true, true])
+    // A typo from the member's desk earlier on: one failure from 192.0.2.1.
+    expect((await consumeSignInAttempt('editor@example.com', '192.0.2.1')).lastBeforeLock).toBe(true)
+    // Locked now. An address that failed as often as the budget is refused until its window frees a slot.
+    expect(await spend(1, () => consumeSignInAttempt('editor@example.com', '198.51.100.0'))).toEqual([true])
+    expect(await spend(1, () => consumeSignInAttempt('editor@example.com', '198.51.100.0'))).toEqual([true])
+    const denied = await consumeSignInAttempt(' editor@example.com ', '198.51.100.0')
+    expect(denied).toMatchObject({ allowed: false, policy: 'sign-in-account-address', limit: 3, retryAfterSeconds: 900, accountLocked: true, lockEndsInSeconds: 900 })
+    expect(rateLimitHeaders(denied)['RateLimit-Policy']).toBe('"sign-in-account-address";q=3;w=900')
+    // The member's desk (one failure) and a fresh address may still try: the lock is not theirs.
+    expect(await consumeSignInAttempt('editor@example.com', '192.0.2.1')).toMatchObject({ allowed: true, accountLocked: true, lockEndsInSeconds: 900, failuresFromHere: 1 })
+    expect(await consumeSignInAttempt('editor@example.com', '192.0.2.2')).toMatchObject({ allowed: true, accountLocked: true, failuresFromHere: 0 })
+    expect((await consumeSignInAttempt('writer@example.com', '198.51.100.0')).allowed).toBe(true)
+  })
+
+  it('the failure that fills the account budget is the one that locks it', async () => {
+    const [first, second] = [await consumeSignInAttempt('lock@example.com', '192.0.2.30'), await consumeSignInAttempt('lock@example.com', '192.0.2.31')]
+    expect([first.lastBeforeLock, second.lastBeforeLock]).toEqual([false, false])
+    expect(await consumeSignInAttempt('lock@example.com', '192.0.2.32')).toMatchObject({ allowed: true, lastBeforeLock: true, accountLocked: false })
+  })
+
+  it('one address failing for one account is refused there after the account budget, with the wait of its own window', async () => {
+    expect(await spend(3, () => consumeSignInAttempt('pair@example.com', '192.0.2.40'))).toEqual([true, true, true])
+    expect(await consumeSignInAttempt('pair@example.com', '192.0.2.40')).toMatchObject({ allowed: false, policy: 'sign-in-account-address', retryAfterSeconds: 900 })
   })
 
   it('limits one address across many accounts', async () => {
@@ -149,7 +167,7 @@ describe('sign-in attempts', () => {
     }
     const failures = await spend(3, () => consumeSignInAttempt('busy@example.com', '192.0.2.20'))
     expect(failures).toEqual([true, true, true])
-    // Refused by the account budget: the address budget (5) is not spent by the refusal.
+    // Refused by this address's budget for the account: the address budget (5) is not spent by the refusal.
     expect((await consumeSignInAttempt('busy@example.com', '192.0.2.20')).allowed).toBe(false)
     expect((await consumeSignInAttempt('busy@example.com', '192.0.2.20')).allowed).toBe(false)
     expect(await consumeSignInAttempt('other@example.com', '192.0.2.20')).toMatchObject({ allowed: true, policy: 'sign-in-address', remaining: 1 })

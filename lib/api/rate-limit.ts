@@ -40,7 +40,11 @@ type Limiters = {
   /** Per content key: the public content API's answers a shared cache did not have. */
   contentKey: Policy
   signInAccount: Policy
+  signInAccountAddress: Policy
+  signInCodeAccount: Policy
   signInAddress: Policy
+  signInWhileLocked: Policy
+  passkeySignInOptions: Policy
   /** By policy name, for RateLimit-Policy's w. */
   windowSeconds: Record<string, number>
 }
@@ -86,25 +90,87 @@ export async function consumeUnauthenticatedRequest(clientAddress: string): Prom
   return consume(current.unauthenticated, addressKey(clientAddress))
 }
 
+/** A sign-in attempt's decision (consumeSignInAttempt); lib/auth/sign-in-throttle.ts turns it into what the person is told. */
+export type SignInAttemptDecision = RateLimitDecision & {
+  /** The attempt succeeded: its slots are given back (only failures count). */
+  succeeded: () => Promise<void>
+  /** The account has had its budget of failures from everywhere: only addresses that have (almost) not failed for it may still try. */
+  accountLocked: boolean
+  /** Seconds until the account's lock ends (its oldest failure leaves the window); 0 when it is not locked. */
+  lockEndsInSeconds: number
+  /** If this attempt fails, it fills the account's budget: the lock begins with it. */
+  lastBeforeLock: boolean
+  /** Failures counted for this account from this address in the window, before this attempt. */
+  failuresFromHere: number
+  /** Seconds until the account's oldest counted failure leaves its window (when a lock begun now would end). */
+  accountResetSeconds: number
+}
+
 /**
- * For portal sign-in: the account budget stops guessing one person's password from many
- * addresses, the address budget stops one address trying many accounts. Only failures count:
- * each attempt takes a slot in both (so concurrent guesses cannot slip past the limit together)
- * and `succeeded()` gives them back, as does a refusal (nothing was tried). The answer is the
- * more restrictive of the two.
+ * For the sign-in page's passkey challenges: a budget of their own per address, so a script
+ * asking in a loop is stopped at a page's needs (each answer stores a challenge row) without
+ * spending the address's /v1 budget, and /v1 traffic never starves a person's passkey sign-in.
  */
-export async function consumeSignInAttempt(email: string, clientAddress: string): Promise<RateLimitDecision & { succeeded: () => Promise<void> }> {
+export async function consumePasskeySignInOptions(clientAddress: string): Promise<RateLimitDecision> {
   const current = await readyLimiters()
-  const [account, address] = await Promise.all([
-    consumeHeld(current.signInAccount, accountKey(email)),
+  return consume(current.passkeySignInOptions, addressKey(clientAddress))
+}
+
+/**
+ * While an account is locked, an address that failed for it fewer times than this may still
+ * try: the member at their usual desk (a typo or two included) is not locked out by someone
+ * guessing from elsewhere.
+ */
+export const failuresAllowedFromAnAddressWhileLocked = 3
+
+/**
+ * For portal sign-in, three budgets of failures, counted together: per account (guessing one
+ * person's password from many addresses), per account and address (the same, from one), and
+ * per address (one address trying many accounts). Each attempt takes a slot in each (so
+ * concurrent guesses cannot slip past together) and `succeeded()` gives them back, as does a
+ * refusal (nothing was tried).
+ *
+ * The account's budget running out does not refuse everyone: that would let anyone lock any
+ * member out by failing ten times. It locks the account against the addresses that failed for
+ * it; an address that has not (fewer than failuresAllowedFromAnAddressWhileLocked failures) may
+ * still try, and lib/auth/sign-in-throttle.ts decides what a locked account's sign-in needs
+ * beyond the password. Wrong second-factor codes (`kind: 'code'`) count in a budget of their
+ * own, which does lock the account everywhere: only someone who knows the password reaches it. The refusal's wait is the real one: when the deciding window frees a slot.
+ */
+export async function consumeSignInAttempt(email: string, clientAddress: string, kind: 'password' | 'code' = 'password'): Promise<SignInAttemptDecision> {
+  const current = await readyLimiters()
+  const [account, pair, address] = await Promise.all([
+    consumeHeld(kind === 'code' ? current.signInCodeAccount : current.signInAccount, accountKey(email)),
+    consumeHeld(current.signInAccountAddress, `${accountKey(email)}:${addressKey(clientAddress)}`),
     consumeHeld(current.signInAddress, addressKey(clientAddress)),
   ])
   const giveBack = async () => {
-    await Promise.all([account.release(), address.release()]).catch(() => undefined)
+    await Promise.all([account.release(), pair.release(), address.release()]).catch(() => undefined)
   }
-  const decision = moreRestrictive(account.decision, address.decision)
+  const accountLocked = !account.decision.allowed
+  // What this address had failed for this account before: the pair window's count less this attempt.
+  const failuresFromHere = pair.decision.allowed ? Math.max(0, pair.decision.limit - 1 - pair.decision.remaining) : pair.decision.limit
+  const lockEndsInSeconds = accountLocked ? account.decision.retryAfterSeconds : 0
+  const facts = { accountLocked, lockEndsInSeconds, failuresFromHere, lastBeforeLock: account.decision.allowed && account.decision.remaining === 0, accountResetSeconds: account.decision.resetSeconds }
+  let decision: RateLimitDecision
+  if (!address.decision.allowed) decision = address.decision
+  else if (!pair.decision.allowed) decision = pair.decision
+  // Wrong codes come from someone who has the password: their lock holds for every address
+  // (else many addresses could each guess a few codes), and the member is told to change it.
+  else if (accountLocked && (kind === 'code' || failuresFromHere >= failuresAllowedFromAnAddressWhileLocked)) decision = account.decision
+  else decision = moreRestrictive(accountLocked ? pair.decision : account.decision, moreRestrictive(pair.decision, address.decision))
   if (!decision.allowed) await giveBack()
-  return { ...decision, succeeded: giveBack }
+  return { ...decision, ...facts, succeeded: giveBack }
+}
+
+/**
+ * While an account is locked, each try from an address that has not failed for it takes one
+ * of these (per account): how a member without a second factor may still sign in from their
+ * own address, without letting many addresses guess on. Not given back: it bounds tries.
+ */
+export async function consumeLockedAccountTry(email: string): Promise<RateLimitDecision> {
+  const current = await readyLimiters()
+  return consume(current.signInWhileLocked, accountKey(email))
 }
 
 /**
@@ -212,8 +278,23 @@ function createLimiters(): Limiters {
     unauthenticated: policy('per-address', 'address', positiveInteger('RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE', 60), window),
     contentKey: policy('per-content-key', 'content-key', positiveInteger('RATE_LIMIT_CONTENT_PER_MINUTE', 3_000), window),
     signInAccount: policy('sign-in-account', 'sign-in:account', positiveInteger('RATE_LIMIT_SIGN_IN_PER_ACCOUNT', 10), signInWindow),
+    signInCodeAccount: policy('sign-in-codes', 'sign-in:codes', positiveInteger('RATE_LIMIT_SIGN_IN_PER_ACCOUNT', 10), signInWindow),
+    signInAccountAddress: policy('sign-in-account-address', 'sign-in:account-address', positiveInteger('RATE_LIMIT_SIGN_IN_PER_ACCOUNT', 10), signInWindow),
     signInAddress: policy('sign-in-address', 'sign-in:address', positiveInteger('RATE_LIMIT_SIGN_IN_PER_ADDRESS', 50), signInWindow),
-    windowSeconds: { 'per-token': window, 'per-address': window, 'per-content-key': window, 'sign-in-account': signInWindow, 'sign-in-address': signInWindow },
+    signInWhileLocked: policy('sign-in-while-locked', 'sign-in:locked', positiveInteger('RATE_LIMIT_SIGN_IN_WHILE_LOCKED', 10), signInWindow),
+    // A sign-in page asks once per attempt; ten a minute is a busy shared office's worth.
+    passkeySignInOptions: policy('passkey-sign-in-options', 'passkey-options:address', positiveInteger('RATE_LIMIT_PASSKEY_OPTIONS_PER_MINUTE', 10), window),
+    windowSeconds: {
+      'per-token': window,
+      'per-address': window,
+      'per-content-key': window,
+      'sign-in-account': signInWindow,
+      'sign-in-account-address': signInWindow,
+      'sign-in-codes': signInWindow,
+      'sign-in-address': signInWindow,
+      'sign-in-while-locked': signInWindow,
+      'passkey-sign-in-options': window,
+    },
   }
 }
 

@@ -1,6 +1,5 @@
 import type { z } from 'zod'
 import { asGet, type ApiRequest } from './api-request.ts'
-import { DomainError, ServiceUnavailableError, ValidationError } from '../errors.ts'
 import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { authenticateToken, touchToken, type TokenPrincipal } from '../tokens/authenticate-token.ts'
@@ -9,10 +8,10 @@ import { tokenRefusal } from '../tokens/token-bounds.ts'
 import { parseInput } from '../parse-input.ts'
 import { defaultMaxBodyBytes } from './body-limits.ts'
 import type { ApiOperationSpec } from './openapi/api-operation.ts'
-import { isDatabaseUnavailable } from './database-errors.ts'
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, renewIdempotencyLease, replayResponse, requestFingerprint, validateIdempotencyKey } from './idempotency.ts'
 import { runAsIdempotentUnit } from '../events/idempotent-unit.ts'
-import { internalErrorResponse, problemResponse, type Problem } from './problem.ts'
+import { failureResponse } from './failure.ts'
+import { problemResponse } from './problem.ts'
 import { consumeTokenRequest, consumeUnauthenticatedRequest, rateLimitHeaders } from './rate-limit.ts'
 import { readJsonBody } from './read-json-body.ts'
 import { cachedRead, type CachedBody } from './response-cache.ts'
@@ -27,7 +26,6 @@ import { routeTemplate } from '../ops/metrics.ts'
 import { observeApiRequest, type ApiRequestObservation } from '../ops/observe-api-request.ts'
 import { recordApiRequest, requestLogEnabled } from '../request-log/record-api-request.ts'
 import { apiRequestEntry } from '../request-log/request-log-entry.ts'
-import { logger } from '../ops/logger.ts'
 
 export type ApiContext<Query, Body, Params> = {
   request: ApiRequest
@@ -264,24 +262,9 @@ function bearerToken(request: ApiRequest): string | null {
   return match ? match[1]! : null
 }
 
+/** The /v1 form of a failure; what it says is decided by describeFailure (failure.ts), shared by every door. */
 export function errorResponse(error: unknown, requestId: string, headers: Record<string, string> = {}): Response {
-  if (error instanceof ValidationError) {
-    return problemResponse({ code: 'validation_failed', detail: error.message, errors: error.fieldErrors }, requestId, headers)
-  }
-  if (error instanceof ServiceUnavailableError) {
-    return problemResponse({ code: error.code, detail: error.message }, requestId, { ...headers, 'Retry-After': String(error.retryAfterSeconds) })
-  }
-  if (error instanceof DomainError) {
-    const problem: Problem = { code: error.code, detail: error.message, extra: error.extra }
-    // The unread rest of an oversized body would otherwise poison a kept-alive connection.
-    return problemResponse(problem, requestId, error.code === 'payload_too_large' ? { ...headers, Connection: 'close' } : headers)
-  }
-  if (isDatabaseUnavailable(error)) {
-    logger.error({ request_id: requestId, error: (error as Error).message }, 'database unavailable')
-    return problemResponse({ code: 'service_unavailable', detail: 'The service cannot reach its database right now; retry shortly.' }, requestId, { ...headers, 'Retry-After': '5' })
-  }
-  logger.error({ request_id: requestId, err: error }, 'unexpected error')
-  return internalErrorResponse(requestId, headers)
+  return failureResponse(error, requestId, headers, 'v1')
 }
 
 const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const

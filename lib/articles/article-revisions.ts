@@ -5,6 +5,7 @@ import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import type { RevisionRecord } from './revision-schemas.ts'
 import type { WrittenArticle } from './stored-body.ts'
+import { sanitizeBody } from './sanitize-body.ts'
 import { updateArticle } from './update-article.ts'
 import type { ExpectedVersion } from './change-current-version.ts'
 import { assertCan } from '../auth/permissions.ts'
@@ -43,7 +44,9 @@ export function toRevisionRecord(row: RevisionRow): RevisionRecord {
     fields: row.fields as RevisionRecord['fields'],
     headline: row.headline,
     lede: row.lede,
-    body: row.body,
+    // Sanitised on read: revisions are history the trigger wrote and nothing rewrites, and
+    // those stored before bodies were sanitised on write still hold whatever was sent then.
+    body: row.body === null ? null : sanitizeBody(row.body),
     department_id: row.departmentId,
     tags: row.tags,
     author_id: row.authorId,

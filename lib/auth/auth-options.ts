@@ -6,21 +6,21 @@ import { recordAudit } from '../audit.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
 import type { Role } from '../db/generated/enums.ts'
 import type { ActingTenant } from '../tenancy/actor.ts'
-import { consumeSignInAttempt } from '../api/rate-limit.ts'
+import { beginSignInAttempt } from './sign-in-throttle.ts'
 import { authenticateUser, loadActiveMember } from './members.ts'
 import { consumePendingSignIn, issuePendingSignIn, readPendingSignIn, recordFailedSecondFactor } from './pending-sign-in.ts'
-import { hasSecondFactor, secondFactorsOf } from './second-factors.ts'
+import { hasSecondFactor, secondFactorKinds, secondFactorsOf } from './second-factors.ts'
 import { verifySecondFactorCode } from './two-factor.ts'
 import { sessionSecondFactorDueBy } from './two-factor-policy.ts'
 import { loadSessionMember, sessionIdleLimitMs, signOutPortalSession, startPortalSession } from './portal-sessions.ts'
 import { clientAddress } from '../security/client-address.ts'
 import { loadSsoLogin, slugOfSsoProvider, ssoProviderId, ssoRequirement, type SsoLogin } from './sso-connection.ts'
-import { resolveSsoMember, type SsoClaims } from './sso-sign-in.ts'
+import { portalFactorAfterSso, portalFactorStepUrl, recordSsoTokenCheckFailure, resolveSsoMember, type SsoClaims } from './sso-sign-in.ts'
 import { PasskeyRefusedError, verifyPasskeySignIn } from './passkeys.ts'
 import { authenticationResponseSchema } from './security-schemas.ts'
 import type { Member } from './members.ts'
 
-/** The error a refused sign-in carries to the form, which explains it. */
+/** The error a refused sign-in carries to the form, which explains it: `TooManySignInAttempts:<seconds to wait>[:locked]`. */
 export const tooManySignInAttempts = 'TooManySignInAttempts'
 /** A passkey sign-in refused: `PasskeyRefused:<what to tell the person>`. */
 export const passkeyRefused = 'PasskeyRefused'
@@ -30,6 +30,8 @@ export const ssoRequired = 'SsoRequired'
 export const secondFactorRequired = 'SecondFactorRequired'
 /** A wrong second-factor code: `SecondFactorWrong:<attempts left>`. */
 export const secondFactorWrong = 'SecondFactorWrong'
+/** A TOTP code that was accepted once already: `SecondFactorReused:<attempts left>` (it counts as a wrong one). */
+export const secondFactorReused = 'SecondFactorReused'
 /** The pending sign-in expired, was used, or died of too many wrong codes: start again with the password. */
 export const secondFactorExpired = 'SecondFactorExpired'
 
@@ -77,6 +79,11 @@ export const authOptions: AuthOptions = {
     error(code, metadata) {
       const message = metadata instanceof Error ? metadata.message : ((metadata as { error?: Error; message?: string })?.error?.message ?? (metadata as { message?: string })?.message)
       if (code === 'JWT_SESSION_ERROR' && message === memberGone) return logger.info({ auth: code }, 'session ended: signed out elsewhere, ended, or its user deactivated or removed')
+      // A newsroom's provider answer refused by the token checks: in that newsroom's audit log too.
+      const providerId = (metadata as { providerId?: unknown })?.providerId
+      if (code === 'OAUTH_CALLBACK_ERROR' && typeof providerId === 'string') {
+        recordSsoTokenCheckFailure(providerId, message ?? 'unknown').catch((error: Error) => logger.error({ providerId, error: error.message }, 'could not audit a refused SSO sign-in'))
+      }
       logger.error({ auth: code, error: message }, 'sign-in or session error')
     },
     warn(code) {
@@ -95,10 +102,15 @@ export const authOptions: AuthOptions = {
       async authorize(credentials, request) {
         if (!credentials?.email || !credentials.password) return null
         const address = clientAddress(request.headers?.['x-forwarded-for'])
-        const decision = await consumeSignInAttempt(credentials.email.trim().toLowerCase(), address)
-        if (!decision.allowed) throw new Error(tooManySignInAttempts)
+        // Failures are counted per account and per address (sign-in-throttle.ts): someone
+        // guessing locks out their own addresses, not the member.
+        const attempt = await beginSignInAttempt(credentials.email, address, 'password')
+        if (attempt.refusal) throw new Error(`${tooManySignInAttempts}:${attempt.refusal.retryAfterSeconds}${attempt.refusal.needsSecondFactor ? ':locked' : ''}`)
         const member = await authenticateUser(credentials.email, credentials.password)
-        if (!member) return null
+        if (!member) {
+          await attempt.failed('wrong_password')
+          return null
+        }
         const requirement = await ssoRequirement(member.tenantId)
         if (requirement) {
           // "Require SSO": passwords are off for the newsroom. Its admins keep them as the way
@@ -107,12 +119,12 @@ export const authOptions: AuthOptions = {
           await recordAudit(systemDb(), { tenantId: member.tenantId, actorId: member.id, action: 'sso.recovery_sign_in', targetType: 'user', targetId: member.id, metadata: { address: address.slice(0, 64) } })
         }
         // Only failed attempts count: a newsroom signing in all day is never throttled.
-        await decision.succeeded()
+        await attempt.succeeded()
         // With a second factor the password alone yields no session: the browser gets a
         // short-lived token for the second step (the `second-factor` or `passkey` provider).
         const factors = await secondFactorsOf(member.id)
-        // The step offers what the member has: `<token>:totp,passkey`.
-        const kinds = [factors.totp && 'totp', factors.passkeys > 0 && 'passkey'].filter(Boolean).join(',')
+        // The step offers everything the member has: `<token>:totp,passkey,recovery_code`.
+        const kinds = secondFactorKinds(factors).join(',')
         if (hasSecondFactor(factors)) throw new Error(`${secondFactorRequired}:${await issuePendingSignIn(member)}:${kinds}`)
         return signedIn(member, request.headers, address, 'password')
       },
@@ -163,14 +175,15 @@ export const authOptions: AuthOptions = {
         // Wrong codes count against the same per-account and per-address limits as wrong
         // passwords: a right password (which gives its attempt back) cannot buy endless
         // batches of five guesses at the code.
-        const decision = await consumeSignInAttempt(member.email, address)
-        if (!decision.allowed) throw new Error(tooManySignInAttempts)
+        const attempt = await beginSignInAttempt(member.email, address, 'second_factor', 'code')
+        if (attempt.refusal) throw new Error(`${tooManySignInAttempts}:${attempt.refusal.retryAfterSeconds}`)
         const used = await verifySecondFactorCode({ id: pending.userId, tenantId: pending.tenantId }, String(credentials.code).slice(0, 40), address)
-        if (!used) {
+        if (!used || used === 'reused') {
+          await attempt.failed(used === 'reused' ? 'reused_code' : 'wrong_code')
           const left = await recordFailedSecondFactor(pending.id, address)
-          throw new Error(left > 0 ? `${secondFactorWrong}:${left}` : secondFactorExpired)
+          throw new Error(left > 0 ? `${used === 'reused' ? secondFactorReused : secondFactorWrong}:${left}` : secondFactorExpired)
         }
-        await decision.succeeded()
+        await attempt.succeeded()
         await consumePendingSignIn(pending.id)
         return signedIn(member, request.headers, address, 'second-factor')
       },
@@ -240,7 +253,7 @@ function parseJson(text: string | undefined): unknown {
   }
 }
 
-/** How a portal session began: SSO sign-ins are not asked for the newsroom's second factor. */
+/** How a portal session began: an SSO sign-in stands in for the portal's factor only when the newsroom trusts its provider's MFA (two-factor-policy.ts). */
 type SignInMethod = 'password' | 'sso' | 'second-factor' | 'passkey'
 
 /** The browser a sign-in comes from, as the session record keeps it. */
@@ -265,6 +278,10 @@ export async function authOptionsFor(providerId: string | undefined, from: SignI
         if (account?.provider !== ssoProviderId(login.slug)) return true
         const outcome = await resolveSsoMember(login, (profile ?? {}) as SsoClaims)
         if ('refused' in outcome) return `/signin?${new URLSearchParams({ newsroom: login.slug, error: outcome.refused })}`
+        // The newsroom asks for the portal's factor on top of the provider's (or the member is an
+        // admin and admins must use it): no session yet, the second step as after a password.
+        const step = await portalFactorAfterSso(outcome.member)
+        if (step) return portalFactorStepUrl(login.slug, step)
         // next-auth hands this same object to the jwt callback, which reads the member's id and
         // the new session record from it, exactly as after a password sign-in.
         user.id = outcome.member.id

@@ -1,4 +1,4 @@
-import { consumeSignInAttempt } from '../api/rate-limit.ts'
+import { beginSignInAttempt } from './sign-in-throttle.ts'
 import { recordAudit } from '../audit.ts'
 import { DomainError, ValidationError } from '../errors.ts'
 import type { Actor } from '../tenancy/actor.ts'
@@ -20,12 +20,13 @@ export async function changeOwnPassword(
   const tdb = tenantDb(actor.tenant.id)
   const user = await tdb.user.findUnique({ where: { id: actor.user.id }, select: { email: true, passwordHash: true } })
   if (!user) throw new DomainError('forbidden', 'Your account is gone.')
-  const decision = await consumeSignInAttempt(user.email, address)
-  if (!decision.allowed) throw new DomainError('rate_limited', `Too many wrong passwords; try again in ${decision.retryAfterSeconds} s.`)
+  const attempt = await beginSignInAttempt(user.email, address, 'password_change')
+  if (attempt.refusal) throw new DomainError('rate_limited', attempt.refusal.message)
   if (!(await verifyPassword(user.passwordHash, input.currentPassword))) {
+    await attempt.failed('wrong_password')
     throw new ValidationError([{ field: 'currentPassword', message: 'That is not your current password.' }])
   }
-  await decision.succeeded()
+  await attempt.succeeded()
   if (input.currentPassword === input.newPassword) throw new ValidationError([{ field: 'newPassword', message: 'Choose a password different from the current one.' }])
   const passwordHash = await hashPassword(input.newPassword)
   return tdb.$transaction(async (tx) => {

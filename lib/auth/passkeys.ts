@@ -9,11 +9,13 @@ import {
 } from '@simplewebauthn/server'
 import { recordAudit } from '../audit.ts'
 import type { Prisma } from '../db/generated/client.ts'
-import { DomainError, ForbiddenError, NotFoundError } from '../errors.ts'
+import { isIP } from 'node:net'
+import { ConflictError, DomainError, ForbiddenError, NotFoundError } from '../errors.ts'
 import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { systemDb, tenantDb } from '../tenancy/tenant-db.ts'
 import type { Member } from './members.ts'
+import { issueRecoveryCodesIfNone } from './recovery-codes.ts'
 import { challengeOfResponse, consumeChallenge, withChallenge, type ChallengePurpose } from './passkey-challenges.ts'
 import type { PortalSessionState } from './portal-sessions.ts'
 import { assertRecentlyAuthenticated, markSessionReauthenticated } from './recent-authentication.ts'
@@ -28,6 +30,39 @@ type SignedInActor = Actor & { user: NonNullable<Actor['user']> }
 export function relyingParty(): { id: string; origin: string; name: string } {
   const url = new URL(process.env.NEXTAUTH_URL ?? 'http://localhost:3000')
   return { id: url.hostname, origin: url.origin, name: 'Newsroom' }
+}
+
+/** Whether this portal can offer passkeys at all, and if not, why, in words an admin can act on. */
+export type PasskeyAvailability = { available: true } | { available: false; reason: string }
+
+/**
+ * Browsers bind a passkey to a host name (the relying party id) and refuse one for an IP
+ * address, and offer WebAuthn only on https (or http://localhost). Decided from NEXTAUTH_URL,
+ * as relyingParty() is, so Security can say so before anyone presses "Add a passkey".
+ */
+export function passkeyAvailability(): PasskeyAvailability {
+  const url = new URL(process.env.NEXTAUTH_URL ?? 'http://localhost:3000')
+  const host = url.hostname.replace(/^\[|\]$/g, '')
+  if (isIP(host) !== 0) {
+    return {
+      available: false,
+      reason: `Passkeys are not available here: this portal's address (NEXTAUTH_URL, ${url.origin}) is an IP address, and browsers only make passkeys for a host name. Ask your operator to serve the portal under a host name (e.g. https://cms.example.org) and set NEXTAUTH_URL to it.`,
+    }
+  }
+  const local = host === 'localhost' || host.endsWith('.localhost')
+  if (url.protocol !== 'https:' && !local) {
+    return {
+      available: false,
+      reason: `Passkeys are not available here: browsers offer them only on https, and this portal's address (NEXTAUTH_URL, ${url.origin}) is http. Ask your operator to serve the portal over https.`,
+    }
+  }
+  return { available: true }
+}
+
+/** Refuses passkey options the browser would refuse anyway, with the reason instead of the browser's vaguer one. */
+function assertPasskeysAvailable(): void {
+  const availability = passkeyAvailability()
+  if (!availability.available) throw new ConflictError('precondition_failed', availability.reason)
 }
 
 /** A refused passkey: the same words whether the credential is unknown, another member's or forged. */
@@ -49,6 +84,7 @@ export async function listPasskeys(actor: SignedInActor): Promise<PasskeySummary
 
 /** Step one of adding a passkey (sudo): the options the browser's `navigator.credentials.create` takes. */
 export async function passkeyRegistrationOptions(actor: SignedInActor, session: PortalSessionState | null): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  assertPasskeysAvailable()
   assertRecentlyAuthenticated(session)
   const user = await tenantDb(actor.tenant.id).user.findUniqueOrThrow({ where: { id: actor.user.id }, select: { email: true, name: true, passkeys: { select: { credentialId: true, transports: true } } } })
   const rp = relyingParty()
@@ -68,8 +104,17 @@ export async function passkeyRegistrationOptions(actor: SignedInActor, session: 
   }))
 }
 
-/** Step two (sudo): the browser's answer, verified against the challenge step one stored; the passkey is kept. */
-export async function registerPasskey(actor: SignedInActor, session: PortalSessionState | null, input: { name: string; response: RegistrationResponseInput }): Promise<PasskeySummary> {
+/**
+ * Step two (sudo): the browser's answer, verified against the challenge step one stored; the
+ * passkey is kept. A member without recovery codes (this is their first factor) gets ten in the
+ * same transaction, returned once: a passkey is a second step of password sign-in from now on,
+ * and a lost device must not mean an admin's reset.
+ */
+export async function registerPasskey(
+  actor: SignedInActor,
+  session: PortalSessionState | null,
+  input: { name: string; response: RegistrationResponseInput },
+): Promise<PasskeySummary & { recoveryCodes: string[] | null }> {
   assertRecentlyAuthenticated(session)
   const challenge = challengeOfResponse(input.response.response.clientDataJSON)
   if (!challenge || !(await consumeChallenge(challenge, 'registration', actor.user.id))) throw new PasskeyRefusedError(challengeGone)
@@ -106,8 +151,12 @@ export async function registerPasskey(actor: SignedInActor, session: PortalSessi
         },
         select: { id: true, name: true, deviceType: true, backedUp: true, createdAt: true, lastUsedAt: true },
       })
-      await recordAudit(tx, { tenantId: actor.tenant.id, actorId: actor.user.id, action: 'passkey.added', targetType: 'passkey', targetId: passkey.id, metadata: { name: passkey.name, deviceType: credentialDeviceType } })
-      return passkey
+      const recoveryCodes = await issueRecoveryCodesIfNone(tx, actor)
+      await recordAudit(tx, {
+        tenantId: actor.tenant.id, actorId: actor.user.id, action: 'passkey.added', targetType: 'passkey', targetId: passkey.id,
+        metadata: { name: passkey.name, deviceType: credentialDeviceType, recovery_codes: recoveryCodes?.length ?? 0 },
+      })
+      return { ...passkey, recoveryCodes }
     })
   } catch (error) {
     if ((error as { code?: string }).code === 'P2002') throw new PasskeyRefusedError('That passkey is already registered.')
@@ -134,6 +183,9 @@ export async function removePasskey(actor: SignedInActor, session: PortalSession
     const passkey = await tx.passkey.findFirst({ where: { id: passkeyId, userId: actor.user.id }, select: { name: true } })
     if (!passkey) throw new NotFoundError('passkey', passkeyId)
     await tx.passkey.deleteMany({ where: { id: passkeyId, userId: actor.user.id } })
+    // The last factor gone: recovery codes have nothing left to stand in for.
+    const [passkeys, totp] = await Promise.all([tx.passkey.count({ where: { userId: actor.user.id } }), tx.totpFactor.count({ where: { userId: actor.user.id, confirmedAt: { not: null } } })])
+    if (passkeys === 0 && totp === 0) await tx.recoveryCode.deleteMany({ where: { userId: actor.user.id } })
     await recordAudit(tx, { tenantId: actor.tenant.id, actorId: actor.user.id, action: 'passkey.removed', targetType: 'passkey', targetId: passkeyId, metadata: { name: passkey.name } })
   })
 }

@@ -66,7 +66,7 @@ export async function loadSessionMember<Beside = never>(
     `SELECT s.user_id, s.ended_at, s.last_seen_at, s.reauthenticated_at,
             u.email, u.name, u.role::text AS role, u.tenant_id, u.active, u.created_at,
             t.slug AS tenant_slug, t.name AS tenant_name, t.plan::text AS tenant_plan, t.public_site_url AS tenant_public_site_url,
-            t.two_factor_policy, t.two_factor_grace_days, t.two_factor_policy_changed_at
+            t.two_factor_policy, t.two_factor_grace_days, t.two_factor_policy_changed_at, t.sso_second_factor, t.admins_need_portal_factor
             ${beside ? `, (SELECT to_json(beside) FROM (${beside.query(sessionNewsroom)}) beside LIMIT 1) AS beside` : ''}
      FROM portal_sessions s JOIN users u ON u.id = s.user_id JOIN tenants t ON t.id = u.tenant_id
      WHERE s.id = $1`,
@@ -87,7 +87,7 @@ export async function loadSessionMember<Beside = never>(
     member: { id: row.user_id, email: row.email, name: row.name, role: row.role, tenantId: row.tenant_id, tenantName: row.tenant_name, tenant },
     session: { id: sessionId, reauthenticatedAt: row.reauthenticated_at },
     // Read in the same statement, so the two-factor policy costs the request nothing unless it covers the member.
-    twoFactor: { policy: { twoFactorPolicy: row.two_factor_policy, twoFactorGraceDays: row.two_factor_grace_days, twoFactorPolicyChangedAt: row.two_factor_policy_changed_at }, memberSince: row.created_at },
+    twoFactor: { policy: { twoFactorPolicy: row.two_factor_policy, twoFactorGraceDays: row.two_factor_grace_days, twoFactorPolicyChangedAt: row.two_factor_policy_changed_at, ssoSecondFactor: row.sso_second_factor, adminsNeedPortalFactor: row.admins_need_portal_factor }, memberSince: row.created_at },
     beside: row.beside ?? null,
   }
 }
@@ -122,6 +122,8 @@ type SessionMemberRow = {
   two_factor_policy: string
   two_factor_grace_days: number
   two_factor_policy_changed_at: Date
+  sso_second_factor: string
+  admins_need_portal_factor: boolean
 }
 
 export type PortalSessionSummary = {

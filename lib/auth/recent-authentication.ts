@@ -1,4 +1,4 @@
-import { consumeSignInAttempt } from '../api/rate-limit.ts'
+import { beginSignInAttempt, failedWith } from './sign-in-throttle.ts'
 import { DomainError, ValidationError } from '../errors.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
@@ -35,9 +35,9 @@ export async function markSessionReauthenticated(sessionId: string, userId: stri
 export async function reauthenticateWithPassword(actor: Actor & { user: NonNullable<Actor['user']> }, session: PortalSessionState, password: string, address: string): Promise<Date> {
   const user = await systemDb().user.findUnique({ where: { id: actor.user.id }, select: { email: true, passwordHash: true, active: true } })
   if (!user?.active) throw new DomainError('forbidden', 'Your account is deactivated.')
-  const decision = await consumeSignInAttempt(user.email, address)
-  if (!decision.allowed) throw new DomainError('rate_limited', `Too many wrong passwords; try again in ${decision.retryAfterSeconds} s.`)
-  if (!(await verifyPassword(user.passwordHash, password))) throw new ValidationError([{ field: 'password', message: 'That is not your password.' }], 'That is not your password.')
-  await decision.succeeded()
+  const attempt = await beginSignInAttempt(user.email, address, 'reauthentication')
+  if (attempt.refusal) throw new DomainError('rate_limited', attempt.refusal.message)
+  if (!(await verifyPassword(user.passwordHash, password))) throw await failedWith(attempt, 'wrong_password', new ValidationError([{ field: 'password', message: 'That is not your password.' }], 'That is not your password.'))
+  await attempt.succeeded()
   return markSessionReauthenticated(session.id, actor.user.id)
 }

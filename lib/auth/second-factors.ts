@@ -22,6 +22,18 @@ export function hasSecondFactor(factors: SecondFactors): boolean {
   return factors.totp || factors.passkeys > 0
 }
 
+/** What kinds of answer a sign-in's second step is offered: every factor the member has, recovery codes included. */
+export type SecondFactorKind = 'totp' | 'passkey' | 'recovery_code'
+
+export function secondFactorKinds(factors: SecondFactors): SecondFactorKind[] {
+  const kinds: SecondFactorKind[] = []
+  if (factors.totp) kinds.push('totp')
+  if (factors.passkeys > 0) kinds.push('passkey')
+  // Whatever the factor they stand in for: a passkey-only member who lost the device needs them most.
+  if (factors.recoveryCodesLeft > 0) kinds.push('recovery_code')
+  return kinds
+}
+
 /** Of a newsroom's members, those with a factor set (Settings → Members shows whom a reset concerns). */
 export async function membersWithSecondFactors(tenantId: string): Promise<Set<string>> {
   const [totp, passkeys] = await Promise.all([

@@ -61,6 +61,8 @@ export type SsoConnectionView = {
   issuer: string
   clientId: string
   clientSecretSet: boolean
+  /** False when the stored secret no longer decrypts: Settings asks for it again (unreadableSsoSecret). */
+  clientSecretReadable: boolean
   enabled: boolean
   requireSso: boolean
   jitEmailDomain: string | null
@@ -85,13 +87,18 @@ export async function saveSsoConnection(actor: Actor, session: PortalSessionStat
   return tenantDb(tenantId).$transaction(async (tx) => {
     const before = await tx.ssoConnection.findUnique({ where: { tenantId } })
     if (!before && !input.clientSecret) throw new ValidationError([{ field: 'clientSecret', message: 'Enter the client secret your identity provider issued.' }], 'Enter the client secret your identity provider issued.')
+    // Keeping a secret that no longer decrypts would keep sign-ins failing: say so, unless SSO is being switched off.
+    if (before && !input.clientSecret && input.enabled && !ssoSecretReadable(before.clientSecretEncrypted)) {
+      throw new ValidationError([{ field: 'clientSecret', message: unreadableSsoSecret }], unreadableSsoSecret)
+    }
     const fields = { displayName: input.displayName, issuer: input.issuer, clientId: input.clientId, enabled: input.enabled, requireSso: input.requireSso, jitEmailDomain: input.jitEmailDomain }
+    // Empty keeps the stored secret. Not an upsert: its create branch would need a secret even
+    // when the row exists and is only updated (Prisma validates both branches), which made every
+    // save without retyping the secret a 500.
     const secret = input.clientSecret ? { clientSecretEncrypted: encryptSecret(input.clientSecret) } : {}
-    const row = await tx.ssoConnection.upsert({
-      where: { tenantId },
-      create: { tenantId, ...fields, clientSecretEncrypted: secret.clientSecretEncrypted! },
-      update: { ...fields, ...secret },
-    })
+    const row = before
+      ? await tx.ssoConnection.update({ where: { tenantId }, data: { ...fields, ...secret } })
+      : await tx.ssoConnection.create({ data: { tenantId, ...fields, clientSecretEncrypted: encryptSecret(input.clientSecret) } })
     const changed = Object.entries(fields)
       .filter(([key, value]) => !before || before[key as keyof typeof fields] !== value)
       .map(([key]) => key)
@@ -128,11 +135,30 @@ export async function loadSsoLogin(slug: string): Promise<SsoLogin | null> {
   }
 }
 
-/** For the sign-in page: the newsroom's name and its provider's, without the secret. */
-export async function ssoSignInOption(slug: string): Promise<{ slug: string; newsroom: string; displayName: string } | null> {
-  const tenant = await systemDb().tenant.findUnique({ where: { slug }, select: { name: true, slug: true, ssoConnection: { select: { enabled: true, displayName: true } } } })
+/** What the sign-in page and Settings say of a stored client secret the service can no longer read. */
+export const unreadableSsoSecret = "The stored client secret can't be read (the server's encryption key changed, or the stored value was altered); enter it again."
+
+/** Whether the stored secret still decrypts with the server's key. */
+export function ssoSecretReadable(stored: string): boolean {
+  try {
+    decryptSecret(stored)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * For the sign-in page: the newsroom's name and its provider's, without the secret; `unavailable`
+ * says why the button cannot work (a secret that no longer decrypts) instead of a button that fails.
+ */
+export async function ssoSignInOption(slug: string): Promise<{ slug: string; newsroom: string; displayName: string; unavailable: string | null } | null> {
+  const tenant = await systemDb().tenant.findUnique({ where: { slug }, select: { name: true, slug: true, ssoConnection: { select: { enabled: true, displayName: true, clientSecretEncrypted: true } } } })
   if (!tenant?.ssoConnection?.enabled) return null
-  return { slug: tenant.slug, newsroom: tenant.name, displayName: tenant.ssoConnection.displayName }
+  const unavailable = ssoSecretReadable(tenant.ssoConnection.clientSecretEncrypted)
+    ? null
+    : `Single sign-on for ${tenant.name} can't be used right now: the stored secret can't be read. An admin of the newsroom must enter the client secret again in Settings → Single sign-on; admins can sign in with their password meanwhile.`
+  return { slug: tenant.slug, newsroom: tenant.name, displayName: tenant.ssoConnection.displayName, unavailable }
 }
 
 /** Whether the newsroom turned password sign-in off (see authorize in auth-options.ts). */
@@ -144,6 +170,7 @@ export async function ssoRequirement(tenantId: string): Promise<{ slug: string }
 function toView(row: { displayName: string; issuer: string; clientId: string; clientSecretEncrypted: string; enabled: boolean; requireSso: boolean; jitEmailDomain: string | null; updatedAt: Date }): SsoConnectionView {
   return {
     displayName: row.displayName, issuer: row.issuer, clientId: row.clientId, clientSecretSet: row.clientSecretEncrypted.length > 0,
+    clientSecretReadable: row.clientSecretEncrypted.length > 0 && ssoSecretReadable(row.clientSecretEncrypted),
     enabled: row.enabled, requireSso: row.requireSso, jitEmailDomain: row.jitEmailDomain, updatedAt: row.updatedAt.toISOString(),
   }
 }

@@ -2,7 +2,10 @@ import { recordAudit } from '../audit.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
 import { createUserJustInTime } from '../users/manage-users.ts'
 import type { Member } from './members.ts'
-import type { SsoLogin } from './sso-connection.ts'
+import { slugOfSsoProvider, type SsoLogin } from './sso-connection.ts'
+import { issuePendingSignIn } from './pending-sign-in.ts'
+import { hasSecondFactor, secondFactorKinds, secondFactorsOf, type SecondFactorKind } from './second-factors.ts'
+import { ssoStandsInForPortalFactor } from './two-factor-policy.ts'
 
 /** Why a sign-in through the identity provider was refused: the sign-in page explains each. */
 export type SsoRefusal = 'SsoEmailUnverified' | 'SsoUnknownMember' | 'SsoDeactivated' | 'SsoWrongIssuer'
@@ -40,4 +43,61 @@ export async function resolveSsoMember(login: SsoLogin, claims: SsoClaims): Prom
   const name = typeof claims.name === 'string' && claims.name.trim() ? claims.name.trim().slice(0, 200) : email.split('@')[0]!
   const created = await createUserJustInTime(login.tenantId, { email, name, issuer: login.issuer })
   return { member: { id: created.id, email: created.email, name: created.name, role: created.role, tenantId: login.tenantId, tenantName: login.tenantName } }
+}
+
+/**
+ * After the identity provider vouched for a member: whether the portal's own factor is asked
+ * too. It is when the newsroom chose "also ask for the portal's factor", or the member is an
+ * admin and admins must use the portal's factor regardless (two-factor-policy.ts), and the
+ * member has a factor: then no session yet, but a pending sign-in as after a right password, and
+ * the kinds of answer its second step offers. A member without a factor signs in, and the policy
+ * (which then covers SSO sign-ins too) sets their deadline to set one up.
+ */
+export async function portalFactorAfterSso(member: Member): Promise<{ pendingToken: string; kinds: SecondFactorKind[] } | null> {
+  const tenant = await systemDb().tenant.findUniqueOrThrow({ where: { id: member.tenantId }, select: { ssoSecondFactor: true, adminsNeedPortalFactor: true } })
+  if (ssoStandsInForPortalFactor(tenant, member.role)) return null
+  const factors = await secondFactorsOf(member.id)
+  if (!hasSecondFactor(factors)) return null
+  return { pendingToken: await issuePendingSignIn(member), kinds: secondFactorKinds(factors) }
+}
+
+/** Where the browser goes for the second step after the provider: the token rides in the fragment, which no server, log or Referer sees. */
+export function portalFactorStepUrl(slug: string, step: { pendingToken: string; kinds: SecondFactorKind[] }): string {
+  return `/signin?${new URLSearchParams({ newsroom: slug })}#${new URLSearchParams({ 'second-factor': step.pendingToken, factors: step.kinds.join(',') })}`
+}
+
+/**
+ * A sign-in through the provider that next-auth refused while checking the provider's answer
+ * (state, nonce, PKCE, issuer, audience, signature, expiry): audited for the newsroom with the
+ * reason, as the refusals resolveSsoMember decides are. Not awaited by next-auth's logger, so a
+ * failed write is logged, never thrown into the sign-in.
+ */
+export async function recordSsoTokenCheckFailure(providerId: string, reason: string): Promise<void> {
+  const slug = slugOfSsoProvider(providerId)
+  if (!slug) return
+  const tenant = await systemDb().tenant.findUnique({ where: { slug }, select: { id: true } })
+  if (!tenant) return
+  await recordAudit(systemDb(), {
+    tenantId: tenant.id, actorId: null, action: 'sso.sign_in_failed', targetType: 'sso_connection', targetId: tenant.id,
+    metadata: { reason: reason.slice(0, 500) },
+  })
+}
+
+/**
+ * next-auth sends a refused provider answer to its error page, and from there to the sign-in page
+ * without the newsroom, so the "Sign in with …" button was gone. The callback's redirect to the
+ * error page is taken instead to the newsroom's own sign-in page with the same error code.
+ */
+export function ssoFailureRedirect(providerId: string | undefined, location: string | null | undefined): string | null {
+  const slug = slugOfSsoProvider(providerId)
+  if (!slug || !location) return null
+  let url: URL
+  try {
+    url = new URL(location, 'http://portal.invalid')
+  } catch {
+    return null
+  }
+  if (!url.pathname.endsWith('/api/auth/error')) return null
+  const error = (url.searchParams.get('error') ?? 'OAuthCallback').slice(0, 64)
+  return `/signin?${new URLSearchParams({ newsroom: slug, error })}`
 }

@@ -1,10 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto'
 import QRCode from 'qrcode'
-import { consumeSignInAttempt } from '../api/rate-limit.ts'
+import { beginSignInAttempt, failedWith } from './sign-in-throttle.ts'
 import { recordAudit } from '../audit.ts'
 import type { Prisma } from '../db/generated/client.ts'
 import { ConflictError, DomainError, NotFoundError, ValidationError } from '../errors.ts'
-import { createId } from '../ids.ts'
 import { logger } from '../ops/logger.ts'
 import { decryptSecret, encryptSecret } from '../security/secret-box.ts'
 import type { Actor } from '../tenancy/actor.ts'
@@ -13,45 +11,17 @@ import { deletePasskeysOf } from './passkeys.ts'
 import { assertMemberCan } from './permissions.ts'
 import { endMemberSessions, type PortalSessionState } from './portal-sessions.ts'
 import { assertRecentlyAuthenticated, markSessionReauthenticated } from './recent-authentication.ts'
-import { generateTotpSecret, matchTotp, totpUri, toBase32 } from './totp.ts'
+import { hashRecoveryCode, normaliseRecoveryCode, replaceRecoveryCodes, type RecoveryCodeWriter } from './recovery-codes.ts'
+import { generateTotpSecret, matchTotp, totpUri } from './totp.ts'
 
 type Member = Actor & { user: NonNullable<Actor['user']> }
 
-export const recoveryCodeCount = 10
+
+/** What a person is told of a TOTP code that was accepted once already. */
+export const totpAlreadyUsed = 'That code was already used. Wait for your app to show a new one, then enter it.'
 
 /** What enrolment shows: the QR code (an SVG data URL drawn here, never fetched) and the same key in text. */
 export type TotpEnrolment = { secret: string; uri: string; qrCode: string }
-
-function hashRecoveryCode(code: string): string {
-  return createHash('sha256').update(normaliseRecoveryCode(code)).digest('hex')
-}
-
-/** People type them with or without the dash, in either case. */
-function normaliseRecoveryCode(code: string): string {
-  return code.replace(/[\s-]/g, '').toLowerCase()
-}
-
-/** Ten new codes like `k3m9x-7qp2d` (50 random bits each); the plaintext exists only in the answer. */
-function newRecoveryCodes(): string[] {
-  return Array.from({ length: recoveryCodeCount }, () => {
-    const text = toBase32(randomBytes(7)).slice(0, 10).toLowerCase()
-    return `${text.slice(0, 5)}-${text.slice(5)}`
-  })
-}
-
-type RecoveryCodeWriter = {
-  recoveryCode: {
-    deleteMany(args: Prisma.RecoveryCodeDeleteManyArgs): PromiseLike<unknown>
-    createMany(args: Prisma.RecoveryCodeCreateManyArgs): PromiseLike<unknown>
-  }
-}
-
-async function replaceRecoveryCodes(tx: RecoveryCodeWriter, member: Member): Promise<string[]> {
-  const codes = newRecoveryCodes()
-  await tx.recoveryCode.deleteMany({ where: { userId: member.user.id } })
-  await tx.recoveryCode.createMany({ data: codes.map((code) => ({ id: createId('rcv'), tenantId: member.tenant.id, userId: member.user.id, codeHash: hashRecoveryCode(code) })) })
-  return codes
-}
 
 /**
  * Step one of enrolment: a new key, kept unconfirmed (it is no factor until a code proves the
@@ -98,46 +68,61 @@ export async function removeTotp(member: Member, session: PortalSessionState | n
   await tenantDb(member.tenant.id).$transaction(async (tx) => {
     const { count } = await tx.totpFactor.deleteMany({ where: { userId: member.user.id } })
     if (count === 0) throw new NotFoundError('authenticator app', member.user.id)
-    await tx.recoveryCode.deleteMany({ where: { userId: member.user.id } })
+    // The codes stand in for every factor: they stay while a passkey remains.
+    if ((await tx.passkey.count({ where: { userId: member.user.id } })) === 0) await tx.recoveryCode.deleteMany({ where: { userId: member.user.id } })
     await recordAudit(tx, { tenantId: member.tenant.id, actorId: member.user.id, action: 'two_factor.totp_removed', targetType: 'user', targetId: member.user.id })
   })
 }
 
-/** Ten new recovery codes in place of the old ones, shown once (sudo mode). */
+/** Ten new recovery codes in place of the old ones, shown once (sudo mode); for any factor, passkeys included. */
 export async function regenerateRecoveryCodes(member: Member, session: PortalSessionState | null): Promise<{ recoveryCodes: string[] }> {
   assertRecentlyAuthenticated(session)
   return tenantDb(member.tenant.id).$transaction(async (tx) => {
-    const factor = await tx.totpFactor.findFirst({ where: { userId: member.user.id, confirmedAt: { not: null } }, select: { userId: true } })
-    if (!factor) throw new ConflictError('precondition_failed', 'Set up an authenticator app first: recovery codes stand in for it.')
+    const [totp, passkeys] = await Promise.all([
+      tx.totpFactor.count({ where: { userId: member.user.id, confirmedAt: { not: null } } }),
+      tx.passkey.count({ where: { userId: member.user.id } }),
+    ])
+    if (totp === 0 && passkeys === 0) throw new ConflictError('precondition_failed', 'Set up an authenticator app or a passkey first: recovery codes stand in for it.')
     const recoveryCodes = await replaceRecoveryCodes(tx, member)
     await recordAudit(tx, { tenantId: member.tenant.id, actorId: member.user.id, action: 'two_factor.recovery_codes_regenerated', targetType: 'user', targetId: member.user.id })
     return { recoveryCodes }
   })
 }
 
+/** What a TOTP code was: accepted now, one accepted before (a replay, or typed twice), or no code of this key. */
+export type TotpCheck = 'accepted' | 'reused' | 'wrong'
+
 /**
  * Checks a TOTP code against the member's confirmed key and, if it matches, records its step
  * so that code (and any older) is never accepted again. The step is written only if still
- * newer than the last one, so two requests racing with the same code cannot both pass.
+ * newer than the last one, so two requests racing with the same code cannot both pass. A code
+ * that matches a step already used is told apart, so the person hears "already used, wait for
+ * the next one" rather than "not right" about the code their app shows.
  */
-export async function verifyTotp(userId: string, code: string): Promise<boolean> {
+export async function checkTotp(userId: string, code: string): Promise<TotpCheck> {
   const factor = await systemDb().totpFactor.findUnique({ where: { userId } })
-  if (!factor?.confirmedAt) return false
+  if (!factor?.confirmedAt) return 'wrong'
   let secret: string
   try {
     secret = decryptSecret(factor.secretEncrypted)
   } catch (error) {
     // The operator changed WEBHOOK_SECRET_KEY: no code can match; recovery codes or an admin's reset still work.
     logger.error({ user: userId, error: (error as Error).message }, 'a TOTP key cannot be decrypted; the member needs a recovery code or an admin reset of their factors')
-    return false
+    return 'wrong'
   }
-  const step = matchTotp(secret, code, { lastUsedStep: factor.lastUsedStep === null ? null : Number(factor.lastUsedStep) })
-  if (step === null) return false
+  const lastUsedStep = factor.lastUsedStep === null ? null : Number(factor.lastUsedStep)
+  const step = matchTotp(secret, code, { lastUsedStep })
+  if (step === null) return lastUsedStep !== null && matchTotp(secret, code) !== null ? 'reused' : 'wrong'
   const { count } = await systemDb().totpFactor.updateMany({
     where: { userId, confirmedAt: { not: null }, OR: [{ lastUsedStep: null }, { lastUsedStep: { lt: BigInt(step) } }] },
     data: { lastUsedStep: BigInt(step) },
   })
-  return count === 1
+  // Lost the race to a request with the same (or a newer) code: that one used it.
+  return count === 1 ? 'accepted' : 'reused'
+}
+
+export async function verifyTotp(userId: string, code: string): Promise<boolean> {
+  return (await checkTotp(userId, code)) === 'accepted'
 }
 
 /** Uses up one of the member's recovery codes, if the code is one of theirs and unused; audited with how many are left. */
@@ -152,10 +137,13 @@ export async function redeemRecoveryCode(user: { id: string; tenantId: string },
   })
 }
 
-/** The second step of a sign-in: a TOTP code, or else one of the recovery codes (used once). */
-export async function verifySecondFactorCode(user: { id: string; tenantId: string }, code: string, address: string): Promise<'totp' | 'recovery_code' | null> {
+/** The second step of a sign-in: a TOTP code, or else one of the recovery codes (used once); 'reused' for a TOTP code accepted before. */
+export async function verifySecondFactorCode(user: { id: string; tenantId: string }, code: string, address: string): Promise<'totp' | 'recovery_code' | 'reused' | null> {
   const trimmed = code.trim()
-  if (/^\d{3}\s?\d{3}$/.test(trimmed)) return (await verifyTotp(user.id, trimmed)) ? 'totp' : null
+  if (/^\d{3}\s?\d{3}$/.test(trimmed)) {
+    const check = await checkTotp(user.id, trimmed)
+    return check === 'accepted' ? 'totp' : check === 'reused' ? 'reused' : null
+  }
   return (await redeemRecoveryCode(user, trimmed, address)) ? 'recovery_code' : null
 }
 
@@ -166,10 +154,12 @@ export async function verifySecondFactorCode(user: { id: string; tenantId: strin
 export async function reauthenticateWithTotp(member: Member, session: PortalSessionState, code: string, address: string): Promise<Date> {
   const user = await systemDb().user.findUnique({ where: { id: member.user.id }, select: { email: true, active: true } })
   if (!user?.active) throw new DomainError('forbidden', 'Your account is deactivated.')
-  const decision = await consumeSignInAttempt(user.email, address)
-  if (!decision.allowed) throw new DomainError('rate_limited', `Too many wrong codes; try again in ${decision.retryAfterSeconds} s.`)
-  if (!(await verifyTotp(member.user.id, code))) throw new ValidationError([{ field: 'code', message: 'That code does not match, or was used already. Enter the code your app shows now.' }], 'That code does not match, or was used already.')
-  await decision.succeeded()
+  const attempt = await beginSignInAttempt(user.email, address, 'reauthentication', 'code')
+  if (attempt.refusal) throw new DomainError('rate_limited', attempt.refusal.message)
+  const check = await checkTotp(member.user.id, code)
+  if (check === 'reused') throw await failedWith(attempt, 'reused_code', new ValidationError([{ field: 'code', message: totpAlreadyUsed }], totpAlreadyUsed))
+  if (check !== 'accepted') throw await failedWith(attempt, 'wrong_code', new ValidationError([{ field: 'code', message: 'That code is not right. Enter the code your app shows now.' }], 'That code is not right.'))
+  await attempt.succeeded()
   return markSessionReauthenticated(session.id, member.user.id)
 }
 

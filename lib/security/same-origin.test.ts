@@ -15,3 +15,22 @@ describe('isPortalRequest', () => {
     expect(isPortalRequest(request({ 'x-newsroom-portal': '1', origin: 'null' }))).toBe(false)
   })
 })
+
+describe('isPortalRequest behind no proxy', () => {
+  it('ignores X-Forwarded-Host unless TRUSTED_PROXY_HOPS says a proxy sets it', () => {
+    const forged = request({ 'x-newsroom-portal': '1', origin: 'https://evil.example', 'x-forwarded-host': 'evil.example' })
+    const previous = process.env.TRUSTED_PROXY_HOPS
+    try {
+      delete process.env.TRUSTED_PROXY_HOPS
+      expect(isPortalRequest(forged)).toBe(false)
+      process.env.TRUSTED_PROXY_HOPS = '0'
+      expect(isPortalRequest(forged)).toBe(false)
+      // Behind a proxy that names the host the browser asked for, its word counts.
+      process.env.TRUSTED_PROXY_HOPS = '1'
+      expect(isPortalRequest(request({ 'x-newsroom-portal': '1', origin: 'https://cms.example', 'x-forwarded-host': 'cms.example' }))).toBe(true)
+    } finally {
+      if (previous === undefined) delete process.env.TRUSTED_PROXY_HOPS
+      else process.env.TRUSTED_PROXY_HOPS = previous
+    }
+  })
+})

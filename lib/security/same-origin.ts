@@ -10,10 +10,18 @@ export function isPortalRequest(request: { headers: { get(name: string): string 
   if (request.headers.get(portalRequestHeader) !== '1') return false
   const origin = request.headers.get('origin')
   if (!origin) return true
-  const host = request.headers.get('x-forwarded-host') ?? request.headers.get('host')
+  // X-Forwarded-Host is a proxy's word for the host the browser asked for; with no proxy in front
+  // (TRUSTED_PROXY_HOPS=0, the default) it is whatever the client sent, so only Host counts.
+  const host = (trustsProxies() ? request.headers.get('x-forwarded-host')?.split(',')[0]?.trim() : null) || request.headers.get('host')
   try {
     return new URL(origin).host === host
   } catch {
     return false
   }
+}
+
+/** Whether a proxy in front of the app sets the forwarding headers (see client-address.ts). */
+function trustsProxies(): boolean {
+  const hops = Number(process.env.TRUSTED_PROXY_HOPS ?? 0)
+  return Number.isSafeInteger(hops) && hops > 0
 }

@@ -62,7 +62,9 @@ export function tokenRefusal(bounds: TokenBounds, address: string, now = Date.no
   if (bounds.allowedRanges && !addressAllowed(bounds.allowedRanges, address)) {
     return {
       code: 'ip_not_allowed',
-      detail: `Requests from ${displayAddress(address)} may not use this API key; it allows only ${bounds.allowedAddresses.join(', ')}. Send it from an allowed address, or have an admin add this one to the key's allowlist.`,
+      // The allowed ranges are not named: they map the newsroom's network for whoever holds a
+      // leaked key. The admin sees them in Settings → API Keys; the request log keeps the refusal.
+      detail: `Requests from ${displayAddress(address)} may not use this API key: the key is limited to other addresses. Send it from an allowed address, or have an admin of the newsroom add this one to the key's allowlist.`,
     }
   }
   return null

@@ -2,6 +2,7 @@ import { getServerSession, type Session } from 'next-auth'
 import { authOptions } from '../auth/auth-options.ts'
 import type { PortalContext } from './init.ts'
 import { clientAddress } from '../security/client-address.ts'
+import { createId } from '../ids.ts'
 
 /**
  * The caller of a portal procedure. Reading the session runs the jwt callback, which reloads
@@ -11,7 +12,7 @@ import { clientAddress } from '../security/client-address.ts'
  */
 export async function createPortalContext(request: Request): Promise<PortalContext> {
   const session = await getServerSession(authOptions).catch(() => null)
-  return portalContextFromSession(session, clientAddress(request.headers.get('x-forwarded-for')))
+  return { ...portalContextFromSession(session, clientAddress(request.headers.get('x-forwarded-for'))), requestId: createId('req') }
 }
 
 /** The procedures' context from a next-auth session as the session callback shapes it (or none). */

@@ -1,10 +1,13 @@
 import { initTRPC, TRPCError } from '@trpc/server'
 import { can, refusalFor } from '../auth/permissions.ts'
 import type { Scope } from '../tokens/scopes.ts'
+import { describeFailure } from '../api/failure.ts'
 import { DomainError, ValidationError } from '../errors.ts'
+import { createId } from '../ids.ts'
 import type { Member } from '../auth/members.ts'
 import type { PortalSessionState } from '../auth/portal-sessions.ts'
 import { assertRecentlyAuthenticated } from '../auth/recent-authentication.ts'
+import { needsRecentAuthentication } from '../auth/recent-authentication-acts.ts'
 import type { Actor, ActingTenant } from '../tenancy/actor.ts'
 
 export type PortalContext = {
@@ -16,18 +19,37 @@ export type PortalContext = {
   clientAddress?: string
   /** When the newsroom's two-factor policy wants the member to have a factor by (two-factor-policy.ts), or null. */
   secondFactorDueBy?: Date | null
+  /** The request's id: an unexpected failure's answer quotes it and the server log files its detail under it. */
+  requestId?: string
 }
 
 const t = initTRPC.context<PortalContext>().create({
-  errorFormatter({ shape, error }) {
+  /**
+   * What the browser is told. A domain refusal keeps its words, code and field errors (forms show
+   * them beside the fields); anything else is described by the one shared formatter
+   * (lib/api/failure.ts): a generic message with a request id, the detail logged under it. The
+   * stack never leaves the server, in development either.
+   */
+  errorFormatter({ shape, error, ctx, path }) {
     const cause = error.cause
+    const { stack: _stack, ...data } = shape.data as typeof shape.data & { stack?: string }
+    if (error.code === 'INTERNAL_SERVER_ERROR' && !(cause instanceof DomainError)) {
+      const requestId = ctx?.requestId ?? createId('req')
+      const failure = describeFailure(cause ?? error, requestId, `trpc ${path ?? ''}`)
+      return {
+        ...shape,
+        message: failure.problem.detail,
+        data: { ...data, code: failure.status === 503 ? 'SERVICE_UNAVAILABLE' : data.code, httpStatus: failure.status, domainCode: failure.problem.code, fieldErrors: null, requestId },
+      }
+    }
     return {
       ...shape,
       data: {
-        ...shape.data,
+        ...data,
         // The domain's own code and field errors, so forms can show them beside the fields.
         domainCode: cause instanceof DomainError ? cause.code : null,
         fieldErrors: cause instanceof ValidationError || (cause instanceof DomainError && 'fieldErrors' in cause) ? (cause.fieldErrors as ValidationError['fieldErrors']) : null,
+        requestId: ctx?.requestId ?? null,
       },
     }
   },
@@ -58,8 +80,8 @@ export const router = t.router
 export const createCallerFactory = t.createCallerFactory
 export const publicProcedure = t.procedure.use(mapDomainErrors)
 
-/** A signed-in, active member of a newsroom, acting in it. */
-export const memberProcedure = publicProcedure.use(({ ctx, next, path }) => {
+/** A signed-in, active member of a newsroom, acting in it; not yet asked for recent authentication. */
+const signedInProcedure = publicProcedure.use(({ ctx, next, path }) => {
   if (!ctx.member || !ctx.tenant) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in again: your session has ended.' })
   // Past the policy's grace, only the member's own Security procedures work: setting up a factor first.
   if (ctx.secondFactorDueBy && ctx.secondFactorDueBy.getTime() <= Date.now() && !path.startsWith('security.')) {
@@ -70,34 +92,34 @@ export const memberProcedure = publicProcedure.use(({ ctx, next, path }) => {
 })
 
 /**
- * For a procedure whose act is dangerous only sometimes (a key with admin scope): the rule is
- * lib/auth/recent-authentication.ts's, this only hands it the request's session.
+ * GitHub's sudo mode for every mutation, decided by the declared list beside `can`
+ * (lib/auth/recent-authentication-acts.ts), not by each procedure: a session that proved itself
+ * more than 10 minutes ago gets `reauthentication_required`, and the portal's "Confirm it's you"
+ * dialog (components/reauthentication.tsx) asks and sends the mutation again. Runs after the
+ * role check and before the input is parsed or anything is done, so nothing is half done.
  */
-export function assertSessionRecentlyAuthenticated(ctx: { session: PortalSessionState | null }): void {
-  assertRecentlyAuthenticated(ctx.session)
+async function askForRecentAuthentication(opts: { ctx: { actor: Actor; session: PortalSessionState | null }; path: string; type: string; getRawInput: () => Promise<unknown> }): Promise<void> {
+  if (opts.type !== 'mutation') return
+  const input = await opts.getRawInput().catch(() => undefined)
+  if (await needsRecentAuthentication(opts.path, input, opts.ctx.actor)) assertRecentlyAuthenticated(opts.ctx.session)
 }
+
+/** A signed-in, active member of a newsroom, acting in it; mutations as recent-authentication-acts.ts declares. */
+export const memberProcedure = signedInProcedure.use(async (opts) => {
+  await askForRecentAuthentication(opts)
+  return opts.next()
+})
 
 /**
  * A procedure that needs `scope`, declared as a /v1 operation declares its own: the member's
- * role must grant it (lib/auth/permissions.ts, the one vocabulary). The domain function it calls
- * checks the same again, for every other door.
+ * role must grant it (lib/auth/permissions.ts, the one vocabulary), then, for a mutation, the
+ * recent authentication the declared list asks for. The domain function it calls checks the
+ * scope again, for every other door.
  */
 export function scopedProcedure(scope: Scope) {
-  return memberProcedure.use(({ ctx, next }) => {
-    if (!can(ctx.member, scope)) throw new TRPCError({ code: 'FORBIDDEN', message: refusalFor(scope) })
-    return next()
+  return signedInProcedure.use(async (opts) => {
+    if (!can(opts.ctx.member, scope)) throw new TRPCError({ code: 'FORBIDDEN', message: refusalFor(scope) })
+    await askForRecentAuthentication(opts)
+    return opts.next()
   })
 }
-
-/**
- * A dangerous act (GitHub's sudo mode): the scope, then a session that proved itself within the
- * last 10 minutes; otherwise `reauthentication_required`, and the portal asks for the password
- * and retries. Checked before the input is parsed, so nothing is half done.
- */
-export function sudoProcedure(scope: Scope) {
-  return scopedProcedure(scope).use(({ ctx, next }) => {
-    assertRecentlyAuthenticated(ctx.session)
-    return next()
-  })
-}
-

@@ -14,6 +14,7 @@ import { rawHttp } from '../support/raw-http.ts'
 import { spawnApiServer } from '../support/spawn-api-server.ts'
 import { stubEnv } from '../support/stub-env.ts'
 import { hostileJsonValues } from '../support/hostile-values.ts'
+import { internalTextIn } from '../support/internal-text.ts'
 
 // Every declared /v1 operation (found in lib/api/operations, so a new one is covered without
 // being listed here) gets the shapes a careless or hostile client sends: lone surrogates, deep
@@ -82,10 +83,12 @@ async function call(method: string, target: string, body?: string | Buffer, head
   return { status: response.status, header: (name) => response.headers.get(name), text }
 }
 
-/** What every answer must be: no 5xx, and an error is problem+json that says what happened. */
+/** What every answer must be: no 5xx, no internal text (stack, SQL, Prisma), and an error is problem+json that says what happened. */
 function problemsWith(answer: Answer): string[] {
   const found: string[] = []
   if (answer.status >= 500) found.push(`answered ${answer.status}`)
+  const leaked = internalTextIn(answer.text)
+  if (leaked) found.push(`carries internal text (${leaked})`)
   if (!answer.header('x-request-id')?.startsWith('req_')) found.push('no X-Request-Id')
   if (answer.status >= 400) {
     if (answer.header('content-type') !== 'application/problem+json') found.push(`error as ${answer.header('content-type')}`)

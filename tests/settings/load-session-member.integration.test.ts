@@ -27,7 +27,8 @@ describe('loadSessionMember', () => {
       },
       session: { id: sessionId, reauthenticatedAt: session.reauthenticatedAt },
       twoFactor: {
-        policy: { twoFactorPolicy: tenant.twoFactorPolicy, twoFactorGraceDays: tenant.twoFactorGraceDays, twoFactorPolicyChangedAt: tenant.twoFactorPolicyChangedAt },
+        policy: { twoFactorPolicy: tenant.twoFactorPolicy, twoFactorGraceDays: tenant.twoFactorGraceDays, twoFactorPolicyChangedAt: tenant.twoFactorPolicyChangedAt,
+          ssoSecondFactor: tenant.ssoSecondFactor, adminsNeedPortalFactor: tenant.adminsNeedPortalFactor },
         memberSince: stored.createdAt,
       },
       beside: null,

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import type { AuthOptions, Session } from 'next-auth'
 import { authOptionsFor } from '../../lib/auth/auth-options.ts'
+import { ssoFailureRedirect } from '../../lib/auth/sso-sign-in.ts'
 
 // next-auth's request handler, which app/api/auth/[...nextauth] wraps (see next-auth-browser.ts).
 const require = createRequire(import.meta.url)
@@ -87,6 +88,9 @@ export function ssoBrowser(from = { userAgent: 'Mozilla/5.0 (X11; Linux x86_64; 
           if (journey.tamperCallback) callback = journey.tamperCallback(callback)
           const answer = await portal('callback', 'GET', { providerId: callback.pathname.split('/').pop(), query: Object.fromEntries(callback.searchParams) })
           next = answer.redirect ?? `(no redirect: ${answer.status})`
+          // As app/api/auth/[...nextauth]/route.ts does: a refused answer goes back to the newsroom's sign-in page.
+          const back = ssoFailureRedirect(callback.pathname.split('/').pop(), answer.redirect)
+          if (back) return `${portalOrigin}${back}`
           // next-auth's error page sends on to the portal's sign-in page (pages.error).
           if (next.startsWith(`${portalOrigin}/api/auth/error`)) next = (await portal('error', 'GET', { query: Object.fromEntries(new URL(next).searchParams) })).redirect ?? next
           return next
@@ -110,6 +114,11 @@ export function ssoBrowser(from = { userAgent: 'Mozilla/5.0 (X11; Linux x86_64; 
     async passwordSignIn(email: string, password: string): Promise<AuthAnswer> {
       const csrf = (await portal('csrf', 'GET')).body as { csrfToken: string }
       return portal('callback', 'POST', { providerId: 'credentials', body: { email, password, csrfToken: csrf.csrfToken, json: 'true' } })
+    },
+    /** The second step the sign-in page shows after the provider (or a password): a code for the pending sign-in. */
+    async secondFactor(pendingToken: string, code: string): Promise<AuthAnswer> {
+      const csrf = (await portal('csrf', 'GET')).body as { csrfToken: string }
+      return portal('callback', 'POST', { providerId: 'second-factor', body: { pendingToken, code, csrfToken: csrf.csrfToken, json: 'true' } })
     },
     async session(): Promise<Session | null> {
       const body = (await portal('session', 'GET')).body as Session | Record<string, never>

@@ -1,7 +1,7 @@
 'use client'
 
 import { useQuery } from '@tanstack/react-query'
-import { useTRPC } from '@/components/trpc-provider'
+import { useTRPC } from '@/components/trpc-context'
 import { LocalTime } from '@/components/local-time'
 import { refusalMessage } from '@/components/portal-error'
 import { ApiKeyActions } from './api-key-actions'

@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
-import { useTRPC } from '@/components/trpc-provider'
+import { useTRPC } from '@/components/trpc-context'
 import { refusalMessage } from '@/components/portal-error'
 import { ConfirmDialog } from '@/components/confirm-dialog'
 import { OneTimeSecret } from '../one-time-secret'

@@ -23,6 +23,7 @@ const actionLabels: Record<string, string> = {
   'tenant.search_language_changed': 'Changed search language',
   'sso.updated': 'Changed single sign-on',
   'sso.sign_in_refused': 'Refused single sign-on',
+  'sso.sign_in_failed': 'Single sign-on answer failed its checks',
   'sso.recovery_sign_in': 'Signed in with password (SSO required)',
   'two_factor.totp_enrolled': 'Set up an authenticator app',
   'two_factor.totp_removed': 'Removed authenticator app',
@@ -36,6 +37,9 @@ const actionLabels: Record<string, string> = {
   'tenant.imported': 'Imported the newsroom',
   'content_key.created': 'Created content key',
   'content_key.revoked': 'Revoked content key',
+  'user.sign_in_failed': 'Failed sign-in',
+  'user.sign_in_locked': 'Sign-in locked against guessing addresses',
+  'user.sign_in_unlocked': 'Sign-in lock ended',
 }
 
 // A short reading of the entry's metadata; secrets are never recorded there.
@@ -70,19 +74,28 @@ function details(entry: AuditEntryView): string {
       return [`Changed: ${list(m.changed)}`, m.requireSso ? 'SSO required' : '', m.jitEmailDomain ? `just in time for ${String(m.jitEmailDomain)}` : ''].filter(Boolean).join(' · ')
     case 'sso.sign_in_refused':
       return `${String(m.email ?? '')}: ${String(m.reason ?? '')}`
+    case 'sso.sign_in_failed':
+      return String(m.reason ?? '')
     case 'sso.recovery_sign_in':
       return `From ${String(m.address ?? '')}`
     case 'two_factor.recovery_code_used':
       return `${String(m.left ?? '?')} left · from ${String(m.address ?? '')}`
     case 'two_factor.policy_changed': {
       const side = (value: unknown) => {
-        const { policy, graceDays } = (value ?? {}) as { policy?: string; graceDays?: number }
-        return `${policy ?? '?'} (${graceDays ?? '?'} days' grace)`
+        const { policy, graceDays, ssoSecondFactor, adminsNeedPortalFactor } = (value ?? {}) as { policy?: string; graceDays?: number; ssoSecondFactor?: string; adminsNeedPortalFactor?: boolean }
+        const sso = ssoSecondFactor === 'portal_factor' ? ', SSO also asks the portal factor' : ''
+        return `${policy ?? '?'} (${graceDays ?? '?'} days' grace${sso}${adminsNeedPortalFactor ? ', admins always' : ''})`
       }
       return `${side(m.from)} → ${side(m.to)}`
     }
     case 'two_factor.sign_in_locked':
       return `${String(m.attempts ?? '')} wrong codes from ${String(m.address ?? '')}`
+    case 'user.sign_in_failed':
+      return [`${String(m.reason ?? '').replaceAll('_', ' ')} at ${String(m.step ?? '').replaceAll('_', ' ')}`, `from ${String(m.address ?? '')}`, m.accountLocked ? 'while locked' : ''].filter(Boolean).join(' · ')
+    case 'user.sign_in_locked':
+      return `${String(m.failures ?? '')} failures · latest from ${String(m.address ?? '')} · until ${String(m.until ?? '')}`
+    case 'user.sign_in_unlocked':
+      return `Its failures left the window (locked until ${String(m.lockedUntil ?? '')})`
     case 'user.factors_reset':
       return `Removed: ${list(m.removed) || 'nothing'} · ${String(m.ended_sessions ?? 0)} session(s) ended`
     case 'user.role_changed':

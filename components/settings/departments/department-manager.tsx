@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import type { DepartmentView } from '@/lib/trpc/routers/departments-router'
-import { useTRPC } from '@/components/trpc-provider'
+import { useTRPC } from '@/components/trpc-context'
 import { ConfirmDialog } from '@/components/confirm-dialog'
 import { refusalMessage } from '@/components/portal-error'
 import { StatusMessage, type Status } from '../status-message'

@@ -3,7 +3,7 @@
 import { useMutation } from '@tanstack/react-query'
 import { useEffect, useRef, useState } from 'react'
 import type { DepartmentView } from '@/lib/trpc/routers/departments-router'
-import { useTRPC } from '@/components/trpc-provider'
+import { useTRPC } from '@/components/trpc-context'
 import { fieldErrorsOf, refusalMessage } from '@/components/portal-error'
 import type { Status } from '../status-message'
 import styles from '../settings.module.css'

@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
-import { useTRPC } from '@/components/trpc-provider'
+import { useTRPC } from '@/components/trpc-context'
 import { refusalMessage } from '@/components/portal-error'
 import { StatusMessage, type Status } from '../status-message'
 import styles from '../settings.module.css'

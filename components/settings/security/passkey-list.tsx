@@ -5,18 +5,19 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import type { PasskeyView } from '@/lib/trpc/routers/security-router'
 import { passkeyNameSchema } from '@/lib/auth/security-schemas'
-import { useTRPC } from '@/components/trpc-provider'
+import { useTRPC } from '@/components/trpc-context'
 import { LocalTime } from '@/components/local-time'
 import { refusalMessage } from '@/components/portal-error'
 import { passkeyPromptFailure } from '@/components/passkey-browser'
 import { StatusMessage, type Status } from '../status-message'
+import { RecoveryCodesBox } from './recovery-codes-box'
 import styles from '../settings.module.css'
 
 /**
  * The member's passkeys: add one (the browser's prompt, then the server keeps it), rename or
  * remove one. Each is a dangerous act, so a stale session meets the "Confirm it's you" dialog first.
  */
-export function PasskeyList() {
+export function PasskeyList({ unavailable = null }: { unavailable?: string | null }) {
   const trpc = useTRPC()
   const queryClient = useQueryClient()
   const passkeys = useQuery(trpc.security.passkeys.queryOptions())
@@ -31,6 +32,7 @@ export function PasskeyList() {
   const remove = useMutation(trpc.security.removePasskey.mutationOptions())
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.security.passkeys.queryKey() })
   const [adding, setAdding] = useState(false)
+  const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null)
 
   async function add(event: FormEvent) {
     event.preventDefault()
@@ -54,8 +56,15 @@ export function PasskeyList() {
       }
       const added = await register.mutateAsync({ name: parsed.data, response })
       setName('')
-      setStatus({ kind: 'success', text: `Passkey “${added.name}” added. You can sign in with it instead of your password.`, focus: true })
+      setRecoveryCodes(added.recoveryCodes)
+      setStatus({
+        kind: 'success',
+        text: `Passkey “${added.name}” added. You can sign in with it instead of your password, and signing in with your password now asks for it (or a recovery code).`,
+        focus: true,
+      })
       await refresh()
+      // Security's two-factor section counts the factors and recovery codes.
+      await queryClient.invalidateQueries({ queryKey: trpc.security.twoFactor.queryKey() })
     } catch (error) {
       setStatus({ kind: 'error', text: refusalMessage(error), focus: true })
     } finally {
@@ -97,6 +106,12 @@ export function PasskeyList() {
         works on this site.
       </p>
       <StatusMessage status={status} />
+      {unavailable && (
+        <p className="alert warning" data-testid="passkeys-unavailable">
+          {unavailable}
+        </p>
+      )}
+      {recoveryCodes && <RecoveryCodesBox codes={recoveryCodes} onSaved={() => setRecoveryCodes(null)} />}
       {passkeys.isError ? (
         <p role="alert">{refusalMessage(passkeys.error)}</p>
       ) : !passkeys.data ? (
@@ -185,7 +200,7 @@ export function PasskeyList() {
           </table>
         </div>
       )}
-      <form onSubmit={add} noValidate className={`${styles.inlineForm} ${styles.spaced}`}>
+      {!unavailable && <form onSubmit={add} noValidate className={`${styles.inlineForm} ${styles.spaced}`}>
         <div>
           <label htmlFor="passkey-name">Name for a new passkey</label>
           <input
@@ -206,7 +221,7 @@ export function PasskeyList() {
         <button type="submit" disabled={adding}>
           {adding ? 'Waiting for your device…' : 'Add a passkey'}
         </button>
-      </form>
+      </form>}
     </section>
   )
 }

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import type { PortalSessionView } from '@/lib/trpc/routers/security-router'
-import { useTRPC } from '@/components/trpc-provider'
+import { useTRPC } from '@/components/trpc-context'
 import { LocalTime } from '@/components/local-time'
 import { refusalMessage } from '@/components/portal-error'
 import { ConfirmDialog } from '@/components/confirm-dialog'

@@ -6,8 +6,9 @@ import { useState, type FormEvent } from 'react'
 import { ConfirmDialog } from '@/components/confirm-dialog'
 import { LocalTime } from '@/components/local-time'
 import { refusalMessage } from '@/components/portal-error'
-import { useTRPC } from '@/components/trpc-provider'
+import { useTRPC } from '@/components/trpc-context'
 import { StatusMessage, type Status } from '../status-message'
+import { RecoveryCodesBox } from './recovery-codes-box'
 import styles from '../settings.module.css'
 
 type Enrolment = { secret: string; uri: string; qrCode: string }
@@ -65,36 +66,25 @@ export function TwoFactorSection() {
 
   if (state.isPending) return <p className="muted">Loading…</p>
   if (state.isError) return <p className="alert error" role="alert">Two-factor sign-in could not be loaded. {refusalMessage(state.error)}</p>
-  const { totp, recoveryCodesLeft, dueBy } = state.data
+  // A reminder never names a deadline already past (overdue): then it is "now".
+  const { totp, passkeys, recoveryCodesLeft, dueBy, overdue } = state.data
 
   return (
     <section aria-labelledby="two-factor-heading">
       <h2 id="two-factor-heading">Two-factor sign-in</h2>
       <StatusMessage status={status} />
-      {dueBy && !totp && (
-        <p className="alert warning">
-          Your newsroom requires two-factor sign-in. Set it up by <LocalTime iso={dueBy} />.
+      {dueBy && !totp && passkeys === 0 && (
+        <p className="alert warning" data-testid="two-factor-reminder">
+          {overdue ? (
+            'Your newsroom requires two-factor sign-in: set up an authenticator app or a passkey now to continue.'
+          ) : (
+            <>
+              Your newsroom requires two-factor sign-in. Set it up by <LocalTime iso={dueBy} />.
+            </>
+          )}
         </p>
       )}
-      {recoveryCodes && (
-        <section className={styles.secretBox} aria-labelledby="recovery-codes-heading">
-          <h3 id="recovery-codes-heading">Your recovery codes</h3>
-          <p>
-            Keep these somewhere safe (a password manager, or printed). Each one signs you in once when you do not have your phone. They are shown
-            only now.
-          </p>
-          <ul className={styles.recoveryCodes} data-testid="recovery-codes">
-            {recoveryCodes.map((value) => (
-              <li key={value}>
-                <code>{value}</code>
-              </li>
-            ))}
-          </ul>
-          <button type="button" className="secondary" onClick={() => setRecoveryCodes(null)}>
-            I have saved them
-          </button>
-        </section>
-      )}
+      {recoveryCodes && <RecoveryCodesBox codes={recoveryCodes} onSaved={() => setRecoveryCodes(null)} />}
       {totp ? (
         <>
           <p>
@@ -178,6 +168,28 @@ export function TwoFactorSection() {
       ) : (
         <>
           <p>Off. With it on, signing in asks for a code from an app on your phone after the password, so a stolen password alone is not enough.</p>
+          {passkeys > 0 && (
+            <p data-testid="passkey-recovery-codes">
+              Your passkeys are your second factor now. {recoveryCodesLeft} of 10 recovery codes left.{' '}
+              <button
+                type="button"
+                className="link-button"
+                disabled={regenerate.isPending}
+                onClick={async () => {
+                  setStatus(null)
+                  try {
+                    setRecoveryCodes((await regenerate.mutateAsync()).recoveryCodes)
+                    setStatus({ kind: 'success', text: 'New recovery codes made; the old ones no longer work.' })
+                    await refresh()
+                  } catch (error) {
+                    setStatus({ kind: 'error', text: refusalMessage(error), focus: true })
+                  }
+                }}
+              >
+                New recovery codes
+              </button>
+            </p>
+          )}
           <button type="button" onClick={begin} disabled={start.isPending}>
             Set up an authenticator app
           </button>

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import type { SsoConnectionView } from '@/lib/auth/sso-connection'
-import { useTRPC } from '@/components/trpc-provider'
+import { useTRPC } from '@/components/trpc-context'
 import { refusalMessage } from '@/components/portal-error'
 import { StatusMessage, type Status } from '../status-message'
 import styles from '../settings.module.css'
@@ -52,6 +52,12 @@ function SsoFields({ stored }: { stored: SsoConnectionView | null }) {
   return (
     <form onSubmit={submit} noValidate aria-label="Single sign-on settings">
       <StatusMessage status={status} />
+      {stored?.clientSecretSet && !stored.clientSecretReadable && (
+        <p className="alert error" role="alert" data-testid="sso-secret-unreadable">
+          The stored client secret can&apos;t be read (the server&apos;s encryption key changed, or the stored value was altered); enter it again. Until then
+          nobody can sign in with single sign-on.
+        </p>
+      )}
       <label htmlFor="sso-displayName">Identity provider name (the button says “Sign in with …”)</label>
       <input type="text" placeholder="Okta" required {...text('displayName')} />
       <label htmlFor="sso-issuer">Issuer URL</label>
@@ -72,6 +78,10 @@ function SsoFields({ stored }: { stored: SsoConnectionView | null }) {
           <strong>Require single sign-on</strong> <span className="muted">Password sign-in is off for members; admins keep it as a recovery path, and each use is in the audit log.</span>
         </span>
       </label>
+      <p className="muted">
+        Whether a sign-in through the identity provider also asks for the portal&apos;s second factor (and whether admins always must) is set in{' '}
+        <a href="/settings/two-factor">Two-factor policy</a>.
+      </p>
       <label htmlFor="sso-jitEmailDomain">Create writers just in time for this e-mail domain (empty: off)</label>
       <input type="text" placeholder="example.org" {...text('jitEmailDomain')} />
       <p>

@@ -2,7 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query'
 import { isEventKind } from '@/lib/events/event-kinds'
-import { useTRPC } from '@/components/trpc-provider'
+import { useTRPC } from '@/components/trpc-context'
 import { refusalMessage } from '@/components/portal-error'
 import { WebhookForm } from './webhook-form'
 

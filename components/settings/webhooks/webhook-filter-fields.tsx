@@ -2,7 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query'
 import { apiStatuses } from '@/lib/articles/article-status'
-import { useTRPC } from '@/components/trpc-provider'
+import { useTRPC } from '@/components/trpc-context'
 import styles from '../settings.module.css'
 import pickerStyles from './webhooks.module.css'
 

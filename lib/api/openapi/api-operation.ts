@@ -207,7 +207,7 @@ function authenticationProblems(scope: Scope): ProblemCase[] {
     {
       code: 'ip_not_allowed',
       when: "The key has an IP allowlist and the request came from an address outside it.",
-      detail: "Requests from 198.51.100.23 may not use this API key; it allows only 203.0.113.0/24. Send it from an allowed address, or have an admin add this one to the key's allowlist.",
+      detail: "Requests from 198.51.100.23 may not use this API key: the key is limited to other addresses. Send it from an allowed address, or have an admin of the newsroom add this one to the key's allowlist.",
     },
     {
       code: 'insufficient_scope',

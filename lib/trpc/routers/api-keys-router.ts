@@ -1,12 +1,11 @@
 import { z } from 'zod'
 import { createApiTokenSchema, renameApiTokenSchema, rollApiTokenSchema, setApiTokenAllowlistSchema } from '../../tokens/api-token-schemas.ts'
-import { grantsSensitiveScope } from '../../tokens/scopes.ts'
 import { pageRecord } from '../../pagination.ts'
 import { listApiRequests, toApiRequestRecord } from '../../request-log/list-api-requests.ts'
 import { listApiRequestsQuerySchema } from '../../request-log/request-log-schemas.ts'
 import { createApiToken, getApiToken, listApiTokens, renameApiToken, revokeApiToken, rollApiToken, setApiTokenAllowlist, type ApiTokenSummary } from '../../tokens/api-tokens.ts'
 import { domainInput } from '../domain-input.ts'
-import { assertSessionRecentlyAuthenticated, router, scopedProcedure } from '../init.ts'
+import { router, scopedProcedure } from '../init.ts'
 
 const procedure = scopedProcedure('admin')
 
@@ -47,15 +46,12 @@ export const apiKeysRouter = router({
 
   /** The token is in this answer only; it is never stored or shown again. */
   create: procedure.input(domainInput(createApiTokenSchema)).mutation(async ({ ctx, input }) => {
-    if (grantsSensitiveScope(input.scopes)) assertSessionRecentlyAuthenticated(ctx)
     const { token, summary } = await createApiToken(ctx.actor, input)
     return { token, key: toApiKeyView(summary) }
   }),
 
   /** A new secret for the same key, shown once; the old one works for the chosen overlap. */
   roll: procedure.input(domainInput(rollApiTokenSchema)).mutation(async ({ ctx, input }) => {
-    // A new secret of an admin or webhooks:manage key is as dangerous as a new such key.
-    if (grantsSensitiveScope((await getApiToken(ctx.actor, input.id)).scopes)) assertSessionRecentlyAuthenticated(ctx)
     const { token, summary } = await rollApiToken(ctx.actor, input)
     return { token, key: toApiKeyView(summary) }
   }),

@@ -83,7 +83,11 @@ export const securityRouter = router({
   /** Adding a passkey is a dangerous act (it becomes a way in): sudo, checked in the domain. */
   passkeyRegistrationOptions: memberProcedure.mutation(async ({ ctx }) => passkeyRegistrationOptions(ctx.actor, ctx.session)),
 
-  registerPasskey: memberProcedure.input(domainInput(registerPasskeySchema)).mutation(async ({ ctx, input }) => toPasskeyView(await registerPasskey(ctx.actor, ctx.session, input))),
+  /** The member's first factor brings ten recovery codes, in this answer only. */
+  registerPasskey: memberProcedure.input(domainInput(registerPasskeySchema)).mutation(async ({ ctx, input }) => {
+    const added = await registerPasskey(ctx.actor, ctx.session, input)
+    return { ...toPasskeyView(added), recoveryCodes: added.recoveryCodes }
+  }),
 
   renamePasskey: memberProcedure.input(domainInput(renamePasskeySchema)).mutation(async ({ ctx, input }) =>
     toPasskeyView(await renamePasskey(ctx.actor, ctx.session, input.passkeyId, input.name)),
@@ -98,6 +102,8 @@ export const securityRouter = router({
   twoFactor: memberProcedure.query(async ({ ctx }) => ({
     ...(await secondFactorsOf(ctx.actor.user.id)),
     dueBy: ctx.secondFactorDueBy?.toISOString() ?? null,
+    // Decided here, on the server's clock, so no reminder names a deadline already past.
+    overdue: ctx.secondFactorDueBy !== null && ctx.secondFactorDueBy !== undefined && ctx.secondFactorDueBy.getTime() <= Date.now(),
   })),
 
   startTotp: memberProcedure.mutation(async ({ ctx }) => startTotpEnrolment(ctx.actor, ctx.member.email)),

@@ -3,7 +3,7 @@ import { resetMemberSecondFactors } from '../../auth/two-factor.ts'
 import { changeRole, createUser, deactivateUser, listUsers, type UserSummary } from '../../users/manage-users.ts'
 import { changeRoleSchema, createUserSchema, userIdSchema } from '../../users/user-schemas.ts'
 import { domainInput } from '../domain-input.ts'
-import { assertSessionRecentlyAuthenticated, router, scopedProcedure, sudoProcedure } from '../init.ts'
+import { router, scopedProcedure } from '../init.ts'
 
 const procedure = scopedProcedure('admin')
 
@@ -21,16 +21,14 @@ export const usersRouter = router({
 
   /** A generated password is in this answer only. */
   create: procedure.input(domainInput(createUserSchema)).mutation(async ({ ctx, input }) => {
-    // Making someone an admin is a role change, whether the account is new or not.
-    if (input.role === 'admin') assertSessionRecentlyAuthenticated(ctx)
     const { user, generatedPassword } = await createUser(ctx.actor, input)
     return { user: toUserView(user), generatedPassword }
   }),
 
-  changeRole: sudoProcedure('admin').input(domainInput(changeRoleSchema)).mutation(async ({ ctx, input }) => toUserView(await changeRole(ctx.actor, input))),
+  changeRole: procedure.input(domainInput(changeRoleSchema)).mutation(async ({ ctx, input }) => toUserView(await changeRole(ctx.actor, input))),
 
   /** Removes the member's second factors and ends their sessions; audited as user.factors_reset. */
-  resetSecondFactors: sudoProcedure('admin').input(domainInput(userIdSchema)).mutation(async ({ ctx, input }) => resetMemberSecondFactors(ctx.actor, ctx.session, input.userId)),
+  resetSecondFactors: procedure.input(domainInput(userIdSchema)).mutation(async ({ ctx, input }) => resetMemberSecondFactors(ctx.actor, ctx.session, input.userId)),
 
   deactivate: procedure.input(domainInput(userIdSchema)).mutation(async ({ ctx, input }) => toUserView(await deactivateUser(ctx.actor, input))),
 })

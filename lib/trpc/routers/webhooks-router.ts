@@ -12,7 +12,7 @@ import { webhookOverview } from '../../webhooks/webhook-overview.ts'
 import { standardWebhooksSecret } from '../../webhooks/sign-payload.ts'
 import { createWebhookSchema, listDeliveriesQuerySchema, testEventBodySchema, updateWebhookSchema, webhookIdSchema } from '../../webhooks/webhook-schemas.ts'
 import { domainInput } from '../domain-input.ts'
-import { router, scopedProcedure, sudoProcedure } from '../init.ts'
+import { router, scopedProcedure } from '../init.ts'
 import type { Actor } from '../../tenancy/actor.ts'
 
 const procedure = scopedProcedure('webhooks:manage')
@@ -51,7 +51,7 @@ export const webhooksRouter = router({
     .mutation(async ({ ctx, input }) => withLastDelivery(ctx.actor, await updateWebhook(ctx.actor, input.webhookId, { status: 'enabled' }))),
 
   /** The one answer that carries the new secret; the portal shows it once. */
-  rotateSecret: sudoProcedure('webhooks:manage').input(domainInput(webhookIdInput)).mutation(async ({ ctx, input }) => {
+  rotateSecret: procedure.input(domainInput(webhookIdInput)).mutation(async ({ ctx, input }) => {
     const { subscription, secret } = await rotateWebhookSecret(ctx.actor, input.webhookId)
     return { webhook: await withLastDelivery(ctx.actor, subscription), secret, standardWebhooksSecret: standardWebhooksSecret(secret) }
   }),

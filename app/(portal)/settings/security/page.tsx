@@ -1,5 +1,6 @@
 import type { Metadata } from 'next'
 import { requirePortalUser } from '@/lib/auth/session'
+import { passkeyAvailability } from '@/lib/auth/passkeys'
 import { ChangePasswordForm } from '@/components/settings/security/change-password-form'
 import { SessionList } from '@/components/settings/security/session-list'
 import { PasskeyList } from '@/components/settings/security/passkey-list'
@@ -11,6 +12,8 @@ export const metadata: Metadata = { title: 'Security' }
 /** Every member's own sign-in: where they are signed in, their passkeys, their second factor and their password. Not an admin page. */
 export default async function SecurityPage() {
   const user = await requirePortalUser()
+  // Said before anyone presses "Add a passkey": the browser's own refusal names no cause.
+  const availability = passkeyAvailability()
   return (
     <section aria-labelledby="page-heading">
       <h1 id="page-heading">Security</h1>
@@ -20,7 +23,7 @@ export default async function SecurityPage() {
       </p>
       <TwoFactorSection />
       <SessionList />
-      <PasskeyList />
+      <PasskeyList unavailable={availability.available ? null : availability.reason} />
       <ChangePasswordForm />
     </section>
   )

@@ -1,3 +1,4 @@
+import { withRouteFailures } from '@/lib/api/failure'
 import { serveEditLeaseAsk } from '@/lib/api/portal-lease-route'
 import type { ApiRequest } from '@/lib/api/api-request'
 
@@ -6,6 +7,6 @@ import type { ApiRequest } from '@/lib/api/api-request'
 export const runtime = 'nodejs'
 export const dynamic = 'force-dynamic'
 
-export async function POST(request: ApiRequest, { params }: { params: Promise<{ id: string }> }) {
+export const POST = withRouteFailures('edit lease', async (request: ApiRequest, { params }: { params: Promise<{ id: string }> }) => {
   return serveEditLeaseAsk(request, (await params).id)
-}
+})

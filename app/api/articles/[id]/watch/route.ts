@@ -1,3 +1,4 @@
+import { withRouteFailures } from '@/lib/api/failure'
 import { serveArticleWatch } from '@/lib/api/portal-watch-route'
 import type { ApiRequest } from '@/lib/api/api-request'
 
@@ -6,6 +7,6 @@ import type { ApiRequest } from '@/lib/api/api-request'
 export const runtime = 'nodejs'
 export const dynamic = 'force-dynamic'
 
-export async function GET(request: ApiRequest, { params }: { params: Promise<{ id: string }> }) {
+export const GET = withRouteFailures('article watch', async (request: ApiRequest, { params }: { params: Promise<{ id: string }> }) => {
   return serveArticleWatch(request, (await params).id)
-}
+})

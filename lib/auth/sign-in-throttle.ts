@@ -1,0 +1,160 @@
+import { consumeLockedAccountTry, consumeSignInAttempt, type SignInAttemptDecision } from '../api/rate-limit.ts'
+import { recordAudit } from '../audit.ts'
+import { sendMail } from '../mail/send-mail.ts'
+import { logger } from '../ops/logger.ts'
+import { systemDb } from '../tenancy/tenant-db.ts'
+import { describeWait } from '../time/describe-wait.ts'
+import { hasSecondFactor, secondFactorsOf } from './second-factors.ts'
+
+/**
+ * Sign-in throttling that cannot be turned against a member (issue 46, point 3). The budgets
+ * are rate-limit.ts's consumeSignInAttempt (per account, per account and address, per address;
+ * failures only). What this adds:
+ *
+ * - A locked account (its budget spent from everywhere) refuses the addresses that failed for
+ *   it, not the member: from an address that has not failed, a member with a second factor
+ *   signs in as always (the password, then the factor: that second step is the extra
+ *   challenge); a member without one may try a few times per window (RATE_LIMIT_SIGN_IN_WHILE_LOCKED)
+ *   before the password is even checked, so many addresses cannot guess on.
+ * - The refusal says the real wait (the deciding window's), in minutes.
+ * - Every failure, lock and unlock is in the newsroom's audit log (user.sign_in_failed,
+ *   user.sign_in_locked, user.sign_in_unlocked) and the server log as a structured security
+ *   event (`security_event`); a refusal is a log line (it is not a try, and an attacker could
+ *   otherwise fill the audit log with them).
+ * - The member is e-mailed when the lock begins: someone is guessing their password.
+ *
+ * The client address is the caller's, as lib/security/client-address.ts finds it (TRUSTED_PROXY_HOPS).
+ */
+
+/** Which door the attempt came through, for the audit and the log. */
+export type SignInStep = 'password' | 'second_factor' | 'reauthentication' | 'password_change'
+
+/** `needsSecondFactor`: refused only because the account is locked and the member has no second factor to sign in with regardless. */
+export type SignInRefusal = { retryAfterSeconds: number; message: string; needsSecondFactor: boolean }
+
+export type SignInAttempt = {
+  /** Null when the attempt may go on; otherwise what to tell the person (nothing was checked). */
+  refusal: SignInRefusal | null
+  /** Whether the account is locked against the addresses that failed (this one has not). */
+  accountLocked: boolean
+  /** The password or code was right: the attempt's slots are given back. */
+  succeeded: () => Promise<void>
+  /** The password or code was wrong: audited, logged, and the lock begins if this filled the budget. */
+  failed: (reason: string) => Promise<void>
+}
+
+type Account = { id: string; tenantId: string; email: string; name: string; tenantName: string; signInLockedUntil: Date | null }
+
+/** `kind`: what is checked, the password or a second-factor code (whose failures lock everywhere, see consumeSignInAttempt). */
+export async function beginSignInAttempt(email: string, address: string, step: SignInStep, kind: 'password' | 'code' = 'password'): Promise<SignInAttempt> {
+  const normalised = email.trim().toLowerCase()
+  const [decision, account] = await Promise.all([consumeSignInAttempt(normalised, address, kind), findAccount(normalised)])
+  const shortAddress = address.slice(0, 64)
+
+  // Its failures have left the window: the lock is over (recorded by the first attempt to find it so).
+  if (account?.signInLockedUntil && account.signInLockedUntil.getTime() <= Date.now() && !decision.accountLocked) await unlock(account, shortAddress)
+
+  if (!decision.allowed) return refused(decision.retryAfterSeconds, decision, account, shortAddress, step)
+
+  if (kind === 'password' && decision.accountLocked && !(account && hasSecondFactor(await secondFactorsOf(account.id)))) {
+    // Locked, from an address that has not failed, for a member without a second factor: a try
+    // of the few the lock leaves, taken before the password is checked.
+    const locked = await consumeLockedAccountTry(normalised)
+    if (!locked.allowed) {
+      await decision.succeeded()
+      return refused(Math.min(locked.retryAfterSeconds, decision.lockEndsInSeconds), decision, account, shortAddress, step, true)
+    }
+  }
+
+  return {
+    refusal: null,
+    accountLocked: decision.accountLocked,
+    succeeded: decision.succeeded,
+    failed: async (reason) => {
+      const event = { security_event: 'sign_in.failed', step, reason, user_id: account?.id ?? null, tenant_id: account?.tenantId ?? null, address: shortAddress, account_locked: decision.accountLocked }
+      logger.warn(event, 'sign-in failed')
+      if (!account) return
+      await recordAudit(systemDb(), {
+        tenantId: account.tenantId, actorId: null, action: 'user.sign_in_failed', targetType: 'user', targetId: account.id,
+        metadata: { step, reason, address: shortAddress, accountLocked: decision.accountLocked },
+      })
+      if (decision.lastBeforeLock) await lock(account, decision, shortAddress, kind)
+    },
+  }
+}
+
+/** Records the failure, then hands back the error to throw: `throw await failedWith(attempt, 'wrong_code', error)`. */
+export async function failedWith(attempt: SignInAttempt, reason: string, error: Error): Promise<Error> {
+  await attempt.failed(reason)
+  return error
+}
+
+async function findAccount(email: string): Promise<Account | null> {
+  const user = await systemDb().user.findUnique({
+    where: { email },
+    select: { id: true, tenantId: true, email: true, name: true, signInLockedUntil: true, tenant: { select: { name: true } } },
+  })
+  return user && { id: user.id, tenantId: user.tenantId, email: user.email, name: user.name, tenantName: user.tenant.name, signInLockedUntil: user.signInLockedUntil }
+}
+
+function refused(retryAfterSeconds: number, decision: SignInAttemptDecision, account: Account | null, address: string, step: SignInStep, withoutSecondFactor = false): SignInAttempt {
+  logger.warn(
+    { security_event: 'sign_in.refused', step, policy: withoutSecondFactor ? 'sign-in-while-locked' : decision.policy, retry_after_seconds: retryAfterSeconds, user_id: account?.id ?? null, tenant_id: account?.tenantId ?? null, address, account_locked: decision.accountLocked },
+    'sign-in refused: too many failures',
+  )
+  const wait = describeWait(retryAfterSeconds)
+  const message = withoutSecondFactor
+    ? `This account is locked after too many failed sign-ins from elsewhere. Try again in ${wait}. With a second factor (Settings → Security) you can sign in from your own address even while it is locked.`
+    : `Too many failed sign-ins. Try again in ${wait}.`
+  return { refusal: { retryAfterSeconds, message, needsSecondFactor: withoutSecondFactor }, accountLocked: decision.accountLocked, succeeded: async () => {}, failed: async () => {} }
+}
+
+async function lock(account: Account, decision: SignInAttemptDecision, address: string, kind: 'password' | 'code'): Promise<void> {
+  // The lock lasts until the account's oldest failure leaves its window.
+  const until = new Date(Date.now() + Math.max(1, decision.accountResetSeconds) * 1000)
+  await systemDb().user.update({ where: { id: account.id }, data: { signInLockedUntil: until } })
+  await recordAudit(systemDb(), {
+    tenantId: account.tenantId, actorId: null, action: 'user.sign_in_locked', targetType: 'user', targetId: account.id,
+    metadata: { address, failures: decision.limit, until: until.toISOString(), of: kind === 'code' ? 'second_factor_codes' : 'passwords' },
+  })
+  logger.warn({ security_event: 'sign_in.locked', user_id: account.id, tenant_id: account.tenantId, address, failures: decision.limit, until: until.toISOString() }, 'account locked against the addresses that failed')
+  try {
+    await sendMail({
+      tenantId: account.tenantId,
+      to: account.email,
+      subject: 'Someone is trying to sign in to your newsroom account',
+      text: (kind === 'code'
+        ? [
+            `Hello ${account.name},`,
+            '',
+            `Someone entered your ${account.tenantName} password correctly and then ${decision.limit} wrong second-factor codes, the latest from ${address}. Nobody got in.`,
+            `Sign-in to your account is paused until ${until.toISOString().slice(11, 16)} UTC.`,
+            '',
+            'If this was not you, your password is known to someone: change it as soon as you can (Settings → Security) and tell your newsroom\'s admin.',
+          ]
+        : [
+            `Hello ${account.name},`,
+            '',
+            `There were ${decision.limit} failed sign-ins to your ${account.tenantName} account in the last few minutes, the latest from ${address}.`,
+            `Sign-ins from the addresses that failed are refused until ${until.toISOString().slice(11, 16)} UTC. Nobody got in.`,
+            '',
+            'You can still sign in from your usual place: your password and, if you have one, your second factor work as always.',
+            'If this was not you, consider a longer password and a second factor (Settings → Security), and tell your newsroom\'s admin.',
+          ]
+      ).join('\n'),
+    })
+  } catch (error) {
+    logger.error({ security_event: 'sign_in.lock_mail_failed', user_id: account.id, error: (error as Error).message }, 'could not e-mail the member about the lock')
+  }
+}
+
+async function unlock(account: Account, address: string): Promise<void> {
+  // Cleared by whichever attempt finds the lock over first; the conditional update records it once.
+  const { count } = await systemDb().user.updateMany({ where: { id: account.id, signInLockedUntil: account.signInLockedUntil }, data: { signInLockedUntil: null } })
+  if (count === 0) return
+  await recordAudit(systemDb(), {
+    tenantId: account.tenantId, actorId: null, action: 'user.sign_in_unlocked', targetType: 'user', targetId: account.id,
+    metadata: { reason: 'failures_expired', lockedUntil: account.signInLockedUntil!.toISOString(), address },
+  })
+  logger.info({ security_event: 'sign_in.unlocked', user_id: account.id, tenant_id: account.tenantId, reason: 'failures_expired' }, 'account lock over')
+}
