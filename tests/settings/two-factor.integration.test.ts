@@ -209,7 +209,8 @@ describe('sudo mode and managing the factor', () => {
     await (await portal()).security.removeTotp()
     expect(await secondFactorsOf(userId)).toEqual({ totp: false, passkeys: 0, recoveryCodesLeft: 0 })
     const actions = (await db.auditEntry.findMany({ where: { tenantId: fresh.tenant.id, targetId: userId }, orderBy: { createdAt: 'asc' } })).map((row) => row.action)
-    expect(actions).toEqual(['two_factor.totp_enrolled', 'two_factor.recovery_codes_regenerated', 'two_factor.totp_removed'])
+    // The spent code's refusal is a failed proof, audited as every sign-in failure is (issue 46, point 3).
+    expect(actions).toEqual(['two_factor.totp_enrolled', 'user.sign_in_failed', 'two_factor.recovery_codes_regenerated', 'two_factor.totp_removed'])
     // Without a factor the password alone signs in again.
     expect(await nextAuthBrowser({ userAgent: firefox, address }).signIn(fresh.users.editor.email, 'test-password')).toBe(true)
   })
