@@ -10,7 +10,7 @@ import { beginSignInAttempt } from './sign-in-throttle.ts'
 import { authenticateUser, loadActiveMember } from './members.ts'
 import { consumePendingSignIn, issuePendingSignIn, readPendingSignIn, recordFailedSecondFactor } from './pending-sign-in.ts'
 import { hasSecondFactor, secondFactorKinds, secondFactorsOf } from './second-factors.ts'
-import { verifySecondFactorCode } from './two-factor.ts'
+import { isTotpShaped, verifySecondFactorCode } from './two-factor.ts'
 import { sessionSecondFactorDueBy } from './two-factor-policy.ts'
 import { loadSessionMember, sessionIdleLimitMs, signOutPortalSession, startPortalSession } from './portal-sessions.ts'
 import { clientAddress } from '../security/client-address.ts'
@@ -179,7 +179,8 @@ export const authOptions: AuthOptions = {
         // Wrong codes count against the same per-account and per-address limits as wrong
         // passwords: a right password (which gives its attempt back) cannot buy endless
         // batches of five guesses at the code.
-        const attempt = await beginSignInAttempt(member.email, address, 'second_factor', 'code')
+        // A recovery code is counted apart: the authenticator codes' lock (everywhere) does not refuse it.
+        const attempt = await beginSignInAttempt(member.email, address, 'second_factor', isTotpShaped(String(credentials.code)) ? 'code' : 'recovery_code')
         if (attempt.refusal) throw new Error(`${tooManySignInAttempts}:${attempt.refusal.retryAfterSeconds}`)
         const used = await verifySecondFactorCode({ id: pending.userId, tenantId: pending.tenantId }, String(credentials.code).slice(0, 40), address)
         if (!used || used === 'reused') {
