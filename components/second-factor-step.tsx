@@ -5,6 +5,7 @@ import { useRouter } from 'next/navigation'
 import { useState, type FormEvent } from 'react'
 import { PasskeySignInButton } from './passkey-sign-in-button'
 import { tooManyAttemptsMessage } from '@/components/too-many-attempts'
+import { internalSignInErrorMessage } from '@/components/internal-sign-in-error'
 
 /**
  * The second step of signing in: a code from the authenticator app or, after "use a recovery
@@ -58,6 +59,8 @@ export function SecondFactorStep({
       return
     }
     if (result?.error?.startsWith('TooManySignInAttempts')) return setFailure(tooManyAttemptsMessage(result.error))
+    const internal = internalSignInErrorMessage(result?.error)
+    if (internal) return setFailure(internal)
     onRestart('That sign-in expired or had too many wrong codes. Enter your e-mail and password again.')
   }
 

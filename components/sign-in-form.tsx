@@ -1,6 +1,7 @@
 'use client'
 
 import { zodResolver } from '@hookform/resolvers/zod'
+import { internalSignInErrorMessage } from '@/components/internal-sign-in-error'
 import { signIn } from 'next-auth/react'
 import { useRouter } from 'next/navigation'
 import { useEffect, useState } from 'react'
@@ -56,9 +57,10 @@ export function SignInForm() {
     }
     if (!result || result.error) {
       setFailure(
-        result?.error?.startsWith('TooManySignInAttempts')
+        internalSignInErrorMessage(result?.error) ??
+        (result?.error?.startsWith('TooManySignInAttempts')
           ? tooManyAttemptsMessage(result.error)
-          : 'That e-mail and password do not match an active account.',
+          : 'That e-mail and password do not match an active account.'),
       )
       return
     }

@@ -137,10 +137,12 @@ export const failuresAllowedFromAnAddressWhileLocked = 3
  * beyond the password. Wrong second-factor codes (`kind: 'code'`) count in a budget of their
  * own, which does lock the account everywhere: only someone who knows the password reaches it. The refusal's wait is the real one: when the deciding window frees a slot.
  */
-export async function consumeSignInAttempt(email: string, clientAddress: string, kind: 'password' | 'code' = 'password'): Promise<SignInAttemptDecision> {
+export type SignInAttemptKind = 'password' | 'code' | 'recovery_code'
+
+export async function consumeSignInAttempt(email: string, clientAddress: string, kind: SignInAttemptKind = 'password'): Promise<SignInAttemptDecision> {
   const current = await readyLimiters()
   const [account, pair, address] = await Promise.all([
-    consumeHeld(kind === 'code' ? current.signInCodeAccount : current.signInAccount, accountKey(email)),
+    consumeHeld(kind === 'password' ? current.signInAccount : current.signInCodeAccount, accountKey(email)),
     consumeHeld(current.signInAccountAddress, `${accountKey(email)}:${addressKey(clientAddress)}`),
     consumeHeld(current.signInAddress, addressKey(clientAddress)),
   ])
@@ -156,7 +158,10 @@ export async function consumeSignInAttempt(email: string, clientAddress: string,
   if (!address.decision.allowed) decision = address.decision
   else if (!pair.decision.allowed) decision = pair.decision
   // Wrong codes come from someone who has the password: their lock holds for every address
-  // (else many addresses could each guess a few codes), and the member is told to change it.
+  // (else many addresses could each guess a few of the million codes), and the member is told
+  // to change it. Not for a recovery code (50 random bits, hopeless to guess at any rate): it
+  // is what lets the member in from their own address while someone holding the password keeps
+  // the authenticator codes locked.
   else if (accountLocked && (kind === 'code' || failuresFromHere >= failuresAllowedFromAnAddressWhileLocked)) decision = account.decision
   else decision = moreRestrictive(accountLocked ? pair.decision : account.decision, moreRestrictive(pair.decision, address.decision))
   if (!decision.allowed) await giveBack()

@@ -10,7 +10,7 @@ import { beginSignInAttempt } from './sign-in-throttle.ts'
 import { authenticateUser, loadActiveMember } from './members.ts'
 import { consumePendingSignIn, issuePendingSignIn, readPendingSignIn, recordFailedSecondFactor } from './pending-sign-in.ts'
 import { hasSecondFactor, secondFactorKinds, secondFactorsOf } from './second-factors.ts'
-import { verifySecondFactorCode } from './two-factor.ts'
+import { isTotpShaped, verifySecondFactorCode } from './two-factor.ts'
 import { sessionSecondFactorDueBy } from './two-factor-policy.ts'
 import { loadSessionMember, sessionIdleLimitMs, signOutPortalSession, startPortalSession } from './portal-sessions.ts'
 import { clientAddress } from '../security/client-address.ts'
@@ -19,6 +19,7 @@ import { portalFactorAfterSso, portalFactorStepUrl, recordSsoTokenCheckFailure, 
 import { PasskeyRefusedError, verifyPasskeySignIn } from './passkeys.ts'
 import { authenticationResponseSchema } from './security-schemas.ts'
 import type { Member } from './members.ts'
+import { withAuthorizeFailures } from './authorize-failures.ts'
 
 /** The error a refused sign-in carries to the form, which explains it: `TooManySignInAttempts:<seconds to wait>[:locked]`. */
 export const tooManySignInAttempts = 'TooManySignInAttempts'
@@ -34,6 +35,9 @@ export const secondFactorWrong = 'SecondFactorWrong'
 export const secondFactorReused = 'SecondFactorReused'
 /** The pending sign-in expired, was used, or died of too many wrong codes: start again with the password. */
 export const secondFactorExpired = 'SecondFactorExpired'
+
+/** The coded refusals the sign-in form explains; any other failure of authorize is masked (authorize-failures.ts). */
+const signInCodes = [tooManySignInAttempts, passkeyRefused, ssoRequired, secondFactorRequired, secondFactorWrong, secondFactorReused, secondFactorExpired]
 
 declare module 'next-auth' {
   interface Session {
@@ -99,7 +103,7 @@ export const authOptions: AuthOptions = {
     CredentialsProvider({
       name: 'Email and password',
       credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
-      async authorize(credentials, request) {
+      authorize: withAuthorizeFailures('password', signInCodes, async (credentials, request) => {
         if (!credentials?.email || !credentials.password) return null
         const address = clientAddress(request.headers?.['x-forwarded-for'])
         // Failures are counted per account and per address (sign-in-throttle.ts): someone
@@ -127,7 +131,7 @@ export const authOptions: AuthOptions = {
         const kinds = secondFactorKinds(factors).join(',')
         if (hasSecondFactor(factors)) throw new Error(`${secondFactorRequired}:${await issuePendingSignIn(member)}:${kinds}`)
         return signedIn(member, request.headers, address, 'password')
-      },
+      }),
     }),
     CredentialsProvider({
       id: 'passkey',
@@ -135,7 +139,7 @@ export const authOptions: AuthOptions = {
       // `response`: the browser's WebAuthn assertion as JSON. `pendingToken`: when the passkey is
       // the second step of a sign-in whose password step passed (lib/auth/pending-sign-in.ts).
       credentials: { response: { label: 'Passkey answer', type: 'text' }, pendingToken: { label: 'Pending sign-in', type: 'text' } },
-      async authorize(credentials, request) {
+      authorize: withAuthorizeFailures('passkey', signInCodes, async (credentials, request) => {
         const parsed = authenticationResponseSchema.safeParse(parseJson(credentials?.response))
         if (!parsed.success) throw new Error(`${passkeyRefused}:The browser's passkey answer was incomplete. Try again.`)
         const address = clientAddress(request.headers?.['x-forwarded-for'])
@@ -157,7 +161,7 @@ export const authOptions: AuthOptions = {
           if (error instanceof PasskeyRefusedError) throw new Error(`${passkeyRefused}:${error.message}`)
           throw error
         }
-      },
+      }),
     }),
     // The second step: the pending sign-in's token and a code from the authenticator app or a
     // recovery code. Five wrong codes kill the pending sign-in (the password is asked again).
@@ -165,7 +169,7 @@ export const authOptions: AuthOptions = {
       id: 'second-factor',
       name: 'Second factor',
       credentials: { pendingToken: { label: 'Pending sign-in', type: 'text' }, code: { label: 'Code', type: 'text' } },
-      async authorize(credentials, request) {
+      authorize: withAuthorizeFailures('second-factor', signInCodes, async (credentials, request) => {
         if (!credentials?.pendingToken || !credentials.code) return null
         const pending = await readPendingSignIn(credentials.pendingToken)
         if (!pending) throw new Error(secondFactorExpired)
@@ -175,7 +179,8 @@ export const authOptions: AuthOptions = {
         // Wrong codes count against the same per-account and per-address limits as wrong
         // passwords: a right password (which gives its attempt back) cannot buy endless
         // batches of five guesses at the code.
-        const attempt = await beginSignInAttempt(member.email, address, 'second_factor', 'code')
+        // A recovery code is counted apart: the authenticator codes' lock (everywhere) does not refuse it.
+        const attempt = await beginSignInAttempt(member.email, address, 'second_factor', isTotpShaped(String(credentials.code)) ? 'code' : 'recovery_code')
         if (attempt.refusal) throw new Error(`${tooManySignInAttempts}:${attempt.refusal.retryAfterSeconds}`)
         const used = await verifySecondFactorCode({ id: pending.userId, tenantId: pending.tenantId }, String(credentials.code).slice(0, 40), address)
         if (!used || used === 'reused') {
@@ -186,7 +191,7 @@ export const authOptions: AuthOptions = {
         await attempt.succeeded()
         await consumePendingSignIn(pending.id)
         return signedIn(member, request.headers, address, 'second-factor')
-      },
+      }),
     }),
   ],
   events: {

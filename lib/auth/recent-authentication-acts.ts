@@ -1,6 +1,4 @@
 import type { Actor } from '../tenancy/actor.ts'
-import { getApiToken } from '../tokens/api-tokens.ts'
-import { grantsSensitiveScope } from '../tokens/scopes.ts'
 
 /**
  * Which portal acts need recent authentication (sudo mode, recent-authentication.ts), decided
@@ -19,14 +17,6 @@ import { grantsSensitiveScope } from '../tokens/scopes.ts'
  */
 export type RecentAuthenticationRule = 'always' | 'never' | ((input: unknown, actor: Actor) => boolean | Promise<boolean>)
 
-const field = (input: unknown, name: string): unknown => (input && typeof input === 'object' ? (input as Record<string, unknown>)[name] : undefined)
-
-/** A key whose scopes include admin or webhooks:manage is as dangerous as the member's own session. */
-const sensitiveScopes = (input: unknown) => {
-  const scopes = field(input, 'scopes')
-  return Array.isArray(scopes) && scopes.every((scope) => typeof scope === 'string') && grantsSensitiveScope(scopes as string[])
-}
-
 export const recentAuthenticationActs: Record<string, RecentAuthenticationRule> = {
   // Articles: the newsroom's daily work; the workflow's own rules (articleActionRefusal) decide.
   'articles.lease': 'never',
@@ -41,17 +31,11 @@ export const recentAuthenticationActs: Record<string, RecentAuthenticationRule> 
   'articles.approveAndPublish': 'never',
   'articles.cancelSchedule': 'never',
 
-  // API keys: a key is a way in; its scopes and allowed addresses bound it.
-  'apiKeys.create': sensitiveScopes,
-  // A new secret of an admin or webhooks:manage key is as dangerous as a new such key.
-  'apiKeys.roll': async (input, actor) => {
-    const id = field(input, 'id')
-    if (typeof id !== 'string') return false
-    return getApiToken(actor, id).then(
-      (key) => grantsSensitiveScope(key.scopes),
-      () => false, // unknown key: the procedure answers 404
-    )
-  },
+  // API keys: a key is a way in, of any scope (articles:read reads every draft from anywhere,
+  // articles:write publishes; content keys, which read only published work, ask too), and a
+  // rolled key's answer carries a new working secret: both outlive the session that made them.
+  'apiKeys.create': 'always',
+  'apiKeys.roll': 'always',
   'apiKeys.rename': 'never',
   // Narrowing, loosening or clearing the addresses a key works from: all of it changes who may use it.
   'apiKeys.setAllowlist': 'always',
@@ -72,7 +56,8 @@ export const recentAuthenticationActs: Record<string, RecentAuthenticationRule> 
   'webhooks.redeliver': 'never',
 
   // People.
-  'users.create': (input) => field(input, 'role') === 'admin',
+  // Any new member is a new way in, and the answer carries its generated password.
+  'users.create': 'always',
   'users.changeRole': 'always',
   'users.deactivate': 'always',
   'users.resetSecondFactors': 'always',
@@ -98,9 +83,11 @@ export const recentAuthenticationActs: Record<string, RecentAuthenticationRule> 
   'security.registerPasskey': 'always',
   'security.renamePasskey': 'always',
   'security.removePasskey': 'always',
-  // Starting an authenticator app enrolment stores nothing usable; confirming it needs the code.
+  // Starting an authenticator app enrolment stores nothing usable. Confirming it is a new
+  // factor, as a new passkey is: the member's next sign-in needs its codes, and its recovery
+  // codes are in the answer, so whoever sits at a stale session must prove who they are.
   'security.startTotp': 'never',
-  'security.confirmTotp': 'never',
+  'security.confirmTotp': 'always',
   'security.removeTotp': 'always',
   'security.regenerateRecoveryCodes': 'always',
   // Asks for the current password itself (change-password.ts).

@@ -1,4 +1,4 @@
-import { consumeLockedAccountTry, consumeSignInAttempt, type SignInAttemptDecision } from '../api/rate-limit.ts'
+import { consumeLockedAccountTry, consumeSignInAttempt, type SignInAttemptDecision, type SignInAttemptKind } from '../api/rate-limit.ts'
 import { recordAudit } from '../audit.ts'
 import { sendMail } from '../mail/send-mail.ts'
 import { logger } from '../ops/logger.ts'
@@ -45,8 +45,8 @@ export type SignInAttempt = {
 
 type Account = { id: string; tenantId: string; email: string; name: string; tenantName: string; signInLockedUntil: Date | null }
 
-/** `kind`: what is checked, the password or a second-factor code (whose failures lock everywhere, see consumeSignInAttempt). */
-export async function beginSignInAttempt(email: string, address: string, step: SignInStep, kind: 'password' | 'code' = 'password'): Promise<SignInAttempt> {
+/** `kind`: what is checked, the password, an authenticator code (whose failures lock everywhere) or a recovery code (see consumeSignInAttempt). */
+export async function beginSignInAttempt(email: string, address: string, step: SignInStep, kind: SignInAttemptKind = 'password'): Promise<SignInAttempt> {
   const normalised = email.trim().toLowerCase()
   const [decision, account] = await Promise.all([consumeSignInAttempt(normalised, address, kind), findAccount(normalised)])
   const shortAddress = address.slice(0, 64)
@@ -109,13 +109,13 @@ function refused(retryAfterSeconds: number, decision: SignInAttemptDecision, acc
   return { refusal: { retryAfterSeconds, message, needsSecondFactor: withoutSecondFactor }, accountLocked: decision.accountLocked, succeeded: async () => {}, failed: async () => {} }
 }
 
-async function lock(account: Account, decision: SignInAttemptDecision, address: string, kind: 'password' | 'code'): Promise<void> {
+async function lock(account: Account, decision: SignInAttemptDecision, address: string, kind: SignInAttemptKind): Promise<void> {
   // The lock lasts until the account's oldest failure leaves its window.
   const until = new Date(Date.now() + Math.max(1, decision.accountResetSeconds) * 1000)
   await systemDb().user.update({ where: { id: account.id }, data: { signInLockedUntil: until } })
   await recordAudit(systemDb(), {
     tenantId: account.tenantId, actorId: null, action: 'user.sign_in_locked', targetType: 'user', targetId: account.id,
-    metadata: { address, failures: decision.limit, until: until.toISOString(), of: kind === 'code' ? 'second_factor_codes' : 'passwords' },
+    metadata: { address, failures: decision.limit, until: until.toISOString(), of: kind === 'password' ? 'passwords' : 'second_factor_codes' },
   })
   logger.warn({ security_event: 'sign_in.locked', user_id: account.id, tenant_id: account.tenantId, address, failures: decision.limit, until: until.toISOString() }, 'account locked against the addresses that failed')
   try {
@@ -123,13 +123,14 @@ async function lock(account: Account, decision: SignInAttemptDecision, address: 
       tenantId: account.tenantId,
       to: account.email,
       subject: 'Someone is trying to sign in to your newsroom account',
-      text: (kind === 'code'
+      text: (kind !== 'password'
         ? [
             `Hello ${account.name},`,
             '',
             `Someone entered your ${account.tenantName} password correctly and then ${decision.limit} wrong second-factor codes, the latest from ${address}. Nobody got in.`,
             `Sign-in to your account is paused until ${until.toISOString().slice(11, 16)} UTC.`,
             '',
+            'Your authenticator app\'s codes are refused until then; a recovery code from your own address still signs you in.',
             'If this was not you, your password is known to someone: change it as soon as you can (Settings → Security) and tell your newsroom\'s admin.',
           ]
         : [

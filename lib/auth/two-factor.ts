@@ -138,9 +138,14 @@ export async function redeemRecoveryCode(user: { id: string; tenantId: string },
 }
 
 /** The second step of a sign-in: a TOTP code, or else one of the recovery codes (used once); 'reused' for a TOTP code accepted before. */
+/** Whether the second step's code is an authenticator's (6 digits, a space allowed) rather than a recovery code. */
+export function isTotpShaped(code: string): boolean {
+  return /^\d{3}\s?\d{3}$/.test(code.trim())
+}
+
 export async function verifySecondFactorCode(user: { id: string; tenantId: string }, code: string, address: string): Promise<'totp' | 'recovery_code' | 'reused' | null> {
   const trimmed = code.trim()
-  if (/^\d{3}\s?\d{3}$/.test(trimmed)) {
+  if (isTotpShaped(trimmed)) {
     const check = await checkTotp(user.id, trimmed)
     return check === 'accepted' ? 'totp' : check === 'reused' ? 'reused' : null
   }
