@@ -5429,7 +5429,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The bytes, with the image’s `Content-Type`. */
+            /** @description The bytes, with the image’s `Content-Type` (JPEG, PNG, WebP, AVIF or GIF). */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -5440,7 +5440,9 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "image/*": string;
+                };
             };
             /** @description No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated. */
             401: {
