@@ -72,6 +72,13 @@ async function request(worker: number, kind: Outcome['kind'], method: string, pa
 }
 
 /** What the server logged about these requests, for the failure message. */
+/** When the service could not be reached at all: whether its process ended, and the last lines it wrote. */
+function serverEndFor(outcomes: Outcome[]): string {
+  if (!outcomes.some((outcome) => outcome.status === null)) return ''
+  const { exitCode, signalCode } = server.child
+  return `\nserver process: ${exitCode === null && signalCode === null ? 'running' : `ended (${signalCode ?? exitCode})`}\nstdout tail:\n${server.stdout().slice(-4_000)}\nstderr tail:\n${server.stderr().slice(-4_000)}`
+}
+
 function serverLogFor(outcomes: Outcome[]): string {
   const log = server.stderr()
   return outcomes
@@ -126,7 +133,7 @@ async function streamThrough(label: string, fault: () => Promise<Timeline>) {
   // 1. Every failure is a 503 problem with Retry-After; nothing else goes wrong.
   const failures = outcomes.filter((outcome) => outcome.status === null || outcome.status >= 400)
   const unexpected = failures.filter((outcome) => outcome.status !== 503)
-  expect(unexpected.map(describeOutcome), serverLogFor(unexpected)).toEqual([])
+  expect(unexpected.map(describeOutcome), serverLogFor(unexpected) + serverEndFor(unexpected)).toEqual([])
   for (const outcome of failures) {
     expect(outcome.headers!.get('content-type')).toBe('application/problem+json')
     expect(outcome.headers!.get('retry-after')).toMatch(/^[1-9]\d*$/)
