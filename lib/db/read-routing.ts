@@ -4,6 +4,7 @@ import { sqlPool } from './client.ts'
 import { preparedQuery } from './prepared-query.ts'
 import { endGenericPlanPool, genericPlanPool } from './generic-plan-pool.ts'
 import { processSingleton } from '../process-singleton.ts'
+import { hearConnectionErrors } from './heard-errors.ts'
 import { getRedis } from '../redis.ts'
 import { metrics } from '../ops/metrics.ts'
 
@@ -68,6 +69,7 @@ function replicaPool(): pg.Pool | undefined {
     onConnect: standbyOnly,
   })
   pool.on('error', (error) => console.warn(`[db] an idle replica connection failed: ${error.message}`))
+  hearConnectionErrors(pool)
   state.pool = pool
   state.url = url
   state.status = undefined

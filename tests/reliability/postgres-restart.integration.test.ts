@@ -36,11 +36,14 @@ type Outcome = {
 let cluster: PrivatePostgres
 let server: SpawnedApiServer
 
+// Setup is a fresh cluster, every migration and a server process compiled by tsx: on a loaded
+// 2-core host that took more than 30 s to print `ready` and more than 90 s in all. They are
+// bounds on waiting for the condition (the `ready` line), not sleeps.
 beforeAll(async () => {
   cluster = await startPrivatePostgres()
   await runPrisma(['migrate', 'deploy'], { ...process.env, DATABASE_URL: cluster.url })
-  server = await spawnApiServer(cluster.url, { tenant: true })
-}, 90_000)
+  server = await spawnApiServer(cluster.url, { tenant: true, timeoutMs: 120_000, env: { API_SERVER_PROCESS_MAX_MS: '600000' } })
+}, 240_000)
 
 afterAll(async () => {
   await server?.stop()
