@@ -209,7 +209,11 @@ export type DatabaseMember = { name: string; role: string; state: string; lag?: 
 /** The Patroni cluster as its REST API reports it (from any node that answers). */
 export async function databaseMembers(): Promise<DatabaseMember[]> {
   for (const port of layout.ports.patroni) {
-    const answer = await fetch(`http://127.0.0.1:${port}/cluster`, { signal: AbortSignal.timeout(1_500) }).then((r) => (r.ok ? r.json() : null), () => null)
+    // The timeout covers the body too: a busy Patroni can send its headers and then stall, and
+    // that rejection (of r.json()) must mean "ask the next node" as a refused connection does.
+    const answer = await fetch(`http://127.0.0.1:${port}/cluster`, { signal: AbortSignal.timeout(1_500) })
+      .then((r) => (r.ok ? r.json() : null))
+      .catch(() => null)
     if (answer) return (answer as { members: DatabaseMember[] }).members
   }
   return []
@@ -248,6 +252,16 @@ export async function waitDatabaseHealthy(timeoutMs = 120_000): Promise<void> {
     return [leader && sync, seen]
   }
   await pollUntil(healthy, (seen) => `PostgreSQL nodes not healthy (${seen || 'no Patroni answers'})`, timeoutMs, 500)
+}
+
+/**
+ * Patroni's maintenance mode for the whole database cluster (`patronictl pause`/`resume`). While
+ * it is off, Patroni resumes a replica's paused WAL replay within a loop (Patroni 3.0's
+ * handle_parameter_change runs pg_wal_replay_resume() on PostgreSQL 14+ whenever replay is
+ * paused), so a test that pauses replay must pause Patroni first.
+ */
+export function databaseMaintenance(action: 'pause' | 'resume'): void {
+  run('patronictl', ['-c', path.join(layout.dir, `patroni-${databaseNodes[0]}.yml`), action, '--wait', layout.scope], { asPostgres: true, quiet: true })
 }
 
 /**

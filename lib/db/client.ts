@@ -3,6 +3,7 @@ import pg from 'pg'
 import { PrismaClient } from './generated/client.ts'
 import { embeddedDatabaseUrl } from './embedded-config.ts'
 import { processSingleton } from '../process-singleton.ts'
+import { hearConnectionErrors } from './heard-errors.ts'
 
 export type Database = PrismaClient
 
@@ -18,6 +19,8 @@ function connect(connectionString: string): Connections {
   // An idle connection the server drops (restart, failover) is replaced on next use; without a
   // listener pg would throw the error and end the process.
   pool.on('error', (error) => console.warn(`[db] an idle connection failed: ${error.message}`))
+  // A checked-out connection the server cuts must not end the process either.
+  hearConnectionErrors(pool)
   const adapter = new PrismaPg(pool, { disposeExternalPool: true })
   return { db: new PrismaClient({ adapter }), pool }
 }

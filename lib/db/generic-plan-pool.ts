@@ -1,4 +1,5 @@
 import pg from 'pg'
+import { hearConnectionErrors } from './heard-errors.ts'
 import { processSingleton } from '../process-singleton.ts'
 
 /**
@@ -40,6 +41,7 @@ export async function genericPlanPool(base: pg.Pool): Promise<pg.Pool> {
     pool.on('error', (error) => {
       if ((error as { code?: string }).code !== '57P01') console.warn(`[db] an idle generic-plan connection failed: ${error.message}`)
     })
+    hearConnectionErrors(pool)
     const usable = pool.query<{ plan_cache_mode: string }>('SHOW plan_cache_mode').then(
       ({ rows }) => rows[0]?.plan_cache_mode === 'force_generic_plan',
       () => {

@@ -4,6 +4,7 @@ import { sqlPool } from './client.ts'
 import { preparedQuery } from './prepared-query.ts'
 import { endGenericPlanPool, genericPlanPool } from './generic-plan-pool.ts'
 import { processSingleton } from '../process-singleton.ts'
+import { hearConnectionErrors } from './heard-errors.ts'
 import { getRedis } from '../redis.ts'
 import { metrics, serverOf } from '../ops/metrics.ts'
 
@@ -50,15 +51,35 @@ function replicaPool(): pg.Pool | undefined {
   if (state.pool && state.url === url) return state.pool
   if (state.pool) void endGenericPlanPool(state.pool)
   void state.pool?.end().catch(() => undefined)
-  // Behind a load balancer the replica address may lead, for a while, to the primary (no
-  // replica was up when the connection was made): connections are renewed every minute, and at
-  // once when the replica's status comes from a primary (askReplica), so reads return to a replica.
-  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.DATABASE_POOL_SIZE ?? 10), connectionTimeoutMillis: 1_000, maxLifetimeSeconds: 60 })
+  // Behind a load balancer the replica address may lead to the primary (HAProxy sends reads to
+  // the leader while no replica passes its check: at start, during a failover, or while a busy
+  // replica's check is slow). Such a connection must never serve a routed read: its status
+  // query may have gone to a real replica on another connection of this pool, so a read on it
+  // would skip the write-position check altogether (and a test pausing the replica would read
+  // the primary). Each connection is therefore checked once, when made: one that reached a
+  // primary is closed and the read falls back to the primary as `unavailable`. Connections
+  // are also renewed every minute, so reads return to a replica that comes back.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+    connectionTimeoutMillis: 1_000,
+    maxLifetimeSeconds: 60,
+    // Named, so an operator sees in pg_stat_activity which connections are the replica reads'.
+    application_name: 'newsroom-replica-reads',
+    onConnect: standbyOnly,
+  })
   pool.on('error', (error) => console.warn(`[db] an idle replica connection failed: ${error.message}`))
+  hearConnectionErrors(pool)
   state.pool = pool
   state.url = url
   state.status = undefined
   return pool
+}
+
+/** pg-pool's connect hook for the replica pool (and its generic-plan sibling, which copies its options): refuses a connection made to a primary. */
+async function standbyOnly(client: pg.ClientBase): Promise<void> {
+  const { rows } = await client.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby')
+  if (!rows[0]?.standby) throw new Error('the replica address led to a primary (no replica in the load balancer’s rotation)')
 }
 
 /**

@@ -47,7 +47,8 @@ describe('the PostgreSQL leader SIGKILLed under a writer loop', () => {
       }
     }
     const writers = [0, 1, 2].map(writer)
-    await new Promise((resolve) => setTimeout(resolve, 2_000))
+    // Under way: three writes acknowledged per writer before the leader dies.
+    await pollFor(async () => [0, 1, 2].every((worker) => writes.filter((write) => write.ok && write.headline.startsWith(`failover ${worker}-`)).length >= 3), 'three writes acknowledged by each writer', 30_000, 50)
     const before = await databaseLeader()
     const killedAt = performance.now()
     killed = await killDatabaseLeader()
@@ -57,9 +58,10 @@ describe('the PostgreSQL leader SIGKILLed under a writer loop', () => {
       return leader && leader !== killed ? leader : undefined
     }, 'a new PostgreSQL leader', 30_000, 250)
     const electedSeconds = Math.round((performance.now() - killedAt) / 100) / 10
-    // Writes succeed again through the same address, without restarting anything.
-    await pollFor(async () => writes.some((write) => write.ok && write.startedAt > killedAt + electedSeconds * 1000), 'a write acknowledged after the failover', 30_000, 100)
-    await new Promise((resolve) => setTimeout(resolve, 2_000))
+    // Writes succeed again through the same address, without restarting anything: each writer
+    // has a write acknowledged that it started after the new leader was elected.
+    const electedAt = killedAt + electedSeconds * 1000
+    await pollFor(async () => [0, 1, 2].every((worker) => writes.some((write) => write.ok && write.startedAt > electedAt && write.headline.startsWith(`failover ${worker}-`))), 'a write acknowledged by each writer after the failover', 30_000, 100)
     running = false
     await Promise.all(writers)
 

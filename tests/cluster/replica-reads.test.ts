@@ -2,9 +2,10 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { db } from '../../lib/db/client.ts'
 import { clusterLayout } from '../../scripts/cluster-layout.ts'
-import { replicaServer } from '../../scripts/cluster.ts'
+import { databaseMaintenance, replicaServer } from '../../scripts/cluster.ts'
 import { apiClient } from '../support/api-client.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+import { pollFor } from './fault-support.ts'
 
 // GETs of /v1 read from the streaming replica of `npm run cluster` when it has replayed the
 // newsroom's last write, and from the primary otherwise (lib/db/read-routing.ts).
@@ -46,15 +47,30 @@ async function replicaCaughtUp(): Promise<void> {
 }
 
 /** newsroom_replica_fallback_reads_total by reason, summed over the three instances. */
-async function fallbacks(): Promise<Record<string, number>> {
+async function fallbacks(instances = [0, 1, 2]): Promise<Record<string, number>> {
   const sums: Record<string, number> = {}
-  for (const index of [0, 1, 2]) {
+  for (const index of instances) {
     const answer = await fetch(`${instance(index)}/metrics`, { headers: { Authorization: `Bearer ${layout.appEnv.METRICS_TOKEN}` } })
     expect(answer.status).toBe(200)
     for (const [, reason, value] of (await answer.text()).matchAll(/^newsroom_replica_fallback_reads_total\{reason="([a-z_]+)"\} (\d+)/gm)) sums[reason!] = (sums[reason!] ?? 0) + Number(value)
   }
   return sums
 }
+
+// Each list asks for a page size not asked before: the response cache keeps an answer only the
+// second time its query is asked (lib/api/response-cache.ts), so every such list reads the database.
+let pageSize = 3
+
+/** The article's headline in a newsroom's list read from the database (never from the response cache). */
+async function listedHeadline(client: ReturnType<typeof apiClient>, articleId: string): Promise<string | undefined> {
+  pageSize = pageSize >= 200 ? 3 : pageSize + 1
+  const answer = await client.get(`/v1/articles?sort=published_at&limit=${pageSize}`)
+  expect(answer.status).toBe(200)
+  return answer.body.items.find((item: { article_id: string }) => item.article_id === articleId)?.headline
+}
+
+/** Reads made on the primary for a reason the instances counted (every reason but none). */
+const countedFallbacks = (sums: Record<string, number>) => Object.values(sums).reduce((total, value) => total + value, 0)
 
 describe('reads from the replica', () => {
   it('a client never reads older than its own write, whichever instance it writes through and reads from', async () => {
@@ -74,28 +90,69 @@ describe('reads from the replica', () => {
     const editor = apiClient(instance(0), token)
     const created = (await editor.post('/v1/articles', { headline: 'Original' })).body
     const path = `/v1/articles/${created.article_id}`
+    let written = 'Original'
     await replicaCaughtUp()
+    // The test's own connection is on Patroni's replica (HAProxy's read port), and so is the replay it pauses.
+    expect((await replica.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby')).rows[0]!.standby).toBe(true)
+    // Patroni resumes a paused replay within a second unless it is in maintenance mode.
+    databaseMaintenance('pause')
     await replica.query('SELECT pg_wal_replay_pause()')
     try {
       // Changed on the primary behind the service's back (no write position recorded): a GET that
-      // still answers the old headline was read from the (paused) replica.
-      await db.$executeRaw`UPDATE articles SET headline = 'Changed in SQL' WHERE id = ${created.article_id}`
-      expect((await apiClient(instance(1), token).get(path)).body.headline).toBe('Original')
+      // still answers the old headline was read from the (paused) replica. An instance may read
+      // the primary meanwhile only for a reason it counts (a replica status query slower than
+      // 1 s on a loaded host is `unavailable` for a second), never silently: each answer from
+      // the primary comes with a counted fallback, until the replica answers.
+      // Read through lists the response cache does not keep: each poll is a read of the database.
+      const reader = apiClient(instance(1), token)
+      await pollFor(
+        async () => {
+          const before = await fallbacks([1])
+          const headline = await listedHeadline(reader, created.article_id)
+          if (headline === 'Original') return true
+          const after = await fallbacks([1])
+          expect(headline).toBe('Changed in SQL')
+          expect(countedFallbacks(after) - countedFallbacks(before), JSON.stringify({ before, after })).toBeGreaterThanOrEqual(1)
+          return undefined
+        },
+        'a read of the paused replica',
+        20_000,
+        100,
+      )
 
       // A write through the service records its position, which the paused replica has not
-      // replayed: every instance now reads this newsroom from the primary.
-      const before = await fallbacks()
-      expect((await editor.patch(path, { headline: 'Written through the service' })).status).toBe(200)
-      for (const index of [1, 2]) expect((await apiClient(instance(index), token).get(path)).body.headline).toBe('Written through the service')
-      const search = await apiClient(instance(2), token).get(`/v1/articles?q=${encodeURIComponent('"written through the service"')}`)
-      expect(search.body.items.map((item: { article_id: string }) => item.article_id)).toContain(created.article_id)
-      const after = await fallbacks()
-      expect((after.behind ?? 0) - (before.behind ?? 0), JSON.stringify({ before, after })).toBeGreaterThanOrEqual(3)
+      // replayed: every instance now reads this newsroom from the primary (0 stale reads), and
+      // counts each such read: `behind`, or `unavailable` while a replica slow to answer its
+      // status (a loaded host) is skipped. Each round writes again, so no answer comes from
+      // the response cache, until reads have been counted as `behind`.
+      let headline = ''
+      let round = 0
+      await pollFor(
+        async () => {
+          headline = `Written through the service ${++round}`
+          expect((await editor.patch(path, { headline })).status).toBe(200)
+          const before = await fallbacks()
+          // Two reads of the database (lists never asked before), each counted.
+          for (const index of [1, 2]) expect(await listedHeadline(apiClient(instance(index), token), created.article_id)).toBe(headline)
+          const after = await fallbacks()
+          expect(countedFallbacks(after) - countedFallbacks(before), JSON.stringify({ before, after })).toBeGreaterThanOrEqual(2)
+          // The article itself and a search, on every instance: never older than the write.
+          for (const index of [0, 1, 2]) expect((await apiClient(instance(index), token).get(path)).body.headline).toBe(headline)
+          const search = await apiClient(instance(2), token).get(`/v1/articles?q=${encodeURIComponent(`"${headline.toLowerCase()}"`)}`)
+          expect(search.body.items.map((item: { article_id: string }) => item.article_id)).toContain(created.article_id)
+          return (after.behind ?? 0) - (before.behind ?? 0) >= 2 ? true : undefined
+        },
+        'reads counted as behind the newsroom’s write',
+        30_000,
+        100,
+      )
+      written = headline
     } finally {
       await replica.query('SELECT pg_wal_replay_resume()')
+      databaseMaintenance('resume')
     }
     await replicaCaughtUp()
-    expect((await apiClient(instance(1), token).get(path)).body.headline).toBe('Written through the service')
+    expect((await apiClient(instance(1), token).get(path)).body.headline).toBe(written)
   })
 
   it('goes on reading from the primary while the replica is stopped, and counts each such read', async () => {

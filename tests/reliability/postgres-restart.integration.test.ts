@@ -36,11 +36,14 @@ type Outcome = {
 let cluster: PrivatePostgres
 let server: SpawnedApiServer
 
+// Setup is a fresh cluster, every migration and a server process compiled by tsx: on a loaded
+// 2-core host that took more than 30 s to print `ready` and more than 90 s in all. They are
+// bounds on waiting for the condition (the `ready` line), not sleeps.
 beforeAll(async () => {
   cluster = await startPrivatePostgres()
   await runPrisma(['migrate', 'deploy'], { ...process.env, DATABASE_URL: cluster.url })
-  server = await spawnApiServer(cluster.url, { tenant: true })
-}, 90_000)
+  server = await spawnApiServer(cluster.url, { tenant: true, timeoutMs: 120_000, env: { API_SERVER_PROCESS_MAX_MS: '600000' } })
+}, 240_000)
 
 afterAll(async () => {
   await server?.stop()
@@ -72,6 +75,13 @@ async function request(worker: number, kind: Outcome['kind'], method: string, pa
 }
 
 /** What the server logged about these requests, for the failure message. */
+/** When the service could not be reached at all: whether its process ended, and the last lines it wrote. */
+function serverEndFor(outcomes: Outcome[]): string {
+  if (!outcomes.some((outcome) => outcome.status === null)) return ''
+  const { exitCode, signalCode } = server.child
+  return `\nserver process: ${exitCode === null && signalCode === null ? 'running' : `ended (${signalCode ?? exitCode})`}\nstdout tail:\n${server.stdout().slice(-4_000)}\nstderr tail:\n${server.stderr().slice(-4_000)}`
+}
+
 function serverLogFor(outcomes: Outcome[]): string {
   const log = server.stderr()
   return outcomes
@@ -126,7 +136,7 @@ async function streamThrough(label: string, fault: () => Promise<Timeline>) {
   // 1. Every failure is a 503 problem with Retry-After; nothing else goes wrong.
   const failures = outcomes.filter((outcome) => outcome.status === null || outcome.status >= 400)
   const unexpected = failures.filter((outcome) => outcome.status !== 503)
-  expect(unexpected.map(describeOutcome), serverLogFor(unexpected)).toEqual([])
+  expect(unexpected.map(describeOutcome), serverLogFor(unexpected) + serverEndFor(unexpected)).toEqual([])
   for (const outcome of failures) {
     expect(outcome.headers!.get('content-type')).toBe('application/problem+json')
     expect(outcome.headers!.get('retry-after')).toMatch(/^[1-9]\d*$/)

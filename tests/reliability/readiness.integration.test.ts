@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { runPrisma } from '../../scripts/run-prisma.ts'
-import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.ts'
+import { startPrivatePostgres, startPrivateReplica, type PrivatePostgres } from '../support/private-postgres.ts'
 import { stubEnv } from '../support/stub-env.ts'
 import { testDatabaseUrl } from '../support/test-env.ts'
 
@@ -76,12 +76,30 @@ describe('health and readiness', () => {
   })
 
   it('stays ready for reads with the primary down while the replica answers, saying so', async () => {
-    stubEnv({ DATABASE_REPLICA_URL: testDatabaseUrl })
+    // A real hot standby of this file's cluster: the replica pool refuses a connection that
+    // reaches a primary (lib/db/read-routing.ts), so a primary cannot stand in for it.
+    const replica = await startPrivateReplica(cluster)
+    stubEnv({ DATABASE_REPLICA_URL: replica.url })
     await cluster.stop('fast')
     try {
       const { status, body } = await read(await readyz())
       expect(status).toBe(200)
       expect(body).toMatchObject({ ready: true, serving: expect.stringMatching(/^reads only/), checks: { database: { ok: false } } })
+    } finally {
+      await cluster.start()
+      stubEnv({ DATABASE_REPLICA_URL: undefined })
+      await replica.destroy()
+    }
+  })
+
+  it('does not count a replica address that leads to a primary as a replica: with the primary down it is not ready', async () => {
+    // What HAProxy's read port does while no replica passes its check: it sends to a leader.
+    stubEnv({ DATABASE_REPLICA_URL: testDatabaseUrl })
+    await cluster.stop('fast')
+    try {
+      const { status, body } = await read(await readyz())
+      expect(status).toBe(503)
+      expect(body).toMatchObject({ ready: false, checks: { database: { ok: false } } })
     } finally {
       await cluster.start()
       stubEnv({ DATABASE_REPLICA_URL: undefined })
