@@ -58,7 +58,7 @@ const options: sanitizeHtml.IOptions = {
   parseStyleAttributes: false,
   transformTags: {
     // A figure keeps a library reference only when it is one (med_ and an id's letters and digits).
-    figure: (tagName, { 'data-media-id': mediaId }) => ({ tagName, attribs: mediaId && mediaIdPattern.test(mediaId) ? { 'data-media-id': mediaId } : {} }),
+    figure: (tagName, { 'data-media-id': mediaId }) => ({ tagName, attribs: (mediaId && mediaIdPattern.test(mediaId) ? { 'data-media-id': mediaId } : {}) as Record<string, string> }),
     // target may only open a new tab, and rel is ours to set, never the author's.
     a: (tagName, { rel: _rel, target, ...attribs }) =>
       target === '_blank' ? { tagName, attribs: { ...attribs, target, rel: 'noopener noreferrer nofollow' } } : { tagName, attribs },
