@@ -79,10 +79,11 @@ describe('POST /v1/webhooks/{webhook_id}/test', () => {
     const unsubscribed = await client.post(`/v1/webhooks/${webhook_id}/test`, { event: 'user.created' })
     expect(unsubscribed.status).toBe(422)
     expect(unsubscribed.body.errors).toEqual([{ field: 'event', message: 'This subscription does not listen to user.created; choose one of: article.published.' }])
-    const media = (await client.post('/v1/webhooks', { url: receiver.url, events: ['media.uploaded'], secret })).body as { webhook_id: string }
-    const never = await client.post(`/v1/webhooks/${media.webhook_id}/test`, { event: 'media.uploaded' })
+    // Billing events are the kinds nothing sends yet (the media library now sends media.*).
+    const billing = (await client.post('/v1/webhooks', { url: receiver.url, events: ['subscription.updated'], secret })).body as { webhook_id: string }
+    const never = await client.post(`/v1/webhooks/${billing.webhook_id}/test`, { event: 'subscription.updated' })
     expect(never.status).toBe(422)
-    expect(never.body.errors[0].message).toMatch(/Nothing in this service sends media.uploaded yet/)
+    expect(never.body.errors[0].message).toMatch(/Nothing in this service sends subscription.updated yet/)
     expect((await client.post(`/v1/webhooks/${webhook_id}/test`, { event: 'nonsense' })).status).toBe(422)
     expect(receiver.requests).toHaveLength(0)
   })
