@@ -122,7 +122,7 @@ describe('the code blocks of the README and the guides', () => {
     const [key, calls, webhook] = outputs
     expect(key).toBe('')
     expect(session.NEWSROOM_TOKEN).toMatch(/^nrs_\S+$/)
-    expect(calls).toContain('"headline":"Hospital trust celebrates riverside plan"')
+    expect(calls).toContain('"headline":"Water utility celebrates riverside plan"')
     expect(calls).toMatch(/"headline":"Harbour festival returns","[^]*"status":"in-review"/)
     expect(webhook).toContain('"result":"succeeded"')
     expect(receiver.output()).toMatch(/^webhook\.test \S+ signature ok$/m)
