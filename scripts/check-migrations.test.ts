@@ -73,14 +73,14 @@ describe('the expand/contract check on new migrations', () => {
     const { violations } = checkMigrations(
       releaseWith({
         '20261129070000_expand': [
-          'CREATE TABLE "media" ("id" TEXT NOT NULL, "tenant_id" TEXT NOT NULL, CONSTRAINT "media_pkey" PRIMARY KEY ("id"));',
+          'CREATE TABLE "scratch_notes" ("id" TEXT NOT NULL, "tenant_id" TEXT NOT NULL, CONSTRAINT "scratch_notes_pkey" PRIMARY KEY ("id"));',
           'ALTER TABLE "articles" ADD COLUMN "summary" TEXT, ADD COLUMN "words" INTEGER NOT NULL DEFAULT 0;',
           'ALTER TABLE "articles" ALTER COLUMN "lede" DROP NOT NULL, DROP CONSTRAINT "some_check";',
           'CREATE INDEX "articles_summary_idx" ON "articles" ("summary");',
           // A function body that mentions a drop is not one.
           "CREATE FUNCTION f() RETURNS trigger AS $$ BEGIN EXECUTE 'ALTER TABLE articles DROP COLUMN body'; RETURN NEW; END $$ LANGUAGE plpgsql;",
         ].join('\n'),
-        '20261129070100_contract_own': 'ALTER TABLE "articles" DROP COLUMN "summary";\nDROP TABLE "media";\nALTER TABLE "articles" DROP COLUMN IF EXISTS "legacy_flag";',
+        '20261129070100_contract_own': 'ALTER TABLE "articles" DROP COLUMN "summary";\nDROP TABLE "scratch_notes";\nALTER TABLE "articles" DROP COLUMN IF EXISTS "legacy_flag";',
       }),
     )
     expect(violations).toEqual([])

@@ -116,7 +116,7 @@ describe('health and readiness', () => {
       // Redis holds caches and limit windows: without it the instance still serves.
       expect(status).toBe(200)
       expect(body).toMatchObject({ ready: true, checks: { database: { ok: true }, redis: { ok: false, degraded: expect.stringMatching(/rate limits per instance/) } } })
-      expect((await renderMetrics()).body).toMatch(/^newsroom_redis_up 0$/m)
+      expect((await renderMetrics()).body).toMatch(/^newsroom_redis_up\{server="[^"]+"\} 0$/m)
     } finally {
       await closeRedis()
     }
