@@ -4,7 +4,10 @@
  * (/v1 and the portal's procedures) fail when an answer carries any of it.
  */
 const internalPatterns: [string, RegExp][] = [
-  ['Prisma wording', /prisma|invalid `|invocation:|Argument `\w+`|Unknown argument|PrismaClient|P\d{4}\b/i],
+  ['Prisma wording', /prisma|invalid `|invocation:|Argument `\w+`|Unknown argument|PrismaClient/i],
+  // Prisma's error codes (P2002…), as a word of their own: case-sensitive, so that the random
+  // letters and digits of an id (req_…p4020) are not taken for one.
+  ['a Prisma error code', /(?<![A-Za-z0-9_])P\d{4}\b/],
   ['SQL', /\b(SELECT\s.+\sFROM|INSERT INTO|UPDATE\s+"|DELETE FROM|violates (?:unique|foreign key|check|not-null) constraint|relation "\w+"|column "\w+"|syntax error at or near)/i],
   ['a stack frame', /\n\s+at\s|\bat\s+\S+\s+\([^)]*:\d+:\d+\)|\.(?:ts|tsx|js|mjs):\d+(?::\d+)?/],
   ['a source path', /node_modules|\/work\/|webpack-internal|\.next\/server/],
