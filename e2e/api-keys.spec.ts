@@ -22,8 +22,10 @@ test('an admin creates a key, copies its token once, uses it with exactly its sc
   await expect(scopes.locator('label', { hasText: 'events:read' })).not.toContainText('No endpoints yet')
   await expect(scopes.getByText('Create and delete webhook subscriptions.')).toBeVisible()
   await expect(scopes.getByText('Read articles.', { exact: true })).toBeVisible()
-  // Scopes without endpoints say so where they are offered.
-  await expect(scopes.locator('label', { hasText: 'media:write' })).toContainText('No endpoints yet')
+  // Scopes without endpoints say so where they are offered (analytics); media's are served now.
+  await expect(scopes.locator('label', { hasText: 'analytics:read' })).toContainText('No endpoints yet')
+  await expect(scopes.locator('label', { hasText: 'media:write' })).toContainText('Upload, change and delete media.')
+  await expect(scopes.locator('label', { hasText: 'media:write' })).not.toContainText('No endpoints yet')
   await expect(scopes.locator('label', { hasText: 'articles:write' })).not.toContainText('No endpoints yet')
 
   // Refusals are explained beside the field, and focus goes to the first one.
