@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { ensureLocalSecrets } from '../lib/config/local-secrets.ts'
 import { expect, test, type Browser, type Page } from '@playwright/test'
 import { totpCode, totpStep } from '../lib/auth/totp.ts'
 import { startTestIdentityProvider, type TestIdentityProvider } from '../tests/support/oidc-test-provider.ts'
@@ -148,10 +149,14 @@ test.describe('a portal served at an IP address', () => {
   test.beforeAll(async () => {
     test.setTimeout(180_000)
     const [command, args] = startCommand()
+    // The suite's own shared secrets (e2e/support/start-server.ts): production with a
+    // DATABASE_URL refuses to start without them.
+    process.env.LOCAL_SECRETS_FILE = '.data/e2e-secrets.json'
+    const secrets = ensureLocalSecrets({} as NodeJS.ProcessEnv)
     server = spawn(command, args, {
       stdio: 'ignore',
       env: {
-        ...process.env, DATABASE_URL: e2eDatabaseUrl(), PORT: String(port), NEXTAUTH_URL: ipOrigin, NODE_ENV: 'production',
+        ...secrets, ...process.env, DATABASE_URL: e2eDatabaseUrl(), PORT: String(port), NEXTAUTH_URL: ipOrigin, NODE_ENV: 'production',
         LOCAL_SECRETS_FILE: '.data/e2e-secrets.json', LOG_LEVEL: 'warn', SEED: 'false',
       },
     })
