@@ -33,7 +33,7 @@ type Outcome = { kind: 'read' | 'write'; status: number; retryAfter: string | nu
 
 async function redisUp(index: number): Promise<number | undefined> {
   const text = await fetch(`${instance(index)}/metrics`, { headers: { Authorization: `Bearer ${layout.appEnv.METRICS_TOKEN}` } }).then((r) => r.text(), () => '')
-  const match = /^newsroom_redis_up (\d)/m.exec(text)
+  const match = /^newsroom_redis_up(?:\{[^}]*\})? (\d)/m.exec(text)
   return match ? Number(match[1]) : undefined
 }
 
