@@ -69,6 +69,7 @@ test('at 390 px every portal page fits the screen, every action is on it, and th
     '/settings/users',
     '/settings/departments',
     '/settings/audit-log',
+    '/settings/export',
     '/settings/webhooks/waiting-events',
     '/settings/search',
     '/settings/single-sign-on',
