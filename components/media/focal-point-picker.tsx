@@ -13,6 +13,8 @@ export function FocalPointPicker({ src, alt, value, onChange, disabled }: { src:
   const pick = (event: MouseEvent<HTMLDivElement>) => {
     if (disabled) return
     const box = event.currentTarget.getBoundingClientRect()
+    // Not drawn yet (the preview still loading): there is no point to take.
+    if (box.width === 0 || box.height === 0) return
     onChange({ x: round((event.clientX - box.left) / box.width), y: round((event.clientY - box.top) / box.height) })
   }
   const percent = (fraction: number) => Math.round(fraction * 100)
