@@ -258,30 +258,54 @@ export async function waitDatabaseHealthy(timeoutMs = 120_000): Promise<void> {
  * Patroni's maintenance mode for the whole database cluster (`patronictl pause`/`resume`). While
  * it is off, Patroni resumes a replica's paused WAL replay within a loop (Patroni 3.0's
  * handle_parameter_change runs pg_wal_replay_resume() on PostgreSQL 14+ whenever replay is
- * paused), so a test that pauses replay must pause Patroni first.
+ * paused), so a test that pauses replay must pause Patroni first. `patronictl --wait` gives up
+ * silently after loop_wait + 1 s (2 s here), which a busy machine outlasts: this waits until
+ * every node's REST API reports the new mode itself.
  */
-export function databaseMaintenance(action: 'pause' | 'resume'): void {
+export async function databaseMaintenance(action: 'pause' | 'resume'): Promise<void> {
   run('patronictl', ['-c', path.join(layout.dir, `patroni-${databaseNodes[0]}.yml`), action, '--wait', layout.scope], { asPostgres: true, quiet: true })
+  const wanted = action === 'pause'
+  const applied = async (): Promise<[boolean, string]> => {
+    const modes = await Promise.all(
+      layout.ports.patroni.map((port) =>
+        fetch(`http://127.0.0.1:${port}/patroni`, { signal: AbortSignal.timeout(1_500) })
+          .then((r) => r.json() as Promise<{ pause?: boolean }>)
+          .then((body) => body.pause === true, () => undefined),
+      ),
+    )
+    return [modes.every((paused) => paused === wanted), modes.map((paused, i) => `${databaseNodes[i]}:${paused === undefined ? 'no answer' : paused ? 'paused' : 'managed'}`).join(' ')]
+  }
+  await pollUntil(applied, (seen) => `Patroni did not ${action} on every node (${seen})`, 30_000, 200)
 }
 
 /**
- * Stops or starts the PostgreSQL replica (the tests' "replica down"): Patroni is paused first,
- * so it does not start it again; it keeps managing synchronous replication meanwhile (the
- * leader's commits go on without the stopped standby).
+ * Stops or starts the PostgreSQL replica (the tests' "replica down") as an operator stops and
+ * starts its host's service: its Patroni is stopped (SIGTERM: Patroni shuts its PostgreSQL
+ * down and leaves the cluster; the leader's Patroni then drops it from synchronous replication,
+ * so commits go on), and started again (it starts PostgreSQL with the options it passes on the
+ * command line, port and listen address among them, and rejoins as the synchronous standby).
+ *
+ * Not by `pg_ctl` behind a paused Patroni: Patroni 3.0 restarts a stopped replica even while
+ * paused ("PAUSE: changing primary_conninfo and restarting"), so the replica came back a few
+ * seconds later by itself and the manual start then found its postmaster.pid; and `pg_ctl start`
+ * knows none of Patroni's command-line options (it would listen on 5432).
  */
 export async function replicaServer(action: 'stop' | 'start'): Promise<void> {
-  const members = await databaseMembers()
-  const replica = members.find((member) => member.role !== 'leader')
-  if (!replica) throw new Error('No PostgreSQL replica in the cluster')
-  const dir = path.join(layout.dir, replica.name)
-  const patronictl = (command: string) => run('patronictl', ['-c', path.join(layout.dir, `patroni-${replica.name}.yml`), command, '--wait', layout.scope], { asPostgres: true, quiet: true })
   if (action === 'stop') {
-    patronictl('pause')
-    run(pg('pg_ctl'), ['-D', dir, '-m', 'fast', '-w', 'stop'], { asPostgres: true, quiet: true })
-  } else {
-    run(pg('pg_ctl'), ['-D', dir, '-l', log(`${replica.name}-manual`), '-w', 'start'], { asPostgres: true, quiet: true })
-    patronictl('resume')
+    const replica = (await databaseMembers()).find((member) => member.role !== 'leader')
+    if (!replica) throw new Error('No PostgreSQL replica in the cluster')
+    await stopProcess(`patroni-${replica.name}`, 'SIGTERM', 30_000)
+    const dir = path.join(layout.dir, replica.name)
+    // Patroni leaves PostgreSQL running only when it could not stop it (it was killed meanwhile).
+    if (existsSync(path.join(dir, 'postmaster.pid'))) run(pg('pg_ctl'), ['-D', dir, '-m', 'fast', '-w', 'stop'], { asPostgres: true, quiet: true })
+    return
   }
+  const stopped = databaseNodes.filter((name) => !alive(readPid(`patroni-${name}`)))
+  if (stopped.length !== 1) throw new Error(`Expected one stopped PostgreSQL node to start, found ${stopped.length ? stopped.join(', ') : 'none'}`)
+  startDatabaseNode(databaseNodes.indexOf(stopped[0]!))
+  // Back once it streams as the synchronous standby and HAProxy sends reads to it again.
+  await waitDatabaseHealthy()
+  await waitInRotation(stopped[0]!, 60_000, 'postgres-replicas')
 }
 
 // ---------------------------------------------------------------------------------- Redis, Sentinel
