@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto'
 import { chownSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createConnection } from 'node:net'
 import path from 'node:path'
+import { archiveParameters, backupInfo, clusterBackupLayout, ensureFirstBackup, writeBackupConfig } from './backup.ts'
 import { clusterLayout, databaseNodes, type ClusterLayout } from './cluster-layout.ts'
 import { runMigrationStep } from './migration-step.ts'
 
@@ -133,6 +134,19 @@ async function waitReady(url: string, timeoutMs = 120_000): Promise<void> {
 
 // ---------------------------------------------------------------------------------- etcd, Patroni
 
+/**
+ * The cluster's pgBackRest (scripts/backup.ts): one stanza for the Patroni cluster, both nodes
+ * listed (a backup finds the one leading), the repository in CLUSTER_DIR/pgbackrest. Every node
+ * archives its WAL there while it leads (archive_mode on: a standby archives nothing).
+ */
+export const clusterBackups = () => clusterBackupLayout(layout.dir, databaseNodes.map((name, index) => ({ pgData: path.join(layout.dir, name), pgPort: layout.ports.postgres[index]! })))
+
+/** The archiving parameters of one node: its own data directory in archive_command. */
+function nodeArchiveParameters(name: string): Record<string, string> {
+  const { archive_mode, archive_command, archive_timeout } = archiveParameters(clusterBackups(), path.join(layout.dir, name))
+  return { archive_mode: archive_mode!, archive_command: archive_command!, archive_timeout: archive_timeout! }
+}
+
 function startEtcd(): void {
   const { etcdClient, etcdPeer } = layout.ports
   startDetached('etcd', 'etcd', [
@@ -185,7 +199,8 @@ function patroniConfig(index: number): string {
       bin_dir: pgBin(),
       pgpass: path.join(layout.dir, `pgpass-${name}`),
       authentication: { superuser: { username: 'postgres', password: 'postgres' }, replication: { username: 'replicator', password: 'replicator' }, rewind: { username: 'postgres', password: 'postgres' } },
-      parameters: { unix_socket_directories: layout.dir },
+      // WAL archived by pgBackRest (wal_level replica and the senders are the cluster's, above).
+      parameters: { unix_socket_directories: layout.dir, ...nodeArchiveParameters(name) },
       // A replica's copy starts at once (`pg_basebackup -c fast`), not at the next checkpoint.
       basebackup: [{ checkpoint: 'fast' }],
       pg_hba: hba,
@@ -571,6 +586,8 @@ export async function startCluster(options: { apps?: boolean } = {}): Promise<Cl
   const ids = postgresIds()
   if (ids) chownSync(layout.dir, ids.uid, ids.gid)
   try {
+    // Before PostgreSQL starts: its archive_command reads this configuration.
+    writeBackupConfig(clusterBackups(), ids)
     startEtcd()
     await waitReady(`http://127.0.0.1:${layout.ports.etcdClient}/health`, 30_000)
     // The first node bootstraps (initdb) and leads; the second copies it and follows synchronously.
@@ -584,6 +601,8 @@ export async function startCluster(options: { apps?: boolean } = {}): Promise<Cl
     await waitInRotation(databaseNodes[0], 30_000, 'postgres-leader')
     const psql = (sql: string) => run(pg('psql'), ['-h', '127.0.0.1', '-p', String(layout.ports.databaseWrites), '-U', 'postgres', '-Atc', sql], { quiet: true })
     if (!psql('SELECT datname FROM pg_database').split('\n').includes('newsroom')) psql('CREATE DATABASE newsroom')
+    // The stanza, a check that WAL reaches the repository, and a first full backup (restarts keep the repository's).
+    ensureFirstBackup(clusterBackups())
     if (options.apps === false) return layout
     // The release's migration step, once, before any instance starts (instances only check it ran).
     await runMigrationStep({ ...process.env, ...layout.appEnv })
@@ -665,6 +684,9 @@ async function status(): Promise<string> {
   lines.push(`  PostgreSQL (Patroni): ${members.length > 0 ? members.map((member) => `${member.name} ${member.role} ${member.state}`).join(', ') : 'no answer'}`)
   const master = await sentinelMaster()
   lines.push(`  Redis master (Sentinel): ${master ?? 'no answer'}`)
+  const backups = existsSync(path.join(clusterBackups().dir, 'pgbackrest.conf')) ? ((backupInfo(clusterBackups()) as { backup?: { type: string; timestamp: { stop: number } }[] }[])[0]?.backup ?? []) : []
+  const newest = backups.at(-1)
+  lines.push(`  pgBackRest (${clusterBackups().dir}): ${backups.length} backup(s)${newest ? `, newest ${newest.type} at ${new Date(newest.timestamp.stop * 1000).toISOString()}` : ''}`)
   return lines.join('\n')
 }
 
