@@ -55,6 +55,7 @@ test('at 390 px every portal page fits the screen, every action is on it, and th
     '/articles?status=published',
     '/articles?q=council',
     '/articles/new',
+    '/media',
     `/articles/${articleId}`,
     `/articles/${articleId}/preview`,
     // Redirects an admin to the API keys.
@@ -69,6 +70,7 @@ test('at 390 px every portal page fits the screen, every action is on it, and th
     '/settings/users',
     '/settings/departments',
     '/settings/audit-log',
+    '/settings/export',
     '/settings/webhooks/waiting-events',
     '/settings/search',
     '/settings/single-sign-on',
@@ -78,6 +80,8 @@ test('at 390 px every portal page fits the screen, every action is on it, and th
   // Every portal page the app has is in the sweep, so a new page cannot be missed.
   const routes = portalRoutes().map((route) => route.replace('[article_id]', articleId).replace('[key_id]', keyId).replace('[webhook_id]', webhookId))
   expect(routes.filter((route) => !pages.includes(route)), 'portal pages the sweep does not visit').toEqual([])
+  // A sweep of every page: its time limit grows with the pages it visits (15 s each), not one minute for all.
+  test.setTimeout(pages.length * 15_000)
   const context = await signedInContext(browser, 'admin', { viewport: { width: 390, height: 844 } })
   const page = await context.newPage()
   for (const path of pages) {

@@ -208,3 +208,37 @@ test('someone guessing a member’s password from one address locks that address
   await expect(page.getByTestId('signed-in-user')).toContainText(member.name)
   await context.close()
 })
+
+test('a member without a second factor, locked by guesses from many addresses, still signs in from the browser they used before; a new browser is told why it waits', async ({ browser }) => {
+  const member = await freshMember('writer', 'known-browser')
+  // Last week: the member signed in on their laptop, then signed out. The browser keeps its note.
+  const laptop = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' })
+  const laptopPage = await laptop.newPage()
+  await signIn(laptopPage, member)
+  await laptopPage.context().clearCookies({ name: /next-auth/ })
+
+  // Strangers: ten wrong passwords from 127.0.0.2 lock the account; one guess each from ten more
+  // addresses (127.0.0.3–12) uses up the tries the lock leaves to addresses that did not fail.
+  for (let guess = 0; guess < 10; guess++) expect(await signInFrom('127.0.0.2', member.email, `guess number ${guess}`)).toBe('CredentialsSignin')
+  for (let host = 3; host <= 12; host++) expect(await signInFrom(`127.0.0.${host}`, member.email, `a guess from .${host}`)).toBe('CredentialsSignin')
+  expect(await signInFrom('127.0.0.13', member.email, member.password)).toMatch(/^TooManySignInAttempts:\d+:locked$/)
+
+  // A browser that never signed in to the account, at the member's own address: told why, and the wait.
+  const borrowed = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' })
+  const borrowedPage = await borrowed.newPage()
+  await borrowedPage.goto('/signin')
+  await borrowedPage.getByLabel('E-mail').fill(member.email)
+  await borrowedPage.getByLabel('Password').fill(member.password)
+  await borrowedPage.getByRole('button', { name: 'Sign in' }).click()
+  await expect(borrowedPage.locator('p[role="alert"]')).toContainText(/locked after too many failed sign-ins from elsewhere\. Try again in \d+ minutes?\. A browser you have signed in with before still gets in/)
+  await borrowed.close()
+
+  // The laptop: the password, and in.
+  await laptopPage.goto('/signin')
+  await laptopPage.getByLabel('E-mail').fill(member.email)
+  await laptopPage.getByLabel('Password').fill(member.password)
+  await laptopPage.getByRole('button', { name: 'Sign in' }).click()
+  await expect(laptopPage.getByTestId('signed-in-user')).toContainText(member.name)
+  await laptop.close()
+  await retire(member.email)
+})

@@ -176,6 +176,24 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
   const everydayMoves = otherMoves.filter((to) => !takesAway(to))
   const destructiveMoves = otherMoves.filter(takesAway)
   const offersMoves = otherMoves.length > 0 || canPublish || canApproveAndPublish
+  // The everyday and the take-away groups are the same buttons, set apart only by where they sit.
+  const moveButtons = (group: ApiStatus[]) => (
+    <div className={styles.moves}>
+      {group.map((to) => (
+        <button
+          key={to}
+          type="button"
+          className={takesAway(to) ? 'danger' : undefined}
+          disabled={disabled}
+          aria-describedby={blocked ? 'workflow-blocked' : undefined}
+          aria-busy={pendingMove === to}
+          onClick={() => request(to)}
+        >
+          {pendingMove === to ? `${moveLabel(article.status, to, role)}…` : moveLabel(article.status, to, role)}
+        </button>
+      ))}
+    </div>
+  )
 
   return (
     <aside className={styles.panel} aria-label="Workflow">
@@ -288,23 +306,7 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
             </p>
           </div>
         )}
-        {everydayMoves.length > 0 && (
-          <div className={styles.moves}>
-            {everydayMoves.map((to) => (
-              <button
-                key={to}
-                type="button"
-                className={takesAway(to) ? 'danger' : undefined}
-                disabled={disabled}
-                aria-describedby={blocked ? 'workflow-blocked' : undefined}
-                aria-busy={pendingMove === to}
-                onClick={() => request(to)}
-              >
-                {pendingMove === to ? `${moveLabel(article.status, to, role)}…` : moveLabel(article.status, to, role)}
-              </button>
-            ))}
-          </div>
-        )}
+        {everydayMoves.length > 0 && moveButtons(everydayMoves)}
         {canApproveAndPublish && (
           <div className={styles.publishGroup}>
             <button
@@ -346,21 +348,7 @@ export function WorkflowPanel({ article, moves, noMovesReason, canManageSchedule
         {destructiveMoves.length > 0 && (
           <div className={styles.destructiveMoves} data-testid="destructive-moves">
             <h3>{article.status === 'published' ? 'Take it off the site' : 'Put it away'}</h3>
-            <div className={styles.moves}>
-              {destructiveMoves.map((to) => (
-                <button
-                  key={to}
-                  type="button"
-                  className={takesAway(to) ? 'danger' : undefined}
-                  disabled={disabled}
-                  aria-describedby={blocked ? 'workflow-blocked' : undefined}
-                  aria-busy={pendingMove === to}
-                  onClick={() => request(to)}
-                >
-                  {pendingMove === to ? `${moveLabel(article.status, to, role)}…` : moveLabel(article.status, to, role)}
-                </button>
-              ))}
-            </div>
+            {moveButtons(destructiveMoves)}
           </div>
         )}
       </section>

@@ -9,7 +9,7 @@ export class BodyError extends DomainError {}
  * them whole (413), text that is not JSON (400), and JSON nested deeper than
  * `maxInputNestingDepth` (422 nesting_too_deep), found by scanning the bytes before they are
  * parsed, so nothing after (the idempotency fingerprint, validation) walks such a body.
- * An empty body reads as `{}`.
+ * An empty body (with or without a Content-Type) reads as `{}`.
  */
 export async function readJsonBody(request: ApiRequest, maxBytes: number): Promise<unknown> {
   const declaredLength = Number(request.headers.get('content-length') ?? NaN)
@@ -18,9 +18,11 @@ export async function readJsonBody(request: ApiRequest, maxBytes: number): Promi
 
   const contentType = request.headers.get('content-type') ?? ''
   const mediaType = contentType.split(';')[0]!.trim().toLowerCase()
-  if (mediaType !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(mediaType)) {
-    throw new BodyError('unsupported_media_type', `Send the body as JSON with Content-Type: application/json${mediaType ? ` (got ${mediaType})` : ''}.`)
-  }
+  const isJson = mediaType === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType)
+  const notJson = () => new BodyError('unsupported_media_type', `Send the body as JSON with Content-Type: application/json${mediaType ? ` (got ${mediaType})` : ''}.`)
+  // `curl -X POST` with no body sends neither a length nor a type: that is "no body", not a
+  // wrong type. A request with no type is judged by what it carries once read.
+  if (!isJson && mediaType !== '') throw notJson()
 
   const reader = request.body.getReader()
   const chunks: Uint8Array[] = []
@@ -41,6 +43,7 @@ export async function readJsonBody(request: ApiRequest, maxBytes: number): Promi
   const bytes = Buffer.concat(chunks)
   const text = bytes.toString('utf8')
   if (text.trim() === '') return {}
+  if (!isJson) throw notJson()
   if (jsonTextNestsDeeperThan(bytes)) throw nestingTooDeep()
   try {
     return JSON.parse(text)

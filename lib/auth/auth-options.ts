@@ -6,6 +6,7 @@ import { recordAudit } from '../audit.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
 import type { Role } from '../db/generated/enums.ts'
 import type { ActingTenant } from '../tenancy/actor.ts'
+import { knownBrowserCookie, knownBrowserCookieValue, rememberedBrowser } from './known-browser.ts'
 import { beginSignInAttempt } from './sign-in-throttle.ts'
 import { authenticateUser, loadActiveMember } from './members.ts'
 import { consumePendingSignIn, issuePendingSignIn, readPendingSignIn, recordFailedSecondFactor } from './pending-sign-in.ts'
@@ -108,7 +109,7 @@ export const authOptions: AuthOptions = {
         const address = clientAddress(request.headers?.['x-forwarded-for'])
         // Failures are counted per account and per address (sign-in-throttle.ts): someone
         // guessing locks out their own addresses, not the member.
-        const attempt = await beginSignInAttempt(credentials.email, address, 'password')
+        const attempt = await beginSignInAttempt(credentials.email, address, 'password', 'password', knownBrowserCookieValue(request.headers?.cookie))
         if (attempt.refusal) throw new Error(`${tooManySignInAttempts}:${attempt.refusal.retryAfterSeconds}${attempt.refusal.needsSecondFactor ? ':locked' : ''}`)
         const member = await authenticateUser(credentials.email, credentials.password)
         if (!member) {
@@ -246,7 +247,19 @@ export const authOptions: AuthOptions = {
 async function signedIn(member: Member, headers: Record<string, unknown> | undefined, address: string, signInMethod: SignInMethod) {
   const userAgent = headers?.['user-agent'] as string | string[] | undefined
   const sessionId = await startPortalSession(member, { userAgent: Array.isArray(userAgent) ? userAgent[0] : userAgent, address })
+  await rememberThisBrowser(member.id, headers?.cookie as string | string[] | undefined)
   return { id: member.id, email: member.email, name: member.name, sessionId, signInMethod }
+}
+
+/** Notes on the browser that it completed a sign-in to the account (known-browser.ts), for the day the account is locked. */
+async function rememberThisBrowser(userId: string, cookieHeader: string | string[] | undefined) {
+  const { value, maxAgeSeconds } = rememberedBrowser(knownBrowserCookieValue(cookieHeader), userId)
+  try {
+    const { cookies } = await import('next/headers')
+    ;(await cookies()).set(knownBrowserCookie, value, { httpOnly: true, sameSite: 'lax', secure: secureCookies, path: '/api/auth', maxAge: maxAgeSeconds })
+  } catch {
+    // Outside a request (a script or a test calling authorize directly) there is no browser to note.
+  }
 }
 
 function parseJson(text: string | undefined): unknown {

@@ -4,6 +4,7 @@ import { sendMail } from '../mail/send-mail.ts'
 import { logger } from '../ops/logger.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
 import { describeWait } from '../time/describe-wait.ts'
+import { isKnownBrowser } from './known-browser.ts'
 import { hasSecondFactor, secondFactorsOf } from './second-factors.ts'
 
 /**
@@ -45,8 +46,11 @@ export type SignInAttempt = {
 
 type Account = { id: string; tenantId: string; email: string; name: string; tenantName: string; signInLockedUntil: Date | null }
 
-/** `kind`: what is checked, the password, an authenticator code (whose failures lock everywhere) or a recovery code (see consumeSignInAttempt). */
-export async function beginSignInAttempt(email: string, address: string, step: SignInStep, kind: SignInAttemptKind = 'password'): Promise<SignInAttempt> {
+/**
+ * `kind`: what is checked, the password, an authenticator code (whose failures lock everywhere) or a recovery code (see consumeSignInAttempt).
+ * `knownBrowser`: the request's known-browser cookie (known-browser.ts), if any: a browser that signed in to the account before is not held to the lock's few tries.
+ */
+export async function beginSignInAttempt(email: string, address: string, step: SignInStep, kind: SignInAttemptKind = 'password', knownBrowser?: string): Promise<SignInAttempt> {
   const normalised = email.trim().toLowerCase()
   const [decision, account] = await Promise.all([consumeSignInAttempt(normalised, address, kind), findAccount(normalised)])
   const shortAddress = address.slice(0, 64)
@@ -56,9 +60,10 @@ export async function beginSignInAttempt(email: string, address: string, step: S
 
   if (!decision.allowed) return refused(decision.retryAfterSeconds, decision, account, shortAddress, step)
 
-  if (kind === 'password' && decision.accountLocked && !(account && hasSecondFactor(await secondFactorsOf(account.id)))) {
-    // Locked, from an address that has not failed, for a member without a second factor: a try
-    // of the few the lock leaves, taken before the password is checked.
+  if (kind === 'password' && decision.accountLocked && !(account && (isKnownBrowser(knownBrowser, account.id) || hasSecondFactor(await secondFactorsOf(account.id))))) {
+    // Locked, from an address that has not failed and a browser that never signed in to the
+    // account, for a member without a second factor: a try of the few the lock leaves, taken
+    // before the password is checked.
     const locked = await consumeLockedAccountTry(normalised)
     if (!locked.allowed) {
       await decision.succeeded()
@@ -104,7 +109,7 @@ function refused(retryAfterSeconds: number, decision: SignInAttemptDecision, acc
   )
   const wait = describeWait(retryAfterSeconds)
   const message = withoutSecondFactor
-    ? `This account is locked after too many failed sign-ins from elsewhere. Try again in ${wait}. With a second factor (Settings → Security) you can sign in from your own address even while it is locked.`
+    ? `This account is locked after too many failed sign-ins from elsewhere. Try again in ${wait}. A browser you have signed in with before still signs in; with a second factor (Settings → Security) any browser at your own address does.`
     : `Too many failed sign-ins. Try again in ${wait}.`
   return { refusal: { retryAfterSeconds, message, needsSecondFactor: withoutSecondFactor }, accountLocked: decision.accountLocked, succeeded: async () => {}, failed: async () => {} }
 }

@@ -1,5 +1,5 @@
 import { articleSchema } from '../articles/article-schemas.ts'
-import type { MediaRecord } from '../media/media-schemas.ts'
+import { exampleMediaRecord } from '../media/media-example.ts'
 import { ValidationError } from '../errors.ts'
 import { eventKindsNeverSent, isEventKind, type EventKind } from '../events/event-kinds.ts'
 
@@ -34,7 +34,7 @@ export function sampleEventData(kind: EventKind, actorId: string | null): Record
     case 'media.uploaded':
     case 'media.updated':
     case 'media.deleted':
-      return { ...sampleMediaRecord, ...test }
+      return { ...exampleMediaRecord, ...test }
     default:
       return test
   }
@@ -52,26 +52,3 @@ export function assertSampleKind(kind: string, subscribed: readonly string[]): E
   return kind
 }
 
-const sampleMediaRecord: MediaRecord = {
-  media_id: 'med_0mhx2k1s9q3v8w4t6y1z2a3b4c',
-  content_type: 'image/jpeg',
-  filename: 'harbour-fire.jpg',
-  bytes: 4_812_331,
-  width: 4000,
-  height: 2667,
-  sha256: '9f2c1e0b7d4a8e6f3c5b2a1d0e9f8c7b6a5d4e3f2c1b0a9e8d7c6b5a4f3e2d1c',
-  alt_text: 'Firefighters spray water on a burning warehouse at the harbour at dusk.',
-  caption: 'The fire at Pier 4 on Saturday evening.',
-  credit: 'Jane Doe / Reuters',
-  copyright: 'Reuters',
-  source: 'Reuters',
-  rights: { usage_terms: 'Editorial use only.', embargo_until: null, expires_at: null },
-  focal_point: { x: 0.5, y: 0.5 },
-  taken_at: null,
-  used_by: [],
-  urls: { original: '/v1/media/med_0mhx2k1s9q3v8w4t6y1z2a3b4c/original', renditions: [] },
-  created_at: '2026-11-28T18:02:11.000Z',
-  created_by: null,
-  updated_at: '2026-11-28T18:02:11.000Z',
-  version: 1,
-}

@@ -281,7 +281,7 @@ export const testEventBodySchema = z
       .optional()
       .meta({
         description:
-          'A kind the subscription listens to: sends a sample of it (the shape that kind carries, with example values and `"test": true` in its data) instead of `webhook.test`. Kinds nothing sends yet (media, billing) are refused.',
+          'A kind the subscription listens to: sends a sample of it (the shape that kind carries, with example values and `"test": true` in its data) instead of `webhook.test`. Kinds nothing sends yet (billing) are refused.',
         example: 'article.published',
       }),
   })

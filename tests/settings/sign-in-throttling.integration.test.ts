@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { resetRateLimitersForTests } from '../../lib/api/rate-limit.ts'
+import { knownBrowserCookie, rememberedBrowser } from '../../lib/auth/known-browser.ts'
 import { generateTotpSecret, totpCode, totpStep } from '../../lib/auth/totp.ts'
 import { db } from '../../lib/db/client.ts'
 import { logger } from '../../lib/ops/logger.ts'
@@ -98,6 +99,26 @@ describe('an account someone is guessing', () => {
     const refused = await browserAt(membersDesk).step('credentials', { email: writer.email, password: 'test-password' })
     expect(refused.error).toMatch(/^TooManySignInAttempts:\d+:locked$/)
     expect(Number(refused.error!.split(':')[1])).toBeGreaterThan(60)
+  })
+
+  it('a member without a second factor still signs in from a browser that signed in to the account before, once strangers have used up the lock\'s tries', async () => {
+    const newsroom = await createTestTenant()
+    const writer = newsroom.users.writer
+    for (let i = 0; i < 4; i++) await guess(writer.email, `203.0.113.${170 + i}`)
+    // Strangers at fresh addresses use up the few tries the lock leaves (RATE_LIMIT_SIGN_IN_WHILE_LOCKED=2).
+    await guess(writer.email, '203.0.113.180')
+    await guess(writer.email, '203.0.113.181')
+    expect((await guess(writer.email, '203.0.113.182')).error).toMatch(/^TooManySignInAttempts:\d+:locked$/)
+    // The writer's own laptop signed in to this account last week; a forged or another account's note does not count.
+    const ownLaptop = nextAuthBrowser({ userAgent: firefox, address: membersDesk, cookies: { [knownBrowserCookie]: rememberedBrowser(undefined, writer.id).value } })
+    const forged = nextAuthBrowser({ userAgent: firefox, address: '198.51.100.78', cookies: { [knownBrowserCookie]: `${writer.id}.9999999999.${'A'.repeat(43)}` } })
+    const someoneElses = nextAuthBrowser({ userAgent: firefox, address: '198.51.100.79', cookies: { [knownBrowserCookie]: rememberedBrowser(undefined, newsroom.users.editor.id).value } })
+    expect((await forged.step('credentials', { email: writer.email, password: 'test-password' })).error).toMatch(/^TooManySignInAttempts:\d+:locked$/)
+    expect((await someoneElses.step('credentials', { email: writer.email, password: 'test-password' })).error).toMatch(/^TooManySignInAttempts:\d+:locked$/)
+    expect(await ownLaptop.step('credentials', { email: writer.email, password: 'test-password' })).toEqual({ error: null, signedIn: true })
+    // The note lets the password be checked; it is no way around it.
+    const wrong = nextAuthBrowser({ userAgent: firefox, address: '198.51.100.80', cookies: { [knownBrowserCookie]: rememberedBrowser(undefined, writer.id).value } })
+    expect((await wrong.step('credentials', { email: writer.email, password: 'not-the-password' })).error).toBe('CredentialsSignin')
   })
 
   it('every failure and the lock are in the audit log and the server log, and the member is e-mailed once', async () => {

@@ -20,8 +20,8 @@ const options: AuthOptions = { ...authOptions, secret: nextAuthBrowserSecret }
  * serves) with the app's authOptions, so sign-in, the jwt callback and sign-out run as they do
  * behind the built server, without Next around them.
  */
-export function nextAuthBrowser(from: { userAgent: string; address: string }) {
-  const jar = new Map<string, string>()
+export function nextAuthBrowser(from: { userAgent: string; address: string; cookies?: Record<string, string> }) {
+  const jar = new Map<string, string>(Object.entries(from.cookies ?? {}))
   async function call(action: 'csrf' | 'callback' | 'session' | 'signout', method: 'GET' | 'POST', body?: Record<string, string>, providerId?: string) {
     const answer = await AuthHandler({
       req: {
@@ -30,7 +30,8 @@ export function nextAuthBrowser(from: { userAgent: string; address: string }) {
         providerId,
         body,
         origin: 'http://localhost:3000',
-        headers: { host: 'localhost:3000', 'user-agent': from.userAgent, 'x-forwarded-for': from.address, 'content-type': 'application/json' },
+        // As a browser sends them: the jar as a Cookie header too (authorize reads headers, not next-auth's parsed cookies).
+        headers: { host: 'localhost:3000', 'user-agent': from.userAgent, 'x-forwarded-for': from.address, 'content-type': 'application/json', ...(jar.size > 0 && { cookie: [...jar].map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('; ') }) },
         cookies: Object.fromEntries(jar),
       },
       options,

@@ -6,6 +6,7 @@ import { tenantDb } from '../../lib/tenancy/tenant-db.ts'
 import { createDeliveriesForEvent } from '../../lib/webhooks/create-deliveries.ts'
 import { standardWebhooksSecret } from '../../lib/webhooks/sign-payload.ts'
 import { apiClient } from '../support/api-client.ts'
+import { rawHttp } from '../support/raw-http.ts'
 import { startApiServer } from '../support/api-server.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 import { stubEnv } from '../support/stub-env.ts'
@@ -53,6 +54,19 @@ describe('POST /v1/webhooks/{webhook_id}/test', () => {
     expect(new Webhook(standardWebhooksSecret(secret)).verify(request!.body, stringHeaders(request!.headers))).toMatchObject({ event: 'webhook.test' })
     const log = await client.get(`/v1/webhooks/${webhook_id}/deliveries`)
     expect(log.body.items[0]).toMatchObject({ delivery_id: answer.body.delivery_id, event: 'webhook.test', status: 'succeeded' })
+  })
+
+  it('takes a POST with no body and no Content-Type, as `curl -X POST` sends it, and still refuses a typeless body that is not empty', async () => {
+    const { webhook_id } = await subscribe()
+    const token = await newsroom.token(['webhooks:manage'])
+    const port = Number(new URL(server.url).port)
+    const head = `POST /v1/webhooks/${webhook_id}/test HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n`
+    const bare = await rawHttp(port, `${head}\r\n`, { timeoutMs: 15_000 })
+    expect(bare.status).toBe(200)
+    expect(JSON.parse(bare.body)).toMatchObject({ result: 'succeeded', response_status: 204 })
+    const typeless = await rawHttp(port, `${head}Content-Length: 13\r\n\r\nevent=article`, { timeoutMs: 15_000 })
+    expect(typeless.status).toBe(415)
+    expect(JSON.parse(typeless.body)).toMatchObject({ code: 'unsupported_media_type' })
   })
 
   it('sends a sample of a subscribed kind when asked, marked as a test and absent from the events API', async () => {

@@ -39,6 +39,18 @@ export function TwoFactorSection() {
   const remove = useMutation(trpc.security.removeTotp.mutationOptions())
   const regenerate = useMutation(trpc.security.regenerateRecoveryCodes.mutationOptions())
 
+  // Offered beside the authenticator app and, with passkeys only, beside the passkeys' line.
+  const newRecoveryCodes = async () => {
+    setStatus(null)
+    try {
+      setRecoveryCodes((await regenerate.mutateAsync()).recoveryCodes)
+      setStatus({ kind: 'success', text: 'New recovery codes made; the old ones no longer work.' })
+      await refresh()
+    } catch (error) {
+      setStatus({ kind: 'error', text: refusalMessage(error), focus: true })
+    }
+  }
+
   const begin = async () => {
     setStatus(null)
     setRecoveryCodes(null)
@@ -95,16 +107,7 @@ export function TwoFactorSection() {
               type="button"
               className="secondary"
               disabled={regenerate.isPending}
-              onClick={async () => {
-                setStatus(null)
-                try {
-                  setRecoveryCodes((await regenerate.mutateAsync()).recoveryCodes)
-                  setStatus({ kind: 'success', text: 'New recovery codes made; the old ones no longer work.' })
-                  await refresh()
-                } catch (error) {
-                  setStatus({ kind: 'error', text: refusalMessage(error), focus: true })
-                }
-              }}
+              onClick={newRecoveryCodes}
             >
               New recovery codes
             </button>
@@ -175,16 +178,7 @@ export function TwoFactorSection() {
                 type="button"
                 className="link-button"
                 disabled={regenerate.isPending}
-                onClick={async () => {
-                  setStatus(null)
-                  try {
-                    setRecoveryCodes((await regenerate.mutateAsync()).recoveryCodes)
-                    setStatus({ kind: 'success', text: 'New recovery codes made; the old ones no longer work.' })
-                    await refresh()
-                  } catch (error) {
-                    setStatus({ kind: 'error', text: refusalMessage(error), focus: true })
-                  }
-                }}
+                onClick={newRecoveryCodes}
               >
                 New recovery codes
               </button>
