@@ -106,6 +106,8 @@ type SizeResult = Omit<SizeSummary, 'rows'> & { rows: BenchRow[] }
 async function main() {
   // BENCH_CLUSTER=1: the cluster's rows only (bench/cluster.ts); the default bench is unchanged.
   if (process.env.BENCH_CLUSTER === '1') return (await import('./cluster.ts')).benchCluster()
+  // BENCH_MEDIA=1: the media library's rows only (bench/media.ts: its own database and server).
+  if (process.env.BENCH_MEDIA === '1') return void (await import('./media.ts'))
   const children: ChildProcess[] = []
   const stopAll = () => children.forEach((child) => child.kill('SIGTERM'))
   process.on('exit', stopAll)
