@@ -240,6 +240,9 @@ async function runOnce(tokenId: string, key: string, fingerprint: string, run: (
   try {
     // run() turns every failure into a response (a 5xx one releases the key when completed).
     const response = await runAsIdempotentUnit({ tokenId, key, claimId: claim.claimId, recovered: claim.recovered, committed: 0 }, run)
+    // Answered from what a crashed first attempt committed: it is that request's answer again,
+    // and says so as a stored replay does (a 503 on a write means "outcome unknown, retry with the same key").
+    if (claim.recovered.length > 0 && response.status < 500) response.headers.set('Idempotent-Replayed', 'true')
     // If the answer cannot be stored, the key must not stay claimed: a retry should run again.
     await completeIdempotencyKey(tokenId, key, claim.claimId, response).catch(async (error: unknown) => {
       await releaseIdempotencyKey(tokenId, key, claim.claimId)

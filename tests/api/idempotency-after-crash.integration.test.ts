@@ -48,6 +48,8 @@ describe('Idempotency-Key after the instance holding it crashed', () => {
     const retry = await client.post('/v1/articles/bulk', body, { 'Idempotency-Key': 'crash-after-commit' })
     // The committed answer: all three created, with the ids the crashed attempt stored.
     expect(retry.status).toBe(200)
+    // It is the first request's work, answered again: a client can tell it from a fresh import.
+    expect(retry.headers.get('idempotent-replayed')).toBe('true')
     expect(retry.body).toMatchObject({ created: 3, updated: 0, failed: 0 })
     expect(retry.body.results.map((result: { article_id: string }) => result.article_id).sort()).toEqual(before.map((article) => article.id).sort())
     // Within the claim's lease (5 s) and the poll, not the old 10 s wait ending in 409.
@@ -70,6 +72,8 @@ describe('Idempotency-Key after the instance holding it crashed', () => {
 
     const retry = await client.post('/v1/articles/bulk', body, { 'Idempotency-Key': 'crash-before-commit' })
     expect(retry.status).toBe(200)
+    // Nothing had committed: this is the work done for the first time, not a replay.
+    expect(retry.headers.get('idempotent-replayed')).toBeNull()
     expect(retry.body).toMatchObject({ created: 3, updated: 0, failed: 0 })
     const after = await articlesOf('CRASH-BEFORE')
     expect(after.map((article) => article.version)).toEqual([1, 1, 1])
