@@ -146,4 +146,25 @@ describe('media library: what a hostile client or hurried integrator sends', () 
     expect(answer.status).toBe(400)
     expect(JSON.parse(answer.text).title).not.toMatch(/JSON/)
   })
+
+  it('editing a live article to add an image without alt text or under embargo is refused (422 media_not_publishable), as publishing is', async () => {
+    const good = (await upload(uploadForm(await cameraJpeg({ seed: 530 }), 'good.jpg', { alt_text: 'Good' }))).body
+    const noAlt = (await upload(uploadForm(await cameraJpeg({ seed: 531 }), 'noalt.jpg'))).body
+    const embargoed = (await upload(uploadForm(await cameraJpeg({ seed: 532 }), 'later.jpg', { alt_text: 'Later', embargo_until: new Date(Date.now() + 86_400_000).toISOString() }))).body
+    const created = await writer.post('/v1/articles', { headline: 'Live then edited', featured_media_id: good.media_id, body: '<p>Text</p>' })
+    expect(created.status, created.text).toBe(201)
+    const id = created.body.article_id
+    for (const to_state of ['in-review', 'approved', 'published']) expect((await writer.post(`/v1/articles/${id}/transitions`, { to_state })).status).toBe(200)
+    const edited = await writer.patch(`/v1/articles/${id}`, { featured_media_id: noAlt.media_id, body: `<p>Text</p><figure data-media-id="${embargoed.media_id}"></figure>` })
+    expect(edited.status, edited.text).toBe(422)
+    expect(edited.body.code).toBe('media_not_publishable')
+  })
+
+  it('bulk import accepts featured_image_url (issue 47: fetched once, deduplicated)', async () => {
+    const bytes = await cameraJpeg({ seed: 540 })
+    wireFiles.set('/wire/lead.jpg', (res) => res.writeHead(200, { 'Content-Type': 'image/jpeg' }).end(bytes))
+    const answer = await writer.post('/v1/articles/bulk', { articles: [{ headline: 'Wire story', external_id: 'W-1', featured_image_url: `${wireUrl}/wire/lead.jpg` }] })
+    expect(answer.status, answer.text).toBeLessThan(300)
+    expect(JSON.stringify(answer.body)).not.toMatch(/featured_image_url/)
+  })
 })
