@@ -6,6 +6,7 @@ import path from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { resetMediaStore } from '../../lib/media/storage/media-storage.ts'
+import { createContentKey } from '../../lib/content/content-keys.ts'
 import { apiClient } from '../support/api-client.ts'
 import { startApiServer } from '../support/api-server.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
@@ -166,5 +167,26 @@ describe('media library: what a hostile client or hurried integrator sends', () 
     const answer = await writer.post('/v1/articles/bulk', { articles: [{ headline: 'Wire story', external_id: 'W-1', featured_image_url: `${wireUrl}/wire/lead.jpg` }] })
     expect(answer.status, answer.text).toBeLessThan(300)
     expect(JSON.stringify(answer.body)).not.toMatch(/featured_image_url/)
+  })
+
+  it('search treats % and _ as the characters they are, not as wildcards matching every image', async () => {
+    await upload(uploadForm(await cameraJpeg({ seed: 550, width: 400, height: 300 }), 'plain.jpg', { caption: 'Harbour at dawn' }))
+    for (const q of ['%', '_']) {
+      const answer = await writer.get(`/v1/media?q=${encodeURIComponent(q)}`)
+      expect(answer.status).toBe(200)
+      expect(answer.body.total, `q=${q}`).toBe(0)
+    }
+  })
+
+  it('the content API gives a live article’s images as { url, srcset, width, height, alt, caption, credit, focal_point }', async () => {
+    const lead = (await upload(uploadForm(await cameraJpeg({ seed: 560 }), 'lead.jpg', { alt_text: 'Lead picture' }))).body
+    const created = await writer.post('/v1/articles', { headline: 'With a picture', featured_media_id: lead.media_id, body: '<p>Text</p>' })
+    const id = created.body.article_id
+    for (const to_state of ['in-review', 'approved', 'published']) expect((await writer.post(`/v1/articles/${id}/transitions`, { to_state })).status).toBe(200)
+    const key = (await createContentKey(newsroom.actor('admin'), 'Site')).key
+    const answer = await apiClient(server.url).get(`/content/v1/articles/${id}`, { 'X-Content-Key': key })
+    expect(answer.status, answer.text).toBe(200)
+    expect(answer.text).toContain('srcset')
+    expect(answer.text).toContain('Lead picture')
   })
 })
