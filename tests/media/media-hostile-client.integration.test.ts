@@ -161,6 +161,17 @@ describe('media library: what a hostile client or hurried integrator sends', () 
     expect(edited.body.code).toBe('media_not_publishable')
   })
 
+  it('a bulk import re-sending a live article may not bring in an image publishing would refuse (the item fails, naming it)', async () => {
+    const noAlt = (await upload(uploadForm(await cameraJpeg({ seed: 535 }), 'bulk-noalt.jpg'))).body
+    const first = await writer.post('/v1/articles/bulk', { articles: [{ headline: 'Wire live', external_id: 'LIVE-1', body: '<p>Text</p>' }] })
+    const id = first.body.results[0].article_id
+    for (const to_state of ['in-review', 'approved', 'published']) expect((await writer.post(`/v1/articles/${id}/transitions`, { to_state })).status).toBe(200)
+    const again = await writer.post('/v1/articles/bulk', { articles: [{ headline: 'Wire live', external_id: 'LIVE-1', body: `<p>Text</p><figure data-media-id="${noAlt.media_id}"></figure>` }] })
+    expect(again.body.results[0].status, again.text).toBe('failed')
+    expect(JSON.stringify(again.body.results[0].errors)).toContain(noAlt.media_id)
+    expect((await writer.get(`/v1/articles/${id}`)).body.body).not.toContain(noAlt.media_id)
+  })
+
   it('bulk import accepts featured_image_url (issue 47: fetched once, deduplicated)', async () => {
     const bytes = await cameraJpeg({ seed: 540 })
     wireFiles.set('/wire/lead.jpg', (res) => res.writeHead(200, { 'Content-Type': 'image/jpeg' }).end(bytes))
