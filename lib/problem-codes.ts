@@ -12,6 +12,11 @@ export const problemCatalogue = {
     status: 400,
     advice: 'The body is not valid JSON; `detail` quotes the parser. Fix the request; retrying it unchanged fails again.',
   },
+  malformed_multipart: {
+    title: 'Malformed multipart body',
+    status: 400,
+    advice: 'The `multipart/form-data` body could not be parsed (a part without headers, a boundary that never closes). Let your HTTP client build the form; retrying it unchanged fails again.',
+  },
   invalid_host: {
     title: 'Invalid Host header',
     status: 400,

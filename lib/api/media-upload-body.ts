@@ -15,6 +15,14 @@ export type MediaUploadBody = { kind: 'file'; file: ReceivedFile; fields: Upload
 const envelopeBytes = 64 * 1024
 const maxJsonBytes = 64 * 1024
 const uploadIdleMs = () => Number(process.env.MEDIA_UPLOAD_IDLE_MS ?? 30_000)
+// busboy counts bytes, the schema characters: a UTF-8 character is at most 4 bytes, so the
+// longest text field the schema allows (2,000 characters) always fits whole. A part past this
+// is refused (422 naming it), never cut.
+const maxFieldChars = 2_000
+const fieldSizeBytes = maxFieldChars * 4
+const maxFields = 20
+// C0 controls and DEL: no filename has them; they are stripped, never stored or echoed.
+const controlCharacters = /[\u0000-\u001f\u007f]/g
 
 /**
  * Reads POST /v1/media's body: `multipart/form-data` (one `file` part streamed straight to a
@@ -41,13 +49,21 @@ function readMultipart(body: ReadableStream<Uint8Array>, contentType: string, ma
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy
     try {
-      parser = busboy({ headers: { 'content-type': contentType }, limits: { files: 1, fields: 20, fieldSize: 4_096, parts: 24 } })
+      // Browsers send a part's filename as raw UTF-8 (not RFC 5987 filename*=): read it so.
+      // files: 2 so that a second `file` part reaches the 'file' handler and is refused there.
+      parser = busboy({
+        headers: { 'content-type': contentType },
+        defParamCharset: 'utf8',
+        limits: { files: 2, fields: maxFields, fieldSize: fieldSizeBytes, parts: maxFields + 2 },
+      })
     } catch {
       return reject(new BodyError('unsupported_media_type', 'The multipart/form-data body has no boundary; let your HTTP client build the Content-Type.'))
     }
-    const fields: Record<string, string> = {}
+    // No prototype: a part named __proto__ is just an unknown field (refused by the schema).
+    const fields: Record<string, string> = Object.create(null)
     let received: Promise<ReceivedFile> | null = null
     let filename: string | undefined
+    let fileStream: Readable | undefined
     let failed: unknown = null
     const source = Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>)
     const fail = (error: unknown) => {
@@ -56,6 +72,10 @@ function readMultipart(body: ReadableStream<Uint8Array>, contentType: string, ma
       failed = error
       source.unpipe(parser)
       source.destroy()
+      // The file part being written stops here (its temp file is removed as the write fails);
+      // one already written is removed below. No failure leaves a file in the temp directory.
+      // (with an error: destroyed without one, the pipeline writing it would wait forever).
+      if (fileStream && !fileStream.destroyed) fileStream.on('error', () => undefined).destroy(new Error('upload refused'))
       void received?.then((file) => file.discard(), () => undefined)
       reject(error)
     }
@@ -69,19 +89,44 @@ function readMultipart(body: ReadableStream<Uint8Array>, contentType: string, ma
     source.on('data', touch)
     source.on('close', () => clearTimeout(idle))
     parser.on('file', (name, stream, info) => {
-      if (name !== 'file' || received) {
+      // After a refusal nothing more is received (a temp file made now would be left behind).
+      if (failed) return void stream.resume()
+      if (received) {
+        stream.resume()
+        return fail(new ValidationError([{ field: 'file', message: 'Send one file per upload: this request has more than one file part.' }]))
+      }
+      if (name !== 'file') {
         stream.resume()
         return fail(new ValidationError([{ field: name, message: 'Send one image, in the part named `file`.' }]))
       }
-      filename = info.filename
+      filename = info.filename?.replace(controlCharacters, '')
+      fileStream = stream
       received = receiveToTempFile(stream, maxBytes)
       received.catch(fail)
     })
-    parser.on('field', (name, value) => {
+    parser.on('field', (name, value, info) => {
+      if (info.nameTruncated || info.valueTruncated) {
+        return fail(new ValidationError([{ field: name, message: `${name} is longer than any field accepts (at most ${maxFieldChars.toLocaleString('en-US')} characters); nothing was stored.` }]))
+      }
+      if (Object.hasOwn(fields, name)) return fail(new ValidationError([{ field: name, message: `${name} was sent more than once; send each field once.` }]))
       fields[name] = value
     })
-    parser.on('partsLimit', () => fail(new ValidationError([{ field: 'file', message: 'Too many parts: send one `file` and at most 20 fields.' }])))
-    parser.on('error', () => fail(new BodyError('malformed_json', 'The multipart/form-data body is malformed.')))
+    const tooMany = () => fail(new ValidationError([{ field: 'file', message: `Too many parts: send one \`file\` and at most ${maxFields} fields.` }]))
+    parser.on('partsLimit', tooMany)
+    parser.on('fieldsLimit', tooMany)
+    parser.on('filesLimit', () => fail(new ValidationError([{ field: 'file', message: 'Send one file per upload: this request has more than one file part.' }])))
+    // busboy's own words are fixed strings, not input: naming a bad part header (a control
+    // character in a filename is one, refused by busboy before we see the name) helps the sender.
+    parser.on('error', (error: Error) =>
+      fail(
+        new BodyError(
+          'malformed_multipart',
+          /part header/i.test(error.message)
+            ? 'The multipart/form-data body is malformed: a part\'s headers could not be read (a control character in a filename, or a header line without a colon). Let your HTTP client build the form.'
+            : 'The multipart/form-data body is malformed: a part could not be read. Let your HTTP client build the form.',
+        ),
+      ),
+    )
     source.on('error', () => fail(new BodyError('request_aborted', 'The request body was cut off before it ended.')))
     parser.on('close', () => {
       if (failed) return

@@ -1,5 +1,11 @@
 import type { FieldError } from '../errors.ts'
 import type { TenantDb } from '../tenancy/tenant-db.ts'
+import { bodyFigureIds } from '../media/article-images.ts'
+
+/** The library images an article's write names: its featured image and its (sanitised) body's figures. */
+export function mediaReferences(input: { featured_media_id?: string | null; body?: string | null }): string[] {
+  return [...(input.featured_media_id ? [input.featured_media_id] : []), ...bodyFigureIds(input.body)]
+}
 
 /**
  * Checks that departments and authors named by articles belong to the tenant, with one
@@ -28,12 +34,18 @@ export async function findForeignReferences(
 }
 
 export function referenceErrors(
-  input: { department_id?: string | null; author_id?: string; featured_media_id?: string | null },
+  input: { department_id?: string | null; author_id?: string; featured_media_id?: string | null; body?: string | null },
   unknown: { unknownDepartments: Set<string>; unknownAuthors: Set<string>; unknownMedia?: Set<string> },
 ): FieldError[] {
   const errors: FieldError[] = []
   if (input.featured_media_id && unknown.unknownMedia?.has(input.featured_media_id)) {
     errors.push({ field: 'featured_media_id', message: `No media '${input.featured_media_id}' in this newsroom's library; upload it with POST /v1/media first.` })
+  }
+  // A body figure is a library reference as the featured image is: another newsroom's id (or a
+  // deleted one) is refused on write, not left for the content API to drop silently.
+  const foreignFigures = bodyFigureIds(input.body).filter((id) => unknown.unknownMedia?.has(id))
+  if (foreignFigures.length > 0) {
+    errors.push({ field: 'body', message: `The body shows images that are not in this newsroom's library: ${foreignFigures.join(', ')}. Upload them with POST /v1/media first.` })
   }
   if (input.department_id && unknown.unknownDepartments.has(input.department_id)) {
     errors.push({ field: 'department_id', message: `No department '${input.department_id}' in this newsroom.` })

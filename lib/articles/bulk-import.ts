@@ -4,7 +4,7 @@ import { DomainError, type FieldError } from '../errors.ts'
 import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
-import { findForeignReferences, referenceErrors, uniqueTags } from './article-references.ts'
+import { findForeignReferences, mediaReferences, referenceErrors, uniqueTags } from './article-references.ts'
 import { toArticleRecord } from './article-record.ts'
 import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
 import { bulkArticleSchema, maxBulkArticles } from './article-schemas.ts'
@@ -12,6 +12,7 @@ import { zodFieldErrors } from '../validation.ts'
 import { cleanBody } from './stored-body.ts'
 import { commitArticleChange } from './commit-article-change.ts'
 import { importFeaturedImages } from '../media/import-featured-images.ts'
+import { imagesAddedByWrite, unpublishableMedia } from '../media/publishable-media.ts'
 
 export type BulkItemResult = {
   index: number
@@ -83,7 +84,7 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
   const unknown = await findForeignReferences(tdb, {
     departmentIds: valid.flatMap((item) => (item.input.department_id ? [item.input.department_id] : [])),
     authorIds: valid.flatMap((item) => (item.input.author_id ? [item.input.author_id] : [])),
-    mediaIds: valid.flatMap((item) => (item.input.featured_media_id ? [item.input.featured_media_id] : [])),
+    mediaIds: valid.flatMap((item) => mediaReferences(item.input)),
   })
   const referenced = valid.filter((item) => {
     const errors = referenceErrors(item.input, unknown)
@@ -106,8 +107,10 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
     return true
   })
 
+  const publishable = await withoutUnpublishableImages(actor.tenant.id, storable, results)
+
   const defaultAuthor = actor.user?.id
-  const rows = [...storable].sort(byExternalId).map((item, ord) => ({
+  const rows = [...publishable].sort(byExternalId).map((item, ord) => ({
     ord,
     id: item.id,
     external_id: item.input.external_id ?? null,
@@ -161,8 +164,8 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
           AND (EXCLUDED.slug IS NULL OR articles.url IS NULL OR EXCLUDED.slug IS NOT DISTINCT FROM articles.slug)
         RETURNING ${Prisma.raw(articleColumns)}, (xmax = 0) AS inserted`
 
-      const byId = new Map(storable.map((item) => [item.id, item]))
-      const itemsByExternalId = new Map(storable.flatMap((item) => (item.input.external_id ? [[item.input.external_id, item] as const] : [])))
+      const byId = new Map(publishable.map((item) => [item.id, item]))
+      const itemsByExternalId = new Map(publishable.flatMap((item) => (item.input.external_id ? [[item.input.external_id, item] as const] : [])))
       const outcomes = new Map<number, BulkItemResult>()
       for (const row of upserted) {
         const item = row.inserted ? byId.get(row.id) : itemsByExternalId.get(row.externalId ?? '')
@@ -176,7 +179,7 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
           ...(row.featuredMediaId !== null && { featured_media_id: row.featuredMediaId }),
         })
       }
-      const refused = storable.filter((item) => !outcomes.has(item.index))
+      const refused = publishable.filter((item) => !outcomes.has(item.index))
       if (refused.length > 0) {
         const live = await tx.$queryRaw<{ external_id: string }[]>`
           SELECT external_id FROM articles
@@ -197,4 +200,37 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
       return [...outcomes.values()]
     }, { what: 'bulk import' })
   }
+}
+
+/**
+ * The items that may be stored: an update of a live article (a re-sent external_id) may not
+ * bring into view an image publishing would refuse, as a PATCH may not (lib/media/publishable-media.ts);
+ * such an item fails, naming each image and what is missing. (Imports create only drafts and
+ * articles in review, which are judged when they are published.)
+ */
+async function withoutUnpublishableImages(tenantId: string, items: ValidItem[], results: BulkItemResult[]): Promise<ValidItem[]> {
+  const externalIds = items.flatMap((item) => (item.input.external_id !== undefined ? [item.input.external_id] : []))
+  if (externalIds.length === 0) return items
+  const live = await tenantDb(tenantId).article.findMany({
+    where: { externalId: { in: externalIds }, status: 'published' },
+    select: { externalId: true, featuredMediaId: true, body: true },
+  })
+  if (live.length === 0) return items
+  const liveByExternalId = new Map(live.map((article) => [article.externalId!, article]))
+  const added = new Map<ValidItem, string[]>()
+  for (const item of items) {
+    const current = item.input.external_id !== undefined ? liveByExternalId.get(item.input.external_id) : undefined
+    // Fields left out (or null) keep their values on update, as the upsert does.
+    if (current) added.set(item, imagesAddedByWrite(current, { featuredMediaId: item.input.featured_media_id ?? undefined, body: item.input.body ?? undefined }))
+  }
+  const refused = new Map((await unpublishableMedia(tenantId, [...new Set([...added.values()].flat())])).map((media) => [media.media_id, media]))
+  return items.filter((item) => {
+    const problems = (added.get(item) ?? []).flatMap((id) => refused.get(id) ?? [])
+    if (problems.length === 0) return true
+    results[item.index]!.errors = problems.map((media) => ({
+      field: item.input.featured_media_id === media.media_id ? 'featured_media_id' : 'body',
+      message: `The article is published, and ${media.filename ?? media.media_id} (${media.media_id}) may not be published yet: ${media.reason}.`,
+    }))
+    return false
+  })
 }

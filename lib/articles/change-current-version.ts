@@ -5,6 +5,7 @@ import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts
 import { commitArticleChange } from './commit-article-change.ts'
 import { updateOfReadArticle, type ArticleChanges } from './article-writes.ts'
 import { writeArticle } from './article-write-statement.ts'
+import { assertLiveWritePublishable } from '../media/publishable-media.ts'
 import { staleVersionRefusal } from './stale-version-refusal.ts'
 import { leaseRefusal, lockFromJson, liveLockExpression, recordLockOverride, type ArticleLock, type LeaseWriter } from './edit-lease.ts'
 
@@ -78,6 +79,10 @@ export async function updateReadVersion(
   current: Article,
   data: ArticleChanges,
 ): Promise<Article | undefined> {
+  // Every content write to an article comes here: a live article may not be made to show an
+  // image publishing would refuse (no alt text, under embargo, licence over). Judged against the
+  // version read; a concurrent change makes the write match nothing and be judged again.
+  await assertLiveWritePublishable(current.tenantId, current, { body: data.body, featuredMediaId: data.featuredMediaId })
   // Only the version we read may be changed: a concurrent writer makes this match nothing.
   return commitArticleChange(
     current.tenantId,

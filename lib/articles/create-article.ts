@@ -4,7 +4,7 @@ import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import { commitArticleChange } from './commit-article-change.ts'
-import { findForeignReferences, referenceErrors, uniqueTags } from './article-references.ts'
+import { findForeignReferences, mediaReferences, referenceErrors, uniqueTags } from './article-references.ts'
 import { writeArticle } from './article-write-statement.ts'
 import { fromApiStatus, toApiStatus } from './article-status.ts'
 import type { CreateArticleInput } from './article-schemas.ts'
@@ -16,15 +16,15 @@ export async function createArticle(actor: Actor, input: CreateArticleInput): Pr
   const authorId = input.author_id ?? actor.user?.id
   if (!authorId) throw new ValidationError([{ field: 'author_id', message: 'author_id is required when the system creates an article.' }])
 
+  const body = cleanBody(input.body ?? null)
   const unknown = await findForeignReferences(tdb, {
     departmentIds: input.department_id ? [input.department_id] : [],
     authorIds: input.author_id ? [input.author_id] : [],
-    mediaIds: input.featured_media_id ? [input.featured_media_id] : [],
+    mediaIds: mediaReferences({ featured_media_id: input.featured_media_id, body: body.body }),
   })
-  const errors = referenceErrors(input, unknown)
+  const errors = referenceErrors({ ...input, body: body.body }, unknown)
   if (errors.length > 0) throw new ValidationError(errors)
 
-  const body = cleanBody(input.body ?? null)
   const id = createId('art')
   // The article as the INSERT stores it, for the event's record (see writeArticle).
   const expected: Article = {

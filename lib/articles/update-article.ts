@@ -2,7 +2,7 @@ import type { Article } from '../db/generated/client.ts'
 import { ConflictError, ForbiddenError, ValidationError } from '../errors.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
-import { findForeignReferences, referenceErrors, uniqueTags } from './article-references.ts'
+import { findForeignReferences, mediaReferences, referenceErrors, uniqueTags } from './article-references.ts'
 import type { ArticleChanges } from './article-writes.ts'
 import { changeCurrentVersion, updateReadVersion, type ExpectedVersion } from './change-current-version.ts'
 import type { UpdateArticleInput } from './article-schemas.ts'
@@ -24,18 +24,18 @@ export async function updateArticle(
   options: { expectedVersion?: ExpectedVersion; overrideLock?: boolean; restoringRevisionId?: string } = {},
 ): Promise<WrittenArticle> {
   const tdb = tenantDb(actor.tenant.id)
+  const body = cleanBody(input.body)
   const unknown = await findForeignReferences(tdb, {
     departmentIds: input.department_id ? [input.department_id] : [],
     authorIds: input.author_id ? [input.author_id] : [],
-    mediaIds: input.featured_media_id ? [input.featured_media_id] : [],
+    mediaIds: mediaReferences({ featured_media_id: input.featured_media_id, body: body.body }),
   })
-  const errors = referenceErrors(input, unknown)
+  const errors = referenceErrors({ ...input, body: body.body }, unknown)
   if (errors.length > 0) throw new ValidationError(errors)
 
   const changes: ArticleChanges = {}
   if (input.headline !== undefined) changes.headline = input.headline
   if (input.lede !== undefined) changes.lede = input.lede
-  const body = cleanBody(input.body)
   if (body.body !== undefined) changes.body = body.body
   if (input.department_id !== undefined) changes.departmentId = input.department_id
   if (input.tags !== undefined) changes.tags = uniqueTags(input.tags)

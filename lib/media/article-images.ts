@@ -24,6 +24,11 @@ type ArticleWithImages = { id: string; featuredMediaId: string | null; body: str
 const defaultWidth = 1280
 const figurePattern = /data-media-id="(med_[0-9a-z]+)"/g
 
+/** The library ids a (sanitised) body's figures name, each once, in reading order. */
+export function bodyFigureIds(body: string | null | undefined): string[] {
+  return [...new Set([...(body ?? '').matchAll(figurePattern)].map((match) => match[1]!))]
+}
+
 /** The article's images in reading order: the featured image, then each body figure once. */
 export function imageOrder(article: Pick<ArticleWithImages, 'featuredMediaId' | 'body'>): { id: string; featured: boolean }[] {
   const order = new Map<string, boolean>()

@@ -29,6 +29,8 @@ export async function fetchSourceUrl(raw: string, maxBytes: number): Promise<Rec
     const response = await request(target, deadline)
     if (response.statusCode && response.statusCode >= 300 && response.statusCode < 400 && response.headers.location) {
       response.resume()
+      // The Location is the remote server's text: one that is no URL is its fault, a 422, not ours.
+      if (!URL.canParse(response.headers.location, target)) throw refused(`the server redirected to something that is not a URL (${JSON.stringify(response.headers.location.slice(0, 200))})`)
       url = new URL(response.headers.location, target).toString()
       continue
     }

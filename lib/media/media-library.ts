@@ -133,6 +133,14 @@ export async function getMedia(actor: Actor, mediaId: string): Promise<MediaWith
   return withUse(actor.tenant.id, media)
 }
 
+/**
+ * Text searched for as written: Prisma's `contains` is an (I)LIKE whose pattern it does not
+ * escape, so `%` and `_` would match anything. PostgreSQL's default LIKE escape is the backslash.
+ */
+function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (character) => `\\${character}`)
+}
+
 /** Newest first, cursor-paged, with the library's filters. */
 export async function listMedia(actor: Actor, query: ListMediaQuery): Promise<Page<MediaWithUse>> {
   const tenantId = actor.tenant.id
@@ -141,10 +149,10 @@ export async function listMedia(actor: Actor, query: ListMediaQuery): Promise<Pa
   const and: Prisma.MediaWhereInput[] = []
   if (query.q) {
     for (const word of query.q.split(/\s+/).filter(Boolean).slice(0, 8)) {
-      and.push({ OR: ['caption', 'credit', 'altText', 'filename'].map((field) => ({ [field]: { contains: word, mode: 'insensitive' } })) })
+      and.push({ OR: ['caption', 'credit', 'altText', 'filename'].map((field) => ({ [field]: { contains: likeLiteral(word), mode: 'insensitive' } })) })
     }
   }
-  if (query.credit) and.push({ credit: { contains: query.credit, mode: 'insensitive' } })
+  if (query.credit) and.push({ credit: { contains: likeLiteral(query.credit), mode: 'insensitive' } })
   if (query.created_after) and.push({ createdAt: { gt: new Date(query.created_after) } })
   if (query.created_before) and.push({ createdAt: { lt: new Date(query.created_before) } })
   if (query.rights_expire_before) and.push({ expiresAt: { lt: new Date(query.rights_expire_before) } })

@@ -1,5 +1,6 @@
 import { DomainError } from '../errors.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
+import { imageOrder } from './article-images.ts'
 import { describeRefusal, mediaPublishRefusal, type MediaRefusalReason } from './media-rights.ts'
 
 export type UnpublishableMedia = { media_id: string; filename: string | null; missing: (MediaRefusalReason | 'not_in_library')[]; reason: string }
@@ -27,4 +28,32 @@ export async function assertMediaPublishable(tenantId: string, mediaIds: readonl
   if (refused.length === 0) return
   const list = refused.map((item) => `${item.filename ?? item.media_id} (${item.media_id}): ${item.reason}`).join('; ')
   throw new DomainError('media_not_publishable', `This article's images may not be published yet: ${list}. Fix them in the media library, then publish again.`, { media: refused })
+}
+
+type ArticleImages = { featuredMediaId: string | null; body: string | null }
+
+/**
+ * The images a write to a live article would add (its featured image and body figures after the
+ * write, less those it shows already), in reading order. Images already live are left to the
+ * licence-expiry sweep, which withholds them: refusing every later correction to the story's
+ * text because of them would keep the error up, not the image down.
+ */
+export function imagesAddedByWrite(current: ArticleImages, next: Partial<ArticleImages>): string[] {
+  const shown = new Set(imageOrder(current).map((image) => image.id))
+  const after = imageOrder({
+    featuredMediaId: next.featuredMediaId !== undefined ? next.featuredMediaId : current.featuredMediaId,
+    body: next.body !== undefined ? next.body : current.body,
+  })
+  return after.map((image) => image.id).filter((id) => !shown.has(id))
+}
+
+/**
+ * The publish rule for writes to a live article (PATCH, the portal's save, a revision's restore,
+ * a bulk import's update): what the write brings into view must be publishable now, as
+ * publishing itself asks (422 media_not_publishable, naming each image and what is missing).
+ */
+export async function assertLiveWritePublishable(tenantId: string, current: ArticleImages & { status: string }, next: Partial<ArticleImages>, now: Date = new Date()): Promise<void> {
+  if (current.status !== 'published') return
+  if (next.body === undefined && next.featuredMediaId === undefined) return
+  await assertMediaPublishable(tenantId, imagesAddedByWrite(current, next), now)
 }

@@ -44,9 +44,14 @@ export async function receiveToTempFile(source: Readable | AsyncIterable<Uint8Ar
     },
   })
   const discard = () => rm(file, { force: true })
+  const writer = createWriteStream(file)
   try {
-    await pipeline(source, meter, createWriteStream(file))
+    await pipeline(source, meter, writer)
   } catch (error) {
+    // The write stream opens its file asynchronously: a source that fails first (an upload
+    // refused or cut off before its first byte) would have the file removed before it exists,
+    // and then created. Remove it once the stream has closed.
+    if (!writer.closed) await new Promise<void>((resolve) => writer.once('close', () => resolve()))
     await discard()
     throw error
   }

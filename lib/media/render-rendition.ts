@@ -54,8 +54,17 @@ export async function renderImage(source: Readable | Buffer | string, size: { wi
   const options = { limitInputPixels: mediaMaxPixels(), sequentialRead: true, autoOrient: true }
   let pipeline = input === undefined ? sharp(options) : sharp(input, options)
   if (!input) (source as Readable).pipe(pipeline)
-  if (spec.crop) pipeline = pipeline.extract(cropBox(size, focal, spec.crop))
-  pipeline = pipeline.resize({ width: spec.width, withoutEnlargement: true })
+  if (spec.crop) {
+    // Exactly the size srcset advertises (renditionHeight): the box is already the crop's shape,
+    // so naming both sides only settles rounding, never distorts.
+    const box = cropBox(size, focal, spec.crop)
+    pipeline = pipeline.extract(box).resize({ width: spec.width, height: Math.max(1, Math.round((spec.width * box.height) / box.width)), fit: 'fill', withoutEnlargement: true })
+  } else {
+    pipeline = pipeline.resize({ width: spec.width, withoutEnlargement: true })
+  }
+  // JPEG has no alpha: sharp would drop it and leave transparent pixels their (usually black)
+  // colour. Transparent areas become white, the page colour a logo or a chart is drawn for.
+  if (format === 'jpeg') pipeline = pipeline.flatten({ background: '#ffffff' })
   pipeline = format === 'avif' ? pipeline.avif({ quality: 55, effort: 2 }) : format === 'webp' ? pipeline.webp({ quality: 78 }) : pipeline.jpeg({ quality: 80, mozjpeg: true })
   return pipeline.toBuffer()
 }

@@ -16,10 +16,16 @@ type MediaForUrl = Pick<Media, 'id' | 'sha256' | 'width' | 'height' | 'focalX' |
 
 const secret = () => `newsroom media renditions\0${process.env.MEDIA_URL_SECRET ?? process.env.NEXTAUTH_SECRET ?? ''}`
 
-/** The widths an image is offered in: those of the set not wider than it, or its own width when it is smaller than all. */
-export function widthsFor(media: Pick<Media, 'width'>): number[] {
-  const widths = renditionWidths.filter((width) => width <= media.width)
-  return widths.length > 0 ? widths : [media.width]
+/**
+ * The widths a shape of an image is offered in: those of the set not wider than the pixels it
+ * has (the crop box's for a crop, the image's own otherwise), or that width when it is smaller
+ * than all. Renditions are never enlarged, so a width past the box would be served smaller than
+ * srcset says.
+ */
+export function widthsFor(media: Pick<Media, 'width' | 'height' | 'focalX' | 'focalY'>, crop: RenditionCrop | null = null): number[] {
+  const available = crop ? cropBox(media, { x: media.focalX, y: media.focalY }, crop).width : media.width
+  const widths = renditionWidths.filter((width) => width <= available)
+  return widths.length > 0 ? widths : [available]
 }
 
 /**
@@ -47,7 +53,7 @@ export type RenditionLink = { width: number; height: number; crop: RenditionCrop
 
 /** The URLs of one shape (the image's own, or a crop) in every width it is offered in. */
 export function renditionUrls(media: MediaForUrl, crop: RenditionCrop | null = null): RenditionLink[] {
-  return widthsFor(media).map((width) => ({ width, height: renditionHeight(media, { width, crop }), crop, url: renditionUrl(media, { width, crop }) }))
+  return widthsFor(media, crop).map((width) => ({ width, height: renditionHeight(media, { width, crop }), crop, url: renditionUrl(media, { width, crop }) }))
 }
 
 /** Every rendition a record offers: the image's own shape, then each crop around the focal point. */
@@ -55,10 +61,11 @@ export function allRenditionUrls(media: MediaForUrl): RenditionLink[] {
   return [null, ...renditionCrops].flatMap((crop) => renditionUrls(media, crop))
 }
 
-export function renditionHeight(media: Pick<Media, 'width' | 'height'>, spec: RenditionSpec): number {
+/** The height a rendition is served at (renderImage resizes a crop to exactly this). */
+export function renditionHeight(media: Pick<Media, 'width' | 'height' | 'focalX' | 'focalY'>, spec: RenditionSpec): number {
   if (spec.crop) {
-    const [w, h] = spec.crop.split('x').map(Number) as [number, number]
-    return Math.round((spec.width * h) / w)
+    const box = cropBox(media, { x: media.focalX, y: media.focalY }, spec.crop)
+    return Math.max(1, Math.round((spec.width * box.height) / box.width))
   }
   return Math.max(1, Math.round((spec.width * media.height) / media.width))
 }
@@ -76,16 +83,35 @@ export function parseVariant(media: MediaForUrl, variant: string, signature: str
   const spec: RenditionSpec = { width: Number(match[4]), crop: (match[5] as RenditionCrop | undefined) ?? null }
   // A signed name for older bytes or an older focal point: that rendition no longer exists.
   if (variantName(media, spec) !== variant) return null
-  if (!widthsFor(media).includes(spec.width)) return null
+  if (!widthsFor(media, spec.crop).includes(spec.width)) return null
   return spec
 }
 
-/** The format a client gets: AVIF or WebP when its Accept names them, JPEG otherwise. */
+/**
+ * The format a client gets, by its Accept's q-values (RFC 9110 §12.5.1): AVIF or WebP only when
+ * named explicitly with q > 0 (a bare image/* or *\/* is sent by clients that cannot decode
+ * them), JPEG at the q of its own entry, else image/*, else *\/* (1 when Accept says nothing).
+ * The highest q wins; on a tie the smaller format (AVIF, then WebP). JPEG is the answer when
+ * nothing else is acceptable, even refused: every client can show it, a 406 helps nobody.
+ */
 export function negotiateFormat(accept: string | null): RenditionFormat {
-  const value = (accept ?? '').toLowerCase()
-  if (/image\/avif/.test(value)) return 'avif'
-  if (/image\/webp/.test(value)) return 'webp'
-  return 'jpeg'
+  const quality = new Map<string, number>()
+  for (const entry of (accept ?? '').toLowerCase().split(',')) {
+    const [range, ...params] = entry.split(';').map((part) => part.trim())
+    if (!range) continue
+    const q = params.find((param) => /^q\s*=/.test(param))
+    const value = q === undefined ? 1 : Number(q.replace(/^q\s*=\s*/, ''))
+    // The first entry for a range counts; a malformed q is a refusal, not a preference.
+    if (!quality.has(range)) quality.set(range, Number.isFinite(value) && value >= 0 && value <= 1 ? value : 0)
+  }
+  const jpegQ = quality.get('image/jpeg') ?? quality.get('image/*') ?? quality.get('*/*') ?? (quality.size === 0 ? 1 : 0)
+  const candidates: [RenditionFormat, number][] = [
+    ['avif', quality.get('image/avif') ?? 0],
+    ['webp', quality.get('image/webp') ?? 0],
+    ['jpeg', jpegQ],
+  ]
+  const [best, q] = candidates.reduce((chosen, candidate) => (candidate[1] > chosen[1] ? candidate : chosen))
+  return q > 0 ? best : 'jpeg'
 }
 
 export const formatContentType: Record<RenditionFormat, string> = { avif: 'image/avif', webp: 'image/webp', jpeg: 'image/jpeg' }
