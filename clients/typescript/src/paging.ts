@@ -62,6 +62,27 @@ export async function* pagesByCursor<Item>(page: (paging: { cursor?: string }) =
 }
 
 /**
+ * Every item of a list, following whichever way to the next page the page offers: its
+ * `next_cursor` when it has one, else its `next_offset`. A search (`q`) is ranked by relevance
+ * and pages by offset only (`next_cursor` null, `next_offset` set), while the plain lists page
+ * by cursor; a walk that followed only the cursor would stop after a search's first page and
+ * silently drop the rest of the matches.
+ */
+export async function* pagesOf<Item>(
+  page: (paging: { cursor?: string; offset?: number }) => Promise<Answer<{ items: Item[]; next_cursor?: string | null; next_offset?: number | null }>>,
+): AsyncGenerator<Item> {
+  let paging: { cursor?: string; offset?: number } = {}
+  for (;;) {
+    const data = unwrap(await page(paging))
+    yield* data.items
+    if (data.items.length === 0) return
+    if (data.next_cursor) paging = { cursor: data.next_cursor }
+    else if (typeof data.next_offset === 'number') paging = { offset: data.next_offset }
+    else return
+  }
+}
+
+/**
  * The sync recipe (docs/integrators.md: "Keeping a mirror in sync"): a feed (`GET /v1/articles?sort=updated_at`,
  * `GET /v1/events?sort=created_at`) read from the cursor kept last time (none: from the start)
  * until a page comes back empty. Hands each item to `apply` in order and returns the cursor to

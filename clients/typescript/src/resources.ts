@@ -1,5 +1,5 @@
 import type { NewsroomClient } from './create-client.ts'
-import { pagesByCursor, unwrap } from './paging.ts'
+import { pagesOf, unwrap } from './paging.ts'
 import type { paths } from './schema.ts'
 
 /**
@@ -14,8 +14,8 @@ type ListQuery<Path extends keyof paths> = Omit<Query<Path, 'get'>, 'cursor' | '
 export function resourceHelpers(api: NewsroomClient) {
   return {
     articles: {
-      /** Every article the query matches, page after page (by cursor). */
-      list: (query: ListQuery<'/v1/articles'> = {}) => pagesByCursor((paging) => api.GET('/v1/articles', { params: { query: { ...query, ...paging } } })),
+      /** Every article the query matches, page after page (by cursor; a search, `q`, by offset). */
+      list: (query: ListQuery<'/v1/articles'> = {}) => pagesOf((paging) => api.GET('/v1/articles', { params: { query: { ...query, ...paging } } })),
       get: async (articleId: string) => unwrap(await api.GET('/v1/articles/{article_id}', { params: { path: { article_id: articleId } } })),
       create: async (body: Body<'/v1/articles', 'post'>) => unwrap(await api.POST('/v1/articles', { body })),
       update: async (articleId: string, body: Body<'/v1/articles/{article_id}', 'patch'>) => unwrap(await api.PATCH('/v1/articles/{article_id}', { params: { path: { article_id: articleId } }, body })),
@@ -23,7 +23,7 @@ export function resourceHelpers(api: NewsroomClient) {
         unwrap(await api.POST('/v1/articles/{article_id}/transitions', { params: { path: { article_id: articleId } }, body })),
     },
     webhooks: {
-      list: (query: ListQuery<'/v1/webhooks'> = {}) => pagesByCursor((paging) => api.GET('/v1/webhooks', { params: { query: { ...query, ...paging } } })),
+      list: (query: ListQuery<'/v1/webhooks'> = {}) => pagesOf((paging) => api.GET('/v1/webhooks', { params: { query: { ...query, ...paging } } })),
       get: async (webhookId: string) => unwrap(await api.GET('/v1/webhooks/{webhook_id}', { params: { path: { webhook_id: webhookId } } })),
       create: async (body: Body<'/v1/webhooks', 'post'>) => unwrap(await api.POST('/v1/webhooks', { body })),
       update: async (webhookId: string, body: Body<'/v1/webhooks/{webhook_id}', 'patch'>) => unwrap(await api.PATCH('/v1/webhooks/{webhook_id}', { params: { path: { webhook_id: webhookId } }, body })),
@@ -33,10 +33,10 @@ export function resourceHelpers(api: NewsroomClient) {
       },
       test: async (webhookId: string, body: Body<'/v1/webhooks/{webhook_id}/test', 'post'> = {}) => unwrap(await api.POST('/v1/webhooks/{webhook_id}/test', { params: { path: { webhook_id: webhookId } }, body })),
       rotateSecret: async (webhookId: string) => unwrap(await api.POST('/v1/webhooks/{webhook_id}/rotate-secret', { params: { path: { webhook_id: webhookId } } })),
-      deliveries: (webhookId: string) => pagesByCursor((paging) => api.GET('/v1/webhooks/{webhook_id}/deliveries', { params: { path: { webhook_id: webhookId }, query: paging } })),
+      deliveries: (webhookId: string) => pagesOf((paging) => api.GET('/v1/webhooks/{webhook_id}/deliveries', { params: { path: { webhook_id: webhookId }, query: paging } })),
     },
     events: {
-      list: (query: ListQuery<'/v1/events'> = {}) => pagesByCursor((paging) => api.GET('/v1/events', { params: { query: { ...query, ...paging } } })),
+      list: (query: ListQuery<'/v1/events'> = {}) => pagesOf((paging) => api.GET('/v1/events', { params: { query: { ...query, ...paging } } })),
       get: async (eventId: string) => unwrap(await api.GET('/v1/events/{event_id}', { params: { path: { event_id: eventId } } })),
     },
     departments: {
