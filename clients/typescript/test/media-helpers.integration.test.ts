@@ -38,7 +38,7 @@ it('api.media uploads a Blob (multipart) and a URL, lists, reads, changes and de
   const newsroom = await createTestTenant()
   const api = createNewsroomClient({ baseUrl: server.url, token: await newsroom.token(['media:read', 'media:write'], 'editor') })
 
-  const uploaded = await api.media.upload(new Blob([await cameraJpeg({ seed: 7 })], { type: 'image/jpeg' }), { alt_text: 'A harbour at dawn', credit: 'Staff' }, 'harbour.jpg')
+  const uploaded = await api.media.upload(new Blob([new Uint8Array(await cameraJpeg({ seed: 7 }))], { type: 'image/jpeg' }), { alt_text: 'A harbour at dawn', credit: 'Staff' }, 'harbour.jpg')
   expect(uploaded).toMatchObject({ filename: 'harbour.jpg', content_type: 'image/jpeg', alt_text: 'A harbour at dawn', credit: 'Staff' })
 
   const fetched = await api.media.fromUrl({ source_url: wireUrl, alt_text: 'A wire photo' })
