@@ -1602,7 +1602,7 @@ export interface components {
         };
         TestEventRequest: {
             /**
-             * @description A kind the subscription listens to: sends a sample of it (the shape that kind carries, with example values and `"test": true` in its data) instead of `webhook.test`. Kinds nothing sends yet (media, billing) are refused.
+             * @description A kind the subscription listens to: sends a sample of it (the shape that kind carries, with example values and `"test": true` in its data) instead of `webhook.test`. Kinds nothing sends yet (billing) are refused.
              * @example article.published
              */
             event?: string;
