@@ -11,11 +11,12 @@ import type { oas31 } from 'zod-openapi'
  * scope; major for one removed or changed incompatibly), set `operations` to the fingerprint the
  * failure prints, then `npm run client:generate && npm run client:pack`.
  *
- * 1.0.0: articles, workflow, webhooks, events, keys. 1.1.0: departments. 1.2.0: media.
+ * 1.0.0: articles, workflow, webhooks, events, keys. 1.1.0: departments. 1.2.0: media, and departments
+ * readable with webhooks:manage.
  */
 export const recordedApiVersion = {
   version: '1.2.0',
-  operations: 'sha256:24dcfb624a9844e7',
+  operations: 'sha256:7275acbaea434493',
 } as const
 
 const methods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const
