@@ -4,9 +4,10 @@
  * runs the framework-free baseline in the same run, and writes bench/results/*.{json,md}.
  * Traffic goes only to 127.0.0.1; every phase is bounded in time.
  */
-import { createHash } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
 import { runPrisma } from '../scripts/run-prisma.ts'
@@ -42,6 +43,9 @@ const databaseUrl = (() => {
   url.pathname = `/${databaseName}`
   return url.toString()
 })()
+
+// The run's shared secrets for the services it starts (see serviceEnv).
+const benchSecrets = { nextAuth: randomBytes(32).toString('base64url'), webhook: randomBytes(32).toString('base64url') }
 
 function log(message: string) {
   console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`)
@@ -102,6 +106,8 @@ type SizeResult = Omit<SizeSummary, 'rows'> & { rows: BenchRow[] }
 async function main() {
   // BENCH_CLUSTER=1: the cluster's rows only (bench/cluster.ts); the default bench is unchanged.
   if (process.env.BENCH_CLUSTER === '1') return (await import('./cluster.ts')).benchCluster()
+  // BENCH_MEDIA=1: the media library's rows only (bench/media.ts: its own database and server).
+  if (process.env.BENCH_MEDIA === '1') return void (await import('./media.ts'))
   const children: ChildProcess[] = []
   const stopAll = () => children.forEach((child) => child.kill('SIGTERM'))
   process.on('exit', stopAll)
@@ -211,6 +217,10 @@ async function benchAt(articleCount: number, options: { build: boolean; children
       RATE_LIMIT_STANDARD_PER_MINUTE: '100000000',
       RATE_LIMIT_ENTERPRISE_PER_MINUTE: '100000000',
       LOCAL_SECRETS_FILE: '.data/bench-secrets.json',
+      // In production with DATABASE_URL the service refuses to start without the shared secrets
+      // (lib/config/local-secrets.ts); every service this run starts shares the same pair.
+      NEXTAUTH_SECRET: process.env.NEXTAUTH_SECRET ?? benchSecrets.nextAuth,
+      WEBHOOK_SECRET_KEY: process.env.WEBHOOK_SECRET_KEY ?? benchSecrets.webhook,
       REDIS_URL: redisUrl,
       RATE_LIMIT_KEY_PREFIX: `newsroom:bench:${Date.now()}`,
       INNGEST_DEV: fakeInngest.url,
@@ -258,6 +268,50 @@ async function benchAt(articleCount: number, options: { build: boolean; children
     await measure('GET /v1/articles?limit=50', 'service', { method: 'GET', path: '/v1/articles?limit=50' })
     await measure('GET /v1/articles/{id}', 'baseline', { method: 'GET', path: `/v1/articles/${sampleId}` })
     await measure('GET /v1/articles/{id}', 'service', { method: 'GET', path: `/v1/articles/${sampleId}` })
+    // The ceiling (issue 50): the same cached read set beside a bare node:http server answering
+    // the bytes the service gave for it (bench/ceiling-server.ts), in alternating turns, so that
+    // the machine's phases fall on both alike. Each round's service row has its own ratio.
+    const ceilingName = (round: number) => `GET /v1/articles/{id} (cache warm) against a bare node:http server with its bytes, round ${round}`
+    if (!only || only.test(ceilingName(1))) {
+      const { captureAnswer } = await import('./ceiling-server.ts')
+      const answerFile = path.join(mkdtempSync(path.join(tmpdir(), 'bench-ceiling-')), 'answer.json')
+      const captured = await captureAnswer(`${app}/v1/articles/${sampleId}`, big!.token, answerFile)
+      log(`ceiling: a bare node:http server answering the service's ${captured.bytes} bytes with its ${captured.headers} headers`)
+      const ceilingPort = appPort + 3
+      const ceiling = spawn(process.execPath, ['--import', 'tsx', 'bench/ceiling-server.ts', String(ceilingPort), answerFile], { stdio: ['ignore', 'ignore', 'inherit'] })
+      children.push(ceiling)
+      await waitFor(`http://127.0.0.1:${ceilingPort}/`)
+      const sides: { name: (round: number) => string; target: 'baseline' | 'service'; pid: number; url: string }[] = [
+        { name: ceilingName, target: 'baseline', pid: ceiling.pid!, url: `http://127.0.0.1:${ceilingPort}` },
+        { name: ceilingName, target: 'service', pid: service.pid!, url: app },
+      ]
+      // BENCH_CEILING_PER_REQUEST_LIMITER=1: a second service in the same turns whose token budget
+      // is decided in Redis request by request, as before blocks (lib/api/reserved-window.ts): an
+      // instance count that makes the block cap 0 (an eighth of limit / instances) does that.
+      let perRequest: ChildProcess | undefined
+      if (process.env.BENCH_CEILING_PER_REQUEST_LIMITER === '1') {
+        const perRequestPort = appPort + 5
+        perRequest = spawn(shell, [flag!, profiled], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...serviceEnv, PORT: String(perRequestPort), RATE_LIMIT_INSTANCES: '100000000' } })
+        children.push(perRequest)
+        await waitFor(`http://127.0.0.1:${perRequestPort}/v1/openapi.json`)
+        sides.push({ name: (round) => `GET /v1/articles/{id} (cache warm), the limiter deciding each request in Redis, round ${round}`, target: 'service', pid: perRequest.pid!, url: `http://127.0.0.1:${perRequestPort}` })
+      }
+      for (const side of sides) await load({ url: side.url, method: 'GET', path: `/v1/articles/${sampleId}`, token: big!.token, duration: 3 })
+      for (let round = 1; round <= 3; round++) {
+        // The bare server first in every round; the services' order alternates, so that a machine
+        // growing busier or quieter through a round does not favour one of them.
+        for (const side of round % 2 === 0 ? [sides[0]!, ...sides.slice(1).reverse()] : sides) {
+          log(`${side.target === 'baseline' ? 'bare node:http' : 'service'}: ${side.name(round)}`)
+          const before = cpuSnapshot(side.pid)
+          const result = await load({ url: side.url, token: big!.token, method: 'GET', path: `/v1/articles/${sampleId}` })
+          const cpu = cpuPerRequest(before, cpuSnapshot(side.pid), result.requests)
+          rows.push({ name: side.name(round), target: side.target, ...result, peakRssMb: side.pid === service.pid ? memory.peakMb() : null, cpu: { server: cpu.server, postgres: cpu.postgres } })
+          log(`  ${Math.round(result.rps)} req/s, ${cpu.server} µs CPU/request (server), load average ${(await import('node:os')).loadavg().map((value) => value.toFixed(2)).join(' ')}`)
+        }
+      }
+      await stopChild(ceiling)
+      if (perRequest) await stopChild(perRequest)
+    }
     let requestLogCost: RequestLogCost | undefined
     if (!only || only.test('request log')) {
       log('request log cost: GET /v1/articles/{id} with recording on and off, in turns')

@@ -9,6 +9,7 @@ export function PortalNav({ role }: { role: Role }) {
       <div className="section">Newsroom</div>
       <Link href="/">Home</Link>
       <Link href="/articles">Articles</Link>
+      {can({ role }, 'media:read') && <Link href="/media">Media</Link>}
       <Link href="/docs/api">API reference</Link>
       <div className="section">Settings</div>
       {can({ role }, 'admin') && (

@@ -55,6 +55,7 @@ test('at 390 px every portal page fits the screen, every action is on it, and th
     '/articles?status=published',
     '/articles?q=council',
     '/articles/new',
+    '/media',
     `/articles/${articleId}`,
     `/articles/${articleId}/preview`,
     // Redirects an admin to the API keys.

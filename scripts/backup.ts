@@ -26,6 +26,11 @@ export type BackupLayout = {
   pgSocketDir: string
   /** Full backups kept (older ones expire with the WAL only they needed). */
   retentionFull?: number
+  /**
+   * The other nodes of the same PostgreSQL cluster (Patroni's replicas, any of which may lead
+   * after a failover), as pg2, pg3…: a backup finds whichever node is the primary now.
+   */
+  otherNodes?: { pgData: string; pgPort: number }[]
 }
 
 export const configFile = (layout: BackupLayout) => path.join(layout.dir, 'pgbackrest.conf')
@@ -50,6 +55,7 @@ export function pgbackrestConfig(layout: BackupLayout): string {
     `pg1-path=${layout.pgData}`,
     `pg1-port=${layout.pgPort}`,
     `pg1-socket-path=${layout.pgSocketDir}`,
+    ...(layout.otherNodes ?? []).flatMap((node, index) => [`pg${index + 2}-path=${node.pgData}`, `pg${index + 2}-port=${node.pgPort}`, `pg${index + 2}-socket-path=${layout.pgSocketDir}`]),
     '',
   ].join('\n')
 }
@@ -63,12 +69,17 @@ export function archiveSettings(layout: BackupLayout): string[] {
   return Object.entries(archiveParameters(layout)).map(([name, value]) => `${name} = ${/^\d+$|^(on|off|replica)$/.test(value) ? value : `'${value}'`}`)
 }
 
-/** The same settings as parameters, for a manager that writes postgresql.conf itself (Patroni's `postgresql.parameters`). */
-export function archiveParameters(layout: BackupLayout): Record<string, string> {
+/**
+ * The same settings as parameters, for a manager that writes postgresql.conf itself (Patroni's
+ * `postgresql.parameters`), for the node whose data directory is `pgData`. The command names
+ * that directory: PostgreSQL passes %p relative to it, and pgBackRest would otherwise read the
+ * segment from pg1-path, which is another node's once a failover has moved the primary.
+ */
+export function archiveParameters(layout: BackupLayout, pgData = layout.pgData): Record<string, string> {
   return {
     wal_level: 'replica',
     archive_mode: 'on',
-    archive_command: `pgbackrest --config=${configFile(layout)} --stanza=${layout.stanza} archive-push %p`,
+    archive_command: `pgbackrest --config=${configFile(layout)} --stanza=${layout.stanza} --pg1-path=${pgData} archive-push %p`,
     archive_timeout: '60',
     max_wal_senders: '5',
   }
@@ -79,9 +90,14 @@ export function restoreCommand(layout: BackupLayout): string {
   return `pgbackrest --config=${configFile(layout)} --stanza=${layout.stanza} archive-get %f "%p"`
 }
 
-/** `npm run cluster`'s backups: its primary's stanza, the repository under the cluster's state directory. */
-export function clusterBackupLayout(clusterDir: string, primaryData: string, primaryPort: number): BackupLayout {
-  return { stanza: 'newsroom', dir: path.join(clusterDir, 'pgbackrest'), pgData: primaryData, pgPort: primaryPort, pgSocketDir: clusterDir }
+/**
+ * `npm run cluster`'s backups: one stanza for its Patroni cluster, every node listed (the
+ * primary is whichever leads), the repository under the cluster's state directory, the nodes'
+ * sockets in that directory too.
+ */
+export function clusterBackupLayout(clusterDir: string, nodes: { pgData: string; pgPort: number }[]): BackupLayout {
+  const [first, ...others] = nodes
+  return { stanza: 'newsroom', dir: path.join(clusterDir, 'pgbackrest'), pgData: first!.pgData, pgPort: first!.pgPort, pgSocketDir: clusterDir, otherNodes: others }
 }
 
 /** The postgres user's ids, when this process is root (PostgreSQL and pgBackRest then run as postgres). */

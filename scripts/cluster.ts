@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto'
 import { chownSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createConnection } from 'node:net'
 import path from 'node:path'
+import { archiveParameters, backupInfo, clusterBackupLayout, ensureFirstBackup, writeBackupConfig } from './backup.ts'
 import { clusterLayout, databaseNodes, type ClusterLayout } from './cluster-layout.ts'
 import { runMigrationStep } from './migration-step.ts'
 
@@ -133,6 +134,19 @@ async function waitReady(url: string, timeoutMs = 120_000): Promise<void> {
 
 // ---------------------------------------------------------------------------------- etcd, Patroni
 
+/**
+ * The cluster's pgBackRest (scripts/backup.ts): one stanza for the Patroni cluster, both nodes
+ * listed (a backup finds the one leading), the repository in CLUSTER_DIR/pgbackrest. Every node
+ * archives its WAL there while it leads (archive_mode on: a standby archives nothing).
+ */
+export const clusterBackups = () => clusterBackupLayout(layout.dir, databaseNodes.map((name, index) => ({ pgData: path.join(layout.dir, name), pgPort: layout.ports.postgres[index]! })))
+
+/** The archiving parameters of one node: its own data directory in archive_command. */
+function nodeArchiveParameters(name: string): Record<string, string> {
+  const { archive_mode, archive_command, archive_timeout } = archiveParameters(clusterBackups(), path.join(layout.dir, name))
+  return { archive_mode: archive_mode!, archive_command: archive_command!, archive_timeout: archive_timeout! }
+}
+
 function startEtcd(): void {
   const { etcdClient, etcdPeer } = layout.ports
   startDetached('etcd', 'etcd', [
@@ -185,7 +199,8 @@ function patroniConfig(index: number): string {
       bin_dir: pgBin(),
       pgpass: path.join(layout.dir, `pgpass-${name}`),
       authentication: { superuser: { username: 'postgres', password: 'postgres' }, replication: { username: 'replicator', password: 'replicator' }, rewind: { username: 'postgres', password: 'postgres' } },
-      parameters: { unix_socket_directories: layout.dir },
+      // WAL archived by pgBackRest (wal_level replica and the senders are the cluster's, above).
+      parameters: { unix_socket_directories: layout.dir, ...nodeArchiveParameters(name) },
       // A replica's copy starts at once (`pg_basebackup -c fast`), not at the next checkpoint.
       basebackup: [{ checkpoint: 'fast' }],
       pg_hba: hba,
@@ -258,30 +273,54 @@ export async function waitDatabaseHealthy(timeoutMs = 120_000): Promise<void> {
  * Patroni's maintenance mode for the whole database cluster (`patronictl pause`/`resume`). While
  * it is off, Patroni resumes a replica's paused WAL replay within a loop (Patroni 3.0's
  * handle_parameter_change runs pg_wal_replay_resume() on PostgreSQL 14+ whenever replay is
- * paused), so a test that pauses replay must pause Patroni first.
+ * paused), so a test that pauses replay must pause Patroni first. `patronictl --wait` gives up
+ * silently after loop_wait + 1 s (2 s here), which a busy machine outlasts: this waits until
+ * every node's REST API reports the new mode itself.
  */
-export function databaseMaintenance(action: 'pause' | 'resume'): void {
+export async function databaseMaintenance(action: 'pause' | 'resume'): Promise<void> {
   run('patronictl', ['-c', path.join(layout.dir, `patroni-${databaseNodes[0]}.yml`), action, '--wait', layout.scope], { asPostgres: true, quiet: true })
+  const wanted = action === 'pause'
+  const applied = async (): Promise<[boolean, string]> => {
+    const modes = await Promise.all(
+      layout.ports.patroni.map((port) =>
+        fetch(`http://127.0.0.1:${port}/patroni`, { signal: AbortSignal.timeout(1_500) })
+          .then((r) => r.json() as Promise<{ pause?: boolean }>)
+          .then((body) => body.pause === true, () => undefined),
+      ),
+    )
+    return [modes.every((paused) => paused === wanted), modes.map((paused, i) => `${databaseNodes[i]}:${paused === undefined ? 'no answer' : paused ? 'paused' : 'managed'}`).join(' ')]
+  }
+  await pollUntil(applied, (seen) => `Patroni did not ${action} on every node (${seen})`, 30_000, 200)
 }
 
 /**
- * Stops or starts the PostgreSQL replica (the tests' "replica down"): Patroni is paused first,
- * so it does not start it again; it keeps managing synchronous replication meanwhile (the
- * leader's commits go on without the stopped standby).
+ * Stops or starts the PostgreSQL replica (the tests' "replica down") as an operator stops and
+ * starts its host's service: its Patroni is stopped (SIGTERM: Patroni shuts its PostgreSQL
+ * down and leaves the cluster; the leader's Patroni then drops it from synchronous replication,
+ * so commits go on), and started again (it starts PostgreSQL with the options it passes on the
+ * command line, port and listen address among them, and rejoins as the synchronous standby).
+ *
+ * Not by `pg_ctl` behind a paused Patroni: Patroni 3.0 restarts a stopped replica even while
+ * paused ("PAUSE: changing primary_conninfo and restarting"), so the replica came back a few
+ * seconds later by itself and the manual start then found its postmaster.pid; and `pg_ctl start`
+ * knows none of Patroni's command-line options (it would listen on 5432).
  */
 export async function replicaServer(action: 'stop' | 'start'): Promise<void> {
-  const members = await databaseMembers()
-  const replica = members.find((member) => member.role !== 'leader')
-  if (!replica) throw new Error('No PostgreSQL replica in the cluster')
-  const dir = path.join(layout.dir, replica.name)
-  const patronictl = (command: string) => run('patronictl', ['-c', path.join(layout.dir, `patroni-${replica.name}.yml`), command, '--wait', layout.scope], { asPostgres: true, quiet: true })
   if (action === 'stop') {
-    patronictl('pause')
-    run(pg('pg_ctl'), ['-D', dir, '-m', 'fast', '-w', 'stop'], { asPostgres: true, quiet: true })
-  } else {
-    run(pg('pg_ctl'), ['-D', dir, '-l', log(`${replica.name}-manual`), '-w', 'start'], { asPostgres: true, quiet: true })
-    patronictl('resume')
+    const replica = (await databaseMembers()).find((member) => member.role !== 'leader')
+    if (!replica) throw new Error('No PostgreSQL replica in the cluster')
+    await stopProcess(`patroni-${replica.name}`, 'SIGTERM', 30_000)
+    const dir = path.join(layout.dir, replica.name)
+    // Patroni leaves PostgreSQL running only when it could not stop it (it was killed meanwhile).
+    if (existsSync(path.join(dir, 'postmaster.pid'))) run(pg('pg_ctl'), ['-D', dir, '-m', 'fast', '-w', 'stop'], { asPostgres: true, quiet: true })
+    return
   }
+  const stopped = databaseNodes.filter((name) => !alive(readPid(`patroni-${name}`)))
+  if (stopped.length !== 1) throw new Error(`Expected one stopped PostgreSQL node to start, found ${stopped.length ? stopped.join(', ') : 'none'}`)
+  startDatabaseNode(databaseNodes.indexOf(stopped[0]!))
+  // Back once it streams as the synchronous standby and HAProxy sends reads to it again.
+  await waitDatabaseHealthy()
+  await waitInRotation(stopped[0]!, 60_000, 'postgres-replicas')
 }
 
 // ---------------------------------------------------------------------------------- Redis, Sentinel
@@ -547,6 +586,8 @@ export async function startCluster(options: { apps?: boolean } = {}): Promise<Cl
   const ids = postgresIds()
   if (ids) chownSync(layout.dir, ids.uid, ids.gid)
   try {
+    // Before PostgreSQL starts: its archive_command reads this configuration.
+    writeBackupConfig(clusterBackups(), ids)
     startEtcd()
     await waitReady(`http://127.0.0.1:${layout.ports.etcdClient}/health`, 30_000)
     // The first node bootstraps (initdb) and leads; the second copies it and follows synchronously.
@@ -560,6 +601,8 @@ export async function startCluster(options: { apps?: boolean } = {}): Promise<Cl
     await waitInRotation(databaseNodes[0], 30_000, 'postgres-leader')
     const psql = (sql: string) => run(pg('psql'), ['-h', '127.0.0.1', '-p', String(layout.ports.databaseWrites), '-U', 'postgres', '-Atc', sql], { quiet: true })
     if (!psql('SELECT datname FROM pg_database').split('\n').includes('newsroom')) psql('CREATE DATABASE newsroom')
+    // The stanza, a check that WAL reaches the repository, and a first full backup (restarts keep the repository's).
+    ensureFirstBackup(clusterBackups())
     if (options.apps === false) return layout
     // The release's migration step, once, before any instance starts (instances only check it ran).
     await runMigrationStep({ ...process.env, ...layout.appEnv })
@@ -641,6 +684,9 @@ async function status(): Promise<string> {
   lines.push(`  PostgreSQL (Patroni): ${members.length > 0 ? members.map((member) => `${member.name} ${member.role} ${member.state}`).join(', ') : 'no answer'}`)
   const master = await sentinelMaster()
   lines.push(`  Redis master (Sentinel): ${master ?? 'no answer'}`)
+  const backups = existsSync(path.join(clusterBackups().dir, 'pgbackrest.conf')) ? ((backupInfo(clusterBackups()) as { backup?: { type: string; timestamp: { stop: number } }[] }[])[0]?.backup ?? []) : []
+  const newest = backups.at(-1)
+  lines.push(`  pgBackRest (${clusterBackups().dir}): ${backups.length} backup(s)${newest ? `, newest ${newest.type} at ${new Date(newest.timestamp.stop * 1000).toISOString()}` : ''}`)
   return lines.join('\n')
 }
 

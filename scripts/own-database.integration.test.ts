@@ -127,6 +127,8 @@ describe('npm run tokens with two checkouts on one machine', () => {
     const inSecond = await createKey(second!, 'Key of the second checkout')
     expect(inSecond.code, inSecond.stderr).toBe(0)
     expect(inSecond.stdout).toMatch(/^nrs_/m)
+    // Said every time, so a server's shell without DATABASE_URL cannot mistake this for production.
+    expect(inSecond.stderr).toContain(`No DATABASE_URL: using this checkout's embedded development database (${second!.url}`)
     const inFirst = await createKey(first!, 'Key of the first checkout')
     expect(inFirst.code, inFirst.stderr).toBe(0)
     expect(await keyNames(first!)).toEqual(['Key of the first checkout'])

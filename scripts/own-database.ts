@@ -17,6 +17,10 @@ export async function withOwnDatabase(run: (embedded: boolean) => Promise<void>)
     process.exitCode = 1
     return
   }
+  // Said on stderr every time: on a server, a shell without the service's environment would
+  // otherwise create a newsroom (or migrate, or mint a key) in a development database no
+  // instance reads, and print its password as if all were well.
+  if (isEmbedded) console.error(`No DATABASE_URL: using this checkout's embedded development database (${process.env.DATABASE_URL ?? 'not running'}). On a server, load the service's environment first (docs/deploy.md).`)
   try {
     await run(isEmbedded)
   } finally {

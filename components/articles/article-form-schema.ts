@@ -37,6 +37,8 @@ export const articleFormSchema = z.object({
     .transform((value) => (emptyBody(value) ? null : value))
     .pipe(body),
   department_id: z.string().transform((value) => value || null),
+  // A media library image (the picker sets it); empty for none.
+  featured_media_id: z.string().transform((value) => value || null),
   // tagsSchema's messages name each tag's rule; the form shows the first against the field.
   tags: z.string().transform((value, ctx) => {
     const parsed = tagsSchema.safeParse(splitTags(value))
@@ -51,7 +53,7 @@ export const articleFormSchema = z.object({
 export type ArticleFormInput = z.input<typeof articleFormSchema>
 export type ArticleFormValues = z.output<typeof articleFormSchema>
 
-export const emptyArticleForm: ArticleFormInput = { headline: '', slug: '', lede: '', body: '', department_id: '', tags: '' }
+export const emptyArticleForm: ArticleFormInput = { headline: '', slug: '', lede: '', body: '', department_id: '', featured_media_id: '', tags: '' }
 
 export function articleToForm(article: ArticleRecord): ArticleFormInput {
   return {
@@ -60,6 +62,7 @@ export function articleToForm(article: ArticleRecord): ArticleFormInput {
     lede: article.lede ?? '',
     body: article.body ?? '',
     department_id: article.department_id ?? '',
+    featured_media_id: article.featured_media_id ?? '',
     tags: article.tags.join(', '),
   }
 }

@@ -25,6 +25,7 @@ import { applyServerFieldErrors } from '@/components/server-field-errors'
 import { ConfirmDialog, useConfirmation } from '@/components/confirm-dialog'
 import { slugify } from '@/lib/articles/article-address'
 import { RichTextEditor } from './rich-text-editor'
+import { FeaturedImageField } from './featured-image-field'
 import { htmlToText } from '@/lib/text/word-diff'
 import { MergeChanges, mergeFieldNames, type FormField } from './merge-changes'
 import { resolveField, threeWayMerge, type MergeResult, type Side } from '@/lib/articles/three-way-merge'
@@ -64,7 +65,7 @@ function comparable(values: ArticleFormInput): Record<FormField, string> {
     .map((tag) => tag.trim())
     .filter(Boolean)
     .join(', ')
-  return { headline: values.headline ?? '', slug: values.slug ?? '', lede: values.lede ?? '', body: values.body ?? '', department_id: values.department_id ?? '', tags }
+  return { headline: values.headline ?? '', slug: values.slug ?? '', lede: values.lede ?? '', body: values.body ?? '', department_id: values.department_id ?? '', featured_media_id: values.featured_media_id ?? '', tags }
 }
 
 /** "headline, body": the fields a merge took from one side. */
@@ -353,6 +354,12 @@ export function ArticleForm({ article, departments, onDirtyChange, readOnlyReaso
               {errors.body.message}
             </p>
           )}
+
+          <Controller
+            control={control}
+            name="featured_media_id"
+            render={({ field }) => <FeaturedImageField value={field.value ?? ''} onChange={field.onChange} readOnly={readOnly} error={errors.featured_media_id?.message} />}
+          />
 
           <div className={styles.twoFields}>
             <div>

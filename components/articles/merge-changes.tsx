@@ -8,7 +8,7 @@ import styles from './articles.module.css'
 
 export type FormField = keyof ArticleFormInput
 
-export const mergeFieldNames: Record<FormField, string> = { headline: 'Headline', slug: 'URL slug', lede: 'Lede', body: 'Body', department_id: 'Department', tags: 'Tags' }
+export const mergeFieldNames: Record<FormField, string> = { headline: 'Headline', slug: 'URL slug', lede: 'Lede', body: 'Body', department_id: 'Department', featured_media_id: 'Featured image', tags: 'Tags' }
 
 const asText = (field: FormField, value: string) => (field === 'body' ? htmlToText(value) : value)
 

@@ -4,6 +4,8 @@ import { EditorContent, useEditor, useEditorState, type Editor } from '@tiptap/r
 import StarterKit from '@tiptap/starter-kit'
 import { useEffect, useId, useImperativeHandle, useRef, useState, type FormEvent, type Ref } from 'react'
 import { linkAddressProblem } from '@/lib/articles/body-url-rule'
+import { MediaPicker } from '@/components/media/media-picker'
+import { MediaFigure } from './media-figure'
 import styles from './rich-text-editor.module.css'
 
 type Props = {
@@ -39,7 +41,7 @@ export function RichTextEditor({ id, value, onChange, onBlur, labelId, described
     class: styles.prose ?? '',
   }
   const editor = useEditor({
-    extensions: [StarterKit.configure({ heading: { levels: [2, 3, 4] }, link: { openOnClick: false, defaultProtocol: 'https' } })],
+    extensions: [StarterKit.configure({ heading: { levels: [2, 3, 4] }, link: { openOnClick: false, defaultProtocol: 'https' } }), MediaFigure],
     content: value,
     // The page is rendered on the server first; the editor exists only in the browser.
     immediatelyRender: false,
@@ -159,6 +161,8 @@ function FormattingButtons({ editor, disabled }: { editor: Editor; disabled: boo
       <span className={styles.separator} aria-hidden="true" />
       <LinkControl editor={editor} disabled={disabled} active={active.link} href={active.href} />
       <span className={styles.separator} aria-hidden="true" />
+      <InsertImage editor={editor} disabled={disabled} />
+      <span className={styles.separator} aria-hidden="true" />
       <button type="button" disabled={disabled || !active.canUndo} onClick={() => editor.chain().focus().undo().run()}>
         Undo
       </button>
@@ -268,6 +272,31 @@ function LinkControl({ editor, disabled, active, href }: { editor: Editor; disab
           </div>
         </div>
       )}
+    </>
+  )
+}
+
+/**
+ * "Insert image": a library image as `<figure data-media-id>` where the cursor is (the picker
+ * asks for alt text first when the image has none).
+ */
+function InsertImage({ editor, disabled }: { editor: Editor; disabled: boolean }) {
+  const [open, setOpen] = useState(false)
+  return (
+    <>
+      <button type="button" disabled={disabled} onClick={() => setOpen(true)}>
+        Insert image
+      </button>
+      <MediaPicker
+        open={open}
+        title="Insert an image from the library"
+        useLabel="Insert image"
+        onClose={() => setOpen(false)}
+        onChoose={(media) => {
+          setOpen(false)
+          editor.chain().focus().insertContent({ type: 'mediaFigure', attrs: { mediaId: media.media_id } }).run()
+        }}
+      />
     </>
   )
 }

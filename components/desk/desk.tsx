@@ -29,7 +29,7 @@ export function Desk({ userId }: { userId: string }) {
       </p>
     )
   }
-  const { drafts, returned, taken_down: takenDown, review, in_review: inReview, upcoming, will_not_go_live: willNotGoLive, overdue, published, attention } = desk.data
+  const { drafts, returned, taken_down: takenDown, review, in_review: inReview, upcoming, will_not_go_live: willNotGoLive, overdue, published, attention, expiring_licences: expiringLicences } = desk.data
   return (
     <>
     <p className="muted" data-testid="live-list-note">
@@ -94,6 +94,7 @@ export function Desk({ userId }: { userId: string }) {
           )}
         />
       </Section>
+      {expiringLicences.total > 0 && <ExpiringLicences licences={expiringLicences} />}
       {takenDown.length > 0 && (
         <Section title="Taken off the site" count={takenDown.length}>
           <ArticleItems
@@ -150,6 +151,42 @@ function ArticleItems<T extends ArticleItem>({ items, empty, when }: { items: T[
         </li>
       ))}
     </ul>
+  )
+}
+
+/** Images in live articles whose licence ends within 7 days, or ended (the site no longer shows them). */
+function ExpiringLicences({ licences }: { licences: DeskData['expiring_licences'] }) {
+  return (
+    <Section title="Image licences ending" count={licences.total}>
+      <ul className={styles.items} data-testid="expiring-licences">
+        {licences.items.map((image) => (
+          <li key={image.media_id}>
+            <strong>{image.filename}</strong>
+            {image.credit && <span className={styles.meta}> ({image.credit})</span>}
+            <span className={styles.meta}>
+              {image.expired ? (
+                <>
+                  Licence ended <LocalTime iso={image.expires_at} /> — withheld from the site. Replace it or renew the licence.
+                </>
+              ) : (
+                <>
+                  Licence ends <LocalTime iso={image.expires_at} /> — the site stops showing it then.
+                </>
+              )}
+            </span>
+            <span className={styles.meta}>
+              In{' '}
+              {image.articles.map((article, index) => (
+                <span key={article.article_id}>
+                  {index > 0 && ', '}
+                  <Link href={`/articles/${article.article_id}`}>{article.headline}</Link>
+                </span>
+              ))}
+            </span>
+          </li>
+        ))}
+      </ul>
+    </Section>
   )
 }
 

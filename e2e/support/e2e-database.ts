@@ -35,3 +35,18 @@ export async function createE2eApiToken(tenantSlug: string, ownerEmail: string, 
     await db.$disconnect()
   }
 }
+
+/** A content API key (/content/v1) of the newsroom, made with the domain's createContentKey. */
+export async function createE2eContentKey(tenantSlug: string, name = `e2e site ${Date.now()}`): Promise<string> {
+  process.env.DATABASE_URL = e2eDatabaseUrl()
+  const [tenant] = await queryE2eDatabase<{ id: string }>('SELECT id FROM tenants WHERE slug = $1', [tenantSlug])
+  if (!tenant) throw new Error(`No newsroom ${tenantSlug}`)
+  const { createContentKey } = await import('../../lib/content/content-keys.ts')
+  const { systemActor } = await import('../../lib/tenancy/system-actor.ts')
+  const { db } = await import('../../lib/db/client.ts')
+  try {
+    return (await createContentKey((await systemActor(tenant.id))!, name)).key
+  } finally {
+    await db.$disconnect()
+  }
+}

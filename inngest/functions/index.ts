@@ -7,6 +7,7 @@ import { pruneDeliveryLogFunction } from './prune-delivery-log.ts'
 import { pruneEventsFunction } from './prune-events.ts'
 import { prunePortalSessionsFunction } from './prune-portal-sessions.ts'
 import { pruneRequestLogFunction } from './prune-request-log.ts'
+import { withholdExpiredMediaFunction } from './withhold-expired-media.ts'
 
 /** Every function the app serves at /api/inngest. */
-export const functions = [fanOutEvent, deliverWebhook, publishScheduledArticle, outboxSweeper, deliverySweeper, pruneRequestLogFunction, pruneDeliveryLogFunction, pruneEventsFunction, prunePortalSessionsFunction]
+export const functions = [fanOutEvent, deliverWebhook, publishScheduledArticle, outboxSweeper, deliverySweeper, pruneRequestLogFunction, pruneDeliveryLogFunction, pruneEventsFunction, prunePortalSessionsFunction, withholdExpiredMediaFunction]

@@ -3,6 +3,7 @@ import type { Plan } from '../db/generated/enums.ts'
 import { metrics } from '../ops/metrics.ts'
 import { firstConnectionSettled, getRedis } from '../redis.ts'
 import { consumeInRedis, MemoryWindows, type WindowOutcome } from './sliding-window.ts'
+import { ReservedWindows } from './reserved-window.ts'
 
 /**
  * Request budgets: per API token (by the tenant's plan), per client address for requests
@@ -19,6 +20,14 @@ import { consumeInRedis, MemoryWindows, type WindowOutcome } from './sliding-win
  * number of instances behind the load balancer; default 1), rounded down (at least 1). So
  * N instances together never admit more than the limit while Redis is away, and requests are
  * never failed because of Redis. Without REDIS_URL (one process) memory holds the whole limit.
+ *
+ * Busy budgets (per token, per content key) are not decided in Redis request by request: an
+ * instance reserves a block of slots in the same log in one atomic script and serves requests
+ * from it in memory for up to a second (reserved-window.ts, which says why no window across the
+ * instances admits more than the limit, and how RateLimit's remaining is worked out from a
+ * block). A block is at most an eighth of the limit per instance, and a budget under 100 a
+ * window is decided per request as before: there, one slot withheld by another instance would
+ * be a refusal someone sees.
  */
 export type RateLimitDecision = {
   allowed: boolean
@@ -32,7 +41,14 @@ export type RateLimitDecision = {
   policy: string
 }
 
-type Policy = { name: string; limit: number; windowSeconds: number; keyPrefix: string }
+type Policy = {
+  name: string
+  limit: number
+  windowSeconds: number
+  keyPrefix: string
+  /** The largest block an instance may reserve (reserved-window.ts): an eighth of its share of the limit; 0 under minimumForBlocks. */
+  blockCap: number
+}
 
 type Limiters = {
   token: Record<Plan, Policy>
@@ -71,7 +87,7 @@ async function readyLimiters(): Promise<Limiters> {
  */
 export async function consumeTokenRequest(tokenId: string, plan: Plan, nowMs?: number, alsoRead?: string): Promise<RateLimitDecision & { read?: string }> {
   const current = await readyLimiters()
-  const { decision, read } = await consumeHeld(current.token[plan] ?? current.token.standard, tokenId, nowMs, alsoRead)
+  const { decision, read } = await consumeHeld(current.token[plan] ?? current.token.standard, tokenId, nowMs, alsoRead, true)
   return read === undefined ? decision : { ...decision, read }
 }
 
@@ -81,7 +97,7 @@ export async function consumeTokenRequest(tokenId: string, plan: Plan, nowMs?: n
  */
 export async function consumeContentKeyRequest(key: string): Promise<RateLimitDecision> {
   const current = await readyLimiters()
-  return consume(current.contentKey, createHash('sha256').update(key).digest('base64url').slice(0, 32))
+  return (await consumeHeld(current.contentKey, createHash('sha256').update(key).digest('base64url').slice(0, 32), undefined, undefined, true)).decision
 }
 
 /** For requests without a valid token: bounds how fast one address can guess tokens. */
@@ -199,27 +215,43 @@ export function rateLimitHeaders(decision: RateLimitDecision): Record<string, st
   return headers
 }
 
+/** Round trips this process has made to reserve blocks of per-token and per-content-key budgets, and requests it served from blocks without one (reserved-window.ts). */
+export function blockStats(): { reservations: number; servedFromBlocks: number } {
+  return { reservations: reserved.reservations, servedFromBlocks: reserved.servedFromBlocks }
+}
+
 /** Forgets the limiters (and their in-memory counts) so the next call reads the environment again. */
 export function resetRateLimitersForTests(): void {
   limiters = undefined
   memory = new MemoryWindows()
+  reserved.reset()
   reportedRedisDown = false
 }
 
 let memory = new MemoryWindows()
+const reserved = new ReservedWindows()
 let reportedRedisDown = false
 
 async function consume(policy: Policy, key: string, nowMs?: number): Promise<RateLimitDecision> {
   return (await consumeHeld(policy, key, nowMs)).decision
 }
 
-async function consumeHeld(policy: Policy, key: string, nowMs?: number, alsoRead?: string): Promise<{ decision: RateLimitDecision; release: () => Promise<void>; read?: string }> {
+/**
+ * `inBlocks`: the policy may be served from reserved blocks (reserved-window.ts). Then nothing
+ * is read beside the decision (`alsoRead` is ignored): most decisions make no round trip.
+ */
+async function consumeHeld(policy: Policy, key: string, nowMs?: number, alsoRead?: string, inBlocks = false): Promise<{ decision: RateLimitDecision; release: () => Promise<void>; read?: string }> {
   const fullKey = `${policy.keyPrefix}:${key}`
   const windowMs = policy.windowSeconds * 1000
   const redis = getRedis()
   // While the connection is not ready, answer from memory at once, without a round trip.
   if (redis && redis.status === 'ready') {
     try {
+      if (inBlocks && policy.blockCap > 0) {
+        const outcome = await reserved.consume(redis, fullKey, policy.limit, windowMs, policy.blockCap, nowMs)
+        reportedRedisDown = false
+        return { decision: decide(policy, outcome), release: outcome.release }
+      }
       const outcome = await consumeInRedis(redis, fullKey, policy.limit, windowMs, nowMs, alsoRead)
       reportedRedisDown = false
       return { decision: decide(policy, outcome), release: outcome.release, ...(outcome.read !== undefined && { read: outcome.read }) }
@@ -238,6 +270,10 @@ async function consumeHeld(policy: Policy, key: string, nowMs?: number, alsoRead
   const outcome = memory.consume(fullKey, limited.limit, windowMs, nowMs)
   return { decision: decide(limited, outcome), release: outcome.release }
 }
+
+// Budgets smaller than this are decided request by request in Redis.
+const minimumForBlocks = 100
+
 
 /** This instance's part of `limit` while it decides alone: limit / RATE_LIMIT_INSTANCES, at least 1. */
 export function localShare(limit: number): number {
@@ -268,11 +304,13 @@ function createLimiters(): Limiters {
   const window = positiveInteger('RATE_LIMIT_WINDOW_SECONDS', 60)
   const signInWindow = positiveInteger('RATE_LIMIT_SIGN_IN_WINDOW_SECONDS', 15 * 60)
 
+  const instances = positiveInteger('RATE_LIMIT_INSTANCES', 1)
   const policy = (name: string, key: string, limit: number, windowSeconds: number): Policy => ({
     name,
     limit,
     windowSeconds,
     keyPrefix: `${prefix}:${key}`,
+    blockCap: limit >= minimumForBlocks ? Math.floor(limit / (8 * instances)) : 0,
   })
   return {
     // Both plans count under one key, so a plan change mid-window keeps the count.

@@ -1,6 +1,6 @@
 import type { Article, ArticleRevision } from '../db/generated/client.ts'
 import { NotFoundError } from '../errors.ts'
-import { toPublicArticle } from '../content/public-articles.ts'
+import { toPublicArticles } from '../content/public-articles.ts'
 import type { PublicArticle } from '../content/public-article-schema.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
@@ -39,7 +39,7 @@ export async function previewArticle(actor: Actor, articleId: string, options: {
   const shown = asPublished(current, revision)
   const author = await tdb.user.findUnique({ where: { id: shown.authorId }, select: { name: true } })
   return {
-    article: toPublicArticle(shown),
+    article: (await toPublicArticles(actor.tenant.id, [shown]))[0]!,
     byline: author?.name ?? null,
     status: toApiStatus(current.status),
     revision: revision && { id: revision.id, number: revision.number },

@@ -263,12 +263,28 @@ export const articleListSchema = z
   .meta({ id: 'ArticleList' })
 
 export const maxBulkArticles = 500
+/** As long as a media source_url may be (lib/media/media-schemas.ts). */
+const maxFeaturedImageUrlLength = 2_048
 
 export const bulkArticleSchema = createArticleSchema
   .extend({
     external_id: withoutNul(z.string().trim().min(1).max(200))
       .optional()
       .meta({ description: "The wire service's id, unique per tenant: re-sending it updates that article.", example: 'AP-2026-11-20-0042' }),
+    featured_image_url: withoutNul(z.string({ error: 'featured_image_url must be a string.' }).trim().min(1, 'featured_image_url must not be empty.').max(maxFeaturedImageUrlLength, `featured_image_url must be at most ${maxFeaturedImageUrlLength} characters.`))
+      .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), 'featured_image_url must be an absolute https URL.')
+      .optional()
+      .meta({
+        description:
+          "The wire photo to show with the article: fetched once per request (as `POST /v1/media`'s `source_url`: https, a public address, within the size and time limits) into the media library, " +
+          'and set as `featured_media_id`. Items naming the same URL, or URLs serving the same bytes, share one media record; bytes the library already has are that record. ' +
+          'A URL that cannot be fetched fails its item (`errors` names why). Send either this or `featured_media_id`.',
+        example: 'https://wire.example.com/photos/4711.jpg',
+      }),
+  })
+  .refine((item) => !(item.featured_image_url !== undefined && item.featured_media_id != null), {
+    path: ['featured_image_url'],
+    message: 'Send either featured_image_url or featured_media_id, not both.',
   })
   .meta({ id: 'BulkArticle' })
 
@@ -294,6 +310,7 @@ export const bulkImportResultSchema = z
         article_id: z.string().optional(),
         external_id: z.string().optional(),
         body_removed: z.array(z.string()).optional().meta({ description: 'What the body allow-list removed from this item\'s body, when anything was.' }),
+        featured_media_id: z.string().optional().meta({ description: "The item's featured image in the media library, when it named one (`featured_media_id`, or the record `featured_image_url` was fetched into)." }),
         errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
       }),
     ),

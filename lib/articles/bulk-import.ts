@@ -11,6 +11,7 @@ import { bulkArticleSchema, maxBulkArticles } from './article-schemas.ts'
 import { zodFieldErrors } from '../validation.ts'
 import { cleanBody } from './stored-body.ts'
 import { commitArticleChange } from './commit-article-change.ts'
+import { importFeaturedImages } from '../media/import-featured-images.ts'
 
 export type BulkItemResult = {
   index: number
@@ -18,6 +19,7 @@ export type BulkItemResult = {
   article_id?: string
   external_id?: string
   body_removed?: string[]
+  featured_media_id?: string
   errors?: FieldError[]
 }
 
@@ -81,11 +83,27 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
   const unknown = await findForeignReferences(tdb, {
     departmentIds: valid.flatMap((item) => (item.input.department_id ? [item.input.department_id] : [])),
     authorIds: valid.flatMap((item) => (item.input.author_id ? [item.input.author_id] : [])),
+    mediaIds: valid.flatMap((item) => (item.input.featured_media_id ? [item.input.featured_media_id] : [])),
   })
-  const storable = valid.filter((item) => {
+  const referenced = valid.filter((item) => {
     const errors = referenceErrors(item.input, unknown)
     if (errors.length > 0) results[item.index]!.errors = errors
     return errors.length === 0
+  })
+  // Wire photos are fetched only for items that are otherwise valid, each URL once; the media
+  // they make is kept even if the articles' transaction is then retried (the same bytes are the
+  // same record on the next attempt).
+  const images = await importFeaturedImages(actor, referenced.flatMap((item) => (item.input.featured_image_url ? [item.input.featured_image_url] : [])))
+  const storable = referenced.filter((item) => {
+    const url = item.input.featured_image_url
+    if (url === undefined) return true
+    const image = images.get(url)!
+    if ('error' in image) {
+      results[item.index]!.errors = [{ field: 'featured_image_url', message: image.error }]
+      return false
+    }
+    item.input = { ...item.input, featured_media_id: image.mediaId }
+    return true
   })
 
   const defaultAuthor = actor.user?.id
@@ -102,6 +120,7 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
     status: item.input.status ?? 'draft',
     author_id: item.input.author_id ?? defaultAuthor,
     slug: item.input.slug ?? null,
+    featured_media_id: item.input.featured_media_id ?? null,
   }))
 
   // A conflict PostgreSQL settles by rolling the import back runs it again (commitArticleChange).
@@ -119,11 +138,11 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
       // (or null) keep their values, status and author stay as the newsroom set them, and
       // archived articles are left alone (they are read-only).
       const upserted = await tx.$queryRaw<UpsertedRow[]>`
-        INSERT INTO articles (id, tenant_id, external_id, headline, lede, body, department_id, tags, status, author_id, slug, version, created_at, updated_at, edited_by_id)
+        INSERT INTO articles (id, tenant_id, external_id, headline, lede, body, department_id, tags, status, author_id, slug, version, created_at, updated_at, edited_by_id, featured_media_id)
         SELECT x.id, ${actor.tenant.id}, x.external_id, x.headline, x.lede, x.body, x.department_id,
-               COALESCE(x.tags, '{}'), x.status::"ArticleStatus", x.author_id, x.slug, 1, now(), now(), ${actor.user?.id ?? null}::text
+               COALESCE(x.tags, '{}'), x.status::"ArticleStatus", x.author_id, x.slug, 1, now(), now(), ${actor.user?.id ?? null}::text, x.featured_media_id
         FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-          AS x(ord int, id text, external_id text, headline text, lede text, body text, department_id text, tags text[], status text, author_id text, slug text)
+          AS x(ord int, id text, external_id text, headline text, lede text, body text, department_id text, tags text[], status text, author_id text, slug text, featured_media_id text)
         ORDER BY x.ord
         ON CONFLICT (tenant_id, external_id) DO UPDATE SET
           headline = EXCLUDED.headline,
@@ -132,6 +151,7 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
           department_id = COALESCE(EXCLUDED.department_id, articles.department_id),
           tags = CASE WHEN EXCLUDED.tags = '{}' THEN articles.tags ELSE EXCLUDED.tags END,
           slug = COALESCE(EXCLUDED.slug, articles.slug),
+          featured_media_id = COALESCE(EXCLUDED.featured_media_id, articles.featured_media_id),
           version = articles.version + 1,
           updated_at = now(),
           edited_by_id = EXCLUDED.edited_by_id,
@@ -153,6 +173,7 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
           article_id: row.id,
           ...(row.externalId !== null && { external_id: row.externalId }),
           ...(item.bodyRemoved.length > 0 && { body_removed: item.bodyRemoved }),
+          ...(row.featuredMediaId !== null && { featured_media_id: row.featuredMediaId }),
         })
       }
       const refused = storable.filter((item) => !outcomes.has(item.index))

@@ -27,7 +27,7 @@ export const noteTextSchema = z
   )
   .meta({ description: `Plain text, up to ${maxNoteLength} characters; markup tags are removed (a note is never HTML).`, example: 'The second source is missing.' })
 
-export const noteKinds = ['comment', 'move', 'take_over', 'lock_override'] as const
+export const noteKinds = ['comment', 'move', 'take_over', 'lock_override', 'media_withheld'] as const
 
 export const noteSchema = z
   .object({
@@ -35,7 +35,7 @@ export const noteSchema = z
     article_id: z.string().meta({ example: 'art_0mhx2k1s9q3v8w4t6y1z2a3b4c' }),
     kind: z.enum(noteKinds).meta({
       description:
-        '`comment`: a free comment. `move`: the note that came with a workflow move (`move` says which). `take_over`: someone took over the edit lease. `lock_override`: a write went through someone else’s lease with `override_lock`.',
+        '`comment`: a free comment. `move`: the note that came with a workflow move (`move` says which). `take_over`: someone took over the edit lease. `lock_override`: a write went through someone else’s lease with `override_lock`. `media_withheld`: the service withheld one of the article’s images when its licence expired (author null).',
     }),
     body: z.string().meta({ description: 'Plain text.' }),
     author: z.object({ id: z.string(), name: z.string() }).nullable().meta({ description: 'Who wrote it; null if the user was deleted.' }),

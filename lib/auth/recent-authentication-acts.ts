@@ -20,6 +20,9 @@ export type RecentAuthenticationRule = 'always' | 'never' | ((input: unknown, ac
 export const recentAuthenticationActs: Record<string, RecentAuthenticationRule> = {
   // Articles: the newsroom's daily work; the workflow's own rules (articleActionRefusal) decide.
   'articles.lease': 'never',
+  // Media: the same daily work; who may change or delete an image is mediaActionRefusal's decision.
+  'media.update': 'never',
+  'media.delete': 'never',
   'articles.releaseLease': 'never',
   'articles.addNote': 'never',
   'articles.createPreviewLink': 'never',

@@ -7,11 +7,18 @@ import { listArticles } from '../articles/list-articles.ts'
 import type { ActingTenant } from '../tenancy/actor.ts'
 import type { PublicArticle } from './public-article-schema.ts'
 import { tenantSql } from '../tenancy/tenant-sql.ts'
+import { publicImagesOf, type PublicImage } from '../media/article-images.ts'
 
-/** What the public site may show of an article: no workflow, authors' ids or versions. */
-export function toPublicArticle(article: Article): PublicArticle {
+/** What the public site may show of an article: no workflow, authors' ids or versions; its images as publicImagesOf gives them. */
+export function toPublicArticle(article: Article, images: PublicImage[]): PublicArticle {
   const { article_id, slug, headline, lede, body, tags, url, published_at, updated_at } = toArticleRecord(article)
-  return { article_id, slug, headline, lede, body, tags, url, published_at, updated_at }
+  return { article_id, slug, headline, lede, body, tags, url, published_at, updated_at, images }
+}
+
+/** Articles as the public site may show them, their images read with one query for all. */
+export async function toPublicArticles(tenantId: string, articles: readonly Article[], now: Date = new Date()): Promise<PublicArticle[]> {
+  const images = await publicImagesOf(tenantId, articles, now)
+  return articles.map((article) => toPublicArticle(article, images.get(article.id) ?? []))
 }
 
 /** A page of the newsroom's published articles, newest first: the /v1 list with its status fixed. */

@@ -10,6 +10,7 @@ import { can } from '../auth/permissions.ts'
 import { listApiTokens, type ApiTokenSummary } from '../tokens/api-tokens.ts'
 import { lastDeliveryResults, type LastDeliveryResult } from '../webhooks/last-delivery-results.ts'
 import { listWebhooks } from '../webhooks/manage-subscriptions.ts'
+import { listExpiringLicences, type ExpiringLicence } from '../media/expiring-licences.ts'
 import { maxWebhookPageSize } from '../webhooks/webhook-schemas.ts'
 
 const shown = 5
@@ -52,6 +53,11 @@ export type Desk = {
   /** A member who does not decide: their own articles waiting in review. */
   inReview?: ArticleSection
   published?: ArticleSection
+  /**
+   * Images in live articles whose licence ends within 7 days or has ended (then withheld from the
+   * site): every article for members who decide, their own articles' for the others.
+   */
+  expiringLicences: { total: number; items: ExpiringLicence[] }
   /** Admins: the integrations that are not working or need looking after. */
   attention?: { webhooks: WebhookNeedingAttention[]; keys: KeyNeedingAttention[]; backlog: OutboxBacklog }
 }
@@ -68,7 +74,7 @@ export async function readDesk(actor: Actor & { user: NonNullable<Actor['user']>
   const decides = can(actor, 'articles:write')
   const administers = can(actor, 'admin')
   const outlook = scheduledPublicationOutlook()
-  const [drafts, returned, takenDown, review, inReview, upcoming, overdue, published, attention] = await Promise.all([
+  const [drafts, returned, takenDown, review, inReview, upcoming, overdue, published, attention, expiringLicences] = await Promise.all([
     page({ status: 'draft', author_id: actor.user.id }),
     listReturnedFromReview(tenantId, { authorId: actor.user.id, limit: shown }),
     listTakenDown(tenantId, { authorId: actor.user.id, limit: shown }),
@@ -78,11 +84,13 @@ export async function readDesk(actor: Actor & { user: NonNullable<Actor['user']>
     decides || administers ? listOverduePublications(tenantId, { now, limit: shown }) : undefined,
     decides ? page({ status: 'published' }) : undefined,
     administers ? integrationsNeedingAttention(actor) : undefined,
+    listExpiringLicences(tenantId, { now, authorId: decides ? undefined : actor.user.id, limit: shown }),
   ])
   return {
     drafts,
     returned: { items: returned },
     takenDown: { items: takenDown },
+    expiringLicences,
     ...(review && { review }),
     ...(inReview && { inReview }),
     ...(upcoming && (outlook.runs ? { upcoming: { items: upcoming } } : { upcoming: { items: [] }, willNotGoLive: { items: upcoming, reason: outlook.warning } })),

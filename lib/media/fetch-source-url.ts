@@ -69,3 +69,13 @@ function request(url: URL, deadline: number): Promise<http.IncomingMessage> {
     })
   })
 }
+
+/** The last segment of a source URL as a filename (default for the record), or null; a malformed %-escape is kept as sent rather than thrown. */
+export function filenameFromUrl(url: string): string | null {
+  const last = new URL(url).pathname.split('/').pop() || ''
+  try {
+    return decodeURIComponent(last) || null
+  } catch {
+    return last || null
+  }
+}

@@ -16,6 +16,7 @@ import type { ListMediaQuery, UpdateMediaInput } from './media-schemas.ts'
 import type { ReceivedFile } from './receive-upload.ts'
 import { mediaStore } from './storage/media-storage.ts'
 import { withMediaPurges } from './media-purges.ts'
+import { articlesChanged } from '../articles/article-totals.ts'
 
 /** Where an image's bytes live in the media store: one original per (newsroom, content hash), its renditions beside it. */
 export const originalKey = (tenantId: string, sha256: string) => `originals/${tenantId.toLowerCase()}/${sha256}`
@@ -191,6 +192,10 @@ export async function updateMedia(actor: Actor, mediaId: string, input: UpdateMe
     const record = { ...row, usedBy: current.usedBy }
     await emit(await mediaChangeEvents(tx, tenantId, record))
     return record
+  }, {
+    // The content API's cached answers show the image's caption, credit and rights (its
+    // `images`): they live under the article generation, which must move for them too.
+    afterCommit: () => (current.usedBy.length > 0 ? articlesChanged([tenantId]) : undefined),
   })
   return updated
 }

@@ -1,11 +1,12 @@
 import type { Readable } from 'node:stream'
 import sharp from 'sharp'
+import type { Media } from '../db/generated/client.ts'
 import { db } from '../db/client.ts'
 import { withImageSlot } from './image-gate.ts'
 import { mediaMaxPixels } from './media-limits.ts'
 import { renditionPrefix } from './media-library.ts'
 import { mediaWithheld } from './media-rights.ts'
-import { cropBox, formatContentType, negotiateFormat, parseVariant, type RenditionFormat, type RenditionSpec } from './renditions.ts'
+import { cropBox, formatContentType, negotiateFormat, parseVariant, variantName, type RenditionFormat, type RenditionSpec } from './renditions.ts'
 import { mediaStore } from './storage/media-storage.ts'
 
 export type Rendition = { body: Buffer | Readable; bytes: number; contentType: string; format: RenditionFormat; tenantId: string }
@@ -26,8 +27,15 @@ export async function openRendition(mediaId: string, variant: string, signature:
   if (!media) return null
   const spec = parseVariant(media, variant, signature)
   if (!spec || mediaWithheld(media, now)) return null
-  const format = negotiateFormat(accept)
-  const key = `${renditionPrefix(media.tenantId, media.sha256)}${variant}.${format}`
+  return storedOrRendered(media, spec, negotiateFormat(accept))
+}
+
+/**
+ * One rendition's bytes, whoever may see them (the public route above, after its checks; the
+ * portal's previews, for its signed-in members): read from the store, or rendered once and kept.
+ */
+export async function storedOrRendered(media: Media, spec: RenditionSpec, format: RenditionFormat): Promise<Rendition | null> {
+  const key = `${renditionPrefix(media.tenantId, media.sha256)}${variantName(media, spec)}.${format}`
   const store = mediaStore()
   const stored = await store.get(key)
   if (stored) return { ...stored, contentType: formatContentType[format], format, tenantId: media.tenantId }

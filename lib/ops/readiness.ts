@@ -56,6 +56,17 @@ async function outboxBacklog(): Promise<OutboxBacklog> {
   return { waiting: Number(rows[0]!.waiting), oldest: rows[0]!.oldest }
 }
 
+async function redisCheck(): Promise<DependencyCheck> {
+  const client = getRedis()
+  if (!client) return { ok: true, skipped: 'REDIS_URL is not set; per-process state is used' }
+  // A new client fails commands until it has connected, instead of queueing them (once, at start).
+  await firstConnectionSettled(client)
+  // Not connected: the client reconnects by itself in the background; a PING now would only fail.
+  if (client.status !== 'ready') return { ok: false, error: `Redis is not connected (${client.status})`, degraded: degradedWithoutRedis }
+  const check = await timed('Redis', () => client.ping())
+  return check.ok ? check : { ...check, degraded: degradedWithoutRedis }
+}
+
 /**
  * What /readyz reports: the database must answer for the instance to take traffic; Redis is
  * reported (degraded when away) but is not a condition, since the instance serves without it; the event queue's state and the outbox backlog are reported beside
@@ -63,17 +74,16 @@ async function outboxBacklog(): Promise<OutboxBacklog> {
  */
 export async function checkReadiness(): Promise<Readiness> {
   let backlog: OutboxBacklog | null = null
-  const database = await timed('the database', async () => {
-    backlog = await outboxBacklog()
-  })
-  const redisClient = getRedis()
-  const redis: DependencyCheck = redisClient
-    ? await timed('Redis', async () => {
-        // A new client fails commands until it has connected, instead of queueing them.
-        await firstConnectionSettled(redisClient)
-        return redisClient.ping()
-      }).then((check) => (check.ok ? check : { ...check, degraded: degradedWithoutRedis }))
-    : { ok: true, skipped: 'REDIS_URL is not set; per-process state is used' }
+  // Side by side, and Redis without a round trip while it is away: Redis is no condition of
+  // readiness, so it must not lengthen the answer either. Waited for in turn (the database, then
+  // a PING bounded by the client's 250 ms command timeout), a check on a busy host outlasted
+  // HAProxy's 500 ms check timeout during a Redis outage and the instance began leaving rotation.
+  const [database, redis] = await Promise.all([
+    timed('the database', async () => {
+      backlog = await outboxBacklog()
+    }),
+    redisCheck(),
+  ])
   // The primary away (a failover under way): reads still go to the replica, so an instance
   // that reaches it stays in rotation; its writes answer 503 with Retry-After meanwhile.
   const readsOnly = !database.ok && replicaConfigured() && (await withTimeout(replicaAnswers(), 'the replica').catch(() => false))

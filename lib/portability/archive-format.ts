@@ -7,15 +7,18 @@
  *    "exported_at", "schema":<last migration>, "sections":[table…], "omitted":{what: why}}
  *   {"type":"row", "table":"articles", "row":{…the row's columns, as PostgreSQL's row_to_json…}}
  *   …every row of every section, sections in `sections` order (parents before children)…
- *   {"type":"media", …} lines: reserved for the media library (lib/media) — a file's metadata
- *     line, then its bytes as {"type":"media_chunk","id","seq","data":<base64>} lines; an
- *     importer without a media library refuses an archive that has them, rather than drop them.
- *   {"type":"end", "counts":{table:n}, "lines":n, "sha256":<hex of every byte before this line>}
+ *   then each image's original file, after every row (the `media` rows say what they are):
+ *   {"type":"media", "id", "storage_key", "content_type", "bytes", "sha256"}   the file's header,
+ *   {"type":"media_chunk", "id", "seq":0…, "data":<base64 of up to 192 KiB>}  …its bytes, in order
+ *   {"type":"end", "counts":{table:n}, "files":n, "lines":n, "sha256":<hex of every byte before this line>}
  *
  * The rows are the database's own (row_to_json), not the API's records: those are views (status
  * spelled for the API, addresses computed, internal columns left out) and would not load back
- * as they were. The trailer's checksum covers the manifest and every row; the importer checks it
- * and the counts before it commits, so a truncated or altered archive loads nothing.
+ * as they were. The trailer's checksum covers the manifest, every row and every chunk; each file's
+ * header carries its own size and SHA-256 (the media row's content hash: originals are stored by
+ * it), and the manifest says how many files and bytes follow. The importer checks all of them
+ * before it commits, so a truncated or altered archive, or one whose file does not match its
+ * record, loads nothing. Renditions are not carried: the new server renders them on first request.
  */
 export const archiveFormat = 'newsroom-archive'
 export const archiveVersion = 1
@@ -28,6 +31,8 @@ export const archiveSections: { table: string; tenantColumn: string; omit: strin
   { table: 'tenants', tenantColumn: 'id', omit: [] },
   { table: 'users', tenantColumn: 'tenant_id', omit: ['password_hash'] },
   { table: 'departments', tenantColumn: 'tenant_id', omit: [] },
+  // The media library's records (their files follow the rows); before articles, which name them.
+  { table: 'media', tenantColumn: 'tenant_id', omit: [] },
   { table: 'articles', tenantColumn: 'tenant_id', omit: ['search_vector', 'change_xid'] },
   { table: 'article_revisions', tenantColumn: 'tenant_id', omit: [] },
   { table: 'article_transitions', tenantColumn: 'tenant_id', omit: [] },
@@ -44,6 +49,7 @@ export const omittedFromArchive: Record<string, string> = {
   'webhook signing secrets': 'imported subscriptions are paused with a new secret; rotate and share it before resuming',
   'API tokens and content keys': 'secrets; make new ones on the new server (npm run tokens, npm run content-keys)',
   'delivery logs, request logs, mail log, edit leases, preview links': 'operational records of this server',
+  'media renditions': 'derived from the originals, which the archive carries; the new server renders them again on first request',
   'single sign-on connection': 'its client secret is a credential; configure it again',
 }
 
@@ -55,7 +61,14 @@ export type ManifestLine = {
   exported_at: string
   schema: string | null
   sections: string[]
+  /** The original files that follow the rows: how many, and their bytes in all. */
+  media: { files: number; bytes: number }
   omitted: Record<string, string>
 }
 export type RowLine = { type: 'row'; table: string; row: Record<string, unknown> }
-export type EndLine = { type: 'end'; counts: Record<string, number>; lines: number; sha256: string }
+export type MediaLine = { type: 'media'; id: string; storage_key: string; content_type: string; bytes: number; sha256: string }
+export type MediaChunkLine = { type: 'media_chunk'; id: string; seq: number; data: string }
+export type EndLine = { type: 'end'; counts: Record<string, number>; files: number; lines: number; sha256: string }
+
+/** Raw bytes per media_chunk line (a multiple of 3, so each chunk's base64 stands alone): 256 KiB of text a line. */
+export const mediaChunkBytes = 192 * 1024

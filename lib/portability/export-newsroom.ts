@@ -4,7 +4,8 @@ import { assertCan } from '../auth/permissions.ts'
 import { sqlPool } from '../db/client.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
-import { archiveFormat, archiveSections, archiveVersion, omittedFromArchive, type EndLine, type ManifestLine } from './archive-format.ts'
+import { mediaStore } from '../media/storage/media-storage.ts'
+import { archiveFormat, archiveSections, archiveVersion, mediaChunkBytes, omittedFromArchive, type EndLine, type ManifestLine, type MediaChunkLine, type MediaLine } from './archive-format.ts'
 
 // Rows read per statement: a page of rows is all the export holds at once, whatever the newsroom's size.
 const pageSize = 500
@@ -32,7 +33,7 @@ export async function* exportNewsroom(actor: Actor, via: 'command_line' | 'porta
   const hash = createHash('sha256')
   let lines = 0
   const emit = (value: unknown) => {
-    const line = `${JSON.stringify(value)}\n`
+    const line = typeof value === 'string' ? value : `${JSON.stringify(value)}\n`
     hash.update(line)
     lines++
     return line
@@ -40,6 +41,7 @@ export async function* exportNewsroom(actor: Actor, via: 'command_line' | 'porta
   const schema = await sqlPool
     .query<{ name: string }>(`SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL ORDER BY migration_name DESC LIMIT 1`)
     .then((result) => result.rows[0]?.name ?? null, () => null)
+  const library = await sqlPool.query<{ files: number; bytes: string }>(`SELECT count(*)::int AS files, coalesce(sum(bytes), 0)::text AS bytes FROM media WHERE tenant_id = $1`, [tenantId])
   const manifest: ManifestLine = {
     type: 'manifest',
     format: archiveFormat,
@@ -48,6 +50,7 @@ export async function* exportNewsroom(actor: Actor, via: 'command_line' | 'porta
     exported_at: new Date().toISOString(),
     schema,
     sections: archiveSections.map((section) => section.table),
+    media: { files: library.rows[0]!.files, bytes: Number(library.rows[0]!.bytes) },
     omitted: omittedFromArchive,
   }
   yield emit(manifest)
@@ -73,10 +76,56 @@ export async function* exportNewsroom(actor: Actor, via: 'command_line' | 'porta
       after = rows.at(-1)!.id
     }
   }
-  const end: EndLine = { type: 'end', counts, lines, sha256: hash.digest('hex') }
+  let files = 0
+  for await (const line of mediaFiles(tenantId)) {
+    if (line.startsWith('{"type":"media",')) files++
+    yield emit(line)
+  }
+  const end: EndLine = { type: 'end', counts, files, lines, sha256: hash.digest('hex') }
   yield `${JSON.stringify(end)}\n`
   const records = Object.values(counts).reduce((sum, n) => sum + n, 0)
   await tenantDb(tenantId).$transaction((tx) =>
     recordAudit(tx, { tenantId, actorId: actor.user?.id ?? null, action: 'tenant.exported', targetType: 'tenant', targetId: tenantId, metadata: { records, via, sha256: end.sha256 } }),
   )
+}
+
+/**
+ * Each of the newsroom's original files, read from the media store a chunk at a time (a page of
+ * records, one file's chunk in memory): its header line, then its bytes as base64 lines. The
+ * bytes are hashed as they pass and must be the record's (size and SHA-256): an original that is
+ * missing or not what its record says stops the export, rather than ship an archive that would
+ * load a broken image.
+ */
+async function* mediaFiles(tenantId: string): AsyncGenerator<string> {
+  let after = ''
+  for (;;) {
+    const { rows } = await sqlPool.query<{ id: string; storage_key: string; content_type: string; bytes: number; sha256: string }>(
+      `SELECT id, storage_key, content_type, bytes, sha256 FROM media WHERE tenant_id = $1 AND id > $2 ORDER BY id LIMIT ${pageSize}`,
+      [tenantId, after],
+    )
+    for (const media of rows) {
+      const stored = await mediaStore().get(media.storage_key)
+      if (!stored) throw new Error(`Media ${media.id}: its original (${media.storage_key}) is missing from the media store; restore it before exporting.`)
+      const header: MediaLine = { type: 'media', id: media.id, storage_key: media.storage_key, content_type: media.content_type, bytes: media.bytes, sha256: media.sha256 }
+      yield `${JSON.stringify(header)}\n`
+      const hash = createHash('sha256')
+      let bytes = 0
+      let seq = 0
+      let pending: Buffer = Buffer.alloc(0)
+      const chunkLine = (data: Buffer) => `${JSON.stringify({ type: 'media_chunk', id: media.id, seq: seq++, data: data.toString('base64') } satisfies MediaChunkLine)}\n`
+      for await (const piece of stored.body as AsyncIterable<Buffer>) {
+        hash.update(piece)
+        bytes += piece.length
+        pending = pending.length ? Buffer.concat([pending, piece]) : piece
+        while (pending.length >= mediaChunkBytes) {
+          yield chunkLine(pending.subarray(0, mediaChunkBytes))
+          pending = pending.subarray(mediaChunkBytes)
+        }
+      }
+      if (pending.length || seq === 0) yield chunkLine(pending)
+      if (bytes !== media.bytes || hash.digest('hex') !== media.sha256) throw new Error(`Media ${media.id}: the stored original (${media.storage_key}) is not the file its record describes (size or SHA-256 differ).`)
+    }
+    if (rows.length < pageSize) break
+    after = rows.at(-1)!.id
+  }
 }

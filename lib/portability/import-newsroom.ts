@@ -1,4 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
+import { createWriteStream, mkdtempSync, rmSync, type WriteStream } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import type pg from 'pg'
 import { recordAudit } from '../audit.ts'
 import { hashPassword } from '../auth/passwords.ts'
@@ -8,7 +11,9 @@ import { createId } from '../ids.ts'
 import { encryptSecret } from '../security/secret-box.ts'
 import { generatePassword } from '../users/manage-users.ts'
 import { newsroomSlugSchema } from '../tenancy/newsroom-schemas.ts'
-import { archiveFormat, archiveSections, archiveVersion, type EndLine, type ManifestLine, type RowLine } from './archive-format.ts'
+import { originalKey } from '../media/media-library.ts'
+import { mediaStore } from '../media/storage/media-storage.ts'
+import { archiveFormat, archiveSections, archiveVersion, type EndLine, type ManifestLine, type MediaChunkLine, type MediaLine, type RowLine } from './archive-format.ts'
 
 export class ArchiveError extends DomainError {
   constructor(message: string) {
@@ -38,7 +43,10 @@ const quote = (name: string) => `"${name.replaceAll('"', '""')}"`
  * counts by their triggers; the revision trigger stands aside (newsroom.importing) for the
  * archive's own revisions. Members get unusable passwords, the first active admin a new one
  * (returned once); webhook subscriptions are paused with a new signing secret; events count as
- * sent (they were, on the old server), so nothing is delivered again.
+ * sent (they were, on the old server), so nothing is delivered again. Each media original is
+ * written to this server's media store (under the same key) once its size and SHA-256 match its
+ * record, before the rows commit; if the import fails, the files it wrote are removed again.
+ * Renditions are rendered on first request, as for any upload.
  */
 export async function importNewsroom(source: AsyncIterable<string>, options: { slug?: string } = {}): Promise<ImportResult> {
   // Taken before the first await: a readline interface emits its lines from the start, and
@@ -56,6 +64,12 @@ export async function importNewsroom(source: AsyncIterable<string>, options: { s
   const unusableHash = await hashPassword(randomBytes(32).toString('base64url'))
   let admin: { id: string; email: string } | undefined
   let sectionIndex = 0
+  // The media records (id → what its file must be), the files received, and the one being received.
+  const mediaRecords = new Map<string, { storageKey: string; contentType: string; bytes: number; sha256: string }>()
+  const filesReceived = new Set<string>()
+  const writtenKeys: string[] = []
+  let receiving: { header: MediaLine; temp: string; out: WriteStream; hash: ReturnType<typeof createHash>; bytes: number; seq: number } | undefined
+  let tempDir: string | undefined
 
   const tableColumns = async (table: string) => {
     if (!columnsOf.has(table)) {
@@ -83,6 +97,7 @@ export async function importNewsroom(source: AsyncIterable<string>, options: { s
   }
 
   const take = async ({ table, row }: RowLine) => {
+    if (filesReceived.size || receiving) throw new ArchiveError(`Line ${lineCount}: ${table} rows after the media files: the archive is out of order.`)
     const index = archiveSections.findIndex((section) => section.table === table)
     if (index < 0) throw new ArchiveError(`Line ${lineCount}: the archive has rows of ${table}, which this server does not import.`)
     if (index < sectionIndex) throw new ArchiveError(`Line ${lineCount}: ${table} rows after ${archiveSections[sectionIndex]!.table}: sections are out of order.`)
@@ -105,6 +120,10 @@ export async function importNewsroom(source: AsyncIterable<string>, options: { s
       loaded.secret_encrypted = encryptSecret(randomBytes(24).toString('hex'))
       loaded.status = 'paused'
     }
+    if (table === 'media') {
+      if (loaded.storage_key !== originalKey(manifest!.tenant.id, String(loaded.sha256))) throw new ArchiveError(`Line ${lineCount}: media ${String(loaded.id)} names a storage key that is not its own original's.`)
+      mediaRecords.set(String(loaded.id), { storageKey: String(loaded.storage_key), contentType: String(loaded.content_type), bytes: Number(loaded.bytes), sha256: String(loaded.sha256) })
+    }
     if (table === 'events' && loaded.sent_to_queue_at == null) loaded.sent_to_queue_at = new Date().toISOString()
     if (table === 'article_revisions' && loaded.restored_from_revision_id) {
       // A revision may name one later in id order: linked once all are in.
@@ -116,6 +135,49 @@ export async function importNewsroom(source: AsyncIterable<string>, options: { s
     rows.push(loaded)
     pending.set(table, rows)
     if (rows.length >= batchSize) await flush(table)
+  }
+
+  /** The file being received is complete: checked against its record, then written to the media store. */
+  const finishFile = async () => {
+    if (!receiving) return
+    const { header, temp, out, hash, bytes } = receiving
+    receiving = undefined
+    await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())))
+    const record = mediaRecords.get(header.id)!
+    if (bytes !== record.bytes || hash.digest('hex') !== record.sha256) throw new ArchiveError(`Media ${header.id}: its file is not the one its record describes (size or SHA-256 differ). Nothing was imported.`)
+    // Originals are stored by content hash: one already under this key (left by an earlier
+    // stay of this newsroom) is these bytes, and is neither written again nor removed on failure.
+    const present = await mediaStore().get(record.storageKey)
+    if (present) present.body.destroy()
+    else {
+      writtenKeys.push(record.storageKey)
+      await mediaStore().putFile(record.storageKey, temp, record.contentType)
+    }
+    rmSync(temp, { force: true })
+    filesReceived.add(header.id)
+  }
+
+  const startFile = async (header: MediaLine) => {
+    await finishFile()
+    if (!filesReceived.size) for (const section of archiveSections.slice(sectionIndex)) await flush(section.table)
+    sectionIndex = archiveSections.length
+    const record = mediaRecords.get(header.id)
+    if (!record) throw new ArchiveError(`Line ${lineCount}: a media file (${header.id}) with no media record in the archive.`)
+    if (filesReceived.has(header.id)) throw new ArchiveError(`Line ${lineCount}: media ${header.id}'s file appears twice.`)
+    if (header.sha256 !== record.sha256 || header.bytes !== record.bytes || header.storage_key !== record.storageKey) throw new ArchiveError(`Line ${lineCount}: media ${header.id}'s file header does not match its record.`)
+    tempDir ??= mkdtempSync(path.join(tmpdir(), 'newsroom-import-'))
+    const temp = path.join(tempDir, header.id.replace(/[^A-Za-z0-9_-]/g, '_'))
+    receiving = { header, temp, out: createWriteStream(temp), hash: createHash('sha256'), bytes: 0, seq: 0 }
+  }
+
+  const takeChunk = async (chunk: MediaChunkLine) => {
+    if (!receiving || chunk.id !== receiving.header.id || chunk.seq !== receiving.seq) throw new ArchiveError(`Line ${lineCount}: a media chunk out of place (media ${String(chunk.id)}, part ${String(chunk.seq)}).`)
+    const bytes = Buffer.from(typeof chunk.data === 'string' ? chunk.data : '', 'base64')
+    receiving.seq++
+    receiving.bytes += bytes.length
+    if (receiving.bytes > receiving.header.bytes) throw new ArchiveError(`Media ${receiving.header.id}: its file is longer than its record says. Nothing was imported.`)
+    receiving.hash.update(bytes)
+    if (!receiving.out.write(bytes)) await new Promise<void>((resolve) => receiving!.out.once('drain', () => resolve()))
   }
 
   try {
@@ -134,6 +196,7 @@ export async function importNewsroom(source: AsyncIterable<string>, options: { s
         throw new ArchiveError(`Line ${lineCount} is not JSON: the archive is damaged.`)
       }
       if (line.type === 'end') {
+        await finishFile()
         end = line as EndLine
         continue
       }
@@ -145,7 +208,8 @@ export async function importNewsroom(source: AsyncIterable<string>, options: { s
         if (options.slug) newsroomSlugSchema.parse(options.slug)
         manifest = head
       } else if (line.type === 'row') await take(line as RowLine)
-      else if (line.type === 'media' || line.type === 'media_chunk') throw new ArchiveError('The archive carries media files, and this server has no media library to load them into.')
+      else if (line.type === 'media') await startFile(line as MediaLine)
+      else if (line.type === 'media_chunk') await takeChunk(line as MediaChunkLine)
       else throw new ArchiveError(`Line ${lineCount}: unknown line type ${JSON.stringify(line.type)}.`)
     }
     if (!manifest) throw new ArchiveError('The archive is empty.')
@@ -154,6 +218,8 @@ export async function importNewsroom(source: AsyncIterable<string>, options: { s
     for (const section of archiveSections) {
       if ((end.counts[section.table] ?? 0) !== (counts[section.table] ?? 0)) throw new ArchiveError(`The archive says ${end.counts[section.table] ?? 0} ${section.table} and holds ${counts[section.table] ?? 0}. Nothing was imported.`)
     }
+    const missing = [...mediaRecords.keys()].filter((id) => !filesReceived.has(id))
+    if (missing.length || (end.files ?? 0) !== filesReceived.size) throw new ArchiveError(`The archive says ${end.files ?? 0} media files and holds ${filesReceived.size}${missing.length ? ` (no file for ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? '…' : ''})` : ''}. Nothing was imported.`)
     for (const section of archiveSections) await flush(section.table)
     if (restoredFrom.length) {
       await client.query(
@@ -180,9 +246,13 @@ export async function importNewsroom(source: AsyncIterable<string>, options: { s
     return { tenant, counts, admin: admin && password ? { email: admin.email, password } : null }
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined)
+    receiving?.out.destroy()
+    // The rows are gone with the transaction; so go the files this import wrote.
+    for (const key of writtenKeys) await mediaStore().deletePrefix(key).catch(() => undefined)
     throw error
   } finally {
     client.release()
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true })
   }
 }
 

@@ -15,6 +15,7 @@ import { spawnApiServer } from '../support/spawn-api-server.ts'
 import { stubEnv } from '../support/stub-env.ts'
 import { hostileJsonValues } from '../support/hostile-values.ts'
 import { internalTextIn } from '../support/internal-text.ts'
+import { refuseConnectionsOffTheMachine } from '../support/no-outbound-connections.ts'
 
 // Every declared /v1 operation (found in lib/api/operations, so a new one is covered without
 // being listed here) gets the shapes a careless or hostile client sends: lone surrogates, deep
@@ -30,12 +31,17 @@ let token: string
 let operations: ApiOperationSpec[]
 const realIds: Record<string, string> = {}
 
+let offTheMachine: ReturnType<typeof refuseConnectionsOffTheMachine> | undefined
+
 beforeAll(async () => {
   stubEnv({ WEBHOOK_ALLOW_PRIVATE_URLS: undefined, WEBHOOK_SECRET_KEY: 'fuzz-test-key', MEDIA_FETCH_TIMEOUT_MS: '1500', MEDIA_DIR: path.join(os.tmpdir(), 'newsroom-media-fuzz') })
   // Receiver names resolve to a public address without the network; nothing is delivered.
   // The wire photo's host (POST /v1/media's example source_url) is fetched at once, though: it
   // resolves to loopback, so the upload is refused there and then (422 source_url_refused)
   // instead of connecting out of the machine and waiting for the fetch's time limit each case.
+  // Made-up names resolve to a public address so the SSRF rules let them through; the sockets
+  // themselves are refused (a closed port), so no request of this file leaves the machine.
+  offTheMachine = refuseConnectionsOffTheMachine()
   setHostResolver(async (hostname) => [hostname === 'wire.example.com' ? { address: '127.0.0.1', family: 4 } : { address: '93.184.216.34', family: 4 }])
   operations = await declaredOperations()
   // Writes last, deletes after them: an archived article or deleted webhook still answers, but less of the operation runs.
@@ -64,6 +70,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   setHostResolver(undefined)
+  offTheMachine?.restore()
   await server?.close()
   vi.unstubAllEnvs()
 })

@@ -15,6 +15,7 @@ const perCopyIsHarmless: Record<string, string> = {
   'lib/api/large-body-gate.ts': 'the large bodies in flight: only /v1 reads them, so only the copy serving /v1 counts',
   'lib/api/rate-limit.ts': 'the limiter objects and the in-memory fallback: each copy limits its own door (/v1 or sign-in)',
   'lib/api/sliding-window.ts': 'a counter that makes rate-limit log entries unique, tagged per copy',
+  'lib/api/reserved-window.ts': 'which clients have the reservation script defined (a second copy defines it again on the shared client), and a counter that makes block tags unique, tagged per copy: blocks of two copies are blocks of two instances in the one Redis log',
   'lib/articles/get-article.ts': 'the single-article reads waiting for this turn of the event loop: each copy batches its own',
   'lib/articles/article-totals.ts': 'whether the Redis-down warning was logged',
   'lib/articles/article-counts.ts': 'a constant: the filters the kept counts answer',

@@ -95,7 +95,7 @@ describe('reads from the replica', () => {
     // The test's own connection is on Patroni's replica (HAProxy's read port), and so is the replay it pauses.
     expect((await replica.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby')).rows[0]!.standby).toBe(true)
     // Patroni resumes a paused replay within a second unless it is in maintenance mode.
-    databaseMaintenance('pause')
+    await databaseMaintenance('pause')
     await replica.query('SELECT pg_wal_replay_pause()')
     try {
       // Changed on the primary behind the service's back (no write position recorded): a GET that
@@ -149,7 +149,7 @@ describe('reads from the replica', () => {
       written = headline
     } finally {
       await replica.query('SELECT pg_wal_replay_resume()')
-      databaseMaintenance('resume')
+      await databaseMaintenance('resume')
     }
     await replicaCaughtUp()
     expect((await apiClient(instance(1), token).get(path)).body.headline).toBe(written)

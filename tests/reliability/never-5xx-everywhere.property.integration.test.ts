@@ -7,6 +7,7 @@ import { declaredOperations } from '../support/declared-operations.ts'
 import { createTestTenant } from '../support/fixtures.ts'
 import { rawHttp, type RawAnswer } from '../support/raw-http.ts'
 import { stubEnv } from '../support/stub-env.ts'
+import { refuseConnectionsOffTheMachine } from '../support/no-outbound-connections.ts'
 
 // Whatever arrives at any /v1 endpoint — any method, any path id, any query, any body, any
 // header a client can send — the answer is never a 5xx, every error is problem+json, and every
@@ -27,9 +28,14 @@ let revokedLooking: string
 let articleIds: string[] = []
 let webhookIds: string[] = []
 
+let offTheMachine: ReturnType<typeof refuseConnectionsOffTheMachine> | undefined
+
 beforeAll(async () => {
   stubEnv({ WEBHOOK_ALLOW_PRIVATE_URLS: undefined, WEBHOOK_SECRET_KEY: 'never-5xx-test-key' })
   // Receiver names resolve to a public address without the network; nothing is delivered.
+  // Made-up names resolve to a public address so the SSRF rules let them through; the sockets
+  // themselves are refused (a closed port), so no request of this file leaves the machine.
+  offTheMachine = refuseConnectionsOffTheMachine()
   setHostResolver(async () => [{ address: '93.184.216.34', family: 4 }])
   const operations = await declaredOperations()
   served = [...operations.map((operation) => [operation.method, operation.path] as const), ['GET', '/v1/openapi.json'] as const]
@@ -52,6 +58,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   setHostResolver(undefined)
+  offTheMachine?.restore()
   await server.close()
   vi.unstubAllEnvs()
 })

@@ -6,6 +6,7 @@ import { apiClient, type ApiAnswer } from '../support/api-client.ts'
 import { startApiServer } from '../support/api-server.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 import { stubEnv } from '../support/stub-env.ts'
+import { refuseConnectionsOffTheMachine } from '../support/no-outbound-connections.ts'
 
 // Two newsrooms use the API at once, in random interleavings of every kind of request,
 // often aiming at each other's ids, sharing external_ids, tags and Idempotency-Keys. After
@@ -33,9 +34,14 @@ const seeded = new Set<string>()
 let refusedCrossTenantSteps = 0
 const states = ['draft', 'in-review', 'approved', 'published', 'archived'] as const
 
+let offTheMachine: ReturnType<typeof refuseConnectionsOffTheMachine> | undefined
+
 beforeAll(async () => {
   stubEnv({ WEBHOOK_ALLOW_PRIVATE_URLS: undefined, WEBHOOK_SECRET_KEY: 'isolation-test-key' })
   // Receiver names resolve to a public address without the network.
+  // Made-up names resolve to a public address so the SSRF rules let them through; the sockets
+  // themselves are refused (a closed port), so no request of this file leaves the machine.
+  offTheMachine = refuseConnectionsOffTheMachine()
   setHostResolver(async () => [{ address: '93.184.216.34', family: 4 }])
   server = await startApiServer()
   const make = async (side: Side) => {
@@ -55,6 +61,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   setHostResolver(undefined)
+  offTheMachine?.restore()
   await server.close()
   vi.unstubAllEnvs()
 })

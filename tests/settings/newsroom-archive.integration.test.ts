@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createHash, randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import sharp from 'sharp'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { setupBackstopMs } from '../support/time-limits.ts'
 import { createArticle } from '../../lib/articles/create-article.ts'
 import { addArticleNote } from '../../lib/articles/article-notes.ts'
@@ -15,14 +16,19 @@ import { verifyPassword } from '../../lib/auth/passwords.ts'
 import { db } from '../../lib/db/client.ts'
 import { transitionArticleSchema } from '../../lib/articles/article-schemas.ts'
 import { parseInput } from '../../lib/parse-input.ts'
+import { resetMediaStore } from '../../lib/media/storage/media-storage.ts'
 import { createTestTenant, subscribeTo, type TestTenant } from '../support/fixtures.ts'
+import { cameraJpeg, uploadThroughDomain } from '../support/media-images.ts'
+import { stubEnv } from '../support/stub-env.ts'
 import { databaseUrl, templateDatabaseName, testDatabaseUrl } from '../support/test-env.ts'
 
 // A newsroom leaves this server and arrives on another: `npm run newsroom -- export` to a file,
 // `import` of that file into another database (a copy of the migrated template, as a new
 // server's), both as the operator runs them. Every row the archive carries is compared column by
 // column in both databases; what it must not carry (password hashes, webhook secrets) is not in
-// the file; and a damaged archive loads nothing.
+// the file; and a damaged archive loads nothing. Each server has its own media store (a disk
+// store under its own directory): the newsroom's originals travel in the archive and arrive
+// byte for byte in the other server's store.
 
 const root = path.resolve(import.meta.dirname, '../..')
 const dir = mkdtempSync(path.join(tmpdir(), 'newsroom-archive-'))
@@ -32,6 +38,18 @@ const otherUrl = databaseUrl(otherName)
 const thirdName = `newsroom_third_${randomBytes(5).toString('hex')}`
 const thirdUrl = databaseUrl(thirdName)
 let newsroom: TestTenant
+const mediaDirs = { source: path.join(dir, 'media-source'), other: path.join(dir, 'media-other'), third: path.join(dir, 'media-third') }
+const storeEnv = (mediaDir: string) => ({ MEDIA_DIR: mediaDir, MEDIA_S3_ENDPOINT: '', MEDIA_S3_BUCKET: '' })
+let images: { id: string; storageKey: string; bytes: Buffer }[] = []
+
+/** Every file under a media store's directory, by key. */
+function storedKeys(mediaDir: string): string[] {
+  if (!existsSync(mediaDir)) return []
+  return (readdirSync(mediaDir, { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[])
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(mediaDir, path.join(entry.parentPath, entry.name)))
+    .sort()
+}
 
 function run(args: string[], env: Record<string, string>, stdoutFile?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -61,7 +79,7 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
 /** Every row of the newsroom's archived tables, as the database holds them (derived columns aside). */
 async function newsroomRows(url: string, tenantId: string) {
   return withClient(url, async (client) => {
-    const tables = ['tenants', 'users', 'departments', 'articles', 'article_revisions', 'article_transitions', 'article_notes', 'webhook_subscriptions', 'events', 'audit_entries']
+    const tables = ['tenants', 'users', 'departments', 'media', 'articles', 'article_revisions', 'article_transitions', 'article_notes', 'webhook_subscriptions', 'events', 'audit_entries']
     const out: Record<string, Record<string, unknown>[]> = {}
     for (const table of tables) {
       const column = table === 'tenants' ? 'id' : 'tenant_id'
@@ -86,9 +104,20 @@ beforeAll(async () => {
       }
     }
   })
+  for (const mediaDir of Object.values(mediaDirs)) mkdirSync(mediaDir, { recursive: true })
+  stubEnv(storeEnv(mediaDirs.source))
+  resetMediaStore()
   newsroom = await createTestTenant()
   const editor = newsroom.actor('editor')
-  const first = await createArticle(editor, { headline: 'Harbour vote', lede: 'The board decides', body: '<p>Tonight.</p>', department_id: newsroom.departments[0]!.id, tags: ['local', 'Harbour'] })
+  // Two originals: a camera JPEG with its EXIF, and a noisy PNG of ~700 KB that spans several chunks.
+  const photo = await cameraJpeg({ width: 1600, height: 900, seed: 3 })
+  const noise = await sharp({ create: { width: 480, height: 480, channels: 3, background: { r: 0, g: 0, b: 0 }, noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).png().toBuffer()
+  const uploaded = [
+    await uploadThroughDomain(editor, photo, { alt_text: 'Boats at dusk', focal_point: { x: 0.3, y: 0.6 }, rights: { usage_terms: 'Harbour Press, one use' } }),
+    await uploadThroughDomain(newsroom.actor('writer'), noise, { filename: 'noise.png' }),
+  ]
+  images = uploaded.map(({ media }, i) => ({ id: media.id, storageKey: media.storageKey, bytes: [photo, noise][i]! }))
+  const first = await createArticle(editor, { headline: 'Harbour vote', lede: 'The board decides', body: `<p>Tonight.</p><figure data-media-id="${images[1]!.id}"></figure>`, department_id: newsroom.departments[0]!.id, tags: ['local', 'Harbour'], featured_media_id: images[0]!.id })
   await updateArticle(editor, first.id, { headline: 'Harbour vote delayed' })
   await updateArticle(editor, first.id, { body: '<p>Next week.</p>' })
   const revisions = await db.articleRevision.findMany({ where: { articleId: first.id }, orderBy: { number: 'asc' } })
@@ -100,6 +129,8 @@ beforeAll(async () => {
 }, setupBackstopMs)
 
 afterAll(async () => {
+  vi.unstubAllEnvs()
+  resetMediaStore()
   rmSync(dir, { recursive: true, force: true })
   await withClient(testDatabaseUrl, async (client) => {
     for (const name of [otherName, thirdName]) await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
@@ -114,13 +145,21 @@ describe('a newsroom archive', () => {
     expect(exported.code).toBe(0)
 
     const text = readFileSync(archive, 'utf8')
-    const lines = text.trim().split('\n').map((line) => JSON.parse(line) as { type: string; table?: string; counts?: Record<string, number> })
-    expect(lines[0]).toMatchObject({ type: 'manifest', format: 'newsroom-archive', version: 1, tenant: { id: newsroom.tenant.id } })
-    expect(lines.at(-1)).toMatchObject({ type: 'end', counts: { articles: 8, users: 3, departments: 2, webhook_subscriptions: 1 } })
+    const lines = text.trim().split('\n').map((line) => JSON.parse(line) as { type: string; table?: string; counts?: Record<string, number>; id?: string; sha256?: string; bytes?: number })
+    const totalBytes = images.reduce((sum, image) => sum + image.bytes.length, 0)
+    expect(lines[0]).toMatchObject({ type: 'manifest', format: 'newsroom-archive', version: 1, tenant: { id: newsroom.tenant.id }, media: { files: 2, bytes: totalBytes } })
+    expect(lines.at(-1)).toMatchObject({ type: 'end', counts: { articles: 8, users: 3, departments: 2, webhook_subscriptions: 1, media: 2 }, files: 2 })
+    // Each original's header carries its size and SHA-256; the noisy PNG spans several chunks.
+    for (const image of images) {
+      expect(lines.find((line) => line.type === 'media' && line.id === image.id)).toMatchObject({ bytes: image.bytes.length, sha256: createHash('sha256').update(image.bytes).digest('hex') })
+    }
+    expect(lines.filter((line) => line.type === 'media_chunk' && line.id === images[1]!.id).length).toBeGreaterThan(1)
     for (const secret of ['password_hash', 'secret_encrypted', '$argon2']) expect(text.includes(secret), secret).toBe(false)
 
     const before = await newsroomRows(process.env.DATABASE_URL!, newsroom.tenant.id)
-    const imported = await run(['import', '--file', archive], { DATABASE_URL: otherUrl })
+    // No renditions have been rendered at the source; the target must hold exactly the originals.
+    expect(storedKeys(mediaDirs.other)).toEqual([])
+    const imported = await run(['import', '--file', archive], { DATABASE_URL: otherUrl, ...storeEnv(mediaDirs.other) })
     expect(imported.stderr).toContain(`Imported ${newsroom.tenant.slug}`)
     expect(imported.code).toBe(0)
     const after = await newsroomRows(otherUrl, newsroom.tenant.id)
@@ -139,6 +178,19 @@ describe('a newsroom archive', () => {
     expect(before.article_revisions!.some((row) => row.restored_from_revision_id)).toBe(true)
     expect(after.webhook_subscriptions![0]).toMatchObject({ status: 'paused' })
     expect(after.events!.every((row) => row.sent_to_queue_at !== null)).toBe(true)
+    expect(after.media!.map((row) => row.id)).toEqual(images.map((image) => image.id).sort())
+    expect(after.articles!.find((row) => row.featured_media_id)).toMatchObject({ featured_media_id: images[0]!.id, media_ids: expect.arrayContaining([images[0]!.id, images[1]!.id]) })
+
+    // The originals, byte for byte, in the other server's store under the same keys; no renditions
+    // travelled (the new server renders them on first request), and each original still decodes to
+    // the size its record says.
+    expect(storedKeys(mediaDirs.other)).toEqual(images.map((image) => image.storageKey).sort())
+    for (const image of images) {
+      const arrived = readFileSync(path.join(mediaDirs.other, image.storageKey))
+      expect(arrived.equals(image.bytes), image.storageKey).toBe(true)
+      const record = after.media!.find((row) => row.id === image.id)!
+      expect(await sharp(arrived).metadata()).toMatchObject({ width: record.width, height: record.height })
+    }
 
     // The search index and counts are derived again on the new server.
     const found = await withClient(otherUrl, (client) => client.query(`SELECT id FROM articles WHERE tenant_id = $1 AND search_vector @@ plainto_tsquery('simple', 'harbour')`, [newsroom.tenant.id]))
@@ -155,16 +207,17 @@ describe('a newsroom archive', () => {
     expect(await verifyPassword(writer.password_hash, 'test-password')).toBe(false)
 
     // Importing again into the same server is refused, and changes nothing.
-    const again = await run(['import', '--file', archive], { DATABASE_URL: otherUrl })
+    const again = await run(['import', '--file', archive], { DATABASE_URL: otherUrl, ...storeEnv(mediaDirs.other) })
     expect(again.code).toBe(1)
     expect(again.stderr).toContain('exists on this server already')
+    expect(storedKeys(mediaDirs.other)).toEqual(images.map((image) => image.storageKey).sort())
   }, 400_000)
 
   it('loads nothing from an archive that was cut short or altered', async () => {
     const archive = path.join(dir, 'cut.ndjson')
     expect((await run(['export', '--tenant', newsroom.tenant.slug], {}, archive)).code).toBe(0)
     const lines = readFileSync(archive, 'utf8').trim().split('\n')
-    const renamed = { DATABASE_URL: thirdUrl }
+    const renamed = { DATABASE_URL: thirdUrl, ...storeEnv(mediaDirs.third) }
 
     writeFileSync(path.join(dir, 'short.ndjson'), lines.slice(0, -3).join('\n') + '\n')
     const short = await run(['import', '--tenant', 'cut-short', '--file', path.join(dir, 'short.ndjson')], renamed)
@@ -177,12 +230,30 @@ describe('a newsroom archive', () => {
     expect(changed.code).toBe(1)
     expect(changed.stderr).toContain('does not match its checksum')
 
-    const count = await withClient(thirdUrl, (client) => client.query(`SELECT (SELECT count(*) FROM tenants)::int + (SELECT count(*) FROM articles)::int AS n`))
+    // An original whose bytes changed in transit (one base64 character of the PNG's second chunk):
+    // refused for the file's own checksum, whatever the trailer says.
+    let flipped = false
+    const damaged = lines.map((line) => {
+      if (flipped || !line.startsWith('{"type":"media_chunk"') || !line.includes(`"id":"${images[1]!.id}","seq":1`)) return line
+      flipped = true
+      const at = line.indexOf('"data":"') + 100
+      return line.slice(0, at) + (line[at] === 'A' ? 'B' : 'A') + line.slice(at + 1)
+    })
+    expect(flipped).toBe(true)
+    writeFileSync(path.join(dir, 'damaged-media.ndjson'), damaged.join('\n') + '\n')
+    const damagedMedia = await run(['import', '--tenant', 'damaged-media', '--file', path.join(dir, 'damaged-media.ndjson')], renamed)
+    expect(damagedMedia.code).toBe(1)
+    expect(damagedMedia.stderr).toContain(`Media ${images[1]!.id}: its file is not the one its record describes`)
+
+    const count = await withClient(thirdUrl, (client) => client.query(`SELECT (SELECT count(*) FROM tenants)::int + (SELECT count(*) FROM articles)::int + (SELECT count(*) FROM media)::int AS n`))
     expect(count.rows[0].n).toBe(0)
+    // The originals the refused imports had written are gone again.
+    expect(storedKeys(mediaDirs.third)).toEqual([])
 
     // The whole archive, renamed, loads there: the refusals were the damage's, not the server's.
     const whole = await run(['import', '--tenant', 'arrived', '--file', archive], renamed)
     expect(whole.stderr).toContain('Imported arrived')
     expect(whole.code).toBe(0)
+    expect(storedKeys(mediaDirs.third)).toEqual(images.map((image) => image.storageKey).sort())
   }, 400_000)
 })

@@ -4,7 +4,7 @@ import { withLargeBodySlot } from '@/lib/api/large-body-gate'
 import { readMediaUploadBody } from '@/lib/api/media-upload-body'
 import { mediaHeaders } from '@/lib/api/resource-headers'
 import { createMedia, listMedia } from '@/lib/media/media-library'
-import { fetchSourceUrl } from '@/lib/media/fetch-source-url'
+import { fetchSourceUrl, filenameFromUrl } from '@/lib/media/fetch-source-url'
 import { mediaMaxBytes } from '@/lib/media/media-limits'
 import { toMediaRecord } from '@/lib/media/media-record'
 import { pageRecord } from '@/lib/pagination'
@@ -20,7 +20,7 @@ export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
       const { file, fields } =
         upload.kind === 'file'
           ? upload
-          : { file: await fetchSourceUrl(upload.input.source_url, mediaMaxBytes()), fields: { ...upload.input, filename: upload.input.filename ?? decodeURIComponent(new URL(upload.input.source_url).pathname.split('/').pop() || '') } }
+          : { file: await fetchSourceUrl(upload.input.source_url, mediaMaxBytes()), fields: { ...upload.input, filename: upload.input.filename ?? filenameFromUrl(upload.input.source_url) } }
       const { media, created } = await createMedia(actor, file, fields)
       return jsonResponse(toMediaRecord(media), { status: created ? 201 : 200, headers: mediaHeaders(media, { location: created }) })
     }),

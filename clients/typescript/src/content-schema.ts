@@ -118,7 +118,24 @@ export interface components {
          *       ],
          *       "url": "https://dailyplanet.example/articles/council-approves-riverside-plan-0mhx2k1s9q3v8w4t6y1z2a3b4c",
          *       "published_at": "2026-11-20T09:30:00.000Z",
-         *       "updated_at": "2026-11-20T09:30:00.000Z"
+         *       "updated_at": "2026-11-20T09:30:00.000Z",
+         *       "images": [
+         *         {
+         *           "media_id": "med_0mhx2k1s9q3v8w4t6y1z2a3b4c",
+         *           "featured": true,
+         *           "url": "/content/v1/media/med_0mhx2k1s9q3v8w4t6y1z2a3b4c/3f1c9a0b2d4e6f80-f500_400-w1280/Jq2b9cN0xq3Yk1Rz8Lm4aw",
+         *           "srcset": "/content/v1/media/med_0mhx2k1s9q3v8w4t6y1z2a3b4c/3f1c9a0b2d4e6f80-f500_400-w320/Tn3c0dO1yr4Zl2Sa9Mn5bx 320w, /content/v1/media/med_0mhx2k1s9q3v8w4t6y1z2a3b4c/3f1c9a0b2d4e6f80-f500_400-w1280/Jq2b9cN0xq3Yk1Rz8Lm4aw 1280w",
+         *           "width": 1280,
+         *           "height": 853,
+         *           "alt": "Council members raise their hands in the vote",
+         *           "caption": "The vote, 7–2.",
+         *           "credit": "Jane Doe / Daily Planet",
+         *           "focal_point": {
+         *             "x": 0.5,
+         *             "y": 0.4
+         *           }
+         *         }
+         *       ]
          *     }
          */
         PublicArticle: {
@@ -126,6 +143,8 @@ export interface components {
             article_id: string;
             body: string | null;
             headline: string;
+            /** @description The article's images the public may see now, featured first. */
+            images: components["schemas"]["PublicImage"][];
             lede: string | null;
             published_at: string | null;
             /** @description The readable part of the public address; see `slug` on create and update. */
@@ -150,6 +169,30 @@ export interface components {
              * @constant
              */
             total_is_estimate?: true;
+        };
+        /** @description An image of a published article: the featured image first, then the body's figures in reading order. An image the public may not see now (under embargo, licence expired) is left out; the article keeps its text. Rendition URLs are paths on this service unless the newsroom serves them from a media host of its own. */
+        PublicImage: {
+            /** @description The alt text. */
+            alt: string | null;
+            caption: string | null;
+            credit: string | null;
+            /** @description Whether this is the article's featured image (always the first when there is one). */
+            featured: boolean;
+            /** @description The point a site's own crop (`object-position`) should keep in view, as fractions from the top left. */
+            focal_point: {
+                x: number;
+                y: number;
+            };
+            /** @description The height of `url`, in pixels (the image's own shape). */
+            height: number;
+            /** @description The media library id: the `data-media-id` of the body's `<figure>` showing it (for a body figure). */
+            media_id: string;
+            /** @description Every width the image is offered in, as an `<img srcset>` value (`url 320w, url 640w, …`). */
+            srcset: string;
+            /** @description A rendition 1,280 px wide (or the widest the image has, when smaller): signed, immutable, cached for a year. AVIF or WebP when the request's `Accept` names them, JPEG otherwise. */
+            url: string;
+            /** @description The width of `url`, in pixels. */
+            width: number;
         };
     };
     responses: never;

@@ -305,6 +305,8 @@ export interface paths {
          *
          *     **Each item is judged on its own**: the valid ones are stored and the invalid ones reported, so one bad item never sinks the rest. The answer is `200` even when some or all items failed: check `failed` and each result. Items take the fields of article creation, plus `external_id`.
          *
+         *     **Images**: an item names its featured image as `featured_media_id` (an image of the newsroom's media library; an unknown id fails the item) or as `featured_image_url`, a wire photo fetched into the library with the rules of `POST /v1/media`'s `source_url` (https, public address, size and time limits). Each URL is fetched once per request, and the same bytes are one media record whichever URL or item brought them (the library keeps one record per content hash), so a feed sending one photo with ten stories makes one record. A URL that cannot be fetched fails only the items naming it. The result of an item with an image carries its `featured_media_id`. Fetched images have no alt text yet: publishing the article asks for it (`422 media_not_publishable`).
+         *
          *     **`external_id`** is the wire service's id for the item, unique in the newsroom. Sending an `external_id` the newsroom already has **updates** that article instead of creating a duplicate, so re-sending a feed is safe. On such an update `headline` is replaced; `lede`, `body`, `department_id` and `tags` are replaced when sent and kept when left out or null; `status` and `author_id` stay as the newsroom set them. An archived article is not updated (its item fails). One `external_id` may appear only once per request.
          *
          *     `results` has one entry per item, in request order, with its `index`: `created` or `updated` with the `article_id`, or `failed` with `errors`. Each stored item sends an `article.created` or `article.updated` event.
@@ -934,10 +936,10 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /**
-             * @description `comment`: a free comment. `move`: the note that came with a workflow move (`move` says which). `take_over`: someone took over the edit lease. `lock_override`: a write went through someone else’s lease with `override_lock`.
+             * @description `comment`: a free comment. `move`: the note that came with a workflow move (`move` says which). `take_over`: someone took over the edit lease. `lock_override`: a write went through someone else’s lease with `override_lock`. `media_withheld`: the service withheld one of the article’s images when its licence expired (author null).
              * @enum {string}
              */
-            kind: "comment" | "move" | "take_over" | "lock_override";
+            kind: "comment" | "move" | "take_over" | "lock_override" | "media_withheld";
             /** @description The move the note came with, or null. */
             move: {
                 from_state: string;
@@ -1015,6 +1017,11 @@ export interface components {
              * @example AP-2026-11-20-0042
              */
             external_id?: string;
+            /**
+             * @description The wire photo to show with the article: fetched once per request (as `POST /v1/media`'s `source_url`: https, a public address, within the size and time limits) into the media library, and set as `featured_media_id`. Items naming the same URL, or URLs serving the same bytes, share one media record; bytes the library already has are that record. A URL that cannot be fetched fails its item (`errors` names why). Send either this or `featured_media_id`.
+             * @example https://wire.example.com/photos/4711.jpg
+             */
+            featured_image_url?: string;
             /** @description The media library image shown with the article (its lead picture); null for none. */
             featured_media_id?: string | null;
             /**
@@ -1059,6 +1066,8 @@ export interface components {
                     message: string;
                 }[];
                 external_id?: string;
+                /** @description The item's featured image in the media library, when it named one (`featured_media_id`, or the record `featured_image_url` was fetched into). */
+                featured_media_id?: string;
                 index: number;
                 /** @enum {string} */
                 status: "created" | "updated" | "failed";

@@ -78,7 +78,7 @@ describe("the content API's OpenAPI document", () => {
   it('shows no field of the /v1 record that a content key may not read', () => {
     const schemas = document.components!.schemas as Record<string, oas31.SchemaObject>
     const fields = Object.keys(schemas.PublicArticle!.properties ?? {})
-    expect(fields.sort()).toEqual(['article_id', 'body', 'headline', 'lede', 'published_at', 'slug', 'tags', 'updated_at', 'url'])
+    expect(fields.sort()).toEqual(['article_id', 'body', 'headline', 'images', 'lede', 'published_at', 'slug', 'tags', 'updated_at', 'url'])
     for (const hidden of ['status', 'author_id', 'version', 'department_id', 'scheduled_publish_at']) expect(fields).not.toContain(hidden)
     // The examples the document shows are answers the schemas accept.
     expect(publicArticleSchema.safeParse(publicArticleSchema.meta()?.example).success).toBe(true)

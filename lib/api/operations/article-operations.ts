@@ -429,6 +429,11 @@ export const bulkImportOperation = declareOperation({
     '**Each item is judged on its own**: the valid ones are stored and the invalid ones reported, so one bad item never sinks the rest. ' +
       'The answer is `200` even when some or all items failed: check `failed` and each result. Items take the fields of article creation, plus `external_id`.',
     '',
+    '**Images**: an item names its featured image as `featured_media_id` (an image of the newsroom\'s media library; an unknown id fails the item) or as `featured_image_url`, a wire photo ' +
+      'fetched into the library with the rules of `POST /v1/media`\'s `source_url` (https, public address, size and time limits). Each URL is fetched once per request, and the same bytes are one media record ' +
+      'whichever URL or item brought them (the library keeps one record per content hash), so a feed sending one photo with ten stories makes one record. A URL that cannot be fetched fails only the items naming it. ' +
+      'The result of an item with an image carries its `featured_media_id`. Fetched images have no alt text yet: publishing the article asks for it (`422 media_not_publishable`).',
+    '',
     "**`external_id`** is the wire service's id for the item, unique in the newsroom. Sending an `external_id` the newsroom already has **updates** that article instead of creating a duplicate, " +
       'so re-sending a feed is safe. On such an update `headline` is replaced; `lede`, `body`, `department_id` and `tags` are replaced when sent and kept when left out or null; ' +
       '`status` and `author_id` stay as the newsroom set them. An archived article is not updated (its item fails). One `external_id` may appear only once per request.',

@@ -2,6 +2,7 @@ import { memberProcedure, router } from '../init.ts'
 import { apiKeysRouter } from './api-keys-router.ts'
 import { contentKeysRouter } from './content-keys-router.ts'
 import { articlesRouter } from './articles-router.ts'
+import { mediaRouter } from './media-router.ts'
 import { departmentsRouter } from './departments-router.ts'
 import { deskRouter } from './desk-router.ts'
 import { newsroomRouter } from './newsroom-router.ts'
@@ -16,6 +17,7 @@ export const appRouter = router({
   me: memberProcedure.query(({ ctx }) => ({ id: ctx.member.id, name: ctx.member.name, role: ctx.member.role, tenant: ctx.tenant.name })),
   desk: deskRouter,
   articles: articlesRouter,
+  media: mediaRouter,
   apiKeys: apiKeysRouter,
   contentKeys: contentKeysRouter,
   webhooks: webhooksRouter,

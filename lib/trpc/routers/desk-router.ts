@@ -20,6 +20,17 @@ export const deskRouter = router({
         taken_down_by: article.takenDownBy,
         take_down_note: article.takeDownNote,
       })),
+      expiring_licences: {
+        total: desk.expiringLicences.total,
+        items: desk.expiringLicences.items.map((item) => ({
+          media_id: item.mediaId,
+          filename: item.filename,
+          credit: item.credit,
+          expires_at: item.expiresAt.toISOString(),
+          expired: item.expired,
+          articles: item.articles.map((article) => ({ article_id: article.id, headline: article.headline })),
+        })),
+      },
       review: desk.review && articleSection(desk.review),
       upcoming: desk.upcoming?.items.map(toArticleRecord),
       will_not_go_live: desk.willNotGoLive && { items: desk.willNotGoLive.items.map(toArticleRecord), reason: desk.willNotGoLive.reason },

@@ -14,7 +14,7 @@ export default async function ExportPage() {
       <h1 id="page-heading">Export</h1>
       <p className={styles.intro}>
         Everything {admin.tenantName} owns, in one file: articles with their revisions, notes, history and addresses, departments,
-        members, webhook subscriptions, events and the audit log. Another server running this service loads it with{' '}
+        members, the media library with each image’s original file, webhook subscriptions, events and the audit log. Another server running this service loads it with{' '}
         <code>npm run newsroom -- import</code>, keeping every id. The file ends with a checksum; an import refuses a file that was cut
         short or changed. Each export is recorded in the audit log.
       </p>

@@ -3,12 +3,15 @@ import { renderJson } from '@/lib/api/conditional-response'
 import { contentRoute } from '@/lib/api/content-route'
 import { withContentApi } from '@/lib/api/with-content-api'
 import { articleSurrogateKey } from '@/lib/content/surrogate-keys'
-import { getPublishedArticle, toPublicArticle } from '@/lib/content/public-articles'
+import { getPublishedArticle, toPublicArticles } from '@/lib/content/public-articles'
+import { mediaSurrogateKey } from '@/lib/media/media-purges'
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = contentRoute({
-  // One indexed read per miss; the shared cache in front answers the rest.
+  // Two indexed reads per miss (the article, its images); the shared cache in front answers the rest.
   GET: withContentApi(getContentArticleOperation, async ({ tenant, params }) => {
     const article = await getPublishedArticle(tenant, params.article)
-    return { body: renderJson(toPublicArticle(article)), keys: [articleSurrogateKey(article.id)] }
+    const [shown] = await toPublicArticles(tenant.id, [article])
+    // Filed under its images too: a change to one (caption, rights, withheld at expiry) purges the page.
+    return { body: renderJson(shown), keys: [articleSurrogateKey(article.id), ...article.mediaIds.map(mediaSurrogateKey)] }
   }),
 })

@@ -1,0 +1,48 @@
+import { Node } from '@tiptap/react'
+
+/**
+ * A media library image in the body: `<figure data-media-id="med_…">`, the only image markup the
+ * body keeps (lib/articles/sanitize-body.ts). StarterKit knows no figure and would drop it, so
+ * loading a body with images and saving it would lose them; this node keeps them, as an atom
+ * (moved and deleted whole), shown in the editor with the portal's preview of the image.
+ */
+export const MediaFigure = Node.create({
+  name: 'mediaFigure',
+  group: 'block',
+  atom: true,
+  draggable: true,
+  selectable: true,
+  addAttributes() {
+    return {
+      mediaId: { default: null, parseHTML: (element) => element.getAttribute('data-media-id'), renderHTML: (attributes) => ({ 'data-media-id': attributes.mediaId as string }) },
+      caption: { default: '', parseHTML: (element) => element.querySelector('figcaption')?.textContent ?? '', renderHTML: () => ({}) },
+    }
+  },
+  parseHTML() {
+    return [{ tag: 'figure[data-media-id]' }]
+  },
+  renderHTML({ node, HTMLAttributes }) {
+    const caption = node.attrs.caption as string
+    return caption ? ['figure', HTMLAttributes, ['figcaption', caption]] : ['figure', HTMLAttributes]
+  },
+  addNodeView() {
+    return ({ node }) => {
+      const mediaId = String(node.attrs.mediaId)
+      const dom = document.createElement('figure')
+      dom.setAttribute('data-media-id', mediaId)
+      dom.setAttribute('data-testid', 'body-figure')
+      dom.style.margin = '0.75rem 0'
+      const image = document.createElement('img')
+      image.src = `/api/media/${encodeURIComponent(mediaId)}/preview?w=640`
+      image.alt = `Library image ${mediaId}`
+      image.style.maxWidth = '100%'
+      image.style.maxHeight = '16rem'
+      const caption = document.createElement('figcaption')
+      caption.textContent = (node.attrs.caption as string) || `Library image ${mediaId}`
+      caption.style.fontSize = '0.85rem'
+      caption.style.color = '#555'
+      dom.append(image, caption)
+      return { dom }
+    }
+  },
+})

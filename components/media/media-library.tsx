@@ -1,0 +1,156 @@
+'use client'
+
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useRouter, useSearchParams } from 'next/navigation'
+import { useState } from 'react'
+import { describePortalError } from '@/components/portal-error'
+import { useTRPC } from '@/components/trpc-context'
+import { MediaBadges, mediaLabel, previewUrl } from './media-bits'
+import { MediaEditor } from './media-editor'
+import { MediaUploader } from './media-upload'
+import styles from './media.module.css'
+
+const pageSize = 30
+const weekMs = 7 * 24 * 60 * 60 * 1000
+
+type Filters = { q: string; credit: string; use: '' | 'unused' | 'used'; rights: '' | 'expiring' }
+
+/**
+ * The Media page: upload (drop or choose files, a progress bar each), search and filters, the
+ * thumbnail grid with rights badges, and the selected image's details beside it. The selected
+ * image is in the address (?media=…), so a link from elsewhere opens it.
+ */
+export function MediaLibrary({ maxBytes }: { maxBytes: number }) {
+  const trpc = useTRPC()
+  const queryClient = useQueryClient()
+  const router = useRouter()
+  const params = useSearchParams()
+  const selected = params.get('media')
+  const [typed, setTyped] = useState<Filters>({ q: '', credit: '', use: '', rights: '' })
+  const [filters, setFilters] = useState<Filters>(typed)
+  const [offset, setOffset] = useState(0)
+  // Fixed when the filter is applied, so the query key does not change every render.
+  const [expiringBefore, setExpiringBefore] = useState<string | undefined>(undefined)
+
+  const input = {
+    limit: pageSize as number,
+    offset,
+    ...(filters.q && { q: filters.q }),
+    ...(filters.credit && { credit: filters.credit }),
+    ...(filters.use && { unused: filters.use === 'unused' }),
+    ...(filters.rights === 'expiring' && expiringBefore && { rights_expire_before: expiringBefore }),
+  }
+  const list = useQuery({ ...trpc.media.list.queryOptions(input), placeholderData: keepPreviousData })
+
+  const select = (mediaId: string | null) => {
+    const next = new URLSearchParams(params.toString())
+    if (mediaId) next.set('media', mediaId)
+    else next.delete('media')
+    router.replace(`/media${next.size ? `?${next}` : ''}`, { scroll: false })
+  }
+
+  const apply = () => {
+    setExpiringBefore(typed.rights === 'expiring' ? new Date(Date.now() + weekMs).toISOString() : undefined)
+    setFilters(typed)
+    setOffset(0)
+  }
+
+  const items = list.data?.items ?? []
+  const total = list.data?.total ?? 0
+
+  return (
+    <div>
+      <h1>Media</h1>
+      <MediaUploader
+        maxBytes={maxBytes}
+        onUploaded={(media) => {
+          void queryClient.invalidateQueries(trpc.media.list.pathFilter())
+          select(media.media_id)
+        }}
+      />
+      <form
+        role="search"
+        aria-label="Search the media library"
+        className={styles.toolbar}
+        onSubmit={(event) => {
+          event.preventDefault()
+          apply()
+        }}
+      >
+        <div>
+          <label htmlFor="media-q">Search</label>
+          <input id="media-q" type="search" placeholder="Caption, credit, alt text, file name" value={typed.q} onChange={(event) => setTyped({ ...typed, q: event.target.value })} />
+        </div>
+        <div>
+          <label htmlFor="media-credit-filter">Credit</label>
+          <input id="media-credit-filter" type="text" value={typed.credit} onChange={(event) => setTyped({ ...typed, credit: event.target.value })} />
+        </div>
+        <div>
+          <label htmlFor="media-use">Used</label>
+          <select id="media-use" value={typed.use} onChange={(event) => setTyped({ ...typed, use: event.target.value as Filters['use'] })}>
+            <option value="">Used or not</option>
+            <option value="used">Used in an article</option>
+            <option value="unused">Not used anywhere</option>
+          </select>
+        </div>
+        <div>
+          <label htmlFor="media-rights">Licence</label>
+          <select id="media-rights" value={typed.rights} onChange={(event) => setTyped({ ...typed, rights: event.target.value as Filters['rights'] })}>
+            <option value="">Any</option>
+            <option value="expiring">Expired or expiring within 7 days</option>
+          </select>
+        </div>
+        <button type="submit">Search</button>
+      </form>
+
+      {list.isError && (
+        <p role="alert" className="alert error">
+          {describePortalError(list.error).message}
+        </p>
+      )}
+      <p role="status" className={styles.hint} data-testid="media-count">
+        {list.isPending ? 'Loading the library…' : total === 0 ? 'No images match.' : `${total.toLocaleString('en')} image${total === 1 ? '' : 's'}${total > pageSize ? `, ${offset + 1}–${offset + items.length} shown` : ''}.`}
+      </p>
+      {selected && (
+        <>
+          <MediaEditor key={selected} mediaId={selected} onDeleted={() => select(null)} />
+          <p>
+            <button type="button" className="secondary" onClick={() => select(null)}>
+              Close image details
+            </button>
+          </p>
+        </>
+      )}
+      <ul className={styles.grid} aria-label="Images" aria-busy={list.isFetching}>
+        {items.map((media) => (
+          <li key={media.media_id} className={styles.tile} aria-current={media.media_id === selected ? 'true' : undefined} data-testid="media-tile">
+            <button type="button" className={styles.tileButton} onClick={() => select(media.media_id)} aria-label={`Edit ${media.filename}`}>
+              {/* eslint-disable-next-line @next/next/no-img-element -- the portal's preview route already serves a sized rendition */}
+              <img className={styles.thumb} src={previewUrl(media.media_id)} alt="" loading="lazy" width={320} height={240} />
+            </button>
+            <div className={styles.tileText}>
+              <p>{mediaLabel(media)}</p>
+              {media.credit && <p className="muted">{media.credit}</p>}
+              <MediaBadges media={media} />
+              {media.used_by.length > 0 && (
+                <p className="muted">
+                  In {media.used_by.length} article{media.used_by.length === 1 ? '' : 's'}
+                </p>
+              )}
+            </div>
+          </li>
+        ))}
+      </ul>
+      {total > pageSize && (
+        <div className={styles.actions}>
+          <button type="button" className="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - pageSize))}>
+            Previous page
+          </button>
+          <button type="button" className="secondary" disabled={offset + pageSize >= total} onClick={() => setOffset(offset + pageSize)}>
+            Next page
+          </button>
+        </div>
+      )}
+    </div>
+  )
+}

@@ -1,0 +1,125 @@
+'use client'
+
+import { useId, useRef, useState, type DragEvent } from 'react'
+import type { MediaRecord } from '@/lib/media/media-schemas'
+import { portalRequestHeader } from '@/lib/security/same-origin'
+import styles from './media.module.css'
+
+type Upload = { key: string; name: string; bytes: number; sent: number; state: 'sending' | 'processing' | 'done' | 'duplicate' | 'failed'; message?: string; media?: MediaRecord }
+
+const accepted = 'image/jpeg,image/png,image/webp,image/avif,image/gif'
+
+// What a refusal's status means, before the server's own sentence (413/415/422 of lib/media).
+const refusalWords: Record<number, string> = {
+  401: 'Your session has ended: sign in again.',
+  403: 'You may not upload images.',
+  413: 'Too large.',
+  415: 'Not an image type the library keeps.',
+  422: 'The image could not be read.',
+  503: 'The server is busy with other uploads: try again in a moment.',
+}
+
+const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toLocaleString('en', { maximumFractionDigits: 1 })} MB`
+
+/**
+ * Upload by drag and drop or the file input: one request per file (XMLHttpRequest, the one
+ * browser API that reports upload progress), each with its own progress bar, the server's
+ * refusal shown in its own words (413 too large, 415 not an image, 422 unreadable).
+ */
+export function MediaUploader({ maxBytes, onUploaded }: { maxBytes: number; onUploaded: (media: MediaRecord) => void }) {
+  const [uploads, setUploads] = useState<Upload[]>([])
+  const [over, setOver] = useState(false)
+  const inputRef = useRef<HTMLInputElement>(null)
+  const inputId = useId()
+  const change = (key: string, patch: Partial<Upload>) => setUploads((all) => all.map((upload) => (upload.key === key ? { ...upload, ...patch } : upload)))
+
+  const send = (file: File) => {
+    const key = `${Date.now()}-${Math.random()}`
+    const upload: Upload = { key, name: file.name, bytes: file.size, sent: 0, state: 'sending' }
+    // Known to be refused: said at once, without sending 50 MB to hear it.
+    if (file.size > maxBytes) {
+      setUploads((all) => [{ ...upload, state: 'failed', message: `Too large. The file is ${megabytes(file.size)}; the library takes files up to ${megabytes(maxBytes)}. Nothing was stored.` }, ...all])
+      return
+    }
+    setUploads((all) => [upload, ...all])
+    const body = new FormData()
+    body.append('file', file, file.name)
+    const request = new XMLHttpRequest()
+    request.open('POST', '/api/media')
+    request.setRequestHeader(portalRequestHeader, '1')
+    request.responseType = 'json'
+    request.upload.onprogress = (event) => change(key, { sent: event.loaded, bytes: event.lengthComputable ? event.total : file.size })
+    request.upload.onload = () => change(key, { state: 'processing' })
+    request.onload = () => {
+      const answer = request.response as { created?: boolean; media?: MediaRecord; detail?: string } | null
+      if ((request.status === 200 || request.status === 201) && answer?.media) {
+        change(key, { state: answer.created ? 'done' : 'duplicate', media: answer.media, sent: file.size })
+        onUploaded(answer.media)
+      } else {
+        const words = refusalWords[request.status] ?? 'Not uploaded.'
+        change(key, { state: 'failed', message: `${words} ${answer?.detail ?? ''}`.trim() })
+      }
+    }
+    request.onerror = () => change(key, { state: 'failed', message: 'The upload was cut off (the connection dropped). Nothing was stored; try again.' })
+    request.send(body)
+  }
+  const sendAll = (files: FileList | null) => Array.from(files ?? []).forEach(send)
+
+  const drop = (event: DragEvent) => {
+    event.preventDefault()
+    setOver(false)
+    sendAll(event.dataTransfer.files)
+  }
+
+  return (
+    <section aria-label="Upload images">
+      <div
+        className={styles.dropZone}
+        data-over={over}
+        data-testid="media-drop-zone"
+        onDragOver={(event) => {
+          event.preventDefault()
+          setOver(true)
+        }}
+        onDragLeave={() => setOver(false)}
+        onDrop={drop}
+      >
+        <p>Drop photos here, or</p>
+        <label htmlFor={inputId}>Choose images to upload</label>{' '}
+        <input
+          id={inputId}
+          ref={inputRef}
+          type="file"
+          accept={accepted}
+          multiple
+          onChange={(event) => {
+            sendAll(event.target.files)
+            event.target.value = ''
+          }}
+        />
+        <p className={styles.hint}>JPEG, PNG, WebP, AVIF or GIF, up to {megabytes(maxBytes)} each. GPS position and camera details are never published.</p>
+      </div>
+      {uploads.length > 0 && (
+        <ul className={styles.uploads} aria-label="Uploads">
+          {uploads.map((upload) => (
+            <li key={upload.key} className={styles.upload} data-testid="media-upload" data-state={upload.state}>
+              <span className={styles.uploadName}>{upload.name}</span>{' '}
+              {upload.state !== 'failed' && (
+                <progress max={upload.bytes || 1} value={upload.state === 'sending' ? upload.sent : upload.bytes || 1} aria-label={`Upload of ${upload.name}`}>
+                  {Math.round((upload.sent / (upload.bytes || 1)) * 100)}%
+                </progress>
+              )}
+              <p role={upload.state === 'failed' ? 'alert' : 'status'} className={upload.state === 'failed' ? 'field-error' : styles.hint}>
+                {upload.state === 'sending' && `Uploading… ${Math.round((upload.sent / (upload.bytes || 1)) * 100)}% of ${megabytes(upload.bytes)}`}
+                {upload.state === 'processing' && 'Sent; checking the image…'}
+                {upload.state === 'done' && 'Uploaded. Add its alt text below.'}
+                {upload.state === 'duplicate' && 'Already in the library: the existing image is shown.'}
+                {upload.state === 'failed' && upload.message}
+              </p>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  )
+}

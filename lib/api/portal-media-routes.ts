@@ -1,0 +1,62 @@
+import { Readable } from 'node:stream'
+import type { ApiRequest } from './api-request.ts'
+import { withLargeBodySlot } from './large-body-gate.ts'
+import { readMediaUploadBody } from './media-upload-body.ts'
+import { portalRequestActor, type PortalRequestActor } from '../auth/portal-request-actor.ts'
+import { assertCan } from '../auth/permissions.ts'
+import { DomainError, ForbiddenError } from '../errors.ts'
+import { fetchSourceUrl } from '../media/fetch-source-url.ts'
+import { createMedia } from '../media/media-library.ts'
+import { mediaMaxBytes } from '../media/media-limits.ts'
+import { toMediaRecord } from '../media/media-record.ts'
+import { mediaPathSchema } from '../media/media-schemas.ts'
+import { parseInput } from '../parse-input.ts'
+import { openPortalPreview } from '../media/portal-preview.ts'
+import { isPortalRequest } from '../security/same-origin.ts'
+
+async function portalActor(request: ApiRequest): Promise<PortalRequestActor> {
+  const actor = await portalRequestActor(request)
+  if (!actor) throw new DomainError('unauthenticated', 'Sign in again: your session has ended.')
+  return actor
+}
+
+/**
+ * POST /api/media: the portal's upload (the Media page's drop zone and file input, one request
+ * per file so the browser can show each file's progress). The same path as POST /v1/media
+ * (readMediaUploadBody streams the file to disk, createMedia keeps it), behind the same large
+ * body gate, as the signed-in member: `media:write` by their role, the portal header and Origin
+ * check (isPortalRequest) keeping other sites out. Refusals are problem+json like /v1's, so
+ * the page shows the 413/415/422 sentences as they are.
+ */
+export async function serveMediaUpload(request: ApiRequest): Promise<Response> {
+  if (!isPortalRequest(request)) throw new ForbiddenError('Cross-site request refused.')
+  const actor = await portalActor(request)
+  assertCan(actor, 'media:write')
+  return withLargeBodySlot(async () => {
+    const upload = await readMediaUploadBody(request, mediaMaxBytes())
+    const { file, fields } =
+      upload.kind === 'file'
+        ? upload
+        : { file: await fetchSourceUrl(upload.input.source_url, mediaMaxBytes()), fields: { ...upload.input, filename: upload.input.filename ?? decodeURIComponent(new URL(upload.input.source_url).pathname.split('/').pop() || '') } }
+    const { media, created } = await createMedia(actor, file, fields)
+    return Response.json({ created, media: toMediaRecord(media) }, { status: created ? 201 : 200, headers: { 'Cache-Control': 'no-store' } })
+  })
+}
+
+/**
+ * GET /api/media/{media_id}/preview?w=320: the image for the portal's own pages, embargoed and
+ * expired ones included (openPortalPreview), to a signed-in member with `media:read`. Private:
+ * the browser may keep it, a shared cache never.
+ */
+export async function serveMediaPreview(request: ApiRequest, mediaId: string): Promise<Response> {
+  const actor = await portalActor(request)
+  assertCan(actor, 'media:read')
+  const { media_id: id } = parseInput(mediaPathSchema, { media_id: mediaId })
+  const width = Number(new URL(request.url).searchParams.get('w') ?? 320)
+  const rendition = await openPortalPreview(actor, id, Number.isFinite(width) ? width : 320, request.headers.get('accept'))
+  if (!rendition) throw new DomainError('not_found', `The image ${id} has no stored bytes.`)
+  const body = Buffer.isBuffer(rendition.body) ? new Uint8Array(rendition.body) : (Readable.toWeb(rendition.body) as ReadableStream<Uint8Array>)
+  return new Response(body, {
+    headers: { 'Content-Type': rendition.contentType, 'Content-Length': String(rendition.bytes), 'Cache-Control': 'private, max-age=300', Vary: 'Accept, Cookie', 'X-Content-Type-Options': 'nosniff' },
+  })
+}

@@ -1,0 +1,236 @@
+import { randomBytes } from 'node:crypto'
+import type { Redis } from 'ioredis'
+import type { WindowOutcome } from './sliding-window.ts'
+
+/**
+ * The shared sliding-window log (sliding-window.ts) without a Redis round trip per request
+ * (issue 50): an instance reserves a block of slots in the log in one atomic script, serves
+ * its requests from the block in memory, and gives back what it did not use.
+ *
+ * Why it stays exact across instances. Every slot is a member of the key's sorted set, as a
+ * request is in the per-request log, so the script's count is the same sum over all instances.
+ * A slot handed out at once (to a request that was waiting for the reservation) is scored at
+ * the script's time, as before. A prefetched slot may be used until the block's lease ends
+ * (`leaseMs` after the instance sent the script, so no later than the script's time plus the
+ * lease on Redis's clock), so it is scored at the script's time plus the lease: it stays in the
+ * count until a window after the last moment it can be used. Then for any span of one window,
+ * the latest block reserved among those that served a request in it saw every other such block
+ * in the count when it was reserved (their scores are at least the span's start, and it was
+ * reserved before the span's end), and the script never lets the count pass the limit. Unused
+ * slots are removed at the lease's end (or expire with the key if the instance dies first).
+ *
+ * What a block costs: the used prefetched slots count up to one lease longer than they would
+ * have, and a block's unused slots are withheld from the other instances until its lease ends
+ * (at most `prefetchCap`, an eighth of the limit per instance by default; rate-limit.ts).
+ *
+ * RateLimit's remaining, from a block: the limit less the count the script returned, plus the
+ * block's slots not yet used. That is the per-request figure as of the reservation, less what
+ * this instance has used since; it does not see what other instances used within the last
+ * lease, and counts their unused prefetched slots as used, so it errs both ways by at most a
+ * lease's worth of traffic. Reset counts down from the reservation's answer.
+ */
+
+// ARGV: limit, window ms, time ('' for Redis's clock), block tag, slots wanted now, prefetch, lease ms.
+// Returns {granted now, prefetched, count after, ms until the oldest leaves, ms until one frees (when short)}.
+const reserveScript = `
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local now = tonumber(ARGV[3])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local tag = ARGV[4]
+local demand = tonumber(ARGV[5])
+local prefetch = tonumber(ARGV[6])
+local lease = tonumber(ARGV[7])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+local free = limit - count
+if free < 0 then free = 0 end
+local granted = math.min(demand, free)
+local extra = math.min(prefetch, free - granted)
+local function add(score, from, to)
+  local args = {}
+  for i = from, to do
+    args[#args + 1] = score
+    args[#args + 1] = tag .. ':' .. i
+    if #args >= 1000 then
+      redis.call('ZADD', KEYS[1], unpack(args))
+      args = {}
+    end
+  end
+  if #args > 0 then redis.call('ZADD', KEYS[1], unpack(args)) end
+end
+add(now, 0, granted - 1)
+add(now + lease, granted, granted + extra - 1)
+count = count + granted + extra
+if granted + extra > 0 then
+  local keep = window
+  if extra > 0 then keep = window + lease end
+  if redis.call('PTTL', KEYS[1]) < keep then redis.call('PEXPIRE', KEYS[1], keep) end
+end
+local reset = 0
+if count > 0 then reset = tonumber(redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2]) + window - now end
+local retry = 0
+if granted < demand then
+  retry = tonumber(redis.call('ZRANGE', KEYS[1], count - limit, count - limit, 'WITHSCORES')[2]) + window - now
+end
+return {granted, extra, count, reset, retry}
+`
+
+type ReserveCommand = { reserveWindowBlock: (key: string, ...args: (string | number)[]) => Promise<[number, number, number, number, number]> }
+const defined = new WeakMap<Redis, { ready: boolean; defined: Promise<void> }>()
+
+// As sliding-window.ts: a command is used from the turn after it was defined, so that no
+// auto-pipeline opened earlier in the turn lacks it.
+async function withReserveCommand(redis: Redis): Promise<Redis & ReserveCommand> {
+  let state = defined.get(redis)
+  if (!state) {
+    redis.defineCommand('reserveWindowBlock', { numberOfKeys: 1, lua: reserveScript })
+    const created = { ready: false, defined: new Promise<void>((resolve) => setImmediate(resolve)) }
+    void created.defined.then(() => (created.ready = true))
+    defined.set(redis, created)
+    state = created
+  }
+  if (!state.ready) await state.defined
+  return redis as Redis & ReserveCommand
+}
+
+type Waiter = { nowMs: number | undefined; limit: number; windowMs: number; prefetchCap: number; resolve: (outcome: WindowOutcome) => void; reject: (error: unknown) => void }
+type Block = { tag: string; next: number; end: number; leaseEndsAt: number; limit: number; countAfter: number; resetAt: number; prefetched: number }
+type KeyState = { block?: Block; waiting: Waiter[]; busy: boolean; lastReservedAt: number; nextPrefetch: number }
+
+const processTag = randomBytes(6).toString('base64url')
+let sequence = 0
+const noRelease = async () => {}
+
+/** The longest a block may be served from: a twentieth of the window, at most a second. */
+export const leaseMsFor = (windowMs: number) => Math.max(1, Math.min(1_000, Math.floor(windowMs / 20)))
+
+export class ReservedWindows {
+  private readonly keys = new Map<string, KeyState>()
+  /** Reservation scripts sent (each one Redis round trip), and requests served from a block without one: for tests. */
+  reservations = 0
+  servedFromBlocks = 0
+
+  /**
+   * Decides one request. `nowMs` (tests driving a clock) reserves exactly what is asked at that
+   * time, without prefetching: a lease runs on the real clock. Requests that arrive while a
+   * reservation is on its way wait for it and are served from its block, or reserve together.
+   */
+  consume(redis: Redis, key: string, limit: number, windowMs: number, prefetchCap: number, nowMs?: number): Promise<WindowOutcome> {
+    let state = this.keys.get(key)
+    if (!state) {
+      state = { waiting: [], busy: false, lastReservedAt: -Infinity, nextPrefetch: 0 }
+      this.keys.set(key, state)
+    }
+    if (nowMs === undefined && state.waiting.length === 0) {
+      const served = this.fromBlock(redis, key, state, limit)
+      if (served) return Promise.resolve(served)
+    }
+    return new Promise((resolve, reject) => {
+      state.waiting.push({ nowMs, limit, windowMs, prefetchCap, resolve, reject })
+      if (state.waiting.length === 1 && !state.busy) this.schedule(redis, key, state)
+    })
+  }
+
+  /** Forgets every block (tests); their slots expire in Redis. */
+  reset(): void {
+    for (const state of this.keys.values()) state.block = undefined
+    this.keys.clear()
+  }
+
+  private fromBlock(redis: Redis, key: string, state: KeyState, limit: number): WindowOutcome | undefined {
+    const block = state.block
+    if (!block || block.limit !== limit || block.next >= block.end) return undefined
+    const now = performance.now()
+    if (now >= block.leaseEndsAt) return undefined
+    const member = `${block.tag}:${block.next++}`
+    this.servedFromBlocks++
+    return {
+      allowed: true,
+      remaining: Math.max(0, limit - block.countAfter + block.end - block.next),
+      resetMs: Math.max(0, block.resetAt - now),
+      release: async () => void (await redis.zrem(key, member)),
+    }
+  }
+
+  // Reserved in the next turn, so that the requests arriving in this one reserve together.
+  private schedule(redis: Redis, key: string, state: KeyState): void {
+    state.busy = true
+    setImmediate(() => void this.reserve(redis, key, state))
+  }
+
+  private async reserve(redis: Redis, key: string, state: KeyState): Promise<void> {
+    const first = state.waiting[0]!
+    // One reservation decides the waiters that agree on the time and the policy.
+    let size = 1
+    while (size < state.waiting.length && sameTerms(state.waiting[size]!, first)) size++
+    const batch = state.waiting.splice(0, size)
+    const leaseMs = leaseMsFor(first.windowMs)
+    const sentAt = performance.now()
+    let prefetch = 0
+    if (first.nowMs === undefined) {
+      // Requests keep coming (the last reservation was within a lease): ask for twice the block
+      // before, so a busy key reserves about once per lease; after a pause, only what is asked.
+      state.nextPrefetch = sentAt - state.lastReservedAt < leaseMs ? Math.max(batch.length, state.nextPrefetch * 2) : 0
+      prefetch = Math.min(first.prefetchCap, state.nextPrefetch)
+      state.lastReservedAt = sentAt
+    }
+    const tag = `${processTag}:${(sequence = (sequence + 1) % Number.MAX_SAFE_INTEGER)}`
+    this.reservations++
+    try {
+      const commands = await withReserveCommand(redis)
+      const [granted, extra, countAfter, resetMs, retryMs] = await commands.reserveWindowBlock(key, first.limit, first.windowMs, first.nowMs === undefined ? '' : String(first.nowMs), tag, batch.length, prefetch, leaseMs)
+      this.giveBack(redis, key, state.block)
+      state.block = undefined
+      if (extra > 0) {
+        const block: Block = { tag, next: granted, end: granted + extra, leaseEndsAt: sentAt + leaseMs, limit: first.limit, countAfter, resetAt: sentAt + resetMs, prefetched: extra }
+        state.block = block
+        setTimeout(() => this.leaseEnded(redis, key, state, block), leaseMs).unref()
+      }
+      const left = first.limit - countAfter + extra
+      batch.forEach((waiter, index) => {
+        if (index < granted) {
+          const member = `${tag}:${index}`
+          waiter.resolve({ allowed: true, remaining: Math.max(0, left + granted - 1 - index), resetMs: Math.max(0, resetMs), release: async () => void (await redis.zrem(key, member)) })
+        } else {
+          waiter.resolve({ allowed: false, remaining: 0, resetMs: Math.max(0, retryMs), release: noRelease })
+        }
+      })
+    } catch (error) {
+      for (const waiter of batch) waiter.reject(error)
+    }
+    // Those who arrived meanwhile: from the new block while it lasts, the rest reserve again.
+    while (state.waiting.length > 0 && state.waiting[0]!.nowMs === undefined) {
+      const served = this.fromBlock(redis, key, state, state.waiting[0]!.limit)
+      if (!served) break
+      state.waiting.shift()!.resolve(served)
+    }
+    if (state.waiting.length > 0) this.schedule(redis, key, state)
+    else state.busy = false
+  }
+
+  /** The block's lease is over: its unused slots go back, and the next block is sized by what was used. */
+  private leaseEnded(redis: Redis, key: string, state: KeyState, block: Block): void {
+    if (state.block === block) {
+      state.block = undefined
+      state.nextPrefetch = block.prefetched - (block.end - block.next)
+      this.giveBack(redis, key, block)
+    }
+    if (!state.block && !state.busy && state.waiting.length === 0 && this.keys.get(key) === state) this.keys.delete(key)
+  }
+
+  private giveBack(redis: Redis, key: string, block: Block | undefined): void {
+    if (!block || block.next >= block.end) return
+    const members: string[] = []
+    for (let index = block.next; index < block.end; index++) members.push(`${block.tag}:${index}`)
+    block.next = block.end
+    for (let start = 0; start < members.length; start += 1_000) redis.zrem(key, ...members.slice(start, start + 1_000)).catch(() => undefined)
+  }
+}
+
+function sameTerms(a: Waiter, b: Waiter): boolean {
+  return a.nowMs === b.nowMs && a.limit === b.limit && a.windowMs === b.windowMs && a.prefetchCap === b.prefetchCap
+}
