@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
+import { staleVersionMessage } from '../../lib/api/openapi/api-version.ts'
 import { buildOpenApiDocument } from '../../lib/api/openapi/openapi-document.ts'
 
 /**
@@ -16,6 +17,13 @@ const manifestPath = path.join(here, 'package.json')
 const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { version: string }
 const version = String(buildOpenApiDocument().info.version)
 const args = process.argv.slice(2)
+
+// A version recorded for other operations than the document has is not the client's version.
+const stale = staleVersionMessage(buildOpenApiDocument().paths!)
+if (stale) {
+  console.error(stale)
+  process.exit(1)
+}
 
 if (args.includes('--check')) {
   if (manifest.version !== version) {

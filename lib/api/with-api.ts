@@ -3,7 +3,7 @@ import { asGet, type ApiRequest } from './api-request.ts'
 import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { authenticateToken, touchToken, type TokenPrincipal } from '../tokens/authenticate-token.ts'
-import { hasScope } from '../tokens/scopes.ts'
+import { hasScope, scopeNames } from '../tokens/scopes.ts'
 import { tokenRefusal } from '../tokens/token-bounds.ts'
 import { parseInput } from '../parse-input.ts'
 import { defaultMaxBodyBytes } from './body-limits.ts'
@@ -48,7 +48,7 @@ type Infer<S> = S extends z.ZodType ? z.output<S> : undefined
  * What withApi enforces, taken from the operation's declaration (lib/api/operations/*): the
  * same object the reference documents, so the scope, schemas and body limit are written once.
  */
-export type ApiOptions<QuerySchema, BodySchema, ParamsSchema> = Pick<ApiOperationSpec, 'method' | 'path' | 'scope' | 'maxBodyBytes'> & {
+export type ApiOptions<QuerySchema, BodySchema, ParamsSchema> = Pick<ApiOperationSpec, 'method' | 'path' | 'scope' | 'alsoScopes' | 'maxBodyBytes'> & {
   query?: QuerySchema
   body?: BodySchema
   params?: ParamsSchema
@@ -138,11 +138,11 @@ export function withApi<
       }
       touchToken(principal.tokenId)
 
-      if (!hasScope(principal.scopes, options.scope)) {
+      if (![options.scope, ...(options.alsoScopes ?? [])].some((scope) => hasScope(principal.scopes, scope))) {
         return problemResponse(
-          { code: 'insufficient_scope', detail: `This endpoint needs the ${options.scope} scope; the token has: ${principal.scopes.join(', ') || 'none'}.` },
+          { code: 'insufficient_scope', detail: `This endpoint needs the ${scopeNames(options.scope, options.alsoScopes)} scope; the token has: ${principal.scopes.join(', ') || 'none'}.` },
           requestId,
-          { ...headers, 'WWW-Authenticate': `${realm}, error="insufficient_scope", scope="${options.scope}"` },
+          { ...headers, 'WWW-Authenticate': `${realm}, error="insufficient_scope", scope="${[options.scope, ...(options.alsoScopes ?? [])].join(' ')}"` },
         )
       }
 

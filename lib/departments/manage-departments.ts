@@ -1,5 +1,5 @@
-import { assertCan, assertMemberCan } from '../auth/permissions.ts'
-import { ConflictError, NotFoundError, type FieldError } from '../errors.ts'
+import { assertCan, assertMemberCan, can } from '../auth/permissions.ts'
+import { ConflictError, NotFoundError, ValidationError, type FieldError } from '../errors.ts'
 import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb, type TenantDb } from '../tenancy/tenant-db.ts'
@@ -14,12 +14,13 @@ export async function listDepartments(actor: Actor): Promise<DepartmentSummary[]
 }
 
 /**
- * The departments as whoever reads articles sees them (GET /v1/departments): the ids that
+ * The departments as whoever reads articles or manages webhooks sees them (GET /v1/departments): the ids that
  * articles and webhook filters take. Reading articles shows their department_id, so the
  * names behind those ids are no secret from the same reader.
  */
 export async function departmentDirectory(actor: Actor): Promise<DepartmentSummary[]> {
-  assertCan(actor, 'articles:read')
+  // Whoever manages webhooks needs the ids their department_ids filters take.
+  if (!can(actor, 'articles:read')) assertCan(actor, 'webhooks:manage')
   return readDepartments(actor)
 }
 
@@ -70,10 +71,21 @@ function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: string }).code === 'P2002'
 }
 
+/**
+ * At most this many departments per newsroom: GET /v1/departments answers them all on one page,
+ * and the portal's pickers list them all, so the list must stay one a reader can take in.
+ */
+export const maxDepartments = 200
+
 export async function addDepartment(actor: Actor, input: { name: string }): Promise<DepartmentSummary> {
   assertMemberCan(actor, 'admin')
   const { name } = input
   const tdb = tenantDb(actor.tenant.id)
+  // Counted before the insert: two admins adding the 200th at the same instant may both succeed
+  // (201), which the cap tolerates; it bounds the list, it is not an invariant.
+  if ((await tdb.department.count()) >= maxDepartments) {
+    throw new ValidationError([{ field: 'name', message: `A newsroom has at most ${maxDepartments} departments; remove one first.` }])
+  }
   await assertNameFree(tdb, name)
   try {
     const row = await tdb.department.create({ data: { id: createId('dep'), tenantId: actor.tenant.id, name } })

@@ -58,3 +58,8 @@ export const sensitiveScopes: readonly Scope[] = ['admin', 'webhooks:manage']
 export function grantsSensitiveScope(scopes: readonly string[]): boolean {
   return scopes.some((scope) => (sensitiveScopes as readonly string[]).includes(scope))
 }
+
+/** The scopes an operation takes, as a refusal names them: "articles:read or webhooks:manage". */
+export function scopeNames(scope: Scope, alsoScopes: readonly Scope[] = []): string {
+  return [scope, ...alsoScopes].join(' or ')
+}

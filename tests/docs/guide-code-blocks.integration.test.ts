@@ -6,12 +6,12 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { guideCodeBlocks, type GuideCodeBlock } from '../../components/guides/code-block-info.ts'
-import { readerGuides } from '../../components/guides/guide-files.ts'
+import { guideSlugs } from '../../components/guides/guide-files.ts'
 import { seed } from '../../prisma/development-seed.ts'
 import { startApiServer } from '../support/api-server.ts'
 import { stubEnv } from '../support/stub-env.ts'
 
-// Every code block of the README and the reader guides is run here as a reader would run it,
+// Every code block of the README and every guide /docs serves is run here as a reader would run it,
 // or says why it cannot be (`not-runnable="…"`), or names the test that runs it (`run-by`).
 // The shell blocks of one file run in order as one terminal session would: what a block
 // exports (NEWSROOM_TOKEN from the tokens CLI) is there for the next. They run against the /v1
@@ -21,7 +21,8 @@ import { stubEnv } from '../support/stub-env.ts'
 
 const run = promisify(execFile)
 const root = path.resolve(import.meta.dirname, '../..')
-const files = ['README.md', ...readerGuides.map((guide) => `docs/${guide.slug}.md`)]
+// Every guide /docs serves (the reader guides and the topic guides beside them), not only the five.
+const files = ['README.md', ...guideSlugs().map((slug) => `docs/${slug}.md`)]
 const blocksOf = (file: string) => guideCodeBlocks(readFileSync(path.join(root, file), 'utf8'))
 const where = (file: string, block: GuideCodeBlock) => `${file}:${block.line} (${block.info || 'no info string'})`
 

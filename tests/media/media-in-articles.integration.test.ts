@@ -18,6 +18,7 @@ import { startApiServer } from '../support/api-server.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 import { cameraJpeg, uploadForm } from '../support/media-images.ts'
 import { stubEnv } from '../support/stub-env.ts'
+import { setupBackstopMs } from '../support/time-limits.ts'
 
 // Images in articles beyond the upload itself (the disk store, as `npm run dev` keeps them):
 // bulk import's featured images, the content API's `images`, and what happens at licence expiry.
@@ -50,7 +51,7 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => wire.listen(0, '127.0.0.1', resolve))
   wireUrl = `http://127.0.0.1:${(wire.address() as AddressInfo).port}`
-}, 120_000)
+}, setupBackstopMs)
 
 afterAll(async () => {
   wire?.closeAllConnections()

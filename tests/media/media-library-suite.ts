@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto'
 import exifr from 'exifr'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { setupBackstopMs } from '../support/time-limits.ts'
 import { db } from '../../lib/db/client.ts'
 import { mediaStore, resetMediaStore } from '../../lib/media/storage/media-storage.ts'
 import { renditionPrefix } from '../../lib/media/media-library.ts'
@@ -50,7 +51,7 @@ export function mediaLibrarySuite(storeName: 'disk' | 's3', storeEnv: () => Prom
     })
     await new Promise<void>((resolve) => wire.listen(0, '127.0.0.1', resolve))
     wireUrl = `http://127.0.0.1:${(wire.address() as AddressInfo).port}`
-  }, 120_000)
+  }, setupBackstopMs)
 
   afterAll(async () => {
     // Either may be missing when the set-up failed; an absent server must not leave this waiting.

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { setupBackstopMs } from '../support/time-limits.ts'
 import { startPrivatePostgres, startPrivateReplica, type PrivatePostgres } from '../support/private-postgres.ts'
 
 // The changes feed reads from the streaming replica when it has caught up (lib/db/read-routing.ts).
@@ -26,7 +27,7 @@ beforeAll(async () => {
   replica = await startPrivateReplica(primary)
   onReplica = new pg.Client({ connectionString: replica.url })
   await onReplica.connect()
-}, 120_000)
+}, setupBackstopMs)
 
 afterAll(async () => {
   await onReplica?.end().catch(() => undefined)

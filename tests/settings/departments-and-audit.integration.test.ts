@@ -56,6 +56,18 @@ describe('departments', () => {
     expect((await renameDepartment(admin, { departmentId: newsroom.departments[0]!.id, name: 'NEWS' })).name).toBe('NEWS')
   })
 
+  it('caps a newsroom at 200 departments: the 201st is a 422 on the name saying so, and removing one makes room', async () => {
+    const admin = newsroom.actor('admin')
+    const existing = (await listDepartments(admin)).length
+    await db.department.createMany({ data: Array.from({ length: 200 - existing }, (_, i) => ({ id: createId('dep'), tenantId: newsroom.tenant.id, name: `Desk ${i}` })) })
+    const refused = await refusal(addDepartment(admin, { name: 'One too many' }))
+    expect(refused).toBeInstanceOf(ValidationError)
+    expect(refused).toMatchObject({ status: 422 })
+    expect(refused?.fieldErrors).toEqual([{ field: 'name', message: 'A newsroom has at most 200 departments; remove one first.' }])
+    await removeDepartment(admin, { departmentId: (await listDepartments(admin)).find((d) => d.name === 'Desk 0')!.id })
+    expect((await addDepartment(admin, { name: 'One too many' })).name).toBe('One too many')
+  })
+
   it('two admins adding "Rowing" and "rowing" at the same moment: one is added, the other is a 409 naming it', async () => {
     const admin = newsroom.actor('admin')
     // Many pairs, so that some really do pass the app's own check together and meet the index.

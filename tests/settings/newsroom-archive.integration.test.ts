@@ -6,6 +6,7 @@ import path from 'node:path'
 import pg from 'pg'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { setupBackstopMs } from '../support/time-limits.ts'
 import { createArticle } from '../../lib/articles/create-article.ts'
 import { addArticleNote } from '../../lib/articles/article-notes.ts'
 import { restoreRevision } from '../../lib/articles/article-revisions.ts'
@@ -125,7 +126,7 @@ beforeAll(async () => {
   await addArticleNote(editor, first.id, 'Check the quote')
   for (let i = 0; i < 7; i++) await createArticle(newsroom.actor('writer'), { headline: `Story ${i}`, tags: [`t${i}`] })
   await subscribeTo(newsroom, ['article.published'])
-}, 120_000)
+}, setupBackstopMs)
 
 afterAll(async () => {
   vi.unstubAllEnvs()

@@ -2,7 +2,7 @@ export { createNewsroomClient, type NewsroomApi, type NewsroomClient } from './c
 export { resourceHelpers, type ResourceHelpers } from './resources.ts'
 export { createContentClient, type ContentClient } from './create-content-client.ts'
 export { EtagCache, resilientFetch, retryAfterMs, type ResilientFetchOptions, type RetryOptions } from './resilient-fetch.ts'
-export { NewsroomApiError, type FieldError, pagesByCursor, pagesByOffset, syncFeed, unwrap } from './paging.ts'
+export { NewsroomApiError, type FieldError, pagesByCursor, pagesByOffset, pagesOf, syncFeed, unwrap } from './paging.ts'
 export { standardWebhooksSecret, verifyServiceSignature, verifyWebhook } from './webhook-verification.ts'
 export type { components, operations, paths } from './schema.ts'
 export type { components as contentComponents, paths as contentPaths } from './content-schema.ts'

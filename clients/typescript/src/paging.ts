@@ -3,6 +3,8 @@
  * and every list `next_cursor`. A page function is the client call for one page, given the
  * paging parameters to add to the query.
  */
+import { retryAfterMs } from './resilient-fetch.ts'
+
 type Answer<Page> = { data?: Page; error?: unknown; response: Response }
 
 /** A field the API refused, as a problem's `errors` lists it. */
@@ -17,9 +19,12 @@ export class NewsroomApiError extends Error {
   readonly code: string | undefined
   readonly fieldErrors: FieldError[]
   readonly requestId: string | undefined
+  /** Seconds the service asked to wait before retrying (`Retry-After` of a 429 or 503), when it said. */
+  readonly retryAfter: number | undefined
   constructor(
     readonly status: number,
     readonly problem: unknown,
+    headers?: Headers,
   ) {
     const body = problem && typeof problem === 'object' ? (problem as { detail?: unknown; code?: unknown; errors?: unknown; request_id?: unknown }) : {}
     const fieldErrors = Array.isArray(body.errors)
@@ -31,12 +36,14 @@ export class NewsroomApiError extends Error {
     this.code = typeof body.code === 'string' ? body.code : undefined
     this.fieldErrors = fieldErrors
     this.requestId = typeof body.request_id === 'string' ? body.request_id : undefined
+    const waitMs = retryAfterMs(headers?.get('Retry-After') ?? null)
+    this.retryAfter = waitMs === null ? undefined : Math.ceil(waitMs / 1000)
   }
 }
 
 /** The page's data, or the problem it answered as a thrown NewsroomApiError. */
 export function unwrap<Page>(answer: Answer<Page>): Page {
-  if (answer.data === undefined) throw new NewsroomApiError(answer.response.status, answer.error)
+  if (answer.data === undefined) throw new NewsroomApiError(answer.response.status, answer.error, answer.response.headers)
   return answer.data
 }
 
@@ -58,6 +65,27 @@ export async function* pagesByCursor<Item>(page: (paging: { cursor?: string }) =
     yield* data.items
     if (!data.next_cursor || data.items.length === 0) return
     cursor = data.next_cursor
+  }
+}
+
+/**
+ * Every item of a list, following whichever way to the next page the page offers: its
+ * `next_cursor` when it has one, else its `next_offset`. A search (`q`) is ranked by relevance
+ * and pages by offset only (`next_cursor` null, `next_offset` set), while the plain lists page
+ * by cursor; a walk that followed only the cursor would stop after a search's first page and
+ * silently drop the rest of the matches.
+ */
+export async function* pagesOf<Item>(
+  page: (paging: { cursor?: string; offset?: number }) => Promise<Answer<{ items: Item[]; next_cursor?: string | null; next_offset?: number | null }>>,
+): AsyncGenerator<Item> {
+  let paging: { cursor?: string; offset?: number } = {}
+  for (;;) {
+    const data = unwrap(await page(paging))
+    yield* data.items
+    if (data.items.length === 0) return
+    if (data.next_cursor) paging = { cursor: data.next_cursor }
+    else if (typeof data.next_offset === 'number') paging = { offset: data.next_offset }
+    else return
   }
 }
 

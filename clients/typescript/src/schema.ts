@@ -329,11 +329,11 @@ export interface paths {
         };
         /**
          * List departments
-         * @description **Required scope:** `articles:read` (or `admin`).
+         * @description **Required scope:** `articles:read` or `webhooks:manage` (or `admin`).
          *
          *     Every department of the token's newsroom, by name, all on one page: look up the id to filter articles by (`GET /v1/articles?department_id=…`), to file an article under (`department_id`), or to narrow a webhook subscription to (`department_ids`).
          *
-         *     Any key that reads articles may read them: an article already shows its `department_id`.
+         *     Any key that reads articles may read them (an article already shows its `department_id`), and so may a key that manages webhooks (its subscriptions filter by `department_ids`).
          */
         get: operations["listDepartments"];
         put?: never;
@@ -4303,7 +4303,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `articles:read` scope. */
+            /** @description The key has an IP allowlist and the request came from an address outside it. The token lacks the `articles:read or webhooks:manage` scope. */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];

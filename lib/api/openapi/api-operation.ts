@@ -4,7 +4,7 @@ import { defaultMaxBodyBytes } from '../body-limits.ts'
 import type { FieldError } from '../../errors.ts'
 import { maxInputNestingDepth, nestingTooDeep } from '../../input-shape.ts'
 import { problemStatus, type ProblemCode } from '../../problem-codes.ts'
-import type { Scope } from '../../tokens/scopes.ts'
+import { scopeNames, type Scope } from '../../tokens/scopes.ts'
 import { problemExample, problemSchema } from './problem-schema.ts'
 import { headerRefs, rateLimitHeaderNames, type HeaderName } from './response-headers.ts'
 import { scopeRequirement } from './security.ts'
@@ -45,6 +45,11 @@ export type ApiOperationSpec = {
   description: string
   tags: string[]
   scope: Scope
+  /**
+   * Other scopes that grant the operation too (any one suffices): GET /v1/departments is read
+   * with articles:read or with webhooks:manage, whose filters take department ids.
+   */
+  alsoScopes?: Scope[]
   /** What withApi validates the path parameters, query and body with. */
   params?: z.ZodType
   query?: z.ZodType
@@ -104,7 +109,7 @@ export function apiOperation(spec: ApiOperationSpec): ZodOpenApiOperationObject 
   const idempotent = spec.method === 'POST'
   const bodySchema = spec.requestBody?.schema ?? spec.body
   const problems = [
-    ...authenticationProblems(spec.scope),
+    ...authenticationProblems(scopeNames(spec.scope, spec.alsoScopes)),
     ...(bodySchema ? bodyProblems(spec.maxBodyBytes ?? defaultMaxBodyBytes) : []),
     ...(spec.problems ?? []),
     ...(idempotent ? idempotencyProblems : []),
@@ -129,9 +134,9 @@ export function apiOperation(spec: ApiOperationSpec): ZodOpenApiOperationObject 
   return {
     operationId: spec.operationId,
     summary: spec.summary,
-    description: `**Required scope:** \`${spec.scope}\`${spec.scope === 'admin' ? '' : ' (or `admin`)'}.\n\n${spec.description}`,
+    description: `**Required scope:** ${[spec.scope, ...(spec.alsoScopes ?? [])].map((scope) => `\`${scope}\``).join(' or ')}${spec.scope === 'admin' ? '' : ' (or `admin`)'}.\n\n${spec.description}`,
     tags: spec.tags,
-    ...scopeRequirement(spec.scope),
+    ...scopeRequirement(spec.scope, spec.alsoScopes),
     ...(requestParams && { requestParams }),
     ...(bodySchema && {
       requestBody: {
@@ -181,7 +186,7 @@ function problemResponse(status: number, cases: ProblemCase[]): ZodOpenApiRespon
 const noValidToken =
   "No valid token: the `Authorization: Bearer` header is missing, or the token is unknown, revoked, past its expiry, a secret replaced by a roll whose overlap has lapsed, or its owner's account is deactivated."
 
-function authenticationProblems(scope: Scope): ProblemCase[] {
+function authenticationProblems(scope: string): ProblemCase[] {
   return [
     {
       code: 'unauthenticated',

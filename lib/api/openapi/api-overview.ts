@@ -1,5 +1,6 @@
 import type { oas31 } from 'zod-openapi'
 import { maxInputNestingDepth } from '../../input-shape.ts'
+import { recordedApiVersion } from './api-version.ts'
 
 // The introduction of the document: the rules that hold for every operation, written once
 // here rather than repeated in each operation's description. Markdown (CommonMark subset).
@@ -56,7 +57,7 @@ Article responses carry an \`ETag\`. Send it back as \`If-Match\` with a PATCH o
 
 export const apiInfo: oas31.InfoObject = {
   title: 'Newsroom Content Service API',
-  version: '1.0.0',
+  version: recordedApiVersion.version,
   description,
 }
 

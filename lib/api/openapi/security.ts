@@ -32,10 +32,11 @@ export const bearerSecurityScheme: oas31.SecuritySchemeObject = {
  * The security requirement of an operation that needs `scope`: the scope itself or `admin`,
  * which grants everything. OpenAPI 3.1 lets non-OAuth schemes list the roles they need.
  */
-export function scopeRequirement(scope: Scope): { security: oas31.SecurityRequirementObject[]; 'x-required-scope': Scope } {
-  const alternatives = scope === 'admin' ? [scope] : [scope, 'admin']
+export function scopeRequirement(scope: Scope, alsoScopes: Scope[] = []): { security: oas31.SecurityRequirementObject[]; 'x-required-scope': Scope; 'x-also-scopes'?: Scope[] } {
+  const alternatives = scope === 'admin' ? [scope] : [scope, ...alsoScopes, 'admin']
   return {
     security: alternatives.map((needed) => ({ [securitySchemeName]: [needed] })),
     'x-required-scope': scope,
+    ...(alsoScopes.length > 0 && { 'x-also-scopes': alsoScopes }),
   }
 }

@@ -26,10 +26,11 @@ export const listDepartmentsOperation = declareOperation({
   summary: 'List departments',
   tags: ['Departments'],
   scope: 'articles:read',
+  alsoScopes: ['webhooks:manage'],
   description: [
     "Every department of the token's newsroom, by name, all on one page: look up the id to filter articles by (`GET /v1/articles?department_id=…`), to file an article under (`department_id`), or to narrow a webhook subscription to (`department_ids`).",
     '',
-    'Any key that reads articles may read them: an article already shows its `department_id`.',
+    'Any key that reads articles may read them (an article already shows its `department_id`), and so may a key that manages webhooks (its subscriptions filter by `department_ids`).',
   ].join('\n'),
   success: {
     status: 200,
