@@ -142,7 +142,8 @@ export function withApi<
         return problemResponse(
           { code: 'insufficient_scope', detail: `This endpoint needs the ${scopeNames(options.scope, options.alsoScopes)} scope; the token has: ${principal.scopes.join(', ') || 'none'}.` },
           requestId,
-          { ...headers, 'WWW-Authenticate': `${realm}, error="insufficient_scope", scope="${[options.scope, ...(options.alsoScopes ?? [])].join(' ')}"` },
+          // RFC 6750's scope is a set the token needs all of; alternatives are named in the detail, the challenge names one that suffices.
+          { ...headers, 'WWW-Authenticate': `${realm}, error="insufficient_scope", scope="${options.scope}"` },
         )
       }
 
