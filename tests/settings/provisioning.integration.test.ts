@@ -12,6 +12,12 @@ import { createId } from '../../lib/ids.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
 
+// Each command is a child process that loads tsx and the Prisma client: about a second alone, and
+// 15 s a command was seen on a loaded CI machine. A test's limit is its commands' count times a
+// generous budget each, so the wait scales with what it waits for.
+const perCommandMs = 60_000
+const within = (commands: number) => ({ timeout: commands * perCommandMs })
+
 function run(script: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts', script), ...args], {
@@ -29,7 +35,7 @@ function run(script: string, args: string[]): Promise<{ code: number | null; std
 }
 
 describe('npm run newsroom -- create', () => {
-  it('makes a newsroom and its first admin, who signs in with the password printed once; both are audited', async () => {
+  it('makes a newsroom and its first admin, who signs in with the password printed once; both are audited', within(1), async () => {
     const slug = `desk-${createId('ten').slice(-8).toLowerCase()}`
     const email = `chief@${slug}.example`
     const created = await run('newsroom.ts', ['create', '--slug', slug, '--name', 'The Desk', '--site', `https://${slug}.example`, '--admin', email, '--admin-name', 'Chief Editor'])
@@ -55,7 +61,7 @@ describe('npm run newsroom -- create', () => {
     expect(events.map((event) => [event.kind, (event.data as { user_id?: string }).user_id])).toEqual([['user.created', admin.id]])
   })
 
-  it('refuses a taken slug, a taken address and a malformed slug, saying which, and creates nothing', async () => {
+  it('refuses a taken slug, a taken address and a malformed slug, saying which, and creates nothing', within(5), async () => {
     const slug = `taken-${createId('ten').slice(-8).toLowerCase()}`
     expect((await run('newsroom.ts', ['create', '--slug', slug, '--admin', `first@${slug}.example`])).code).toBe(0)
 
@@ -80,7 +86,7 @@ describe('npm run newsroom -- create', () => {
 })
 
 describe('npm run content-keys', () => {
-  it('creates a key that reads the newsroom, lists it, revokes it, and audits both changes', async () => {
+  it('creates a key that reads the newsroom, lists it, revokes it, and audits both changes', within(5), async () => {
     const slug = `keys-${createId('ten').slice(-8).toLowerCase()}`
     expect((await run('newsroom.ts', ['create', '--slug', slug, '--admin', `admin@${slug}.example`])).code).toBe(0)
     const tenant = await db.tenant.findUniqueOrThrow({ where: { slug } })
@@ -110,7 +116,7 @@ describe('npm run content-keys', () => {
     expect(await db.event.count({ where: { tenantId: tenant.id, kind: 'content.purge_requested' } })).toBe(1)
   })
 
-  it('refuses an empty name and an unknown key, saying what to fix', async () => {
+  it('refuses an empty name and an unknown key, saying what to fix', within(4), async () => {
     const slug = `keys-${createId('ten').slice(-8).toLowerCase()}`
     expect((await run('newsroom.ts', ['create', '--slug', slug, '--admin', `admin@${slug}.example`])).code).toBe(0)
     const unnamed = await run('content-keys.ts', ['create', '--tenant', slug, '--name', '  '])
