@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
-import type { WindowOutcome } from './sliding-window.ts'
+import { redisNowLua, withDefinedCommands, type WindowOutcome } from './sliding-window.ts'
 
 /**
  * The shared sliding-window log (sliding-window.ts) without a Redis round trip per request
@@ -35,12 +35,7 @@ import type { WindowOutcome } from './sliding-window.ts'
 const reserveScript = `
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
-local now = tonumber(ARGV[3])
-if not now then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
-local tag = ARGV[4]
+${redisNowLua}local tag = ARGV[4]
 local demand = tonumber(ARGV[5])
 local prefetch = tonumber(ARGV[6])
 local lease = tonumber(ARGV[7])
@@ -80,22 +75,10 @@ return {granted, extra, count, reset, retry}
 `
 
 type ReserveCommand = { reserveWindowBlock: (key: string, ...args: (string | number)[]) => Promise<[number, number, number, number, number]> }
-const defined = new WeakMap<Redis, { ready: boolean; defined: Promise<void> }>()
-
 // As sliding-window.ts: a command is used from the turn after it was defined, so that no
 // auto-pipeline opened earlier in the turn lacks it.
-async function withReserveCommand(redis: Redis): Promise<Redis & ReserveCommand> {
-  let state = defined.get(redis)
-  if (!state) {
-    redis.defineCommand('reserveWindowBlock', { numberOfKeys: 1, lua: reserveScript })
-    const created = { ready: false, defined: new Promise<void>((resolve) => setImmediate(resolve)) }
-    void created.defined.then(() => (created.ready = true))
-    defined.set(redis, created)
-    state = created
-  }
-  if (!state.ready) await state.defined
-  return redis as Redis & ReserveCommand
-}
+const reserveCommands = [{ name: 'reserveWindowBlock', keys: 1, lua: reserveScript }]
+const withReserveCommand = (redis: Redis) => withDefinedCommands<ReserveCommand>(redis, reserveCommands)
 
 type Waiter = { nowMs: number | undefined; limit: number; windowMs: number; prefetchCap: number; resolve: (outcome: WindowOutcome) => void; reject: (error: unknown) => void }
 type Block = { tag: string; next: number; end: number; leaseEndsAt: number; limit: number; countAfter: number; resetAt: number; prefetched: number }

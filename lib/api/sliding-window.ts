@@ -24,15 +24,18 @@ export type WindowOutcome = {
 // instances' clocks need not agree. With a second key, the script also returns that key's
 // value (read after the decision): a request that needs one more small value from Redis (a
 // cached GET, its tenant's change generation) gets it in the same round trip.
-const script = (alsoRead: boolean) => `
-local limit = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-local now = tonumber(ARGV[3])
+/** Lua: `now` from ARGV[3], or Redis's own clock when it is '' (shared by every window script). */
+export const redisNowLua = `local now = tonumber(ARGV[3])
 if not now then
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+`
+
+const script = (alsoRead: boolean) => `
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+${redisNowLua}redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local count = redis.call('ZCARD', KEYS[1])
 if count < limit then
   redis.call('ZADD', KEYS[1], now, ARGV[4])
@@ -48,7 +51,7 @@ type WindowCommands = {
   consumeWindow: (key: string, ...args: (string | number)[]) => Promise<unknown>
   consumeWindowAndRead: (key: string, readKey: string, ...args: (string | number)[]) => Promise<unknown>
 }
-const commandsDefined = new WeakMap<Redis, { ready: boolean; defined: Promise<void> }>()
+const commandsDefined = new WeakMap<Redis, Map<object, { ready: boolean; defined: Promise<void> }>>()
 
 // Sent as EVALSHA with the script's hash (ioredis loads it on first use or after a Redis
 // restart): EVAL would send the whole script text with every request, the largest write the
@@ -59,20 +62,27 @@ const commandsDefined = new WeakMap<Redis, { ready: boolean; defined: Promise<vo
 // with "pipeline[functionName] is not a function" and an uncaught exception that left the request
 // unanswered (a fresh instance's first requests, tests/cluster). So the commands are used from the
 // turn after they were defined, by every request that arrived meanwhile.
-async function withWindowCommands(redis: Redis): Promise<Redis & WindowCommands> {
-  let state = commandsDefined.get(redis)
+export async function withDefinedCommands<Commands>(redis: Redis, commands: { name: string; keys: number; lua: string }[]): Promise<Redis & Commands> {
+  let perClient = commandsDefined.get(redis)
+  if (!perClient) commandsDefined.set(redis, (perClient = new Map()))
+  // Keyed by the list itself (a module constant per caller): nothing is built per request.
+  let state = perClient.get(commands)
   if (!state) {
-    redis.defineCommand('consumeWindow', { numberOfKeys: 1, lua: script(false) })
-    redis.defineCommand('consumeWindowAndRead', { numberOfKeys: 2, lua: script(true) })
-    const defined = new Promise<void>((resolve) => setImmediate(resolve))
-    const created = { ready: false, defined }
-    void defined.then(() => (created.ready = true))
-    commandsDefined.set(redis, created)
+    for (const command of commands) redis.defineCommand(command.name, { numberOfKeys: command.keys, lua: command.lua })
+    const created = { ready: false, defined: new Promise<void>((resolve) => setImmediate(resolve)) }
+    void created.defined.then(() => (created.ready = true))
+    perClient.set(commands, created)
     state = created
   }
   if (!state.ready) await state.defined
-  return redis as Redis & WindowCommands
+  return redis as Redis & Commands
 }
+
+const windowCommands = [
+  { name: 'consumeWindow', keys: 1, lua: script(false) },
+  { name: 'consumeWindowAndRead', keys: 2, lua: script(true) },
+]
+const withWindowCommands = (redis: Redis) => withDefinedCommands<WindowCommands>(redis, windowCommands)
 
 // A log entry must be unique across every instance sharing Redis: a random tag per process and
 // a counter, rather than random bytes per request (a synchronous fill that cost ~18 µs each).
