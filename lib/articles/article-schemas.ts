@@ -263,6 +263,14 @@ export const articleListSchema = z
   .meta({ id: 'ArticleList' })
 
 export const maxBulkArticles = 500
+
+/**
+ * Wire photos one request may fetch. Each is a fetch of up to MEDIA_MAX_BYTES and a decode; a
+ * batch of 500 naming 500 different photos would hold the request for minutes. A feed sending
+ * more splits the batch (the items past the cap fail, saying so, and nothing of theirs is fetched).
+ */
+export const maxImageUrlsPerImport = 50
+
 /** As long as a media source_url may be (lib/media/media-schemas.ts). */
 const maxFeaturedImageUrlLength = 2_048
 

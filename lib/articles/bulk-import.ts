@@ -7,7 +7,7 @@ import { tenantDb } from '../tenancy/tenant-db.ts'
 import { findForeignReferences, mediaReferences, referenceErrors, uniqueTags } from './article-references.ts'
 import { toArticleRecord } from './article-record.ts'
 import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
-import { bulkArticleSchema, maxBulkArticles } from './article-schemas.ts'
+import { bulkArticleSchema, maxBulkArticles, maxImageUrlsPerImport } from './article-schemas.ts'
 import { zodFieldErrors } from '../validation.ts'
 import { cleanBody } from './stored-body.ts'
 import { commitArticleChange } from './commit-article-change.ts'
@@ -29,6 +29,13 @@ export type BulkImportResult = { created: number; updated: number; failed: numbe
 type ValidItem = { index: number; id: string; input: z.infer<typeof bulkArticleSchema>; bodyRemoved: string[] }
 
 type UpsertedRow = StoredArticle & { inserted: boolean }
+
+/**
+ * What the request may do beyond writing articles. A featured_image_url adds a record to the
+ * media library, which a key needs media:write for (as POST /v1/media): without it an
+ * articles-only key could fill the library and make this instance fetch and decode images.
+ */
+export type BulkImportPermissions = { mayAddMedia: boolean }
 
 /** Code-unit order: the same in every process and every database, whatever its collation. */
 const byExternalId = (a: ValidItem, b: ValidItem) => {
@@ -52,7 +59,7 @@ const byExternalId = (a: ValidItem, b: ValidItem) => {
  * import again. Each attempt is one transaction and its results are taken only from the one
  * that committed, so the answer and the events are what a run after the others would give.
  */
-export async function importArticles(actor: Actor, items: unknown[]): Promise<BulkImportResult> {
+export async function importArticles(actor: Actor, items: unknown[], permissions: BulkImportPermissions): Promise<BulkImportResult> {
   if (items.length > maxBulkArticles) {
     throw new DomainError('too_many_items', `A bulk import takes at most ${maxBulkArticles} articles; this one has ${items.length}. Split it; nothing was stored.`)
   }
@@ -86,8 +93,9 @@ export async function importArticles(actor: Actor, items: unknown[]): Promise<Bu
     authorIds: valid.flatMap((item) => (item.input.author_id ? [item.input.author_id] : [])),
     mediaIds: valid.flatMap((item) => mediaReferences(item.input)),
   })
+  const namedUrls = new Set<string>()
   const referenced = valid.filter((item) => {
-    const errors = referenceErrors(item.input, unknown)
+    const errors = [...referenceErrors(item.input, unknown), ...imageUrlErrors(item.input.featured_image_url, namedUrls, permissions)]
     if (errors.length > 0) results[item.index]!.errors = errors
     return errors.length === 0
   })
@@ -233,4 +241,17 @@ async function withoutUnpublishableImages(tenantId: string, items: ValidItem[], 
     }))
     return false
   })
+}
+
+/** Why an item's featured_image_url may not be fetched: no media:write, or past the request's cap of distinct URLs (counted in request order in `named`). */
+function imageUrlErrors(url: string | undefined, named: Set<string>, permissions: BulkImportPermissions): FieldError[] {
+  if (url === undefined) return []
+  if (!permissions.mayAddMedia) {
+    return [{ field: 'featured_image_url', message: 'featured_image_url adds the photo to the media library, which needs the media:write scope; use a key with it, or send the featured_media_id of an image the library has.' }]
+  }
+  if (!named.has(url) && named.size >= maxImageUrlsPerImport) {
+    return [{ field: 'featured_image_url', message: `One request may name at most ${maxImageUrlsPerImport} different featured_image_urls; this item names one more. Send it in another request.` }]
+  }
+  named.add(url)
+  return []
 }

@@ -142,6 +142,43 @@ describe('bulk import with featured images', () => {
     const again = await editor.post('/v1/articles/bulk', { articles: [{ external_id: 'STORM-1', headline: 'Storm closes roads (update)' }] })
     expect(again.body.results[0]).toMatchObject({ status: 'updated', featured_media_id: one.featured_media_id })
   })
+
+  it('featured_image_url adds to the media library, so it needs media:write: a key without it fails those items and fetches nothing', async () => {
+    const photo = await cameraJpeg({ seed: 104 })
+    wireFiles.set('/wire/scoped.jpg', photo)
+    const articlesOnly = apiClient(server.url, await newsroom.token(['articles:read', 'articles:write'], 'editor'))
+    const answer = await articlesOnly.post('/v1/articles/bulk', {
+      articles: [
+        { external_id: 'SCOPE-1', headline: 'No image' },
+        { external_id: 'SCOPE-2', headline: 'With a wire photo', featured_image_url: `${wireUrl}/wire/scoped.jpg` },
+      ],
+    })
+    expect(answer.status, answer.text).toBe(200)
+    expect(answer.body).toMatchObject({ created: 1, failed: 1 })
+    expect(answer.body.results[1]).toMatchObject({
+      status: 'failed',
+      errors: [{ field: 'featured_image_url', message: expect.stringContaining('media:write') }],
+    })
+    expect(wireRequests).not.toContain('/wire/scoped.jpg')
+  })
+
+  it('takes at most 50 distinct featured_image_urls in one request: items naming more fail, saying to split the batch, and are not fetched', async () => {
+    const photo = await cameraJpeg({ seed: 105 })
+    const articles = Array.from({ length: 52 }, (_, n) => {
+      wireFiles.set(`/many/${n}.jpg`, photo)
+      return { external_id: `MANY-${n}`, headline: `Item ${n}`, featured_image_url: `${wireUrl}/many/${n}.jpg` }
+    })
+    // Repeating a URL already named does not count again.
+    articles.push({ external_id: 'MANY-again', headline: 'Same photo again', featured_image_url: `${wireUrl}/many/0.jpg` })
+    const answer = await editor.post('/v1/articles/bulk', { articles })
+    expect(answer.status, answer.text).toBe(200)
+    expect(answer.body).toMatchObject({ created: 51, failed: 2 })
+    for (const index of [50, 51]) {
+      expect(answer.body.results[index]).toMatchObject({ status: 'failed', errors: [{ field: 'featured_image_url', message: expect.stringContaining('50') }] })
+    }
+    expect(answer.body.results[52].status).toBe('created')
+    expect(wireRequests.filter((url) => url === '/many/50.jpg' || url === '/many/51.jpg')).toEqual([])
+  })
 })
 
 describe('images in the public content API', () => {
