@@ -15,7 +15,10 @@ export default defineConfig({
     globalSetup: ['tests/support/global-setup.ts'],
     // Every process that writes registers the outbox's queue, as scripts/dev.ts and instrumentation.ts do.
     setupFiles: ['tests/support/database-per-file.ts', 'inngest/outbox-queue.ts'],
-    testTimeout: 30_000,
+    // A backstop against a hang, not a speed check: a test that starts server processes (tsx,
+    // Prisma) took 30 s on a machine at load 16, and CI's machine has such phases. Tests that
+    // need longer (seeding, archives) say so themselves.
+    testTimeout: 120_000,
     hookTimeout: 60_000,
     // Two cores: two workers keep the machine responsive for the database and Redis.
     maxWorkers: 2,
