@@ -21,7 +21,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 60_000,
     // Two cores: two workers keep the machine responsive for the database and Redis.
-    maxWorkers: 2,
+    maxWorkers: 3,
     env: { NODE_ENV: 'test', NEXT_TELEMETRY_DISABLED: '1' },
   },
 })

@@ -14,6 +14,9 @@ const admin = new pg.Client({ connectionString: e2eAdminDatabaseUrl() })
 await admin.connect()
 await admin.query(`DROP DATABASE IF EXISTS ${e2eDatabaseName} WITH (FORCE)`)
 await admin.query(`CREATE DATABASE ${e2eDatabaseName}`)
+// The journeys' database need not survive a crash of the shared server: commits without
+// waiting for their WAL flush, as the vitest databases do (tests/support/database-per-file.ts).
+await admin.query(`ALTER DATABASE ${e2eDatabaseName} SET synchronous_commit = off`)
 await admin.end()
 
 const mode = process.argv[2] === 'dev' ? 'dev' : 'start'
