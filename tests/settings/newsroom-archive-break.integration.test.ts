@@ -1,0 +1,120 @@
+import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { setupBackstopMs } from '../support/time-limits.ts'
+import { createArticle } from '../../lib/articles/create-article.ts'
+import { exportNewsroom } from '../../lib/portability/export-newsroom.ts'
+import { resetMediaStore } from '../../lib/media/storage/media-storage.ts'
+import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+import { stubEnv } from '../support/stub-env.ts'
+import { databaseUrl, templateDatabaseName, testDatabaseUrl } from '../support/test-env.ts'
+
+// Found by the issue-49 tester: a newsroom archive as an admin takes it from a live newsroom
+// (the portal's Settings → Export while editors work), and as an operator imports it under a
+// new slug typed by hand.
+
+const root = path.resolve(import.meta.dirname, '../..')
+const dir = mkdtempSync(path.join(tmpdir(), 'newsroom-archive-break-'))
+const otherName = `newsroom_other_${randomBytes(5).toString('hex')}`
+const otherUrl = databaseUrl(otherName)
+const mediaDirs = { source: path.join(dir, 'media-source'), other: path.join(dir, 'media-other') }
+const storeEnv = (mediaDir: string) => ({ MEDIA_DIR: mediaDir, MEDIA_S3_ENDPOINT: '', MEDIA_S3_BUCKET: '' })
+let newsroom: TestTenant
+
+function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/newsroom.ts'), ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    child.on('error', reject)
+    child.on('exit', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return await work(client)
+  } finally {
+    await client.end()
+  }
+}
+
+beforeAll(async () => {
+  await withClient(testDatabaseUrl, async (client) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await client.query(`CREATE DATABASE ${otherName} TEMPLATE ${templateDatabaseName}`)
+        break
+      } catch (error) {
+        if (attempt >= 20) throw error
+        await new Promise((resolve) => setTimeout(resolve, 100 * attempt))
+      }
+    }
+  })
+  for (const mediaDir of Object.values(mediaDirs)) mkdirSync(mediaDir, { recursive: true })
+  stubEnv(storeEnv(mediaDirs.source))
+  resetMediaStore()
+  newsroom = await createTestTenant()
+  for (let i = 0; i < 3; i++) await createArticle(newsroom.actor('writer'), { headline: `Story ${i}`, body: '<p>Text</p>' })
+}, setupBackstopMs)
+
+afterAll(async () => {
+  vi.unstubAllEnvs()
+  resetMediaStore()
+  rmSync(dir, { recursive: true, force: true })
+  await withClient(testDatabaseUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${otherName} WITH (FORCE)`))
+})
+
+type Line = { type: string; table?: string; row?: Record<string, unknown> }
+
+describe('a newsroom archive taken from a live newsroom', () => {
+  it('is one consistent moment: an article written while the export runs is wholly in it or wholly out of it, and the archive imports', async () => {
+    const lines: string[] = []
+    const exporting = exportNewsroom(newsroom.actor('admin'), 'portal')
+    // The admin's download has sent the articles; a writer saves a new story meanwhile.
+    for (;;) {
+      const { value, done } = await exporting.next()
+      if (done) throw new Error('the export ended before its articles')
+      lines.push(value)
+      if (value.startsWith('{"type":"row","table":"articles"')) break
+    }
+    await createArticle(newsroom.actor('writer'), { headline: 'Written during the export', body: '<p>Late</p>' })
+    for await (const line of exporting) lines.push(line)
+
+    const parsed = lines.map((line) => JSON.parse(line) as Line)
+    const articleIds = new Set(parsed.filter((line) => line.table === 'articles').map((line) => line.row!.id))
+    const orphans = parsed.filter((line) => (line.table === 'article_revisions' || line.table === 'article_transitions') && !articleIds.has(line.row!.article_id))
+    expect(orphans.map((line) => `${line.table} of article ${String(line.row!.article_id)}`)).toEqual([])
+
+    const archive = path.join(dir, 'live.ndjson')
+    writeFileSync(archive, lines.join(''))
+    const imported = await run(['import', '--file', archive], { DATABASE_URL: otherUrl, ...storeEnv(mediaDirs.other) })
+    expect(imported.stderr).toContain(`Imported ${newsroom.tenant.slug}`)
+    expect(imported.code).toBe(0)
+  }, 120_000)
+})
+
+describe('importing under a new slug', () => {
+  it('stores the slug as the slug rules spell it (trimmed, lower case), so the newsroom can be found by it', async () => {
+    const source = createTestTenant()
+    const other = await source
+    const archive = path.join(dir, 'renamed.ndjson')
+    const lines: string[] = []
+    for await (const line of exportNewsroom(other.actor('admin'), 'command_line')) lines.push(line)
+    writeFileSync(archive, lines.join(''))
+    // The operator types the new slug as the newsroom writes its name.
+    const imported = await run(['import', '--tenant', 'Moved-Planet', '--file', archive], { DATABASE_URL: otherUrl, ...storeEnv(mediaDirs.other) })
+    expect(imported.code).toBe(0)
+    const stored = await withClient(otherUrl, (client) => client.query<{ slug: string }>('SELECT slug FROM tenants WHERE id = $1', [other.tenant.id]))
+    expect(stored.rows[0]?.slug).toBe('moved-planet')
+    expect(readFileSync(archive, 'utf8').length).toBeGreaterThan(0)
+  }, 120_000)
+})
