@@ -205,7 +205,13 @@ export async function importNewsroom(source: AsyncIterable<string>, options: { s
         const head = line as ManifestLine
         if (head.type !== 'manifest' || head.format !== archiveFormat) throw new ArchiveError('This is not a newsroom archive: its first line is not its manifest.')
         if (head.version !== archiveVersion) throw new ArchiveError(`This server reads archives of version ${archiveVersion}; this one is version ${head.version}.`)
-        if (options.slug) newsroomSlugSchema.parse(options.slug)
+        if (options.slug !== undefined) {
+          // The slug as the rules spell it (trimmed, lower case): the raw text would store a slug
+          // no one can name (export --tenant, sign-in addresses) and slip past the taken-slug check.
+          const slug = newsroomSlugSchema.safeParse(options.slug)
+          if (!slug.success) throw new ValidationError([{ field: 'tenant', message: slug.error.issues[0]?.message ?? 'Not a valid slug.' }])
+          options = { ...options, slug: slug.data }
+        }
         manifest = head
       } else if (line.type === 'row') await take(line as RowLine)
       else if (line.type === 'media') await startFile(line as MediaLine)
