@@ -79,11 +79,21 @@ function topLevelParts(text: string): string[] {
 
 /** What a migration's SQL removes or tightens, statement by statement (function bodies and comments aside). */
 export function contractions(sql: string): Contraction[] {
-  const text = sql
-    .replace(/\$([A-Za-z_]*)\$[\s\S]*?\$\1\$/g, "''")
-    .replace(/\/\*[\s\S]*?\*\//g, ' ')
-    .replace(/--.*$/gm, ' ')
   const found: Contraction[] = []
+  // One left-to-right pass, so that a quote opens where it really opens: a '--' or '/*' inside a
+  // string literal is not a comment (removing "the rest of the line" hid the statement after it),
+  // and a ';' or "DROP" inside one is not SQL. A DO block's body runs now, at migration time:
+  // its statements are checked too (a function's body runs later, when called, and is skipped).
+  const text = sql.replace(
+    /(\bDO\s+(?:LANGUAGE\s+\w+\s+)?)?\$([A-Za-z_]*)\$([\s\S]*?)\$\2\$|'(?:[^']|'')*'|\/\*[\s\S]*?\*\/|--[^\n]*/gi,
+    (match, doKeyword: string | undefined, _tag: string | undefined, body: string | undefined) => {
+      if (body !== undefined) {
+        if (doKeyword) found.push(...contractions(body.replace(/\b(?:BEGIN|THEN|ELSE|ELSIF|LOOP|DECLARE)\b/gi, ';')))
+        return `${doKeyword ?? ''}''`
+      }
+      return match.startsWith("'") ? "''" : ' '
+    },
+  )
   for (const statement of text.split(';').map((part) => part.trim().replace(/\s+/g, ' '))) {
     const dropTable = new RegExp(String.raw`^DROP TABLE (?:IF EXISTS )?(.+?)(?: CASCADE| RESTRICT)?$`, 'i').exec(statement)
     if (dropTable) {
