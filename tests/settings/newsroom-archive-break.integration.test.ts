@@ -7,6 +7,7 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { setupBackstopMs } from '../support/time-limits.ts'
 import { createArticle } from '../../lib/articles/create-article.ts'
+import { transitionArticle } from '../../lib/articles/transition-article.ts'
 import { exportNewsroom } from '../../lib/portability/export-newsroom.ts'
 import { resetMediaStore } from '../../lib/media/storage/media-storage.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
@@ -116,5 +117,29 @@ describe('importing under a new slug', () => {
     const stored = await withClient(otherUrl, (client) => client.query<{ slug: string }>('SELECT slug FROM tenants WHERE id = $1', [other.tenant.id]))
     expect(stored.rows[0]?.slug).toBe('moved-planet')
     expect(readFileSync(archive, 'utf8').length).toBeGreaterThan(0)
+  }, 120_000)
+})
+
+describe('a newsroom that arrives with a scheduled publication', () => {
+  it("publishes it on the new server: the scheduled run waits in the new server's outbox, not marked as sent", async () => {
+    const moving = await createTestTenant()
+    const editor = moving.actor('editor')
+    const article = await createArticle(editor, { headline: 'Embargoed until tomorrow', status: 'in-review' })
+    await transitionArticle(editor, article.id, { to_state: 'approved' })
+    const publishAt = new Date(Date.now() + 86_400_000).toISOString()
+    await transitionArticle(editor, article.id, { to_state: 'published', publish_at: publishAt })
+    const archive = path.join(dir, 'scheduled.ndjson')
+    const lines: string[] = []
+    for await (const line of exportNewsroom(moving.actor('admin'), 'command_line')) lines.push(line)
+    writeFileSync(archive, lines.join(''))
+
+    const imported = await run(['import', '--file', archive], { DATABASE_URL: otherUrl, ...storeEnv(mediaDirs.other) })
+    expect(imported.code).toBe(0)
+    // On the old server Inngest held a run sleeping until publish_at; the new server's Inngest has
+    // none, and only an unsent article.publish_scheduled event makes its outbox start one.
+    const waiting = await withClient(otherUrl, (client) =>
+      client.query(`SELECT id FROM events WHERE tenant_id = $1 AND kind = 'article.publish_scheduled' AND data->>'article_id' = $2 AND sent_to_queue_at IS NULL`, [moving.tenant.id, article.id]),
+    )
+    expect(waiting.rowCount, 'publish_scheduled events waiting for the new server\'s queue').toBe(1)
   }, 120_000)
 })
