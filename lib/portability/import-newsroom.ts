@@ -43,7 +43,8 @@ const quote = (name: string) => `"${name.replaceAll('"', '""')}"`
  * counts by their triggers; the revision trigger stands aside (newsroom.importing) for the
  * archive's own revisions. Members get unusable passwords, the first active admin a new one
  * (returned once); webhook subscriptions are paused with a new signing secret; events count as
- * sent (they were, on the old server), so nothing is delivered again. Each media original is
+ * sent (they were, on the old server), so nothing is delivered again, but for the scheduled
+ * publications still ahead (their runs were the old server's). Each media original is
  * written to this server's media store (under the same key) once its size and SHA-256 match its
  * record, before the rows commit; if the import fails, the files it wrote are removed again.
  * Renditions are rendered on first request, as for any upload.
@@ -233,6 +234,15 @@ export async function importNewsroom(source: AsyncIterable<string>, options: { s
         [JSON.stringify(restoredFrom.map(([id, source]) => ({ id, source })))],
       )
     }
+    // A scheduled publication is a run the old server's Inngest holds (asleep until publish_at);
+    // this server's has none. The event that started it waits in this server's outbox again, so
+    // its sweeper starts the run here (it publishes only if the article is still scheduled then).
+    await client.query(
+      `UPDATE events e SET sent_to_queue_at = NULL FROM articles a
+        WHERE e.tenant_id = $1 AND a.tenant_id = $1 AND e.kind = 'article.publish_scheduled' AND a.id = e.data->>'article_id'
+          AND a.scheduled_publish_at IS NOT NULL AND (e.data->>'publish_at')::timestamptz = a.scheduled_publish_at`,
+      [manifest.tenant.id],
+    )
     const tenant = (await client.query<{ id: string; slug: string; name: string }>('SELECT id, slug, name FROM tenants WHERE id = $1', [manifest.tenant.id])).rows[0]
     if (!tenant) throw new ArchiveError('The archive has no newsroom row.')
     let password: string | null = null
