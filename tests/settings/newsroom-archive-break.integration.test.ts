@@ -143,3 +143,26 @@ describe('a newsroom that arrives with a scheduled publication', () => {
     expect(waiting.rowCount, 'publish_scheduled events waiting for the new server\'s queue').toBe(1)
   }, 120_000)
 })
+
+describe("the restore runbook's second way: copy what was lost out of the restored database", () => {
+  it('imports the newsroom exported from the restored copy into the live server that still holds it, under the new slug the refusal suggests', async () => {
+    // docs/deploy.md, "Restoring a backup to a point in time", step 6: "copy what was lost out of
+    // it (a newsroom: npm run newsroom -- export against the restored database, then import it
+    // where it belongs)". The restored copy holds the same newsroom, same ids and members, as the
+    // live server, which still has it (a bad bulk change damaged its articles; nothing deleted it).
+    const live = await createTestTenant()
+    await createArticle(live.actor('writer'), { headline: 'Before the bad bulk change', body: '<p>Kept</p>' })
+    const archive = path.join(dir, 'from-restored.ndjson')
+    const lines: string[] = []
+    for await (const line of exportNewsroom(live.actor('admin'), 'command_line')) lines.push(line)
+    writeFileSync(archive, lines.join(''))
+
+    const first = await run(['import', '--file', archive], storeEnv(mediaDirs.source))
+    expect(first.code).toBe(1)
+    // The refusal says how to go on: a new slug.
+    expect(first.stderr).toContain('--tenant <new-slug> to rename it')
+    const renamed = await run(['import', '--tenant', `${live.tenant.slug}-recovered`, '--file', archive], storeEnv(mediaDirs.source))
+    expect(renamed.stderr).toContain(`Imported ${live.tenant.slug}-recovered`)
+    expect(renamed.code).toBe(0)
+  }, 120_000)
+})
