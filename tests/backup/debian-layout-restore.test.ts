@@ -90,6 +90,9 @@ describe("the restore runbook on Debian's packaged PostgreSQL", () => {
 
 /** docs/deploy.md, "Restoring a backup to a point in time", step 4. */
 function runbookStep4() {
-  appendFileSync(path.join(restoredData, 'postgresql.conf'), `port = ${base + 2}\n`)
-  void copyFileSync
+  appendFileSync(path.join(restoredData, 'postgresql.conf'), `port = ${base + 2}\nsynchronous_standby_names = ''\n`)
+  for (const file of ['pg_hba.conf', 'pg_ident.conf']) {
+    copyFileSync(path.join(confDir, file), path.join(restoredData, file))
+    chownSync(path.join(restoredData, file), owner().uid, owner().gid)
+  }
 }
