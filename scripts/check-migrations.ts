@@ -166,18 +166,23 @@ export function contractions(sql: string): Contraction[] {
   return found
 }
 
-export type Baseline = { lastMigration: string; tables: Map<string, Set<string>>; enums: Map<string, Set<string>> }
+export type Baseline = { lastMigration: string; tables: Map<string, Set<string>>; enums: Map<string, Set<string>>; migrations?: Set<string> }
 
 export function readBaseline(layout: Layout = repositoryLayout): Baseline {
   const lastMigration = readFileSync(path.join(layout.baselineDir, 'last-migration'), 'utf8').trim()
   const schema = readFileSync(path.join(layout.baselineDir, 'schema.prisma'), 'utf8')
-  return { lastMigration, tables: schemaColumns(schema), enums: schemaEnums(schema) }
+  // Every migration the previous release had (written by --mark-release): a migration named
+  // before its last one but added since (a branch begun before the release) is this release's too,
+  // and prisma migrate deploy applies it as any other.
+  const listFile = path.join(layout.baselineDir, 'migrations')
+  const migrations = existsSync(listFile) ? new Set(readFileSync(listFile, 'utf8').split('\n').map((line) => line.trim()).filter(Boolean)) : undefined
+  return { lastMigration, tables: schemaColumns(schema), enums: schemaEnums(schema), migrations }
 }
 
 /** The release's migrations (named after the previous release's last) that break the previous release's code, one line each. */
 export function checkMigrations(layout: Layout = repositoryLayout): { checked: string[]; violations: string[] } {
   const baseline = readBaseline(layout)
-  const checked = knownMigrations(layout.migrationsDir).filter((migration) => migration > baseline.lastMigration)
+  const checked = knownMigrations(layout.migrationsDir).filter((migration) => (baseline.migrations ? !baseline.migrations.has(migration) : migration > baseline.lastMigration))
   const violations: string[] = []
   for (const migration of checked) {
     const file = path.join(layout.migrationsDir, migration, 'migration.sql')
@@ -212,6 +217,7 @@ export function markRelease(layout: Layout = repositoryLayout): string {
   mkdirSync(layout.baselineDir, { recursive: true })
   copyFileSync(layout.schemaFile, path.join(layout.baselineDir, 'schema.prisma'))
   writeFileSync(path.join(layout.baselineDir, 'last-migration'), `${last}\n`)
+  writeFileSync(path.join(layout.baselineDir, 'migrations'), `${knownMigrations(layout.migrationsDir).join('\n')}\n`)
   return last
 }
 

@@ -3,7 +3,7 @@ import { copyFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { checkMigrations, repositoryLayout, type Layout } from '../../scripts/check-migrations.ts'
+import { checkMigrations, markRelease, repositoryLayout, type Layout } from '../../scripts/check-migrations.ts'
 
 // Found by the issue-49 tester: migrations that drop a column the previous release uses, written
 // as people write them, and that the expand/contract check let through.
@@ -57,8 +57,14 @@ END $$;`,
   })
 
   it('sees a drop in a migration named before the previous release but added after it (a branch rebased past the release)', () => {
-    // prisma migrate deploy applies every migration the database has not recorded, whatever its name's order.
-    const { checked, violations } = checkMigrations(releaseWith({ '20261126000000_from_an_old_branch': 'ALTER TABLE "articles" DROP COLUMN "lede";' }))
+    // The release is cut as docs/deploy.md says (--mark-release), then a branch begun before it
+    // is merged. prisma migrate deploy applies every migration the database has not recorded,
+    // whatever its name's order.
+    const layout = releaseWith({})
+    markRelease(layout)
+    mkdirSync(path.join(layout.migrationsDir, '20261126000000_from_an_old_branch'), { recursive: true })
+    writeFileSync(path.join(layout.migrationsDir, '20261126000000_from_an_old_branch', 'migration.sql'), 'ALTER TABLE "articles" DROP COLUMN "lede";')
+    const { checked, violations } = checkMigrations(layout)
     expect(checked).toContain('20261126000000_from_an_old_branch')
     expect(violations).toHaveLength(1)
   })
