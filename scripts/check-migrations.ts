@@ -174,7 +174,7 @@ export function readBaseline(layout: Layout = repositoryLayout): Baseline {
   // Every migration the previous release had (written by --mark-release): a migration named
   // before its last one but added since (a branch begun before the release) is this release's too,
   // and prisma migrate deploy applies it as any other.
-  const listFile = path.join(layout.baselineDir, 'migrations')
+  const listFile = path.join(layout.baselineDir, 'migration-names')
   const migrations = existsSync(listFile) ? new Set(readFileSync(listFile, 'utf8').split('\n').map((line) => line.trim()).filter(Boolean)) : undefined
   return { lastMigration, tables: schemaColumns(schema), enums: schemaEnums(schema), migrations }
 }
@@ -217,7 +217,7 @@ export function markRelease(layout: Layout = repositoryLayout): string {
   mkdirSync(layout.baselineDir, { recursive: true })
   copyFileSync(layout.schemaFile, path.join(layout.baselineDir, 'schema.prisma'))
   writeFileSync(path.join(layout.baselineDir, 'last-migration'), `${last}\n`)
-  writeFileSync(path.join(layout.baselineDir, 'migrations'), `${knownMigrations(layout.migrationsDir).join('\n')}\n`)
+  writeFileSync(path.join(layout.baselineDir, 'migration-names'), `${knownMigrations(layout.migrationsDir).join('\n')}\n`)
   return last
 }
 
