@@ -7,6 +7,7 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { setupBackstopMs } from '../support/time-limits.ts'
 import { createArticle } from '../../lib/articles/create-article.ts'
+import { db } from '../../lib/db/client.ts'
 import { transitionArticle } from '../../lib/articles/transition-article.ts'
 import { exportNewsroom } from '../../lib/portability/export-newsroom.ts'
 import { resetMediaStore } from '../../lib/media/storage/media-storage.ts'
@@ -165,4 +166,24 @@ describe("the restore runbook's second way: copy what was lost out of the restor
     expect(renamed.stderr).toContain(`Imported ${live.tenant.slug}-recovered`)
     expect(renamed.code).toBe(0)
   }, 120_000)
+})
+
+describe('an export the admin stops once the articles have arrived', () => {
+  it("is in the newsroom's audit log all the same, naming who took it", async () => {
+    // The portal's download is a stream: a client that closes it after the rows (before the end
+    // line) has every article. The audit entry was written only after the end line.
+    const watched = await createTestTenant()
+    await createArticle(watched.actor('writer'), { headline: 'Unpublished investigation', body: '<p>Sources</p>' })
+    const admin = watched.actor('admin')
+    const exporting = exportNewsroom(admin, 'portal')
+    for (;;) {
+      const { value, done } = await exporting.next()
+      if (done) throw new Error('the export ended before its articles')
+      if (value.startsWith('{"type":"row","table":"articles"')) break
+    }
+    // The browser's connection closes: the route's ReadableStream cancel() returns the generator.
+    await exporting.return(undefined)
+    const entries = await db.auditEntry.findMany({ where: { tenantId: watched.tenant.id, action: { startsWith: 'tenant.export' } } })
+    expect(entries.map((entry) => ({ action: entry.action, actorId: entry.actorId }))).toEqual([{ action: expect.stringMatching(/^tenant\.export/), actorId: watched.users.admin.id }])
+  }, 60_000)
 })
