@@ -27,8 +27,10 @@ const quote = (name: string) => `"${name.replaceAll('"', '""')}"`
  * newline, read a page at a time (keyset by id): memory stays flat at any size. Every page is
  * read in one REPEATABLE READ transaction, so the archive is the newsroom at one moment: an article
  * saved while the export runs is wholly in it or wholly out of it (its revisions, history and
- * events with it), and the archive always loads. An admin (or the system: the command line) may export; the export is audited once the
- * last line has been produced, with the number of rows it carried.
+ * events with it), and the archive always loads. An admin (or the system: the command line) may
+ * export; the export is audited as it starts (a download closed before its end line has taken
+ * the rows all the same), and again once the last line has been produced, with the number of
+ * rows it carried.
  */
 export async function* exportNewsroom(actor: Actor, via: 'command_line' | 'portal'): AsyncGenerator<string> {
   assertCan(actor, 'admin')
@@ -44,6 +46,11 @@ export async function* exportNewsroom(actor: Actor, via: 'command_line' | 'porta
   const schema = await sqlPool
     .query<{ name: string }>(`SELECT migration_name AS name FROM _prisma_migrations WHERE finished_at IS NOT NULL ORDER BY migration_name DESC LIMIT 1`)
     .then((result) => result.rows[0]?.name ?? null, () => null)
+  // Audited before the first line leaves: a download closed once the rows have arrived (before
+  // the end line, and so before the entry below) has taken the newsroom all the same.
+  await tenantDb(tenantId).$transaction((tx) =>
+    recordAudit(tx, { tenantId, actorId: actor.user?.id ?? null, action: 'tenant.export_started', targetType: 'tenant', targetId: tenantId, metadata: { via } }),
+  )
   const client = await sqlPool.connect()
   let open = false
   let released = false
