@@ -187,3 +187,30 @@ describe('an export the admin stops once the articles have arrived', () => {
     expect(entries.map((entry) => ({ action: entry.action, actorId: entry.actorId }))).toEqual([{ action: expect.stringMatching(/^tenant\.export/), actorId: watched.users.admin.id }])
   }, 60_000)
 })
+
+describe('an archive from a newer release', () => {
+  it('is refused, naming what this server cannot hold, rather than loaded without those fields', async () => {
+    // The newer release added a column (expand: nullable) and the newsroom filled it; this server
+    // runs the release before (the other database is the migrated template, without it).
+    const newer = await createTestTenant()
+    const article = await createArticle(newer.actor('writer'), { headline: 'With a standfirst' })
+    await withClient(process.env.DATABASE_URL!, async (client) => {
+      await client.query('ALTER TABLE articles ADD COLUMN standfirst text')
+      await client.query(`UPDATE articles SET standfirst = 'Only in the newer release' WHERE id = $1`, [article.id])
+    })
+    const archive = path.join(dir, 'newer.ndjson')
+    const lines: string[] = []
+    try {
+      for await (const line of exportNewsroom(newer.actor('admin'), 'command_line')) lines.push(line)
+    } finally {
+      await withClient(process.env.DATABASE_URL!, (client) => client.query('ALTER TABLE articles DROP COLUMN standfirst'))
+    }
+    expect(lines.join('')).toContain('Only in the newer release')
+    writeFileSync(archive, lines.join(''))
+    const imported = await run(['import', '--file', archive], { DATABASE_URL: otherUrl, ...storeEnv(mediaDirs.other) })
+    expect(imported.code).toBe(1)
+    expect(imported.stderr).toContain('standfirst')
+    const loaded = await withClient(otherUrl, (client) => client.query('SELECT 1 FROM tenants WHERE id = $1', [newer.tenant.id]))
+    expect(loaded.rowCount).toBe(0)
+  }, 120_000)
+})
