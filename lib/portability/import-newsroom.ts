@@ -107,6 +107,15 @@ export async function importNewsroom(source: AsyncIterable<string>, options: { s
       sectionIndex = index
     }
     if (row[archiveSections[index]!.tenantColumn] !== manifest!.tenant.id) throw new ArchiveError(`Line ${lineCount}: a ${table} row of another newsroom.`)
+    // A column this server does not have comes from a newer release: loading the row without it
+    // would lose that field silently. Upgrade first (the archive says which schema it was taken on).
+    const known = await tableColumns(table)
+    const unknown = Object.keys(row).filter((column) => !known.has(column))
+    if (unknown.length) {
+      throw new ArchiveError(
+        `Line ${lineCount}: the archive's ${table} have ${unknown.join(', ')}, which this server's database does not: it was exported by a newer release (schema ${manifest!.schema ?? 'unknown'}). Upgrade this server (the migration step) and import again. Nothing was imported.`,
+      )
+    }
     const loaded = { ...row }
     if (table === 'tenants' && options.slug) loaded.slug = options.slug
     if (table === 'tenants') {
