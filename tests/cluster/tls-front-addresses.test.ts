@@ -14,9 +14,12 @@ import { requestFrom } from './fault-support.ts'
 
 const layout = clusterLayout()
 const frontPort = layout.base + 96
+// Varnish as the guide runs it behind that HAProxy: its own listener taking the PROXY protocol.
+const varnishPort = layout.base + 97
 const dir = mkdtempSync(path.join(tmpdir(), 'newsroom-tls-front-'))
 const unauthenticatedBudget = Number(process.env.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE)
 let haproxy: ChildProcess
+let varnish: ChildProcess
 
 beforeAll(async () => {
   const apps = layout.ports.apps.map((port, index) => `  server app-${index + 1} 127.0.0.1:${port}`).join('\n')
@@ -37,17 +40,20 @@ frontend https
   default_backend apps
 
 backend varnish
-  server varnish 127.0.0.1:${layout.ports.varnish}
+  server varnish 127.0.0.1:${varnishPort} send-proxy-v2
 
 backend apps
 ${apps}
 `,
   )
+  // The cluster's VCL (its backend is the cluster's content frontend), on a PROXY listener.
+  varnish = spawn('varnishd', ['-F', '-a', `127.0.0.1:${varnishPort},PROXY`, '-f', path.join(layout.dir, 'content.vcl'), '-n', path.join(dir, 'varnish'), '-s', 'malloc,16m', '-T', 'none'], { stdio: 'ignore' })
   haproxy = spawn('haproxy', ['-db', '-f', path.join(dir, 'haproxy.cfg')], { stdio: 'ignore' })
   for (let i = 0; i < 50; i++) {
     try {
       await requestFrom('127.0.0.1', 'GET', `http://127.0.0.1:${frontPort}/healthz`, { timeoutMs: 1_000 })
-      return
+      const content = await requestFrom('127.0.0.1', 'GET', `http://127.0.0.1:${frontPort}/content/v1/openapi.json`, { timeoutMs: 1_000 })
+      if (content.status === 200) return
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
@@ -57,6 +63,7 @@ ${apps}
 
 afterAll(() => {
   if (haproxy?.pid) process.kill(haproxy.pid, 'SIGTERM')
+  if (varnish?.pid) process.kill(varnish.pid, 'SIGTERM')
   rmSync(dir, { recursive: true, force: true })
 })
 
