@@ -7,7 +7,7 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { setupBackstopMs } from '../support/time-limits.ts'
 import { createArticle } from '../../lib/articles/create-article.ts'
-import { db } from '../../lib/db/client.ts'
+import { db, sqlPool } from '../../lib/db/client.ts'
 import { transitionArticle } from '../../lib/articles/transition-article.ts'
 import { exportNewsroom } from '../../lib/portability/export-newsroom.ts'
 import { resetMediaStore } from '../../lib/media/storage/media-storage.ts'
@@ -213,4 +213,29 @@ describe('an archive from a newer release', () => {
     const loaded = await withClient(otherUrl, (client) => client.query('SELECT 1 FROM tenants WHERE id = $1', [newer.tenant.id]))
     expect(loaded.rowCount).toBe(0)
   }, 120_000)
+})
+
+describe('exports paused by slow downloads', () => {
+  it("leave the instance's shared connections to its requests", async () => {
+    // Each export holds one snapshot for as long as its download lasts; admins' browsers may
+    // pause reading. As many paused exports as the pool has connections, then a request's query.
+    const paused = await createTestTenant()
+    const size = (sqlPool.options as { max?: number }).max ?? 10
+    const exports = Array.from({ length: size }, () => exportNewsroom(paused.actor('admin'), 'portal'))
+    try {
+      for (const exporting of exports) {
+        for (;;) {
+          const { value, done } = await exporting.next()
+          if (done || value.startsWith('{"type":"row"')) break
+        }
+      }
+      const answered = await Promise.race([
+        sqlPool.query('SELECT 1 AS one').then((result) => result.rows[0]?.one as number),
+        new Promise<string>((resolve) => setTimeout(() => resolve('no connection within 3 s'), 3_000)),
+      ])
+      expect(answered).toBe(1)
+    } finally {
+      await Promise.all(exports.map((exporting) => exporting.return(undefined)))
+    }
+  }, 60_000)
 })
