@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { recordAudit } from '../audit.ts'
 import { assertCan } from '../auth/permissions.ts'
-import type pg from 'pg'
+import pg from 'pg'
 import { sqlPool } from '../db/client.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
@@ -12,7 +12,7 @@ import { archiveFormat, archiveSections, archiveVersion, mediaChunkBytes, omitte
 const pageSize = 500
 
 /** The columns of `table` the archive carries: all but the section's omitted ones, as the database has them now. */
-async function exportedColumns(client: pg.PoolClient, table: string, omit: string[]): Promise<string[]> {
+async function exportedColumns(client: pg.Client, table: string, omit: string[]): Promise<string[]> {
   const { rows } = await client.query<{ column_name: string }>(
     `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`,
     [table],
@@ -51,7 +51,13 @@ export async function* exportNewsroom(actor: Actor, via: 'command_line' | 'porta
   await tenantDb(tenantId).$transaction((tx) =>
     recordAudit(tx, { tenantId, actorId: actor.user?.id ?? null, action: 'tenant.export_started', targetType: 'tenant', targetId: tenantId, metadata: { via } }),
   )
-  const client = await sqlPool.connect()
+  // A connection of its own, outside the pool the service's requests share: a download may hold
+  // its snapshot for as long as the admin's browser takes, and a few paused downloads must not
+  // leave the instance's requests without connections. A cut connection fails the query in
+  // flight (the archive ends without its end line); its 'error' event must not end the process.
+  const client = new pg.Client({ ...(sqlPool.options as pg.ClientConfig), application_name: 'newsroom export' })
+  client.on('error', () => undefined)
+  await client.connect()
   let open = false
   let released = false
   try {
@@ -101,7 +107,7 @@ export async function* exportNewsroom(actor: Actor, via: 'command_line' | 'porta
     await client.query('COMMIT')
     open = false
     released = true
-    client.release()
+    await client.end()
     yield `${JSON.stringify(end)}\n`
     const records = Object.values(counts).reduce((sum, n) => sum + n, 0)
     await tenantDb(tenantId).$transaction((tx) =>
@@ -110,7 +116,7 @@ export async function* exportNewsroom(actor: Actor, via: 'command_line' | 'porta
   } finally {
     // A download cancelled midway (the generator returned) or a failed read ends the snapshot too.
     if (open) await client.query('ROLLBACK').catch(() => undefined)
-    if (!released) client.release()
+    if (!released) await client.end().catch(() => undefined)
   }
 }
 
@@ -121,7 +127,7 @@ export async function* exportNewsroom(actor: Actor, via: 'command_line' | 'porta
  * missing or not what its record says stops the export, rather than ship an archive that would
  * load a broken image.
  */
-async function* mediaFiles(client: pg.PoolClient, tenantId: string): AsyncGenerator<string> {
+async function* mediaFiles(client: pg.Client, tenantId: string): AsyncGenerator<string> {
   let after = ''
   for (;;) {
     const { rows } = await client.query<{ id: string; storage_key: string; content_type: string; bytes: number; sha256: string }>(
