@@ -42,6 +42,7 @@ export type AuditAction =
   | 'user.factors_reset'
   | 'two_factor.sign_in_locked'
   | 'tenant.created'
+  | 'tenant.export_started'
   | 'tenant.exported'
   | 'tenant.imported'
   | 'user.sign_in_failed'

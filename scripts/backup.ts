@@ -11,7 +11,7 @@
  * oldest kept backup and the last archived WAL segment.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, writeFileSync, chownSync } from 'node:fs'
+import { appendFileSync, mkdirSync, writeFileSync, chownSync } from 'node:fs'
 import path from 'node:path'
 import { ensureDebianPackages } from './debian-packages.ts'
 
@@ -166,4 +166,14 @@ export function backupInfo(layout: BackupLayout): unknown {
  */
 export function restoreToTime(layout: BackupLayout, targetData: string, target: string): void {
   pgbackrest(layout, ['restore', `--pg1-path=${targetData}`, '--type=time', `--target=${target}`, '--target-action=promote', '--archive-mode=off'])
+  appendFileSync(path.join(targetData, 'postgresql.conf'), standaloneSettings)
 }
+
+/**
+ * What a restored copy needs to run alone. A Patroni leader's postgresql.conf (which the backup
+ * carries) names its synchronous standby; the copy has none, so every commit on it would wait
+ * forever for one (the runbook serves from the copy, or exports a newsroom from it, which writes
+ * an audit entry). The runbook's step 4 appends the same line.
+ */
+export const standaloneSettings = "synchronous_standby_names = ''\n"
+

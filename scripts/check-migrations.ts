@@ -47,7 +47,27 @@ export function schemaColumns(schema: string): Map<string, Set<string>> {
   return tables
 }
 
-export type Contraction = { kind: 'drops table' | 'renames table' | 'drops column' | 'renames column' | 'changes the type of column' | 'makes NOT NULL column' | 'adds a NOT NULL column without a default to'; table: string; column?: string }
+export type Contraction = {
+  kind: 'drops table' | 'renames table' | 'drops column' | 'renames column' | 'changes the type of column' | 'makes NOT NULL column' | 'adds a NOT NULL column without a default to' | 'renames a value of enum' | 'drops enum' | 'renames enum'
+  table: string
+  column?: string
+}
+
+/** Each enum the schema declares (the PostgreSQL type of that name), with the values its models write (@map'ed as stored). */
+export function schemaEnums(schema: string): Map<string, Set<string>> {
+  const text = schema.replace(/\/\/.*$/gm, '')
+  const enums = new Map<string, Set<string>>()
+  for (const [, name, body] of text.matchAll(/^\s*enum\s+(\w+)\s*\{([\s\S]*?)^\s*\}/gm)) {
+    const type = /@@map\("([^"]+)"\)/.exec(body!)?.[1] ?? name!
+    const values = new Set<string>()
+    for (const line of body!.split('\n')) {
+      const value = /^\s*(\w+)/.exec(line)
+      if (value && !line.trim().startsWith('@@')) values.add(/@map\("([^"]+)"\)/.exec(line)?.[1] ?? value[1]!)
+    }
+    enums.set(type, values)
+  }
+  return enums
+}
 
 const identifier = String.raw`(?:"(?:[^"]|"")+"|[A-Za-z_][\w$]*)(?:\s*\.\s*(?:"(?:[^"]|"")+"|[A-Za-z_][\w$]*))?`
 const name = (raw: string) => {
@@ -79,15 +99,42 @@ function topLevelParts(text: string): string[] {
 
 /** What a migration's SQL removes or tightens, statement by statement (function bodies and comments aside). */
 export function contractions(sql: string): Contraction[] {
-  const text = sql
-    .replace(/\$([A-Za-z_]*)\$[\s\S]*?\$\1\$/g, "''")
-    .replace(/\/\*[\s\S]*?\*\//g, ' ')
-    .replace(/--.*$/gm, ' ')
   const found: Contraction[] = []
+  // One left-to-right pass, so that a quote opens where it really opens: a '--' or '/*' inside a
+  // string literal is not a comment (removing "the rest of the line" hid the statement after it),
+  // and a ';' inside one ends no statement. A DO block's body runs now, at migration time:
+  // its statements are checked too (a function's body runs later, when called, and is skipped).
+  const text = sql.replace(
+    /(\bDO\s+(?:LANGUAGE\s+\w+\s+)?)?\$([A-Za-z_]*)\$([\s\S]*?)\$\2\$|'(?:[^']|'')*'|\/\*[\s\S]*?\*\/|--[^\n]*/gi,
+    (match, doKeyword: string | undefined, _tag: string | undefined, body: string | undefined) => {
+      if (body !== undefined) {
+        if (doKeyword) found.push(...contractions(body.replace(/\b(?:BEGIN|THEN|ELSE|ELSIF|LOOP|DECLARE)\b/gi, ';')))
+        return `${doKeyword ?? ''}''`
+      }
+      // A string literal stays (an enum value is named by one), but its ';' splits no statement.
+      return match.startsWith("'") ? match.replaceAll(';', ',') : ' '
+    },
+  )
   for (const statement of text.split(';').map((part) => part.trim().replace(/\s+/g, ' '))) {
     const dropTable = new RegExp(String.raw`^DROP TABLE (?:IF EXISTS )?(.+?)(?: CASCADE| RESTRICT)?$`, 'i').exec(statement)
     if (dropTable) {
       for (const table of topLevelParts(dropTable[1]!)) found.push({ kind: 'drops table', table: name(table) })
+      continue
+    }
+    // Enums: the previous release writes their values, and reads every value it knows.
+    const enumValue = new RegExp(String.raw`^ALTER TYPE (${identifier}) RENAME VALUE '((?:[^']|'')*)' TO `, 'i').exec(statement)
+    if (enumValue) {
+      found.push({ kind: 'renames a value of enum', table: name(enumValue[1]!), column: enumValue[2]!.replaceAll("''", "'") })
+      continue
+    }
+    const renameType = new RegExp(String.raw`^ALTER TYPE (${identifier}) RENAME TO `, 'i').exec(statement)
+    if (renameType) {
+      found.push({ kind: 'renames enum', table: name(renameType[1]!) })
+      continue
+    }
+    const dropType = new RegExp(String.raw`^DROP TYPE (?:IF EXISTS )?(.+?)(?: CASCADE| RESTRICT)?$`, 'i').exec(statement)
+    if (dropType) {
+      for (const type of topLevelParts(dropType[1]!)) found.push({ kind: 'drops enum', table: name(type) })
       continue
     }
     const alter = new RegExp(String.raw`^ALTER TABLE (?:IF EXISTS )?(?:ONLY )?(${identifier}) (.*)$`, 'i').exec(statement)
@@ -119,22 +166,37 @@ export function contractions(sql: string): Contraction[] {
   return found
 }
 
-export type Baseline = { lastMigration: string; tables: Map<string, Set<string>> }
+export type Baseline = { lastMigration: string; tables: Map<string, Set<string>>; enums: Map<string, Set<string>>; migrations?: Set<string> }
 
 export function readBaseline(layout: Layout = repositoryLayout): Baseline {
   const lastMigration = readFileSync(path.join(layout.baselineDir, 'last-migration'), 'utf8').trim()
-  return { lastMigration, tables: schemaColumns(readFileSync(path.join(layout.baselineDir, 'schema.prisma'), 'utf8')) }
+  const schema = readFileSync(path.join(layout.baselineDir, 'schema.prisma'), 'utf8')
+  // Every migration the previous release had (written by --mark-release): a migration named
+  // before its last one but added since (a branch begun before the release) is this release's too,
+  // and prisma migrate deploy applies it as any other.
+  const listFile = path.join(layout.baselineDir, 'migration-names')
+  const migrations = existsSync(listFile) ? new Set(readFileSync(listFile, 'utf8').split('\n').map((line) => line.trim()).filter(Boolean)) : undefined
+  return { lastMigration, tables: schemaColumns(schema), enums: schemaEnums(schema), migrations }
 }
 
 /** The release's migrations (named after the previous release's last) that break the previous release's code, one line each. */
 export function checkMigrations(layout: Layout = repositoryLayout): { checked: string[]; violations: string[] } {
   const baseline = readBaseline(layout)
-  const checked = knownMigrations(layout.migrationsDir).filter((migration) => migration > baseline.lastMigration)
+  const checked = knownMigrations(layout.migrationsDir).filter((migration) => (baseline.migrations ? !baseline.migrations.has(migration) : migration > baseline.lastMigration))
   const violations: string[] = []
   for (const migration of checked) {
     const file = path.join(layout.migrationsDir, migration, 'migration.sql')
     if (!existsSync(file)) continue
     for (const change of contractions(readFileSync(file, 'utf8'))) {
+      if (change.kind.endsWith('enum')) {
+        // A type the previous release's schema does not declare is this release's own (or a
+        // replacement Prisma made: its ALTER COLUMN … TYPE is refused on the column).
+        const values = baseline.enums.get(change.table)
+        if (!values || (change.column !== undefined && !values.has(change.column))) continue
+        const what = change.column === undefined ? change.table : `${change.table} ('${change.column}')`
+        violations.push(`${migration}: ${change.kind} ${what}, which the previous release (${baseline.lastMigration}) still uses. Add the new value now, stop writing the old one, and remove it in a later release.`)
+        continue
+      }
       const columns = baseline.tables.get(change.table)
       if (!columns) continue
       const usedColumn = change.column === undefined || change.kind === 'adds a NOT NULL column without a default to' || columns.has(change.column)
@@ -155,6 +217,7 @@ export function markRelease(layout: Layout = repositoryLayout): string {
   mkdirSync(layout.baselineDir, { recursive: true })
   copyFileSync(layout.schemaFile, path.join(layout.baselineDir, 'schema.prisma'))
   writeFileSync(path.join(layout.baselineDir, 'last-migration'), `${last}\n`)
+  writeFileSync(path.join(layout.baselineDir, 'migration-names'), `${knownMigrations(layout.migrationsDir).join('\n')}\n`)
   return last
 }
 

@@ -78,13 +78,25 @@ export async function migrateOnce(databaseUrl: string, options: { embedded?: boo
 export class SchemaNotReadyError extends Error {}
 
 /**
+ * MIGRATE_ON_START as environment files write it: unset, true/1/yes/on, or false/0/no/off (any
+ * case). Anything else is refused: read as "on", a misspelt "false" would let every instance of
+ * a rolling deploy change the schema under the old ones.
+ */
+export function migrateOnStart(value: string | undefined): boolean {
+  const setting = value?.trim().toLowerCase()
+  if (setting === undefined || setting === '' || ['true', '1', 'yes', 'on'].includes(setting)) return true
+  if (['false', '0', 'no', 'off'].includes(setting)) return false
+  throw new SchemaNotReadyError(`MIGRATE_ON_START is '${value}': set it to false (instances of a rolling deploy: the migration step migrates) or true.`)
+}
+
+/**
  * What an instance does with the schema as it starts. MIGRATE_ON_START=false (every instance
  * of a rolling deploy): nothing but the check that the migration step has run. Otherwise (one
  * host, `npm run dev`, the embedded store): the migrations, under the lock.
  */
 export async function prepareSchemaOnStart(databaseUrl: string, options: { embedded?: boolean; env?: Record<string, string | undefined> } = {}): Promise<'migrated' | 'checked'> {
   const env = options.env ?? process.env
-  if (env.MIGRATE_ON_START === 'false' && !options.embedded) {
+  if (migrateOnStart(env.MIGRATE_ON_START) === false && !options.embedded) {
     const pending = await pendingMigrations(databaseUrl)
     if (pending.length > 0) {
       throw new SchemaNotReadyError(

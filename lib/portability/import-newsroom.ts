@@ -43,7 +43,8 @@ const quote = (name: string) => `"${name.replaceAll('"', '""')}"`
  * counts by their triggers; the revision trigger stands aside (newsroom.importing) for the
  * archive's own revisions. Members get unusable passwords, the first active admin a new one
  * (returned once); webhook subscriptions are paused with a new signing secret; events count as
- * sent (they were, on the old server), so nothing is delivered again. Each media original is
+ * sent (they were, on the old server), so nothing is delivered again, but for the scheduled
+ * publications still ahead (their runs were the old server's). Each media original is
  * written to this server's media store (under the same key) once its size and SHA-256 match its
  * record, before the rows commit; if the import fails, the files it wrote are removed again.
  * Renditions are rendered on first request, as for any upload.
@@ -106,6 +107,15 @@ export async function importNewsroom(source: AsyncIterable<string>, options: { s
       sectionIndex = index
     }
     if (row[archiveSections[index]!.tenantColumn] !== manifest!.tenant.id) throw new ArchiveError(`Line ${lineCount}: a ${table} row of another newsroom.`)
+    // A column this server does not have comes from a newer release: loading the row without it
+    // would lose that field silently. Upgrade first (the archive says which schema it was taken on).
+    const known = await tableColumns(table)
+    const unknown = Object.keys(row).filter((column) => !known.has(column))
+    if (unknown.length) {
+      throw new ArchiveError(
+        `Line ${lineCount}: the archive's ${table} have ${unknown.join(', ')}, which this server's database does not: it was exported by a newer release (schema ${manifest!.schema ?? 'unknown'}). Upgrade this server (the migration step) and import again. Nothing was imported.`,
+      )
+    }
     const loaded = { ...row }
     if (table === 'tenants' && options.slug) loaded.slug = options.slug
     if (table === 'tenants') {
@@ -205,7 +215,13 @@ export async function importNewsroom(source: AsyncIterable<string>, options: { s
         const head = line as ManifestLine
         if (head.type !== 'manifest' || head.format !== archiveFormat) throw new ArchiveError('This is not a newsroom archive: its first line is not its manifest.')
         if (head.version !== archiveVersion) throw new ArchiveError(`This server reads archives of version ${archiveVersion}; this one is version ${head.version}.`)
-        if (options.slug) newsroomSlugSchema.parse(options.slug)
+        if (options.slug !== undefined) {
+          // The slug as the rules spell it (trimmed, lower case): the raw text would store a slug
+          // no one can name (export --tenant, sign-in addresses) and slip past the taken-slug check.
+          const slug = newsroomSlugSchema.safeParse(options.slug)
+          if (!slug.success) throw new ValidationError([{ field: 'tenant', message: slug.error.issues[0]?.message ?? 'Not a valid slug.' }])
+          options = { ...options, slug: slug.data }
+        }
         manifest = head
       } else if (line.type === 'row') await take(line as RowLine)
       else if (line.type === 'media') await startFile(line as MediaLine)
@@ -227,6 +243,15 @@ export async function importNewsroom(source: AsyncIterable<string>, options: { s
         [JSON.stringify(restoredFrom.map(([id, source]) => ({ id, source })))],
       )
     }
+    // A scheduled publication is a run the old server's Inngest holds (asleep until publish_at);
+    // this server's has none. The event that started it waits in this server's outbox again, so
+    // its sweeper starts the run here (it publishes only if the article is still scheduled then).
+    await client.query(
+      `UPDATE events e SET sent_to_queue_at = NULL FROM articles a
+        WHERE e.tenant_id = $1 AND a.tenant_id = $1 AND e.kind = 'article.publish_scheduled' AND a.id = e.data->>'article_id'
+          AND a.scheduled_publish_at IS NOT NULL AND (e.data->>'publish_at')::timestamptz = a.scheduled_publish_at`,
+      [manifest.tenant.id],
+    )
     const tenant = (await client.query<{ id: string; slug: string; name: string }>('SELECT id, slug, name FROM tenants WHERE id = $1', [manifest.tenant.id])).rows[0]
     if (!tenant) throw new ArchiveError('The archive has no newsroom row.')
     let password: string | null = null

@@ -33,6 +33,7 @@ const actionLabels: Record<string, string> = {
   'two_factor.sign_in_locked': 'Sign-in stopped after wrong codes',
   'user.factors_reset': 'Reset two-factor',
   'tenant.created': 'Created the newsroom',
+  'tenant.export_started': 'Started an export of the newsroom',
   'tenant.exported': 'Exported the newsroom',
   'tenant.imported': 'Imported the newsroom',
   'content_key.created': 'Created content key',
@@ -67,6 +68,8 @@ function details(entry: AuditEntryView): string {
       return [`Role: ${String(m.role ?? '')}`, m.via === 'sso_just_in_time' ? 'created just in time by single sign-on' : m.via === 'command_line' ? 'provisioned from the command line' : ''].filter(Boolean).join(' · ')
     case 'tenant.created':
       return m.via === 'command_line' ? 'Provisioned from the command line' : ''
+    case 'tenant.export_started':
+      return m.via ? String(m.via) : ''
     case 'tenant.exported':
     case 'tenant.imported':
       return `${String(m.records ?? '?')} records${m.via ? ` · ${String(m.via)}` : ''}`
