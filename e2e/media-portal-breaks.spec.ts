@@ -1,0 +1,114 @@
+import { expect, test, type Page } from '@playwright/test'
+import sharp from 'sharp'
+import { queryE2eDatabase } from './support/e2e-database.ts'
+import { signedInContext } from './support/portal-session.ts'
+
+// The Media page as people break it: an editor with two tabs, a colleague deleting what a writer
+// just used, a keyboard, a phone. Each journey here was a defect a tester found.
+
+const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`
+
+async function photo(width: number, height: number, seed: number): Promise<Buffer> {
+  const pixels = Buffer.alloc(width * height * 3)
+  let state = (seed * 7919 + Date.now()) & 0x7fffffff
+  for (let index = 0; index < pixels.length; index++) {
+    state = (state * 1103515245 + 12345) & 0x7fffffff
+    pixels[index] = (state >> 16) & 0xff
+  }
+  return sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality: 80 }).toBuffer()
+}
+
+async function mediaRow(filename: string) {
+  const [row] = await queryE2eDatabase<{ id: string; alt_text: string | null; credit: string | null; caption: string | null; version: number }>(
+    'SELECT id, alt_text, credit, caption, version FROM media WHERE filename = $1 ORDER BY created_at DESC LIMIT 1',
+    [filename],
+  )
+  if (!row) throw new Error(`No media ${filename}`)
+  return row
+}
+
+async function upload(page: Page, file: { name: string; mimeType: string; buffer: Buffer }) {
+  await page.goto('/media')
+  await page.getByLabel('Choose images to upload').setInputFiles(file)
+  await expect(page.getByTestId('media-upload').filter({ hasText: file.name }).getByRole('status')).toHaveText('Uploaded. Add its alt text below.')
+  return mediaRow(file.name)
+}
+
+/** What the browser does when a person switches back to a tab: the page becomes visible again. */
+async function switchBackTo(page: Page) {
+  await page.bringToFront()
+  await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange', { bubbles: true })))
+}
+
+test('two tabs on one image: switching back to the other tab does not throw away what was typed there', async ({ browser }) => {
+  const tag = unique()
+  const file = { name: `two-tabs-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await photo(400, 300, 31) }
+  const context = await signedInContext(browser, 'editor')
+  const first = await context.newPage()
+  const row = await upload(first, file)
+
+  // Tab B: the editor starts writing the alt text, and does not save yet.
+  const second = await context.newPage()
+  await second.goto(`/media?media=${row.id}`)
+  const panelB = second.getByTestId('media-editor')
+  await panelB.getByLabel('Alt text').fill('Two firefighters carry a child out of the smoke.')
+  await expect(panelB).toContainText('Unsaved changes')
+
+  // Tab A: a quick credit fix, saved.
+  await first.goto(`/media?media=${row.id}`)
+  const panelA = first.getByTestId('media-editor')
+  await panelA.getByLabel('Credit').fill('Jane Doe / Reuters')
+  await panelA.getByRole('button', { name: 'Save image details' }).click()
+  await expect(panelA.getByTestId('media-save-status')).toHaveText('Saved. This is now version 2.')
+
+  // Back to tab B a few seconds later (the page's data is stale by then): the alt text is still there.
+  await second.waitForTimeout(6_000)
+  const refetched = second.waitForResponse((response) => response.url().includes('media.get'))
+  await switchBackTo(second)
+  await refetched
+  await expect(panelB.getByLabel('Alt text')).toHaveValue('Two firefighters carry a child out of the smoke.')
+  await expect(panelB).toContainText('Unsaved changes')
+
+  // Saving it keeps tab A's credit: neither tab silently overwrites the other.
+  await panelB.getByRole('button', { name: 'Save image details' }).click()
+  await expect
+    .poll(async () => {
+      const now = await mediaRow(file.name)
+      return { alt: now.alt_text, credit: now.credit }
+    })
+    .toEqual({ alt: 'Two firefighters carry a child out of the smoke.', credit: 'Jane Doe / Reuters' })
+  await context.close()
+})
+
+test('two tabs on one image: a save refused because the other tab saved first keeps the typed text, then saves it without undoing the other', async ({ browser }) => {
+  const tag = unique()
+  const file = { name: `conflict-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await photo(400, 300, 37) }
+  const context = await signedInContext(browser, 'editor')
+  const first = await context.newPage()
+  const row = await upload(first, file)
+  const second = await context.newPage()
+  await second.goto(`/media?media=${row.id}`)
+  const panelB = second.getByTestId('media-editor')
+  await expect(panelB.getByLabel('Caption')).toBeVisible()
+
+  await first.goto(`/media?media=${row.id}`)
+  const panelA = first.getByTestId('media-editor')
+  await panelA.getByLabel('Credit').fill('AP Photo / John Smith')
+  await panelA.getByRole('button', { name: 'Save image details' }).click()
+  await expect(panelA.getByTestId('media-save-status')).toHaveText('Saved. This is now version 2.')
+
+  // Tab B never switched away (no refetch): it saves against version 1.
+  const caption = 'Rescuers at the collapsed bridge on Tuesday, after three hours of searching in the rain.'
+  await panelB.getByLabel('Caption').fill(caption)
+  await panelB.getByRole('button', { name: 'Save image details' }).click()
+  await expect(panelB.getByTestId('media-save-failure')).toContainText('changed since you read it')
+  // The long caption the editor typed is still in the box.
+  await expect(panelB.getByLabel('Caption')).toHaveValue(caption)
+  // Saving again now applies it on top of the colleague's credit, not over it.
+  await panelB.getByRole('button', { name: 'Save image details' }).click()
+  await expect(panelB.getByTestId('media-save-status')).toHaveText('Saved. This is now version 3.')
+  const saved = await mediaRow(file.name)
+  expect(saved.caption).toBe(caption)
+  expect(saved.credit).toBe('AP Photo / John Smith')
+  await context.close()
+})
