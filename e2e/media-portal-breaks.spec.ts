@@ -112,3 +112,76 @@ test('two tabs on one image: a save refused because the other tab saved first ke
   expect(saved.credit).toBe('AP Photo / John Smith')
   await context.close()
 })
+
+test('saving the alt text of an image whose licence ended does not re-open it (the withheld mark stays, no second notice)', async ({ browser }) => {
+  const tag = unique()
+  const file = { name: `expired-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await photo(400, 300, 41) }
+  const context = await signedInContext(browser, 'editor')
+  const page = await context.newPage()
+  const row = await upload(page, file)
+  // Its licence ended yesterday at 12:00:30 and the expiry sweep withheld it (as lib/media/licence-expiry.ts does).
+  await queryE2eDatabase("UPDATE media SET expires_at = date_trunc('day', now()) - interval '12 hours' + interval '30 seconds', withheld_at = now() WHERE id = $1", [row.id])
+  await page.goto(`/media?media=${row.id}`)
+  const panel = page.getByTestId('media-editor')
+  await expect(panel.getByTestId('media-badges')).toContainText('Licence expired')
+  await panel.getByLabel('Alt text').fill('A police cordon outside the court.')
+  await panel.getByRole('button', { name: 'Save image details' }).click()
+  await expect(panel.getByTestId('media-save-status')).toHaveText('Saved. This is now version 2.')
+  const [after] = await queryE2eDatabase<{ withheld: boolean; seconds: number }>('SELECT withheld_at IS NOT NULL AS withheld, extract(second FROM expires_at)::int AS seconds FROM media WHERE id = $1', [row.id])
+  // Only the alt text was changed: the licence end is as it was, and the image stays withheld.
+  expect(after).toEqual({ withheld: true, seconds: 30 })
+  await context.close()
+})
+
+test('an editor deletes an image a writer has just put in their draft: the writer is told which image, in words for a person, and can save', async ({ browser }) => {
+  const tag = unique()
+  const file = { name: `doomed-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await photo(400, 300, 43) }
+  const writerContext = await signedInContext(browser, 'writer')
+  const writer = await writerContext.newPage()
+  const row = await upload(writer, file)
+  const panel = writer.getByTestId('media-editor')
+  await panel.getByLabel('Alt text').fill('An empty courtroom.')
+  await panel.getByRole('button', { name: 'Save image details' }).click()
+  await expect(panel.getByTestId('media-save-status')).toHaveText('Saved. This is now version 2.')
+
+  // The writer starts a story with it in the body, and saves the draft.
+  const headline = `Court adjourns ${tag}`
+  await writer.goto('/articles/new')
+  await writer.getByLabel('Headline').fill(headline)
+  await writer.getByRole('textbox', { name: 'Body' }).click()
+  await writer.keyboard.type('The court rose at noon.')
+  await writer.getByRole('button', { name: 'Insert image' }).click()
+  const inserter = writer.getByRole('dialog', { name: 'Insert an image from the library' })
+  await inserter.getByLabel('Search the library').fill(file.name)
+  await inserter.getByLabel('Search the library').press('Enter')
+  await inserter.getByRole('button', { name: `Choose ${file.name}` }).click()
+  await inserter.getByRole('button', { name: 'Insert image', exact: true }).click()
+  await expect(writer.getByTestId('body-figure')).toHaveAttribute('data-media-id', row.id)
+  await writer.getByRole('button', { name: 'Create draft' }).click()
+  await expect(writer.getByRole('heading', { level: 1, name: headline })).toBeVisible()
+
+  // An editor tidying the library deletes it (a draft's use does not stop a deletion).
+  const editorContext = await signedInContext(browser, 'editor')
+  const editor = await editorContext.newPage()
+  await editor.goto(`/media?media=${row.id}`)
+  await editor.getByTestId('media-editor').getByRole('button', { name: 'Delete image' }).click()
+  const confirm = editor.getByRole('dialog', { name: `Delete ${file.name}?` })
+  await expect(confirm).toContainText(headline)
+  await confirm.getByRole('button', { name: 'Delete image' }).click()
+  await expect(confirm).toBeHidden()
+
+  // The writer fixes a typo in the headline and saves: the page says which image is gone and
+  // what to do in the portal (not "upload it with POST /v1/media"), and saving without it works.
+  await writer.getByLabel('Headline').fill(`${headline}.`)
+  await writer.getByRole('button', { name: 'Save changes' }).click()
+  const said = writer.locator('main')
+  await expect(said).toContainText(row.id)
+  await expect(said).not.toContainText('POST /v1/media')
+  await writer.locator(`figure[data-media-id="${row.id}"]`).click()
+  await writer.keyboard.press('Delete')
+  await expect(writer.getByTestId('body-figure')).toHaveCount(0)
+  await writer.getByRole('button', { name: 'Save changes' }).click()
+  await expect(writer.getByRole('heading', { level: 1, name: `${headline}.` })).toBeVisible()
+  await writerContext.close()
+  await editorContext.close()
+})
