@@ -67,7 +67,7 @@ function PickerBody({ useLabel, onClose, onChoose }: { useLabel: string; onClose
         {mayEdit ? (
           <>
             <label htmlFor="picker-alt-text">Alt text for this image</label>
-            <textarea id="picker-alt-text" rows={2} value={altText} onChange={(event) => setAltText(event.target.value)} style={{ width: '100%' }} />
+            <textarea id="picker-alt-text" rows={2} autoFocus value={altText} onChange={(event) => setAltText(event.target.value)} style={{ width: '100%' }} />
             <p className={styles.hint}>Saved to the image in the library, for every article that uses it.</p>
           </>
         ) : (
@@ -84,7 +84,8 @@ function PickerBody({ useLabel, onClose, onChoose }: { useLabel: string; onClose
               {update.isPending ? 'Saving…' : `Save alt text and ${useLabel.toLowerCase()}`}
             </button>
           )}
-          <button type="button" className="secondary" onClick={() => onChoose(chosen)}>
+          {/* The chosen tile and Use button are gone: the keyboard goes to the prompt (its field, or this). */}
+          <button type="button" className="secondary" autoFocus={!mayEdit} onClick={() => onChoose(chosen)}>
             {useLabel} without alt text
           </button>
           <button type="button" className="secondary" onClick={() => setAsking(false)}>
