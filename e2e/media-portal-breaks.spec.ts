@@ -273,3 +273,57 @@ test('an upload started by mistake on a slow connection can be cancelled, and no
   expect(await queryE2eDatabase('SELECT 1 FROM media WHERE filename = $1', [big.name])).toHaveLength(0)
   await context.close()
 })
+
+test('an image put in without alt text stops publishing, named; once live, its licence running out shows on the desk, and at expiry the site loses the picture but keeps the story', async ({ browser, request }) => {
+  const tag = unique()
+  const file = { name: `noalt-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await photo(800, 600, 71) }
+  const context = await signedInContext(browser, 'editor')
+  const page = await context.newPage()
+  const row = await upload(page, file)
+  const headline = `Flood waters recede ${tag}`
+  await page.goto('/articles/new')
+  await page.getByLabel('Headline').fill(headline)
+  await page.getByRole('textbox', { name: 'Body' }).click()
+  await page.keyboard.type('The river fell overnight.')
+  await page.getByRole('button', { name: 'Insert image' }).click()
+  const inserter = page.getByRole('dialog', { name: 'Insert an image from the library' })
+  await inserter.getByLabel('Search the library').fill(file.name)
+  await inserter.getByLabel('Search the library').press('Enter')
+  await inserter.getByRole('button', { name: `Choose ${file.name}` }).click()
+  await inserter.getByRole('button', { name: 'Insert image', exact: true }).click()
+  await inserter.getByRole('button', { name: 'Insert image without alt text' }).click()
+  await page.getByRole('button', { name: 'Create draft' }).click()
+  await expect(page.getByRole('heading', { level: 1, name: headline })).toBeVisible()
+  const articleId = /\/articles\/(art_[a-z0-9]+)/.exec(page.url())![1]!
+  for (const [button, said] of [['Submit for review', 'Moved to in review.'], ['Approve', 'Moved to approved.']] as const) {
+    await page.getByRole('button', { name: button, exact: true }).click()
+    await expect(page.getByTestId('workflow-status')).toContainText(said)
+  }
+  await page.getByRole('button', { name: 'Publish now', exact: true }).click()
+  await expect(page.getByTestId('workflow-failure')).toContainText(file.name)
+  await expect(page.getByTestId('workflow-failure')).toContainText(/alt text/i)
+
+  await queryE2eDatabase("UPDATE media SET alt_text = 'Mud on the high street.', expires_at = now() + interval '2 days', version = version + 1 WHERE id = $1", [row.id])
+  await page.reload()
+  await page.getByRole('button', { name: 'Publish now', exact: true }).click()
+  await expect(page.getByTestId('workflow-status')).toContainText('Published.')
+
+  // The desk lists it with its licence end and the live story.
+  await page.goto('/')
+  const expiring = page.getByTestId('expiring-licences')
+  await expect(expiring).toContainText(file.name)
+  await expect(expiring.getByRole('link', { name: headline })).toBeVisible()
+
+  // The licence ends: the content API keeps the story and drops the picture.
+  await queryE2eDatabase("UPDATE media SET expires_at = now() - interval '1 minute' WHERE id = $1", [row.id])
+  const { createE2eContentKey } = await import('./support/e2e-database.ts')
+  const key = await createE2eContentKey('daily-planet')
+  const published = await request.get(`/content/v1/articles/${articleId}?key=${key}`)
+  expect(published.status()).toBe(200)
+  const article = (await published.json()) as { headline: string; images?: unknown[]; body?: string }
+  expect(article.headline).toBe(headline)
+  expect(JSON.stringify(article.images ?? [])).not.toContain(row.id)
+  await page.reload()
+  await expect(expiring).toContainText('withheld from the site')
+  await context.close()
+})
