@@ -327,3 +327,40 @@ test('an image put in without alt text stops publishing, named; once live, its l
   await expect(expiring).toContainText('withheld from the site')
   await context.close()
 })
+
+test('the alt-text prompt still saves when a colleague changed the image (its credit) while the prompt was open', async ({ browser }) => {
+  const tag = unique()
+  const file = { name: `prompt-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await photo(400, 300, 83) }
+  const context = await signedInContext(browser, 'editor')
+  const page = await context.newPage()
+  const row = await upload(page, file)
+  await page.goto('/articles/new')
+  await page.getByLabel('Headline').fill(`Prompt ${tag}`)
+  await page.getByRole('button', { name: 'Choose featured image' }).click()
+  const picker = page.getByRole('dialog', { name: 'Choose the featured image' })
+  await picker.getByLabel('Search the library').fill(file.name)
+  await picker.getByLabel('Search the library').press('Enter')
+  await picker.getByRole('button', { name: `Choose ${file.name}` }).click()
+  await picker.getByRole('button', { name: 'Use as featured image' }).click()
+  const prompt = picker.getByTestId('alt-text-prompt')
+  await expect(prompt).toBeVisible()
+
+  // A colleague fixes the credit meanwhile.
+  const colleagueContext = await signedInContext(browser, 'admin')
+  const colleague = await colleagueContext.newPage()
+  await colleague.goto(`/media?media=${row.id}`)
+  await colleague.getByTestId('media-editor').getByLabel('Credit').fill('Staff photographer')
+  await colleague.getByTestId('media-editor').getByRole('button', { name: 'Save image details' }).click()
+  await expect(colleague.getByTestId('media-editor').getByTestId('media-save-status')).toHaveText('Saved. This is now version 2.')
+
+  await prompt.getByLabel('Alt text for this image').fill('Sandbags stacked against a shop door.')
+  await prompt.getByRole('button', { name: 'Save alt text and use as featured image' }).click()
+  // Alt text was still empty: the prompt applies it to the newer version rather than failing every time.
+  await expect(picker).toBeHidden()
+  await expect(page.getByTestId('featured-alt')).toHaveText('Alt text: Sandbags stacked against a shop door.')
+  const saved = await mediaRow(file.name)
+  expect(saved.alt_text).toBe('Sandbags stacked against a shop door.')
+  expect(saved.credit).toBe('Staff photographer')
+  await colleagueContext.close()
+  await context.close()
+})
