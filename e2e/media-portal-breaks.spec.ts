@@ -364,3 +364,24 @@ test('the alt-text prompt still saves when a colleague changed the image (its cr
   await colleagueContext.close()
   await context.close()
 })
+
+test('when the object store is not answering, the upload says so, not that the server is busy with other uploads', async ({ browser }) => {
+  // The answer the server gives with its media store stopped (tests/media/media-store-outage.integration.test.ts
+  // makes it for real against a stopped RADOS Gateway); here, what the page makes of it.
+  const context = await signedInContext(browser, 'editor')
+  const page = await context.newPage()
+  await page.route('**/api/media', (route) =>
+    route.fulfill({
+      status: 503,
+      headers: { 'Content-Type': 'application/problem+json', 'Retry-After': '5' },
+      body: JSON.stringify({ type: 'about:blank', title: 'Service unavailable', status: 503, code: 'service_unavailable', detail: 'The media store (object storage) is not answering right now; retry in a moment.' }),
+    }),
+  )
+  await page.goto('/media')
+  const name = `store-down-${unique()}.jpg`
+  await page.getByLabel('Choose images to upload').setInputFiles({ name, mimeType: 'image/jpeg', buffer: await photo(200, 150, 91) })
+  const alert = page.getByTestId('media-upload').filter({ hasText: name }).getByRole('alert')
+  await expect(alert).toContainText('The media store (object storage) is not answering right now')
+  await expect(alert).not.toContainText('busy with other uploads')
+  await context.close()
+})
