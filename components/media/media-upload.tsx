@@ -16,7 +16,7 @@ const refusalWords: Record<number, string> = {
   413: 'Too large.',
   415: 'Not an image type the library keeps.',
   422: 'The image could not be read.',
-  503: 'The server is busy with other uploads: try again in a moment.',
+  503: 'Not uploaded now: try again in a moment.',
 }
 
 const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toLocaleString('en', { maximumFractionDigits: 1 })} MB`
