@@ -48,8 +48,24 @@ function PickerBody({ useLabel, onClose, onChoose }: { useLabel: string; onClose
   const saveAltAndUse = async () => {
     if (!chosen) return
     setFailure(null)
+    const save = (media: PortalMedia) => update.mutateAsync({ media_id: media.media_id, version: media.version, changes: { alt_text: altText } })
     try {
-      const saved = await update.mutateAsync({ media_id: chosen.media_id, version: chosen.version, changes: { alt_text: altText } })
+      let saved: PortalMedia
+      try {
+        saved = await save(chosen)
+      } catch (error) {
+        if (describePortalError(error).code !== 'PRECONDITION_FAILED') throw error
+        // Someone saved the image since the grid showed it (a credit, a caption). Only its alt
+        // text is written here: while that is still empty, it goes onto the newer version; alt
+        // text written meanwhile is shown, not overwritten unseen.
+        const fresh = (await queryClient.fetchQuery({ ...trpc.media.get.queryOptions({ media_id: chosen.media_id }), staleTime: 0 })).media
+        setChosen(fresh)
+        if (fresh.alt_text?.trim()) {
+          setFailure({ ...describePortalError(error), message: `Someone gave this image alt text meanwhile: “${fresh.alt_text}”. Save to replace it with yours, or go Back and use the image with theirs.` })
+          return
+        }
+        saved = await save(fresh)
+      }
       void queryClient.invalidateQueries(trpc.media.pathFilter())
       onChoose(saved)
     } catch (error) {
