@@ -327,6 +327,8 @@ test('an image put in without alt text stops publishing, named; once live, its l
   const expiring = page.getByTestId('expiring-licences')
   await expect(expiring).toContainText(file.name)
   await expect(expiring.getByRole('link', { name: headline })).toBeVisible()
+  // Renewing the licence is done on the image: the desk takes the editor there.
+  await expect(expiring.getByRole('link', { name: file.name })).toHaveAttribute('href', `/media?media=${row.id}`)
 
   // The licence ends: the content API keeps the story and drops the picture.
   await queryE2eDatabase("UPDATE media SET expires_at = now() - interval '1 minute' WHERE id = $1", [row.id])
