@@ -161,7 +161,9 @@ function ExpiringLicences({ licences }: { licences: DeskData['expiring_licences'
       <ul className={styles.items} data-testid="expiring-licences">
         {licences.items.map((image) => (
           <li key={image.media_id}>
-            <strong>{image.filename}</strong>
+            <strong>
+              <Link href={`/media?media=${encodeURIComponent(image.media_id)}`}>{image.filename}</Link>
+            </strong>
             {image.credit && <span className={styles.meta}> ({image.credit})</span>}
             <span className={styles.meta}>
               {image.expired ? (
