@@ -39,7 +39,7 @@ export function referenceErrors(
 ): FieldError[] {
   const errors: FieldError[] = []
   if (input.featured_media_id && unknown.unknownMedia?.has(input.featured_media_id)) {
-    errors.push({ field: 'featured_media_id', message: `The featured image ${input.featured_media_id} is not in this newsroom's library (it was deleted, or never uploaded). Choose another library image, or remove it.` })
+    errors.push({ field: 'featured_media_id', message: `No media '${input.featured_media_id}' in this newsroom's library (it was deleted, or never uploaded). Choose another library image as the featured image, or remove it.` })
   }
   // A body figure is a library reference as the featured image is: another newsroom's id (or a
   // deleted one) is refused on write, not left for the content API to drop silently.
