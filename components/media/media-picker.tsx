@@ -17,6 +17,9 @@ import styles from './media.module.css'
  * an article showing it cannot be published without it; "Use without alt text" stays possible,
  * and publishing will name the image.
  */
+// One page of thumbnails; older ones a button away (a busy desk has hundreds a week).
+const pickerPageSize = 24
+
 export function MediaPicker({ open, title, useLabel, onClose, onChoose }: { open: boolean; title: string; useLabel: string; onClose: () => void; onChoose: (media: PortalMedia) => void }) {
   return (
     <AppDialog open={open} title={title} onClose={onClose} testId="media-picker">
@@ -34,7 +37,12 @@ function PickerBody({ useLabel, onClose, onChoose }: { useLabel: string; onClose
   const [altText, setAltText] = useState('')
   const [asking, setAsking] = useState(false)
   const [failure, setFailure] = useState<PortalError | null>(null)
-  const list = useQuery({ ...trpc.media.list.queryOptions({ limit: 24, offset: 0, ...(q && { q }) }), placeholderData: keepPreviousData })
+  const [offset, setOffset] = useState(0)
+  const list = useQuery({ ...trpc.media.list.queryOptions({ limit: pickerPageSize, offset, ...(q && { q }) }), placeholderData: keepPreviousData })
+  const search = () => {
+    setQ(typed.trim())
+    setOffset(0)
+  }
   const update = useMutation(trpc.media.update.mutationOptions())
 
   const choose = () => {
@@ -113,6 +121,7 @@ function PickerBody({ useLabel, onClose, onChoose }: { useLabel: string; onClose
   }
 
   const items = list.data?.items ?? []
+  const total = list.data?.total ?? 0
   return (
     <div>
       <div className={styles.toolbar} role="search" aria-label="Search the media library">
@@ -126,12 +135,12 @@ function PickerBody({ useLabel, onClose, onChoose }: { useLabel: string; onClose
             onKeyDown={(event) => {
               if (event.key === 'Enter') {
                 event.preventDefault()
-                setQ(typed.trim())
+                search()
               }
             }}
           />
         </div>
-        <button type="button" className="secondary" onClick={() => setQ(typed.trim())}>
+        <button type="button" className="secondary" onClick={search}>
           Search
         </button>
       </div>
@@ -159,6 +168,19 @@ function PickerBody({ useLabel, onClose, onChoose }: { useLabel: string; onClose
           </li>
         ))}
       </ul>
+      {total > pickerPageSize && (
+        <div className={styles.actions}>
+          <button type="button" className="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - pickerPageSize))}>
+            Newer images
+          </button>
+          <button type="button" className="secondary" disabled={offset + pickerPageSize >= total} onClick={() => setOffset(offset + pickerPageSize)}>
+            Older images
+          </button>
+          <span className={styles.hint}>
+            {offset + 1}–{offset + items.length} of {total.toLocaleString('en')}
+          </span>
+        </div>
+      )}
       <div className={styles.actions}>
         <button type="button" disabled={!chosen} onClick={choose}>
           {useLabel}
