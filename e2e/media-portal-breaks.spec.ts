@@ -481,3 +481,41 @@ test('the picker reaches past its first page: last week’s photo can be found w
   await expect(picker.getByRole('button', { name: `Choose ${file.name}` })).toBeVisible()
   await context.close()
 })
+
+test('a scheduled story whose image a colleague then makes unpublishable (alt text cleared) is flagged on the desk, not left to miss its time unexplained', async ({ browser }) => {
+  const tag = unique()
+  const file = { name: `scheduled-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await photo(400, 300, 107) }
+  const context = await signedInContext(browser, 'editor')
+  const page = await context.newPage()
+  const row = await upload(page, file)
+  await queryE2eDatabase("UPDATE media SET alt_text = 'Polling station queue at dawn.', version = version + 1 WHERE id = $1", [row.id])
+  const headline = `Polls open ${tag}`
+  await page.goto('/articles/new')
+  await page.getByLabel('Headline').fill(headline)
+  await page.getByRole('button', { name: 'Choose featured image' }).click()
+  const picker = page.getByRole('dialog', { name: 'Choose the featured image' })
+  await picker.getByLabel('Search the library').fill(file.name)
+  await picker.getByLabel('Search the library').press('Enter')
+  await picker.getByRole('button', { name: `Choose ${file.name}` }).click()
+  await picker.getByRole('button', { name: 'Use as featured image' }).click()
+  await page.getByRole('button', { name: 'Create draft' }).click()
+  await expect(page.getByRole('heading', { level: 1, name: headline })).toBeVisible()
+  const articleId = /\/articles\/(art_[a-z0-9]+)/.exec(page.url())![1]!
+  // Approved and scheduled for three hours from now (as the schedule form leaves it).
+  await queryE2eDatabase("UPDATE articles SET status = 'approved', scheduled_publish_at = now() + interval '3 hours' WHERE id = $1", [articleId])
+
+  // A colleague clears the image's alt text in the library.
+  await page.goto(`/media?media=${row.id}`)
+  const panel = page.getByTestId('media-editor')
+  await panel.getByLabel('Alt text').fill('')
+  await panel.getByRole('button', { name: 'Save image details' }).click()
+  await expect(panel.getByTestId('media-save-status')).toHaveText('Saved. This is now version 3.')
+
+  // The desk says this story will not go out at its time, and why.
+  await page.goto('/')
+  const entry = page.locator('li').filter({ has: page.getByRole('link', { name: headline }) }).first()
+  await expect(entry).toBeVisible()
+  await expect(entry).toContainText(file.name)
+  await expect(entry).toContainText(/alt text/i)
+  await context.close()
+})
