@@ -29,7 +29,15 @@ export function Desk({ userId }: { userId: string }) {
       </p>
     )
   }
-  const { drafts, returned, taken_down: takenDown, review, in_review: inReview, upcoming, will_not_go_live: willNotGoLive, overdue, published, attention, expiring_licences: expiringLicences } = desk.data
+  const { drafts, returned, taken_down: takenDown, review, in_review: inReview, upcoming, will_not_go_live: willNotGoLive, overdue, published, attention, expiring_licences: expiringLicences, image_problems: imageProblems } = desk.data
+  // A scheduled story whose images may not be published then is skipped by the publication job: say so on it.
+  const imageProblem = (article: { article_id: string }) =>
+    imageProblems[article.article_id] ? (
+      <span className="field-error" data-testid="scheduled-image-problem">
+        {' '}
+        It will not go live while its images may not be published: {imageProblems[article.article_id]}.
+      </span>
+    ) : null
   return (
     <>
     <p className="muted" data-testid="live-list-note">
@@ -48,6 +56,7 @@ export function Desk({ userId }: { userId: string }) {
             when={(article) => (
               <>
                 Scheduled for <LocalTime iso={article.scheduled_publish_at!} /> — overdue. Open it to publish now or reschedule.
+                {imageProblem(article)}
               </>
             )}
           />
@@ -69,6 +78,7 @@ export function Desk({ userId }: { userId: string }) {
             when={(article) => (
               <>
                 Scheduled for <LocalTime iso={article.scheduled_publish_at!} /> — will not go live by itself.
+                {imageProblem(article)}
               </>
             )}
           />
@@ -77,7 +87,7 @@ export function Desk({ userId }: { userId: string }) {
       {/* With no queue to run them, no publication is "going live": that list would promise what will not happen. */}
       {upcoming && !willNotGoLive && (
         <Section title="Going live in the next 24 hours" count={upcoming.length}>
-          <ArticleItems items={upcoming} empty="No publications are scheduled for the next 24 hours." when={(article) => <>Scheduled for <LocalTime iso={article.scheduled_publish_at!} /></>} />
+          <ArticleItems items={upcoming} empty="No publications are scheduled for the next 24 hours." when={(article) => <>Scheduled for <LocalTime iso={article.scheduled_publish_at!} />{imageProblem(article)}</>} />
         </Section>
       )}
       {inReview && (
@@ -161,7 +171,9 @@ function ExpiringLicences({ licences }: { licences: DeskData['expiring_licences'
       <ul className={styles.items} data-testid="expiring-licences">
         {licences.items.map((image) => (
           <li key={image.media_id}>
-            <strong>{image.filename}</strong>
+            <strong>
+              <Link href={`/media?media=${encodeURIComponent(image.media_id)}`}>{image.filename}</Link>
+            </strong>
             {image.credit && <span className={styles.meta}> ({image.credit})</span>}
             <span className={styles.meta}>
               {image.expired ? (

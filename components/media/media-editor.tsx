@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import Link from 'next/link'
-import { useEffect, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { useForm, useWatch } from 'react-hook-form'
 import { ConfirmDialog, useConfirmation } from '@/components/confirm-dialog'
 import { describePortalError, type PortalError } from '@/components/portal-error'
@@ -13,7 +13,7 @@ import { FocalPointPicker } from './focal-point-picker'
 import { MediaBadges, previewUrl } from './media-bits'
 import styles from './media.module.css'
 
-type Fields = { focal_x: number; focal_y: number; alt_text: string; caption: string; credit: string; copyright: string; source: string; usage_terms: string; embargo_until: string; expires_at: string }
+type Fields = { version: number; focal_x: number; focal_y: number; alt_text: string; caption: string; credit: string; copyright: string; source: string; usage_terms: string; embargo_until: string; expires_at: string }
 
 /** An ISO instant as a datetime-local value in the browser's zone, and back. */
 const toLocalInput = (iso: string | null) => {
@@ -24,6 +24,8 @@ const toLocalInput = (iso: string | null) => {
 const fromLocalInput = (value: string) => (value ? new Date(value).toISOString() : null)
 
 const fieldsOf = (media: PortalMedia): Fields => ({
+  // Not a field: the version the other values were read from, what a save asks to replace.
+  version: media.version,
   focal_x: media.focal_point.x,
   focal_y: media.focal_point.y,
   alt_text: media.alt_text ?? '',
@@ -36,6 +38,19 @@ const fieldsOf = (media: PortalMedia): Fields => ({
   expires_at: toLocalInput(media.rights.expires_at),
 })
 
+const fieldNames: Record<Exclude<keyof Fields, 'version'>, string> = {
+  focal_x: 'The focal point',
+  focal_y: 'The focal point',
+  alt_text: 'Alt text',
+  caption: 'Caption',
+  credit: 'Credit',
+  copyright: 'Copyright',
+  source: 'Source',
+  usage_terms: 'Usage terms',
+  embargo_until: 'Embargo',
+  expires_at: 'Licence end',
+}
+
 const statusWords: Record<string, string> = { draft: 'draft', 'in-review': 'in review', approved: 'approved', published: 'published', archived: 'archived' }
 
 /**
@@ -43,7 +58,8 @@ const statusWords: Record<string, string> = { draft: 'draft', 'in-review': 'in r
  * expiry, the focal point (click the image), where it is used, and Delete. What this member may
  * do comes from the server (edit_refusal, delete_refusal: mediaActionRefusal), never decided here.
  */
-export function MediaEditor({ mediaId, onDeleted }: { mediaId: string; onDeleted: () => void }) {
+export function MediaEditor({ mediaId, onDeleted, focusOnOpen = false }: { mediaId: string; onDeleted: () => void; focusOnOpen?: boolean }) {
+  const headingRef = useRef<HTMLHeadingElement>(null)
   const trpc = useTRPC()
   const queryClient = useQueryClient()
   const query = useQuery(trpc.media.get.queryOptions({ media_id: mediaId }))
@@ -57,13 +73,41 @@ export function MediaEditor({ mediaId, onDeleted }: { mediaId: string; onDeleted
   const deletion = useConfirmation<null>({ version: media?.version ?? 0, state: 'in the library' })
   const [deleteFailure, setDeleteFailure] = useState<PortalError | null>(null)
 
-  // A newly loaded version (or another image) replaces the form's contents.
+  const dirtyFields = form.formState.dirtyFields
+
+  // A newly loaded version (or another image) replaces what was not typed here, its version too. A refetch (the
+  // tab shown again, a refused save) must never throw away what the person typed: their
+  // changed fields are kept and they are told the image moved on (a form error at `root`,
+  // cleared by the next save); the save then sends only those fields, so it neither undoes the
+  // other change nor loses its own.
   const loadedKey = media ? `${media.media_id}@${media.version}` : null
   useEffect(() => {
     if (!media) return
-    form.reset(fieldsOf(media))
+    const next = fieldsOf(media)
+    const dirty = Object.keys(form.formState.dirtyFields) as Exclude<keyof Fields, 'version'>[]
+    if (dirty.length === 0) {
+      form.reset(next)
+    } else if (media.version !== form.getValues('version')) {
+      const before = form.formState.defaultValues ?? {}
+      const overlapping = [...new Set(dirty.filter((field) => next[field] !== before[field]).map((field) => fieldNames[field]))]
+      form.reset(next, { keepDirtyValues: true })
+      form.setError('root.changedElsewhere', {
+        message:
+          `This image was saved elsewhere while you were editing (it is now version ${media.version}). Your unsaved changes are kept; the other fields show the new version.` +
+          (overlapping.length > 0 ? ` ${overlapping.join(', ')} changed there too: saving replaces ${overlapping.length === 1 ? 'it' : 'them'} with yours.` : ''),
+      })
+    }
     // eslint-disable-next-line react-hooks/exhaustive-deps -- reset once per loaded version, not per render
   }, [loadedKey])
+
+  // Opened from a thumbnail: the details are drawn above the grid, so the person (a keyboard,
+  // a phone scrolled down the grid) is taken to them rather than left on the tile.
+  const loaded = media !== undefined
+  useEffect(() => {
+    if (!loaded || !focusOnOpen) return
+    headingRef.current?.scrollIntoView({ block: 'start' })
+    headingRef.current?.focus({ preventScroll: true })
+  }, [loaded, focusOnOpen])
 
   if (query.isError) return <p role="alert" className="alert error">{describePortalError(query.error).message}</p>
   if (!media || !query.data) return <p role="status">Loading the image…</p>
@@ -79,17 +123,30 @@ export function MediaEditor({ mediaId, onDeleted }: { mediaId: string; onDeleted
     setFailure(null)
     setStatus('')
     const text = (value: string) => value.trim() || null
+    // Only what was changed here: an untouched field re-sent would undo another tab's change to
+    // it (and a re-sent licence end, rounded to the minute, would re-open a withheld image).
+    const dirty = dirtyFields
+    const rights: NonNullable<UpdateMediaInput['rights']> = {
+      ...(dirty.usage_terms && { usage_terms: text(values.usage_terms) }),
+      ...(dirty.embargo_until && { embargo_until: fromLocalInput(values.embargo_until) }),
+      ...(dirty.expires_at && { expires_at: fromLocalInput(values.expires_at) }),
+    }
     const changes: UpdateMediaInput = {
-      alt_text: text(values.alt_text),
-      caption: text(values.caption),
-      credit: text(values.credit),
-      copyright: text(values.copyright),
-      source: text(values.source),
-      rights: { usage_terms: text(values.usage_terms), embargo_until: fromLocalInput(values.embargo_until), expires_at: fromLocalInput(values.expires_at) },
-      focal_point: { x: values.focal_x, y: values.focal_y },
+      ...(dirty.alt_text && { alt_text: text(values.alt_text) }),
+      ...(dirty.caption && { caption: text(values.caption) }),
+      ...(dirty.credit && { credit: text(values.credit) }),
+      ...(dirty.copyright && { copyright: text(values.copyright) }),
+      ...(dirty.source && { source: text(values.source) }),
+      ...(Object.keys(rights).length > 0 && { rights }),
+      ...((dirty.focal_x || dirty.focal_y) && { focal_point: { x: values.focal_x, y: values.focal_y } }),
+    }
+    if (Object.keys(changes).length === 0) {
+      setStatus('Nothing to save: no field was changed.')
+      return
     }
     try {
-      const saved = await update.mutateAsync({ media_id: mediaId, version: media.version, changes })
+      const saved = await update.mutateAsync({ media_id: mediaId, version: values.version, changes })
+      form.reset(fieldsOf(saved))
       queryClient.setQueryData(trpc.media.get.queryKey({ media_id: mediaId }), (previous) => (previous ? { ...previous, media: saved } : previous))
       refresh()
       setStatus(`Saved. This is now version ${saved.version}.`)
@@ -118,12 +175,19 @@ export function MediaEditor({ mediaId, onDeleted }: { mediaId: string; onDeleted
 
   return (
     <section className={`card ${styles.editor}`} aria-labelledby="media-editor-heading" data-testid="media-editor">
-      <h2 id="media-editor-heading">{media.filename}</h2>
+      <h2 id="media-editor-heading" ref={headingRef} tabIndex={-1}>
+        {media.filename}
+      </h2>
       <MediaBadges media={media} />
       <p className={styles.hint}>
         {media.width}×{media.height} px, {(media.bytes / 1024).toLocaleString('en', { maximumFractionDigits: 0 })} KB, {media.content_type}. Uploaded {new Date(media.created_at).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' })}.
       </p>
       {readOnly && <p className="alert warning">{media.edit_refusal}</p>}
+      {!readOnly && form.formState.errors.root?.changedElsewhere && (
+        <p role="alert" className="alert warning" data-testid="media-changed-elsewhere">
+          {form.formState.errors.root.changedElsewhere.message}
+        </p>
+      )}
       <div className={styles.editorLayout}>
         <div>
           <FocalPointPicker src={previewUrl(media.media_id, 960)} alt={media.alt_text ?? ''} value={{ x: focalX ?? 0.5, y: focalY ?? 0.5 }} onChange={(point) => (form.setValue('focal_x', point.x, { shouldDirty: true }), form.setValue('focal_y', point.y, { shouldDirty: true }))} disabled={readOnly} />

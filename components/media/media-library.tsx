@@ -31,6 +31,8 @@ export function MediaLibrary({ maxBytes }: { maxBytes: number }) {
   const [offset, setOffset] = useState(0)
   // Fixed when the filter is applied, so the query key does not change every render.
   const [expiringBefore, setExpiringBefore] = useState<string | undefined>(undefined)
+  // Whether the details about to open were asked for from a thumbnail (take focus there).
+  const [fromTile, setFromTile] = useState(false)
 
   const input = {
     limit: pageSize as number,
@@ -65,6 +67,7 @@ export function MediaLibrary({ maxBytes }: { maxBytes: number }) {
         maxBytes={maxBytes}
         onUploaded={(media) => {
           void queryClient.invalidateQueries(trpc.media.list.pathFilter())
+          setFromTile(false)
           select(media.media_id)
         }}
       />
@@ -113,7 +116,7 @@ export function MediaLibrary({ maxBytes }: { maxBytes: number }) {
       </p>
       {selected && (
         <>
-          <MediaEditor key={selected} mediaId={selected} onDeleted={() => select(null)} />
+          <MediaEditor key={selected} mediaId={selected} focusOnOpen={fromTile} onDeleted={() => select(null)} />
           <p>
             <button type="button" className="secondary" onClick={() => select(null)}>
               Close image details
@@ -124,7 +127,7 @@ export function MediaLibrary({ maxBytes }: { maxBytes: number }) {
       <ul className={styles.grid} aria-label="Images" aria-busy={list.isFetching}>
         {items.map((media) => (
           <li key={media.media_id} className={styles.tile} aria-current={media.media_id === selected ? 'true' : undefined} data-testid="media-tile">
-            <button type="button" className={styles.tileButton} onClick={() => select(media.media_id)} aria-label={`Edit ${media.filename}`}>
+            <button type="button" className={styles.tileButton} onClick={() => (setFromTile(true), select(media.media_id))} aria-label={`Edit ${media.filename}`}>
               {/* eslint-disable-next-line @next/next/no-img-element -- the portal's preview route already serves a sized rendition */}
               <img className={styles.thumb} src={previewUrl(media.media_id)} alt="" loading="lazy" width={320} height={240} />
             </button>

@@ -17,6 +17,9 @@ import styles from './media.module.css'
  * an article showing it cannot be published without it; "Use without alt text" stays possible,
  * and publishing will name the image.
  */
+// One page of thumbnails; older ones a button away (a busy desk has hundreds a week).
+const pickerPageSize = 24
+
 export function MediaPicker({ open, title, useLabel, onClose, onChoose }: { open: boolean; title: string; useLabel: string; onClose: () => void; onChoose: (media: PortalMedia) => void }) {
   return (
     <AppDialog open={open} title={title} onClose={onClose} testId="media-picker">
@@ -34,7 +37,12 @@ function PickerBody({ useLabel, onClose, onChoose }: { useLabel: string; onClose
   const [altText, setAltText] = useState('')
   const [asking, setAsking] = useState(false)
   const [failure, setFailure] = useState<PortalError | null>(null)
-  const list = useQuery({ ...trpc.media.list.queryOptions({ limit: 24, offset: 0, ...(q && { q }) }), placeholderData: keepPreviousData })
+  const [offset, setOffset] = useState(0)
+  const list = useQuery({ ...trpc.media.list.queryOptions({ limit: pickerPageSize, offset, ...(q && { q }) }), placeholderData: keepPreviousData })
+  const search = () => {
+    setQ(typed.trim())
+    setOffset(0)
+  }
   const update = useMutation(trpc.media.update.mutationOptions())
 
   const choose = () => {
@@ -48,8 +56,24 @@ function PickerBody({ useLabel, onClose, onChoose }: { useLabel: string; onClose
   const saveAltAndUse = async () => {
     if (!chosen) return
     setFailure(null)
+    const save = (media: PortalMedia) => update.mutateAsync({ media_id: media.media_id, version: media.version, changes: { alt_text: altText } })
     try {
-      const saved = await update.mutateAsync({ media_id: chosen.media_id, version: chosen.version, changes: { alt_text: altText } })
+      let saved: PortalMedia
+      try {
+        saved = await save(chosen)
+      } catch (error) {
+        if (describePortalError(error).code !== 'PRECONDITION_FAILED') throw error
+        // Someone saved the image since the grid showed it (a credit, a caption). Only its alt
+        // text is written here: while that is still empty, it goes onto the newer version; alt
+        // text written meanwhile is shown, not overwritten unseen.
+        const fresh = (await queryClient.fetchQuery({ ...trpc.media.get.queryOptions({ media_id: chosen.media_id }), staleTime: 0 })).media
+        setChosen(fresh)
+        if (fresh.alt_text?.trim()) {
+          setFailure({ ...describePortalError(error), message: `Someone gave this image alt text meanwhile: “${fresh.alt_text}”. Save to replace it with yours, or go Back and use the image with theirs.` })
+          return
+        }
+        saved = await save(fresh)
+      }
       void queryClient.invalidateQueries(trpc.media.pathFilter())
       onChoose(saved)
     } catch (error) {
@@ -67,7 +91,7 @@ function PickerBody({ useLabel, onClose, onChoose }: { useLabel: string; onClose
         {mayEdit ? (
           <>
             <label htmlFor="picker-alt-text">Alt text for this image</label>
-            <textarea id="picker-alt-text" rows={2} value={altText} onChange={(event) => setAltText(event.target.value)} style={{ width: '100%' }} />
+            <textarea id="picker-alt-text" rows={2} autoFocus value={altText} onChange={(event) => setAltText(event.target.value)} style={{ width: '100%' }} />
             <p className={styles.hint}>Saved to the image in the library, for every article that uses it.</p>
           </>
         ) : (
@@ -84,7 +108,8 @@ function PickerBody({ useLabel, onClose, onChoose }: { useLabel: string; onClose
               {update.isPending ? 'Saving…' : `Save alt text and ${useLabel.toLowerCase()}`}
             </button>
           )}
-          <button type="button" className="secondary" onClick={() => onChoose(chosen)}>
+          {/* The chosen tile and Use button are gone: the keyboard goes to the prompt (its field, or this). */}
+          <button type="button" className="secondary" autoFocus={!mayEdit} onClick={() => onChoose(chosen)}>
             {useLabel} without alt text
           </button>
           <button type="button" className="secondary" onClick={() => setAsking(false)}>
@@ -96,6 +121,7 @@ function PickerBody({ useLabel, onClose, onChoose }: { useLabel: string; onClose
   }
 
   const items = list.data?.items ?? []
+  const total = list.data?.total ?? 0
   return (
     <div>
       <div className={styles.toolbar} role="search" aria-label="Search the media library">
@@ -109,12 +135,12 @@ function PickerBody({ useLabel, onClose, onChoose }: { useLabel: string; onClose
             onKeyDown={(event) => {
               if (event.key === 'Enter') {
                 event.preventDefault()
-                setQ(typed.trim())
+                search()
               }
             }}
           />
         </div>
-        <button type="button" className="secondary" onClick={() => setQ(typed.trim())}>
+        <button type="button" className="secondary" onClick={search}>
           Search
         </button>
       </div>
@@ -142,6 +168,19 @@ function PickerBody({ useLabel, onClose, onChoose }: { useLabel: string; onClose
           </li>
         ))}
       </ul>
+      {total > pickerPageSize && (
+        <div className={styles.actions}>
+          <button type="button" className="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - pickerPageSize))}>
+            Newer images
+          </button>
+          <button type="button" className="secondary" disabled={offset + pickerPageSize >= total} onClick={() => setOffset(offset + pickerPageSize)}>
+            Older images
+          </button>
+          <span className={styles.hint}>
+            {offset + 1}–{offset + items.length} of {total.toLocaleString('en')}
+          </span>
+        </div>
+      )}
       <div className={styles.actions}>
         <button type="button" disabled={!chosen} onClick={choose}>
           {useLabel}

@@ -5,7 +5,7 @@ import type { MediaRecord } from '@/lib/media/media-schemas'
 import { portalRequestHeader } from '@/lib/security/same-origin'
 import styles from './media.module.css'
 
-type Upload = { key: string; name: string; bytes: number; sent: number; state: 'sending' | 'processing' | 'done' | 'duplicate' | 'failed'; message?: string; media?: MediaRecord }
+type Upload = { key: string; name: string; bytes: number; sent: number; state: 'sending' | 'processing' | 'done' | 'duplicate' | 'failed' | 'cancelled'; message?: string; media?: MediaRecord }
 
 const accepted = 'image/jpeg,image/png,image/webp,image/avif,image/gif'
 
@@ -16,7 +16,7 @@ const refusalWords: Record<number, string> = {
   413: 'Too large.',
   415: 'Not an image type the library keeps.',
   422: 'The image could not be read.',
-  503: 'The server is busy with other uploads: try again in a moment.',
+  503: 'Not uploaded now: try again in a moment.',
 }
 
 const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toLocaleString('en', { maximumFractionDigits: 1 })} MB`
@@ -30,6 +30,8 @@ export function MediaUploader({ maxBytes, onUploaded }: { maxBytes: number; onUp
   const [uploads, setUploads] = useState<Upload[]>([])
   const [over, setOver] = useState(false)
   const inputRef = useRef<HTMLInputElement>(null)
+  // The requests still sending, so one started by mistake (a 40 MB file on a phone) can be stopped.
+  const requests = useRef(new Map<string, XMLHttpRequest>())
   const inputId = useId()
   const change = (key: string, patch: Partial<Upload>) => setUploads((all) => all.map((upload) => (upload.key === key ? { ...upload, ...patch } : upload)))
 
@@ -50,6 +52,8 @@ export function MediaUploader({ maxBytes, onUploaded }: { maxBytes: number; onUp
     request.responseType = 'json'
     request.upload.onprogress = (event) => change(key, { sent: event.loaded, bytes: event.lengthComputable ? event.total : file.size })
     request.upload.onload = () => change(key, { state: 'processing' })
+    request.onabort = () => change(key, { state: 'cancelled' })
+    request.onloadend = () => requests.current.delete(key)
     request.onload = () => {
       const answer = request.response as { created?: boolean; media?: MediaRecord; detail?: string } | null
       if ((request.status === 200 || request.status === 201) && answer?.media) {
@@ -61,6 +65,7 @@ export function MediaUploader({ maxBytes, onUploaded }: { maxBytes: number; onUp
       }
     }
     request.onerror = () => change(key, { state: 'failed', message: 'The upload was cut off (the connection dropped). Nothing was stored; try again.' })
+    requests.current.set(key, request)
     request.send(body)
   }
   const sendAll = (files: FileList | null) => Array.from(files ?? []).forEach(send)
@@ -104,10 +109,15 @@ export function MediaUploader({ maxBytes, onUploaded }: { maxBytes: number; onUp
           {uploads.map((upload) => (
             <li key={upload.key} className={styles.upload} data-testid="media-upload" data-state={upload.state}>
               <span className={styles.uploadName}>{upload.name}</span>{' '}
-              {upload.state !== 'failed' && (
+              {upload.state !== 'failed' && upload.state !== 'cancelled' && (
                 <progress max={upload.bytes || 1} value={upload.state === 'sending' ? upload.sent : upload.bytes || 1} aria-label={`Upload of ${upload.name}`}>
                   {Math.round((upload.sent / (upload.bytes || 1)) * 100)}%
                 </progress>
+              )}
+              {upload.state === 'sending' && (
+                <button type="button" className="secondary" aria-label={`Cancel upload of ${upload.name}`} onClick={() => requests.current.get(upload.key)?.abort()}>
+                  Cancel
+                </button>
               )}
               <p role={upload.state === 'failed' ? 'alert' : 'status'} className={upload.state === 'failed' ? 'field-error' : styles.hint}>
                 {upload.state === 'sending' && `Uploading… ${Math.round((upload.sent / (upload.bytes || 1)) * 100)}% of ${megabytes(upload.bytes)}`}
@@ -115,6 +125,7 @@ export function MediaUploader({ maxBytes, onUploaded }: { maxBytes: number; onUp
                 {upload.state === 'done' && 'Uploaded. Add its alt text below.'}
                 {upload.state === 'duplicate' && 'Already in the library: the existing image is shown.'}
                 {upload.state === 'failed' && upload.message}
+                {upload.state === 'cancelled' && 'Upload cancelled. Nothing was stored.'}
               </p>
             </li>
           ))}

@@ -39,13 +39,13 @@ export function referenceErrors(
 ): FieldError[] {
   const errors: FieldError[] = []
   if (input.featured_media_id && unknown.unknownMedia?.has(input.featured_media_id)) {
-    errors.push({ field: 'featured_media_id', message: `No media '${input.featured_media_id}' in this newsroom's library; upload it with POST /v1/media first.` })
+    errors.push({ field: 'featured_media_id', message: `No media '${input.featured_media_id}' in this newsroom's library (it was deleted, or never uploaded). Choose another library image as the featured image, or remove it.` })
   }
   // A body figure is a library reference as the featured image is: another newsroom's id (or a
   // deleted one) is refused on write, not left for the content API to drop silently.
   const foreignFigures = bodyFigureIds(input.body).filter((id) => unknown.unknownMedia?.has(id))
   if (foreignFigures.length > 0) {
-    errors.push({ field: 'body', message: `The body shows images that are not in this newsroom's library: ${foreignFigures.join(', ')}. Upload them with POST /v1/media first.` })
+    errors.push({ field: 'body', message: `The body shows images that are not in this newsroom's library (deleted, or never uploaded): ${foreignFigures.join(', ')}. Remove them from the body, or use images that are in the library.` })
   }
   if (input.department_id && unknown.unknownDepartments.has(input.department_id)) {
     errors.push({ field: 'department_id', message: `No department '${input.department_id}' in this newsroom.` })

@@ -11,6 +11,7 @@ import { listApiTokens, type ApiTokenSummary } from '../tokens/api-tokens.ts'
 import { lastDeliveryResults, type LastDeliveryResult } from '../webhooks/last-delivery-results.ts'
 import { listWebhooks } from '../webhooks/manage-subscriptions.ts'
 import { listExpiringLicences, type ExpiringLicence } from '../media/expiring-licences.ts'
+import { unpublishableMedia } from '../media/publishable-media.ts'
 import { maxWebhookPageSize } from '../webhooks/webhook-schemas.ts'
 
 const shown = 5
@@ -58,6 +59,12 @@ export type Desk = {
    * site): every article for members who decide, their own articles' for the others.
    */
   expiringLicences: { total: number; items: ExpiringLicence[] }
+  /**
+   * For scheduled (upcoming or overdue) articles whose images may not be published at their
+   * time (deleted, alt text cleared, embargo, licence ending first): why, by article id. The
+   * publication job skips such an article silently (publishIfStillScheduled), so the desk must say.
+   */
+  imageProblems: Record<string, string>
   /** Admins: the integrations that are not working or need looking after. */
   attention?: { webhooks: WebhookNeedingAttention[]; keys: KeyNeedingAttention[]; backlog: OutboxBacklog }
 }
@@ -86,7 +93,17 @@ export async function readDesk(actor: Actor & { user: NonNullable<Actor['user']>
     administers ? integrationsNeedingAttention(actor) : undefined,
     listExpiringLicences(tenantId, { now, authorId: decides ? undefined : actor.user.id, limit: shown }),
   ])
+  const scheduled = [...(upcoming ?? []), ...(overdue?.items ?? [])]
+  const imageProblems: Record<string, string> = {}
+  await Promise.all(
+    scheduled.map(async (article) => {
+      const at = article.scheduledPublishAt && article.scheduledPublishAt > now ? article.scheduledPublishAt : now
+      const refused = await unpublishableMedia(tenantId, article.mediaIds, at)
+      if (refused.length > 0) imageProblems[article.id] = refused.map((item) => `${item.filename ?? item.media_id}: ${item.reason}`).join('; ')
+    }),
+  )
   return {
+    imageProblems,
     drafts,
     returned: { items: returned },
     takenDown: { items: takenDown },

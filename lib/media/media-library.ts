@@ -17,6 +17,7 @@ import type { ReceivedFile } from './receive-upload.ts'
 import { mediaStore } from './storage/media-storage.ts'
 import { withMediaPurges } from './media-purges.ts'
 import { articlesChanged } from '../articles/article-totals.ts'
+import { logger } from '../ops/logger.ts'
 
 /** Where an image's bytes live in the media store: one original per (newsroom, content hash), its renditions beside it. */
 export const originalKey = (tenantId: string, sha256: string) => `originals/${tenantId.toLowerCase()}/${sha256}`
@@ -241,8 +242,13 @@ export async function deleteMedia(actor: Actor, mediaId: string, options: { expe
     if (removed.count === 0) throw new NotFoundError('media', mediaId)
     await emit([{ kind: 'media.deleted', data: toMediaRecord(current) as unknown as Prisma.InputJsonObject }])
   })
+  // The record is gone (committed above): a store that does not answer now must not turn the
+  // deletion the person asked for into a failure they would retry. The blobs left behind are
+  // logged with their keys for an operator to remove.
   const store = mediaStore()
-  await Promise.all([store.deletePrefix(current.storageKey), store.deletePrefix(renditionPrefix(tenantId, current.sha256))])
+  await Promise.all([store.deletePrefix(current.storageKey), store.deletePrefix(renditionPrefix(tenantId, current.sha256))]).catch((error: unknown) => {
+    logger.error({ tenant_id: tenantId, media_id: mediaId, keys: [current.storageKey, renditionPrefix(tenantId, current.sha256)], err: error }, 'media deleted but its blobs were not removed from the store')
+  })
 }
 
 /** The uploaded bytes as they came (metadata included): only for `media:read`, never public. */

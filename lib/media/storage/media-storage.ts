@@ -27,7 +27,8 @@ export function storeFromEnv(env: NodeJS.ProcessEnv): MediaStore {
     const accessKeyId = env.MEDIA_S3_ACCESS_KEY_ID ?? env.AWS_ACCESS_KEY_ID
     const secretAccessKey = env.MEDIA_S3_SECRET_ACCESS_KEY ?? env.AWS_SECRET_ACCESS_KEY
     if (!accessKeyId || !secretAccessKey) throw new Error('MEDIA_S3_ENDPOINT is set but no credentials: set MEDIA_S3_ACCESS_KEY_ID and MEDIA_S3_SECRET_ACCESS_KEY.')
-    return s3MediaStore({ endpoint, bucket, region: env.MEDIA_S3_REGION ?? 'us-east-1', accessKeyId, secretAccessKey })
+    const timeoutMs = Number(env.MEDIA_S3_TIMEOUT_MS)
+    return s3MediaStore({ endpoint, bucket, region: env.MEDIA_S3_REGION ?? 'us-east-1', accessKeyId, secretAccessKey, ...(Number.isFinite(timeoutMs) && timeoutMs > 0 && { timeoutMs }) })
   }
   return diskMediaStore(path.resolve(env.MEDIA_DIR ?? '.data/media'))
 }

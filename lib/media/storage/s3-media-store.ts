@@ -2,9 +2,34 @@ import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import type { Readable } from 'node:stream'
 import { CreateBucketCommand, DeleteObjectsCommand, GetObjectCommand, HeadBucketCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3'
+import { ServiceUnavailableError } from '../../errors.ts'
 import { assertStorageKey, type MediaStore } from './media-store.ts'
 
-export type S3Settings = { endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string }
+export type S3Settings = { endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string; timeoutMs?: number }
+
+const unreachableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
+
+/**
+ * The store not answering (refused, reset, silent past the timeout, or its own 5xx): the
+ * service's trouble, worth a retry, and named as the store's, never left to pass for a database
+ * failure (lib/api/database-errors.ts reads ECONNREFUSED as one) or an unexpected 500.
+ */
+function storeUnavailable(error: unknown): unknown {
+  const candidate = error as { name?: unknown; code?: unknown; $metadata?: { httpStatusCode?: number } } | null
+  const unreachable =
+    candidate !== null &&
+    typeof candidate === 'object' &&
+    (candidate.name === 'TimeoutError' || (typeof candidate.code === 'string' && unreachableCodes.has(candidate.code)) || (candidate.$metadata?.httpStatusCode ?? 0) >= 500)
+  return unreachable ? new ServiceUnavailableError('The media store (object storage) is not answering right now; retry in a moment.', 5, { cause: error }) : error
+}
+
+async function answered<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    throw storeUnavailable(error)
+  }
+}
 
 /**
  * Any S3-compatible store (Ceph's RADOS Gateway in tests and `npm run cluster`, a cloud bucket in
@@ -22,6 +47,11 @@ export function s3MediaStore(settings: S3Settings): MediaStore {
     // MissingContentLength); checksums only where an operation requires them.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
+    // A store that stops answering (a stuck gateway, a partition) must not hold an upload and
+    // its large-body slot forever: the SDK sets no timeouts of its own. The socket may be idle
+    // this long (MEDIA_S3_TIMEOUT_MS, default 20 s); one retry, so a person waits at most ~2×.
+    requestHandler: { connectionTimeout: Math.min(settings.timeoutMs ?? 20_000, 5_000), socketTimeout: settings.timeoutMs ?? 20_000 },
+    maxAttempts: 2,
   })
   const bucket = settings.bucket
   let bucketReady: Promise<void> | null = null
@@ -43,38 +73,42 @@ export function s3MediaStore(settings: S3Settings): MediaStore {
 
   return {
     kind: 's3',
-    async putFile(key, sourcePath, contentType) {
-      assertStorageKey(key)
-      await ensureBucket()
-      const { size } = await stat(sourcePath)
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: createReadStream(sourcePath), ContentLength: size, ContentType: contentType }))
-    },
-    async putBuffer(key, bytes, contentType) {
-      assertStorageKey(key)
-      await ensureBucket()
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentLength: bytes.length, ContentType: contentType }))
-    },
-    async get(key) {
-      assertStorageKey(key)
-      await ensureBucket()
-      try {
-        const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }))
-        return { body: answer.Body as Readable, bytes: Number(answer.ContentLength ?? 0) }
-      } catch (error) {
-        if (error instanceof S3ServiceException && (error.name === 'NoSuchKey' || error.$metadata.httpStatusCode === 404)) return null
-        throw error
-      }
-    },
-    async deletePrefix(prefix) {
-      assertStorageKey(prefix.replace(/\/$/, ''))
-      await ensureBucket()
-      let token: string | undefined
-      do {
-        const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }))
-        const keys = (page.Contents ?? []).flatMap((entry) => (entry.Key ? [{ Key: entry.Key }] : []))
-        if (keys.length > 0) await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys, Quiet: true } }))
-        token = page.IsTruncated ? page.NextContinuationToken : undefined
-      } while (token)
-    },
+    putFile: (key, sourcePath, contentType) =>
+      answered(async () => {
+        assertStorageKey(key)
+        await ensureBucket()
+        const { size } = await stat(sourcePath)
+        await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: createReadStream(sourcePath), ContentLength: size, ContentType: contentType }))
+      }),
+    putBuffer: (key, bytes, contentType) =>
+      answered(async () => {
+        assertStorageKey(key)
+        await ensureBucket()
+        await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentLength: bytes.length, ContentType: contentType }))
+      }),
+    get: (key) =>
+      answered(async () => {
+        assertStorageKey(key)
+        await ensureBucket()
+        try {
+          const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }))
+          return { body: answer.Body as Readable, bytes: Number(answer.ContentLength ?? 0) }
+        } catch (error) {
+          if (error instanceof S3ServiceException && (error.name === 'NoSuchKey' || error.$metadata.httpStatusCode === 404)) return null
+          throw error
+        }
+      }),
+    deletePrefix: (prefix) =>
+      answered(async () => {
+        assertStorageKey(prefix.replace(/\/$/, ''))
+        await ensureBucket()
+        let token: string | undefined
+        do {
+          const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }))
+          const keys = (page.Contents ?? []).flatMap((entry) => (entry.Key ? [{ Key: entry.Key }] : []))
+          if (keys.length > 0) await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys, Quiet: true } }))
+          token = page.IsTruncated ? page.NextContinuationToken : undefined
+        } while (token)
+      }),
   }
 }

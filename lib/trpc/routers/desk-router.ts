@@ -31,6 +31,7 @@ export const deskRouter = router({
           articles: item.articles.map((article) => ({ article_id: article.id, headline: article.headline })),
         })),
       },
+      image_problems: desk.imageProblems,
       review: desk.review && articleSection(desk.review),
       upcoming: desk.upcoming?.items.map(toArticleRecord),
       will_not_go_live: desk.willNotGoLive && { items: desk.willNotGoLive.items.map(toArticleRecord), reason: desk.willNotGoLive.reason },
