@@ -119,8 +119,18 @@ export async function importNewsroom(source: AsyncIterable<string>, options: { s
     const loaded = { ...row }
     if (table === 'tenants' && options.slug) loaded.slug = options.slug
     if (table === 'tenants') {
-      const taken = await client.query(`SELECT 1 FROM tenants WHERE id = $1 OR slug = $2`, [loaded.id, loaded.slug])
-      if (taken.rowCount) throw new ValidationError([{ field: 'tenant', message: `A newsroom with the id ${String(loaded.id)} or the slug '${String(loaded.slug)}' exists on this server already; import into an empty one (--tenant <new-slug> to rename it).` }])
+      // An archive keeps its ids (relations, webhooks' and integrations' references), so a server
+      // that holds the newsroom already cannot take it again under another slug: say which it is.
+      const taken = await client.query<{ id: string }>(`SELECT id FROM tenants WHERE id = $1 OR slug = $2`, [loaded.id, loaded.slug])
+      if (taken.rows.some((existing) => existing.id === loaded.id)) {
+        throw new ValidationError([
+          {
+            field: 'tenant',
+            message: `This server holds this newsroom already (id ${String(loaded.id)}): an archive keeps its ids, so it imports only on a server that does not have it, and another slug does not change that. To bring back what a restored backup holds, read it from an instance on the restored database and write it here through the API (docs/deploy.md, "Restoring a backup to a point in time").`,
+          },
+        ])
+      }
+      if (taken.rowCount) throw new ValidationError([{ field: 'tenant', message: `Another newsroom on this server has the slug '${String(loaded.slug)}'; import under another one with --tenant <new-slug>.` }])
     }
     if (table === 'users') {
       loaded.password_hash = unusableHash

@@ -146,11 +146,11 @@ describe('a newsroom that arrives with a scheduled publication', () => {
 })
 
 describe("the restore runbook's second way: copy what was lost out of the restored database", () => {
-  it('imports the newsroom exported from the restored copy into the live server that still holds it, under the new slug the refusal suggests', async () => {
-    // docs/deploy.md, "Restoring a backup to a point in time", step 6: "copy what was lost out of
-    // it (a newsroom: npm run newsroom -- export against the restored database, then import it
-    // where it belongs)". The restored copy holds the same newsroom, same ids and members, as the
-    // live server, which still has it (a bad bulk change damaged its articles; nothing deleted it).
+  it('is refused on the live server that still holds the newsroom, saying why and where the runbook goes instead, and a new slug does not get round it', async () => {
+    // docs/deploy.md, "Restoring a backup to a point in time", step 6. The restored copy holds the
+    // same newsroom, same ids and members, as the live server, which still has it (a bad bulk
+    // change damaged its articles; nothing deleted it). The refusal once suggested
+    // `--tenant <new-slug>`, which was refused the same way: an archive keeps its ids.
     const live = await createTestTenant()
     await createArticle(live.actor('writer'), { headline: 'Before the bad bulk change', body: '<p>Kept</p>' })
     const archive = path.join(dir, 'from-restored.ndjson')
@@ -160,11 +160,16 @@ describe("the restore runbook's second way: copy what was lost out of the restor
 
     const first = await run(['import', '--file', archive], storeEnv(mediaDirs.source))
     expect(first.code).toBe(1)
-    // The refusal says how to go on: a new slug.
-    expect(first.stderr).toContain('--tenant <new-slug> to rename it')
+    expect(first.stderr).toContain(`This server holds this newsroom already (id ${live.tenant.id})`)
+    expect(first.stderr).toContain('Restoring a backup to a point in time')
+    expect(first.stderr).not.toContain('--tenant')
     const renamed = await run(['import', '--tenant', `${live.tenant.slug}-recovered`, '--file', archive], storeEnv(mediaDirs.source))
-    expect(renamed.stderr).toContain(`Imported ${live.tenant.slug}-recovered`)
-    expect(renamed.code).toBe(0)
+    expect(renamed.code).toBe(1)
+    expect(renamed.stderr).toContain('another slug does not change that')
+    expect(await db.tenant.count({ where: { slug: `${live.tenant.slug}-recovered` } })).toBe(0)
+    // The runbook names the route that works: the API of an instance on the restored database.
+    const runbook = readFileSync('docs/deploy.md', 'utf8')
+    expect(runbook).toContain('never over the live newsroom')
   }, 120_000)
 })
 
