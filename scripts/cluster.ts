@@ -642,7 +642,9 @@ export async function startCluster(options: { apps?: boolean } = {}): Promise<Cl
     if (options.apps === false) return layout
     // The release's migration step, once, before any instance starts (instances only check it ran).
     await runMigrationStep({ ...process.env, ...layout.appEnv })
+    const waitedFrom = Date.now()
     await mediaStore
+    console.log(`Media store (RADOS Gateway) ready; the instances waited ${((Date.now() - waitedFrom) / 1000).toFixed(1)} s for it after the database.`)
     startApp(0)
     await waitReady(`http://127.0.0.1:${layout.ports.apps[0]}/readyz`)
     startApp(1)
