@@ -22,6 +22,10 @@ export function clusterLayout(env: NodeJS.ProcessEnv = process.env) {
     patroni: [base + 42, base + 43],
     etcdClient: base + 50,
     etcdPeer: base + 51,
+    // Ceph behind the RADOS Gateway (scripts/object-store.ts): its monitor here, the gateway
+    // (S3) at +53, the daemons' messengers on +54…+71.
+    objectStore: base + 52,
+    objectStoreGateway: base + 53,
     redis: base + 79,
     redisReplica: base + 80,
     sentinels: [base + 85, base + 86, base + 87],
@@ -55,6 +59,16 @@ export function clusterLayout(env: NodeJS.ProcessEnv = process.env) {
     DRAIN_DELAY_MS: '1500',
     // /metrics for the operator (and the cluster tests); set your own in production.
     METRICS_TOKEN: env.METRICS_TOKEN ?? `cluster-metrics-${base}`,
+    // The media store every instance shares: the cluster's own RADOS Gateway (S3). Its auth is
+    // `none` on loopback, so these keys only name the gateway's user; production points
+    // MEDIA_S3_ENDPOINT at a real S3 service with real credentials.
+    MEDIA_S3_ENDPOINT: `http://127.0.0.1:${ports.objectStoreGateway}`,
+    MEDIA_S3_BUCKET: 'newsroom-media',
+    MEDIA_S3_REGION: 'default',
+    MEDIA_S3_ACCESS_KEY_ID: 'cluster-media',
+    MEDIA_S3_SECRET_ACCESS_KEY: `cluster-media-secret-${base}`,
+    // Rendition URLs in records and the content API name Varnish, the site-facing cache.
+    MEDIA_PUBLIC_BASE_URL: `http://127.0.0.1:${ports.varnish}`,
   }
   return { base, ports, dir, appEnv, scope: `newsroom-${base}` }
 }

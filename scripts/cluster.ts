@@ -4,7 +4,10 @@
  * replica when the leader dies), Redis with a replica and three Sentinels, three app instances
  * (`npm run build`'s dist/start.mjs), HAProxy in front of the instances (health-checked on
  * /readyz) and of PostgreSQL (writes to Patroni's leader, reads to its replicas, by Patroni's
- * REST checks), and Varnish in front of the public content API (deploy/content.vcl).
+ * REST checks), Varnish in front of the public content API and the media renditions
+ * (deploy/content.vcl), and the media store the instances share: Ceph's RADOS Gateway over a
+ * one-monitor, one-OSD RADOS cluster (scripts/object-store.ts; bluestore, so the files outlive a
+ * stop as the database does).
  * `npm run cluster -- stop` stops it all; `-- status` lists it.
  * docs/deploy.md describes the same topology on real machines.
  *
@@ -20,6 +23,7 @@ import path from 'node:path'
 import { archiveParameters, backupInfo, clusterBackupLayout, ensureFirstBackup, writeBackupConfig } from './backup.ts'
 import { clusterLayout, databaseNodes, type ClusterLayout } from './cluster-layout.ts'
 import { runMigrationStep } from './migration-step.ts'
+import { ensureCephPackages, startObjectStore, stopObjectStore, type ObjectStore } from './object-store.ts'
 
 export { databaseNodes }
 
@@ -76,7 +80,10 @@ function pgBin(): string | null {
 
 const pg = (tool: string) => `${pgBin()}/${tool}`
 const log = (name: string) => path.join(layout.dir, `${name}.log`)
-const pidFile = (name: string) => path.join(layout.dir, `${name}.pid`)
+const objectStoreDir = () => path.join(layout.dir, 'object-store')
+/** The object store's daemons keep their pids in its own state directory (scripts/object-store.ts). */
+const objectStoreDaemons = ['ceph-mon', 'ceph-osd', 'radosgw']
+const pidFile = (name: string) => (objectStoreDaemons.includes(name) ? path.join(objectStoreDir(), 'run', `${name}.spawned.pid`) : path.join(layout.dir, `${name}.pid`))
 
 function postgresIds(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined
@@ -366,6 +373,23 @@ function startSentinels(): void {
   })
 }
 
+// ---------------------------------------------------------------------------------- media store
+
+/**
+ * The RADOS Gateway on the layout's ports (+52 monitor, +53 gateway, +54…+71 the daemons), with
+ * the layout's S3 user; resumed with its data when the cluster was stopped before (bluestore on
+ * a sparse file in the state directory). Its RGW pools are created up front on the first start.
+ */
+function startMediaStore(): Promise<ObjectStore> {
+  return startObjectStore({
+    stateDir: objectStoreDir(),
+    basePort: layout.ports.objectStore,
+    objectStore: 'bluestore',
+    accessKeyId: layout.appEnv.MEDIA_S3_ACCESS_KEY_ID,
+    secretAccessKey: layout.appEnv.MEDIA_S3_SECRET_ACCESS_KEY,
+  })
+}
+
 // ---------------------------------------------------------------------------------- app instances
 
 function sharedSecrets(): Record<string, string> {
@@ -561,14 +585,18 @@ async function waitInRotation(server: string, timeoutMs = 120_000, backend = 'ap
 
 // ---------------------------------------------------------------------------------- start, stop, status
 
-const clusterPidNames = () => ['etcd', ...databaseNodes.map((name) => `patroni-${name}`), 'haproxy', 'varnish', 'redis', 'redis-replica', ...layout.ports.sentinels.map((_, i) => `sentinel-${i + 1}`), ...layout.ports.apps.map((_, i) => `app-${i + 1}`)]
+const clusterPidNames = () => ['etcd', ...databaseNodes.map((name) => `patroni-${name}`), 'haproxy', 'varnish', 'redis', 'redis-replica', ...layout.ports.sentinels.map((_, i) => `sentinel-${i + 1}`), ...objectStoreDaemons, ...layout.ports.apps.map((_, i) => `app-${i + 1}`)]
 
 /** The cluster's processes still alive, by name. */
 function liveProcesses(): string[] {
   return existsSync(layout.dir) ? clusterPidNames().filter((name) => alive(readPid(name))) : []
 }
 
-/** Starts the whole cluster; with `apps: false`, everything but the instances and Varnish (to try the data tier alone). */
+/**
+ * Starts the whole cluster; with `apps: false`, everything but the instances, Varnish and the
+ * media store (to try the database tier alone). The media store starts alongside the database
+ * (its monitor, OSD and gateway take 10–20 s, mostly waiting), and the instances wait for it.
+ */
 export async function startCluster(options: { apps?: boolean } = {}): Promise<ClusterLayout> {
   const running = liveProcesses()
   if (running.length > 0 || portOpen(layout.ports.haproxy)) {
@@ -578,6 +606,7 @@ export async function startCluster(options: { apps?: boolean } = {}): Promise<Cl
     )
   }
   ensurePackages()
+  if (options.apps !== false) ensureCephPackages()
   if (options.apps !== false && !existsSync(path.join(root, 'dist/start.mjs'))) {
     console.log('No production build yet: running `npm run build`…')
     execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' })
@@ -585,7 +614,14 @@ export async function startCluster(options: { apps?: boolean } = {}): Promise<Cl
   mkdirSync(layout.dir, { recursive: true })
   const ids = postgresIds()
   if (ids) chownSync(layout.dir, ids.uid, ids.gid)
+  let mediaStore: Promise<ObjectStore> | undefined
   try {
+    if (options.apps !== false) {
+      mediaStore = startMediaStore()
+      // Awaited below, before the instances; marked handled now so a failure while the database
+      // starts is reported there, not as an unhandled rejection.
+      mediaStore.catch(() => undefined)
+    }
     // Before PostgreSQL starts: its archive_command reads this configuration.
     writeBackupConfig(clusterBackups(), ids)
     startEtcd()
@@ -606,6 +642,9 @@ export async function startCluster(options: { apps?: boolean } = {}): Promise<Cl
     if (options.apps === false) return layout
     // The release's migration step, once, before any instance starts (instances only check it ran).
     await runMigrationStep({ ...process.env, ...layout.appEnv })
+    const waitedFrom = Date.now()
+    await mediaStore
+    console.log(`Media store (RADOS Gateway) ready; the instances waited ${((Date.now() - waitedFrom) / 1000).toFixed(1)} s for it after the database.`)
     startApp(0)
     await waitReady(`http://127.0.0.1:${layout.ports.apps[0]}/readyz`)
     startApp(1)
@@ -616,6 +655,8 @@ export async function startCluster(options: { apps?: boolean } = {}): Promise<Cl
   } catch (error) {
     // Nothing half-started is left behind: a failed start cleans up after itself.
     console.error(`The cluster did not start: ${(error as Error).message}. Stopping what did start.`)
+    // A media store still starting is let finish (each of its steps is bounded) so that stopping finds every daemon.
+    await mediaStore?.catch(() => undefined)
     await stopCluster().catch(() => undefined)
     throw error
   }
@@ -640,14 +681,15 @@ async function stopProcess(name: string, signal: NodeJS.Signals = 'SIGTERM', tim
 
 /**
  * Stops everything, each process awaited: the instances first (they drain, and need the
- * database through HAProxy meanwhile), then HAProxy and Varnish, Redis and the Sentinels,
- * Patroni (which stops its PostgreSQL), etcd.
+ * database through HAProxy and the media store meanwhile), then HAProxy and Varnish, Redis and
+ * the Sentinels with the media store (gateway, OSD, monitor, in that order), Patroni (which
+ * stops its PostgreSQL), etcd.
  */
 export async function stopCluster(options: { removeState?: boolean } = {}): Promise<void> {
   await Promise.all(layout.ports.apps.map((_, i) => stopProcess(`app-${i + 1}`)))
   await stopProcess('haproxy', 'SIGTERM', 5_000)
   await stopProcess('varnish')
-  await Promise.all([...redisNodes().map((node) => stopProcess(node.name)), ...layout.ports.sentinels.map((_, i) => stopProcess(`sentinel-${i + 1}`))])
+  await Promise.all([...redisNodes().map((node) => stopProcess(node.name)), ...layout.ports.sentinels.map((_, i) => stopProcess(`sentinel-${i + 1}`)), stopObjectStore(objectStoreDir())])
   await Promise.all(databaseNodes.map((name) => stopProcess(`patroni-${name}`, 'SIGTERM', 30_000)))
   // A PostgreSQL whose Patroni was killed (a test's failover) is stopped directly.
   for (const name of databaseNodes) {
@@ -684,6 +726,8 @@ async function status(): Promise<string> {
   lines.push(`  PostgreSQL (Patroni): ${members.length > 0 ? members.map((member) => `${member.name} ${member.role} ${member.state}`).join(', ') : 'no answer'}`)
   const master = await sentinelMaster()
   lines.push(`  Redis master (Sentinel): ${master ?? 'no answer'}`)
+  const gateway = await httpStatus(layout.appEnv.MEDIA_S3_ENDPOINT!)
+  lines.push(`  Media store (RADOS Gateway): ${layout.appEnv.MEDIA_S3_ENDPOINT} bucket ${layout.appEnv.MEDIA_S3_BUCKET}, ${gateway > 0 ? `answering (${gateway})` : 'no answer'}`)
   const backups = existsSync(path.join(clusterBackups().dir, 'pgbackrest.conf')) ? ((backupInfo(clusterBackups()) as { backup?: { type: string; timestamp: { stop: number } }[] }[])[0]?.backup ?? []) : []
   const newest = backups.at(-1)
   lines.push(`  pgBackRest (${clusterBackups().dir}): ${backups.length} backup(s)${newest ? `, newest ${newest.type} at ${new Date(newest.timestamp.stop * 1000).toISOString()}` : ''}`)
@@ -724,6 +768,7 @@ async function main() {
         `  app instances                  ${started.ports.apps.map((port) => `:${port}`).join(' ')}`,
         `  PostgreSQL writes / reads      :${started.ports.databaseWrites} / :${started.ports.databaseReads} (HAProxy → Patroni nodes :${started.ports.postgres.join(', :')})`,
         `  Redis master / Sentinels       :${started.ports.redis} / :${started.ports.sentinels.join(', :')}`,
+        `  Media store (RADOS Gateway)    ${started.appEnv.MEDIA_S3_ENDPOINT}  bucket ${started.appEnv.MEDIA_S3_BUCKET}  (Ceph monitor :${started.ports.objectStore}, logs: object-store/log)`,
         'Status: npm run cluster -- status    Stop: npm run cluster -- stop',
       ].join('\n'),
     )

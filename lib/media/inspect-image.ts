@@ -1,5 +1,5 @@
 import exifr from 'exifr'
-import sharp, { type Metadata } from 'sharp'
+import sharp, { type Metadata } from './sharp.ts'
 import { DomainError } from '../errors.ts'
 import type { AcceptedContentType } from './media-limits.ts'
 

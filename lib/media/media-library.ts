@@ -220,8 +220,9 @@ export async function mediaChangeEvents(tx: { article: { findMany: (args: { wher
 
 /**
  * Deletes an image: refused (409 media_in_use, naming them) while a published article shows it;
- * otherwise the record and media.deleted commit together, then its blobs (original and every
- * rendition) are removed, nothing else referring to them (one record per newsroom and hash).
+ * otherwise the record, media.deleted and the purge of its renditions commit together, then its
+ * blobs (original and every rendition) are removed, nothing else referring to them (one record
+ * per newsroom and hash).
  */
 export async function deleteMedia(actor: Actor, mediaId: string, options: { expectedVersion?: number | readonly number[] } = {}): Promise<void> {
   const tenantId = actor.tenant.id
@@ -240,7 +241,9 @@ export async function deleteMedia(actor: Actor, mediaId: string, options: { expe
     }
     const removed = await tx.media.deleteMany({ where: { id: mediaId } })
     if (removed.count === 0) throw new NotFoundError('media', mediaId)
-    await emit([{ kind: 'media.deleted', data: toMediaRecord(current) as unknown as Prisma.InputJsonObject }])
+    // Its renditions leave the shared cache too: they are cached for a year under an immutable
+    // URL, and a deleted image (perhaps deleted for legal reasons) must stop being served.
+    await emit(withMediaPurges(tenantId, mediaId, [], [{ kind: 'media.deleted', data: toMediaRecord(current) as unknown as Prisma.InputJsonObject }]))
   })
   // The record is gone (committed above): a store that does not answer now must not turn the
   // deletion the person asked for into a failure they would retry. The blobs left behind are

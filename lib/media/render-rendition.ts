@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream'
-import sharp from 'sharp'
+import sharp from './sharp.ts'
 import type { Media } from '../db/generated/client.ts'
 import { db } from '../db/client.ts'
 import { withImageSlot } from './image-gate.ts'
