@@ -113,7 +113,7 @@ function createClient(url: string): Redis {
     enableOfflineQueue: false,
     connectTimeout: 1_000,
     // A Redis that accepts the connection but stalls must not stall requests either.
-    commandTimeout: 250,
+    commandTimeout: positiveMilliseconds(process.env.REDIS_COMMAND_TIMEOUT_MS, 250),
     maxRetriesPerRequest: 1,
     // Keep trying in the background, at most every 2 s, so the shared count resumes by itself.
     retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
@@ -138,4 +138,10 @@ function createClient(url: string): Redis {
     down = false
   })
   return client
+}
+
+/** A whole number of milliseconds from the environment, or `fallback` when unset, empty or not one. */
+function positiveMilliseconds(raw: string | undefined, fallback: number): number {
+  const value = Number(raw)
+  return raw !== undefined && raw.trim() !== '' && Number.isInteger(value) && value > 0 ? value : fallback
 }

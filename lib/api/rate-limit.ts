@@ -216,8 +216,8 @@ export function rateLimitHeaders(decision: RateLimitDecision): Record<string, st
 }
 
 /** Round trips this process has made to reserve blocks of per-token and per-content-key budgets, and requests it served from blocks without one (reserved-window.ts). */
-export function blockStats(): { reservations: number; servedFromBlocks: number } {
-  return { reservations: reserved.reservations, servedFromBlocks: reserved.servedFromBlocks }
+export function blockStats(): { reservations: number; servedFromBlocks: number; localDecisions: number } {
+  return { reservations: reserved.reservations, servedFromBlocks: reserved.servedFromBlocks, localDecisions }
 }
 
 /** Forgets the limiters (and their in-memory counts) so the next call reads the environment again. */
@@ -230,6 +230,8 @@ export function resetRateLimitersForTests(): void {
 
 let memory = new MemoryWindows()
 const reserved = new ReservedWindows()
+// Decisions made in memory while Redis was configured but away (slow or down): for tests, beside the metric.
+let localDecisions = 0
 let reportedRedisDown = false
 
 async function consume(policy: Policy, key: string, nowMs?: number): Promise<RateLimitDecision> {
@@ -266,7 +268,10 @@ async function consumeHeld(policy: Policy, key: string, nowMs?: number, alsoRead
   }
   // Redis configured but away: this instance decides alone, so it takes only its share.
   const limited = redis ? { ...policy, limit: localShare(policy.limit) } : policy
-  if (redis) metrics.rateLimitLocalDecisions.inc()
+  if (redis) {
+    localDecisions++
+    metrics.rateLimitLocalDecisions.inc()
+  }
   const outcome = memory.consume(fullKey, limited.limit, windowMs, nowMs)
   return { decision: decide(limited, outcome), release: outcome.release }
 }

@@ -4,7 +4,8 @@
  * connected, waits for a line on stdin, then for `<durationMs>` starts one token request every
  * `<intervalMs>` (without waiting for the last), and prints as one JSON line when each admitted
  * request was asked and answered (Date.now()), the refusals, how many reservations (Redis
- * round trips) the limiter made and how many requests it admitted from a block without one.
+ * round trips) the limiter made, how many requests it admitted from a block without one, and how
+ * many it decided in memory because Redis did not answer in time.
  *
  *   node --import tsx tests/support/rate-limit-paced-instance.ts <token-id> <durationMs> <intervalMs>
  */
@@ -46,5 +47,5 @@ while (Date.now() < end) {
 }
 await Promise.all(pending)
 const after = blockStats()
-console.log(JSON.stringify({ admitted, remaining, refused, reservations: after.reservations - before.reservations, servedFromBlocks: after.servedFromBlocks - before.servedFromBlocks }))
+console.log(JSON.stringify({ admitted, remaining, refused, reservations: after.reservations - before.reservations, servedFromBlocks: after.servedFromBlocks - before.servedFromBlocks, localDecisions: after.localDecisions - before.localDecisions }))
 await closeRedis()
