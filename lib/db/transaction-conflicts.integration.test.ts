@@ -30,8 +30,10 @@ describe('retryTransactionConflicts', () => {
       retryTransactionConflicts(() => (attempts++, lockBoth('a', 'b', meet)), { what: 'test change' }),
       retryTransactionConflicts(() => (attempts++, lockBoth('b', 'a', meet)), { what: 'test change' }),
     ])
-    // Three attempts: each rival once, and the one PostgreSQL chose as the victim again.
-    expect(attempts).toBe(3)
+    // Each rival once, and the one PostgreSQL chose as the victim again (three attempts). On a
+    // loaded machine the victim's retry can take its first row before the woken rival does and
+    // meet it again: a second deadlock, settled the same way (four; seen at load 7).
+    expect(attempts).toBeGreaterThanOrEqual(3)
     // Each row was written once by each rival: the rolled-back attempt left nothing.
     const { rows } = await sqlPool.query<{ id: string; writes: number }>('SELECT id, writes FROM conflict_rows ORDER BY id')
     expect(rows).toEqual([{ id: 'a', writes: 2 }, { id: 'b', writes: 2 }])

@@ -209,7 +209,7 @@ describe('a newsroom archive', () => {
     // Importing again into the same server is refused, and changes nothing.
     const again = await run(['import', '--file', archive], { DATABASE_URL: otherUrl, ...storeEnv(mediaDirs.other) })
     expect(again.code).toBe(1)
-    expect(again.stderr).toContain('exists on this server already')
+    expect(again.stderr).toContain('This server holds this newsroom already')
     expect(storedKeys(mediaDirs.other)).toEqual(images.map((image) => image.storageKey).sort())
   }, 400_000)
 

@@ -7,7 +7,7 @@ import { assertStorageKey, type MediaStore } from './media-store.ts'
 
 export type S3Settings = { endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string; timeoutMs?: number }
 
-const unreachableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
+const unreachableCodes: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
 
 /**
  * The store not answering (refused, reset, silent past the timeout, or its own 5xx): the
