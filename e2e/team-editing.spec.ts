@@ -174,10 +174,15 @@ test('a take-over whose taker saves within two seconds and leaves is seen by the
   // The admin takes over, adds a paragraph, saves and leaves, all before the editor's page next looks.
   await admin.goto(`/articles/${id}`)
   await admin.getByTestId('lease-banner').getByRole('button', { name: 'Take over editing' }).click()
-  await admin.getByRole('textbox', { name: 'Body' }).click()
+  // The body opens for typing once the server has granted the take-over (on a loaded machine the
+  // keys typed before that went into a read-only body, and the admin's save had nothing new).
+  const adminBody = admin.getByRole('textbox', { name: 'Body' })
+  await expect(adminBody).toHaveAttribute('contenteditable', 'true')
+  await adminBody.click()
   await admin.keyboard.press('Control+End')
   await admin.keyboard.press('Enter')
   await admin.keyboard.type('A second paragraph from the admin.')
+  await expect(adminBody).toContainText('A second paragraph from the admin.')
   await admin.getByRole('button', { name: 'Save changes' }).click()
   await expect(admin.getByTestId('save-status')).toContainText('Saved. This is now version 2.')
   await admin.goto('/articles')
