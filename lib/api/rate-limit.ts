@@ -60,6 +60,7 @@ type Limiters = {
   signInCodeAccount: Policy
   signInAddress: Policy
   signInWhileLocked: Policy
+  signInKnownBrowser: Policy
   passkeySignInOptions: Policy
   /** By policy name, for RateLimit-Policy's w. */
   windowSeconds: Record<string, number>
@@ -192,6 +193,21 @@ export async function consumeSignInAttempt(email: string, clientAddress: string,
 export async function consumeLockedAccountTry(email: string): Promise<RateLimitDecision> {
   const current = await readyLimiters()
   return consume(current.signInWhileLocked, accountKey(email))
+}
+
+/**
+ * While an account is locked, a browser that proved it signed in to the account before (a
+ * known-browser note, or the live session of a member confirming it's them) is not held to the
+ * lock's few tries; each of its tries takes a slot here instead, per account and proof, given
+ * back (`release`) when the password was right. A proof that failed
+ * failuresAllowedFromAnAddressWhileLocked times in the window is held to the lock's tries like
+ * any stranger (OWASP's device-cookie lockout): a note read off a browser, replayed from many
+ * addresses, cannot guess on.
+ */
+export async function consumeKnownBrowserTry(email: string, proof: string): Promise<{ allowed: boolean; release: () => Promise<void> }> {
+  const current = await readyLimiters()
+  const { decision, release } = await consumeHeld(current.signInKnownBrowser, `${accountKey(email)}:${createHash('sha256').update(proof).digest('base64url').slice(0, 32)}`)
+  return { allowed: decision.allowed, release }
 }
 
 /**
@@ -330,6 +346,7 @@ function createLimiters(): Limiters {
     signInAccountAddress: policy('sign-in-account-address', 'sign-in:account-address', positiveInteger('RATE_LIMIT_SIGN_IN_PER_ACCOUNT', 10), signInWindow),
     signInAddress: policy('sign-in-address', 'sign-in:address', positiveInteger('RATE_LIMIT_SIGN_IN_PER_ADDRESS', 50), signInWindow),
     signInWhileLocked: policy('sign-in-while-locked', 'sign-in:locked', positiveInteger('RATE_LIMIT_SIGN_IN_WHILE_LOCKED', 10), signInWindow),
+    signInKnownBrowser: policy('sign-in-known-browser', 'sign-in:known-browser', failuresAllowedFromAnAddressWhileLocked, signInWindow),
     // A sign-in page asks once per attempt; ten a minute is a busy shared office's worth.
     passkeySignInOptions: policy('passkey-sign-in-options', 'passkey-options:address', positiveInteger('RATE_LIMIT_PASSKEY_OPTIONS_PER_MINUTE', 10), window),
     windowSeconds: {
@@ -341,6 +358,7 @@ function createLimiters(): Limiters {
       'sign-in-codes': signInWindow,
       'sign-in-address': signInWindow,
       'sign-in-while-locked': signInWindow,
+      'sign-in-known-browser': signInWindow,
       'passkey-sign-in-options': window,
     },
   }

@@ -109,7 +109,7 @@ export const authOptions: AuthOptions = {
         const address = clientAddress(request.headers?.['x-forwarded-for'])
         // Failures are counted per account and per address (sign-in-throttle.ts): someone
         // guessing locks out their own addresses, not the member.
-        const attempt = await beginSignInAttempt(credentials.email, address, 'password', 'password', knownBrowserCookieValue(request.headers?.cookie))
+        const attempt = await beginSignInAttempt(credentials.email, address, 'password', 'password', { knownBrowserCookie: knownBrowserCookieValue(request.headers?.cookie) })
         if (attempt.refusal) throw new Error(`${tooManySignInAttempts}:${attempt.refusal.retryAfterSeconds}${attempt.refusal.needsSecondFactor ? ':locked' : ''}`)
         const member = await authenticateUser(credentials.email, credentials.password)
         if (!member) {
@@ -253,7 +253,10 @@ async function signedIn(member: Member, headers: Record<string, unknown> | undef
 
 /** Notes on the browser that it completed a sign-in to the account (known-browser.ts), for the day the account is locked. */
 async function rememberThisBrowser(userId: string, cookieHeader: string | string[] | undefined) {
-  const { value, maxAgeSeconds } = rememberedBrowser(knownBrowserCookieValue(cookieHeader), userId)
+  // The note is for the password the account has now: a new one retires it (known-browser.ts).
+  const account = await systemDb().user.findUnique({ where: { id: userId }, select: { id: true, passwordHash: true } })
+  if (!account) return
+  const { value, maxAgeSeconds } = rememberedBrowser(knownBrowserCookieValue(cookieHeader), account)
   try {
     const { cookies } = await import('next/headers')
     ;(await cookies()).set(knownBrowserCookie, value, { httpOnly: true, sameSite: 'lax', secure: secureCookies, path: '/api/auth', maxAge: maxAgeSeconds })

@@ -29,6 +29,9 @@ async function lockAndExhaust(email: string, net: number) {
   expect((await guess(email, `203.0.${net}.22`)).error).toMatch(/^TooManySignInAttempts:\d+:locked$/)
 }
 
+/** The known-browser note a browser got when it signed in to the account (with its password as it is now). */
+const noteFor = async (userId: string) => rememberedBrowser(undefined, await db.user.findUniqueOrThrow({ where: { id: userId }, select: { id: true, passwordHash: true } })).value
+
 beforeAll(() => {
   vi.stubEnv('WEBHOOK_SECRET_KEY', 'known-browser-break-test-key')
   vi.stubEnv('RATE_LIMIT_SIGN_IN_PER_ACCOUNT', '4')
@@ -46,7 +49,7 @@ describe('a known-browser note in the wrong hands', () => {
     const newsroom = await createTestTenant()
     const writer = newsroom.users.writer
     // Read off the writer's old laptop after they signed out (it outlives sign-out by design).
-    const note = { [knownBrowserCookie]: rememberedBrowser(undefined, writer.id).value }
+    const note = { [knownBrowserCookie]: (await noteFor(writer.id)) }
     await lockAndExhaust(writer.email, 1)
     // Without the note, the whole world now has zero tries left. With it, each fresh address may
     // guess until the address itself has failed 3 times: 12 addresses here, any number in life.
@@ -62,7 +65,7 @@ describe('a known-browser note in the wrong hands', () => {
   it('a note from before a password change does not count: the member changed it because the laptop was gone', async () => {
     const newsroom = await createTestTenant()
     const writer = newsroom.users.writer
-    const stolenLaptopsNote = { [knownBrowserCookie]: rememberedBrowser(undefined, writer.id).value }
+    const stolenLaptopsNote = { [knownBrowserCookie]: (await noteFor(writer.id)) }
     // The member, at a new browser, changes the password (every other session ends).
     const desk = browserAt('198.51.100.40')
     expect(await desk.signIn(writer.email, 'test-password')).toBe(true)
