@@ -181,9 +181,12 @@ export const authOptions: AuthOptions = {
         // passwords: a right password (which gives its attempt back) cannot buy endless
         // batches of five guesses at the code.
         // A recovery code is counted apart: the authenticator codes' lock (everywhere) does not refuse it.
-        const attempt = await beginSignInAttempt(member.email, address, 'second_factor', isTotpShaped(String(credentials.code)) ? 'code' : 'recovery_code')
+        // Counted as what is checked: the kind is decided on the very text verified (a code padded
+        // past the cut would otherwise be counted as a recovery code and checked as a TOTP code).
+        const code = String(credentials.code).slice(0, 40)
+        const attempt = await beginSignInAttempt(member.email, address, 'second_factor', isTotpShaped(code) ? 'code' : 'recovery_code')
         if (attempt.refusal) throw new Error(`${tooManySignInAttempts}:${attempt.refusal.retryAfterSeconds}`)
-        const used = await verifySecondFactorCode({ id: pending.userId, tenantId: pending.tenantId }, String(credentials.code).slice(0, 40), address)
+        const used = await verifySecondFactorCode({ id: pending.userId, tenantId: pending.tenantId }, code, address)
         if (!used || used === 'reused') {
           await attempt.failed(used === 'reused' ? 'reused_code' : 'wrong_code')
           const left = await recordFailedSecondFactor(pending.id, address)
