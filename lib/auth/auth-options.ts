@@ -184,7 +184,8 @@ export const authOptions: AuthOptions = {
         // Counted as what is checked: the kind is decided on the very text verified (a code padded
         // past the cut would otherwise be counted as a recovery code and checked as a TOTP code).
         const code = String(credentials.code).slice(0, 40)
-        const attempt = await beginSignInAttempt(member.email, address, 'second_factor', isTotpShaped(code) ? 'code' : 'recovery_code')
+        // A known browser (its note) is not refused for what others behind its address spent.
+        const attempt = await beginSignInAttempt(member.email, address, 'second_factor', isTotpShaped(code) ? 'code' : 'recovery_code', { knownBrowserCookie: knownBrowserCookieValue(request.headers?.cookie) })
         if (attempt.refusal) throw new Error(`${tooManySignInAttempts}:${attempt.refusal.retryAfterSeconds}`)
         const used = await verifySecondFactorCode({ id: pending.userId, tenantId: pending.tenantId }, code, address)
         if (!used || used === 'reused') {

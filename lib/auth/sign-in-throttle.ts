@@ -49,7 +49,8 @@ type Account = { id: string; tenantId: string; email: string; name: string; tena
 /**
  * What says this browser signed in to the account before: the request's known-browser cookie
  * (known-browser.ts), or the live portal session of a member confirming it's them or changing
- * their password (a stronger proof than the cookie).
+ * their password (a stronger proof than the cookie). At the second step the note only lets the
+ * browser past the address's budget (the codes' own lock holds everywhere).
  */
 export type KnownBrowserProof = { knownBrowserCookie?: string; sessionId?: string }
 
@@ -59,7 +60,10 @@ export type KnownBrowserProof = { knownBrowserCookie?: string; sessionId?: strin
  */
 export async function beginSignInAttempt(email: string, address: string, step: SignInStep, kind: SignInAttemptKind = 'password', from: KnownBrowserProof = {}): Promise<SignInAttempt> {
   const normalised = email.trim().toLowerCase()
-  const [decision, account] = await Promise.all([consumeSignInAttempt(normalised, address, kind), findAccount(normalised)])
+  const account = await findAccount(normalised)
+  // What says this browser signed in to the account before (checked against the password the account has now).
+  const proof = account ? proofOf(from, account) : null
+  const decision = await consumeSignInAttempt(normalised, address, kind, proof !== null)
   const shortAddress = address.slice(0, 64)
 
   // Its failures have left the window: the lock is over (recorded by the first attempt to find it so).
@@ -68,12 +72,20 @@ export async function beginSignInAttempt(email: string, address: string, step: S
   if (!decision.allowed) return refused(decision.retryAfterSeconds, decision, account, shortAddress, step)
 
   let releaseProof = async () => {}
-  if (kind === 'password' && decision.accountLocked && !(account && hasSecondFactor(await secondFactorsOf(account.id)))) {
+  if (proof && decision.addressExhausted) {
+    // Others behind this address spent its budget; the browser that proved it signed in to the
+    // account before tries on its proof's own few failures.
+    const proofTry = await consumeKnownBrowserTry(normalised, proof)
+    if (!proofTry.allowed) {
+      await decision.succeeded()
+      return refused(proofTry.retryAfterSeconds, decision, account, shortAddress, step)
+    }
+    releaseProof = proofTry.release
+  } else if (kind === 'password' && decision.accountLocked && !(account && hasSecondFactor(await secondFactorsOf(account.id)))) {
     // Locked, from an address that has not failed, for a member without a second factor. A
     // browser that signed in to the account before tries on its proof's own few failures; any
     // other (or a proof that used them up) takes a try of the few the lock leaves. Either is
     // taken before the password is checked.
-    const proof = account && proofOf(from, account)
     const proofTry = proof ? await consumeKnownBrowserTry(normalised, proof) : null
     if (proofTry?.allowed) releaseProof = proofTry.release
     else {

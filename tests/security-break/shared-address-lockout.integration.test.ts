@@ -45,5 +45,9 @@ describe('a shared office address', () => {
     expect(first.error).toMatch(/^SecondFactorRequired:/)
     const pendingToken = first.error!.slice('SecondFactorRequired:'.length).split(':')[0]!
     expect(await desk.step('second-factor', { pendingToken, code: totpCode(secret, totpStep()) })).toEqual({ error: null, signedIn: true })
+    // The address's budget still holds for a browser without the note, and for the note's own few failures.
+    expect((await nextAuthBrowser({ userAgent: firefox, address: office }).step('credentials', { email: admin.email, password: 'test-password' })).error).toMatch(/^TooManySignInAttempts:\d+$/)
+    for (let i = 0; i < 3; i++) expect((await desk.step('credentials', { email: admin.email, password: `guess ${i}` })).error).toBe('CredentialsSignin')
+    expect((await desk.step('credentials', { email: admin.email, password: 'guess 4' })).error).toMatch(/^TooManySignInAttempts:\d+$/)
   })
 })
