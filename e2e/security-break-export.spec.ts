@@ -29,6 +29,15 @@ test('with the sudo window expired, downloading the whole newsroom asks for rece
     const body = await answer.text()
     expect(body, 'the archive was sent without recent authentication').not.toContain('"type":"manifest"')
     expect(answer.status()).toBe(403)
+    // Settings → Export asks first, and downloads once the admin has confirmed.
+    await page.goto('/settings/export')
+    await page.getByRole('button', { name: /Download the newsroom’s archive/ }).click()
+    const dialog = page.getByRole('dialog', { name: 'Confirm it’s you' })
+    await expect(dialog).toBeVisible()
+    await dialog.getByLabel('Password').fill(admin.password)
+    const downloading = page.waitForEvent('download')
+    await dialog.getByRole('button', { name: 'Confirm' }).click()
+    expect((await downloading).suggestedFilename()).toMatch(/^daily-planet-\d{4}-\d{2}-\d{2}\.ndjson$/)
   } finally {
     await context.close()
     await sql('UPDATE users SET active = false, deactivated_at = now() WHERE email = $1', [admin.email])
