@@ -282,7 +282,7 @@ function parseJson(text: string | undefined): unknown {
 type SignInMethod = 'password' | 'sso' | 'second-factor' | 'passkey'
 
 /** The browser a sign-in comes from, as the session record keeps it. */
-export type SignInOrigin = { userAgent?: string | null; address: string }
+export type SignInOrigin = { userAgent?: string | null; address: string; /** The request's Cookie header (its known-browser note is kept and renewed). */ cookie?: string | null }
 
 /**
  * The options of one request to /api/auth (next-auth's advanced initialization): the shared
@@ -314,6 +314,8 @@ export async function authOptionsFor(providerId: string | undefined, from: SignI
         user.name = outcome.member.name
         user.sessionId = await startPortalSession(outcome.member, { userAgent: from.userAgent, address: from.address })
         user.signInMethod = 'sso'
+        // Noted as after a password or passkey: the password way back in works from this browser while strangers lock the account.
+        await rememberThisBrowser(outcome.member.id, from.cookie ?? undefined)
         return true
       },
     },
