@@ -11,7 +11,7 @@ test("an admin downloads the newsroom's archive; the export is audited; others c
   await expect(page.getByText('member passwords')).toBeVisible()
 
   const downloading = page.waitForEvent('download')
-  await page.getByRole('link', { name: /Download the newsroom’s archive/ }).click()
+  await page.getByRole('button', { name: /Download the newsroom’s archive/ }).click()
   const download = await downloading
   expect(download.suggestedFilename()).toMatch(/^daily-planet-\d{4}-\d{2}-\d{2}\.ndjson$/)
   const lines = readFileSync((await download.path())!, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string; tenant?: { slug: string }; counts?: Record<string, number>; table?: string })

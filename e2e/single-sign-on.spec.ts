@@ -49,5 +49,10 @@ test('an admin sets up single sign-on, and a member signs in through the identit
   await member.getByRole('button', { name: 'Continue' }).click()
   await expect(member.getByTestId('signed-in-user')).toBeVisible()
   await expect(member.getByTestId('signed-in-user')).toContainText(seeded.editor.name)
+  // The browser is noted as one that signed in to the account (lib/auth/known-browser.ts), as
+  // after a password or passkey sign-in: the day the provider is down and strangers have locked
+  // the account, the password way back in still works from it.
+  const note = (await memberContext.cookies()).find((cookie) => cookie.name === 'newsroom.known-browser')
+  expect(note, 'no known-browser note after an SSO sign-in').toMatchObject({ httpOnly: true, path: '/api/auth', sameSite: 'Lax' })
   await memberContext.close()
 })

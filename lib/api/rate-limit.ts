@@ -60,6 +60,7 @@ type Limiters = {
   signInCodeAccount: Policy
   signInAddress: Policy
   signInWhileLocked: Policy
+  signInKnownBrowser: Policy
   passkeySignInOptions: Policy
   /** By policy name, for RateLimit-Policy's w. */
   windowSeconds: Record<string, number>
@@ -116,6 +117,8 @@ export type SignInAttemptDecision = RateLimitDecision & {
   lockEndsInSeconds: number
   /** If this attempt fails, it fills the account's budget: the lock begins with it. */
   lastBeforeLock: boolean
+  /** The address's budget (any accounts) is spent: only a proven browser was let past it (`proven`). */
+  addressExhausted: boolean
   /** Failures counted for this account from this address in the window, before this attempt. */
   failuresFromHere: number
   /** Seconds until the account's oldest counted failure leaves its window (when a lock begun now would end). */
@@ -155,7 +158,13 @@ export const failuresAllowedFromAnAddressWhileLocked = 3
  */
 export type SignInAttemptKind = 'password' | 'code' | 'recovery_code'
 
-export async function consumeSignInAttempt(email: string, clientAddress: string, kind: SignInAttemptKind = 'password'): Promise<SignInAttemptDecision> {
+/**
+ * `proven`: the browser proved it signed in to this account before (a known-browser note or a
+ * live session; sign-in-throttle.ts then bounds that proof's own failures): the per-address
+ * budget, which others behind the same address (an office's NAT) can spend on other accounts,
+ * does not refuse it. `addressExhausted` says it would have.
+ */
+export async function consumeSignInAttempt(email: string, clientAddress: string, kind: SignInAttemptKind = 'password', proven = false): Promise<SignInAttemptDecision> {
   const current = await readyLimiters()
   const [account, pair, address] = await Promise.all([
     consumeHeld(kind === 'password' ? current.signInAccount : current.signInCodeAccount, accountKey(email)),
@@ -169,9 +178,12 @@ export async function consumeSignInAttempt(email: string, clientAddress: string,
   // What this address had failed for this account before: the pair window's count less this attempt.
   const failuresFromHere = pair.decision.allowed ? Math.max(0, pair.decision.limit - 1 - pair.decision.remaining) : pair.decision.limit
   const lockEndsInSeconds = accountLocked ? account.decision.retryAfterSeconds : 0
-  const facts = { accountLocked, lockEndsInSeconds, failuresFromHere, lastBeforeLock: account.decision.allowed && account.decision.remaining === 0, accountResetSeconds: account.decision.resetSeconds }
+  const addressExhausted = !address.decision.allowed
+  const facts = { accountLocked, lockEndsInSeconds, failuresFromHere, addressExhausted, lastBeforeLock: account.decision.allowed && account.decision.remaining === 0, accountResetSeconds: account.decision.resetSeconds }
+  // A proven browser is not refused for what others spent from its address.
+  const addressDecision = proven && addressExhausted ? pair.decision : address.decision
   let decision: RateLimitDecision
-  if (!address.decision.allowed) decision = address.decision
+  if (!addressDecision.allowed) decision = addressDecision
   else if (!pair.decision.allowed) decision = pair.decision
   // Wrong codes come from someone who has the password: their lock holds for every address
   // (else many addresses could each guess a few of the million codes), and the member is told
@@ -179,7 +191,7 @@ export async function consumeSignInAttempt(email: string, clientAddress: string,
   // is what lets the member in from their own address while someone holding the password keeps
   // the authenticator codes locked.
   else if (accountLocked && (kind === 'code' || failuresFromHere >= failuresAllowedFromAnAddressWhileLocked)) decision = account.decision
-  else decision = moreRestrictive(accountLocked ? pair.decision : account.decision, moreRestrictive(pair.decision, address.decision))
+  else decision = moreRestrictive(accountLocked ? pair.decision : account.decision, moreRestrictive(pair.decision, addressDecision))
   if (!decision.allowed) await giveBack()
   return { ...decision, ...facts, succeeded: giveBack }
 }
@@ -192,6 +204,21 @@ export async function consumeSignInAttempt(email: string, clientAddress: string,
 export async function consumeLockedAccountTry(email: string): Promise<RateLimitDecision> {
   const current = await readyLimiters()
   return consume(current.signInWhileLocked, accountKey(email))
+}
+
+/**
+ * While an account is locked, a browser that proved it signed in to the account before (a
+ * known-browser note, or the live session of a member confirming it's them) is not held to the
+ * lock's few tries; each of its tries takes a slot here instead, per account and proof, given
+ * back (`release`) when the password was right. A proof that failed
+ * failuresAllowedFromAnAddressWhileLocked times in the window is held to the lock's tries like
+ * any stranger (OWASP's device-cookie lockout): a note read off a browser, replayed from many
+ * addresses, cannot guess on.
+ */
+export async function consumeKnownBrowserTry(email: string, proof: string): Promise<{ allowed: boolean; retryAfterSeconds: number; release: () => Promise<void> }> {
+  const current = await readyLimiters()
+  const { decision, release } = await consumeHeld(current.signInKnownBrowser, `${accountKey(email)}:${createHash('sha256').update(proof).digest('base64url').slice(0, 32)}`)
+  return { allowed: decision.allowed, retryAfterSeconds: decision.retryAfterSeconds, release }
 }
 
 /**
@@ -330,6 +357,7 @@ function createLimiters(): Limiters {
     signInAccountAddress: policy('sign-in-account-address', 'sign-in:account-address', positiveInteger('RATE_LIMIT_SIGN_IN_PER_ACCOUNT', 10), signInWindow),
     signInAddress: policy('sign-in-address', 'sign-in:address', positiveInteger('RATE_LIMIT_SIGN_IN_PER_ADDRESS', 50), signInWindow),
     signInWhileLocked: policy('sign-in-while-locked', 'sign-in:locked', positiveInteger('RATE_LIMIT_SIGN_IN_WHILE_LOCKED', 10), signInWindow),
+    signInKnownBrowser: policy('sign-in-known-browser', 'sign-in:known-browser', failuresAllowedFromAnAddressWhileLocked, signInWindow),
     // A sign-in page asks once per attempt; ten a minute is a busy shared office's worth.
     passkeySignInOptions: policy('passkey-sign-in-options', 'passkey-options:address', positiveInteger('RATE_LIMIT_PASSKEY_OPTIONS_PER_MINUTE', 10), window),
     windowSeconds: {
@@ -341,6 +369,7 @@ function createLimiters(): Limiters {
       'sign-in-codes': signInWindow,
       'sign-in-address': signInWindow,
       'sign-in-while-locked': signInWindow,
+      'sign-in-known-browser': signInWindow,
       'passkey-sign-in-options': window,
     },
   }

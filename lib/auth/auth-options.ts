@@ -109,7 +109,7 @@ export const authOptions: AuthOptions = {
         const address = clientAddress(request.headers?.['x-forwarded-for'])
         // Failures are counted per account and per address (sign-in-throttle.ts): someone
         // guessing locks out their own addresses, not the member.
-        const attempt = await beginSignInAttempt(credentials.email, address, 'password', 'password', knownBrowserCookieValue(request.headers?.cookie))
+        const attempt = await beginSignInAttempt(credentials.email, address, 'password', 'password', { knownBrowserCookie: knownBrowserCookieValue(request.headers?.cookie) })
         if (attempt.refusal) throw new Error(`${tooManySignInAttempts}:${attempt.refusal.retryAfterSeconds}${attempt.refusal.needsSecondFactor ? ':locked' : ''}`)
         const member = await authenticateUser(credentials.email, credentials.password)
         if (!member) {
@@ -181,9 +181,13 @@ export const authOptions: AuthOptions = {
         // passwords: a right password (which gives its attempt back) cannot buy endless
         // batches of five guesses at the code.
         // A recovery code is counted apart: the authenticator codes' lock (everywhere) does not refuse it.
-        const attempt = await beginSignInAttempt(member.email, address, 'second_factor', isTotpShaped(String(credentials.code)) ? 'code' : 'recovery_code')
+        // Counted as what is checked: the kind is decided on the very text verified (a code padded
+        // past the cut would otherwise be counted as a recovery code and checked as a TOTP code).
+        const code = String(credentials.code).slice(0, 40)
+        // A known browser (its note) is not refused for what others behind its address spent.
+        const attempt = await beginSignInAttempt(member.email, address, 'second_factor', isTotpShaped(code) ? 'code' : 'recovery_code', { knownBrowserCookie: knownBrowserCookieValue(request.headers?.cookie) })
         if (attempt.refusal) throw new Error(`${tooManySignInAttempts}:${attempt.refusal.retryAfterSeconds}`)
-        const used = await verifySecondFactorCode({ id: pending.userId, tenantId: pending.tenantId }, String(credentials.code).slice(0, 40), address)
+        const used = await verifySecondFactorCode({ id: pending.userId, tenantId: pending.tenantId }, code, address)
         if (!used || used === 'reused') {
           await attempt.failed(used === 'reused' ? 'reused_code' : 'wrong_code')
           const left = await recordFailedSecondFactor(pending.id, address)
@@ -253,7 +257,10 @@ async function signedIn(member: Member, headers: Record<string, unknown> | undef
 
 /** Notes on the browser that it completed a sign-in to the account (known-browser.ts), for the day the account is locked. */
 async function rememberThisBrowser(userId: string, cookieHeader: string | string[] | undefined) {
-  const { value, maxAgeSeconds } = rememberedBrowser(knownBrowserCookieValue(cookieHeader), userId)
+  // The note is for the password the account has now: a new one retires it (known-browser.ts).
+  const account = await systemDb().user.findUnique({ where: { id: userId }, select: { id: true, passwordHash: true } })
+  if (!account) return
+  const { value, maxAgeSeconds } = rememberedBrowser(knownBrowserCookieValue(cookieHeader), account)
   try {
     const { cookies } = await import('next/headers')
     ;(await cookies()).set(knownBrowserCookie, value, { httpOnly: true, sameSite: 'lax', secure: secureCookies, path: '/api/auth', maxAge: maxAgeSeconds })
@@ -275,7 +282,7 @@ function parseJson(text: string | undefined): unknown {
 type SignInMethod = 'password' | 'sso' | 'second-factor' | 'passkey'
 
 /** The browser a sign-in comes from, as the session record keeps it. */
-export type SignInOrigin = { userAgent?: string | null; address: string }
+export type SignInOrigin = { userAgent?: string | null; address: string; /** The request's Cookie header (its known-browser note is kept and renewed). */ cookie?: string | null }
 
 /**
  * The options of one request to /api/auth (next-auth's advanced initialization): the shared
@@ -307,6 +314,8 @@ export async function authOptionsFor(providerId: string | undefined, from: SignI
         user.name = outcome.member.name
         user.sessionId = await startPortalSession(outcome.member, { userAgent: from.userAgent, address: from.address })
         user.signInMethod = 'sso'
+        // Noted as after a password or passkey: the password way back in works from this browser while strangers lock the account.
+        await rememberThisBrowser(outcome.member.id, from.cookie ?? undefined)
         return true
       },
     },

@@ -20,7 +20,8 @@ export async function changeOwnPassword(
   const tdb = tenantDb(actor.tenant.id)
   const user = await tdb.user.findUnique({ where: { id: actor.user.id }, select: { email: true, passwordHash: true } })
   if (!user) throw new DomainError('forbidden', 'Your account is gone.')
-  const attempt = await beginSignInAttempt(user.email, address, 'password_change')
+  // From a live session: the lock's few tries (which strangers may have used up) do not hold it back.
+  const attempt = await beginSignInAttempt(user.email, address, 'password_change', 'password', { sessionId: session.id })
   if (attempt.refusal) throw new DomainError('rate_limited', attempt.refusal.message)
   if (!(await verifyPassword(user.passwordHash, input.currentPassword))) {
     await attempt.failed('wrong_password')

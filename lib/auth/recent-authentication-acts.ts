@@ -69,6 +69,9 @@ export const recentAuthenticationActs: Record<string, RecentAuthenticationRule> 
   'departments.rename': 'never',
   'departments.remove': 'never',
   'newsroom.setSearchLanguage': 'never',
+  // The whole newsroom in one file (every draft, every member, the audit log): what an
+  // unattended session would take. /api/newsroom-export checks the same window.
+  'newsroom.confirmExport': 'always',
 
   // Who may sign in, and how.
   'sso.save': 'always',

@@ -35,7 +35,8 @@ export async function markSessionReauthenticated(sessionId: string, userId: stri
 export async function reauthenticateWithPassword(actor: Actor & { user: NonNullable<Actor['user']> }, session: PortalSessionState, password: string, address: string): Promise<Date> {
   const user = await systemDb().user.findUnique({ where: { id: actor.user.id }, select: { email: true, passwordHash: true, active: true } })
   if (!user?.active) throw new DomainError('forbidden', 'Your account is deactivated.')
-  const attempt = await beginSignInAttempt(user.email, address, 'reauthentication')
+  // From a live session: the lock's few tries (which strangers may have used up) do not hold it back.
+  const attempt = await beginSignInAttempt(user.email, address, 'reauthentication', 'password', { sessionId: session.id })
   if (attempt.refusal) throw new DomainError('rate_limited', attempt.refusal.message)
   if (!(await verifyPassword(user.passwordHash, password))) throw await failedWith(attempt, 'wrong_password', new ValidationError([{ field: 'password', message: 'That is not your password.' }], 'That is not your password.'))
   await attempt.succeeded()

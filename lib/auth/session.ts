@@ -30,6 +30,12 @@ export const getPortalActor = cache(async (): Promise<(Actor & { user: NonNullab
   return { tenant: session.tenant, user: { id: session.user.id, role: session.user.role } }
 })
 
+/** The request's portal session as sudo mode reads it (recent-authentication.ts), or null. */
+export const getPortalSessionState = cache(async (): Promise<{ id: string; reauthenticatedAt: Date } | null> => {
+  const session = await getPortalSession()
+  return session?.sessionId && session.reauthenticatedAt ? { id: session.sessionId, reauthenticatedAt: new Date(session.reauthenticatedAt) } : null
+})
+
 /** When the newsroom's policy wants this member to have set up a second factor by (and whether that has passed), or null. */
 export const getSecondFactorDueBy = cache(async (): Promise<{ dueBy: Date; overdue: boolean } | null> => {
   const dueBy = (await getPortalSession())?.secondFactorDueBy

@@ -1,10 +1,10 @@
-import { consumeLockedAccountTry, consumeSignInAttempt, type SignInAttemptDecision, type SignInAttemptKind } from '../api/rate-limit.ts'
+import { consumeKnownBrowserTry, consumeLockedAccountTry, consumeSignInAttempt, type SignInAttemptDecision, type SignInAttemptKind } from '../api/rate-limit.ts'
 import { recordAudit } from '../audit.ts'
 import { sendMail } from '../mail/send-mail.ts'
 import { logger } from '../ops/logger.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
 import { describeWait } from '../time/describe-wait.ts'
-import { isKnownBrowser } from './known-browser.ts'
+import { knownBrowserNote } from './known-browser.ts'
 import { hasSecondFactor, secondFactorsOf } from './second-factors.ts'
 
 /**
@@ -44,15 +44,26 @@ export type SignInAttempt = {
   failed: (reason: string) => Promise<void>
 }
 
-type Account = { id: string; tenantId: string; email: string; name: string; tenantName: string; signInLockedUntil: Date | null }
+type Account = { id: string; tenantId: string; email: string; name: string; tenantName: string; signInLockedUntil: Date | null; passwordHash: string }
+
+/**
+ * What says this browser signed in to the account before: the request's known-browser cookie
+ * (known-browser.ts), or the live portal session of a member confirming it's them or changing
+ * their password (a stronger proof than the cookie). At the second step the note only lets the
+ * browser past the address's budget (the codes' own lock holds everywhere).
+ */
+export type KnownBrowserProof = { knownBrowserCookie?: string; sessionId?: string }
 
 /**
  * `kind`: what is checked, the password, an authenticator code (whose failures lock everywhere) or a recovery code (see consumeSignInAttempt).
- * `knownBrowser`: the request's known-browser cookie (known-browser.ts), if any: a browser that signed in to the account before is not held to the lock's few tries.
+ * `from`: what says the browser signed in to the account before (KnownBrowserProof), if anything: such a browser is not held to the lock's few tries, but each proof has a few failures of its own while the account is locked (consumeKnownBrowserTry), so one read off a browser cannot be replayed from many addresses.
  */
-export async function beginSignInAttempt(email: string, address: string, step: SignInStep, kind: SignInAttemptKind = 'password', knownBrowser?: string): Promise<SignInAttempt> {
+export async function beginSignInAttempt(email: string, address: string, step: SignInStep, kind: SignInAttemptKind = 'password', from: KnownBrowserProof = {}): Promise<SignInAttempt> {
   const normalised = email.trim().toLowerCase()
-  const [decision, account] = await Promise.all([consumeSignInAttempt(normalised, address, kind), findAccount(normalised)])
+  const account = await findAccount(normalised)
+  // What says this browser signed in to the account before (checked against the password the account has now).
+  const proof = account ? proofOf(from, account) : null
+  const decision = await consumeSignInAttempt(normalised, address, kind, proof !== null)
   const shortAddress = address.slice(0, 64)
 
   // Its failures have left the window: the lock is over (recorded by the first attempt to find it so).
@@ -60,21 +71,38 @@ export async function beginSignInAttempt(email: string, address: string, step: S
 
   if (!decision.allowed) return refused(decision.retryAfterSeconds, decision, account, shortAddress, step)
 
-  if (kind === 'password' && decision.accountLocked && !(account && (isKnownBrowser(knownBrowser, account.id) || hasSecondFactor(await secondFactorsOf(account.id))))) {
-    // Locked, from an address that has not failed and a browser that never signed in to the
-    // account, for a member without a second factor: a try of the few the lock leaves, taken
-    // before the password is checked.
-    const locked = await consumeLockedAccountTry(normalised)
-    if (!locked.allowed) {
+  let releaseProof = async () => {}
+  if (proof && decision.addressExhausted) {
+    // Others behind this address spent its budget; the browser that proved it signed in to the
+    // account before tries on its proof's own few failures.
+    const proofTry = await consumeKnownBrowserTry(normalised, proof)
+    if (!proofTry.allowed) {
       await decision.succeeded()
-      return refused(Math.min(locked.retryAfterSeconds, decision.lockEndsInSeconds), decision, account, shortAddress, step, true)
+      return refused(proofTry.retryAfterSeconds, decision, account, shortAddress, step)
+    }
+    releaseProof = proofTry.release
+  } else if (kind === 'password' && decision.accountLocked && !(account && hasSecondFactor(await secondFactorsOf(account.id)))) {
+    // Locked, from an address that has not failed, for a member without a second factor. A
+    // browser that signed in to the account before tries on its proof's own few failures; any
+    // other (or a proof that used them up) takes a try of the few the lock leaves. Either is
+    // taken before the password is checked.
+    const proofTry = proof ? await consumeKnownBrowserTry(normalised, proof) : null
+    if (proofTry?.allowed) releaseProof = proofTry.release
+    else {
+      const locked = await consumeLockedAccountTry(normalised)
+      if (!locked.allowed) {
+        await decision.succeeded()
+        return refused(Math.min(locked.retryAfterSeconds, decision.lockEndsInSeconds), decision, account, shortAddress, step, true)
+      }
     }
   }
 
   return {
     refusal: null,
     accountLocked: decision.accountLocked,
-    succeeded: decision.succeeded,
+    succeeded: async () => {
+      await Promise.all([decision.succeeded(), releaseProof().catch(() => undefined)])
+    },
     failed: async (reason) => {
       const event = { security_event: 'sign_in.failed', step, reason, user_id: account?.id ?? null, tenant_id: account?.tenantId ?? null, address: shortAddress, account_locked: decision.accountLocked }
       logger.warn(event, 'sign-in failed')
@@ -97,9 +125,16 @@ export async function failedWith(attempt: SignInAttempt, reason: string, error: 
 async function findAccount(email: string): Promise<Account | null> {
   const user = await systemDb().user.findUnique({
     where: { email },
-    select: { id: true, tenantId: true, email: true, name: true, signInLockedUntil: true, tenant: { select: { name: true } } },
+    select: { id: true, tenantId: true, email: true, name: true, signInLockedUntil: true, passwordHash: true, tenant: { select: { name: true } } },
   })
-  return user && { id: user.id, tenantId: user.tenantId, email: user.email, name: user.name, tenantName: user.tenant.name, signInLockedUntil: user.signInLockedUntil }
+  return user && { id: user.id, tenantId: user.tenantId, email: user.email, name: user.name, tenantName: user.tenant.name, signInLockedUntil: user.signInLockedUntil, passwordHash: user.passwordHash }
+}
+
+/** The key of the proof that this browser signed in to the account before, or null. */
+function proofOf(from: KnownBrowserProof, account: Account): string | null {
+  if (from.sessionId) return `session:${from.sessionId}`
+  const note = knownBrowserNote(from.knownBrowserCookie, account)
+  return note && `note:${note}`
 }
 
 function refused(retryAfterSeconds: number, decision: SignInAttemptDecision, account: Account | null, address: string, step: SignInStep, withoutSecondFactor = false): SignInAttempt {

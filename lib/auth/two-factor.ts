@@ -159,7 +159,7 @@ export async function verifySecondFactorCode(user: { id: string; tenantId: strin
 export async function reauthenticateWithTotp(member: Member, session: PortalSessionState, code: string, address: string): Promise<Date> {
   const user = await systemDb().user.findUnique({ where: { id: member.user.id }, select: { email: true, active: true } })
   if (!user?.active) throw new DomainError('forbidden', 'Your account is deactivated.')
-  const attempt = await beginSignInAttempt(user.email, address, 'reauthentication', 'code')
+  const attempt = await beginSignInAttempt(user.email, address, 'reauthentication', 'code', { sessionId: session.id })
   if (attempt.refusal) throw new DomainError('rate_limited', attempt.refusal.message)
   const check = await checkTotp(member.user.id, code)
   if (check === 'reused') throw await failedWith(attempt, 'reused_code', new ValidationError([{ field: 'code', message: totpAlreadyUsed }], totpAlreadyUsed))

@@ -26,6 +26,9 @@ const guess = (email: string, from = attacker) => browserAt(from).step('credenti
 const audit = (newsroom: TestTenant, action: string, targetId: string) =>
   db.auditEntry.findMany({ where: { tenantId: newsroom.tenant.id, action, targetId }, orderBy: { createdAt: 'asc' } })
 
+/** The known-browser note a browser got when it signed in to the account (with its password as it is now). */
+const noteFor = async (userId: string) => rememberedBrowser(undefined, await db.user.findUniqueOrThrow({ where: { id: userId }, select: { id: true, passwordHash: true } })).value
+
 beforeAll(async () => {
   smtp = new SMTPServer({
     disabledCommands: ['STARTTLS', 'AUTH'],
@@ -110,14 +113,14 @@ describe('an account someone is guessing', () => {
     await guess(writer.email, '203.0.113.181')
     expect((await guess(writer.email, '203.0.113.182')).error).toMatch(/^TooManySignInAttempts:\d+:locked$/)
     // The writer's own laptop signed in to this account last week; a forged or another account's note does not count.
-    const ownLaptop = nextAuthBrowser({ userAgent: firefox, address: membersDesk, cookies: { [knownBrowserCookie]: rememberedBrowser(undefined, writer.id).value } })
+    const ownLaptop = nextAuthBrowser({ userAgent: firefox, address: membersDesk, cookies: { [knownBrowserCookie]: (await noteFor(writer.id)) } })
     const forged = nextAuthBrowser({ userAgent: firefox, address: '198.51.100.78', cookies: { [knownBrowserCookie]: `${writer.id}.9999999999.${'A'.repeat(43)}` } })
-    const someoneElses = nextAuthBrowser({ userAgent: firefox, address: '198.51.100.79', cookies: { [knownBrowserCookie]: rememberedBrowser(undefined, newsroom.users.editor.id).value } })
+    const someoneElses = nextAuthBrowser({ userAgent: firefox, address: '198.51.100.79', cookies: { [knownBrowserCookie]: (await noteFor(newsroom.users.editor.id)) } })
     expect((await forged.step('credentials', { email: writer.email, password: 'test-password' })).error).toMatch(/^TooManySignInAttempts:\d+:locked$/)
     expect((await someoneElses.step('credentials', { email: writer.email, password: 'test-password' })).error).toMatch(/^TooManySignInAttempts:\d+:locked$/)
     expect(await ownLaptop.step('credentials', { email: writer.email, password: 'test-password' })).toEqual({ error: null, signedIn: true })
     // The note lets the password be checked; it is no way around it.
-    const wrong = nextAuthBrowser({ userAgent: firefox, address: '198.51.100.80', cookies: { [knownBrowserCookie]: rememberedBrowser(undefined, writer.id).value } })
+    const wrong = nextAuthBrowser({ userAgent: firefox, address: '198.51.100.80', cookies: { [knownBrowserCookie]: (await noteFor(writer.id)) } })
     expect((await wrong.step('credentials', { email: writer.email, password: 'not-the-password' })).error).toBe('CredentialsSignin')
   })
 

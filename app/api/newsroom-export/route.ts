@@ -1,4 +1,5 @@
-import { getPortalActor } from '@/lib/auth/session'
+import { getPortalActor, getPortalSessionState } from '@/lib/auth/session'
+import { assertRecentlyAuthenticated } from '@/lib/auth/recent-authentication'
 import { can } from '@/lib/auth/permissions'
 import { exportNewsroom } from '@/lib/portability/export-newsroom'
 
@@ -13,6 +14,13 @@ export async function GET(): Promise<Response> {
   const actor = await getPortalActor()
   if (!actor) return new Response('Sign in first.\n', { status: 401, headers: { 'Content-Type': 'text/plain' } })
   if (!can(actor, 'admin')) return new Response('Only admin users can export the newsroom.\n', { status: 403, headers: { 'Content-Type': 'text/plain' } })
+  // The whole newsroom: asked of a session that proved itself recently, as the declared sudo
+  // list asks for newsroom.confirmExport (Settings → Export calls it first, and confirms).
+  try {
+    assertRecentlyAuthenticated(await getPortalSessionState())
+  } catch {
+    return new Response("Confirm it's you first: download the archive from Settings → Export, which asks for your password when your last sign-in or confirmation is older than 10 minutes.\n", { status: 403, headers: { 'Content-Type': 'text/plain', 'Cache-Control': 'no-store' } })
+  }
   const lines = exportNewsroom(actor, 'portal')
   const encoder = new TextEncoder()
   const body = new ReadableStream<Uint8Array>({

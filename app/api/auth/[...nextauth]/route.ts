@@ -12,7 +12,7 @@ const handler = withRouteFailures('sign-in', async (request: Request, context: {
   const malformed = await malformedAuthRequest(request)
   if (malformed) return malformed
   const [, providerId] = (await context.params).nextauth ?? []
-  const options = await authOptionsFor(providerId, { userAgent: request.headers.get('user-agent'), address: clientAddress(request.headers.get('x-forwarded-for')) })
+  const options = await authOptionsFor(providerId, { userAgent: request.headers.get('user-agent'), address: clientAddress(request.headers.get('x-forwarded-for')), cookie: request.headers.get('cookie') })
   const response = (await NextAuth(request as never, context, { ...options })) as Response
   // A refused answer from a newsroom's provider goes back to that newsroom's sign-in page.
   const back = ssoFailureRedirect(providerId, response.headers.get('location'))

@@ -2,6 +2,7 @@ import type { Metadata } from 'next'
 import { getSettingsAdmin } from '@/lib/auth/settings-admin'
 import { omittedFromArchive } from '@/lib/portability/archive-format'
 import { SettingsForbidden } from '@/components/settings/settings-forbidden'
+import { ExportDownload } from '@/components/settings/export-download'
 import styles from '@/components/settings/settings.module.css'
 
 export const metadata: Metadata = { title: 'Export' }
@@ -19,9 +20,7 @@ export default async function ExportPage() {
         short or changed. Each export is recorded in the audit log.
       </p>
       <p>
-        <a href="/api/newsroom-export" download>
-          Download the newsroom’s archive (NDJSON)
-        </a>
+        <ExportDownload />
       </p>
       <h2>Not in the file</h2>
       <ul>
