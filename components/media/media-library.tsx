@@ -5,7 +5,7 @@ import { useRouter, useSearchParams } from 'next/navigation'
 import { useState } from 'react'
 import { describePortalError } from '@/components/portal-error'
 import { useTRPC } from '@/components/trpc-context'
-import { MediaBadges, mediaLabel, previewUrl } from './media-bits'
+import { MediaBadges, mediaLabel, OffsetPager, previewUrl } from './media-bits'
 import { MediaEditor } from './media-editor'
 import { MediaUploader } from './media-upload'
 import styles from './media.module.css'
@@ -144,16 +144,7 @@ export function MediaLibrary({ maxBytes }: { maxBytes: number }) {
           </li>
         ))}
       </ul>
-      {total > pageSize && (
-        <div className={styles.actions}>
-          <button type="button" className="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - pageSize))}>
-            Previous page
-          </button>
-          <button type="button" className="secondary" disabled={offset + pageSize >= total} onClick={() => setOffset(offset + pageSize)}>
-            Next page
-          </button>
-        </div>
-      )}
+      <OffsetPager offset={offset} pageSize={pageSize} total={total} onOffset={setOffset} labels={['Previous page', 'Next page']} />
     </div>
   )
 }

@@ -7,7 +7,7 @@ import { describePortalError, type PortalError } from '@/components/portal-error
 import { useTRPC } from '@/components/trpc-context'
 import type { PortalMedia } from '@/lib/trpc/routers/media-router'
 import { AppDialog } from './app-dialog'
-import { MediaBadges, mediaLabel, previewUrl } from './media-bits'
+import { MediaBadges, mediaLabel, OffsetPager, previewUrl } from './media-bits'
 import styles from './media.module.css'
 
 /**
@@ -168,19 +168,11 @@ function PickerBody({ useLabel, onClose, onChoose }: { useLabel: string; onClose
           </li>
         ))}
       </ul>
-      {total > pickerPageSize && (
-        <div className={styles.actions}>
-          <button type="button" className="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - pickerPageSize))}>
-            Newer images
-          </button>
-          <button type="button" className="secondary" disabled={offset + pickerPageSize >= total} onClick={() => setOffset(offset + pickerPageSize)}>
-            Older images
-          </button>
-          <span className={styles.hint}>
-            {offset + 1}–{offset + items.length} of {total.toLocaleString('en')}
-          </span>
-        </div>
-      )}
+      <OffsetPager offset={offset} pageSize={pickerPageSize} total={total} onOffset={setOffset} labels={['Newer images', 'Older images']}>
+        <span className={styles.hint}>
+          {offset + 1}–{offset + items.length} of {total.toLocaleString('en')}
+        </span>
+      </OffsetPager>
       <div className={styles.actions}>
         <button type="button" disabled={!chosen} onClick={choose}>
           {useLabel}
