@@ -6,7 +6,7 @@ import { recordAudit } from '../audit.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
 import type { Role } from '../db/generated/enums.ts'
 import type { ActingTenant } from '../tenancy/actor.ts'
-import { knownBrowserCookie, knownBrowserCookieValue, rememberedBrowser } from './known-browser.ts'
+import { knownBrowserAccountSelect, knownBrowserCookie, knownBrowserCookieValue, rememberedBrowser } from './known-browser.ts'
 import { beginSignInAttempt } from './sign-in-throttle.ts'
 import { authenticateUser, loadActiveMember } from './members.ts'
 import { consumePendingSignIn, issuePendingSignIn, readPendingSignIn, recordFailedSecondFactor } from './pending-sign-in.ts'
@@ -258,7 +258,7 @@ async function signedIn(member: Member, headers: Record<string, unknown> | undef
 /** Notes on the browser that it completed a sign-in to the account (known-browser.ts), for the day the account is locked. */
 async function rememberThisBrowser(userId: string, cookieHeader: string | string[] | undefined) {
   // The note is for the password the account has now: a new one retires it (known-browser.ts).
-  const account = await systemDb().user.findUnique({ where: { id: userId }, select: { id: true, passwordHash: true } })
+  const account = await systemDb().user.findUnique({ where: { id: userId }, select: knownBrowserAccountSelect })
   if (!account) return
   const { value, maxAgeSeconds } = rememberedBrowser(knownBrowserCookieValue(cookieHeader), account)
   try {

@@ -17,8 +17,9 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
  *
  * Because it outlives sign-out, whoever uses the browser later can read it (DevTools lists
  * HTTP-only cookies) and send it from anywhere. So the HMAC also covers the account's password
- * hash: changing the password (what a member does when a laptop is gone) retires every note made
- * before it; and each note has a budget of failures of its own while the account is locked
+ * hash and its credentials-changed time: changing the password, "Sign out all other sessions" and
+ * an admin's factor reset (what is done when a laptop is gone) retire every note made before
+ * them; and each note has a budget of failures of its own while the account is locked
  * (sign-in-throttle.ts), so one read off a browser cannot be replayed from many addresses.
  */
 export const knownBrowserCookie = 'newsroom.known-browser'
@@ -27,11 +28,20 @@ const accountsPerBrowser = 5
 
 const secret = () => `newsroom known browser\0${process.env.NEXTAUTH_SECRET ?? process.env.AUTH_SECRET ?? ''}`
 
-/** The account a note is for: its id, and its password hash (a new password retires older notes). */
-export type KnownBrowserAccount = { id: string; passwordHash: string }
+/**
+ * The account a note is for: its id, its password hash (a new password retires older notes) and
+ * when its sessions were last ended everywhere or its factors reset (so do those: what a member
+ * or an admin does when a laptop is gone, besides or instead of a new password).
+ */
+export type KnownBrowserAccount = { id: string; passwordHash: string; credentialsChangedAt: Date | null }
+
+/** The columns of users a KnownBrowserAccount is read from. */
+export const knownBrowserAccountSelect = { id: true, passwordHash: true, credentialsChangedAt: true } as const
 
 function signature(account: KnownBrowserAccount, expires: number): string {
-  return createHmac('sha256', secret()).update(`${account.id}.${expires}.${account.passwordHash}`).digest('base64url')
+  return createHmac('sha256', secret())
+    .update(`${account.id}.${expires}.${account.passwordHash}.${account.credentialsChangedAt?.getTime() ?? 0}`)
+    .digest('base64url')
 }
 
 /** The entries of the cookie that are valid notes for `account`. */

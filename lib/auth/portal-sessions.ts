@@ -175,6 +175,9 @@ export async function endPortalSession(actor: Actor & { user: NonNullable<Actor[
 export async function endOtherPortalSessions(actor: Actor & { user: NonNullable<Actor['user']> }, currentSessionId: string): Promise<number> {
   return tenantDb(actor.tenant.id).$transaction(async (tx) => {
     const count = await endMemberSessions(tx, actor.user.id, 'ended_by_member', currentSessionId)
+    // Known-browser notes (lib/auth/known-browser.ts) made before now stop counting too: a lost
+    // laptop keeps its note past sign-out, and this is what its owner presses.
+    await tx.user.update({ where: { id: actor.user.id }, data: { credentialsChangedAt: new Date() } })
     if (count > 0) await recordAudit(tx, { tenantId: actor.tenant.id, actorId: actor.user.id, action: 'user.sessions_ended', targetType: 'user', targetId: actor.user.id, metadata: { count, reason: 'ended_by_member', kept: currentSessionId } })
     return count
   })

@@ -44,7 +44,7 @@ export type SignInAttempt = {
   failed: (reason: string) => Promise<void>
 }
 
-type Account = { id: string; tenantId: string; email: string; name: string; tenantName: string; signInLockedUntil: Date | null; passwordHash: string }
+type Account = { id: string; tenantId: string; email: string; name: string; tenantName: string; signInLockedUntil: Date | null; passwordHash: string; credentialsChangedAt: Date | null }
 
 /**
  * What says this browser signed in to the account before: the request's known-browser cookie
@@ -125,9 +125,9 @@ export async function failedWith(attempt: SignInAttempt, reason: string, error: 
 async function findAccount(email: string): Promise<Account | null> {
   const user = await systemDb().user.findUnique({
     where: { email },
-    select: { id: true, tenantId: true, email: true, name: true, signInLockedUntil: true, passwordHash: true, tenant: { select: { name: true } } },
+    select: { id: true, tenantId: true, email: true, name: true, signInLockedUntil: true, passwordHash: true, credentialsChangedAt: true, tenant: { select: { name: true } } },
   })
-  return user && { id: user.id, tenantId: user.tenantId, email: user.email, name: user.name, tenantName: user.tenant.name, signInLockedUntil: user.signInLockedUntil, passwordHash: user.passwordHash }
+  return user && { id: user.id, tenantId: user.tenantId, email: user.email, name: user.name, tenantName: user.tenant.name, signInLockedUntil: user.signInLockedUntil, passwordHash: user.passwordHash, credentialsChangedAt: user.credentialsChangedAt }
 }
 
 /** The key of the proof that this browser signed in to the account before, or null. */

@@ -172,6 +172,7 @@ type FactorResetWriter = RecoveryCodeWriter & {
   totpFactor: { deleteMany(args: Prisma.TotpFactorDeleteManyArgs): PromiseLike<{ count: number }> }
   passkey: { deleteMany(args: Prisma.PasskeyDeleteManyArgs): PromiseLike<{ count: number }> }
   pendingSignIn: { deleteMany(args: Prisma.PendingSignInDeleteManyArgs): PromiseLike<unknown> }
+  user: { update(args: { where: { id: string }; data: { credentialsChangedAt: Date } }): PromiseLike<unknown> }
   portalSession: { updateMany(args: Prisma.PortalSessionUpdateManyArgs): PromiseLike<{ count: number }> }
   auditEntry: { create(args: { data: Prisma.AuditEntryUncheckedCreateInput }): PromiseLike<unknown> }
 }
@@ -190,6 +191,8 @@ export async function resetSecondFactors(tx: FactorResetWriter, actor: Member, u
   await tx.recoveryCode.deleteMany({ where: { userId } })
   await tx.pendingSignIn.deleteMany({ where: { userId } })
   const endedSessions = await endMemberSessions(tx, userId, 'factors_reset')
+  // ...and its browsers' known-browser notes (lib/auth/known-browser.ts) stop counting.
+  await tx.user.update({ where: { id: userId }, data: { credentialsChangedAt: new Date() } })
   await recordAudit(tx, { tenantId: actor.tenant.id, actorId: actor.user.id, action: 'user.factors_reset', targetType: 'user', targetId: userId, metadata: { removed, ended_sessions: endedSessions } })
   return { endedSessions, removed }
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { resetRateLimitersForTests } from '../../lib/api/rate-limit.ts'
 import { authOptions } from '../../lib/auth/auth-options.ts'
-import { knownBrowserCookie, rememberedBrowser } from '../../lib/auth/known-browser.ts'
+import { knownBrowserAccountSelect, knownBrowserCookie, rememberedBrowser } from '../../lib/auth/known-browser.ts'
 import { db } from '../../lib/db/client.ts'
 import { portalContextFromSession } from '../../lib/trpc/context.ts'
 import { createCallerFactory } from '../../lib/trpc/init.ts'
@@ -30,7 +30,7 @@ async function lockAndExhaust(email: string, net: number) {
 }
 
 /** The known-browser note a browser got when it signed in to the account (with its password as it is now). */
-const noteFor = async (userId: string) => rememberedBrowser(undefined, await db.user.findUniqueOrThrow({ where: { id: userId }, select: { id: true, passwordHash: true } })).value
+const noteFor = async (userId: string) => rememberedBrowser(undefined, await db.user.findUniqueOrThrow({ where: { id: userId }, select: knownBrowserAccountSelect })).value
 
 beforeAll(() => {
   vi.stubEnv('WEBHOOK_SECRET_KEY', 'known-browser-break-test-key')
@@ -74,6 +74,40 @@ describe('a known-browser note in the wrong hands', () => {
     await lockAndExhaust(writer.email, 2)
     // The thief's old note is a stranger's browser now: refused before any password is checked.
     expect((await guess(writer.email, '198.19.2.1', stolenLaptopsNote)).error).toMatch(/^TooManySignInAttempts:\d+:locked$/)
+  })
+})
+
+describe('a note read off a lost laptop, after its owner or an admin acted', () => {
+  it('does not count once the member pressed "Sign out all other sessions"', async () => {
+    const newsroom = await createTestTenant()
+    const writer = newsroom.users.writer
+    const lostLaptopsNote = { [knownBrowserCookie]: (await noteFor(writer.id)) }
+    const desk = browserAt('198.51.100.43')
+    expect(await desk.signIn(writer.email, 'test-password')).toBe(true)
+    await createCaller(portalContextFromSession(await desk.session(), '198.51.100.43')).security.endOtherSessions()
+    await lockAndExhaust(writer.email, 4)
+    expect((await guess(writer.email, '198.19.4.1', lostLaptopsNote)).error).toMatch(/^TooManySignInAttempts:\d+:locked$/)
+  })
+
+  it("does not count once an admin reset the member's second factors", async () => {
+    const newsroom = await createTestTenant()
+    const writer = newsroom.users.writer
+    const lostLaptopsNote = { [knownBrowserCookie]: (await noteFor(writer.id)) }
+    const adminDesk = browserAt('198.51.100.44')
+    expect(await adminDesk.signIn(newsroom.users.admin.email, 'test-password')).toBe(true)
+    const admin = createCaller(portalContextFromSession(await adminDesk.session(), '198.51.100.44'))
+    await admin.security.reauthenticate({ password: 'test-password' })
+    await admin.users.resetSecondFactors({ userId: writer.id })
+    await lockAndExhaust(writer.email, 5)
+    expect((await guess(writer.email, '198.19.5.1', lostLaptopsNote)).error).toMatch(/^TooManySignInAttempts:\d+:locked$/)
+  })
+
+  it('still counts when nothing was done: the same note gets its own few tries while the account is locked', async () => {
+    const newsroom = await createTestTenant()
+    const writer = newsroom.users.writer
+    const note = { [knownBrowserCookie]: (await noteFor(writer.id)) }
+    await lockAndExhaust(writer.email, 6)
+    expect((await guess(writer.email, '198.19.6.1', note)).error).toBe('CredentialsSignin')
   })
 })
 

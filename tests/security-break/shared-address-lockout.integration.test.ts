@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { resetRateLimitersForTests } from '../../lib/api/rate-limit.ts'
-import { knownBrowserCookie, rememberedBrowser } from '../../lib/auth/known-browser.ts'
+import { knownBrowserAccountSelect, knownBrowserCookie, rememberedBrowser } from '../../lib/auth/known-browser.ts'
 import { generateTotpSecret, totpCode, totpStep } from '../../lib/auth/totp.ts'
 import { db } from '../../lib/db/client.ts'
 import { encryptSecret } from '../../lib/security/secret-box.ts'
@@ -36,7 +36,7 @@ describe('a shared office address', () => {
     const admin = newsroom.users.admin
     const secret = generateTotpSecret()
     await db.totpFactor.create({ data: { userId: admin.id, tenantId: newsroom.tenant.id, secretEncrypted: encryptSecret(secret), confirmedAt: new Date() } })
-    const account = await db.user.findUniqueOrThrow({ where: { id: admin.id }, select: { id: true, passwordHash: true } })
+    const account = await db.user.findUniqueOrThrow({ where: { id: admin.id }, select: knownBrowserAccountSelect })
     for (let i = 0; i < 6; i++) {
       await nextAuthBrowser({ userAgent: firefox, address: office }).step('credentials', { email: `nobody-${i}-${randomUUID()}@example.com`, password: 'whatever' })
     }

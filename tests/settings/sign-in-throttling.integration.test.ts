@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { resetRateLimitersForTests } from '../../lib/api/rate-limit.ts'
-import { knownBrowserCookie, rememberedBrowser } from '../../lib/auth/known-browser.ts'
+import { knownBrowserAccountSelect, knownBrowserCookie, rememberedBrowser } from '../../lib/auth/known-browser.ts'
 import { generateTotpSecret, totpCode, totpStep } from '../../lib/auth/totp.ts'
 import { db } from '../../lib/db/client.ts'
 import { logger } from '../../lib/ops/logger.ts'
@@ -27,7 +27,7 @@ const audit = (newsroom: TestTenant, action: string, targetId: string) =>
   db.auditEntry.findMany({ where: { tenantId: newsroom.tenant.id, action, targetId }, orderBy: { createdAt: 'asc' } })
 
 /** The known-browser note a browser got when it signed in to the account (with its password as it is now). */
-const noteFor = async (userId: string) => rememberedBrowser(undefined, await db.user.findUniqueOrThrow({ where: { id: userId }, select: { id: true, passwordHash: true } })).value
+const noteFor = async (userId: string) => rememberedBrowser(undefined, await db.user.findUniqueOrThrow({ where: { id: userId }, select: knownBrowserAccountSelect })).value
 
 beforeAll(async () => {
   smtp = new SMTPServer({
