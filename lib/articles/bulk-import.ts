@@ -4,6 +4,8 @@ import { DomainError, type FieldError } from '../errors.ts'
 import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
+import { can } from '../auth/permissions.ts'
+import { hasScope, type Scope } from '../tokens/scopes.ts'
 import { findForeignReferences, mediaReferences, referenceErrors, uniqueTags } from './article-references.ts'
 import { toArticleRecord } from './article-record.ts'
 import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
@@ -31,11 +33,11 @@ type ValidItem = { index: number; id: string; input: z.infer<typeof bulkArticleS
 type UpsertedRow = StoredArticle & { inserted: boolean }
 
 /**
- * What the request may do beyond writing articles. A featured_image_url adds a record to the
- * media library, which a key needs media:write for (as POST /v1/media): without it an
+ * The scopes the request's key carries: a featured_image_url adds a record to the media library,
+ * which needs media:write (as POST /v1/media) from the key and its owner's role. Without it an
  * articles-only key could fill the library and make this instance fetch and decode images.
  */
-export type BulkImportPermissions = { mayAddMedia: boolean }
+export type BulkImportGrant = { tokenScopes: readonly Scope[] }
 
 /** Code-unit order: the same in every process and every database, whatever its collation. */
 const byExternalId = (a: ValidItem, b: ValidItem) => {
@@ -59,7 +61,7 @@ const byExternalId = (a: ValidItem, b: ValidItem) => {
  * import again. Each attempt is one transaction and its results are taken only from the one
  * that committed, so the answer and the events are what a run after the others would give.
  */
-export async function importArticles(actor: Actor, items: unknown[], permissions: BulkImportPermissions): Promise<BulkImportResult> {
+export async function importArticles(actor: Actor, items: unknown[], grant: BulkImportGrant): Promise<BulkImportResult> {
   if (items.length > maxBulkArticles) {
     throw new DomainError('too_many_items', `A bulk import takes at most ${maxBulkArticles} articles; this one has ${items.length}. Split it; nothing was stored.`)
   }
@@ -93,9 +95,10 @@ export async function importArticles(actor: Actor, items: unknown[], permissions
     authorIds: valid.flatMap((item) => (item.input.author_id ? [item.input.author_id] : [])),
     mediaIds: valid.flatMap((item) => mediaReferences(item.input)),
   })
+  const mayAddMedia = hasScope(grant.tokenScopes, 'media:write') && can(actor, 'media:write')
   const namedUrls = new Set<string>()
   const referenced = valid.filter((item) => {
-    const errors = [...referenceErrors(item.input, unknown), ...imageUrlErrors(item.input.featured_image_url, namedUrls, permissions)]
+    const errors = [...referenceErrors(item.input, unknown), ...imageUrlErrors(item.input.featured_image_url, namedUrls, mayAddMedia)]
     if (errors.length > 0) results[item.index]!.errors = errors
     return errors.length === 0
   })
@@ -244,9 +247,9 @@ async function withoutUnpublishableImages(tenantId: string, items: ValidItem[], 
 }
 
 /** Why an item's featured_image_url may not be fetched: no media:write, or past the request's cap of distinct URLs (counted in request order in `named`). */
-function imageUrlErrors(url: string | undefined, named: Set<string>, permissions: BulkImportPermissions): FieldError[] {
+function imageUrlErrors(url: string | undefined, named: Set<string>, mayAddMedia: boolean): FieldError[] {
   if (url === undefined) return []
-  if (!permissions.mayAddMedia) {
+  if (!mayAddMedia) {
     return [{ field: 'featured_image_url', message: 'featured_image_url adds the photo to the media library, which needs the media:write scope; use a key with it, or send the featured_media_id of an image the library has.' }]
   }
   if (!named.has(url) && named.size >= maxImageUrlsPerImport) {

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto'
 import { recordAudit } from '../audit.ts'
 import { assertCan } from '../auth/permissions.ts'
+import type { PortalSessionState } from '../auth/portal-sessions.ts'
+import { assertRecentlyAuthenticated } from '../auth/recent-authentication.ts'
 import pg from 'pg'
 import { sqlPool } from '../db/client.ts'
 import type { Actor } from '../tenancy/actor.ts'
@@ -32,8 +34,22 @@ const quote = (name: string) => `"${name.replaceAll('"', '""')}"`
  * the rows all the same), and again once the last line has been produced, with the number of
  * rows it carried.
  */
-export async function* exportNewsroom(actor: Actor, via: 'command_line' | 'portal'): AsyncGenerator<string> {
+/** Where an export is taken: the operator's command line, or an admin's portal session (which sudo mode reads). */
+export type ExportChannel = 'command_line' | { portalSession: PortalSessionState | null }
+
+/**
+ * Who may take the whole newsroom: an admin; through the portal, one whose session proved itself
+ * recently (sudo, as the declared list asks of newsroom.confirmExport). The download route asks
+ * this before it answers (a refusal must be a status, not a cut stream); the export asks it again.
+ */
+export function assertMayExport(actor: Actor, channel: ExportChannel): void {
   assertCan(actor, 'admin')
+  if (channel !== 'command_line') assertRecentlyAuthenticated(channel.portalSession)
+}
+
+export async function* exportNewsroom(actor: Actor, channel: ExportChannel): AsyncGenerator<string> {
+  assertMayExport(actor, channel)
+  const via = channel === 'command_line' ? 'command_line' : 'portal'
   const tenantId = actor.tenant.id
   const hash = createHash('sha256')
   let lines = 0

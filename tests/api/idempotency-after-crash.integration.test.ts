@@ -34,7 +34,7 @@ async function createdEvents(ids: string[]): Promise<number> {
 async function crashMidImport(key: string, body: ReturnType<typeof bulk>, commit: boolean): Promise<void> {
   const claim = await claimIdempotencyKey(tokenId, key, requestFingerprint('POST', '/v1/articles/bulk', body))
   if (!('claimed' in claim)) throw new Error('expected a fresh claim')
-  if (commit) await runAsIdempotentUnit({ tokenId, key, claimId: claim.claimId, recovered: [], committed: 0 }, () => importArticles(newsroom.actor('editor'), body.articles, { mayAddMedia: true }))
+  if (commit) await runAsIdempotentUnit({ tokenId, key, claimId: claim.claimId, recovered: [], committed: 0 }, () => importArticles(newsroom.actor('editor'), body.articles, { tokenScopes: ['articles:write', 'media:write'] }))
 }
 
 describe('Idempotency-Key after the instance holding it crashed', () => {

@@ -77,10 +77,13 @@ afterAll(async () => {
 
 type Line = { type: string; table?: string; row?: Record<string, unknown> }
 
+/** A portal session that confirmed it's you a moment ago (sudo mode), as Settings → Export makes sure. */
+const justConfirmed = { portalSession: { id: 'pts_test', reauthenticatedAt: new Date() } } as const
+
 describe('a newsroom archive taken from a live newsroom', () => {
   it('is one consistent moment: an article written while the export runs is wholly in it or wholly out of it, and the archive imports', async () => {
     const lines: string[] = []
-    const exporting = exportNewsroom(newsroom.actor('admin'), 'portal')
+    const exporting = exportNewsroom(newsroom.actor('admin'), justConfirmed)
     // The admin's download has sent the articles; a writer saves a new story meanwhile.
     for (;;) {
       const { value, done } = await exporting.next()
@@ -180,7 +183,7 @@ describe('an export the admin stops once the articles have arrived', () => {
     const watched = await createTestTenant()
     await createArticle(watched.actor('writer'), { headline: 'Unpublished investigation', body: '<p>Sources</p>' })
     const admin = watched.actor('admin')
-    const exporting = exportNewsroom(admin, 'portal')
+    const exporting = exportNewsroom(admin, justConfirmed)
     for (;;) {
       const { value, done } = await exporting.next()
       if (done) throw new Error('the export ended before its articles')
@@ -226,7 +229,7 @@ describe('exports paused by slow downloads', () => {
     // pause reading. As many paused exports as the pool has connections, then a request's query.
     const paused = await createTestTenant()
     const size = (sqlPool.options as { max?: number }).max ?? 10
-    const exports = Array.from({ length: size }, () => exportNewsroom(paused.actor('admin'), 'portal'))
+    const exports = Array.from({ length: size }, () => exportNewsroom(paused.actor('admin'), justConfirmed))
     try {
       for (const exporting of exports) {
         for (;;) {

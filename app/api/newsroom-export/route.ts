@@ -1,7 +1,6 @@
 import { getPortalActor, getPortalSessionState } from '@/lib/auth/session'
-import { assertRecentlyAuthenticated } from '@/lib/auth/recent-authentication'
-import { can } from '@/lib/auth/permissions'
-import { exportNewsroom } from '@/lib/portability/export-newsroom'
+import { DomainError } from '@/lib/errors'
+import { assertMayExport, exportNewsroom } from '@/lib/portability/export-newsroom'
 
 /**
  * The newsroom's archive for its admins (Settings → Export): the same stream as `npm run
@@ -13,15 +12,14 @@ export const dynamic = 'force-dynamic'
 export async function GET(): Promise<Response> {
   const actor = await getPortalActor()
   if (!actor) return new Response('Sign in first.\n', { status: 401, headers: { 'Content-Type': 'text/plain' } })
-  if (!can(actor, 'admin')) return new Response('Only admin users can export the newsroom.\n', { status: 403, headers: { 'Content-Type': 'text/plain' } })
-  // The whole newsroom: asked of a session that proved itself recently, as the declared sudo
-  // list asks for newsroom.confirmExport (Settings → Export calls it first, and confirms).
+  const channel = { portalSession: await getPortalSessionState() }
   try {
-    assertRecentlyAuthenticated(await getPortalSessionState())
-  } catch {
-    return new Response("Confirm it's you first: download the archive from Settings → Export, which asks for your password when your last sign-in or confirmation is older than 10 minutes.\n", { status: 403, headers: { 'Content-Type': 'text/plain', 'Cache-Control': 'no-store' } })
+    assertMayExport(actor, channel)
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error
+    return new Response(`${error.message}\n`, { status: 403, headers: { 'Content-Type': 'text/plain', 'Cache-Control': 'no-store' } })
   }
-  const lines = exportNewsroom(actor, 'portal')
+  const lines = exportNewsroom(actor, channel)
   const encoder = new TextEncoder()
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
