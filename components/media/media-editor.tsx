@@ -123,8 +123,7 @@ export function MediaEditor({ mediaId, onDeleted, focusOnOpen = false }: { media
     setFailure(null)
     setStatus('')
     const text = (value: string) => value.trim() || null
-    // Only what was changed here: an untouched field re-sent would undo another tab's change to
-    // it (and a re-sent licence end, rounded to the minute, would re-open a withheld image).
+    // Only what was changed here: an untouched field re-sent would undo another tab's change to it.
     const dirty = dirtyFields
     const rights: NonNullable<UpdateMediaInput['rights']> = {
       ...(dirty.usage_terms && { usage_terms: text(values.usage_terms) }),

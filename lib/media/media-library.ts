@@ -57,8 +57,10 @@ function fieldData(fields: Partial<UploadFields>): Prisma.MediaUncheckedUpdateIn
   if (rights?.embargo_until !== undefined) data.embargoUntil = rights.embargo_until ? new Date(rights.embargo_until) : null
   if (rights?.expires_at !== undefined) {
     data.expiresAt = rights.expires_at ? new Date(rights.expires_at) : null
-    // A new licence end is judged afresh by the expiry sweep.
-    data.withheldAt = null
+    // A renewed licence (no end, or one still ahead) serves the image again; an end still past
+    // (a client re-sending the record it read) leaves it withheld, so the sweep does not withhold
+    // it a second time with another media.updated and another note on each article.
+    if (data.expiresAt === null || data.expiresAt.getTime() > Date.now()) data.withheldAt = null
   }
   return data
 }

@@ -281,6 +281,27 @@ describe('licence expiry', () => {
     expect(writerDesk.expiringLicences.items.some((item) => item.mediaId === image.media_id)).toBe(false)
   })
 
+  it('a withheld image stays withheld when a write re-sends its past licence end; a licence renewed into the future serves it again', async () => {
+    const image = await uploadAs(editorToken, await cameraJpeg({ seed: 123 }), 'lapsed.jpg', { alt_text: 'Lapsed', expires_at: new Date(Date.now() + 1_500).toISOString() })
+    const live = (await editor.post('/v1/articles', { headline: 'Lapsed licence story', featured_media_id: image.media_id })).body.article_id
+    await publish(live)
+    await new Promise((resolve) => setTimeout(resolve, 1_600))
+    await withholdExpiredMedia(new Date())
+    const record = (await editor.get(`/v1/media/${image.media_id}`)).body
+    // A client (or the portal) saving the record as it read it, the past licence end included.
+    const resent = await editor.patch(`/v1/media/${image.media_id}`, { caption: 'New caption', rights: { expires_at: record.rights.expires_at } }, { 'If-Match': `"${record.version}"` })
+    expect(resent.status, resent.text).toBe(200)
+    expect((await db.media.findUniqueOrThrow({ where: { id: image.media_id } })).withheldAt).not.toBeNull()
+    expect((await (await content(`/content/v1/articles/${live}`)).json()).images).toEqual([])
+    // Nothing to withhold again: no second note, no second media.updated from the sweep.
+    expect((await withholdExpiredMedia(new Date())).withheld.some((item) => item.mediaId === image.media_id)).toBe(false)
+    expect(await db.articleNote.count({ where: { tenantId: newsroom.tenant.id, kind: 'media_withheld', body: { contains: image.media_id } } })).toBe(1)
+
+    const renewed = await editor.patch(`/v1/media/${image.media_id}`, { rights: { expires_at: new Date(Date.now() + 30 * 86_400_000).toISOString() } }, { 'If-Match': `"${resent.body.version}"` })
+    expect(renewed.status, renewed.text).toBe(200)
+    expect((await (await content(`/content/v1/articles/${live}`)).json()).images).toHaveLength(1)
+  })
+
   it('runs as the withhold-expired-media cron function', async () => {
     const image = await uploadAs(editorToken, await cameraJpeg({ seed: 122 }), 'cron.jpg', { alt_text: 'Cron', expires_at: new Date(Date.now() + 2_000).toISOString() })
     const live = (await editor.post('/v1/articles', { headline: 'Cron story', featured_media_id: image.media_id })).body.article_id
