@@ -4,7 +4,7 @@ import { sendMail } from '../mail/send-mail.ts'
 import { logger } from '../ops/logger.ts'
 import { systemDb } from '../tenancy/tenant-db.ts'
 import { describeWait } from '../time/describe-wait.ts'
-import { knownBrowserNote } from './known-browser.ts'
+import { knownBrowserAccountSelect, knownBrowserNote } from './known-browser.ts'
 import { hasSecondFactor, secondFactorsOf } from './second-factors.ts'
 
 /**
@@ -125,7 +125,7 @@ export async function failedWith(attempt: SignInAttempt, reason: string, error: 
 async function findAccount(email: string): Promise<Account | null> {
   const user = await systemDb().user.findUnique({
     where: { email },
-    select: { id: true, tenantId: true, email: true, name: true, signInLockedUntil: true, passwordHash: true, credentialsChangedAt: true, tenant: { select: { name: true } } },
+    select: { ...knownBrowserAccountSelect, tenantId: true, email: true, name: true, signInLockedUntil: true, tenant: { select: { name: true } } },
   })
   return user && { id: user.id, tenantId: user.tenantId, email: user.email, name: user.name, tenantName: user.tenant.name, signInLockedUntil: user.signInLockedUntil, passwordHash: user.passwordHash, credentialsChangedAt: user.credentialsChangedAt }
 }
