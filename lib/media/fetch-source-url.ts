@@ -28,14 +28,16 @@ export async function fetchSourceUrl(raw: string, maxBytes: number): Promise<Rec
     if (!privateUrlsAllowed() && isIP(host) && isPrivateAddress(host)) throw refused(`${host} is a private, loopback or link-local address`)
     const response = await request(target, deadline)
     if (response.statusCode && response.statusCode >= 300 && response.statusCode < 400 && response.headers.location) {
-      response.resume()
+      // Closed, not drained: a redirect's body is nothing we want, and one that never ends must
+      // not keep the connection (and this process reading it) past the fetch's deadline.
+      response.destroy()
       // The Location is the remote server's text: one that is no URL is its fault, a 422, not ours.
       if (!URL.canParse(response.headers.location, target)) throw refused(`the server redirected to something that is not a URL (${JSON.stringify(response.headers.location.slice(0, 200))})`)
       url = new URL(response.headers.location, target).toString()
       continue
     }
     if (response.statusCode !== 200) {
-      response.resume()
+      response.destroy()
       throw refused(`the server answered ${response.statusCode}`)
     }
     const declared = Number(response.headers['content-length'])
