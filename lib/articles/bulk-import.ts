@@ -13,6 +13,7 @@ import { bulkArticleSchema, maxBulkArticles, maxImageUrlsPerImport } from './art
 import { zodFieldErrors } from '../validation.ts'
 import { cleanBody } from './stored-body.ts'
 import { commitArticleChange } from './commit-article-change.ts'
+import type { SqlTransaction } from '../db/sql-transaction.ts'
 import { importFeaturedImages } from '../media/import-featured-images.ts'
 import { imagesAddedByWrite, unpublishableMedia } from '../media/publishable-media.ts'
 
@@ -118,10 +119,8 @@ export async function importArticles(actor: Actor, items: unknown[], grant: Bulk
     return true
   })
 
-  const publishable = await withoutUnpublishableImages(actor.tenant.id, storable, results)
-
   const defaultAuthor = actor.user?.id
-  const rows = [...publishable].sort(byExternalId).map((item, ord) => ({
+  const toRow = (item: ValidItem, ord: number) => ({
     ord,
     id: item.id,
     external_id: item.input.external_id ?? null,
@@ -135,10 +134,10 @@ export async function importArticles(actor: Actor, items: unknown[], grant: Bulk
     author_id: item.input.author_id ?? defaultAuthor,
     slug: item.input.slug ?? null,
     featured_media_id: item.input.featured_media_id ?? null,
-  }))
+  })
 
   // A conflict PostgreSQL settles by rolling the import back runs it again (commitArticleChange).
-  const storedResults = rows.length === 0 ? [] : await storeItems()
+  const storedResults = storable.length === 0 ? [] : await storeItems()
   for (const result of storedResults) results[result.index] = result
 
   const count = (status: BulkItemResult['status']) => results.filter((result) => result.status === status).length
@@ -147,6 +146,9 @@ export async function importArticles(actor: Actor, items: unknown[], grant: Bulk
   /** One attempt: the stored items' results, or a throw that leaves nothing behind. */
   function storeItems(): Promise<BulkItemResult[]> {
     return commitArticleChange(actor.tenant.id, async (tx, emit) => {
+      const publishable = await withoutUnpublishableImages(tx, actor.tenant.id, storable, results)
+      if (publishable.length === 0) return []
+      const rows = [...publishable].sort(byExternalId).map(toRow)
       // One statement for all items. Raw SQL bypasses the tenant scope, so tenant_id is bound
       // explicitly here and in the conflict target. On re-sent external_ids, fields left out
       // (or null) keep their values, status and author stay as the newsroom set them, and
@@ -218,23 +220,29 @@ export async function importArticles(actor: Actor, items: unknown[], grant: Bulk
  * bring into view an image publishing would refuse, as a PATCH may not (lib/media/publishable-media.ts);
  * such an item fails, naming each image and what is missing. (Imports create only drafts and
  * articles in review, which are judged when they are published.)
+ *
+ * Judged in the import's transaction: the articles it updates are locked first (in the order
+ * the upsert writes them, so overlapping imports still wait rather than deadlock), so none is
+ * published meanwhile without being judged here, and the images are judged on rows locked
+ * until the import commits, so none is deleted or stripped of its alt text in between.
  */
-async function withoutUnpublishableImages(tenantId: string, items: ValidItem[], results: BulkItemResult[]): Promise<ValidItem[]> {
+async function withoutUnpublishableImages(tx: SqlTransaction, tenantId: string, items: ValidItem[], results: BulkItemResult[]): Promise<ValidItem[]> {
   const externalIds = items.flatMap((item) => (item.input.external_id !== undefined ? [item.input.external_id] : []))
   if (externalIds.length === 0) return items
-  const live = await tenantDb(tenantId).article.findMany({
-    where: { externalId: { in: externalIds }, status: 'published' },
-    select: { externalId: true, featuredMediaId: true, body: true },
-  })
+  const known = await tx.$queryRaw<{ externalId: string; featuredMediaId: string | null; body: string | null; status: string }[]>`
+    SELECT external_id AS "externalId", featured_media_id AS "featuredMediaId", body, status::text AS status FROM articles
+    WHERE tenant_id = ${tenantId} AND external_id = ANY(${externalIds}::text[])
+    ORDER BY external_id COLLATE "C" FOR NO KEY UPDATE`
+  const live = known.filter((article) => article.status === 'published')
   if (live.length === 0) return items
-  const liveByExternalId = new Map(live.map((article) => [article.externalId!, article]))
+  const liveByExternalId = new Map(live.map((article) => [article.externalId, article]))
   const added = new Map<ValidItem, string[]>()
   for (const item of items) {
     const current = item.input.external_id !== undefined ? liveByExternalId.get(item.input.external_id) : undefined
     // Fields left out (or null) keep their values on update, as the upsert does.
     if (current) added.set(item, imagesAddedByWrite(current, { featuredMediaId: item.input.featured_media_id ?? undefined, body: item.input.body ?? undefined }))
   }
-  const refused = new Map((await unpublishableMedia(tenantId, [...new Set([...added.values()].flat())])).map((media) => [media.media_id, media]))
+  const refused = new Map((await unpublishableMedia(tenantId, [...new Set([...added.values()].flat())], new Date(), tx)).map((media) => [media.media_id, media]))
   return items.filter((item) => {
     const problems = (added.get(item) ?? []).flatMap((id) => refused.get(id) ?? [])
     if (problems.length === 0) return true

@@ -5,7 +5,7 @@ import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts
 import { commitArticleChange } from './commit-article-change.ts'
 import { updateOfReadArticle, type ArticleChanges } from './article-writes.ts'
 import { writeArticle } from './article-write-statement.ts'
-import { assertLiveWritePublishable } from '../media/publishable-media.ts'
+import { assertMediaPublishable, imagesToJudgeForWrite } from '../media/publishable-media.ts'
 import { staleVersionRefusal } from './stale-version-refusal.ts'
 import { leaseRefusal, lockFromJson, liveLockExpression, recordLockOverride, type ArticleLock, type LeaseWriter } from './edit-lease.ts'
 
@@ -80,13 +80,18 @@ export async function updateReadVersion(
   data: ArticleChanges,
 ): Promise<Article | undefined> {
   // Every content write to an article comes here: a live article may not be made to show an
-  // image publishing would refuse (no alt text, under embargo, licence over). Judged against the
-  // version read; a concurrent change makes the write match nothing and be judged again.
-  await assertLiveWritePublishable(current.tenantId, current, { body: data.body, featuredMediaId: data.featuredMediaId })
-  // Only the version we read may be changed: a concurrent writer makes this match nothing.
+  // image publishing would refuse (no alt text, under embargo, licence over). Judged in the
+  // write's transaction on the images' locked rows, so a deletion or an edit of them cannot slip
+  // between the judgement and the write; a write that brings no image into view stays one
+  // statement. Only the version we read may be changed: a concurrent writer makes this match
+  // nothing, and the change is judged again against the new version.
+  const judged = imagesToJudgeForWrite(current, { body: data.body, featuredMediaId: data.featuredMediaId })
   return commitArticleChange(
     current.tenantId,
-    (tx, emit) => writeArticle(tx, emit, current.tenantId, { ...updateOfReadArticle(current, data), events: [{ kind: 'article.updated', record: true }] }),
-    { oneStatement: true },
+    async (tx, emit) => {
+      if (judged.length > 0) await assertMediaPublishable(current.tenantId, judged, new Date(), tx)
+      return writeArticle(tx, emit, current.tenantId, { ...updateOfReadArticle(current, data), events: [{ kind: 'article.updated', record: true }] })
+    },
+    { oneStatement: judged.length === 0 },
   )
 }

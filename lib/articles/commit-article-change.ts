@@ -5,6 +5,7 @@ import { withContentPurges } from '../content/content-purges.ts'
 import type { EventInput } from '../events/record-event.ts'
 import { idempotentUnit } from '../events/idempotent-unit.ts'
 import { retryTransactionConflicts } from '../db/transaction-conflicts.ts'
+import { liveMediaRefusal } from '../media/publishable-media.ts'
 
 /**
  * A change to articles and its events, committed as one unit (commitChange) with the articles'
@@ -28,8 +29,13 @@ export function commitArticleChange<T>(
   // of two phases (a bulk import's INSERT … ON CONFLICT runs its update triggers, then its insert
   // triggers) takes them in two runs, so a concurrent write can meet it in the other order and
   // PostgreSQL rolls one back: that write is run again, whole, rather than answered with a failure.
+  // A published article showing an image deleted meanwhile is refused by the database itself
+  // (the articles_guard_live_media trigger), whatever the write: that refusal is the publish
+  // rule's 422, not a failure.
   return retryTransactionConflicts(
     () => commitChange(options.oneStatement && !idempotentUnit() ? singleStatementDatabase : sqlDatabase, tenantId, withPurges, { afterCommit: () => articlesChanged([tenantId]) }),
     { what: options.what ?? 'article change' },
-  )
+  ).catch((error: unknown) => {
+    throw liveMediaRefusal(error) ?? error
+  })
 }

@@ -46,14 +46,16 @@ export async function transitionArticle(
     const publishAt = input.publish_at ? new Date(input.publish_at) : undefined
     const schedule = input.to_state === 'published' && publishAt !== undefined && publishAt.getTime() > now.getTime()
     // A publication is refused while one of its images may not be published then (a schedule
-    // is judged at its instant: an embargo ending before it is fine).
-    if (input.to_state === 'published') await assertMediaPublishable(actor.tenant.id, current.mediaIds, schedule ? publishAt! : now)
-
+    // is judged at its instant: an embargo ending before it is fine), judged in the move's
+    // transaction on the images' locked rows (lib/media/publishable-media.ts).
+    const judged = input.to_state === 'published' ? current.mediaIds : []
     const article = await commitArticleChange(
       actor.tenant.id,
-      (tx, emit) =>
-        schedule ? scheduleInTransaction(tx, emit, actor, current, publishAt!, input.note) : moveInTransaction(tx, emit, actor, current, fromApiStatus(input.to_state), now, input.note),
-      { oneStatement: true },
+      async (tx, emit) => {
+        if (judged.length > 0) await assertMediaPublishable(actor.tenant.id, judged, schedule ? publishAt! : now, tx)
+        return schedule ? scheduleInTransaction(tx, emit, actor, current, publishAt!, input.note) : moveInTransaction(tx, emit, actor, current, fromApiStatus(input.to_state), now, input.note)
+      },
+      { oneStatement: judged.length === 0 },
     )
     return article && { article, scheduled: schedule, scheduleWarning: schedule ? scheduledPublicationOutlook().warning : null }
   })
@@ -75,8 +77,8 @@ export async function approveAndPublish(
     const now = options.now ?? new Date()
     assertMoveAllowed(actor, current, 'approved')
     assertMoveAllowed(actor, { ...current, status: 'approved' }, 'published')
-    await assertMediaPublishable(actor.tenant.id, current.mediaIds, now)
     return commitArticleChange(actor.tenant.id, async (tx, emit) => {
+      await assertMediaPublishable(actor.tenant.id, current.mediaIds, now, tx)
       const approved = await moveInTransaction(tx, emit, actor, current, 'approved', now)
       // A millisecond later, so the history lists the two moves in the order they were made.
       return approved && moveInTransaction(tx, emit, actor, approved, 'published', new Date(now.getTime() + 1), options.note)
@@ -163,10 +165,19 @@ export async function publishIfStillScheduled(
   if (!current || current.status !== 'approved' || current.scheduledPublishAt?.getTime() !== scheduledFor.getTime()) {
     return { published: false, article: current }
   }
-  // Images changed since it was scheduled (alt text removed, licence shortened): not published;
-  // the article stays approved and scheduled, for an editor to see on the desk.
-  if ((await unpublishableMedia(actor.tenant.id, current.mediaIds, now)).length > 0) return { published: false, article: current }
-  const article = await commitArticleChange(actor.tenant.id, (tx, emit) => moveInTransaction(tx, emit, actor, current, 'published', now), { oneStatement: true })
+  // Images changed since it was scheduled (alt text removed, licence shortened, deleted): not
+  // published; the article stays approved and scheduled, for an editor to see on the desk.
+  // Judged in the move's transaction on the images' locked rows (lib/media/publishable-media.ts).
+  const unpublishable = Symbol('unpublishable')
+  const article = await commitArticleChange(
+    actor.tenant.id,
+    async (tx, emit) => {
+      if (current.mediaIds.length > 0 && (await unpublishableMedia(actor.tenant.id, current.mediaIds, now, tx)).length > 0) return unpublishable
+      return moveInTransaction(tx, emit, actor, current, 'published', now)
+    },
+    { oneStatement: current.mediaIds.length === 0 },
+  )
+  if (article === unpublishable) return { published: false, article: current }
   if (!article) return { published: false, article: await tdb.article.findUnique({ where: { id: articleId } }) }
   return { published: true, article }
 }

@@ -1,24 +1,16 @@
 import { ServiceUnavailableError } from '../errors.ts'
 import { logger } from '../ops/logger.ts'
+import { postgresError } from './sql-state.ts'
 
 // SQLSTATEs PostgreSQL raises when it rolls a transaction back to settle a conflict with
 // another one: 40P01 deadlock_detected, 40001 serialization_failure. The transaction did
 // nothing, and the same work run again usually gets through.
 const conflictReasons: Readonly<Record<string, string>> = { '40P01': 'a deadlock', '40001': 'a serialization failure' }
 
-type Candidate = { code?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } }
-
 /** Why PostgreSQL rolled the transaction back to settle a conflict ('a deadlock' …), or undefined for any other error. */
 export function transactionConflict(error: unknown): string | undefined {
-  const pending: unknown[] = [error]
-  for (let seen = 0; pending.length > 0 && seen < 10; seen++) {
-    const current = pending.shift()
-    if (!current || typeof current !== 'object') continue
-    const candidate = current as Candidate
-    if (typeof candidate.code === 'string' && conflictReasons[candidate.code]) return conflictReasons[candidate.code]
-    pending.push(candidate.cause, candidate.meta?.driverAdapterError)
-  }
-  return undefined
+  const found = postgresError(error, (code) => Object.hasOwn(conflictReasons, code))
+  return found && conflictReasons[found.code]
 }
 
 export type ConflictRetryOptions = {

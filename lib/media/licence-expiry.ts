@@ -57,7 +57,7 @@ async function withholdOne(tenantId: string, mediaId: string, now: Date): Promis
       const media = await tx.media.findUniqueOrThrow({ where: { id: mediaId } })
       const articles = await tx.article.findMany({ where: { mediaIds: { has: mediaId } }, select: { id: true, status: true }, orderBy: { id: 'asc' } })
       const live = articles.filter((article) => article.status === 'published').map((article) => article.id)
-      await emit(await mediaChangeEvents(tx, tenantId, { ...media, usedBy: articles.map((article) => article.id) }))
+      await emit(mediaChangeEvents(tenantId, { ...media, usedBy: articles.map((article) => article.id) }, live))
       const what = [media.filename, media.credit && `credit ${media.credit}`].filter(Boolean).join(', ')
       await tx.articleNote.createMany({
         data: live.map((articleId) => ({

@@ -11,6 +11,7 @@ import { withImageSlot } from './image-gate.ts'
 import { checkImage, readEmbeddedMetadata, sniffImageType, UnsupportedImageTypeError } from './inspect-image.ts'
 import { mediaMaxBytes, mediaMaxPixels } from './media-limits.ts'
 import { mediaActionRefusal } from './media-permissions.ts'
+import { mediaPublishRefusal, type RightsFields } from './media-rights.ts'
 import { toMediaRecord, type MediaWithUse } from './media-record.ts'
 import type { ListMediaQuery, UpdateMediaInput } from './media-schemas.ts'
 import type { ReceivedFile } from './receive-upload.ts'
@@ -201,7 +202,15 @@ export async function updateMedia(actor: Actor, mediaId: string, input: UpdateMe
     if (count.count === 0) throw new PreconditionFailedError('The image changed while your change was being made; read it again and re-apply your change.')
     const row = await tx.media.findUniqueOrThrow({ where: { id: mediaId } })
     const record = { ...row, usedBy: current.usedBy }
-    await emit(await mediaChangeEvents(tx, tenantId, record))
+    const live = await liveArticlesShowing(tx, tenantId, mediaId)
+    // Alt text is a publishing duty that lasts while the image is live: clearing it under a
+    // published story is refused, as deleting the image is. Judged after the UPDATE has locked
+    // the row, so a publication judging the image (which locks it FOR SHARE) either committed
+    // first and is seen here, or waits for this edit and then judges the new text.
+    if (live.length > 0 && lacksAltText(row) && !lacksAltText(current)) {
+      throw new ConflictError('media_in_use', `Published articles show this image: ${live.join(', ')}. It needs alt text while they do: write a new alt text instead of clearing it, or take the image out of them (or unpublish them) first.`, { article_ids: live })
+    }
+    await emit(mediaChangeEvents(tenantId, record, live))
     return record
   }, {
     // The content API's cached answers show the image's caption, credit and rights (its
@@ -211,13 +220,22 @@ export async function updateMedia(actor: Actor, mediaId: string, input: UpdateMe
   return updated
 }
 
+const lacksAltText = (media: RightsFields) => mediaPublishRefusal(media).includes('alt_text_missing')
+
+type ArticleReader = { article: { findMany: (args: { where: Prisma.ArticleWhereInput; select: { id: true }; orderBy: { id: 'asc' } }) => Promise<{ id: string }[]> } }
+
+/** The published articles showing an image, in id order (read in the caller's transaction). */
+export async function liveArticlesShowing(tx: ArticleReader, tenantId: string, mediaId: string): Promise<string[]> {
+  const live = await tx.article.findMany({ where: { tenantId, mediaIds: { has: mediaId }, status: 'published' }, select: { id: true }, orderBy: { id: 'asc' } })
+  return live.map((article) => article.id)
+}
+
 /**
- * media.updated, and when a live article shows the image, the purge of its public pages (so a
- * new caption, credit or focal point, or a withheld image, reaches readers).
+ * media.updated, and when live articles (`liveArticleIds`) show the image, the purge of their
+ * public pages (so a new caption, credit or focal point, or a withheld image, reaches readers).
  */
-export async function mediaChangeEvents(tx: { article: { findMany: (args: { where: Prisma.ArticleWhereInput; select: { id: true } }) => Promise<{ id: string }[]> } }, tenantId: string, media: MediaWithUse) {
-  const live = await tx.article.findMany({ where: { tenantId, mediaIds: { has: media.id }, status: 'published' }, select: { id: true } })
-  return withMediaPurges(tenantId, media.id, live.map((article) => article.id), [{ kind: 'media.updated' as const, data: toMediaRecord(media) as unknown as Prisma.InputJsonObject }])
+export function mediaChangeEvents(tenantId: string, media: MediaWithUse, liveArticleIds: string[]) {
+  return withMediaPurges(tenantId, media.id, liveArticleIds, [{ kind: 'media.updated' as const, data: toMediaRecord(media) as unknown as Prisma.InputJsonObject }])
 }
 
 /**
@@ -236,9 +254,12 @@ export async function deleteMedia(actor: Actor, mediaId: string, options: { expe
     throw new PreconditionFailedError(`The image changed since you read it (it is at version ${current.version}); read it again before deleting it.`)
   }
   await commitChange(tdb, tenantId, async (tx, emit) => {
-    const live = await tx.article.findMany({ where: { mediaIds: { has: mediaId }, status: 'published' }, select: { id: true }, orderBy: { id: 'asc' } })
-    if (live.length > 0) {
-      const ids = live.map((article) => article.id)
+    // The row first, FOR UPDATE: a publication that locked it (FOR SHARE, for its judgement and
+    // in the articles_guard_live_media trigger) commits before this goes on, and is then seen
+    // below; one that comes after waits for this deletion and finds the image gone (422).
+    await tx.$queryRaw`SELECT id FROM media WHERE tenant_id = ${tenantId} AND id = ${mediaId} FOR UPDATE`
+    const ids = await liveArticlesShowing(tx, tenantId, mediaId)
+    if (ids.length > 0) {
       throw new ConflictError('media_in_use', `Published articles show this image: ${ids.join(', ')}. Remove it from them (or unpublish them) first.`, { article_ids: ids })
     }
     const removed = await tx.media.deleteMany({ where: { id: mediaId } })

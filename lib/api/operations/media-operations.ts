@@ -132,7 +132,19 @@ export const updateMediaOperation = declareOperation({
   requestParams: { path: mediaPathSchema },
   requestBody: { examples: { alt: { summary: 'Alt text and focal point', value: { alt_text: 'Firefighters at the harbour at dusk.', focal_point: { x: 0.62, y: 0.4 } } } } },
   success: { status: 200, description: 'The changed record.', schema: mediaRecordSchema, headers: ['ETag'], examples: { image: { summary: 'Changed', value: media } } },
-  problems: [notFound, forbidden, stale, { code: 'validation_failed', when: 'A field is invalid.', detail: 'The request body has invalid fields; see errors.', errors: validationErrors(updateMediaSchema, { focal_point: { x: 2, y: 0.5 } }) }],
+  problems: [
+    notFound,
+    forbidden,
+    stale,
+    { code: 'validation_failed', when: 'A field is invalid.', detail: 'The request body has invalid fields; see errors.', errors: validationErrors(updateMediaSchema, { focal_point: { x: 2, y: 0.5 } }) },
+    {
+      code: 'media_in_use',
+      name: 'alt_text_required_while_live',
+      when: 'The change clears the alt text of an image a published article shows.',
+      detail: 'Published articles show this image: art_0mhx2k1s9q3v8w4t6y1z2a3b4d. It needs alt text while they do: write a new alt text instead of clearing it, or take the image out of them (or unpublish them) first.',
+      extra: { article_ids: ['art_0mhx2k1s9q3v8w4t6y1z2a3b4d'] },
+    },
+  ],
 })
 
 export const deleteMediaOperation = declareOperation({
