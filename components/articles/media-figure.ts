@@ -32,15 +32,34 @@ export const MediaFigure = Node.create({
       dom.setAttribute('data-media-id', mediaId)
       dom.setAttribute('data-testid', 'body-figure')
       dom.style.margin = '0.75rem 0'
+      const given = (node.attrs.caption as string) || ''
       const image = document.createElement('img')
       image.src = `/api/media/${encodeURIComponent(mediaId)}/preview?w=640`
-      image.alt = `Library image ${mediaId}`
+      // Screen readers hear the caption (the figure's own words), not an id.
+      image.alt = given ? `Image: ${given}` : 'Image from the media library, without a caption'
       image.style.maxWidth = '100%'
       image.style.maxHeight = '16rem'
       const caption = document.createElement('figcaption')
-      caption.textContent = (node.attrs.caption as string) || `Library image ${mediaId}`
+      caption.textContent = given || 'No caption'
       caption.style.fontSize = '0.85rem'
       caption.style.color = '#555'
+      // The preview is asked for again on each use (its route answers 304 while current), so an
+      // image deleted from the library meanwhile says so here instead of showing a stale copy.
+      image.addEventListener('error', () => {
+        void fetch(image.src, { cache: 'no-store' }).then(
+          (answer) => answer.status === 404 && showNote(`This image (${mediaId}) is no longer in the media library. Remove it, or insert another, before publishing.`),
+          () => showNote('The image could not be loaded; check the connection.'),
+        )
+      })
+      const showNote = (text: string) => {
+        image.remove()
+        const note = document.createElement('p')
+        note.setAttribute('role', 'note')
+        note.dataset.testid = 'body-figure-missing'
+        note.className = 'alert error'
+        note.textContent = text
+        dom.prepend(note)
+      }
       dom.append(image, caption)
       return { dom }
     }

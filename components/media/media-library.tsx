@@ -15,6 +15,17 @@ const weekMs = 7 * 24 * 60 * 60 * 1000
 
 type Filters = { q: string; credit: string; use: '' | 'unused' | 'used'; rights: '' | 'expiring' }
 
+/** The filters the address names; an unknown value is no filter. */
+function filtersOf(params: URLSearchParams): Filters {
+  const use = params.get('use')
+  return {
+    q: params.get('q') ?? '',
+    credit: params.get('credit') ?? '',
+    use: use === 'used' || use === 'unused' ? use : '',
+    rights: params.get('rights') === 'expiring' ? 'expiring' : '',
+  }
+}
+
 /**
  * The Media page: upload (drop or choose files, a progress bar each), search and filters, the
  * thumbnail grid with rights badges, and the selected image's details beside it. The selected
@@ -26,11 +37,23 @@ export function MediaLibrary({ maxBytes }: { maxBytes: number }) {
   const router = useRouter()
   const params = useSearchParams()
   const selected = params.get('media')
-  const [typed, setTyped] = useState<Filters>({ q: '', credit: '', use: '', rights: '' })
-  const [filters, setFilters] = useState<Filters>(typed)
-  const [offset, setOffset] = useState(0)
-  // Fixed when the filter is applied, so the query key does not change every render.
-  const [expiringBefore, setExpiringBefore] = useState<string | undefined>(undefined)
+  // The filters and the page are in the address too: a search can be shared or bookmarked, and
+  // Back returns to the search before (each applied search is a history entry).
+  const address = params.toString()
+  const filters = filtersOf(params)
+  const offset = Math.max(0, Math.floor(Number(params.get('offset')) || 0))
+  const [typed, setTyped] = useState<Filters>(filters)
+  // The form follows the address's filters when they change under it (Back, a link); opening or
+  // closing an image changes the address too, and must not wipe what is being typed.
+  const filtersKey = JSON.stringify(filters)
+  const [typedFor, setTypedFor] = useState(filtersKey)
+  if (typedFor !== filtersKey) {
+    setTypedFor(filtersKey)
+    setTyped(filters)
+  }
+  // Fixed when the filter is applied (or the page opened with it), so the query key does not
+  // change every render.
+  const [expiringBefore, setExpiringBefore] = useState(() => new Date(Date.now() + weekMs).toISOString())
   // Whether the details about to open were asked for from a thumbnail (take focus there).
   const [fromTile, setFromTile] = useState(false)
 
@@ -44,17 +67,20 @@ export function MediaLibrary({ maxBytes }: { maxBytes: number }) {
   }
   const list = useQuery({ ...trpc.media.list.queryOptions(input), placeholderData: keepPreviousData })
 
-  const select = (mediaId: string | null) => {
-    const next = new URLSearchParams(params.toString())
-    if (mediaId) next.set('media', mediaId)
-    else next.delete('media')
-    router.replace(`/media${next.size ? `?${next}` : ''}`, { scroll: false })
+  const navigate = (changes: Record<string, string | null>, how: 'push' | 'replace') => {
+    const next = new URLSearchParams(address)
+    for (const [name, value] of Object.entries(changes)) {
+      if (value) next.set(name, value)
+      else next.delete(name)
+    }
+    router[how](`/media${next.size ? `?${next}` : ''}`, { scroll: false })
   }
 
+  const select = (mediaId: string | null) => navigate({ media: mediaId }, 'replace')
+
   const apply = () => {
-    setExpiringBefore(typed.rights === 'expiring' ? new Date(Date.now() + weekMs).toISOString() : undefined)
-    setFilters(typed)
-    setOffset(0)
+    if (typed.rights === 'expiring') setExpiringBefore(new Date(Date.now() + weekMs).toISOString())
+    navigate({ q: typed.q.trim() || null, credit: typed.credit.trim() || null, use: typed.use || null, rights: typed.rights || null, offset: null }, 'push')
   }
 
   const items = list.data?.items ?? []
@@ -144,7 +170,7 @@ export function MediaLibrary({ maxBytes }: { maxBytes: number }) {
           </li>
         ))}
       </ul>
-      <OffsetPager offset={offset} pageSize={pageSize} total={total} onOffset={setOffset} labels={['Previous page', 'Next page']} />
+      <OffsetPager offset={offset} pageSize={pageSize} total={total} onOffset={(next) => navigate({ offset: next > 0 ? String(next) : null }, 'push')} labels={['Previous page', 'Next page']} />
     </div>
   )
 }

@@ -46,17 +46,20 @@ export async function serveMediaUpload(request: ApiRequest): Promise<Response> {
 /**
  * GET /api/media/{media_id}/preview?w=320: the image for the portal's own pages, embargoed and
  * expired ones included (openPortalPreview), to a signed-in member with `media:read`. Private:
- * the browser may keep it, a shared cache never.
+ * the browser may keep it, a shared cache never; and it asks again on each use (a 304 while it
+ * is current), so an image deleted in another tab is not shown from the browser's copy.
  */
 export async function serveMediaPreview(request: ApiRequest, mediaId: string): Promise<Response> {
   const actor = await portalActor(request)
   assertCan(actor, 'media:read')
   const { media_id: id } = parseInput(mediaPathSchema, { media_id: mediaId })
   const width = Number(new URL(request.url).searchParams.get('w') ?? 320)
-  const rendition = await openPortalPreview(actor, id, Number.isFinite(width) ? width : 320, request.headers.get('accept'))
+  const { etag, rendition } = await openPortalPreview(actor, id, Number.isFinite(width) ? width : 320, request.headers.get('accept'), request.headers.get('if-none-match'))
+  const validation = { ETag: etag, 'Cache-Control': 'private, no-cache', Vary: 'Accept, Cookie' }
+  if (rendition === 'not_modified') return new Response(null, { status: 304, headers: validation })
   if (!rendition) throw new DomainError('not_found', `The image ${id} has no stored bytes.`)
   const body = Buffer.isBuffer(rendition.body) ? new Uint8Array(rendition.body) : (Readable.toWeb(rendition.body) as ReadableStream<Uint8Array>)
   return new Response(body, {
-    headers: { 'Content-Type': rendition.contentType, 'Content-Length': String(rendition.bytes), 'Cache-Control': 'private, max-age=300', Vary: 'Accept, Cookie', 'X-Content-Type-Options': 'nosniff' },
+    headers: { 'Content-Type': rendition.contentType, 'Content-Length': String(rendition.bytes), ...validation, 'X-Content-Type-Options': 'nosniff' },
   })
 }

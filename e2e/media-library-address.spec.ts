@@ -1,0 +1,110 @@
+import { expect, test, type Page } from '@playwright/test'
+import sharp from 'sharp'
+import { queryE2eDatabase } from './support/e2e-database.ts'
+import { signedInContext } from './support/portal-session.ts'
+
+// What the Media page and the body's figures keep true across reloads, links and other tabs:
+// the search is in the address, and an image deleted elsewhere is not shown from a stale copy.
+
+const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`
+
+async function photo(seed: number): Promise<Buffer> {
+  const width = 320
+  const height = 240
+  const pixels = Buffer.alloc(width * height * 3)
+  let state = (seed * 7919 + Date.now()) & 0x7fffffff
+  for (let index = 0; index < pixels.length; index++) {
+    state = (state * 1103515245 + 12345) & 0x7fffffff
+    pixels[index] = (state >> 16) & 0xff
+  }
+  return sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality: 80 }).toBuffer()
+}
+
+async function upload(page: Page, name: string, seed: number) {
+  await page.goto('/media')
+  await page.getByLabel('Choose images to upload').setInputFiles({ name, mimeType: 'image/jpeg', buffer: await photo(seed) })
+  await expect(page.getByTestId('media-upload').filter({ hasText: name }).getByRole('status')).toHaveText('Uploaded. Add its alt text below.')
+  const [row] = await queryE2eDatabase<{ id: string }>('SELECT id FROM media WHERE filename = $1 ORDER BY created_at DESC LIMIT 1', [name])
+  return row!.id
+}
+
+test('the search is in the address: a reload or a shared link keeps it, and Back returns to the search before', async ({ browser }) => {
+  const tag = unique()
+  const context = await signedInContext(browser, 'editor')
+  const page = await context.newPage()
+  const harbour = await upload(page, `harbour-${tag}.jpg`, 11)
+  await upload(page, `quay-${tag}.jpg`, 12)
+  await queryE2eDatabase(`UPDATE media SET credit = 'Port ${tag}' WHERE id = $1`, [harbour])
+
+  await page.goto('/media')
+  await page.getByLabel('Search', { exact: true }).fill(tag)
+  await page.getByRole('button', { name: 'Search', exact: true }).click()
+  await expect(page.getByTestId('media-tile')).toHaveCount(2)
+  await page.getByLabel('Credit', { exact: true }).fill(`port ${tag}`)
+  await page.getByRole('button', { name: 'Search', exact: true }).click()
+  await expect(page.getByTestId('media-tile')).toHaveCount(1)
+  expect(new URL(page.url()).searchParams.get('credit')).toBe(`port ${tag}`)
+
+  // Reloaded, the page shows the same search, in the form and in the results.
+  await page.reload()
+  await expect(page.getByLabel('Credit', { exact: true })).toHaveValue(`port ${tag}`)
+  await expect(page.getByTestId('media-tile')).toHaveCount(1)
+  await expect(page.getByTestId('media-tile')).toContainText(`harbour-${tag}.jpg`)
+
+  // A colleague opening the link sees what was shared.
+  const colleague = await (await signedInContext(browser, 'writer')).newPage()
+  await colleague.goto(page.url())
+  await expect(colleague.getByTestId('media-tile')).toHaveCount(1)
+  await expect(colleague.getByLabel('Search', { exact: true })).toHaveValue(tag)
+
+  // Back: the search before (both photos), its form too.
+  await page.goBack()
+  await expect(page.getByTestId('media-tile')).toHaveCount(2)
+  await expect(page.getByLabel('Credit', { exact: true })).toHaveValue('')
+  await context.close()
+  await colleague.context().close()
+})
+
+test('an image deleted in another tab: the draft showing it says it is gone when opened again, instead of showing the browser’s copy', async ({ browser }) => {
+  const tag = unique()
+  const context = await signedInContext(browser, 'editor')
+  const page = await context.newPage()
+  const name = `gone-${tag}.jpg`
+  const mediaId = await upload(page, name, 21)
+  const panel = page.getByTestId('media-editor')
+  await panel.getByLabel('Alt text').fill('Floodwater in the square')
+  await panel.getByRole('button', { name: 'Save image details' }).click()
+  await expect(panel.getByTestId('media-save-status')).toHaveText('Saved. This is now version 2.')
+
+  const headline = `Flood recedes ${tag}`
+  await page.goto('/articles/new')
+  await page.getByLabel('Headline').fill(headline)
+  await page.getByRole('textbox', { name: 'Body' }).click()
+  await page.keyboard.type('The water fell overnight.')
+  await page.getByRole('button', { name: 'Insert image' }).click()
+  const inserter = page.getByRole('dialog', { name: 'Insert an image from the library' })
+  await inserter.getByLabel('Search the library').fill(name)
+  await inserter.getByLabel('Search the library').press('Enter')
+  await inserter.getByRole('button', { name: `Choose ${name}` }).click()
+  await inserter.getByRole('button', { name: 'Insert image', exact: true }).click()
+  await page.getByRole('button', { name: 'Create draft' }).click()
+  await expect(page.getByRole('heading', { level: 1, name: headline })).toBeVisible()
+  const draft = page.url()
+  // The figure is shown (its preview loaded, and kept by the browser).
+  await expect(page.getByTestId('body-figure').locator('img')).toHaveJSProperty('complete', true)
+  expect(await page.getByTestId('body-figure').locator('img').evaluate((image: HTMLImageElement) => image.naturalWidth)).toBeGreaterThan(0)
+  // It is announced by its caption or as a library image, never by its id.
+  expect(await page.getByTestId('body-figure').locator('img').getAttribute('alt')).not.toContain(mediaId)
+
+  const other = await context.newPage()
+  await other.goto(`/media?media=${mediaId}`)
+  await other.getByTestId('media-editor').getByRole('button', { name: 'Delete image' }).click()
+  await other.getByRole('dialog', { name: `Delete ${name}?` }).getByRole('button', { name: 'Delete image' }).click()
+  await expect(other.getByRole('dialog', { name: `Delete ${name}?` })).toBeHidden()
+
+  await page.goto('/articles')
+  await page.goto(draft)
+  await expect(page.getByTestId('body-figure-missing')).toContainText(`This image (${mediaId}) is no longer in the media library`)
+  await expect(page.getByTestId('body-figure').locator('img')).toHaveCount(0)
+  await context.close()
+})
