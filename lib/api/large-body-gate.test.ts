@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { ServiceUnavailableError } from '../errors.ts'
-import { withLargeBodySlot } from './large-body-gate.ts'
+import { outsideLargeBodySlot, withLargeBodySlot } from './large-body-gate.ts'
 
 function deferred() {
   let resolve!: () => void
@@ -37,5 +37,46 @@ describe('the large-body gate', () => {
     expect(mostInFlight).toBe(2)
     // Every slot was given back: the next one runs at once.
     expect(await withLargeBodySlot(async () => 'after')).toBe('after')
+  })
+})
+
+describe('stepping out of the large-body gate', () => {
+  it('gives the slot to the next large request while the work waits on others, and takes it back before going on', async () => {
+    vi.stubEnv('LARGE_BODY_CONCURRENCY', '1')
+    try {
+      const order: string[] = []
+      const remote = deferred()
+      const importing = withLargeBodySlot(async () => {
+        order.push('import parsed')
+        await outsideLargeBodySlot(async () => {
+          order.push('import fetching')
+          await remote.promise
+        })
+        order.push('import writing')
+      })
+      await new Promise((resolve) => setImmediate(resolve))
+      // The only slot is free while the import fetches: an upload runs now.
+      await withLargeBodySlot(async () => void order.push('upload'))
+      expect(order).toEqual(['import parsed', 'import fetching', 'upload'])
+
+      // An upload arriving as the fetches end holds the slot: the import's writes wait for it.
+      const uploadDone = deferred()
+      const upload = withLargeBodySlot(async () => {
+        order.push('second upload')
+        await uploadDone.promise
+      })
+      await new Promise((resolve) => setImmediate(resolve))
+      remote.resolve()
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(order.at(-1)).toBe('second upload')
+      uploadDone.resolve()
+      await Promise.all([importing, upload])
+      expect(order).toEqual(['import parsed', 'import fetching', 'upload', 'second upload', 'import writing'])
+      // Every slot was given back.
+      expect(await withLargeBodySlot(async () => 'after')).toBe('after')
+      expect(await outsideLargeBodySlot(async () => 'outside any slot')).toBe('outside any slot')
+    } finally {
+      vi.unstubAllEnvs()
+    }
   })
 })

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream'
 import type { ApiRequest } from './api-request.ts'
-import { withLargeBodySlot } from './large-body-gate.ts'
+import { outsideLargeBodySlot, withLargeBodySlot } from './large-body-gate.ts'
 import { readMediaUploadBody } from './media-upload-body.ts'
 import { portalRequestActor, type PortalRequestActor } from '../auth/portal-request-actor.ts'
 import { assertCan } from '../auth/permissions.ts'
@@ -37,7 +37,7 @@ export async function serveMediaUpload(request: ApiRequest): Promise<Response> {
     const { file, fields } =
       upload.kind === 'file'
         ? upload
-        : { file: await fetchSourceUrl(upload.input.source_url, mediaMaxBytes()), fields: { ...upload.input, filename: upload.input.filename ?? decodeURIComponent(new URL(upload.input.source_url).pathname.split('/').pop() || '') } }
+        : { file: await outsideLargeBodySlot(() => fetchSourceUrl(upload.input.source_url, mediaMaxBytes())), fields: { ...upload.input, filename: upload.input.filename ?? decodeURIComponent(new URL(upload.input.source_url).pathname.split('/').pop() || '') } }
     const { media, created } = await createMedia(actor, file, fields)
     return Response.json({ created, media: toMediaRecord(media) }, { status: created ? 201 : 200, headers: { 'Cache-Control': 'no-store' } })
   })

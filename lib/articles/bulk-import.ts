@@ -14,7 +14,7 @@ import { zodFieldErrors } from '../validation.ts'
 import { cleanBody } from './stored-body.ts'
 import { commitArticleChange } from './commit-article-change.ts'
 import type { SqlTransaction } from '../db/sql-transaction.ts'
-import { importFeaturedImages } from '../media/import-featured-images.ts'
+import { importFeaturedImages, type WhileWaitingOnOthers } from '../media/import-featured-images.ts'
 import { imagesAddedByWrite, unpublishableMedia } from '../media/publishable-media.ts'
 
 export type BulkItemResult = {
@@ -40,6 +40,9 @@ type UpsertedRow = StoredArticle & { inserted: boolean }
  */
 export type BulkImportGrant = { tokenScopes: readonly Scope[] }
 
+/** How the door runs the import's wire fetches (importFeaturedImages): by default, as any other work. */
+export type BulkImportOptions = { whileWaitingOnOthers?: WhileWaitingOnOthers }
+
 /** Code-unit order: the same in every process and every database, whatever its collation. */
 const byExternalId = (a: ValidItem, b: ValidItem) => {
   const first = a.input.external_id
@@ -62,7 +65,7 @@ const byExternalId = (a: ValidItem, b: ValidItem) => {
  * import again. Each attempt is one transaction and its results are taken only from the one
  * that committed, so the answer and the events are what a run after the others would give.
  */
-export async function importArticles(actor: Actor, items: unknown[], grant: BulkImportGrant): Promise<BulkImportResult> {
+export async function importArticles(actor: Actor, items: unknown[], grant: BulkImportGrant, options: BulkImportOptions = {}): Promise<BulkImportResult> {
   if (items.length > maxBulkArticles) {
     throw new DomainError('too_many_items', `A bulk import takes at most ${maxBulkArticles} articles; this one has ${items.length}. Split it; nothing was stored.`)
   }
@@ -106,7 +109,7 @@ export async function importArticles(actor: Actor, items: unknown[], grant: Bulk
   // Wire photos are fetched only for items that are otherwise valid, each URL once; the media
   // they make is kept even if the articles' transaction is then retried (the same bytes are the
   // same record on the next attempt).
-  const images = await importFeaturedImages(actor, referenced.flatMap((item) => (item.input.featured_image_url ? [item.input.featured_image_url] : [])))
+  const images = await importFeaturedImages(actor, referenced.flatMap((item) => (item.input.featured_image_url ? [item.input.featured_image_url] : [])), options.whileWaitingOnOthers)
   const storable = referenced.filter((item) => {
     const url = item.input.featured_image_url
     if (url === undefined) return true

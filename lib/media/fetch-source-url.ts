@@ -14,11 +14,11 @@ const maxRedirects = 3
  * Fetches a wire photo with the rules webhook URLs follow (lib/webhooks/url-safety.ts): https,
  * no credentials, a host whose every address is public, checked again for the address the
  * socket connects to (no DNS rebinding) and for every redirect. Streamed to a temp file, capped
- * at `maxBytes`, and abandoned after MEDIA_FETCH_TIMEOUT_MS in all: a private, slow or too large
- * source is a 422 naming why.
+ * at `maxBytes`, and abandoned after MEDIA_FETCH_TIMEOUT_MS in all (or at `until`, when the
+ * caller's own deadline comes first): a private, slow or too large source is a 422 naming why.
  */
-export async function fetchSourceUrl(raw: string, maxBytes: number): Promise<ReceivedFile> {
-  const deadline = Date.now() + mediaFetchTimeoutMs()
+export async function fetchSourceUrl(raw: string, maxBytes: number, until = Infinity): Promise<ReceivedFile> {
+  const deadline = Math.min(Date.now() + mediaFetchTimeoutMs(), until)
   let url = raw
   for (let hop = 0; hop <= maxRedirects; hop++) {
     const problem = await checkWebhookUrl(url)

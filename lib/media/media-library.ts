@@ -20,8 +20,24 @@ import { withMediaPurges } from './media-purges.ts'
 import { articlesChanged } from '../articles/article-totals.ts'
 import { logger } from '../ops/logger.ts'
 
-/** Where an image's bytes live in the media store: one original per (newsroom, content hash), its renditions beside it. */
-export const originalKey = (tenantId: string, sha256: string) => `originals/${tenantId.toLowerCase()}/${sha256}`
+/**
+ * Where a record's original lives in the media store: a key of its own, its content hash and its
+ * id. A deletion removes its blobs after its record's removal has committed, and the same bytes
+ * may be uploaded again in between (a new record): under a key shared by the hash, the late
+ * removal took the new record's original with it. Sibling to the legacy key (not under it), so
+ * neither a directory on disk nor a key prefix ties the two together.
+ */
+export const originalKey = (tenantId: string, sha256: string, mediaId: string) => `originals/${tenantId.toLowerCase()}/${sha256}-${mediaId.toLowerCase()}`
+/** The key records stored before originalKey had one per record keep in their storage_key: one per (newsroom, hash). */
+export const legacyOriginalKey = (tenantId: string, sha256: string) => `originals/${tenantId.toLowerCase()}/${sha256}`
+/** Whether `key` is the record's own original's (either form), never another record's or another newsroom's. */
+export const isOwnOriginalKey = (key: string, media: { tenantId: string; sha256: string; id: string }) =>
+  key === originalKey(media.tenantId, media.sha256, media.id) || key === legacyOriginalKey(media.tenantId, media.sha256)
+/**
+ * Renditions stay shared by (newsroom, hash): a late deletion may remove those of the same bytes
+ * uploaded again, which costs one render each, as storedOrRendered renders a missing rendition
+ * again from the record's own original (lib/media/render-rendition.ts).
+ */
 export const renditionPrefix = (tenantId: string, sha256: string) => `renditions/${tenantId.toLowerCase()}/${sha256}/`
 
 /** The record's fields an upload may carry (multipart parts or the JSON body of a source_url upload). */
@@ -70,8 +86,8 @@ function fieldData(fields: Partial<UploadFields>): Prisma.MediaUncheckedUpdateIn
  * Keeps an upload (already streamed to a temp file): its type from its bytes (415 otherwise),
  * the whole image decoded once under the image gate (422 for corrupt files and pixel bombs),
  * embedded IPTC/XMP/EXIF filling the fields the uploader left empty, the bytes stored under
- * their hash, and the record with its media.uploaded event committed together. The same bytes
- * again answer the existing record (created: false) and store nothing.
+ * the record's own key (originalKey), and the record with its media.uploaded event committed
+ * together. The same bytes again answer the existing record (created: false) and keep nothing.
  */
 export async function createMedia(actor: Actor, file: ReceivedFile, fields: UploadFields): Promise<CreatedMedia> {
   try {
@@ -83,13 +99,14 @@ export async function createMedia(actor: Actor, file: ReceivedFile, fields: Uplo
     if (!contentType) throw new UnsupportedImageTypeError()
     const size = await withImageSlot(() => checkImage(file.path, mediaMaxPixels()))
     const embedded = await readEmbeddedMetadata(file.path)
-    const key = originalKey(tenantId, file.sha256)
+    const id = createId('med')
+    const key = originalKey(tenantId, file.sha256, id)
     await mediaStore().putFile(key, file.path, contentType)
     const now = new Date()
     const data = fieldData(fields) as Prisma.MediaUncheckedCreateInput
     const row = {
       ...data,
-      id: createId('med'),
+      id,
       tenantId,
       contentType,
       filename: safeFilename(fields.filename) ?? `image.${contentType.split('/')[1]}`,
@@ -114,8 +131,12 @@ export async function createMedia(actor: Actor, file: ReceivedFile, fields: Uplo
       })
       return { media: { ...media, usedBy: [] }, created: true }
     } catch (error) {
-      // Two uploads of the same bytes at once: the second finds the first's record.
+      // Two uploads of the same bytes at once: the second finds the first's record. The copy it
+      // stored under its own key is nobody's, and goes; so does it when no record was made at
+      // all. Only a record of its own (the commit went through after all) keeps it.
       const raced = await tdb.media.findUnique({ where: { tenantId_sha256: { tenantId, sha256: file.sha256 } } })
+      if (raced?.id === id) return { media: { ...raced, usedBy: [] }, created: true }
+      await removeBlobs(tenantId, id, [key], (store) => [store.delete(key)])
       if (raced) return { media: await withUse(tenantId, raced), created: false }
       throw error
     }
@@ -241,8 +262,9 @@ export function mediaChangeEvents(tenantId: string, media: MediaWithUse, liveArt
 /**
  * Deletes an image: refused (409 media_in_use, naming them) while a published article shows it;
  * otherwise the record, media.deleted and the purge of its renditions commit together, then its
- * blobs (original and every rendition) are removed, nothing else referring to them (one record
- * per newsroom and hash).
+ * blobs are removed: its original (its own key, so never a later upload's of the same bytes) and
+ * the renditions of its bytes (shared by hash: a record of the same bytes uploaded since renders
+ * its own again on demand, see renditionPrefix).
  */
 export async function deleteMedia(actor: Actor, mediaId: string, options: { expectedVersion?: number | readonly number[] } = {}): Promise<void> {
   const tenantId = actor.tenant.id
@@ -268,12 +290,18 @@ export async function deleteMedia(actor: Actor, mediaId: string, options: { expe
     // URL, and a deleted image (perhaps deleted for legal reasons) must stop being served.
     await emit(withMediaPurges(tenantId, mediaId, [], [{ kind: 'media.deleted', data: toMediaRecord(current) as unknown as Prisma.InputJsonObject }]))
   })
-  // The record is gone (committed above): a store that does not answer now must not turn the
-  // deletion the person asked for into a failure they would retry. The blobs left behind are
-  // logged with their keys for an operator to remove.
-  const store = mediaStore()
-  await Promise.all([store.deletePrefix(current.storageKey), store.deletePrefix(renditionPrefix(tenantId, current.sha256))]).catch((error: unknown) => {
-    logger.error({ tenant_id: tenantId, media_id: mediaId, keys: [current.storageKey, renditionPrefix(tenantId, current.sha256)], err: error }, 'media deleted but its blobs were not removed from the store')
+  const renditions = renditionPrefix(tenantId, current.sha256)
+  await removeBlobs(tenantId, mediaId, [current.storageKey, renditions], (store) => [store.delete(current.storageKey), store.deletePrefix(renditions)])
+}
+
+/**
+ * Blobs no record refers to, removed. Their record is gone (or never was): a store that does not
+ * answer now must not turn what the person asked for into a failure they would retry. The blobs
+ * left behind are logged with their keys for an operator to remove.
+ */
+async function removeBlobs(tenantId: string, mediaId: string, keys: string[], remove: (store: ReturnType<typeof mediaStore>) => Promise<void>[]): Promise<void> {
+  await Promise.all(remove(mediaStore())).catch((error: unknown) => {
+    logger.error({ tenant_id: tenantId, media_id: mediaId, keys, err: error }, 'media blobs no record refers to were not removed from the store')
   })
 }
 

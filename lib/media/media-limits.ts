@@ -10,6 +10,16 @@ export const mediaMaxPixels = () => positive(process.env.MEDIA_MAX_PIXELS, 100_0
 /** How long fetching a `source_url` may take in all (MEDIA_FETCH_TIMEOUT_MS, default 20 s). */
 export const mediaFetchTimeoutMs = () => positive(process.env.MEDIA_FETCH_TIMEOUT_MS, 20_000)
 
+/**
+ * How long a bulk import's featured_image_urls may take to fetch in all
+ * (MEDIA_IMPORT_FETCH_DEADLINE_MS, default 60 s): up to 50 URLs, four at a time, each up to
+ * MEDIA_FETCH_TIMEOUT_MS, would otherwise keep the request (and its sender) for minutes.
+ */
+export const mediaImportFetchDeadlineMs = () => positive(process.env.MEDIA_IMPORT_FETCH_DEADLINE_MS, 60_000)
+
+/** Wire photos fetched at once by one process, whichever requests named them (MEDIA_FETCH_CONCURRENCY, default 8). */
+export const mediaFetchConcurrency = () => positive(process.env.MEDIA_FETCH_CONCURRENCY, 8)
+
 /** Renditions rendered at once by one process (MEDIA_IMAGE_CONCURRENCY, default 2): each costs tens of MB while libvips works. */
 export const mediaImageConcurrency = () => positive(process.env.MEDIA_IMAGE_CONCURRENCY, 2)
 

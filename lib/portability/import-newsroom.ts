@@ -11,7 +11,7 @@ import { createId } from '../ids.ts'
 import { encryptSecret } from '../security/secret-box.ts'
 import { generatePassword } from '../users/manage-users.ts'
 import { newsroomSlugSchema } from '../tenancy/newsroom-schemas.ts'
-import { originalKey } from '../media/media-library.ts'
+import { isOwnOriginalKey } from '../media/media-library.ts'
 import { mediaStore } from '../media/storage/media-storage.ts'
 import { archiveFormat, archiveSections, archiveVersion, type EndLine, type ManifestLine, type MediaChunkLine, type MediaLine, type RowLine } from './archive-format.ts'
 
@@ -141,7 +141,8 @@ export async function importNewsroom(source: AsyncIterable<string>, options: { s
       loaded.status = 'paused'
     }
     if (table === 'media') {
-      if (loaded.storage_key !== originalKey(manifest!.tenant.id, String(loaded.sha256))) throw new ArchiveError(`Line ${lineCount}: media ${String(loaded.id)} names a storage key that is not its own original's.`)
+      // Its own original's key, in either form (one per record, or the hash's of older records): never another record's, whose file it could overwrite or remove.
+      if (!isOwnOriginalKey(String(loaded.storage_key), { tenantId: manifest!.tenant.id, sha256: String(loaded.sha256), id: String(loaded.id) })) throw new ArchiveError(`Line ${lineCount}: media ${String(loaded.id)} names a storage key that is not its own original's.`)
       mediaRecords.set(String(loaded.id), { storageKey: String(loaded.storage_key), contentType: String(loaded.content_type), bytes: Number(loaded.bytes), sha256: String(loaded.sha256) })
     }
     if (table === 'events' && loaded.sent_to_queue_at == null) loaded.sent_to_queue_at = new Date().toISOString()
@@ -165,7 +166,7 @@ export async function importNewsroom(source: AsyncIterable<string>, options: { s
     await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())))
     const record = mediaRecords.get(header.id)!
     if (bytes !== record.bytes || hash.digest('hex') !== record.sha256) throw new ArchiveError(`Media ${header.id}: its file is not the one its record describes (size or SHA-256 differ). Nothing was imported.`)
-    // Originals are stored by content hash: one already under this key (left by an earlier
+    // An original's key names its content hash: one already under this key (left by an earlier
     // stay of this newsroom) is these bytes, and is neither written again nor removed on failure.
     const present = await mediaStore().get(record.storageKey)
     if (present) present.body.destroy()
@@ -283,7 +284,7 @@ export async function importNewsroom(source: AsyncIterable<string>, options: { s
     await client.query('ROLLBACK').catch(() => undefined)
     receiving?.out.destroy()
     // The rows are gone with the transaction; so go the files this import wrote.
-    for (const key of writtenKeys) await mediaStore().deletePrefix(key).catch(() => undefined)
+    for (const key of writtenKeys) await mediaStore().delete(key).catch(() => undefined)
     throw error
   } finally {
     client.release()

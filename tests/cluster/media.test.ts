@@ -66,7 +66,9 @@ async function keysUnder(prefix: string): Promise<string[]> {
   return (page.Contents ?? []).map((entry) => entry.Key!).sort()
 }
 
-const originalKey = (tenant: TestTenant, sha256: string) => `originals/${tenant.tenant.id.toLowerCase()}/${sha256}`
+// Every key of these bytes' originals in the newsroom starts so; each record's is its own (hash and id).
+const originalsOf = (tenant: TestTenant, sha256: string) => `originals/${tenant.tenant.id.toLowerCase()}/${sha256}`
+const originalKey = (tenant: TestTenant, sha256: string, mediaId: string) => `${originalsOf(tenant, sha256)}-${mediaId}`
 const renditionPrefix = (tenant: TestTenant, sha256: string) => `renditions/${tenant.tenant.id.toLowerCase()}/${sha256}/`
 const chrome = 'image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8'
 const firefox = 'image/avif,image/webp,*/*'
@@ -78,8 +80,8 @@ describe('media on the cluster: one RADOS Gateway shared by the instances, rendi
     const created = await upload(instance(0), token, bytes, { alt_text: 'Boats in the harbour at dusk' })
     expect(created.status, created.text).toBe(201)
     const mediaId = created.body.media_id as string
-    // Stored once, in the shared bucket, under its hash.
-    expect(await keysUnder(originalKey(newsroom, sha256))).toEqual([originalKey(newsroom, sha256)])
+    // Stored once, in the shared bucket, under its hash and its id.
+    expect(await keysUnder(originalsOf(newsroom, sha256))).toEqual([originalKey(newsroom, sha256, mediaId)])
 
     const record = await apiClient(instance(1), token).get(`/v1/media/${mediaId}`)
     expect(record.status).toBe(200)
@@ -151,13 +153,13 @@ describe('media on the cluster: one RADOS Gateway shared by the instances, rendi
     const refused = await apiClient(instance(1), token).delete(`/v1/media/${media.media_id}`)
     expect(refused.status, refused.text).toBe(409)
     expect(refused.body.code).toBe('media_in_use')
-    expect(await keysUnder(originalKey(newsroom, sha256))).toHaveLength(1)
+    expect(await keysUnder(originalsOf(newsroom, sha256))).toHaveLength(1)
     expect(await keysUnder(renditionPrefix(newsroom, sha256))).not.toHaveLength(0)
 
     expect((await editor.post(`/v1/articles/${article.article_id}/transitions`, { to_state: 'draft' })).status).toBe(200)
     const deleted = await apiClient(instance(2), token).delete(`/v1/media/${media.media_id}`)
     expect(deleted.status, deleted.text).toBe(204)
-    expect(await keysUnder(originalKey(newsroom, sha256))).toEqual([])
+    expect(await keysUnder(originalsOf(newsroom, sha256))).toEqual([])
     expect(await keysUnder(renditionPrefix(newsroom, sha256))).toEqual([])
     for (const index of [0, 1, 2]) expect((await apiClient(instance(index), token).get(`/v1/media/${media.media_id}`)).status).toBe(404)
     // The purge goes out through the outbox after the answer: Varnish then asks the instances,
@@ -169,7 +171,7 @@ describe('media on the cluster: one RADOS Gateway shared by the instances, rendi
     expect(gone.status).toBe(404)
 
     // The other newsroom's copy is its own: untouched.
-    expect(await keysUnder(originalKey(other, sha256))).toEqual([originalKey(other, sha256)])
+    expect(await keysUnder(originalsOf(other, sha256))).toEqual([originalKey(other, sha256, theirs.body.media_id)])
     const kept = await fetch(`${instance(0)}/v1/media/${theirs.body.media_id}/original`, { headers: { Authorization: `Bearer ${otherToken}` } })
     expect(kept.status).toBe(200)
     expect(Buffer.from(await kept.arrayBuffer()).equals(bytes)).toBe(true)

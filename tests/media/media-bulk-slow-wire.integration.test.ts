@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { db } from '../../lib/db/client.ts'
 import { resetMediaStore } from '../../lib/media/storage/media-storage.ts'
 import { apiClient } from '../support/api-client.ts'
 import { startApiServer } from '../support/api-server.ts'
@@ -11,8 +12,8 @@ import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 import { cameraJpeg, uploadForm } from '../support/media-images.ts'
 import { stubEnv } from '../support/stub-env.ts'
 
-// break47b: bulk imports naming hostile or slow wire photos. (Its finding that the fetches hold
-// one of the instance's LARGE_BODY_CONCURRENCY slots while they wait is open: see issue 47's note.)
+// break47b: bulk imports naming hostile or slow wire photos, on an instance with one large-body
+// slot (LARGE_BODY_CONCURRENCY=1): the import's wire fetches must not hold it while they wait.
 let server: Awaited<ReturnType<typeof startApiServer>>
 let newsroom: TestTenant
 let token: string
@@ -116,4 +117,90 @@ describe('repeated and redirecting URLs naming one photo', () => {
     expect(new Set(answer.body.results.map((r: any) => r.featured_media_id)).size).toBe(1)
     expect(wireHits.filter((hit) => hit.startsWith('/same.jpg')).length).toBe(4)
   }, 60_000)
+})
+
+describe('slow wire photos and the large-body slot', () => {
+  /** Wire photos whose answers wait until the test lets them go (or the connection is closed). */
+  function heldPhotos(prefix: string, bytes: Buffer) {
+    const held: (() => void)[] = []
+    let open = true
+    wireRoutes.set(prefix, (res) => {
+      const send = () => void (!res.destroyed && res.writeHead(200, { 'Content-Type': 'image/jpeg', 'Content-Length': bytes.length }).end(bytes))
+      if (open) held.push(send)
+      else send()
+    })
+    return {
+      held,
+      releaseAll() {
+        open = false
+        for (const send of held.splice(0)) send()
+      },
+    }
+  }
+
+  it('an upload is answered while a bulk import is still fetching its slow featured_image_urls (they do not hold the only slot)', async () => {
+    vi.stubEnv('MEDIA_FETCH_TIMEOUT_MS', '30000')
+    try {
+      const bytes = await cameraJpeg({ width: 400, height: 300, seed: 961 })
+      const urls = Array.from({ length: 6 }, (_, i) => `${wireUrl}/held-${i}.jpg`)
+      const wires = urls.map((url) => heldPhotos(new URL(url).pathname, bytes))
+      const releaseAll = () => wires.forEach((wireFile) => wireFile.releaseAll())
+      const order: string[] = []
+      const importing = editor.post('/v1/articles/bulk', { articles: urls.map((url, i) => ({ headline: `Held ${i}`, featured_image_url: url })) }).finally(() => order.push('import answered'))
+      // The import is fetching: its first photos are being waited for.
+      await vi.waitFor(() => expect(wires.filter((wireFile) => wireFile.held.length > 0).length).toBeGreaterThan(0), { timeout: 20_000, interval: 20 })
+
+      // A backstop only, so that an upload stuck behind the import does not keep this test for
+      // the fetches' 30 s: the order of the answers is what is asserted.
+      const backstop = setTimeout(() => {
+        order.push('wire released by the backstop')
+        releaseAll()
+      }, 8_000)
+      const uploading = fetch(`${server.url}/v1/media`, { method: 'POST', body: uploadForm(await cameraJpeg({ width: 400, height: 300, seed: 962 }), 'unrelated.jpg'), headers: { Authorization: `Bearer ${token}` } })
+      const uploaded = await uploading
+      order.push('upload answered')
+      expect(uploaded.status, await uploaded.text()).toBe(201)
+      clearTimeout(backstop)
+      expect(order).toEqual(['upload answered'])
+
+      releaseAll()
+      const imported = await importing
+      expect(imported.status, imported.text).toBe(200)
+      expect(imported.body.failed, JSON.stringify(imported.body.results.filter((r: any) => r.status === 'failed').slice(0, 2))).toBe(0)
+      expect(order).toEqual(['upload answered', 'import answered'])
+    } finally {
+      vi.stubEnv('MEDIA_FETCH_TIMEOUT_MS', '2000')
+    }
+  }, 90_000)
+
+  it('past the import\'s deadline for its fetches, the items still waiting fail naming their URL and that it timed out, and nothing of theirs is stored', async () => {
+    vi.stubEnv('MEDIA_FETCH_TIMEOUT_MS', '4000')
+    vi.stubEnv('MEDIA_IMPORT_FETCH_DEADLINE_MS', '1500')
+    const bytes = await cameraJpeg({ width: 400, height: 300, seed: 963 })
+    const urls = Array.from({ length: 7 }, (_, i) => `${wireUrl}/never-${i}.jpg`)
+    const wires = urls.map((url) => heldPhotos(new URL(url).pathname, bytes))
+    const before = await db.media.count({ where: { tenantId: newsroom.tenant.id } })
+    try {
+      const answer = await editor.post('/v1/articles/bulk', { articles: urls.map((url, i) => ({ headline: `Never ${i}`, featured_image_url: url })) })
+      expect(answer.status, answer.text).toBe(200)
+      expect(answer.body.failed).toBe(urls.length)
+      for (const [i, result] of (answer.body.results as any[]).entries()) {
+        expect(result.status).toBe('failed')
+        expect(result.errors).toHaveLength(1)
+        expect(result.errors[0].field).toBe('featured_image_url')
+        // Those being fetched at the deadline and those that had not started alike.
+        expect(result.errors[0].message).toContain(urls[i])
+        expect(result.errors[0].message).toMatch(/timed out/)
+        expect(result.errors[0].message).toMatch(/nothing .*stored/i)
+      }
+      // The photos sent after the deadline are not taken either.
+      for (const wireFile of wires) wireFile.releaseAll()
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect(await db.media.count({ where: { tenantId: newsroom.tenant.id } })).toBe(before)
+    } finally {
+      for (const wireFile of wires) wireFile.releaseAll()
+      vi.stubEnv('MEDIA_FETCH_TIMEOUT_MS', '2000')
+      vi.stubEnv('MEDIA_IMPORT_FETCH_DEADLINE_MS', undefined)
+    }
+  }, 90_000)
 })

@@ -45,7 +45,7 @@ describe('the media library on the embedded store', () => {
     expect(first.status, first.text).toBe(201)
     expect(first.body).toMatchObject({ filename: 'harbour.jpg', width: 2000, height: 1200, caption: 'Boats return to the harbour', copyright: 'Harbour Press' })
     // The original is a file under MEDIA_DIR, as dev keeps it.
-    expect(readdirSync(mediaDir, { recursive: true }).map(String).some((entry) => entry.endsWith(first.body.sha256))).toBe(true)
+    expect(readdirSync(mediaDir, { recursive: true }).map(String).some((entry) => entry.endsWith(`${first.body.sha256}-${first.body.media_id}`))).toBe(true)
     const again = await upload(bytes, 'copy.jpg')
     expect(again.status, again.text).toBe(200)
     expect(again.body.media_id).toBe(first.body.media_id)

@@ -452,5 +452,81 @@ export function mediaLibrarySuite(storeName: 'disk' | 's3', storeEnv: () => Prom
       const kinds = (await db.event.findMany({ where: { tenantId: newsroom.tenant.id, kind: { startsWith: 'media.' } } })).filter((event) => (event.data as { media_id?: string }).media_id === created.media_id).map((event) => event.kind)
       expect(kinds).toEqual(['media.uploaded', 'media.deleted'])
     })
+
+    it('a deletion whose blob removal comes late never removes the bytes of the same image uploaded again meanwhile', async () => {
+      const bytes = await cameraJpeg({ seed: 17 })
+      const first = (await upload(writer, uploadForm(bytes, 'again.jpg', { alt_text: 'First upload' }), writerToken)).body
+      // A stored rendition, for the deletion to remove late as well.
+      expect((await fetch(server.url + first.urls.renditions[0].url)).status).toBe(200)
+
+      // The real store, its removals held after the deletion has committed (as a slow store or a
+      // busy gateway holds them) until the same bytes are in the library again.
+      const store = mediaStore()
+      let removalReached!: () => void
+      const removing = new Promise<void>((resolve) => (removalReached = resolve))
+      let release!: () => void
+      const released = new Promise<void>((resolve) => (release = resolve))
+      const held = (['delete', 'deletePrefix'] as const).filter((name) => typeof (store as Partial<typeof store>)[name] === 'function').map((name) => {
+        const real = store[name].bind(store)
+        return vi.spyOn(store, name).mockImplementation(async (key: string) => {
+          removalReached()
+          await released
+          return real(key)
+        })
+      })
+      try {
+        const deleting = writer.delete(`/v1/media/${first.media_id}`)
+        await removing
+        expect((await writer.get(`/v1/media/${first.media_id}`)).status).toBe(404)
+        const again = await upload(writer, uploadForm(bytes, 'again.jpg', { alt_text: 'Uploaded again' }), writerToken)
+        expect(again.status, again.text).toBe(201)
+        release()
+        expect((await deleting).status).toBe(204)
+        for (const spy of held) spy.mockRestore()
+
+        const original = await fetch(`${server.url}${again.body.urls.original}`, { headers: { Authorization: `Bearer ${writerToken}` } })
+        expect(original.status).toBe(200)
+        expect(Buffer.from(await original.arrayBuffer()).equals(bytes)).toBe(true)
+        // Its renditions (the deletion may have removed stored ones of these bytes) render again from the original.
+        for (const rendition of again.body.urls.renditions.slice(0, 2)) expect((await fetch(server.url + rendition.url)).status).toBe(200)
+      } finally {
+        release()
+        for (const spy of held) spy.mockRestore()
+      }
+    })
+
+    it('two uploads of the same bytes at once: one record, and the losing upload\'s stored copy is removed, not left behind', async () => {
+      const bytes = await cameraJpeg({ seed: 18 })
+      const store = mediaStore()
+      const real = store.putFile.bind(store)
+      const keys: string[] = []
+      let bothStoring!: () => void
+      const both = new Promise<void>((resolve) => (bothStoring = resolve))
+      // Each upload is held as it stores its bytes until the other is storing too: both passed
+      // the "already have these bytes?" check, as two requests arriving together do.
+      const spy = vi.spyOn(store, 'putFile').mockImplementation(async (key, sourcePath, contentType) => {
+        keys.push(key)
+        if (keys.length === 2) bothStoring()
+        await both
+        return real(key, sourcePath, contentType)
+      })
+      let answers: Awaited<ReturnType<typeof upload>>[]
+      try {
+        answers = await Promise.all(['one.jpg', 'two.jpg'].map((name) => upload(writer, uploadForm(bytes, name), writerToken)))
+      } finally {
+        spy.mockRestore()
+      }
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 201])
+      expect(answers[0]!.body.media_id).toBe(answers[1]!.body.media_id)
+      const row = await db.media.findUniqueOrThrow({ where: { id: answers[0]!.body.media_id } })
+      // Each stored its copy under a key of its own (a shared key would be the race of the test above).
+      expect(new Set(keys).size).toBe(2)
+      expect(keys).toContain(row.storageKey)
+      for (const key of keys) {
+        const stored = await store.get(key)
+        stored?.body.destroy()
+        expect(stored !== null, key).toBe(key === row.storageKey)
+      }
+    })
   })
 }

@@ -14,7 +14,7 @@ export function diskMediaStore(root: string): MediaStore {
     assertStorageKey(key)
     return path.join(root, key)
   }
-  async function place(key: string, write: (temp: string) => Promise<void>): Promise<void> {
+  async function place(key: string, write: (temp: string) => Promise<void>, attempt = 1): Promise<void> {
     const target = file(key)
     await mkdir(path.dirname(target), { recursive: true })
     const temp = `${target}.${createId('req')}.part`
@@ -23,6 +23,10 @@ export function diskMediaStore(root: string): MediaStore {
       await rename(temp, target)
     } catch (error) {
       await rm(temp, { force: true })
+      // The directory went between mkdir and the write: a deletion's deletePrefix removing the
+      // renditions of these bytes (renditions/<tenant>/<sha256>/ is shared by every record the
+      // newsroom has had of them) while one is being kept. Made again once, the write goes in.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' && attempt === 1) return place(key, write, 2)
       throw error
     }
   }
@@ -35,6 +39,10 @@ export function diskMediaStore(root: string): MediaStore {
       const info = await stat(target).catch(() => null)
       if (!info?.isFile()) return null
       return { body: createReadStream(target), bytes: info.size }
+    },
+    async delete(key) {
+      // Not recursive: a key names one file.
+      await rm(file(key), { force: true })
     },
     async deletePrefix(prefix) {
       assertStorageKey(prefix.replace(/\/$/, ''))

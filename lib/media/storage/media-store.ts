@@ -15,6 +15,8 @@ export interface MediaStore {
   putBuffer(key: string, bytes: Buffer, contentType: string): Promise<void>
   /** The stored bytes as a stream and their length, or null when nothing is stored under `key`. */
   get(key: string): Promise<{ body: Readable; bytes: number } | null>
+  /** Removes the one object stored under `key` (exactly that key, never others it prefixes); a missing one is not an error. */
+  delete(key: string): Promise<void>
   /** Removes every object whose key starts with `prefix`; missing ones are not an error. */
   deletePrefix(prefix: string): Promise<void>
 }

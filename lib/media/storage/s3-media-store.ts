@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import type { Readable } from 'node:stream'
-import { CreateBucketCommand, DeleteObjectsCommand, GetObjectCommand, HeadBucketCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3'
+import { CreateBucketCommand, DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadBucketCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3'
 import { ServiceUnavailableError } from '../../errors.ts'
 import { assertStorageKey, type MediaStore } from './media-store.ts'
 
@@ -97,6 +97,13 @@ export function s3MediaStore(settings: S3Settings): MediaStore {
           if (error instanceof S3ServiceException && (error.name === 'NoSuchKey' || error.$metadata.httpStatusCode === 404)) return null
           throw error
         }
+      }),
+    delete: (key) =>
+      answered(async () => {
+        assertStorageKey(key)
+        await ensureBucket()
+        // S3 answers a missing key's deletion with success, as the port asks.
+        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }))
       }),
     deletePrefix: (prefix) =>
       answered(async () => {
