@@ -305,7 +305,7 @@ export interface paths {
          *
          *     **Each item is judged on its own**: the valid ones are stored and the invalid ones reported, so one bad item never sinks the rest. The answer is `200` even when some or all items failed: check `failed` and each result. Items take the fields of article creation, plus `external_id`.
          *
-         *     **Images**: an item names its featured image as `featured_media_id` (an image of the newsroom's media library; an unknown id fails the item) or as `featured_image_url`, a wire photo fetched into the library with the rules of `POST /v1/media`'s `source_url` (https, public address, size and time limits). Each URL is fetched once per request, and the same bytes are one media record whichever URL or item brought them (the library keeps one record per content hash), so a feed sending one photo with ten stories makes one record. A URL that cannot be fetched fails only the items naming it. A `featured_image_url` adds to the media library, so it needs a key with `media:write` (without it, those items fail); one request may name at most 50 different URLs (items naming more fail: send them in another request). The result of an item with an image carries its `featured_media_id`. Fetched images have no alt text yet: publishing the article asks for it (`422 media_not_publishable`).
+         *     **Images**: an item names its featured image as `featured_media_id` (an image of the newsroom's media library; an unknown id fails the item) or as `featured_image_url`, a wire photo fetched into the library with the rules of `POST /v1/media`'s `source_url` (https, public address, size and time limits). Each URL is fetched once per request, and the same bytes are one media record whichever URL or item brought them (the library keeps one record per content hash), so a feed sending one photo with ten stories makes one record. A URL that cannot be fetched fails only the items naming it. A `featured_image_url` adds to the media library, so it needs a key with `media:write` (without it, those items fail); one request may name at most 50 different URLs (items naming more fail: send them in another request). The fetches run a few at a time and end by an overall deadline (`MEDIA_IMPORT_FETCH_DEADLINE_MS`, 60 s by default): items whose URL has not answered by then fail, naming it, and nothing of theirs is stored. The result of an item with an image carries its `featured_media_id`. Fetched images have no alt text yet: publishing the article asks for it (`422 media_not_publishable`).
          *
          *     **`external_id`** is the wire service's id for the item, unique in the newsroom. Sending an `external_id` the newsroom already has **updates** that article instead of creating a duplicate, so re-sending a feed is safe. On such an update `headline` is replaced; `lede`, `body`, `department_id` and `tags` are replaced when sent and kept when left out or null; `status` and `author_id` stay as the newsroom set them. An archived article is not updated (its item fails). One `external_id` may appear only once per request.
          *
@@ -5304,6 +5304,21 @@ export interface operations {
             };
             /** @description No image with this id in the token's newsroom. */
             404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The change clears the alt text of an image a published article shows. */
+            409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];

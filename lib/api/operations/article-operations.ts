@@ -434,6 +434,7 @@ export const bulkImportOperation = declareOperation({
       'fetched into the library with the rules of `POST /v1/media`\'s `source_url` (https, public address, size and time limits). Each URL is fetched once per request, and the same bytes are one media record ' +
       'whichever URL or item brought them (the library keeps one record per content hash), so a feed sending one photo with ten stories makes one record. A URL that cannot be fetched fails only the items naming it. ' +
       `A \`featured_image_url\` adds to the media library, so it needs a key with \`media:write\` (without it, those items fail); one request may name at most ${maxImageUrlsPerImport} different URLs (items naming more fail: send them in another request). ` +
+      'The fetches run a few at a time and end by an overall deadline (`MEDIA_IMPORT_FETCH_DEADLINE_MS`, 60 s by default): items whose URL has not answered by then fail, naming it, and nothing of theirs is stored. ' +
       'The result of an item with an image carries its `featured_media_id`. Fetched images have no alt text yet: publishing the article asks for it (`422 media_not_publishable`).',
     '',
     "**`external_id`** is the wire service's id for the item, unique in the newsroom. Sending an `external_id` the newsroom already has **updates** that article instead of creating a duplicate, " +
