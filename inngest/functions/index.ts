@@ -8,6 +8,7 @@ import { pruneEventsFunction } from './prune-events.ts'
 import { prunePortalSessionsFunction } from './prune-portal-sessions.ts'
 import { pruneRequestLogFunction } from './prune-request-log.ts'
 import { withholdExpiredMediaFunction } from './withhold-expired-media.ts'
+import { sweepOrphanMediaFunction } from './sweep-orphan-media.ts'
 
 /** Every function the app serves at /api/inngest. */
-export const functions = [fanOutEvent, deliverWebhook, publishScheduledArticle, outboxSweeper, deliverySweeper, pruneRequestLogFunction, pruneDeliveryLogFunction, pruneEventsFunction, prunePortalSessionsFunction, withholdExpiredMediaFunction]
+export const functions = [fanOutEvent, deliverWebhook, publishScheduledArticle, outboxSweeper, deliverySweeper, pruneRequestLogFunction, pruneDeliveryLogFunction, pruneEventsFunction, prunePortalSessionsFunction, withholdExpiredMediaFunction, sweepOrphanMediaFunction]

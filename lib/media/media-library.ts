@@ -297,7 +297,7 @@ export async function deleteMedia(actor: Actor, mediaId: string, options: { expe
 /**
  * Blobs no record refers to, removed. Their record is gone (or never was): a store that does not
  * answer now must not turn what the person asked for into a failure they would retry. The blobs
- * left behind are logged with their keys for an operator to remove.
+ * left behind are logged with their keys, and the daily sweep removes them (orphan-blobs.ts).
  */
 async function removeBlobs(tenantId: string, mediaId: string, keys: string[], remove: (store: ReturnType<typeof mediaStore>) => Promise<void>[]): Promise<void> {
   await Promise.all(remove(mediaStore())).catch((error: unknown) => {

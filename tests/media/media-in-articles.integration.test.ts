@@ -7,6 +7,7 @@ import { InngestTestEngine } from '@inngest/test'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { withholdExpiredMediaFunction } from '../../inngest/functions/withhold-expired-media.ts'
+import { sweepOrphanMediaFunction } from '../../inngest/functions/sweep-orphan-media.ts'
 import { createContentKey } from '../../lib/content/content-keys.ts'
 import { publicArticleSchema } from '../../lib/content/public-article-schema.ts'
 import { db } from '../../lib/db/client.ts'
@@ -315,5 +316,20 @@ describe('licence expiry', () => {
     const page = await (await content(`/content/v1/articles/${live}`)).json()
     expect(page.images).toEqual([])
     expect(page.headline).toBe('Cron story')
+  })
+})
+
+describe('blobs no record refers to', () => {
+  it('the sweep-orphan-media cron function runs the sweep, leaving blobs younger than a day', async () => {
+    const { mediaStore } = await import('../../lib/media/storage/media-storage.ts')
+    const stray = `originals/${newsroom.tenant.id.toLowerCase()}/${'0'.repeat(64)}-med_stray`
+    await mediaStore().putBuffer(stray, Buffer.from('left by a failed deletion'), 'image/jpeg')
+    const engine = new InngestTestEngine({ function: sweepOrphanMediaFunction })
+    const { result } = await engine.execute()
+    expect(result).toMatchObject({ examined: expect.any(Number), removed: 0 })
+    expect((result as { examined: number }).examined).toBeGreaterThanOrEqual(1)
+    const kept = await mediaStore().get(stray)
+    kept?.body.destroy()
+    expect(kept).not.toBeNull()
   })
 })

@@ -8,6 +8,7 @@ import { setupBackstopMs } from '../support/time-limits.ts'
 import { db } from '../../lib/db/client.ts'
 import { mediaStore, resetMediaStore } from '../../lib/media/storage/media-storage.ts'
 import { renditionPrefix } from '../../lib/media/media-library.ts'
+import { orphanGraceMs, sweepOrphanMediaBlobs } from '../../lib/media/orphan-blobs.ts'
 import { apiClient } from '../support/api-client.ts'
 import { startApiServer } from '../support/api-server.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
@@ -493,6 +494,45 @@ export function mediaLibrarySuite(storeName: 'disk' | 's3', storeEnv: () => Prom
         release()
         for (const spy of held) spy.mockRestore()
       }
+    })
+
+    it('a deletion the store refused leaves blobs that the daily sweep removes, once old enough, keeping every blob a record refers to', async () => {
+      const kept = (await upload(writer, uploadForm(await cameraJpeg({ seed: 19 }), 'kept.jpg', { alt_text: 'Kept' }), writerToken)).body
+      const doomed = (await upload(writer, uploadForm(await cameraJpeg({ seed: 20 }), 'doomed.jpg', { alt_text: 'Doomed' }), writerToken)).body
+      for (const media of [kept, doomed]) expect((await fetch(server.url + media.urls.renditions[0].url)).status).toBe(200)
+      const [keptRow, doomedRow] = await Promise.all([kept, doomed].map((media) => db.media.findUniqueOrThrow({ where: { id: media.media_id } })))
+      const renditionKeys = async (sha256: string) => {
+        const keys: string[] = []
+        for await (const page of mediaStore().list(renditionPrefix(newsroom.tenant.id, sha256))) keys.push(...page.map((object) => object.key))
+        return keys
+      }
+      const doomedRenditions = await renditionKeys(doomedRow!.sha256)
+      expect(doomedRenditions.length).toBeGreaterThan(0)
+
+      // The store does not answer the deletion's removals: the record goes, its blobs stay.
+      const store = mediaStore()
+      const spies = (['delete', 'deletePrefix'] as const).map((name) => vi.spyOn(store, name).mockRejectedValue(new Error('the object store is not answering')))
+      try {
+        expect((await writer.delete(`/v1/media/${doomed.media_id}`)).status).toBe(204)
+      } finally {
+        for (const spy of spies) spy.mockRestore()
+      }
+      const left = await store.get(doomedRow!.storageKey)
+      left?.body.destroy()
+      expect(left).not.toBeNull()
+
+      // Today's sweep leaves them (an upload in flight stores its bytes before its record).
+      expect((await sweepOrphanMediaBlobs()).removed).not.toContain(doomedRow!.storageKey)
+      // A day later they go; every blob of a record stays.
+      const sweep = await sweepOrphanMediaBlobs({ now: new Date(Date.now() + orphanGraceMs + 60_000) })
+      expect(sweep.removed).toEqual(expect.arrayContaining([doomedRow!.storageKey, ...doomedRenditions]))
+      expect(await store.get(doomedRow!.storageKey)).toBeNull()
+      expect(await renditionKeys(doomedRow!.sha256)).toEqual([])
+      const original = await store.get(keptRow!.storageKey)
+      original?.body.destroy()
+      expect(original).not.toBeNull()
+      expect((await renditionKeys(keptRow!.sha256)).length).toBeGreaterThan(0)
+      expect(sweep.removed.filter((key) => key.includes(keptRow!.sha256))).toEqual([])
     })
 
     it('two uploads of the same bytes at once: one record, and the losing upload\'s stored copy is removed, not left behind', async () => {

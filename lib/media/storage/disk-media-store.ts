@@ -1,8 +1,8 @@
 import { createReadStream } from 'node:fs'
-import { copyFile, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { copyFile, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { createId } from '../../ids.ts'
-import { assertStorageKey, type MediaStore } from './media-store.ts'
+import { assertStorageKey, type MediaStore, type StoredObject } from './media-store.ts'
 
 /**
  * The embedded default: files under the data directory (`.data/media`, or MEDIA_DIR), so
@@ -49,6 +49,28 @@ export function diskMediaStore(root: string): MediaStore {
       const target = path.join(root, prefix)
       // A prefix is a directory of keys (`tenant/sha/`) or one key.
       await rm(target, { recursive: true, force: true })
+    },
+    async *list(prefix) {
+      assertStorageKey(prefix.replace(/\/$/, ''))
+      const base = path.join(root, prefix)
+      const entries = await readdir(base, { recursive: true, withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return []
+        throw error
+      })
+      let page: StoredObject[] = []
+      for (const entry of entries) {
+        // A write in progress (`….part`) is not an object yet.
+        if (!entry.isFile() || entry.name.endsWith('.part')) continue
+        const full = path.join(entry.parentPath, entry.name)
+        const info = await stat(full).catch(() => null)
+        if (!info) continue
+        page.push({ key: path.relative(root, full).split(path.sep).join('/'), writtenAt: info.mtime })
+        if (page.length === 1000) {
+          yield page
+          page = []
+        }
+      }
+      if (page.length > 0) yield page
     },
   }
 }

@@ -19,7 +19,11 @@ export interface MediaStore {
   delete(key: string): Promise<void>
   /** Removes every object whose key starts with `prefix`; missing ones are not an error. */
   deletePrefix(prefix: string): Promise<void>
+  /** Every object whose key starts with `prefix` (a directory of keys, `originals/`), with when it was written, a page at a time. */
+  list(prefix: string): AsyncIterable<StoredObject[]>
 }
+
+export type StoredObject = { key: string; writtenAt: Date }
 
 const safeKey = /^[a-z0-9_][a-z0-9_./-]*$/
 

@@ -117,5 +117,17 @@ export function s3MediaStore(settings: S3Settings): MediaStore {
           token = page.IsTruncated ? page.NextContinuationToken : undefined
         } while (token)
       }),
+    async *list(prefix) {
+      assertStorageKey(prefix.replace(/\/$/, ''))
+      let token: string | undefined
+      do {
+        const page = await answered(async () => {
+          await ensureBucket()
+          return client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }))
+        })
+        yield (page.Contents ?? []).flatMap((entry) => (entry.Key ? [{ key: entry.Key, writtenAt: entry.LastModified ?? new Date(0) }] : []))
+        token = page.IsTruncated ? page.NextContinuationToken : undefined
+      } while (token)
+    },
   }
 }
