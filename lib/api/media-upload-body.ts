@@ -2,11 +2,37 @@ import { Readable } from 'node:stream'
 import busboy from 'busboy'
 import type { ApiRequest } from './api-request.ts'
 import { BodyError, readJsonBody } from './read-json-body.ts'
-import { DomainError, ValidationError } from '../errors.ts'
+import { DomainError, ServiceUnavailableError, ValidationError } from '../errors.ts'
 import { parseInput } from '../parse-input.ts'
 import { createMediaFromUrlSchema, multipartFieldsSchema, type CreateMediaFromUrlInput } from '../media/media-schemas.ts'
 import { receiveToTempFile, TooLargeError, type ReceivedFile } from '../media/receive-upload.ts'
 import type { UploadFields } from '../media/media-library.ts'
+import { FetchTurnTimeoutError, withFetchSlot } from '../media/fetch-gate.ts'
+import { fetchSourceUrl, filenameFromUrl } from '../media/fetch-source-url.ts'
+import { mediaFetchTimeoutMs, mediaMaxBytes } from '../media/media-limits.ts'
+import { outsideLargeBodySlot } from './large-body-gate.ts'
+
+/**
+ * The image a media upload brings, whichever way it came, with its fields: the file streamed to
+ * disk, or the wire photo its `source_url` names. A fetch waits on another server, not on this
+ * process's memory, so it gives back the request's large-body slot meanwhile (large-body-gate.ts),
+ * and takes a turn of the instance's fetch gate (lib/media/fetch-gate.ts) within the fetch's own
+ * time limit: a burst of slow URLs holds a bounded number of sockets. One function for POST
+ * /v1/media and the portal's upload, so the two doors fetch alike.
+ */
+export async function receiveMediaUpload(request: ApiRequest): Promise<{ file: ReceivedFile; fields: UploadFields }> {
+  const upload = await readMediaUploadBody(request, mediaMaxBytes())
+  if (upload.kind === 'file') return upload
+  const url = upload.input.source_url
+  const deadline = Date.now() + mediaFetchTimeoutMs()
+  const file = await outsideLargeBodySlot(() =>
+    withFetchSlot(deadline, () => fetchSourceUrl(url, mediaMaxBytes(), deadline)).catch((error: unknown) => {
+      if (error instanceof FetchTurnTimeoutError) throw new ServiceUnavailableError(`This instance is fetching as many images from other servers as it may, and source_url's turn did not come within ${mediaFetchTimeoutMs() / 1000} s; nothing was stored. Retry shortly.`)
+      throw error
+    }),
+  )
+  return { file, fields: { ...upload.input, filename: upload.input.filename ?? filenameFromUrl(url) } }
+}
 
 /** What POST /v1/media received: a file streamed to disk with its fields, or a source_url to fetch. */
 export type MediaUploadBody = { kind: 'file'; file: ReceivedFile; fields: UploadFields } | { kind: 'url'; input: CreateMediaFromUrlInput }

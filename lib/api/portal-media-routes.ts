@@ -1,13 +1,11 @@
 import { Readable } from 'node:stream'
 import type { ApiRequest } from './api-request.ts'
-import { outsideLargeBodySlot, withLargeBodySlot } from './large-body-gate.ts'
-import { readMediaUploadBody } from './media-upload-body.ts'
+import { withLargeBodySlot } from './large-body-gate.ts'
+import { receiveMediaUpload } from './media-upload-body.ts'
 import { portalRequestActor, type PortalRequestActor } from '../auth/portal-request-actor.ts'
 import { assertCan } from '../auth/permissions.ts'
 import { DomainError, ForbiddenError } from '../errors.ts'
-import { fetchSourceUrl } from '../media/fetch-source-url.ts'
 import { createMedia } from '../media/media-library.ts'
-import { mediaMaxBytes } from '../media/media-limits.ts'
 import { toMediaRecord } from '../media/media-record.ts'
 import { mediaPathSchema } from '../media/media-schemas.ts'
 import { parseInput } from '../parse-input.ts'
@@ -33,11 +31,7 @@ export async function serveMediaUpload(request: ApiRequest): Promise<Response> {
   const actor = await portalActor(request)
   assertCan(actor, 'media:write')
   return withLargeBodySlot(async () => {
-    const upload = await readMediaUploadBody(request, mediaMaxBytes())
-    const { file, fields } =
-      upload.kind === 'file'
-        ? upload
-        : { file: await outsideLargeBodySlot(() => fetchSourceUrl(upload.input.source_url, mediaMaxBytes())), fields: { ...upload.input, filename: upload.input.filename ?? decodeURIComponent(new URL(upload.input.source_url).pathname.split('/').pop() || '') } }
+    const { file, fields } = await receiveMediaUpload(request)
     const { media, created } = await createMedia(actor, file, fields)
     return Response.json({ created, media: toMediaRecord(media) }, { status: created ? 201 : 200, headers: { 'Cache-Control': 'no-store' } })
   })
