@@ -279,16 +279,22 @@ export async function deleteMedia(actor: Actor, mediaId: string, options: { expe
     // The row first, FOR UPDATE: a publication that locked it (FOR SHARE, for its judgement and
     // in the articles_guard_live_media trigger) commits before this goes on, and is then seen
     // below; one that comes after waits for this deletion and finds the image gone (422).
-    await tx.$queryRaw`SELECT id FROM media WHERE tenant_id = ${tenantId} AND id = ${mediaId} FOR UPDATE`
+    const [locked] = await tx.$queryRaw<{ version: number }[]>`SELECT version FROM media WHERE tenant_id = ${tenantId} AND id = ${mediaId} FOR UPDATE`
+    if (!locked) throw new NotFoundError('media', mediaId)
+    // If-Match is judged on the locked row too: a colleague's edit that committed while this
+    // waited is a newer version than the one the person chose to delete.
+    if (options.expectedVersion !== undefined && ![options.expectedVersion].flat().includes(locked.version)) {
+      throw new PreconditionFailedError(`The image changed since you read it (it is at version ${locked.version}); read it again before deleting it.`)
+    }
     const ids = await liveArticlesShowing(tx, tenantId, mediaId)
     if (ids.length > 0) {
       throw new ConflictError('media_in_use', `Published articles show this image: ${ids.join(', ')}. Remove it from them (or unpublish them) first.`, { article_ids: ids })
     }
-    const removed = await tx.media.deleteMany({ where: { id: mediaId } })
-    if (removed.count === 0) throw new NotFoundError('media', mediaId)
+    // media.deleted carries the record as it was when deleted (the locked row), not as first read.
+    const deleted = await tx.media.delete({ where: { id: mediaId } })
     // Its renditions leave the shared cache too: they are cached for a year under an immutable
     // URL, and a deleted image (perhaps deleted for legal reasons) must stop being served.
-    await emit(withMediaPurges(tenantId, mediaId, [], [{ kind: 'media.deleted', data: toMediaRecord(current) as unknown as Prisma.InputJsonObject }]))
+    await emit(withMediaPurges(tenantId, mediaId, [], [{ kind: 'media.deleted', data: toMediaRecord({ ...deleted, usedBy: current.usedBy }) as unknown as Prisma.InputJsonObject }]))
   })
   const renditions = renditionPrefix(tenantId, current.sha256)
   await removeBlobs(tenantId, mediaId, [current.storageKey, renditions], (store) => [store.delete(current.storageKey), store.deletePrefix(renditions)])
