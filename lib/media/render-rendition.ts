@@ -43,7 +43,21 @@ export async function storedOrRendered(media: Media, spec: RenditionSpec, format
   if (!original) return null
   const body = await withImageSlot(() => renderImage(original.body, { width: media.width, height: media.height }, { x: media.focalX, y: media.focalY }, spec, format))
   await store.putBuffer(key, body, formatContentType[format])
+  // Rendering waits for a slot and takes time: the image may have been deleted meanwhile, its
+  // blobs removed and its renditions purged. Served now, it would be cached for a year after its
+  // purge; kept, it would be a blob nothing refers to. Read after the write, so a deletion either
+  // committed before this read (seen: the rendition is removed again) or removes it itself.
+  if (!(await stillStored(media))) {
+    await store.deletePrefix(key).catch(() => undefined)
+    return null
+  }
   return { body, bytes: body.length, contentType: formatContentType[format], format, tenantId: media.tenantId }
+}
+
+/** Whether the library still has this image with these bytes (a record of its newsroom and hash, under its id). */
+async function stillStored(media: Media): Promise<boolean> {
+  const now = await db.media.findUnique({ where: { id: media.id }, select: { sha256: true } })
+  return now?.sha256 === media.sha256
 }
 
 /** The resize itself: also what the bench compares with sharp alone. */
