@@ -16,16 +16,17 @@ const batch = 100
 export type ExpirySweep = { withheld: { mediaId: string; tenantId: string; articleIds: string[] }[] }
 
 /**
- * Withholds the images whose licence has ended (rights.expires_at passed) and that live articles
- * still show: once per image (withheld_at, which a new expires_at clears), in one transaction
- * each, it marks the image, emits media.updated with the purge of its renditions and of the
- * pages showing it (mediaChangeEvents, the path a PATCH takes), and writes a note on each of
+ * Withholds the images whose licence has ended (rights.expires_at passed): once per image
+ * (withheld_at, which a new expires_at clears), in one transaction each, it marks the image,
+ * emits media.updated with the purge of its renditions and of the pages showing it (mediaChangeEvents, the path a PATCH takes), and writes a note on each of
  * those articles, which their editors see in its thread and on the desk. The content API and the
  * rendition route stop showing it the instant the licence ends (mediaWithheld); this is what
  * makes the caches and the people follow.
  *
- * An expired image no live article shows is left alone: nothing public shows it, and publishing
- * refuses it (publishable-media.ts). Should a live article take it later, the next sweep finds it.
+ * An expired image no live article shows is withheld too (media.updated and the purge of its
+ * renditions, no note): its rendition URLs were public (a story it was taken out of, an old copy
+ * of a page, a feed) and shared caches keep them for a year as immutable, so only a purge stops
+ * them being served past the licence.
  */
 export async function withholdExpiredMedia(now: Date = new Date()): Promise<ExpirySweep> {
   const withheld: ExpirySweep['withheld'] = []
@@ -34,7 +35,6 @@ export async function withholdExpiredMedia(now: Date = new Date()): Promise<Expi
     const due = await db.$queryRaw<{ id: string; tenant_id: string }[]>`
       SELECT m.id, m.tenant_id FROM media m
       WHERE m.expires_at <= ${now} AND m.withheld_at IS NULL
-        AND EXISTS (SELECT 1 FROM articles a WHERE a.tenant_id = m.tenant_id AND a.status = 'published' AND a.media_ids @> ARRAY[m.id])
       ORDER BY m.expires_at, m.id
       LIMIT ${batch}`
     for (const row of due) {
