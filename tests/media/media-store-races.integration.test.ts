@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
+import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createContentKey } from '../../lib/content/content-keys.ts'
 import { db } from '../../lib/db/client.ts'
@@ -202,5 +203,50 @@ describe('licence expiry of an image whose renditions a cache holds', () => {
     const purges = await db.event.findMany({ where: { tenantId: newsroom.tenant.id, kind: 'content.purge_requested', id: { notIn: eventsBefore.map((event) => event.id) } } })
     const keys = purges.flatMap((event) => (event.data as { keys: string[] }).keys)
     expect(keys, 'no purge of the expired image: the cache serves its renditions for the rest of the year').toContain(`media-${image.media_id}`)
+  })
+})
+
+describe("the library's unused filter in a newsroom with a long archive", () => {
+  it('answers when more images are in use than PostgreSQL takes bind parameters (an archive of years of stories)', async () => {
+    const image = await upload(await cameraJpeg({ seed: seed++ }), { alt_text: 'Unused photo', caption: 'archive-unused-probe' })
+    const created = await editor.post('/v1/articles', { headline: 'Archive' })
+    expect(created.status).toBe(201)
+    // Years of stories: 40,000 images in use (one draft stands for them; the filter reads media_ids).
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL })
+    await client.connect()
+    try {
+      await client.query(`UPDATE articles SET media_ids = (SELECT array_agg('med_archive' || g) FROM generate_series(1, 40000) g) WHERE id = $1`, [created.body.article_id])
+    } finally {
+      await client.end()
+    }
+    const unused = await editor.get('/v1/media?unused=true&q=archive-unused-probe')
+    expect(unused.status, unused.text.slice(0, 400)).toBe(200)
+    expect(unused.body.items.map((item: { media_id: string }) => item.media_id)).toEqual([image.media_id])
+    const used = await editor.get('/v1/media?unused=false&q=archive-unused-probe')
+    expect(used.status, used.text.slice(0, 400)).toBe(200)
+    expect(used.body.items).toEqual([])
+  })
+})
+
+/** A JPEG whose IPTC caption (2:120, in a Photoshop APP13 segment) is `caption`, bytes as given. */
+async function jpegWithIptcCaption(caption: Buffer): Promise<Buffer> {
+  const base = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } }).jpeg().toBuffer()
+  const iptc = Buffer.concat([Buffer.from([0x1c, 0x02, 0x78, caption.length >> 8, caption.length & 255]), caption])
+  const size = Buffer.alloc(4)
+  size.writeUInt32BE(iptc.length)
+  let resource = Buffer.concat([Buffer.from('8BIM', 'latin1'), Buffer.from([0x04, 0x04, 0, 0]), size, iptc])
+  if (resource.length % 2) resource = Buffer.concat([resource, Buffer.from([0])])
+  const payload = Buffer.concat([Buffer.from('Photoshop 3.0\u0000', 'latin1'), resource])
+  const length = Buffer.alloc(2)
+  length.writeUInt16BE(payload.length + 2)
+  return Buffer.concat([base.subarray(0, 2), Buffer.from([0xff, 0xed]), length, payload, base.subarray(2)])
+}
+
+describe('metadata written in the file', () => {
+  it('a wire photo whose IPTC caption holds a NUL byte is kept, its caption without it (PostgreSQL text cannot hold one): never a 500', async () => {
+    const bytes = await jpegWithIptcCaption(Buffer.from('Harbour at dusk\u0000 as the ferry leaves', 'latin1'))
+    const uploaded = await upload(bytes, { alt_text: 'The ferry leaving the harbour' })
+    expect(uploaded.status, JSON.stringify(uploaded)).toBe(201)
+    expect((uploaded as unknown as { caption: string }).caption).toBe('Harbour at dusk as the ferry leaves')
   })
 })
