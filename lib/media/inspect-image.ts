@@ -55,11 +55,16 @@ export async function checkImage(file: string, maxPixels: number): Promise<Image
 /** What the photographer's software wrote: fills the record's empty fields on upload. */
 export type EmbeddedMetadata = { caption?: string; credit?: string; copyright?: string; takenAt?: Date }
 
+// Control characters (NUL above all: PostgreSQL text cannot hold it) come from padded or
+// mis-encoded fields of the photographer's software; tab and line breaks are text.
+const controls = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g
+
 const text = (...values: unknown[]): string | undefined => {
   for (const value of values) {
     const found = Array.isArray(value) ? value.find((entry) => typeof entry === 'string') : value
-    if (typeof found === 'string' && found.trim()) return found.trim().slice(0, 2_000)
-    if (found && typeof found === 'object' && 'value' in found && typeof found.value === 'string' && found.value.trim()) return found.value.trim().slice(0, 2_000)
+    const raw = typeof found === 'string' ? found : found && typeof found === 'object' && 'value' in found && typeof found.value === 'string' ? found.value : undefined
+    const cleaned = raw?.replace(controls, '').trim()
+    if (cleaned) return cleaned.slice(0, 2_000)
   }
   return undefined
 }
