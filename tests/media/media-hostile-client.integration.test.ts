@@ -210,6 +210,8 @@ describe('media library: what a hostile client or hurried integrator sends', () 
     const previous = process.env.TMPDIR
     process.env.TMPDIR = mkdtempSync(path.join(os.tmpdir(), 'newsroom-media-leak-'))
     const staging = path.join(process.env.TMPDIR, 'newsroom-media')
+    // Files only: each process writes under a directory of its own (p<pid>) there.
+    const staged = () => (existsSync(staging) ? readdirSync(staging, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => entry.name) : [])
     try {
       const jpeg = await cameraJpeg({ seed: 570 })
       wireFiles.set('/wire/bad%ZZname.jpg', (res) => res.writeHead(200, { 'Content-Type': 'image/jpeg' }).end(Buffer.from('not an image at all')))
@@ -233,8 +235,8 @@ describe('media library: what a hostile client or hurried integrator sends', () 
       for (const status of statuses) expect(status).toBeGreaterThanOrEqual(400)
       for (const status of statuses) expect(status).toBeLessThan(500)
       // Removal runs as the refusal is sent; give it a moment, then nothing may be left.
-      for (let wait = 0; wait < 40 && existsSync(staging) && readdirSync(staging).length > 0; wait++) await new Promise((resolve) => setTimeout(resolve, 50))
-      expect(existsSync(staging) ? readdirSync(staging) : []).toEqual([])
+      for (let wait = 0; wait < 40 && staged().length > 0; wait++) await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(staged()).toEqual([])
     } finally {
       if (previous === undefined) delete process.env.TMPDIR
       else process.env.TMPDIR = previous
