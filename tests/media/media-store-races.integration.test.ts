@@ -250,3 +250,22 @@ describe('metadata written in the file', () => {
     expect((uploaded as unknown as { caption: string }).caption).toBe('Harbour at dusk as the ferry leaves')
   })
 })
+
+describe('the content API at the instant a licence ends', () => {
+  it("the article list stops showing the image at its licence's end, as docs/media.md says, not when its cached answer expires", async () => {
+    const key = (await createContentKey(newsroom.actor('admin'), 'Instant site')).key
+    const expiresAt = new Date(Date.now() + 4_000)
+    const image = await upload(await cameraJpeg({ seed: seed++ }), { alt_text: 'Licensed for the morning', expires_at: expiresAt.toISOString() })
+    const created = await editor.post('/v1/articles', { headline: 'Morning ferry', featured_media_id: image.media_id })
+    for (const to_state of ['in-review', 'approved', 'published']) expect((await editor.post(`/v1/articles/${created.body.article_id}/transitions`, { to_state })).status).toBe(200)
+    const shown = async () => {
+      const page = (await (await fetch(`${server.url}/content/v1/articles?limit=50`, { headers: { 'X-Content-Key': key } })).json()) as { items: { article_id: string; images: { media_id: string }[] }[] }
+      return page.items.find((item) => item.article_id === created.body.article_id)?.images.map((item) => item.media_id)
+    }
+    // The site asks again and again (the list is kept from its second asking).
+    for (let ask = 0; ask < 3; ask++) expect(await shown()).toEqual([image.media_id])
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt.getTime() - Date.now()) + 300))
+    // No sweep has run yet (it runs each minute): the rule itself must hold.
+    expect(await shown(), 'the list still shows an image whose licence has ended').toEqual([])
+  })
+})
