@@ -12,6 +12,8 @@ export type CachedBody = TextPayload & { etag: string; transient?: boolean }
 // advances before the writer answers: a read after a write never sees the old answer, on any
 // instance sharing REDIS_URL. The expiry only bounds what a lost advance could leave stale.
 const ttlSeconds = 30
+/** How long a kept answer may be served (a caller whose answer changes by itself sooner marks it `transient`). */
+export const responseCacheTtlMs = ttlSeconds * 1000
 const maxEntryBytes = 512 * 1024
 const maxLocalBytes = () => Number(process.env.RESPONSE_CACHE_MAX_BYTES ?? 32 * 1024 * 1024)
 

@@ -7,7 +7,7 @@ import { listArticles } from '../articles/list-articles.ts'
 import type { ActingTenant } from '../tenancy/actor.ts'
 import type { PublicArticle } from './public-article-schema.ts'
 import { tenantSql } from '../tenancy/tenant-sql.ts'
-import { publicImagesOf, type PublicImage } from '../media/article-images.ts'
+import { publicImagesAndTurn, type PublicImage } from '../media/article-images.ts'
 
 /** What the public site may show of an article: no workflow, authors' ids or versions; its images as publicImagesOf gives them. */
 export function toPublicArticle(article: Article, images: PublicImage[]): PublicArticle {
@@ -17,8 +17,13 @@ export function toPublicArticle(article: Article, images: PublicImage[]): Public
 
 /** Articles as the public site may show them, their images read with one query for all. */
 export async function toPublicArticles(tenantId: string, articles: readonly Article[], now: Date = new Date()): Promise<PublicArticle[]> {
-  const images = await publicImagesOf(tenantId, articles, now)
-  return articles.map((article) => toPublicArticle(article, images.get(article.id) ?? []))
+  return (await toPublicArticlesAndTurn(tenantId, articles, now)).articles
+}
+
+/** toPublicArticles, and the next instant the answer changes by itself (an image's embargo or licence ending: publicImagesAndTurn). */
+export async function toPublicArticlesAndTurn(tenantId: string, articles: readonly Article[], now: Date = new Date()): Promise<{ articles: PublicArticle[]; turnsAt: Date | null }> {
+  const { images, turnsAt } = await publicImagesAndTurn(tenantId, articles, now)
+  return { articles: articles.map((article) => toPublicArticle(article, images.get(article.id) ?? [])), turnsAt }
 }
 
 /** A page of the newsroom's published articles, newest first: the /v1 list with its status fixed. */

@@ -61,13 +61,24 @@ export function toPublicImage(media: Media, featured: boolean): PublicImage {
  * left out; the article keeps its text.
  */
 export async function publicImagesOf(tenantId: string, articles: readonly ArticleWithImages[], now: Date = new Date()): Promise<Map<string, PublicImage[]>> {
+  return (await publicImagesAndTurn(tenantId, articles, now)).images
+}
+
+/**
+ * publicImagesOf, and the next instant its answer changes by itself (an embargo or a licence of
+ * one of the images ending; null when none is ahead): a cached answer showing them must not
+ * outlive it, since no write moves the article generation then.
+ */
+export async function publicImagesAndTurn(tenantId: string, articles: readonly ArticleWithImages[], now: Date = new Date()): Promise<{ images: Map<string, PublicImage[]>; turnsAt: Date | null }> {
   // From the featured id and the body itself (not media_ids), so a preview of an older
   // revision's body shows that revision's figures.
   const orders = new Map(articles.map((article) => [article.id, imageOrder(article)]))
   const ids = [...new Set([...orders.values()].flat().map((image) => image.id))]
   const rows = ids.length > 0 ? await tenantDb(tenantId).media.findMany({ where: { id: { in: ids } } }) : []
   const shown = new Map(rows.filter((media) => !mediaWithheld(media, now)).map((media) => [media.id, media]))
-  return new Map(
+  const ahead = rows.flatMap((media) => [media.embargoUntil, media.expiresAt]).filter((instant): instant is Date => instant !== null && instant > now)
+  const turnsAt = ahead.length > 0 ? new Date(Math.min(...ahead.map((instant) => instant.getTime()))) : null
+  const images = new Map(
     articles.map((article) => [
       article.id,
       orders.get(article.id)!.flatMap(({ id, featured }) => {
@@ -76,4 +87,5 @@ export async function publicImagesOf(tenantId: string, articles: readonly Articl
       }),
     ]),
   )
+  return { images, turnsAt }
 }
