@@ -455,7 +455,7 @@ export interface paths {
          * Delete an image
          * @description **Required scope:** `media:write` (or `admin`).
          *
-         *     Deletes the record and, since nothing else refers to them, its stored bytes and renditions; sends `media.deleted`. Refused with 409 `media_in_use` (naming them in `article_ids`) while a published article shows the image. Writers delete only images they uploaded.
+         *     Deletes the record and, since nothing else refers to them, its stored bytes and renditions; sends `media.deleted`. Refused with 409 `media_in_use` (naming them in `article_ids`) while a published article shows the image. Writers delete only images they uploaded. `If-Match` with the `ETag` refuses the deletion (412) if the image changed since you read it.
          */
         delete: operations["deleteMedia"];
         options?: never;
@@ -5085,7 +5085,10 @@ export interface operations {
     deleteMedia: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read. If the image has changed since, nothing is changed (or deleted) and the answer is 412. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The media id. */
                 media_id: string;
@@ -5231,7 +5234,10 @@ export interface operations {
     updateMedia: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` you read. If the image has changed since, nothing is changed (or deleted) and the answer is 412. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The media id. */
                 media_id: string;

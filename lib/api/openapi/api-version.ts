@@ -13,11 +13,12 @@ import type { oas31 } from 'zod-openapi'
  *
  * 1.0.0: articles, workflow, webhooks, events, keys. 1.1.0: departments. 1.2.0: media, and departments
  * readable with webhooks:manage. 1.3.0: PATCH /v1/media/{media_id} may answer 409 media_in_use
- * (clearing the alt text of an image a published article shows).
+ * (clearing the alt text of an image a published article shows); If-Match declared on PATCH and
+ * DELETE /v1/media/{media_id}.
  */
 export const recordedApiVersion = {
   version: '1.3.0',
-  operations: 'sha256:4aa27551d88bb32e',
+  operations: 'sha256:321c45e22150944e',
 } as const
 
 const methods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const

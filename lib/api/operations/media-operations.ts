@@ -1,4 +1,5 @@
 import type { oas31 } from 'zod-openapi'
+import { z } from 'zod'
 import { declareOperation, operationPaths, type ProblemCase } from '../openapi/api-operation.ts'
 import { validationErrors } from '../openapi/validation-examples.ts'
 import {
@@ -40,6 +41,15 @@ const stale: ProblemCase = {
 }
 
 const mebibyte = 1024 * 1024
+
+// As the articles' operations declare it: the ETag read, so a change or deletion does not land on
+// a version someone else made since (412).
+const ifMatchHeader = z.object({
+  'If-Match': z
+    .string()
+    .optional()
+    .meta({ description: 'The `ETag` you read. If the image has changed since, nothing is changed (or deleted) and the answer is 412.', example: '"2"' }),
+})
 
 export const createMediaOperation = declareOperation({
   method: 'POST',
@@ -129,7 +139,7 @@ export const updateMediaOperation = declareOperation({
   scope: 'media:write',
   description:
     'Changes alt text, caption, credit, copyright, source, rights, focal point or date taken; `null` clears a field. Sends `media.updated`; live articles showing the image have their public pages purged. Writers change only images they uploaded; editors and admins any. `If-Match` with the `ETag` refuses the change (412) if the image changed since you read it.',
-  requestParams: { path: mediaPathSchema },
+  requestParams: { path: mediaPathSchema, header: ifMatchHeader },
   requestBody: { examples: { alt: { summary: 'Alt text and focal point', value: { alt_text: 'Firefighters at the harbour at dusk.', focal_point: { x: 0.62, y: 0.4 } } } } },
   success: { status: 200, description: 'The changed record.', schema: mediaRecordSchema, headers: ['ETag'], examples: { image: { summary: 'Changed', value: media } } },
   problems: [
@@ -156,8 +166,8 @@ export const deleteMediaOperation = declareOperation({
   tags: ['Media'],
   scope: 'media:write',
   description:
-    'Deletes the record and, since nothing else refers to them, its stored bytes and renditions; sends `media.deleted`. Refused with 409 `media_in_use` (naming them in `article_ids`) while a published article shows the image. Writers delete only images they uploaded.',
-  requestParams: { path: mediaPathSchema },
+    'Deletes the record and, since nothing else refers to them, its stored bytes and renditions; sends `media.deleted`. Refused with 409 `media_in_use` (naming them in `article_ids`) while a published article shows the image. Writers delete only images they uploaded. `If-Match` with the `ETag` refuses the deletion (412) if the image changed since you read it.',
+  requestParams: { path: mediaPathSchema, header: ifMatchHeader },
   success: { status: 204, description: 'Deleted.' },
   problems: [
     notFound,
