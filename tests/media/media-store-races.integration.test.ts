@@ -6,6 +6,7 @@ import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createContentKey } from '../../lib/content/content-keys.ts'
 import { db } from '../../lib/db/client.ts'
+import { restoreRevision } from '../../lib/articles/article-revisions.ts'
 import { withholdExpiredMedia } from '../../lib/media/licence-expiry.ts'
 import { withImageSlot } from '../../lib/media/image-gate.ts'
 import { mediaStore, resetMediaStore } from '../../lib/media/storage/media-storage.ts'
@@ -267,5 +268,29 @@ describe('the content API at the instant a licence ends', () => {
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt.getTime() - Date.now()) + 300))
     // No sweep has run yet (it runs each minute): the rule itself must hold.
     expect(await shown(), 'the list still shows an image whose licence has ended').toEqual([])
+  })
+})
+
+describe('restoring a revision after one of its images was deleted', () => {
+  it("puts the revision's text back without the deleted image's figure, instead of refusing the whole restore", async () => {
+    const image = await upload(await cameraJpeg({ seed: seed++ }))
+    const created = await editor.post('/v1/articles', { headline: 'Storm night', body: `<p>The first account of the storm, as the night editor wrote it.</p><figure data-media-id="${image.media_id}"><figcaption>The pier</figcaption></figure>` })
+    expect(created.status, created.text).toBe(201)
+    const articleId = created.body.article_id as string
+    // A colleague rewrites it (and drops the photo); the photo is deleted from the library.
+    expect((await editor.patch(`/v1/articles/${articleId}`, { body: '<p>A shorter rewrite.</p>' })).status).toBe(200)
+    expect((await editor.delete(`/v1/media/${image.media_id}`)).status).toBe(204)
+    const revisions = await editor.get(`/v1/articles/${articleId}/revisions`)
+    const first = (revisions.body.items as { revision_id: string; body: string | null }[]).find((revision) => revision.body?.includes('first account') ?? true)
+    expect(first).toBeTruthy()
+    // The night editor's text is wanted back (History → Restore).
+    const restored = await restoreRevision(newsroom.actor('editor'), articleId, first!.revision_id).then(
+      (article) => ({ ok: true as const, body: (article as unknown as { body?: string | null }).body ?? '' }),
+      (error: unknown) => ({ ok: false as const, error: String((error as Error).message) }),
+    )
+    expect(restored.ok, `the revision cannot be restored at all: ${JSON.stringify(restored)}`).toBe(true)
+    const now = await editor.get(`/v1/articles/${articleId}`)
+    expect(now.body.body).toContain('The first account of the storm')
+    expect(now.body.body).not.toContain(image.media_id)
   })
 })
