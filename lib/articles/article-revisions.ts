@@ -7,6 +7,7 @@ import type { RevisionRecord } from './revision-schemas.ts'
 import type { WrittenArticle } from './stored-body.ts'
 import { sanitizeBody } from './sanitize-body.ts'
 import { updateArticle } from './update-article.ts'
+import { mediaReferences } from './article-references.ts'
 import type { ExpectedVersion } from './change-current-version.ts'
 import { assertCan } from '../auth/permissions.ts'
 
@@ -92,10 +93,27 @@ export async function getRevision(actor: Actor, articleId: string, revisionId: s
  */
 export async function restoreRevision(actor: Actor, articleId: string, revisionId: string, options: { expectedVersion?: ExpectedVersion; overrideLock?: boolean } = {}): Promise<WrittenArticle> {
   const revision = await getRevision(actor, articleId, revisionId)
-  return updateArticle(
+  // An image the revision showed may have been deleted from the library since: its figure is
+  // left out (and named in body_removed), so the earlier text can still be had; refusing the
+  // whole restore for it would put that text out of reach for good.
+  const { body, gone } = await withoutDeletedFigures(actor.tenant.id, revision.body)
+  const written = await updateArticle(
     actor,
     articleId,
-    { headline: revision.headline, lede: revision.lede, body: revision.body, tags: revision.tags, department_id: revision.department_id },
+    { headline: revision.headline, lede: revision.lede, body, tags: revision.tags, department_id: revision.department_id },
     { ...options, restoringRevisionId: revision.revision_id },
   )
+  return { ...written, bodyRemoved: [...written.bodyRemoved, ...gone.map((mediaId) => `figure of ${mediaId} (deleted from the media library)`)] }
+}
+
+/** The body without the figures of images the library no longer has, and their ids. */
+async function withoutDeletedFigures(tenantId: string, body: string | null): Promise<{ body: string | null; gone: string[] }> {
+  const named = body ? mediaReferences({ body }) : []
+  if (named.length === 0) return { body, gone: [] }
+  const present = new Set((await tenantDb(tenantId).media.findMany({ where: { id: { in: named } }, select: { id: true } })).map((media) => media.id))
+  const gone = named.filter((id) => !present.has(id))
+  if (gone.length === 0) return { body, gone }
+  // The body is the sanitiser's output, so a figure is `<figure data-media-id="…">…</figure>`, never nested.
+  const without = gone.reduce((html, id) => html.replace(new RegExp(`<figure[^>]*\\sdata-media-id="${id}"[^>]*>[\\s\\S]*?</figure>`, 'g'), ''), body!)
+  return { body: without, gone }
 }

@@ -22,7 +22,9 @@ type ArticleWithImages = { id: string; featuredMediaId: string | null; body: str
 // The width `url` names: wide enough for an article's column on a high-density screen, and what
 // a site without srcset support shows. srcset offers every width the image has.
 const defaultWidth = 1280
-const figurePattern = /data-media-id="(med_[0-9a-z]+)"/g
+// In a <figure> tag only: the body is sanitised, so text cannot forge a tag (its "<" is "&lt;"),
+// but it may quote the attribute (a how-to); the articles_collect_media_ids trigger reads alike.
+const figurePattern = /<figure\s[^>]*data-media-id="(med_[0-9a-z]+)"/g
 
 /** The library ids a (sanitised) body's figures name, each once, in reading order. */
 export function bodyFigureIds(body: string | null | undefined): string[] {

@@ -1,5 +1,5 @@
 import path from 'node:path'
-import type { Media, Prisma } from '../db/generated/client.ts'
+import { Prisma, type Media } from '../db/generated/client.ts'
 import { commitChange } from '../events/commit-change.ts'
 import { ConflictError, ForbiddenError, NotFoundError, PreconditionFailedError } from '../errors.ts'
 import { createId } from '../ids.ts'
@@ -170,34 +170,34 @@ function likeLiteral(text: string): string {
 export async function listMedia(actor: Actor, query: ListMediaQuery): Promise<Page<MediaWithUse>> {
   const tenantId = actor.tenant.id
   const tdb = tenantDb(tenantId)
-  const where: Prisma.MediaWhereInput = {}
-  const and: Prisma.MediaWhereInput[] = []
+  // In SQL, not as a Prisma filter: "used" is whether an article's media_ids holds the image, an
+  // EXISTS over articles_media_ids_idx; as a Prisma filter it was every id in use sent back as one
+  // bind parameter each, which PostgreSQL refuses past 32,767 (a newsroom with years of stories).
+  const conditions: Prisma.Sql[] = [Prisma.sql`m.tenant_id = ${tenantId}`]
+  const containing = (column: string, text: string) => Prisma.sql`${Prisma.raw(column)} ILIKE ${`%${likeLiteral(text)}%`}`
   if (query.q) {
     for (const word of query.q.split(/\s+/).filter(Boolean).slice(0, 8)) {
-      and.push({ OR: ['caption', 'credit', 'altText', 'filename'].map((field) => ({ [field]: { contains: likeLiteral(word), mode: 'insensitive' } })) })
+      conditions.push(Prisma.sql`(${Prisma.join(['m.caption', 'm.credit', 'm.alt_text', 'm.filename'].map((column) => containing(column, word)), ' OR ')})`)
     }
   }
-  if (query.credit) and.push({ credit: { contains: likeLiteral(query.credit), mode: 'insensitive' } })
-  if (query.created_after) and.push({ createdAt: { gt: new Date(query.created_after) } })
-  if (query.created_before) and.push({ createdAt: { lt: new Date(query.created_before) } })
-  if (query.rights_expire_before) and.push({ expiresAt: { lt: new Date(query.rights_expire_before) } })
+  if (query.credit) conditions.push(containing('m.credit', query.credit))
+  if (query.created_after) conditions.push(Prisma.sql`m.created_at > ${new Date(query.created_after)}`)
+  if (query.created_before) conditions.push(Prisma.sql`m.created_at < ${new Date(query.created_before)}`)
+  if (query.rights_expire_before) conditions.push(Prisma.sql`m.expires_at < ${new Date(query.rights_expire_before)}`)
   if (query.unused !== undefined) {
-    const used = await tdb.$queryRaw<{ id: string }[]>`SELECT DISTINCT unnest(media_ids) AS id FROM articles WHERE tenant_id = ${tenantId}`
-    and.push({ id: query.unused ? { notIn: used.map((row) => row.id) } : { in: used.map((row) => row.id) } })
+    conditions.push(Prisma.sql`${query.unused ? Prisma.sql`NOT ` : Prisma.empty}EXISTS (SELECT 1 FROM articles a WHERE a.tenant_id = m.tenant_id AND a.media_ids @> ARRAY[m.id])`)
   }
-  if (and.length > 0) where.AND = and
+  const where = Prisma.join(conditions, ' AND ')
   const { cursor: _cursor, limit: _limit, offset: _offset, ...filter } = query
-  const page = await newestFirstPage({ tenantId, list: 'media', filter }, query, (row: Media) => row.createdAt.getTime(), (after) =>
-    Promise.all([
-      tdb.media.findMany({
-        where: after ? { AND: [where, { OR: [{ createdAt: { lt: new Date(after.key) } }, { createdAt: new Date(after.key), id: { lt: after.id } }] }] } : where,
-        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-        skip: after ? 0 : query.offset,
-        take: query.limit,
-      }),
-      tdb.media.count({ where }),
-    ]),
-  )
+  const page = await newestFirstPage({ tenantId, list: 'media', filter }, query, (row: Media) => row.createdAt.getTime(), async (after) => {
+    const position = after ? Prisma.sql` AND (m.created_at < ${new Date(after.key)} OR (m.created_at = ${new Date(after.key)} AND m.id < ${after.id}))` : Prisma.empty
+    const [ids, [counted]] = await Promise.all([
+      tdb.$queryRaw<{ id: string }[]>`SELECT m.id FROM media m WHERE ${where}${position} ORDER BY m.created_at DESC, m.id DESC OFFSET ${after ? 0 : query.offset} LIMIT ${query.limit}`,
+      tdb.$queryRaw<{ total: number }[]>`SELECT count(*)::int AS total FROM media m WHERE ${where}`,
+    ])
+    const rows = new Map((await tdb.media.findMany({ where: { id: { in: ids.map((row) => row.id) } } })).map((row) => [row.id, row]))
+    return [ids.flatMap((row) => rows.get(row.id) ?? []), counted!.total]
+  })
   const uses = await usedBy(tenantId, page.items.map((item) => item.id))
   return { ...page, items: page.items.map((item) => ({ ...item, usedBy: uses.get(item.id) ?? [] })) }
 }

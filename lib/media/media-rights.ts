@@ -11,6 +11,10 @@ const wording: Record<MediaRefusalReason, (media: RightsFields) => string> = {
 
 export type RightsFields = Pick<Media, 'altText' | 'embargoUntil' | 'expiresAt'>
 
+// What a screen reader does not read: white space, and the zero-width and soft-hyphen characters
+// that `trim` keeps (an alt text of one zero-width space is no alt text).
+const invisible = /[\s\u00AD\u180E\u200B-\u200F\u2060-\u2064\uFEFF]/g
+
 /**
  * "May this image be published now?": the one rule the publish path (a publication's shared
  * refusal), the content API (which withholds what it may not show), the rendition route, the
@@ -19,7 +23,7 @@ export type RightsFields = Pick<Media, 'altText' | 'embargoUntil' | 'expiresAt'>
  */
 export function mediaPublishRefusal(media: RightsFields, now: Date = new Date()): MediaRefusalReason[] {
   const reasons: MediaRefusalReason[] = []
-  if (!media.altText?.trim()) reasons.push('alt_text_missing')
+  if (!media.altText?.replace(invisible, '')) reasons.push('alt_text_missing')
   if (media.embargoUntil && media.embargoUntil > now) reasons.push('under_embargo')
   if (media.expiresAt && media.expiresAt <= now) reasons.push('licence_expired')
   return reasons

@@ -332,4 +332,16 @@ describe('blobs no record refers to', () => {
     kept?.body.destroy()
     expect(kept).not.toBeNull()
   })
+
+  it('a write a killed process left half-done (its .part file) goes with the sweep once a day old', async () => {
+    const { mkdirSync, writeFileSync, existsSync } = await import('node:fs')
+    const { sweepOrphanMediaBlobs, orphanGraceMs } = await import('../../lib/media/orphan-blobs.ts')
+    const directory = path.join(process.env.MEDIA_DIR!, 'renditions', newsroom.tenant.id.toLowerCase(), '1'.repeat(64))
+    mkdirSync(directory, { recursive: true })
+    const part = path.join(directory, 'w320.jpeg.req_0killed.part')
+    writeFileSync(part, 'half a rendition')
+    expect((await sweepOrphanMediaBlobs()).removed.some((key) => key.endsWith('.part'))).toBe(false)
+    await sweepOrphanMediaBlobs({ now: new Date(Date.now() + orphanGraceMs + 60_000) })
+    expect(existsSync(part)).toBe(false)
+  })
 })

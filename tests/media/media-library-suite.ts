@@ -497,8 +497,8 @@ export function mediaLibrarySuite(storeName: 'disk' | 's3', storeEnv: () => Prom
     })
 
     it('a deletion the store refused leaves blobs that the daily sweep removes, once old enough, keeping every blob a record refers to', async () => {
-      const kept = (await upload(writer, uploadForm(await cameraJpeg({ seed: 19 }), 'kept.jpg', { alt_text: 'Kept' }), writerToken)).body
-      const doomed = (await upload(writer, uploadForm(await cameraJpeg({ seed: 20 }), 'doomed.jpg', { alt_text: 'Doomed' }), writerToken)).body
+      const kept = (await upload(writer, uploadForm(await cameraJpeg({ seed: 9019 }), 'kept.jpg', { alt_text: 'Kept' }), writerToken)).body
+      const doomed = (await upload(writer, uploadForm(await cameraJpeg({ seed: 9020 }), 'doomed.jpg', { alt_text: 'Doomed' }), writerToken)).body
       for (const media of [kept, doomed]) expect((await fetch(server.url + media.urls.renditions[0].url)).status).toBe(200)
       const [keptRow, doomedRow] = await Promise.all([kept, doomed].map((media) => db.media.findUniqueOrThrow({ where: { id: media.media_id } })))
       const renditionKeys = async (sha256: string) => {

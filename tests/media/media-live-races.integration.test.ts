@@ -231,3 +231,19 @@ describe('alt text while a live story shows the image', () => {
     expect((await editor.patch(`/v1/media/${mediaId}`, { alt_text: '' })).status).toBe(200)
   })
 })
+
+describe('text that quotes the figure markup', () => {
+  it('is no image: the article publishes, and nothing counts as used', async () => {
+    const quoted = 'med_0mx1o8stozj9t7tatnkjrqyev'
+    const id = await publishedArticle({ body: `<p>To place a photo, the figure carries data-media-id="${quoted}" in its tag.</p>` })
+    const read = await editor.get(`/v1/articles/${id}`)
+    expect(read.body.body).toContain(`data-media-id="${quoted}"`)
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL })
+    await client.connect()
+    try {
+      expect((await client.query('SELECT media_ids FROM articles WHERE id = $1', [id])).rows[0].media_ids).toEqual([])
+    } finally {
+      await client.end()
+    }
+  })
+})

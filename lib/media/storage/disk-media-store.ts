@@ -59,8 +59,9 @@ export function diskMediaStore(root: string): MediaStore {
       })
       let page: StoredObject[] = []
       for (const entry of entries) {
-        // A write in progress (`….part`) is not an object yet.
-        if (!entry.isFile() || entry.name.endsWith('.part')) continue
+        // A write's temporary file (`….part`) is listed too: no record names it, so the sweep
+        // removes one a killed process left, once it is older than any write in progress.
+        if (!entry.isFile()) continue
         const full = path.join(entry.parentPath, entry.name)
         const info = await stat(full).catch(() => null)
         if (!info) continue
