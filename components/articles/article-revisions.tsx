@@ -43,7 +43,9 @@ export function ArticleRevisions({ article, blockedReason }: { article: ArticleR
       void queryClient.invalidateQueries(trpc.articles.revisions.pathFilter())
       void queryClient.invalidateQueries(trpc.articles.list.pathFilter())
       setCompared(null)
-      setMessage({ kind: 'ok', text: restoredMessage(revision, saved.version) })
+      // Figures of images deleted from the library since are left out of the restored text: said here.
+      const leftOut = saved.body_removed.filter((part) => part.startsWith('figure of '))
+      setMessage({ kind: 'ok', text: `${restoredMessage(revision, saved.version)}${leftOut.length > 0 ? ` Left out, as the library no longer has them: ${leftOut.map((part) => part.replace(/^figure of (med_[0-9a-z]+).*$/, 'the image $1')).join(', ')}.` : ''}` })
     } catch (error) {
       const described = describePortalError(error)
       setMessage({ kind: 'error', text: described.message })
