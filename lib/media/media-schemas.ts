@@ -4,7 +4,12 @@ import { withoutNul } from '../validation.ts'
 // The single source of the media API's shapes: validation, TypeScript types and the OpenAPI
 // document all come from these schemas. Plain data and zod only: the portal imports them too.
 
-const timestamp = z.iso.datetime({ offset: true })
+// Years 0001 to 9999 in UTC: the ISO format takes year 0000, and an offset may carry
+// 9999-12-31 into year 10000, which the database driver cannot write (22008, a 500).
+const timestamp = z.iso.datetime({ offset: true }).refine((value) => {
+  const year = new Date(value).getUTCFullYear()
+  return year >= 1 && year <= 9999
+}, 'must be a date-time between the years 0001 and 9999 (UTC).')
 const mediaIdExample = 'med_0mhx2k1s9q3v8w4t6y1z2a3b4c'
 
 export const mediaIdSchema = withoutNul(z.string().min(1).max(200)).meta({ description: 'The media id.', example: mediaIdExample })
