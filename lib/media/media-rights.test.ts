@@ -8,7 +8,13 @@ describe('mediaPublishRefusal', () => {
       expect(mediaPublishRefusal({ ...rights, altText }), JSON.stringify(altText)).toEqual(['alt_text_missing'])
     }
   })
+  it('counts the blank fillers of other scripts, joiners, variation selectors and control characters as missing too (no fixed list of them is whole)', () => {
+    // Hangul fillers and the Braille blank draw nothing; the rest are default-ignorable or controls.
+    for (const altText of ['\u3164', '\u115F\u1160', '\uFFA0', '\u2800', '\u034F', '\uFE0F', '\u{E0020}', '\u2061\u206A', '\u0001\u0002', '\u180B']) {
+      expect(mediaPublishRefusal({ ...rights, altText }), JSON.stringify(altText)).toEqual(['alt_text_missing'])
+    }
+  })
   it('accepts any words, in any script', () => {
-    for (const altText of ['A lighthouse in fog', 'منارة في الضباب', '霧の中の灯台', 'x']) expect(mediaPublishRefusal({ ...rights, altText })).toEqual([])
+    for (const altText of ['A lighthouse in fog', 'منارة في الضباب', '霧の中の灯台', 'x', '한국 등대', '⠓⠑⠇⠇⠕', '👩‍🚒 at a fire', 'नमस्ते']) expect(mediaPublishRefusal({ ...rights, altText })).toEqual([])
   })
 })
