@@ -11,9 +11,11 @@ const wording: Record<MediaRefusalReason, (media: RightsFields) => string> = {
 
 export type RightsFields = Pick<Media, 'altText' | 'embargoUntil' | 'expiresAt'>
 
-// What a screen reader does not read: white space, and the zero-width and soft-hyphen characters
-// that `trim` keeps (an alt text of one zero-width space is no alt text).
-const invisible = /[\s\u00AD\u180E\u200B-\u200F\u2060-\u2064\uFEFF]/g
+// What a screen reader does not read: white space, control characters, and what Unicode calls
+// default-ignorable (zero-width characters, joiners, soft hyphen, variation selectors, tags, the
+// Hangul fillers), plus the Braille blank, which draws nothing. By property, not a list: a list
+// misses the next invisible character someone pastes (an alt text of one U+3164 is no alt text).
+const invisible = /[\p{White_Space}\p{Cc}\p{Default_Ignorable_Code_Point}\u180E\u2800]/gu
 
 /**
  * "May this image be published now?": the one rule the publish path (a publication's shared
