@@ -55,4 +55,18 @@ describe('media library: break47d', () => {
       expect(answer.status, `articles ${filter}: ${answer.text}`).toBeLessThan(500)
     }
   })
+
+  it('the original of a photo whose file name is not Latin-1 (Łódź, 港口, as uploaded from a phone) comes back, not a 500', async () => {
+    const bytes = await cameraJpeg({ seed: 4710, width: 300, height: 200 })
+    const created = await fetch(`${server.url}/v1/media`, { method: 'POST', body: uploadForm(bytes, 'Łódź-港口.jpg', { alt_text: 'Harbour' }), headers: { Authorization: `Bearer ${token}` } })
+    expect(created.status).toBe(201)
+    const record = (await created.json()) as { media_id: string; filename: string }
+    expect(record.filename).toBe('Łódź-港口.jpg')
+    const original = await fetch(`${server.url}/v1/media/${record.media_id}/original`, { headers: { Authorization: `Bearer ${token}` } })
+    const body = Buffer.from(await original.arrayBuffer())
+    expect(original.status, body.toString('utf8').slice(0, 300)).toBe(200)
+    expect(body.equals(bytes)).toBe(true)
+    // The name as written, for the browser saving it (RFC 6266 filename*), and an ASCII fallback.
+    expect(original.headers.get('content-disposition')).toContain(`filename*=UTF-8''${encodeURIComponent('Łódź-港口.jpg')}`)
+  })
 })
