@@ -46,3 +46,15 @@ export function webhookLocation(subscription: { id: string }): Record<string, st
 export function mediaHeaders(media: { id: string; version: number }, options: { location?: boolean } = {}): Record<string, string> {
   return { ETag: `"${media.version}"`, ...(options.location && { Location: `/v1/media/${media.id}` }) }
 }
+
+/**
+ * Content-Disposition for a stored file name (RFC 6266): an ASCII `filename` for old clients and
+ * `filename*` with the name as written in UTF-8. A header carries bytes up to 0xFF only, and file
+ * names come from phones and agencies in every script: written raw, Łódź.jpg made the response
+ * throw (a 500) and Köln.jpg reached browsers as Latin-1.
+ */
+export function contentDisposition(type: 'inline' | 'attachment', filename: string): string {
+  const fallback = filename.replace(/[^\x20-\x7e]|["\\]/g, '_')
+  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`)
+  return `${type}; filename="${fallback}"; filename*=UTF-8''${encoded}`
+}
