@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { resetMediaStore } from '../../lib/media/storage/media-storage.ts'
 import { apiClient } from '../support/api-client.ts'
@@ -68,5 +69,18 @@ describe('media library: break47d', () => {
     expect(body.equals(bytes)).toBe(true)
     // The name as written, for the browser saving it (RFC 6266 filename*), and an ASCII fallback.
     expect(original.headers.get('content-disposition')).toContain(`filename*=UTF-8''${encodeURIComponent('Łódź-港口.jpg')}`)
+  })
+
+  it("a camera whose clock was never set (EXIF date '0000:00:00 00:00:00', blank fields) gives no date taken, not 30 November 1899; a valid date beside it is used", async () => {
+    const photo = (seed: number, exif: Record<string, string>) =>
+      sharp({ create: { width: 64, height: 48, channels: 3, background: { r: seed % 256, g: 40, b: 90 } } }).jpeg().withExif({ IFD2: exif }).toBuffer()
+    const send = async (bytes: Buffer) => {
+      const answer = await fetch(`${server.url}/v1/media`, { method: 'POST', body: uploadForm(bytes, 'unset-clock.jpg'), headers: { Authorization: `Bearer ${token}` } })
+      expect(answer.status).toBe(201)
+      return (await answer.json()) as { taken_at: string | null }
+    }
+    expect((await send(await photo(11, { DateTimeOriginal: '0000:00:00 00:00:00', DateTimeDigitized: '0000:00:00 00:00:00' }))).taken_at).toBeNull()
+    expect((await send(await photo(12, { DateTimeOriginal: '    :  :     :  :  ' }))).taken_at).toBeNull()
+    expect((await send(await photo(13, { DateTimeOriginal: '0000:00:00 00:00:00', DateTimeDigitized: '2026:11:28 09:15:00' }))).taken_at).toMatch(/^2026-11-2[78]T/)
   })
 })
