@@ -69,6 +69,15 @@ const text = (...values: unknown[]): string | undefined => {
   return undefined
 }
 
+// The EXIF standard writes an unknown date as '0000:00:00 00:00:00' (a camera whose clock was
+// never set) or as blanks; exifr revives both with new Date(0, -1, 0, …): 30 November 1899,
+// midnight, local time. That is no date taken, and the next candidate is asked instead. No
+// photograph is older than 1826 (Niépce's first) either.
+const unknownExifDate = new Date(0, -1, 0).getTime()
+const firstPhotograph = Date.UTC(1826, 0, 1)
+const photographed = (value: unknown): value is Date =>
+  value instanceof Date && !Number.isNaN(value.getTime()) && value.getTime() !== unknownExifDate && value.getTime() >= firstPhotograph
+
 /**
  * Reads caption, credit, copyright and date taken from IPTC, XMP and EXIF, in that order of
  * preference (IPTC is what wire services fill). A file whose metadata cannot be parsed simply
@@ -82,8 +91,7 @@ export async function readEmbeddedMetadata(file: string): Promise<EmbeddedMetada
     return {}
   }
   if (!tags) return {}
-  const taken = tags.DateTimeOriginal ?? tags.CreateDate ?? tags.DateCreated
-  const takenAt = taken instanceof Date && !Number.isNaN(taken.getTime()) ? taken : undefined
+  const takenAt = [tags.DateTimeOriginal, tags.CreateDate, tags.DateCreated].find(photographed)
   return {
     caption: text(tags.Caption, tags['Caption-Abstract'], tags.description, tags.ImageDescription),
     credit: text(tags.Credit, tags.Byline, tags['By-line'], tags.creator, tags.Artist),
