@@ -83,4 +83,14 @@ describe('media library: break47d', () => {
     expect((await send(await photo(12, { DateTimeOriginal: '    :  :     :  :  ' }))).taken_at).toBeNull()
     expect((await send(await photo(13, { DateTimeOriginal: '0000:00:00 00:00:00', DateTimeDigitized: '2026:11:28 09:15:00' }))).taken_at).toMatch(/^2026-11-2[78]T/)
   })
+
+  it('a credit and copyright the camera wrote past the API\'s limits (300 characters) are kept within them, so the record read can be sent back', async () => {
+    const long = 'Agence Photographique Internationale '.repeat(12).trim()
+    const bytes = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 5, g: 99, b: 7 } } }).jpeg().withExif({ IFD0: { Artist: long, Copyright: long } }).toBuffer()
+    const created = await fetch(`${server.url}/v1/media`, { method: 'POST', body: uploadForm(bytes, 'long-credit.jpg'), headers: { Authorization: `Bearer ${token}` } })
+    expect(created.status).toBe(201)
+    const record = (await created.json()) as { media_id: string; credit: string; copyright: string }
+    const echoed = await editor.patch(`/v1/media/${record.media_id}`, { alt_text: 'A harbour', credit: record.credit, copyright: record.copyright })
+    expect(echoed.status, echoed.text).toBe(200)
+  })
 })
