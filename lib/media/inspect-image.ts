@@ -59,12 +59,14 @@ export type EmbeddedMetadata = { caption?: string; credit?: string; copyright?: 
 // mis-encoded fields of the photographer's software; tab and line breaks are text.
 const controls = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g
 
-const text = (...values: unknown[]): string | undefined => {
+/** The first value that is text once cleaned, cut to `max`: the limit the API puts on that field (media-schemas.ts), so the record read can be sent back. */
+const text = (max: number, ...values: unknown[]): string | undefined => {
   for (const value of values) {
     const found = Array.isArray(value) ? value.find((entry) => typeof entry === 'string') : value
     const raw = typeof found === 'string' ? found : found && typeof found === 'object' && 'value' in found && typeof found.value === 'string' ? found.value : undefined
     const cleaned = raw?.replace(controls, '').trim()
-    if (cleaned) return cleaned.slice(0, 2_000)
+    // Cut in UTF-16 units (what the schema counts), never between the halves of a surrogate pair.
+    if (cleaned) return cleaned.slice(0, max).replace(/[\uD800-\uDBFF]$/, '').trim()
   }
   return undefined
 }
@@ -93,9 +95,9 @@ export async function readEmbeddedMetadata(file: string): Promise<EmbeddedMetada
   if (!tags) return {}
   const takenAt = [tags.DateTimeOriginal, tags.CreateDate, tags.DateCreated].find(photographed)
   return {
-    caption: text(tags.Caption, tags['Caption-Abstract'], tags.description, tags.ImageDescription),
-    credit: text(tags.Credit, tags.Byline, tags['By-line'], tags.creator, tags.Artist),
-    copyright: text(tags.CopyrightNotice, tags.rights, tags.Copyright),
+    caption: text(2_000, tags.Caption, tags['Caption-Abstract'], tags.description, tags.ImageDescription),
+    credit: text(300, tags.Credit, tags.Byline, tags['By-line'], tags.creator, tags.Artist),
+    copyright: text(300, tags.CopyrightNotice, tags.rights, tags.Copyright),
     takenAt,
   }
 }
