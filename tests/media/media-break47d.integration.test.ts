@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { resetMediaStore } from '../../lib/media/storage/media-storage.ts'
+import { mediaStore, resetMediaStore } from '../../lib/media/storage/media-storage.ts'
 import { apiClient } from '../support/api-client.ts'
 import { startApiServer } from '../support/api-server.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
@@ -92,5 +92,44 @@ describe('media library: break47d', () => {
     const record = (await created.json()) as { media_id: string; credit: string; copyright: string }
     const echoed = await editor.patch(`/v1/media/${record.media_id}`, { alt_text: 'A harbour', credit: record.credit, copyright: record.copyright })
     expect(echoed.status, echoed.text).toBe(200)
+  })
+
+  it.each(['deleted', 'put under embargo'])('a rendition already in the store, read just before its image was %s, is not served after the purge as immutable for a year', async (change) => {
+    const image = await upload(4720 + change.length)
+    const link = (image as unknown as { urls: { renditions: { url: string; crop: string | null }[] } }).urls.renditions.find((rendition) => rendition.crop === null)!
+    const first = await fetch(`${server.url}${link.url}`, { headers: { Accept: 'image/jpeg' } })
+    await first.arrayBuffer()
+    expect(first.status).toBe(200)
+    // The second request finds the rendition stored: its read is held, in process, once the store answered.
+    const store = mediaStore()
+    const realGet = store.get.bind(store)
+    let held!: () => void
+    let release!: () => void
+    const reached = new Promise<void>((resolve) => (held = resolve))
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    store.get = async (key) => {
+      const answer = await realGet(key)
+      if (key.startsWith('renditions/')) {
+        held()
+        await gate
+      }
+      return answer
+    }
+    try {
+      const serving = fetch(`${server.url}${link.url}`, { headers: { Accept: 'image/jpeg' } })
+      await reached
+      const changed = change === 'deleted'
+        ? await editor.delete(`/v1/media/${image.media_id}`)
+        : await editor.patch(`/v1/media/${image.media_id}`, { rights: { embargo_until: new Date(Date.now() + 86_400_000).toISOString() } })
+      expect(changed.status, changed.text).toBeLessThan(300)
+      release()
+      const served = await serving
+      const cacheControl = served.headers.get('cache-control')
+      await served.arrayBuffer().catch(() => undefined)
+      expect(`${served.status} ${cacheControl}`, `an image ${change} served to the shared cache after its purge`).toMatch(/^404 /)
+    } finally {
+      release()
+      store.get = realGet
+    }
   })
 })
