@@ -27,7 +27,17 @@ export async function openRendition(mediaId: string, variant: string, signature:
   if (!media) return null
   const spec = parseVariant(media, variant, signature)
   if (!spec || mediaWithheld(media, now)) return null
-  return storedOrRendered(media, spec, negotiateFormat(accept))
+  const rendition = await storedOrRendered(media, spec, negotiateFormat(accept))
+  if (!rendition) return null
+  // Reading the store (or rendering) takes time: the image may have been deleted, withheld or
+  // given a new focal point meanwhile, its purge already sent. Served now, this answer would be
+  // cached for a year after that purge; so the record is asked again, after the store answered.
+  const after = await db.media.findUnique({ where: { id: mediaId } })
+  if (!after || !parseVariant(after, variant, signature) || mediaWithheld(after, now)) {
+    if (!Buffer.isBuffer(rendition.body)) rendition.body.destroy()
+    return null
+  }
+  return rendition
 }
 
 /**
