@@ -132,4 +132,19 @@ describe('media library: break47d', () => {
       store.get = realGet
     }
   })
+
+  it('an Idempotency-Key reused for another photo is refused (422 idempotency_key_reused), not answered with the first photo\'s record while the second is dropped', async () => {
+    const key = `batch-${Date.now()}`
+    const send = async (seed: number) => {
+      const bytes = await cameraJpeg({ seed, width: 320, height: 240 })
+      const answer = await fetch(`${server.url}/v1/media`, { method: 'POST', body: uploadForm(bytes, `photo-${seed}.jpg`, { alt_text: `Photo ${seed}` }), headers: { Authorization: `Bearer ${token}`, 'Idempotency-Key': key } })
+      return { status: answer.status, body: (await answer.json()) as { media_id: string; sha256: string; code?: string } }
+    }
+    const first = await send(4730)
+    expect(first.status).toBe(201)
+    const again = await send(4730)
+    expect(again.body.media_id, 'the same upload retried is answered as the first').toBe(first.body.media_id)
+    const other = await send(4731)
+    expect(`${other.status} ${other.body.code ?? other.body.media_id}`, 'another photo under the same key').toBe('422 idempotency_key_reused')
+  })
 })
