@@ -147,4 +147,10 @@ describe('media library: break47d', () => {
     const other = await send(4731)
     expect(`${other.status} ${other.body.code ?? other.body.media_id}`, 'another photo under the same key').toBe('422 idempotency_key_reused')
   })
+
+  it.each(['med_%00', `med_${'x'.repeat(5000)}`, 'med_%C0', '%E2%80%AE'])('a public rendition URL with a hostile media id (%#) is a 404, never a 500', async (id) => {
+    const answer = await fetch(`${server.url}/content/v1/media/${id}/0123456789abcdef-f500_500-w320/AAAAAAAAAAAAAAAAAAAAAA`)
+    const text = await answer.text()
+    expect(answer.status, text.slice(0, 300)).toBe(404)
+  })
 })
