@@ -10,12 +10,19 @@ import { newsroomSurrogateKey } from '@/lib/content/surrogate-keys'
 // credential (nobody can ask for a size or crop the service did not offer), and it names the
 // image's content hash and focal point, so a URL always means the same bytes: cached for a year.
 const notFoundHeaders = { 'Cache-Control': 'public, max-age=60', Vary: 'Accept' }
+// What createId('med') makes (and what body figures name): lower-case base 36 after the prefix.
+const mediaIdShape = /^med_[0-9a-z]{1,64}$/
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
   GET: async (request, context) => {
     const requestId = createId('req')
     try {
       const { media_id, variant, signature } = (await context.params) as { media_id: string; variant: string; signature: string }
+      // Anyone may send anything here: an id that is not one the library makes is no image, asked
+      // of nobody (a NUL byte is a database error; U+202E cannot go in the Surrogate-Key header).
+      if (!mediaIdShape.test(media_id)) {
+        return problemResponse({ code: 'not_found', detail: 'No such rendition: the URL is not one the service signed.' }, requestId, notFoundHeaders)
+      }
       const rendition = await openRendition(media_id, variant, signature, request.headers.get('accept'))
       if (!rendition) {
         return problemResponse({ code: 'not_found', detail: 'No such rendition: the URL is not one the service signed, names an older version of the image, or the image is withheld (embargo, expired licence) or deleted.' }, requestId, { ...notFoundHeaders, 'Surrogate-Key': mediaSurrogateKey(media_id), 'Cache-Tag': mediaSurrogateKey(media_id) })
