@@ -153,4 +153,19 @@ describe('media library: break47d', () => {
     const text = await answer.text()
     expect(answer.status, text.slice(0, 300)).toBe(404)
   })
+
+  it('a rendition of an image whose licence ends in an hour is not offered to every cache for a year (only our own purge reaches the shared cache; a CDN or a browser keeps it)', async () => {
+    const bytes = await cameraJpeg({ seed: 4740, width: 400, height: 300 })
+    const endsAt = new Date(Date.now() + 3_600_000)
+    const created = await fetch(`${server.url}/v1/media`, { method: 'POST', body: uploadForm(bytes, 'licensed.jpg', { alt_text: 'Boats', expires_at: endsAt.toISOString() }), headers: { Authorization: `Bearer ${token}` } })
+    expect(created.status).toBe(201)
+    const record = (await created.json()) as { urls: { renditions: { url: string; crop: string | null }[] } }
+    const served = await fetch(`${server.url}${record.urls.renditions[0]!.url}`, { headers: { Accept: 'image/jpeg' } })
+    await served.arrayBuffer()
+    expect(served.status).toBe(200)
+    const cacheControl = served.headers.get('cache-control') ?? ''
+    const maxAge = Number(/max-age=(\d+)/.exec(cacheControl)?.[1])
+    expect(maxAge, cacheControl).toBeLessThanOrEqual(3_600)
+    expect(cacheControl).not.toContain('immutable')
+  })
 })
