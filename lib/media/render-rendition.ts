@@ -9,7 +9,8 @@ import { mediaWithheld } from './media-rights.ts'
 import { cropBox, formatContentType, negotiateFormat, parseVariant, variantName, type RenditionFormat, type RenditionSpec } from './renditions.ts'
 import { mediaStore } from './storage/media-storage.ts'
 
-export type Rendition = { body: Buffer | Readable; bytes: number; contentType: string; format: RenditionFormat; tenantId: string }
+/** `showUntil`: the licence's end, when the image has one (the public route caches no longer than that). */
+export type Rendition = { body: Buffer | Readable; bytes: number; contentType: string; format: RenditionFormat; tenantId: string; showUntil?: Date | null }
 
 /**
  * One public rendition: null (a 404) unless the signature is ours and names the image's
@@ -37,7 +38,7 @@ export async function openRendition(mediaId: string, variant: string, signature:
     if (!Buffer.isBuffer(rendition.body)) rendition.body.destroy()
     return null
   }
-  return rendition
+  return { ...rendition, showUntil: after.expiresAt }
 }
 
 /**

@@ -34,7 +34,7 @@ export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
         headers: {
           'Content-Type': rendition.contentType,
           'Content-Length': String(rendition.bytes),
-          'Cache-Control': 'public, max-age=31536000, immutable',
+          'Cache-Control': renditionCacheControl(rendition.showUntil ?? null),
           Vary: 'Accept',
           'Surrogate-Key': keys,
           'Cache-Tag': keys.replaceAll(' ', ','),
@@ -47,3 +47,14 @@ export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
     }
   },
 })
+
+/**
+ * A year, immutable: the URL always means the same bytes. Not past a licence's end, though: our
+ * purge reaches the shared cache we are told of (CONTENT_PURGE_URL), never a CDN before it or a
+ * reader's browser, which would keep showing the image for a year after the licence ended.
+ */
+function renditionCacheControl(showUntil: Date | null): string {
+  if (!showUntil) return 'public, max-age=31536000, immutable'
+  const seconds = Math.max(0, Math.min(31_536_000, Math.floor((showUntil.getTime() - Date.now()) / 1000)))
+  return `public, max-age=${seconds}`
+}
