@@ -15,3 +15,15 @@ describe('the media operations in the OpenAPI document', () => {
     })
   }
 })
+
+// The media store (object storage) not answering is a 503 of its own (lib/media/storage/
+// s3-media-store.ts: "The media store … is not answering"); the document's only 503 for these
+// operations says the database is unreachable, which sends an operator to the wrong system.
+describe('the 503 of the operations that read or write the media store', () => {
+  for (const [path, method] of [['/v1/media', 'post'], ['/v1/media/{media_id}/original', 'get']] as const) {
+    it(`${method.toUpperCase()} ${path} names the media store among its 503s`, () => {
+      const operation = buildOpenApiDocument().paths![path]![method]!
+      expect(JSON.stringify(operation.responses?.['503'] ?? {})).toMatch(/media store/i)
+    })
+  }
+})
