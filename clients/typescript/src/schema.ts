@@ -4945,7 +4945,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This instance is handling as many large uploads as it may, with a full queue; retry after `Retry-After` seconds. The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            /** @description This instance is handling as many large uploads as it may, with a full queue; retry after `Retry-After` seconds. The media store (object storage) is not answering (refused, reset, silent past `MEDIA_S3_TIMEOUT_MS`, or its own 5xx); retry after `Retry-After` seconds. The database is unreachable for a moment; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -5547,7 +5547,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable for a moment; retry after `Retry-After` seconds. */
+            /** @description The media store (object storage) is not answering (refused, reset, silent past `MEDIA_S3_TIMEOUT_MS`, or its own 5xx); retry after `Retry-After` seconds. The database is unreachable for a moment; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];

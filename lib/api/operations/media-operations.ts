@@ -40,6 +40,15 @@ const stale: ProblemCase = {
   detail: 'The image changed since you read it (it is at version 3); read it again and re-apply your change.',
 }
 
+// The store's own 503 (lib/media/storage/s3-media-store.ts), beside the database's that every
+// operation declares: an operator reading the document must know which system to look at.
+const storeUnavailable: ProblemCase = {
+  code: 'service_unavailable',
+  name: 'media_store_unavailable',
+  when: 'The media store (object storage) is not answering (refused, reset, silent past `MEDIA_S3_TIMEOUT_MS`, or its own 5xx); retry after `Retry-After` seconds.',
+  detail: 'The media store (object storage) is not answering right now; retry in a moment.',
+}
+
 const mebibyte = 1024 * 1024
 
 // As the articles' operations declare it: the ETag read, so a change or deletion does not land on
@@ -79,6 +88,7 @@ export const createMediaOperation = declareOperation({
     { code: 'source_url_refused', when: 'The `source_url` is private, slow, too large or did not answer 200.', detail: 'source_url was not fetched: the host wire.example.com resolves to a private, loopback or link-local address (10.0.0.7). Nothing was stored.' },
     { code: 'validation_failed', name: 'invalid_fields', when: 'A field is invalid, or the `file` part is missing.', detail: 'The upload has invalid fields; see errors.', errors: validationErrors(createMediaFromUrlSchema, { source_url: 'ftp://wire.example.com/1.jpg' }) },
     { code: 'service_unavailable', name: 'uploads_busy', when: 'This instance is handling as many large uploads as it may, with a full queue; retry after `Retry-After` seconds.', detail: '34 large requests are being handled by this instance; retry shortly.' },
+    storeUnavailable,
   ],
 })
 
@@ -125,7 +135,7 @@ export const getMediaOriginalOperation = declareOperation({
   description: 'The file exactly as it was uploaded, its metadata included (GPS position, camera serial numbers): never public. Renditions, which are public, carry no metadata.',
   requestParams: { path: mediaPathSchema },
   success: { status: 200, description: 'The bytes, with the image’s `Content-Type` (JPEG, PNG, WebP, AVIF or GIF).', file: 'image/*' },
-  problems: [notFound],
+  problems: [notFound, storeUnavailable],
 })
 
 export const updateMediaOperation = declareOperation({
