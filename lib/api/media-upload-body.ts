@@ -21,7 +21,11 @@ import { outsideLargeBodySlot } from './large-body-gate.ts'
  * /v1/media and the portal's upload, so the two doors fetch alike.
  */
 export async function receiveMediaUpload(request: ApiRequest): Promise<{ file: ReceivedFile; fields: UploadFields }> {
-  const upload = await readMediaUploadBody(request, mediaMaxBytes())
+  return completeMediaUpload(await readMediaUploadBody(request, mediaMaxBytes()))
+}
+
+/** The file of an upload read (readMediaUploadBody): the one sent, or its source_url's, fetched as receiveMediaUpload says. */
+export async function completeMediaUpload(upload: MediaUploadBody): Promise<{ file: ReceivedFile; fields: UploadFields }> {
   if (upload.kind === 'file') return upload
   const url = upload.input.source_url
   const deadline = Date.now() + mediaFetchTimeoutMs()
@@ -32,6 +36,14 @@ export async function receiveMediaUpload(request: ApiRequest): Promise<{ file: R
     }),
   )
   return { file, fields: { ...upload.input, filename: upload.input.filename ?? filenameFromUrl(url) } }
+}
+
+/**
+ * What an Idempotency-Key on an upload is bound to: the file's content and its fields, or the
+ * JSON that names a source_url (known before the fetch, so a retry fetches nothing).
+ */
+export function uploadIdentity(upload: MediaUploadBody): unknown {
+  return upload.kind === 'file' ? { sha256: upload.file.sha256, bytes: upload.file.bytes, fields: upload.fields } : upload.input
 }
 
 /** What POST /v1/media received: a file streamed to disk with its fields, or a source_url to fetch. */

@@ -37,6 +37,14 @@ export type ApiContext<Query, Body, Params> = {
   params: Params
   /** The response cache (response-cache.ts) for this request's newsroom, under the generation its options name, read beside its rate limit. */
   cachedRead: (key: string, produce: () => Promise<CachedBody>) => Promise<CachedBody>
+  /**
+   * For an operation whose handler reads a streamed body (`streamedBody`): runs `work` once per
+   * Idempotency-Key, the key bound to `content` (what the body turned out to be: an upload's
+   * hash and fields), so the same key with another body is refused (422 idempotency_key_reused)
+   * and a retry of the same one answered as the first. Without a key, or for other operations
+   * (whose key withApi bound to the parsed body already), it just runs `work`.
+   */
+  once: (content: unknown, work: () => Promise<Response>) => Promise<Response>
 }
 
 type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> }
@@ -48,7 +56,7 @@ type Infer<S> = S extends z.ZodType ? z.output<S> : undefined
  * What withApi enforces, taken from the operation's declaration (lib/api/operations/*): the
  * same object the reference documents, so the scope, schemas and body limit are written once.
  */
-export type ApiOptions<QuerySchema, BodySchema, ParamsSchema> = Pick<ApiOperationSpec, 'method' | 'path' | 'scope' | 'alsoScopes' | 'maxBodyBytes'> & {
+export type ApiOptions<QuerySchema, BodySchema, ParamsSchema> = Pick<ApiOperationSpec, 'method' | 'path' | 'scope' | 'alsoScopes' | 'maxBodyBytes' | 'streamedBody'> & {
   query?: QuerySchema
   body?: BodySchema
   params?: ParamsSchema
@@ -149,6 +157,11 @@ export function withApi<
 
       const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes
       // A body is read inside the large-body gate when it may be large (large-body-gate.ts).
+      const idempotencyKey = request.method === 'POST' ? request.headers.get('idempotency-key') : null
+      // A streamed body's handler binds the key once it has read the body (context.once); a bad
+      // key is refused before the upload is read.
+      const bindsLater = options.streamedBody === true
+      if (bindsLater && idempotencyKey !== null) validateIdempotencyKey(idempotencyKey)
       const respond = async () => {
         const rawBody = options.body ? await readJsonBody(request, maxBodyBytes) : undefined
         const run = async () => {
@@ -166,6 +179,10 @@ export function withApi<
                 body: body as Infer<BodySchema>,
                 params: params as Infer<ParamsSchema>,
                 cachedRead: (key, produce) => cachedRead(tenantId, key, produce, generation, cacheGeneration.read),
+                once: (content, work) =>
+                  bindsLater && idempotencyKey !== null
+                    ? runOnce(principal.tokenId, idempotencyKey, requestFingerprint(request.method, url.pathname + url.search, content), () => work().catch((error: unknown) => errorResponse(error, requestId)))
+                    : work(),
               })
             // A GET changes nothing: its reads may go to the replica (lib/db/read-routing.ts decides).
             return await (request.method === 'GET' ? readOnly(handle) : handle())
@@ -174,8 +191,7 @@ export function withApi<
           }
         }
 
-        const idempotencyKey = request.method === 'POST' ? request.headers.get('idempotency-key') : null
-        return idempotencyKey === null ? run() : runOnce(principal.tokenId, idempotencyKey, requestFingerprint(request.method, url.pathname + url.search, rawBody), run)
+        return idempotencyKey === null || bindsLater ? run() : runOnce(principal.tokenId, idempotencyKey, requestFingerprint(request.method, url.pathname + url.search, rawBody), run)
       }
       const response = options.body && maxBodyBytes > defaultMaxBodyBytes ? await withLargeBodySlot(respond) : await respond()
       setResponseHeaders(response, { 'X-Request-Id': requestId, ...headers })

@@ -56,6 +56,11 @@ export type ApiOperationSpec = {
   body?: z.ZodType
   /** Bodies larger than this are refused with 413 before they are read whole (default 1 MiB). */
   maxBodyBytes?: number
+  /**
+   * The handler reads the body itself (a streamed multipart upload), so withApi cannot bind an
+   * Idempotency-Key to it: the handler does, once the body is read, through its context's `once`.
+   */
+  streamedBody?: true
   /** How the parameters read in the reference (descriptions, examples), where the validators alone say too little. */
   requestParams?: ZodOpenApiParameters
   requestBody?: {

@@ -68,6 +68,7 @@ export const createMediaOperation = declareOperation({
   tags: ['Media'],
   scope: 'media:write',
   maxBodyBytes: 50 * mebibyte,
+  streamedBody: true,
   description: [
     'Adds an image to the library, either as `multipart/form-data` (a `file` part and optional text parts for the fields: `alt_text`, `caption`, `credit`, `copyright`, `source`, `usage_terms`, `embargo_until`, `expires_at`, `focal_x`, `focal_y`, `taken_at`) or as JSON with `source_url` (a wire photo fetched by the service with the rules webhook URLs follow: https, a public address, size-capped, time-limited).',
     '',
