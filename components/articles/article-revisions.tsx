@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import type { ArticleRecord } from '@/lib/articles/article-schemas'
 import type { RevisionRecord } from '@/lib/articles/revision-schemas'
-import { comparisonTitle, inReadingOrder, restoredMessage, revisionChange, revisionFieldNames } from '@/lib/articles/revision-wording'
+import { comparisonTitle, inReadingOrder, leftOutMediaIds, restoredMessage, revisionChange, revisionFieldNames } from '@/lib/articles/revision-wording'
 import { htmlToText, wordDiff } from '@/lib/text/word-diff'
 import { useTRPC } from '@/components/trpc-context'
 import { LocalTime } from '@/components/local-time'
@@ -43,9 +43,7 @@ export function ArticleRevisions({ article, blockedReason }: { article: ArticleR
       void queryClient.invalidateQueries(trpc.articles.revisions.pathFilter())
       void queryClient.invalidateQueries(trpc.articles.list.pathFilter())
       setCompared(null)
-      // Figures of images deleted from the library since are left out of the restored text: said here.
-      const leftOut = saved.body_removed.filter((part) => part.startsWith('figure of '))
-      setMessage({ kind: 'ok', text: `${restoredMessage(revision, saved.version)}${leftOut.length > 0 ? ` Left out, as the library no longer has them: ${leftOut.map((part) => part.replace(/^figure of (med_[0-9a-z]+).*$/, 'the image $1')).join(', ')}.` : ''}` })
+      setMessage({ kind: 'ok', text: restoredMessage(revision, saved.version, leftOutMediaIds(saved.body_removed)) })
     } catch (error) {
       const described = describePortalError(error)
       setMessage({ kind: 'error', text: described.message })

@@ -10,6 +10,7 @@ import { updateArticle } from './update-article.ts'
 import { mediaReferences } from './article-references.ts'
 import type { ExpectedVersion } from './change-current-version.ts'
 import { assertCan } from '../auth/permissions.ts'
+import { leftOutFigure } from './revision-wording.ts'
 
 // Revisions are written by the articles_record_revision trigger, in the transaction of the
 // change itself (see its migration); this module only reads them, and restores one.
@@ -103,7 +104,7 @@ export async function restoreRevision(actor: Actor, articleId: string, revisionI
     { headline: revision.headline, lede: revision.lede, body, tags: revision.tags, department_id: revision.department_id },
     { ...options, restoringRevisionId: revision.revision_id },
   )
-  return { ...written, bodyRemoved: [...written.bodyRemoved, ...gone.map((mediaId) => `figure of ${mediaId} (deleted from the media library)`)] }
+  return { ...written, bodyRemoved: [...written.bodyRemoved, ...gone.map(leftOutFigure)] }
 }
 
 /** The body without the figures of images the library no longer has, and their ids. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { toRevisionRecord } from './article-revisions.ts'
-import { comparisonTitle, inReadingOrder, restoredMessage, revisionChange, revisionName, savedMessage } from './revision-wording.ts'
+import { comparisonTitle, inReadingOrder, leftOutFigure, leftOutMediaIds, restoredMessage, revisionChange, revisionName, savedMessage } from './revision-wording.ts'
 
 const row = (overrides: Partial<Parameters<typeof toRevisionRecord>[0]> = {}) =>
   toRevisionRecord({
@@ -53,5 +53,16 @@ describe('how the portal names versions and revisions', () => {
     const [before, after] = inReadingOrder(newer, older)
     expect(comparisonTitle(before, after, 4)).toBe('Revision 2 (version 3) → revision 4 (version 9, current)')
     expect(comparisonTitle(before, after, 5)).toBe('Revision 2 (version 3) → revision 4 (version 9)')
+  })
+})
+
+describe('a restore that left figures out', () => {
+  it('names the images whose figures it left out, read back from body_removed', () => {
+    const removed = ['<script>', leftOutFigure('med_0mx1o8stozj9t7tatnkjrqyev')]
+    expect(leftOutMediaIds(removed)).toEqual(['med_0mx1o8stozj9t7tatnkjrqyev'])
+    expect(restoredMessage({ number: 3 }, 9, leftOutMediaIds(removed))).toBe(
+      'Restored revision 3 as a new revision. This is now version 9. Left out, as the library no longer has them: the image med_0mx1o8stozj9t7tatnkjrqyev.',
+    )
+    expect(restoredMessage({ number: 3 }, 9)).toBe('Restored revision 3 as a new revision. This is now version 9.')
   })
 })

@@ -30,9 +30,14 @@ export function savedMessage(articleVersion: number): string {
   return `Saved. This is now version ${articleVersion}.`
 }
 
-export function restoredMessage(restored: Pick<RevisionRecord, 'number'>, articleVersion: number): string {
-  return `Restored revision ${restored.number} as a new revision. This is now version ${articleVersion}.`
+export function restoredMessage(restored: Pick<RevisionRecord, 'number'>, articleVersion: number, leftOutMediaIds: readonly string[] = []): string {
+  const leftOut = leftOutMediaIds.length > 0 ? ` Left out, as the library no longer has them: ${leftOutMediaIds.map((id) => `the image ${id}`).join(', ')}.` : ''
+  return `Restored revision ${restored.number} as a new revision. This is now version ${articleVersion}.${leftOut}`
 }
+
+/** How a restore names a figure it left out (body_removed), and the image ids read back from those names. */
+export const leftOutFigure = (mediaId: string) => `figure of ${mediaId} (deleted from the media library)`
+export const leftOutMediaIds = (bodyRemoved: readonly string[]): string[] => bodyRemoved.flatMap((part) => /^figure of (med_[0-9a-z]+) \(deleted from the media library\)$/.exec(part)?.[1] ?? [])
 
 /** "Revision 2 (version 3) → revision 5 (version 9, current)". */
 export function comparisonTitle(before: RevisionNames, after: RevisionNames, currentNumber: number): string {

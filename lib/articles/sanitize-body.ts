@@ -1,5 +1,6 @@
 import sanitizeHtml from 'sanitize-html'
 import { imageSchemes, linkSchemes as allowedSchemes, urlRefusal } from './body-url-rule'
+import { isLibraryMediaId } from '../media/media-ids.ts'
 
 // Article bodies are sanitised on write (every write path stores cleanBody's output, see
 // stored-body.ts) by this one allow-list, which the portal's preview also renders through, so
@@ -27,7 +28,6 @@ import { imageSchemes, linkSchemes as allowedSchemes, urlRefusal } from './body-
 // - Links that open a new tab get rel="noopener noreferrer nofollow", so the opened page
 //   cannot reach back through window.opener, and we vouch for no one.
 
-const mediaIdPattern = /^med_[0-9a-z]{16,40}$/
 
 const options: sanitizeHtml.IOptions = {
   allowedTags: [
@@ -58,7 +58,7 @@ const options: sanitizeHtml.IOptions = {
   parseStyleAttributes: false,
   transformTags: {
     // A figure keeps a library reference only when it is one (med_ and an id's letters and digits).
-    figure: (tagName, { 'data-media-id': mediaId }) => ({ tagName, attribs: (mediaId && mediaIdPattern.test(mediaId) ? { 'data-media-id': mediaId } : {}) as Record<string, string> }),
+    figure: (tagName, { 'data-media-id': mediaId }) => ({ tagName, attribs: (mediaId && isLibraryMediaId(mediaId) ? { 'data-media-id': mediaId } : {}) as Record<string, string> }),
     // target may only open a new tab, and rel is ours to set, never the author's.
     a: (tagName, { rel: _rel, target, ...attribs }) =>
       target === '_blank' ? { tagName, attribs: { ...attribs, target, rel: 'noopener noreferrer nofollow' } } : { tagName, attribs },
@@ -103,7 +103,7 @@ function noteRemovals(tag: string, attribs: Record<string, string>, removed: Set
       removed.add(`${name} attribute`)
       continue
     }
-    if (name === 'data-media-id' && !mediaIdPattern.test(value)) removed.add('data-media-id attribute')
+    if (name === 'data-media-id' && !isLibraryMediaId(value)) removed.add('data-media-id attribute')
     if (name === 'class' && !value.split(/\s+/).every((c) => c === '' || /^language-[a-z0-9+#-]{1,32}$/.test(c))) removed.add('class attribute')
     if (name === 'href' || name === 'src') {
       const refusal = urlRefusal(value, tag === 'img' ? imageSchemes : allowedSchemes)

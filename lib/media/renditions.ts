@@ -132,3 +132,14 @@ export function cropBox(size: { width: number; height: number }, focal: { x: num
   const top = Math.min(Math.max(0, Math.round(focal.y * size.height - height / 2)), size.height - height)
   return { left, top, width, height }
 }
+
+/**
+ * A year, immutable: the URL always means the same bytes. Not past a licence's end, though: our
+ * purge reaches the shared cache we are told of (CONTENT_PURGE_URL), never a CDN before it or a
+ * reader's browser, which would keep showing the image for a year after the licence ended.
+ */
+export function renditionCacheControl(showUntil: Date | null): string {
+  if (!showUntil) return 'public, max-age=31536000, immutable'
+  const seconds = Math.max(0, Math.min(31_536_000, Math.floor((showUntil.getTime() - Date.now()) / 1000)))
+  return `public, max-age=${seconds}`
+}

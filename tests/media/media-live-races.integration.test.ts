@@ -12,6 +12,7 @@ import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 import { cameraJpeg, uploadForm } from '../support/media-images.ts'
 import { stubEnv } from '../support/stub-env.ts'
 import { setupBackstopMs } from '../support/time-limits.ts'
+import { holdLock, waitForLockWaiters } from '../support/row-locks.ts'
 
 // A published story must never name an image the library does not have, nor show one without
 // alt text, however an editor's publication, a writer's PATCH or a wire import meets a deletion
@@ -59,38 +60,6 @@ async function publishedArticle(fields: Record<string, unknown>): Promise<string
   const id = await approvedArticle(fields)
   expect((await editor.post(`/v1/articles/${id}/transitions`, { to_state: 'published' })).status).toBe(200)
   return id
-}
-
-/** A connection of the test's own, in a transaction, holding whatever locks `sql` takes until released. */
-async function holdLock(sql: string, params: unknown[]) {
-  const client = new pg.Client({ connectionString: process.env.DATABASE_URL })
-  await client.connect()
-  await client.query('BEGIN')
-  await client.query(sql, params)
-  const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')
-  return {
-    holder: rows[0]!.pid,
-    async release(how: 'COMMIT' | 'ROLLBACK' = 'COMMIT') {
-      await client.query(how)
-      await client.end()
-    },
-  }
-}
-
-/** Waits until `count` sessions wait for locks (the parked requests). */
-async function waitForLockWaiters(count: number) {
-  const client = new pg.Client({ connectionString: process.env.DATABASE_URL })
-  await client.connect()
-  try {
-    for (let tries = 0; tries < 400; tries++) {
-      const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)
-      if (rows[0]!.n >= count) return
-      await new Promise((resolve) => setTimeout(resolve, 25))
-    }
-    throw new Error(`fewer than ${count} requests ever waited for a lock`)
-  } finally {
-    await client.end()
-  }
 }
 
 /** Gives a request time to reach the database (and wait there, if it must), without waiting for its answer. */

@@ -17,6 +17,7 @@ import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 import { cameraJpeg, uploadForm } from '../support/media-images.ts'
 import { stubEnv } from '../support/stub-env.ts'
 import { setupBackstopMs } from '../support/time-limits.ts'
+import { holdLock, waitForLockWaiters } from '../support/row-locks.ts'
 
 // What the media store and the shared cache hold when requests meet: a deletion and an upload of
 // the same bytes, a deletion and a rendition being rendered, a deletion and a colleague's edit,
@@ -52,36 +53,6 @@ async function upload(bytes: Buffer, fields: Record<string, string> = { alt_text
   const response = await fetch(`${server.url}/v1/media`, { method: 'POST', body: uploadForm(bytes, 'photo.jpg', fields), headers: { Authorization: `Bearer ${editorToken}` } })
   const body = (await response.json()) as { media_id: string; version: number; sha256: string; urls: { renditions: { url: string; width: number; crop: string | null }[] } }
   return { status: response.status, ...body }
-}
-
-/** A connection of the test's own, in a transaction, holding whatever locks `sql` takes until released. */
-async function holdLock(sql: string, params: unknown[]) {
-  const client = new pg.Client({ connectionString: process.env.DATABASE_URL })
-  await client.connect()
-  await client.query('BEGIN')
-  await client.query(sql, params)
-  return {
-    query: (text: string, values: unknown[]) => client.query(text, values),
-    async release() {
-      await client.query('COMMIT')
-      await client.end()
-    },
-  }
-}
-
-async function waitForLockWaiters(count: number) {
-  const client = new pg.Client({ connectionString: process.env.DATABASE_URL })
-  await client.connect()
-  try {
-    for (let tries = 0; tries < 400; tries++) {
-      const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)
-      if (rows[0]!.n >= count) return
-      await new Promise((resolve) => setTimeout(resolve, 25))
-    }
-    throw new Error(`fewer than ${count} requests ever waited for a lock`)
-  } finally {
-    await client.end()
-  }
 }
 
 async function until(condition: () => boolean, what: string) {

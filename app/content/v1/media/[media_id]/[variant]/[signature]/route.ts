@@ -5,13 +5,13 @@ import { createId } from '@/lib/ids'
 import { openRendition } from '@/lib/media/render-rendition'
 import { mediaSurrogateKey } from '@/lib/media/media-purges'
 import { newsroomSurrogateKey } from '@/lib/content/surrogate-keys'
+import { isLibraryMediaId } from '@/lib/media/media-ids'
+import { renditionCacheControl } from '@/lib/media/renditions'
 
 // Public on purpose: the site's <img> tags load these without a key. The signed name is the
 // credential (nobody can ask for a size or crop the service did not offer), and it names the
 // image's content hash and focal point, so a URL always means the same bytes: cached for a year.
 const notFoundHeaders = { 'Cache-Control': 'public, max-age=60', Vary: 'Accept' }
-// What createId('med') makes (and what body figures name): lower-case base 36 after the prefix.
-const mediaIdShape = /^med_[0-9a-z]{1,64}$/
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
   GET: async (request, context) => {
@@ -20,7 +20,7 @@ export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
       const { media_id, variant, signature } = (await context.params) as { media_id: string; variant: string; signature: string }
       // Anyone may send anything here: an id that is not one the library makes is no image, asked
       // of nobody (a NUL byte is a database error; U+202E cannot go in the Surrogate-Key header).
-      if (!mediaIdShape.test(media_id)) {
+      if (!isLibraryMediaId(media_id)) {
         return problemResponse({ code: 'not_found', detail: 'No such rendition: the URL is not one the service signed.' }, requestId, notFoundHeaders)
       }
       const rendition = await openRendition(media_id, variant, signature, request.headers.get('accept'))
@@ -47,14 +47,3 @@ export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
     }
   },
 })
-
-/**
- * A year, immutable: the URL always means the same bytes. Not past a licence's end, though: our
- * purge reaches the shared cache we are told of (CONTENT_PURGE_URL), never a CDN before it or a
- * reader's browser, which would keep showing the image for a year after the licence ended.
- */
-function renditionCacheControl(showUntil: Date | null): string {
-  if (!showUntil) return 'public, max-age=31536000, immutable'
-  const seconds = Math.max(0, Math.min(31_536_000, Math.floor((showUntil.getTime() - Date.now()) / 1000)))
-  return `public, max-age=${seconds}`
-}

@@ -1,0 +1,36 @@
+import pg from 'pg'
+
+/**
+ * Races made to happen, not hoped for: a connection of the test's own, in a transaction, holding
+ * whatever locks `sql` takes (a row FOR UPDATE, an uncommitted DELETE) until released, so that
+ * one request is parked at the worst moment while another runs.
+ */
+export async function holdLock(sql: string, params: unknown[]) {
+  const client = new pg.Client({ connectionString: process.env.DATABASE_URL })
+  await client.connect()
+  await client.query('BEGIN')
+  await client.query(sql, params)
+  return {
+    query: (text: string, values: unknown[]) => client.query(text, values),
+    async release(how: 'COMMIT' | 'ROLLBACK' = 'COMMIT') {
+      await client.query(how)
+      await client.end()
+    },
+  }
+}
+
+/** Waits until `count` sessions of this test's database wait for a lock (the parked requests). */
+export async function waitForLockWaiters(count: number) {
+  const client = new pg.Client({ connectionString: process.env.DATABASE_URL })
+  await client.connect()
+  try {
+    for (let tries = 0; tries < 400; tries++) {
+      const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)
+      if (rows[0]!.n >= count) return
+      await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+    throw new Error(`fewer than ${count} requests ever waited for a lock`)
+  } finally {
+    await client.end()
+  }
+}
