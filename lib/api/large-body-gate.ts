@@ -1,11 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { ServiceUnavailableError } from '../errors.ts'
+import { positive } from '../media/media-limits.ts'
 
 // Bodies over the default limit (bulk imports, up to 32 MiB) cost several times their size in
 // memory while they are read, parsed and written, and the production process runs with a
 // bounded heap (npm start). So each process handles a few at a time; the rest wait their turn,
 // and past a bound are refused with 503 and Retry-After rather than put the process at risk.
-const concurrency = () => Math.max(1, Number(process.env.LARGE_BODY_CONCURRENCY ?? 2))
+const concurrency = () => positive(process.env.LARGE_BODY_CONCURRENCY, 2)
 const maxWaiting = 32
 let running = 0
 const waiting: (() => void)[] = []

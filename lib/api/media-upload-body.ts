@@ -9,7 +9,7 @@ import { receiveToTempFile, TooLargeError, type ReceivedFile } from '../media/re
 import type { UploadFields } from '../media/media-library.ts'
 import { FetchTurnTimeoutError, withFetchSlot } from '../media/fetch-gate.ts'
 import { fetchSourceUrl, filenameFromUrl } from '../media/fetch-source-url.ts'
-import { mediaFetchTimeoutMs, mediaMaxBytes } from '../media/media-limits.ts'
+import { mediaFetchTimeoutMs, mediaMaxBytes, mediaUploadIdleMs } from '../media/media-limits.ts'
 import { outsideLargeBodySlot } from './large-body-gate.ts'
 
 /**
@@ -52,7 +52,6 @@ export type MediaUploadBody = { kind: 'file'; file: ReceivedFile; fields: Upload
 // The multipart envelope (boundaries, part headers, the text fields) around the file.
 const envelopeBytes = 64 * 1024
 const maxJsonBytes = 64 * 1024
-const uploadIdleMs = () => Number(process.env.MEDIA_UPLOAD_IDLE_MS ?? 30_000)
 // busboy counts bytes, the schema characters: a UTF-8 character is at most 4 bytes, so the
 // longest text field the schema allows (2,000 characters) always fits whole. A part past this
 // is refused (422 naming it), never cut.
@@ -121,7 +120,8 @@ function readMultipart(body: ReadableStream<Uint8Array>, contentType: string, ma
     let idle: NodeJS.Timeout | undefined
     const touch = () => {
       clearTimeout(idle)
-      idle = setTimeout(() => fail(new BodyError('request_aborted', 'The upload stalled: no data arrived for 30 s.')), uploadIdleMs())
+      const limit = mediaUploadIdleMs()
+      idle = setTimeout(() => fail(new BodyError('request_aborted', `The upload stalled: no data arrived for ${(limit / 1000).toLocaleString('en')} s.`)), limit)
     }
     touch()
     source.on('data', touch)

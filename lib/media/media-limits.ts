@@ -23,7 +23,13 @@ export const mediaFetchConcurrency = () => positive(process.env.MEDIA_FETCH_CONC
 /** Renditions rendered at once by one process (MEDIA_IMAGE_CONCURRENCY, default 2): each costs tens of MB while libvips works. */
 export const mediaImageConcurrency = () => positive(process.env.MEDIA_IMAGE_CONCURRENCY, 2)
 
-function positive(raw: string | undefined, fallback: number): number {
+/** How long an upload may send nothing before it is dropped (MEDIA_UPLOAD_IDLE_MS, default 30 s). */
+export const mediaUploadIdleMs = () => positive(process.env.MEDIA_UPLOAD_IDLE_MS, 30_000)
+
+// A setting left empty or mistyped means its default: Number('') is 0 and Number('two') NaN, which
+// as a limit refused every upload at once (an idle limit of 0 ms) or parked every one (a slot count
+// nothing is below).
+export function positive(raw: string | undefined, fallback: number): number {
   const value = Number(raw)
   return Number.isFinite(value) && value > 0 ? Math.floor(value) : fallback
 }
