@@ -14,7 +14,8 @@ export type RenditionSpec = { width: number; crop: RenditionCrop | null }
 
 type MediaForUrl = Pick<Media, 'id' | 'sha256' | 'width' | 'height' | 'focalX' | 'focalY'>
 
-const secret = () => `newsroom media renditions\0${process.env.MEDIA_URL_SECRET ?? process.env.NEXTAUTH_SECRET ?? ''}`
+// An empty MEDIA_URL_SECRET is unset (docs/media.md: default NEXTAUTH_SECRET), never an empty key.
+const secret = () => `newsroom media renditions\0${process.env.MEDIA_URL_SECRET || process.env.NEXTAUTH_SECRET || ''}`
 
 /**
  * The widths a shape of an image is offered in: those of the set not wider than the pixels it

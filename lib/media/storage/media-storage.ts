@@ -30,5 +30,7 @@ export function storeFromEnv(env: NodeJS.ProcessEnv): MediaStore {
     const timeoutMs = Number(env.MEDIA_S3_TIMEOUT_MS)
     return s3MediaStore({ endpoint, bucket, region: env.MEDIA_S3_REGION ?? 'us-east-1', accessKeyId, secretAccessKey, ...(Number.isFinite(timeoutMs) && timeoutMs > 0 && { timeoutMs }) })
   }
-  return diskMediaStore(path.resolve(env.MEDIA_DIR ?? '.data/media'))
+  // Empty is unset (as for MEDIA_S3_ENDPOINT): path.resolve('') is the working directory, the
+  // deployed app itself, which the next deploy replaces with every original in it.
+  return diskMediaStore(path.resolve(env.MEDIA_DIR || '.data/media'))
 }
