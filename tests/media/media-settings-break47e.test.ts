@@ -3,6 +3,7 @@ import path from 'node:path'
 import { describe, expect, it, vi } from 'vitest'
 import { storeFromEnv } from '../../lib/media/storage/media-storage.ts'
 import { renditionUrls } from '../../lib/media/renditions.ts'
+import { ServiceUnavailableError } from '../../lib/errors.ts'
 
 // Defects found by break47e (issue 47): storage and signing settings (docs/media.md, "Storage
 // settings") left empty in an env file (`MEDIA_DIR=`, `MEDIA_URL_SECRET=`) must mean their
@@ -34,4 +35,19 @@ describe('media settings left empty: break47e', () => {
       vi.unstubAllEnvs()
     }
   })
+
+  it('MEDIA_S3_REGION and MEDIA_S3_ACCESS_KEY_ID/SECRET left empty mean us-east-1 and the AWS_* credentials: a store that is down is a 503 naming the media store, not a configuration error (500)', async () => {
+    const store = storeFromEnv({
+      MEDIA_S3_ENDPOINT: 'http://127.0.0.1:9',
+      MEDIA_S3_BUCKET: 'break47e',
+      MEDIA_S3_REGION: '',
+      MEDIA_S3_ACCESS_KEY_ID: '',
+      MEDIA_S3_SECRET_ACCESS_KEY: '',
+      AWS_ACCESS_KEY_ID: 'break47e',
+      AWS_SECRET_ACCESS_KEY: 'break47e-secret',
+      MEDIA_S3_TIMEOUT_MS: '1000',
+    })
+    const failure = await store.get('originals/x/0000').then(() => null, (error: unknown) => error)
+    expect(failure).toBeInstanceOf(ServiceUnavailableError)
+  }, 20_000)
 })
