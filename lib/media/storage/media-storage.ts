@@ -24,11 +24,12 @@ export function storeFromEnv(env: NodeJS.ProcessEnv): MediaStore {
   const endpoint = env.MEDIA_S3_ENDPOINT
   const bucket = env.MEDIA_S3_BUCKET
   if (endpoint && bucket) {
-    const accessKeyId = env.MEDIA_S3_ACCESS_KEY_ID ?? env.AWS_ACCESS_KEY_ID
-    const secretAccessKey = env.MEDIA_S3_SECRET_ACCESS_KEY ?? env.AWS_SECRET_ACCESS_KEY
+    // Empty is unset here too: an env file's `MEDIA_S3_REGION=` or `MEDIA_S3_ACCESS_KEY_ID=` means the default.
+    const accessKeyId = env.MEDIA_S3_ACCESS_KEY_ID || env.AWS_ACCESS_KEY_ID
+    const secretAccessKey = env.MEDIA_S3_SECRET_ACCESS_KEY || env.AWS_SECRET_ACCESS_KEY
     if (!accessKeyId || !secretAccessKey) throw new Error('MEDIA_S3_ENDPOINT is set but no credentials: set MEDIA_S3_ACCESS_KEY_ID and MEDIA_S3_SECRET_ACCESS_KEY.')
     const timeoutMs = Number(env.MEDIA_S3_TIMEOUT_MS)
-    return s3MediaStore({ endpoint, bucket, region: env.MEDIA_S3_REGION ?? 'us-east-1', accessKeyId, secretAccessKey, ...(Number.isFinite(timeoutMs) && timeoutMs > 0 && { timeoutMs }) })
+    return s3MediaStore({ endpoint, bucket, region: env.MEDIA_S3_REGION || 'us-east-1', accessKeyId, secretAccessKey, ...(Number.isFinite(timeoutMs) && timeoutMs > 0 && { timeoutMs }) })
   }
   // Empty is unset (as for MEDIA_S3_ENDPOINT): path.resolve('') is the working directory, the
   // deployed app itself, which the next deploy replaces with every original in it.
