@@ -20,7 +20,7 @@ export function resetMediaStore(): void {
   store = null
 }
 
-export function storeFromEnv(env: NodeJS.ProcessEnv): MediaStore {
+export function storeFromEnv(env: Readonly<Record<string, string | undefined>>): MediaStore {
   const endpoint = env.MEDIA_S3_ENDPOINT
   const bucket = env.MEDIA_S3_BUCKET
   if (endpoint && bucket) {
