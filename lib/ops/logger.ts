@@ -14,13 +14,10 @@ function prettyLine(line: LogLine): string {
   return `${new Date(time).toISOString().slice(11, 23)} ${(levelNames[level] ?? String(level)).toUpperCase().padEnd(5)} ${msg ?? ''}${rest ? ` ${rest}` : ''}\n`
 }
 
-// How long a buffered line may wait for others before it is written.
-const flushEveryMs = 200
-
 // A command whose stdout is its output (a token, a password, an export archive) logs to stderr.
 const logFd = () => (process.env.LOG_STREAM === 'stderr' ? 2 : 1)
 
-function createLogger({ redact, buffered }: { redact: boolean; buffered: boolean }): Logger {
+function createLogger({ redact }: { redact: boolean }): Logger {
   const options = {
     level: process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'warn' : 'info'),
     // Every line names its instance (INSTANCE_NAME, as npm run cluster sets it), so lines from
@@ -30,36 +27,17 @@ function createLogger({ redact, buffered }: { redact: boolean; buffered: boolean
     ...(redact && { redact: { paths: ['authorization', 'token', 'secret', 'password', '*.authorization', '*.token', '*.secret', '*.password'], censor: '[redacted]' } }),
   }
   if (process.env.NODE_ENV !== 'development') {
-    if (!buffered) return logFd() === 2 ? pino(options, pino.destination({ dest: 2, sync: true })) : pino(options)
-    // Lines gathered into writes of 4 KB (or every flushEveryMs) rather than a write(2) per line:
-    // one line per request made its own system call on the request path. pino flushes what is
-    // left when the process exits; a SIGKILL loses at most the last 200 ms of these lines.
-    const destination = pino.destination({ dest: logFd(), sync: false, minLength: 4096 })
-    let written = false
-    const write = destination.write.bind(destination)
-    destination.write = (line: string) => {
-      written = true
-      return write(line)
-    }
-    setInterval(() => {
-      if (!written) return
-      written = false
-      // After the exit handler has ended the stream, flush() throws: nothing is left to write.
-      try {
-        destination.flush()
-      } catch {}
-    }, flushEveryMs).unref()
-    return pino(options, destination)
+    return logFd() === 2 ? pino(options, pino.destination({ dest: 2, sync: true })) : pino(options)
   }
   return pino(options, { write: (line: string) => void (logFd() === 2 ? process.stderr : process.stdout).write(prettyLine(JSON.parse(line) as LogLine)) })
 }
 
 /** The process's structured logger: JSON lines on stdout (pretty in `npm run dev`; stderr with LOG_STREAM=stderr). */
-export const logger: Logger = processSingleton('logger', () => createLogger({ redact: true, buffered: false }))
+export const logger: Logger = processSingleton('logger', () => createLogger({ redact: true }))
 
 /**
  * The one line per /v1 request (lib/ops/observe-api-request.ts), whose fields are ids, a route
  * template and numbers made there: nothing to redact, and redaction was a tenth of the cost of
  * answering a cached GET.
  */
-export const requestLogger: Logger = processSingleton('request logger', () => createLogger({ redact: false, buffered: true }))
+export const requestLogger: Logger = processSingleton('request logger', () => createLogger({ redact: false }))

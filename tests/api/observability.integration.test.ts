@@ -2,7 +2,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { GET as scrapeMetrics } from '../../app/metrics/route.ts'
-import { requestLogger } from '../../lib/ops/logger.ts'
+import { accessLog } from '../../lib/ops/access-log.ts'
 import { sendTestEvent } from '../../lib/webhooks/manual-deliveries.ts'
 import { createWebhook } from '../../lib/webhooks/manage-subscriptions.ts'
 import { apiClient } from '../support/api-client.ts'
@@ -103,18 +103,21 @@ describe('metrics and request logs', () => {
 
   it('logs one line per request with ids, route, status and problem code, never the query string', async () => {
     const lines: Record<string, unknown>[] = []
-    const spy = vi.spyOn(requestLogger, 'info').mockImplementation(((fields: Record<string, unknown>) => void lines.push(fields)) as never)
+    // What the operator's log receives: each appended text is one JSON line (lib/ops/access-log.ts).
+    vi.spyOn(accessLog, 'enabled').mockReturnValue(true)
+    const spy = vi.spyOn(accessLog, 'append').mockImplementation((text: string) => void lines.push(JSON.parse(text) as Record<string, unknown>))
     try {
       const token = await newsroom.token(['articles:read'])
       const answer = await apiClient(server.url, token).get(`/v1/articles?access_token=${token}&status=bogus`)
       expect(answer.status).toBe(422)
       await vi.waitFor(() => expect(lines.find((line) => line.request_id === answer.headers.get('x-request-id'))).toBeDefined())
       const line = lines.find((entry) => entry.request_id === answer.headers.get('x-request-id'))!
-      expect(line).toMatchObject({ tenant_id: newsroom.tenant.id, token_id: expect.stringMatching(/^tok_/), method: 'GET', route: '/v1/articles', status: 422, problem: 'validation_failed' })
+      expect(line).toMatchObject({ level: 30, msg: 'api request', time: expect.any(Number), tenant_id: newsroom.tenant.id, token_id: expect.stringMatching(/^tok_/), method: 'GET', route: '/v1/articles', status: 422, problem: 'validation_failed' })
       expect(line.duration_ms).toEqual(expect.any(Number))
       expect(JSON.stringify(lines)).not.toContain(token)
     } finally {
       spy.mockRestore()
+      vi.mocked(accessLog.enabled).mockRestore()
     }
   })
 })
