@@ -9,12 +9,15 @@
  * Each side is a checkout with its `npm run build` done, started as its own package.json says. AB_PATHS names the requests: `phrase`, `rare`
  * (a search each, a new `updated_before` every request, as the bench's "cache cold" rows), `list`
  * (a list page with a new `published_before` every request, as the bench's cold list), `feed`
- * (the changes feed's first page, which is never cached).
+ * (the changes feed's first page, which is never cached), `cached` (one article read again and
+ * again, the cache warm: the ceiling rows' request, driven by autocannon for AB_SECONDS a block
+ * at AB_CONNECTIONS, its CPU counted per request answered). AB_LOG_LEVEL sets the services'
+ * LOG_LEVEL (default warn; info to count the per-request log line).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import pg from 'pg'
-import { waitFor } from './load.ts'
+import { load, waitFor } from './load.ts'
 import { cpuPerRequest, cpuSnapshot, measurePostgresOf } from './process-cpu.ts'
 import { sampleMemory } from './process-memory.ts'
 import { startCommand } from '../scripts/start-command.ts'
@@ -38,6 +41,7 @@ const [big] = await benchTenantsOf(databaseUrl, ['large'])
 const published = new pg.Client({ connectionString: databaseUrl })
 await published.connect()
 const { rows: [publicationWindow] } = await published.query<{ lo: Date; hi: Date }>('SELECT min(published_at) AS lo, max(published_at) AS hi FROM articles WHERE tenant_id = $1', [big!.id])
+const { rows: [oneArticle] } = await published.query<{ id: string }>("SELECT id FROM articles WHERE tenant_id = $1 AND status = 'published' ORDER BY id LIMIT 1", [big!.id])
 await published.end()
 const children: ChildProcess[] = []
 process.on('exit', () => children.forEach((child) => child.kill('SIGTERM')))
@@ -48,7 +52,7 @@ for (const [index, dir] of sides.entries()) {
   const child = spawn(shell, args, {
     cwd: dir,
     stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1', SEED: 'false', PORT: String(ports[index]), RATE_LIMIT_ENTERPRISE_PER_MINUTE: '100000000', RATE_LIMIT_STANDARD_PER_MINUTE: '100000000', LOCAL_SECRETS_FILE: '.data/bench-secrets.json', REDIS_URL: 'redis://127.0.0.1:6379', RATE_LIMIT_KEY_PREFIX: `newsroom:ab:${Date.now()}:${index}`, LOG_LEVEL: 'warn' },
+    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1', SEED: 'false', PORT: String(ports[index]), RATE_LIMIT_ENTERPRISE_PER_MINUTE: '100000000', RATE_LIMIT_STANDARD_PER_MINUTE: '100000000', LOCAL_SECRETS_FILE: '.data/bench-secrets.json', REDIS_URL: 'redis://127.0.0.1:6379', RATE_LIMIT_KEY_PREFIX: `newsroom:ab:${Date.now()}:${index}`, LOG_LEVEL: process.env.AB_LOG_LEVEL ?? 'warn' },
   })
   children.push(child)
 }
@@ -70,6 +74,13 @@ const ask = async (port: number, kind: string) => {
   if (response.status !== 200) throw new Error(`${port}: ${response.status}`)
   return performance.now() - started
 }
+const blockSeconds = Number(process.env.AB_SECONDS ?? 5)
+// A cached read's block is a timed autocannon run; returns the requests answered and their latencies' p50/p99.
+const cachedBlock = async (port: number) => {
+  const result = await load({ url: `http://127.0.0.1:${port}`, method: 'GET', path: `/v1/articles/${oneArticle!.id}`, token: big!.token, connections: concurrency, duration: blockSeconds })
+  if (result.errors > 0 || result.non2xx > 0) throw new Error(`${port}: ${result.errors} errors, ${result.non2xx} non-2xx`)
+  return result
+}
 const block = async (port: number, kind: string) => {
   const latencies: number[] = []
   let next = 0
@@ -85,7 +96,23 @@ const block = async (port: number, kind: string) => {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!
 for (const kind of kinds) {
-  if (kind !== 'list' && kind !== 'feed' && !queries[kind]) throw new Error(`AB_PATHS: ${kind} is not phrase, rare, list or feed`)
+  if (kind === 'cached') {
+    for (const port of ports) await cachedBlock(port)
+    const perSide = sides.map(() => ({ cpu: [] as number[], rps: [] as number[] }))
+    for (let round = 0; round < rounds; round++) {
+      for (const side of round % 2 === 0 ? [0, 1] : [1, 0]) {
+        const before = cpuSnapshot(children[side]!.pid!)
+        const result = await cachedBlock(ports[side]!)
+        perSide[side]!.cpu.push(cpuPerRequest(before, cpuSnapshot(children[side]!.pid!), result.requests).server)
+        perSide[side]!.rps.push(result.rps)
+      }
+    }
+    for (const [side, result] of perSide.entries()) {
+      console.log(`cached (${concurrency} connections) ${sides[side]}: service ${Math.round(median(result.cpu))} µs a request (median of ${rounds} blocks of ${blockSeconds} s; blocks: ${result.cpu.map(Math.round).join(' ')}), req/s ${result.rps.map(Math.round).join(' ')}`)
+    }
+    continue
+  }
+  if (kind !== 'list' && kind !== 'feed' && !queries[kind]) throw new Error(`AB_PATHS: ${kind} is not phrase, rare, list, feed or cached`)
   for (const port of ports) await block(port, kind)
   const results = sides.map(() => ({ service: [] as number[], postgres: [] as number[], latencies: [] as number[] }))
   for (let round = 0; round < rounds; round++) {
