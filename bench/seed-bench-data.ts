@@ -6,71 +6,206 @@ import { createId } from '../lib/ids.ts'
 
 export type BenchTenant = { id: string; slug: string; token: string; departmentIds: string[]; authorIds: string[] }
 
+const phaseLog = process.env.BENCH_SEED_PHASES === '1'
+async function phase<T>(name: string, work: () => Promise<T>): Promise<T> {
+  const started = performance.now()
+  try {
+    return await work()
+  } finally {
+    if (phaseLog) console.log(`[seed] ${name}: ${Math.round(performance.now() - started)} ms`)
+  }
+}
+
 const tagPool = Array.from({ length: 50 }, (_, i) => `tag-${i}`)
 
-/**
- * Generates realistic articles inside PostgreSQL (generate_series), so 100,000 rows with
- * bodies of a few KB take seconds rather than minutes of round trips.
- */
-async function insertArticles(clients: pg.Client[], tenant: { id: string; departmentIds: string[]; authorIds: string[] }, count: number) {
-  const batch = 10_000
+type SeedTenant = { id: string; departmentIds: string[]; authorIds: string[] }
+type Work = (client: pg.Client) => Promise<void>
+
+/** Runs `work` on the connections, each taking the next item when it is free: both cores busy. */
+async function onConnections(clients: pg.Client[], work: Work[]): Promise<void> {
   let next = 0
-  // Each connection takes the next batch: PostgreSQL runs the rows' triggers (the search vector,
-  // the first revision) on as many cores as there are connections.
   await Promise.all(clients.map(async (client) => {
-    for (let start = next; start < count; start = next) {
-      next += batch
-      await insertBatch(client, tenant, start, Math.min(count, start + batch))
-    }
+    while (next < work.length) await work[next++]!(client)
   }))
 }
 
-async function insertBatch(client: pg.Client, tenant: { id: string; departmentIds: string[]; authorIds: string[] }, start: number, end: number) {
-  await client.query(
-    `INSERT INTO articles (id, tenant_id, external_id, headline, lede, body, department_id, tags, status, author_id,
-                           published_at, url, version, created_at, updated_at)
-     SELECT 'art_bench' || $1::text || '_' || lpad(i::text, 7, '0'),
-            $1,
-            CASE WHEN i % 3 = 0 THEN 'WIRE-' || i END,
-            (ARRAY['Council','Harbour board','University','Rail operator','Museum','Hospital trust','Football club','Water utility'])[1 + i % 8]
-              || ' ' || (ARRAY['approves','delays','rejects','unveils','reviews','expands','cuts','celebrates'])[1 + (i / 8) % 8]
-              || ' ' || (ARRAY['new budget','riverside plan','night service','summer exhibition','ward closures','stadium deal','price rise','research centre'])[1 + (i / 64) % 8]
-              || ' (' || i || ')',
-            'What the decision means for readers in the city, story ' || i || '.',
-            '<p>' || md5(i::text) || '</p>' || repeat('<p>The committee met on Tuesday evening and heard from residents, officials and experts about the proposal, which has divided opinion for months. ' || md5((i * 7)::text) || '</p>', 20),
-            ($3::text[])[1 + i % cardinality($3::text[])],
-            ARRAY[($5::text[])[1 + i % 50], ($5::text[])[1 + (i * 7) % 50]],
-            (ARRAY['draft','in-review','approved','published','published','published','archived']::"ArticleStatus"[])[1 + i % 7],
-            ($4::text[])[1 + i % cardinality($4::text[])],
-            CASE WHEN i % 7 IN (3, 4, 5) THEN now() - ((i % 20000) || ' minutes')::interval END,
-            CASE WHEN i % 7 IN (3, 4, 5) THEN 'https://bench.example/articles/' || i END,
-            1,
-            now() - ((i % 50000) || ' seconds')::interval,
-            -- Spread over the last 14 hours, as edits are, so the changes feed has something to filter.
-            now() - ((i % 50000) || ' seconds')::interval
-     FROM generate_series($2::int, $6::int) AS i`,
-    [tenant.id, start, tenant.departmentIds, tenant.authorIds, tagPool, end - 1],
+/**
+ * One range of a newsroom's articles, generated inside PostgreSQL (generate_series), so 100,000
+ * rows with bodies of a few KB take seconds rather than minutes of round trips. `$7` is the
+ * seeding's "now", one for the whole seeding, so that two seedings of the same sizes are
+ * comparable row for row (tests/bench/seed-bench-data.integration.test.ts).
+ */
+const articleRows = `
+  SELECT 'art_bench' || $1::text || '_' || lpad(i::text, 7, '0') AS id,
+         $1::text AS tenant_id,
+         CASE WHEN i % 3 = 0 THEN 'WIRE-' || i END AS external_id,
+         (ARRAY['Council','Harbour board','University','Rail operator','Museum','Hospital trust','Football club','Water utility'])[1 + i % 8]
+           || ' ' || (ARRAY['approves','delays','rejects','unveils','reviews','expands','cuts','celebrates'])[1 + (i / 8) % 8]
+           || ' ' || (ARRAY['new budget','riverside plan','night service','summer exhibition','ward closures','stadium deal','price rise','research centre'])[1 + (i / 64) % 8]
+           || ' (' || i || ')' AS headline,
+         'What the decision means for readers in the city, story ' || i || '.' AS lede,
+         '<p>' || md5(i::text) || '</p>' || repeat('<p>The committee met on Tuesday evening and heard from residents, officials and experts about the proposal, which has divided opinion for months. ' || md5((i * 7)::text) || '</p>', 20) AS body,
+         ($3::text[])[1 + i % cardinality($3::text[])] AS department_id,
+         ARRAY[($5::text[])[1 + i % 50], ($5::text[])[1 + (i * 7) % 50]] AS tags,
+         (ARRAY['draft','in-review','approved','published','published','published','archived']::"ArticleStatus"[])[1 + i % 7] AS status,
+         ($4::text[])[1 + i % cardinality($4::text[])] AS author_id,
+         CASE WHEN i % 7 IN (3, 4, 5) THEN $7::timestamptz - ((i % 20000) || ' minutes')::interval END AS published_at,
+         CASE WHEN i % 7 IN (3, 4, 5) THEN 'https://bench.example/articles/' || i END AS url,
+         1 AS version,
+         $7::timestamptz - ((i % 50000) || ' seconds')::interval AS created_at,
+         -- Spread over the last 14 hours, as edits are, so the changes feed has something to filter.
+         $7::timestamptz - ((i % 50000) || ' seconds')::interval AS updated_at,
+         NULL::text AS featured_media_id,
+         NULL::text AS edited_by_id
+  FROM generate_series($2::int, $6::int) AS i`
+const articleColumns = 'id, tenant_id, external_id, headline, lede, body, department_id, tags, status, author_id, published_at, url, version, created_at, updated_at, featured_media_id, edited_by_id'
+
+function articleParameters(tenant: SeedTenant, start: number, end: number, now: Date) {
+  return [tenant.id, start, tenant.departmentIds, tenant.authorIds, tagPool, end - 1, now]
+}
+
+/**
+ * The reference: a plain INSERT, every trigger of articles firing as on any write (the search
+ * vector, the media ids, the change stamp, the first revision, the list totals, the foreign
+ * keys). What the bulk load below must produce; the equivalence test seeds both and compares.
+ */
+async function insertArticlesThroughTriggers(client: pg.Client, tenant: SeedTenant, start: number, end: number, now: Date) {
+  await client.query(`INSERT INTO articles (${articleColumns}) SELECT ${articleColumns} FROM (${articleRows}) AS g`, articleParameters(tenant, start, end, now))
+}
+
+/**
+ * The bulk load: the same rows with the row triggers off for this transaction only
+ * (session_replication_role = replica, SET LOCAL), and what they would have written computed
+ * in the same statement, set-based. Each per-row trigger's work is otherwise what dominates a
+ * seeding: one plpgsql call, one queued after-trigger event and one single-row INSERT (the
+ * revision, through SPI) per article, plus three foreign-key look-ups per article and two per
+ * revision.
+ *
+ * - search_vector: article_search_vector(), the function articles_search_vector_refresh() calls,
+ *   with the newsroom's search_language as the trigger looks it up.
+ * - change_xid: pg_current_xact_id(), all articles_stamp_change() does.
+ * - media_ids: the expression of articles_collect_media_ids(), which is inline plpgsql over NEW
+ *   and not a function that a SELECT can call (always '{}' here: no featured image, no figure).
+ * - the first revision: the row articles_record_revision() inserts for an INSERT (number 1, all
+ *   six fields, no actor, nothing restored), its id from the same random uuid.
+ * - articles_guard_live_media() writes nothing: it refuses a published row showing images the
+ *   library lacks, and these rows show none.
+ * - The list totals (the statement triggers articles_count_inserts and
+ *   articles_tags_count_inserts) and the foreign keys are done after the load, for all rows at
+ *   once (countArticles, checkForeignKeys).
+ *
+ * Only media_ids and the revision's row repeat trigger code rather than call it; the equivalence
+ * test is what keeps them from drifting: it seeds through the triggers as they are now.
+ */
+async function insertArticlesInBulk(client: pg.Client, tenant: SeedTenant, start: number, end: number, now: Date) {
+  await client.query('BEGIN')
+  try {
+    await client.query(`SET LOCAL session_replication_role = replica`)
+    // The revisions are written from the inserted rows, held in memory rather than on disk.
+    await client.query(`SET LOCAL work_mem = '256MB'`)
+    await client.query(
+      `WITH article AS (
+         INSERT INTO articles (${articleColumns}, search_vector, change_xid, media_ids)
+         SELECT ${articleColumns.split(', ').map((column) => `g.${column}`).join(', ')},
+                article_search_vector(t.search_language, g.headline, g.lede, g.tags, g.body),
+                pg_current_xact_id(),
+                ARRAY(
+                  SELECT DISTINCT id FROM (
+                    SELECT g.featured_media_id AS id
+                    UNION ALL
+                    SELECT m[1] FROM regexp_matches(coalesce(g.body, ''), '<figure\\s[^>]*data-media-id="(med_[0-9a-z]+)"', 'g') AS m
+                  ) AS used
+                  WHERE id IS NOT NULL
+                  ORDER BY id)
+         FROM (${articleRows}) AS g JOIN tenants t ON t.id = g.tenant_id
+         RETURNING id, tenant_id, version, headline, lede, body, department_id, tags, author_id, edited_by_id
+       )
+       INSERT INTO article_revisions (id, tenant_id, article_id, version, number, actor_id, fields, headline, lede, body, department_id, tags, author_id, restored_from_revision_id)
+       SELECT 'rev_' || replace(gen_random_uuid()::text, '-', ''), a.tenant_id, a.id, a.version, 1,
+              CASE WHEN a.edited_by_id IS NOT NULL THEN (SELECT u.id FROM users u WHERE u.id = a.edited_by_id AND u.tenant_id = a.tenant_id) END,
+              ARRAY['headline', 'lede', 'body', 'department_id', 'tags', 'author_id'], a.headline, a.lede, a.body, a.department_id, a.tags, a.author_id, NULL
+       FROM article AS a`,
+      articleParameters(tenant, start, end, now),
+    )
+    await client.query('COMMIT')
+  } catch (error) {
+    await client.query('ROLLBACK')
+    throw error
+  }
+}
+
+/**
+ * The list totals of the newsrooms' articles, as the statement triggers would have kept them:
+ * one row per key with the trigger's own bucket function (article_count_buckets) and tag folding
+ * (article_tags_folded), as the migrations that created these tables counted the articles there
+ * were. The triggers spread a key over shards by backend; a total is the sum over shards.
+ */
+async function countArticles(clients: pg.Client[], tenantIds: string[]) {
+  await onConnections(clients, [
+    (client) => client.query(
+      `INSERT INTO article_counts AS c (tenant_id, grain, bucket, status, department_id, shard, n)
+       SELECT a.tenant_id, b.grain, b.bucket, a.status, coalesce(a.department_id, ''), 0, count(*)
+       FROM articles a CROSS JOIN LATERAL article_count_buckets(a.published_at) AS b
+       WHERE a.tenant_id = ANY($1::text[])
+       GROUP BY 1, 2, 3, 4, 5
+       ON CONFLICT (tenant_id, grain, bucket, status, department_id, shard) DO UPDATE SET n = c.n + excluded.n`,
+      [tenantIds],
+    ).then(() => {}),
+    (client) => client.query(
+      `INSERT INTO article_tag_counts AS c (tenant_id, tag, status, shard, n)
+       SELECT a.tenant_id, t.tag, a.status, 0, count(*)
+       FROM articles a CROSS JOIN LATERAL (SELECT DISTINCT tag FROM unnest(article_tags_folded(a.tags)) AS tag WHERE tag IS NOT NULL) AS t
+       WHERE a.tenant_id = ANY($1::text[])
+       GROUP BY 1, 2, 3
+       ON CONFLICT (tenant_id, tag, status, shard) DO UPDATE SET n = c.n + excluded.n`,
+      [tenantIds],
+    ).then(() => {}),
+  ])
+}
+
+/**
+ * The foreign keys of `tables`, which replica mode did not check row by row: every one checked
+ * once over the loaded rows (an anti-join per constraint, seconds at 1,000,000 articles).
+ */
+async function checkForeignKeys(clients: pg.Client[], tables: string[]) {
+  const { rows } = await clients[0]!.query<{ name: string; table: string; columns: string[]; referenced: string; referencedColumns: string[] }>(
+    `SELECT c.conname AS name, c.conrelid::regclass::text AS table, c.confrelid::regclass::text AS referenced,
+            ARRAY(SELECT attname FROM unnest(c.conkey) WITH ORDINALITY AS k(n, o) JOIN pg_attribute ON attrelid = c.conrelid AND attnum = k.n ORDER BY k.o)::text[] AS columns,
+            ARRAY(SELECT attname FROM unnest(c.confkey) WITH ORDINALITY AS k(n, o) JOIN pg_attribute ON attrelid = c.confrelid AND attnum = k.n ORDER BY k.o)::text[] AS "referencedColumns"
+     FROM pg_constraint c WHERE c.contype = 'f' AND c.conrelid = ANY($1::regclass[])`,
+    [tables],
   )
+  await onConnections(clients, rows.map((fk) => async (client) => {
+    const { rows: [missing] } = await client.query<{ n: string }>(
+      `SELECT count(*) AS n FROM ${fk.table} r
+       WHERE ${fk.columns.map((column) => `r."${column}" IS NOT NULL`).join(' AND ')}
+         AND NOT EXISTS (SELECT 1 FROM ${fk.referenced} p WHERE ${fk.columns.map((column, i) => `p."${fk.referencedColumns[i]}" = r."${column}"`).join(' AND ')})`,
+    )
+    if (Number(missing!.n) > 0) throw new Error(`seeding broke ${fk.name}: ${missing!.n} rows of ${fk.table} refer to no row of ${fk.referenced}`)
+  }))
 }
 
 /**
  * Runs `load` without the secondary indexes of `tables`, then builds them again from their own
- * definitions: one bulk build is many times cheaper than an index entry per inserted row (the
- * GIN indexes above all). Primary keys and unique indexes stay, so the data is checked as usual.
+ * definitions, on both connections at once: one bulk build is many times cheaper than an index
+ * entry per inserted row (the GIN indexes above all). Primary keys and unique indexes stay, so
+ * the data is checked as usual.
  */
-async function withIndexesBuiltAfter(client: pg.Client, tables: string[], load: () => Promise<void>): Promise<void> {
-  const { rows } = await client.query<{ name: string; definition: string }>(
-    `SELECT c.relname AS name, pg_get_indexdef(i.indexrelid) AS definition
-     FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+async function withIndexesBuiltAfter(clients: pg.Client[], tables: string[], load: () => Promise<void>): Promise<void> {
+  const { rows } = await clients[0]!.query<{ name: string; definition: string; gin: boolean }>(
+    `SELECT c.relname AS name, pg_get_indexdef(i.indexrelid) AS definition, am.amname = 'gin' AS gin
+     FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam
      WHERE i.indrelid = ANY($1::regclass[]) AND NOT i.indisprimary AND NOT i.indisunique`,
     [tables],
   )
-  for (const index of rows) await client.query(`DROP INDEX "${index.name}"`)
+  for (const index of rows) await clients[0]!.query(`DROP INDEX "${index.name}"`)
   try {
     await load()
   } finally {
-    await client.query(`SET maintenance_work_mem = '256MB'`)
-    for (const index of rows) await client.query(index.definition)
+    for (const client of clients) await client.query(`SET maintenance_work_mem = '512MB'`)
+    // The GIN builds first: they take longest and cannot use parallel workers.
+    const ordered = [...rows.filter((index) => index.gin), ...rows.filter((index) => !index.gin)]
+    await onConnections(clients, ordered.map((index) => (client) => phase(index.name, () => client.query(index.definition)).then(() => {})))
   }
 }
 
@@ -82,36 +217,57 @@ const eventKindsSeeded = ['article.created', 'article.updated', 'workflow.transi
  * queue so the outbox sweeper leaves them be. `data` is the article's short record, not its
  * body, so a million events stay a few hundred MB.
  */
-async function insertEvents(client: pg.Client, tenant: { id: string; departmentIds: string[] }, count: number, articles: number) {
+function eventBatches(tenant: SeedTenant, count: number, articles: number, now: Date): Work[] {
   const batch = 50_000
+  const work: Work[] = []
   for (let start = 0; start < count; start += batch) {
     const end = Math.min(count, start + batch)
-    await client.query(
-      `INSERT INTO events (id, tenant_id, kind, occurred_at, data, sent_to_queue_at, created_at)
-       SELECT 'evt_bench' || $1::text || '_' || lpad(i::text, 8, '0'), $1, kind, at,
-              CASE WHEN kind = 'user.created' THEN jsonb_build_object('user_id', 'usr_bench_' || i, 'email', 'reporter' || i || '@bench.example', 'role', 'writer')
-                   WHEN kind = 'workflow.transitioned' THEN jsonb_build_object('article_id', article_id, 'from_state', 'approved', 'to_state', 'published', 'actor_id', null)
-                   ELSE jsonb_build_object('article_id', article_id, 'headline', 'Council approves riverside plan (' || i || ')', 'status', 'published',
-                                           'department_id', ($4::text[])[1 + i % cardinality($4::text[])], 'tags', jsonb_build_array('tag-' || i % 50),
-                                           'url', 'https://bench.example/articles/' || i, 'version', 1 + i % 5) END,
-              at, at
-       FROM (SELECT i, ($5::text[])[1 + i % cardinality($5::text[])] AS kind,
-                    'art_bench' || $1::text || '_' || lpad(((i::bigint * 7919) % $6::int)::text, 7, '0') AS article_id,
-                    now() - ((i::bigint * 2592000000 / $7::bigint) || ' milliseconds')::interval AS at
-             FROM generate_series($2::int, $3::int) AS i) AS e`,
-      [tenant.id, start, end - 1, tenant.departmentIds, eventKindsSeeded, articles, count],
-    )
+    work.push(async (client) => {
+      await client.query(
+        `INSERT INTO events (id, tenant_id, kind, occurred_at, data, sent_to_queue_at, created_at)
+         SELECT 'evt_bench' || $1::text || '_' || lpad(i::text, 8, '0'), $1, kind, at,
+                CASE WHEN kind = 'user.created' THEN jsonb_build_object('user_id', 'usr_bench_' || i, 'email', 'reporter' || i || '@bench.example', 'role', 'writer')
+                     WHEN kind = 'workflow.transitioned' THEN jsonb_build_object('article_id', article_id, 'from_state', 'approved', 'to_state', 'published', 'actor_id', null)
+                     ELSE jsonb_build_object('article_id', article_id, 'headline', 'Council approves riverside plan (' || i || ')', 'status', 'published',
+                                             'department_id', ($4::text[])[1 + i % cardinality($4::text[])], 'tags', jsonb_build_array('tag-' || i % 50),
+                                             'url', 'https://bench.example/articles/' || i, 'version', 1 + i % 5) END,
+                at, at
+         FROM (SELECT i, ($5::text[])[1 + i % cardinality($5::text[])] AS kind,
+                      'art_bench' || $1::text || '_' || lpad(((i::bigint * 7919) % $6::int)::text, 7, '0') AS article_id,
+                      $8::timestamptz - ((i::bigint * 2592000000 / $7::bigint) || ' milliseconds')::interval AS at
+               FROM generate_series($2::int, $3::int) AS i) AS e`,
+        [tenant.id, start, end - 1, tenant.departmentIds, eventKindsSeeded, articles, count, now],
+      )
+    })
   }
+  return work
 }
 
-export async function seedBenchData(databaseUrl: string, sizes: { name: string; plan: 'standard' | 'enterprise'; articles: number; events?: number }[]): Promise<BenchTenant[]> {
-  const client = new pg.Client({ connectionString: databaseUrl })
-  await client.connect()
-  const helper = new pg.Client({ connectionString: databaseUrl })
-  await helper.connect()
+export type SeedOptions = {
+  /**
+   * Seed through the articles' triggers, as any write does, instead of the bulk load: the
+   * reference the equivalence test compares the bulk load with (about three times slower).
+   */
+  throughTriggers?: boolean
+  /** The seeding's "now" (the rows' timestamps count back from it); the database's clock by default. */
+  now?: Date
+}
+
+/**
+ * Seeds newsrooms of the sizes given: each with three users, eight departments, its articles
+ * (each with its first revision, counted in the list totals) and optionally events. Two
+ * connections share the work in ranges of 10,000 articles and 50,000 events, so both cores work.
+ */
+export async function seedBenchData(databaseUrl: string, sizes: { name: string; plan: 'standard' | 'enterprise'; articles: number; events?: number }[], options: SeedOptions = {}): Promise<BenchTenant[]> {
+  const clients = [new pg.Client({ connectionString: databaseUrl }), new pg.Client({ connectionString: databaseUrl })]
+  for (const client of clients) await client.connect()
+  const [client] = clients as [pg.Client]
   const tenants: BenchTenant[] = []
-  const articleLoads: (() => Promise<void>)[] = []
+  const articleWork: Work[] = []
+  const eventWork: Work[] = []
   try {
+    const now = options.now ?? (await client.query<{ now: Date }>('SELECT now()')).rows[0]!.now
+    const insertArticles = options.throughTriggers ? insertArticlesThroughTriggers : insertArticlesInBulk
     const passwordHash = await hashPassword('bench-password')
     for (const size of sizes) {
       const id = createId('ten')
@@ -129,19 +285,33 @@ export async function seedBenchData(databaseUrl: string, sizes: { name: string; 
         await client.query(`INSERT INTO departments (id, tenant_id, name, updated_at) VALUES ($1, $2, $3, now())`, [departmentId, id, name])
         departmentIds.push(departmentId)
       }
-      articleLoads.push(() => insertArticles([client, helper], { id, departmentIds, authorIds }, size.articles))
-      if (size.events) await insertEvents(client, { id, departmentIds }, size.events, size.articles)
+      const tenant = { id, departmentIds, authorIds }
+      const batch = 10_000
+      for (let start = 0; start < size.articles; start += batch) {
+        const end = Math.min(size.articles, start + batch)
+        articleWork.push((connection) => insertArticles(connection, tenant, start, end, now))
+      }
+      if (size.events) eventWork.push(...eventBatches(tenant, size.events, size.articles, now))
       tenants.push({ id, slug, token: '', departmentIds, authorIds })
     }
-    await withIndexesBuiltAfter(client, ['articles', 'article_revisions'], async () => {
-      for (const load of articleLoads) await load()
+    const loaded = ['articles', 'article_revisions', 'events']
+    await withIndexesBuiltAfter(clients, loaded, async () => {
+      // The articles first: the events have no triggers and fill the connections' last gaps.
+      await phase('articles and events', () => onConnections(clients, [...articleWork, ...eventWork]))
+      if (!options.throughTriggers) {
+        await phase('foreign keys', () => checkForeignKeys(clients, loaded))
+        await phase('list totals', () => countArticles(clients, tenants.map((tenant) => tenant.id)))
+      }
     })
     // What autovacuum does to a settled database: fresh statistics and a visibility map, so
-    // counts can use index-only scans (a just-loaded table makes them read the heap).
-    await client.query('VACUUM ANALYZE')
+    // counts can use index-only scans (a just-loaded table makes them read the heap). The big
+    // tables on both connections, then the rest.
+    await phase('vacuum analyze', async () => {
+      await onConnections(clients, loaded.map((table) => (connection) => connection.query(`VACUUM ANALYZE ${table}`).then(() => {})))
+      await client.query('VACUUM ANALYZE')
+    })
   } finally {
-    await client.end()
-    await helper.end()
+    for (const connection of clients) await connection.end()
   }
   for (const tenant of tenants) tenant.token = await mintBenchToken(tenant)
   return tenants
