@@ -56,7 +56,7 @@ const indexes = async () =>
                         WHERE indrelid IN ('articles'::regclass, 'article_revisions'::regclass, 'events'::regclass) ORDER BY 1`)).rows
 
 describe('the bench seeding', () => {
-  it('writes in bulk exactly what the articles triggers write', async () => {
+  it("writes in bulk exactly what the articles' triggers write", async () => {
     const indexesBefore = await indexes()
     const seededAt = (await sqlPool.query<{ now: Date }>('SELECT now()')).rows[0]!.now
     const sizes = (name: string) => [{ name, plan: 'enterprise' as const, articles, events: articles }]
