@@ -7,9 +7,9 @@ import { withOwnDatabase } from './own-database.ts'
 
 export async function runDataMigrationsCommand(): Promise<void> {
   const { runDataMigrations } = await import('../lib/db/data-migrations/sanitise-stored-bodies.ts')
-  const { ensureChangeOrderIndex } = await import('../lib/db/data-migrations/change-order-index.ts')
+  const { deferredIndexes, ensureDeferredIndex } = await import('../lib/db/data-migrations/deferred-indexes.ts')
   try {
-    if (await ensureChangeOrderIndex()) console.log('Data migration change_order_index: built articles_change_order_idx, the changes feed index.')
+    for (const index of deferredIndexes) if (await ensureDeferredIndex(index)) console.log(`Data migration ${index.migration}: built ${index.name}, ${index.purpose}.`)
     await runDataMigrations()
   } catch (error) {
     console.error(error instanceof Error ? error.message : error)

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { logger } from '../../ops/logger.ts'
 import { backfillState } from './backfill-state.ts'
-import { changeOrderIndexMigration, ensureChangeOrderIndex } from './change-order-index.ts'
+import { deferredIndexes, ensureDeferredIndex, type DeferredIndex } from './deferred-indexes.ts'
 import { runDataMigrations, sanitiseBodiesMigration } from './sanitise-stored-bodies.ts'
 
 const retryAfterFailureMs = 30_000
@@ -27,7 +27,7 @@ export function startDataMigrationsInBackground(): Promise<void> {
   const batchSize = Number(process.env.DATA_MIGRATION_BATCH_SIZE ?? 200)
   const minimumPauseMs = Number(process.env.DATA_MIGRATION_PAUSE_MS ?? 0)
   state.running = (async () => {
-    await buildChangeOrderIndex()
+    for (const index of deferredIndexes) await buildDeferredIndex(index)
     for (;;) {
       const report = { name: sanitiseBodiesMigration, state: 'running' as const, scanned: 0, changed: 0, started_at: new Date().toISOString(), finished_at: null, error: null }
       let batchStarted = performance.now()
@@ -57,22 +57,22 @@ export function startDataMigrationsInBackground(): Promise<void> {
 }
 
 /**
- * The changes feed's index, when the migration left it to the server (a big archive): built
- * before the body backfill, reported by /readyz while it is built. A failure is logged and
- * tried again at the next start; the feed stays exact without it, only slower.
+ * An index the migration left to the server (a big archive, deferred-indexes.ts): built before
+ * the body backfill, reported by /readyz while it is built. A failure is logged and tried again
+ * at the next start; its queries stay exact without it, only slower.
  */
-async function buildChangeOrderIndex(): Promise<void> {
+async function buildDeferredIndex(index: DeferredIndex): Promise<void> {
   const state = backfillState
-  const report = { name: changeOrderIndexMigration, state: 'running' as const, scanned: 0, changed: 0, started_at: new Date().toISOString(), finished_at: null, error: null }
+  const report = { name: index.migration, state: 'running' as const, scanned: 0, changed: 0, started_at: new Date().toISOString(), finished_at: null, error: null }
   try {
-    const built = await ensureChangeOrderIndex(() => (state.report = report))
+    const built = await ensureDeferredIndex(index, () => (state.report = report))
     if (built) {
       state.report = { ...report, state: 'done', changed: 1, finished_at: new Date().toISOString() }
-      logger.info({ data_migration: changeOrderIndexMigration }, 'built articles_change_order_idx, the changes feed index')
+      logger.info({ data_migration: index.migration }, `built ${index.name}, ${index.purpose}`)
     }
   } catch (error) {
     const message = (error as Error).message
     state.report = { ...report, state: 'failed', error: message }
-    logger.error({ data_migration: changeOrderIndexMigration, err: message }, 'could not build articles_change_order_idx; the changes feed stays exact but sorts, and the next start tries again')
+    logger.error({ data_migration: index.migration, err: message }, `could not build ${index.name}, ${index.purpose}; its queries stay exact but slower, and the next start tries again`)
   }
 }

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { db, sqlPool } from '../../lib/db/client.ts'
-import { ensureChangeOrderIndex } from '../../lib/db/data-migrations/change-order-index.ts'
+import { deferredIndexes, ensureChangeOrderIndex, ensureDeferredIndex } from '../../lib/db/data-migrations/deferred-indexes.ts'
 
 // The changes feed's index on a big archive is built by the server while it serves (the
 // change_sequence migration builds it only up to 250,000 articles): once, and again after a
@@ -13,8 +13,8 @@ afterAll(async () => {
   await db.$disconnect()
 })
 
-describe('the changes feed index', () => {
-  it('is left alone when it is there, built when it is missing, and built again when a build left it invalid', async () => {
+describe('the indexes a migration leaves to the server on a big archive', () => {
+  it('(the changes feed index) are left alone when there, built when missing, and built again when a build left them invalid', async () => {
     expect(await validity()).toBe(true)
     expect(await ensureChangeOrderIndex()).toBe(false)
 
@@ -30,5 +30,13 @@ describe('the changes feed index', () => {
     expect(await ensureChangeOrderIndex()).toBe(true)
     expect(await validity()).toBe(true)
     expect(await ensureChangeOrderIndex()).toBe(false)
+  })
+  it('includes the slug index, which the content API reads an article by, built the same way', async () => {
+    const slugIndex = deferredIndexes.find((index) => index.name === 'articles_slug_idx')!
+    const valid = async () => (await sqlPool.query<{ valid: boolean | null }>(`SELECT (SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass('articles_slug_idx')) AS valid`)).rows[0]!.valid
+    expect(await valid()).toBe(true)
+    await sqlPool.query('DROP INDEX articles_slug_idx')
+    expect(await ensureDeferredIndex(slugIndex)).toBe(true)
+    expect(await valid()).toBe(true)
   })
 })
