@@ -1,10 +1,16 @@
 import pg from 'pg'
 import { systemActor } from '../lib/tenancy/system-actor.ts'
 import { createApiToken } from '../lib/tokens/api-tokens.ts'
+import { createContentKey } from '../lib/content/content-keys.ts'
 import { hashPassword } from '../lib/auth/passwords.ts'
 import { createId } from '../lib/ids.ts'
 
 export type BenchTenant = { id: string; slug: string; token: string; departmentIds: string[]; authorIds: string[] }
+
+/** A public content key of the newsroom (the content API's rows), minted as an admin would. */
+export async function mintContentKey(tenant: BenchTenant): Promise<string> {
+  return (await createContentKey({ ...(await systemActor(tenant.id))!, user: { id: tenant.authorIds[0]!, role: 'admin' } }, 'bench site')).key
+}
 
 const phaseLog = process.env.BENCH_SEED_PHASES === '1'
 async function phase<T>(name: string, work: () => Promise<T>): Promise<T> {

@@ -14,8 +14,19 @@ type StoredWithLock = StoredArticle & { lock: ArticleLock | null }
 /** The newsroom's article, or a 404: another newsroom's id looks exactly like a missing one. */
 export async function getArticle(actor: Actor, articleId: string): Promise<ArticleWithLock> {
   assertCan(actor, 'articles:read')
-  const row = await readTogether(actor.tenant.id, articleId)
-  if (!row) throw new NotFoundError('article', articleId)
+  const article = await readArticle(actor.tenant.id, articleId)
+  if (!article) throw new NotFoundError('article', articleId)
+  return article
+}
+
+/**
+ * The newsroom's article by id, or undefined, read together with the others asked for in this
+ * turn (readTogether): for callers that decide themselves what a reader may see of it (the
+ * public content API shows only published ones).
+ */
+export async function readArticle(tenantId: string, articleId: string): Promise<ArticleWithLock | undefined> {
+  const row = await readTogether(tenantId, articleId)
+  if (!row) return undefined
   const { lock, ...stored } = row
   return { ...toArticle(stored), lock: lockFromJson(lock) }
 }
