@@ -1,5 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis'
 import { processSingleton } from './process-singleton.ts'
+import { hotSetting } from './config/hot-setting.ts'
 
 // One client per process, however many copies of this module are loaded (process-singleton.ts).
 const shared = processSingleton<{ newsroomRedis?: { url: string; client: Redis } }>('redis', () => ({}))
@@ -34,9 +35,9 @@ export function getRedis(): Redis | undefined {
 
 /** Where Redis is: REDIS_SENTINELS (as "sentinel:<name>@<list>") wins over REDIS_URL. */
 function redisTarget(): string | undefined {
-  const sentinels = process.env.REDIS_SENTINELS?.trim()
-  if (sentinels) return `sentinel:${process.env.REDIS_SENTINEL_NAME || 'newsroom'}@${sentinels}`
-  return process.env.REDIS_URL || undefined
+  const sentinels = hotSetting('REDIS_SENTINELS')?.trim()
+  if (sentinels) return `sentinel:${hotSetting('REDIS_SENTINEL_NAME') || 'newsroom'}@${sentinels}`
+  return hotSetting('REDIS_URL') || undefined
 }
 
 /** Whether Redis is configured and, if so, whether this process reaches it now (for the metric and /readyz). */

@@ -4,6 +4,7 @@ import { processSingleton } from '../process-singleton.ts'
 import { byteBoundedLru } from '../byte-bounded-lru.ts'
 import { getRedis } from '../redis.ts'
 import { bytesPayload, payloadBytes, type TextPayload } from './text-response.ts'
+import { hotSetting } from '../config/hot-setting.ts'
 
 /** `transient`: an answer that may change without a change of the generation (a feed's tail), served but not kept. */
 export type CachedBody = TextPayload & { etag: string; transient?: boolean }
@@ -15,7 +16,7 @@ const ttlSeconds = 30
 /** How long a kept answer may be served (a caller whose answer changes by itself sooner marks it `transient`). */
 export const responseCacheTtlMs = ttlSeconds * 1000
 const maxEntryBytes = 512 * 1024
-const maxLocalBytes = () => Number(process.env.RESPONSE_CACHE_MAX_BYTES ?? 32 * 1024 * 1024)
+const maxLocalBytes = () => Number(hotSetting('RESPONSE_CACHE_MAX_BYTES') ?? 32 * 1024 * 1024)
 
 type LocalEntry = { generation: string; payload: CachedBody; expiresAt: number }
 const local = processSingleton('response cache', () => ({ entries: byteBoundedLru<LocalEntry>(), seen: new Set<string>() }))
@@ -26,7 +27,7 @@ const local = processSingleton('response cache', () => ({ entries: byteBoundedLr
 const doorkeeperSize = 20_000
 
 export function responseCacheEnabled(): boolean {
-  return process.env.RESPONSE_CACHE !== 'off'
+  return hotSetting('RESPONSE_CACHE') !== 'off'
 }
 
 /**

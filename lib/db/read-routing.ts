@@ -7,6 +7,7 @@ import { processSingleton } from '../process-singleton.ts'
 import { hearConnectionErrors } from './heard-errors.ts'
 import { getRedis } from '../redis.ts'
 import { metrics, serverOf } from '../ops/metrics.ts'
+import { hotSetting } from '../config/hot-setting.ts'
 
 /**
  * Where a read goes: the primary, or (with DATABASE_REPLICA_URL) the streaming replica when it
@@ -97,7 +98,7 @@ export async function replicaAnswers(): Promise<boolean> {
 
 /** Whether reads may be routed at all: a replica is configured. */
 export function replicaConfigured(): boolean {
-  return Boolean(process.env.DATABASE_REPLICA_URL)
+  return Boolean(hotSetting('DATABASE_REPLICA_URL'))
 }
 
 const readOnlyScope = processSingleton('read routing scope', () => new AsyncLocalStorage<true>())

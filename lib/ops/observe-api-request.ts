@@ -1,6 +1,7 @@
 import { accessLog, accessLogLine, type AccessLogFields } from './access-log.ts'
 import { requestLogger } from './logger.ts'
 import { metrics } from './metrics.ts'
+import { hotSetting } from '../config/hot-setting.ts'
 
 export type ApiRequestObservation = AccessLogFields
 
@@ -14,7 +15,7 @@ export function observeApiRequest(observation: ApiRequestObservation): void {
   metrics.apiDuration.observe({ route, method: observation.method }, observation.durationMs / 1000)
   if (observation.status === 429) metrics.rateLimitRejections.inc({ caller: observation.tokenId ? 'token' : 'unauthenticated' })
   // `npm run dev` prints lines for people (lib/ops/logger.ts); elsewhere the line is JSON, made by hand.
-  if (process.env.NODE_ENV === 'development') {
+  if (hotSetting('NODE_ENV') === 'development') {
     requestLogger.info(
       {
         request_id: observation.requestId,

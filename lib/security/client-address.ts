@@ -1,3 +1,5 @@
+import { hotSetting } from '../config/hot-setting.ts'
+
 /**
  * The client's address, for the per-address limits (unauthenticated /v1 requests, sign-in).
  *
@@ -15,7 +17,7 @@ export function clientAddress(forwardedFor: string | string[] | null | undefined
   // the request log records asks: 0.7 us each the long way).
   if (!header.includes(',')) return header.trim() || 'unknown'
   const hops = header.split(',').map((hop) => hop.trim()).filter(Boolean)
-  const trusted = Number(process.env.TRUSTED_PROXY_HOPS ?? 0)
+  const trusted = Number(hotSetting('TRUSTED_PROXY_HOPS') ?? 0)
   const index = hops.length - 1 - (Number.isSafeInteger(trusted) && trusted > 0 ? trusted : 0)
   return hops[Math.max(0, index)] ?? 'unknown'
 }

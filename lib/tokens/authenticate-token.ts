@@ -7,6 +7,7 @@ import { effectiveScopes, type Scope } from './scopes.ts'
 import { hashToken, looksLikeToken } from './token-secret.ts'
 import { tokenBounds, type TokenBounds } from './token-bounds.ts'
 import { logger } from '../ops/logger.ts'
+import { hotSetting } from '../config/hot-setting.ts'
 
 export type TokenPrincipal = {
   tokenId: string
@@ -21,7 +22,7 @@ type CacheEntry = { principal: TokenPrincipal | null; expiresAt: number }
 
 // A few seconds of caching spares the database a lookup on every request, while a revoked
 // token, a deactivated owner or a changed role still takes effect within that time.
-const cacheTtlMs = () => Number(process.env.TOKEN_CACHE_TTL_MS ?? 5_000)
+const cacheTtlMs = () => Number(hotSetting('TOKEN_CACHE_TTL_MS') ?? 5_000)
 const maxCacheEntries = 10_000
 // Shared by every copy of this module in the process, so a revocation in the portal clears
 // the cache /v1 reads (see process-singleton.ts).
