@@ -41,9 +41,10 @@ describe('the access log', () => {
     expect(lines.map((line) => line.instance)).toEqual(['app-2', 'app-2', 'app-2'])
   })
 
-  it('writes nothing when LOG_LEVEL is above info', async () => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `const { accessLog } = await import(${JSON.stringify(new URL('./access-log.ts', import.meta.url).pathname)}); console.log(String(accessLog.enabled()))`], { env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn' } })
-    expect(stdout.trim()).toBe('false')
+  it('writes lines at LOG_LEVEL info or below, and none above it or when silent', async () => {
+    const enabledAt = async (level: string) =>
+      (await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `const { accessLog } = await import(${JSON.stringify(new URL('./access-log.ts', import.meta.url).pathname)}); console.log(String(accessLog.enabled()))`], { env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: level } })).stdout.trim()
+    expect(await Promise.all(['debug', 'info', 'warn', 'silent'].map(enabledAt))).toEqual(['true', 'true', 'false', 'false'])
   })
 
   it('escapes what came from outside, so a line stays one JSON object', () => {

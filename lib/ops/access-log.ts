@@ -1,5 +1,6 @@
 import { pino } from 'pino'
 import { processSingleton } from '../process-singleton.ts'
+import { requestLogger } from './logger.ts'
 
 /** What the one line per answered /v1 request says (lib/ops/observe-api-request.ts). */
 export type AccessLogFields = {
@@ -53,8 +54,8 @@ type AccessLog = {
 }
 
 function createAccessLog(): AccessLog {
-  const level = process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'warn' : 'info')
-  const enabled = (pino.levels.values[level] ?? 30) <= 30
+  // As the other lines decide it (LOG_LEVEL, 'silent' included).
+  const enabled = requestLogger.isLevelEnabled('info')
   // A command whose stdout is its output logs to stderr (lib/ops/logger.ts).
   const destination = pino.destination({ dest: process.env.LOG_STREAM === 'stderr' ? 2 : 1, sync: false })
   let waiting = ''
