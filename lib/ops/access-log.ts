@@ -1,5 +1,6 @@
 import { pino } from 'pino'
 import { processSingleton } from '../process-singleton.ts'
+import { hotSetting } from '../config/hot-setting.ts'
 import { requestLogger } from './logger.ts'
 
 /** What the one line per answered /v1 request says (lib/ops/observe-api-request.ts). */
@@ -31,11 +32,9 @@ export function accessLogLine(fields: AccessLogFields, time: number, base: strin
 }
 
 // As the other lines (lib/ops/logger.ts): the instance's name when INSTANCE_NAME is set (npm run cluster).
-let memoisedBase: { instance: string; text: string } | undefined
 function baseFields(): string {
-  const instance = process.env.INSTANCE_NAME ?? ''
-  if (memoisedBase === undefined || memoisedBase.instance !== instance) memoisedBase = { instance, text: instance ? `,"instance":${JSON.stringify(instance)}` : '' }
-  return memoisedBase.text
+  const instance = hotSetting('INSTANCE_NAME')
+  return instance ? `,"instance":${JSON.stringify(instance)}` : ''
 }
 
 // Lines are gathered into one write of this many characters, or every flushEveryMs, whichever

@@ -34,6 +34,7 @@ const perCopyIsHarmless: Record<string, string> = {
   'lib/security/secret-box.ts': 'the derived encryption key',
   'lib/media/storage/media-storage.ts': 'the media store adapter, built from the environment: every copy builds the same (the bytes live in the store, not in the adapter)',
   'lib/webhooks/url-safety.ts': 'the DNS resolver tests replace',
+  'lib/config/hot-setting.ts': "settings read from the environment, memoised in production: every copy reads the same environment",
 }
 
 function sourceFiles(folder: string): string[] {
