@@ -12,7 +12,8 @@
  * (the changes feed's first page, which is never cached), `cached` (one article read again and
  * again, the cache warm: the ceiling rows' request, driven by autocannon for AB_SECONDS a block
  * at AB_CONNECTIONS, its CPU counted per request answered). AB_LOG_LEVEL sets the services'
- * LOG_LEVEL (default warn; info to count the per-request log line).
+ * LOG_LEVEL (default warn; info to count the per-request log line). AB_PORT_BASE: the two
+ * services' ports (4301 and 4302 unless set).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -45,7 +46,9 @@ const { rows: [oneArticle] } = await published.query<{ id: string }>("SELECT id 
 await published.end()
 const children: ChildProcess[] = []
 process.on('exit', () => children.forEach((child) => child.kill('SIGTERM')))
-const ports = [4301, 4302]
+// AB_PORT_BASE: the first side's port (the second's is the next), so that two comparisons on one machine do not collide.
+const portBase = Number(process.env.AB_PORT_BASE ?? 4301)
+const ports = [portBase, portBase + 1]
 for (const [index, dir] of sides.entries()) {
   // Each side as its own `npm start` says (node's flags included, which a change may be).
   const [shell, args] = startCommand(dir)
