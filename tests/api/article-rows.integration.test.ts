@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import { articlesChanged } from '../../lib/articles/article-totals.ts'
 import { deepOffset, listArticles } from '../../lib/articles/list-articles.ts'
 import { db } from '../../lib/db/client.ts'
 import type { ArticleStatus } from '../../lib/db/generated/enums.ts'
@@ -83,6 +84,61 @@ describe('the article list through tenantSql', () => {
     const last = await listArticles(deep.actor('writer'), { limit: 50, offset: deepOffset + 30 })
     expect(last.items).toHaveLength(30)
     expect(last.nextOffset).toBeNull()
+  })
+
+  it('pages the changes feed deep by offset from the marks of pages read before, exactly while the article generation stands', async () => {
+    const deep = await createTestTenant()
+    const tenantId = deep.tenant.id
+    await db.article.createMany({
+      data: Array.from({ length: deepOffset + 80 }, (_, i) => ({
+        id: createId('art'),
+        tenantId,
+        headline: `Feed ${i}`,
+        authorId: deep.users.editor.id,
+        updatedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, (i * 7) % 1_000)),
+      })),
+    })
+    // The feed as PostgreSQL orders it, counted from the start every time.
+    const counted = async (offset: number, limit: number) =>
+      (await db.$queryRawUnsafe<{ id: string }[]>(
+        `SELECT id FROM articles WHERE tenant_id = $1 AND change_xid < articles_change_horizon() ORDER BY change_xid, updated_at, id LIMIT $2 OFFSET $3`,
+        tenantId,
+        limit,
+        offset,
+      )).map((row) => row.id)
+    const feed = async (offset: number) => (await listArticles(deep.actor('writer'), { sort: 'updated_at', limit: 20, offset })).items.map((article) => article.id)
+    const offset = deepOffset + 5
+    const first = await feed(offset)
+    expect(first).toEqual(await counted(offset, 20))
+    // A client walking by offset: each next page starts where the one before ended.
+    expect(await feed(offset + 20)).toEqual(await counted(offset + 20, 20))
+    expect(await feed(offset + 40)).toEqual(await counted(offset + 40, 20))
+    expect(await feed(offset + 70)).toEqual(await counted(offset + 70, 20))
+    expect(await feed(offset + 70)).toHaveLength(5)
+
+    // A change the generation does not record (no write path makes one): the same offset is read
+    // from its mark, not counted again, so the page stays the one before, shifted by nothing.
+    const moved = (await counted(3, 1))[0]!
+    await db.$executeRawUnsafe(`UPDATE articles SET version = version + 1, updated_at = now() WHERE id = $1`, moved)
+    expect(await feed(offset)).toEqual(first)
+    // Once the generation records it, as every write path does, the feed is counted again.
+    await articlesChanged([tenantId])
+    const shifted = await counted(offset, 20)
+    expect(shifted).toEqual([...first.slice(1), (await counted(offset + 19, 1))[0]])
+    expect(await feed(offset)).toEqual(shifted)
+    expect(await feed(offset + 20)).toEqual(await counted(offset + 20, 20))
+
+    // With filters, updated_after's bound among them: marks of their own, on the same terms.
+    const filtered = async (offset: number) =>
+      (await listArticles(deep.actor('writer'), { sort: 'updated_at', limit: 20, offset, author_id: deep.users.editor.id, updated_after: '2026-01-01T00:00:00.000Z' })).items.map((article) => article.id)
+    const countedFiltered = async (offset: number) =>
+      (await db.$queryRawUnsafe<{ id: string }[]>(
+        `SELECT id FROM articles WHERE tenant_id = $1 AND author_id = $2 AND updated_at >= '2026-01-01T00:00:00.000Z' AND change_xid < articles_change_horizon() ORDER BY change_xid, updated_at, id LIMIT 20 OFFSET $3`,
+        tenantId,
+        deep.users.editor.id,
+        offset,
+      )).map((row) => row.id)
+    for (const at of [offset, offset, offset + 20, offset + 25]) expect(await filtered(at)).toEqual(await countedFiltered(at))
   })
 
   it('never reads another tenant’s rows, and refuses a statement without the tenant filter', async () => {
