@@ -9,7 +9,8 @@
  * Each side is a checkout with its `npm run build` done, started as its own package.json says. AB_PATHS names the requests: `phrase`, `rare`
  * (a search each, a new `updated_before` every request, as the bench's "cache cold" rows), `list`
  * (a list page with a new `published_before` every request, as the bench's cold list), `feed`
- * (the changes feed's first page, which is never cached), `cached` (one article read again and
+ * (the changes feed's first page, which is never cached), `deepfeed` (the feed at offset 50,000,
+ * as the bench's row), `cached` (one article read again and
  * again, the cache warm: the ceiling rows' request, driven by autocannon for AB_SECONDS a block
  * at AB_CONNECTIONS, its CPU counted per request answered). AB_LOG_LEVEL sets the services'
  * LOG_LEVEL (default warn; info to count the per-request log line). AB_PORT_BASE: the two
@@ -67,6 +68,7 @@ let stamp = 0
 // somewhere in the newsroom's years of publications (the bench's cold list).
 const pathOf = (kind: string) => {
   if (kind === 'feed') return '/v1/articles?sort=updated_at&limit=50'
+  if (kind === 'deepfeed') return '/v1/articles?sort=updated_at&limit=50&offset=50000'
   if (kind === 'list') return `/v1/articles?limit=50&published_before=${new Date(publicationWindow!.lo.getTime() + Math.random() * (publicationWindow!.hi.getTime() - publicationWindow!.lo.getTime())).toISOString()}`
   return `/v1/articles?q=${encodeURIComponent(queries[kind]!)}&limit=50&updated_before=${new Date(Date.UTC(2100, 0, 1) + stamp++).toISOString()}`
 }
@@ -115,7 +117,7 @@ for (const kind of kinds) {
     }
     continue
   }
-  if (kind !== 'list' && kind !== 'feed' && !queries[kind]) throw new Error(`AB_PATHS: ${kind} is not phrase, rare, list, feed or cached`)
+  if (kind !== 'list' && kind !== 'feed' && kind !== 'deepfeed' && !queries[kind]) throw new Error(`AB_PATHS: ${kind} is not phrase, rare, list, feed, deepfeed or cached`)
   for (const port of ports) await block(port, kind)
   const results = sides.map(() => ({ service: [] as number[], postgres: [] as number[], latencies: [] as number[] }))
   for (let round = 0; round < rounds; round++) {
