@@ -56,8 +56,9 @@ export function generationCounter(kind: 'article' | 'event', reportRedisDown: (e
     ;(redis.sendCommand(new Command('get', [keyOf(tenantId)], { replyEncoding: 'utf8' })) as Promise<string | null>).then(
       (value) => resolve(generationFromRedis(value ?? '')),
       (error: Error) => {
-        reportRedisDown(error)
+        // Answered first: the waiting requests go on uncached whatever reporting does.
         resolve(null)
+        reportRedisDown(error)
       },
     ).finally(() => {
       state.inFlight = false

@@ -1,7 +1,6 @@
-import { pino } from 'pino'
 import { processSingleton } from '../process-singleton.ts'
 import { hotSetting } from '../config/hot-setting.ts'
-import { requestLogger } from './logger.ts'
+import { logDestination, requestLogger } from './logger.ts'
 
 /** What the one line per answered /v1 request says (lib/ops/observe-api-request.ts). */
 export type AccessLogFields = {
@@ -55,8 +54,9 @@ type AccessLog = {
 function createAccessLog(): AccessLog {
   // As the other lines decide it (LOG_LEVEL, 'silent' included).
   const enabled = requestLogger.isLevelEnabled('info')
-  // A command whose stdout is its output logs to stderr (lib/ops/logger.ts).
-  const destination = pino.destination({ dest: process.env.LOG_STREAM === 'stderr' ? 2 : 1, sync: false })
+  // The other lines' destination, written synchronously (logDestination says why), so each
+  // batch goes out whole, in order with every other line, and before the process ends.
+  const destination = logDestination()
   let waiting = ''
   const flush = () => {
     if (waiting === '') return
@@ -65,12 +65,7 @@ function createAccessLog(): AccessLog {
     destination.write(text)
   }
   setInterval(flush, flushEveryMs).unref()
-  process.once('exit', () => {
-    try {
-      flush()
-      destination.flushSync()
-    } catch {}
-  })
+  process.once('exit', flush)
   return {
     enabled: () => enabled,
     append(line) {

@@ -17,6 +17,17 @@ function prettyLine(line: LogLine): string {
 // A command whose stdout is its output (a token, a password, an export archive) logs to stderr.
 const logFd = () => (process.env.LOG_STREAM === 'stderr' ? 2 : 1)
 
+/**
+ * Where every JSON line goes (stdout, or stderr with LOG_STREAM=stderr): one destination for the
+ * loggers and the access log's batches (lib/ops/access-log.ts), written synchronously, as Node
+ * writes console lines to a pipe. Two writers on one pipe cut each other's lines once a write
+ * passes 4 KB, which a JSON-lines collector drops; and an asynchronous write still in flight
+ * when the process exits (the drain's process.exit) is lost.
+ */
+export function logDestination(): { write: (text: string) => unknown } {
+  return processSingleton('log destination', () => pino.destination({ dest: logFd(), sync: true }))
+}
+
 function createLogger({ redact }: { redact: boolean }): Logger {
   const options = {
     level: process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'warn' : 'info'),
@@ -26,9 +37,7 @@ function createLogger({ redact }: { redact: boolean }): Logger {
     // Defence in depth: nothing logs these, and if something ever did, they never reach the log.
     ...(redact && { redact: { paths: ['authorization', 'token', 'secret', 'password', '*.authorization', '*.token', '*.secret', '*.password'], censor: '[redacted]' } }),
   }
-  if (process.env.NODE_ENV !== 'development') {
-    return logFd() === 2 ? pino(options, pino.destination({ dest: 2, sync: true })) : pino(options)
-  }
+  if (process.env.NODE_ENV !== 'development') return pino(options, logDestination())
   return pino(options, { write: (line: string) => void (logFd() === 2 ? process.stderr : process.stdout).write(prettyLine(JSON.parse(line) as LogLine)) })
 }
 
