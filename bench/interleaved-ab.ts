@@ -47,15 +47,27 @@ const { rows: [oneArticle] } = await published.query<{ id: string }>("SELECT id 
 await published.end()
 const children: ChildProcess[] = []
 process.on('exit', () => children.forEach((child) => child.kill('SIGTERM')))
-// AB_PORT_BASE: the first side's port (the second's is the next), so that two comparisons on one machine do not collide.
+// AB_PORT_BASE: the two services' ports are it and the next (4301, 4302 unless given), so that
+// two comparisons on one machine do not collide.
 const portBase = Number(process.env.AB_PORT_BASE ?? 4301)
 const ports = [portBase, portBase + 1]
 for (const [index, dir] of sides.entries()) {
   // Each side as its own `npm start` says (node's flags included, which a change may be).
   const [shell, args] = startCommand(dir)
+  // AB_PROFILE=<dir>: each side writes a CPU profile into <dir>/<side's index> when it is stopped
+  // at the end (AB_HEAP_PROFILE=<dir> a sampling profile of its allocations); AB_TRACE_GC=1
+  // shows each side's --trace-gc lines.
+  const profileFlags = [
+    process.env.AB_PROFILE ? `--cpu-prof --cpu-prof-dir=${process.env.AB_PROFILE}/${index}` : '',
+    process.env.AB_HEAP_PROFILE ? `--heap-prof --heap-prof-dir=${process.env.AB_HEAP_PROFILE}/${index}` : '',
+    process.env.AB_TRACE_GC ? '--trace-gc' : '',
+  ]
+    .filter(Boolean)
+    .join(' ')
+  if (profileFlags) args[1] = args[1]!.replace(/^exec node /, `exec node ${profileFlags} `)
   const child = spawn(shell, args, {
     cwd: dir,
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', process.env.AB_TRACE_GC ? 'inherit' : 'ignore', 'inherit'],
     env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1', SEED: 'false', PORT: String(ports[index]), RATE_LIMIT_ENTERPRISE_PER_MINUTE: '100000000', RATE_LIMIT_STANDARD_PER_MINUTE: '100000000', LOCAL_SECRETS_FILE: '.data/bench-secrets.json', REDIS_URL: 'redis://127.0.0.1:6379', RATE_LIMIT_KEY_PREFIX: `newsroom:ab:${Date.now()}:${index}`, LOG_LEVEL: process.env.AB_LOG_LEVEL ?? 'warn' },
   })
   children.push(child)
@@ -135,4 +147,6 @@ for (const kind of kinds) {
     console.log(`${kind} (${concurrency} connection${concurrency > 1 ? 's' : ''}) ${sides[side]}: service ${Math.round(median(result.service))} µs, PostgreSQL ${Math.round(median(result.postgres))} µs a request (medians of ${rounds} blocks of ${perBlock}; blocks: ${result.service.map(Math.round).join(' ')} / ${result.postgres.map(Math.round).join(' ')}), p50 ${median(result.latencies).toFixed(1)} ms, p99 ${percentile(result.latencies, 0.99).toFixed(1)} ms, peak RSS so far ${memory[side]!.peakMb()} MB`)
   }
 }
+// Stopped and waited for, so that a profile (AB_PROFILE) is written before this ends.
+await Promise.all(children.map((child) => new Promise((resolve) => { child.once('exit', resolve); child.kill('SIGTERM') })))
 process.exit(0)
