@@ -2,7 +2,7 @@ import { ValidationError } from '../errors.ts'
 import { filterFingerprint } from '../signed-cursor.ts'
 import { decodeListCursor, encodeListCursor, type ListPosition, type ListSort } from './list-cursor.ts'
 import { tenantSql, type ReadOptions } from '../tenancy/tenant-sql.ts'
-import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
+import { articleColumns, articleRecordColumns, toArticle, type StoredArticle, type StoredArticleRecord } from './article-rows.ts'
 import type { ListArticlesFilter, ListArticlesQuery } from './article-schemas.ts'
 import { articleTotal } from './article-totals.ts'
 import { countedFromBuckets, countedFromTags, countFromBuckets, countFromTags } from './article-counts.ts'
@@ -80,7 +80,7 @@ export async function listArticleRecords(actor: Actor, query: ListArticlesQuery)
     const page = await relevancePage(tenantId, query)
     return { ...page, items: recordsOfArticles(tenantId, page.items, (item) => item.match && { match: matchRecord(item.match) }) }
   }
-  const page = await orderedPage<StoredArticle>(tenantId, query, articleColumns)
+  const page = await orderedPage<StoredArticleRecord>(tenantId, query, articleRecordColumns)
   return { ...page, items: recordsOfRows(tenantId, page.items) }
 }
 

@@ -3,8 +3,9 @@ import { processSingleton } from '../process-singleton.ts'
 import { byteBoundedLru } from '../byte-bounded-lru.ts'
 import { RenderedJson } from '../rendered-json.ts'
 import type { tenantSql } from '../tenancy/tenant-sql.ts'
-import { articleColumns, toArticle, type StoredArticle } from './article-rows.ts'
-import { toArticleRecord } from './article-record.ts'
+import { articleRecordColumns, type StoredArticleRecord } from './article-rows.ts'
+import { storedArticleRecord, toArticleRecord } from './article-record.ts'
+import type { ArticleRecord } from './article-schemas.ts'
 import type { Article } from '../db/generated/client.ts'
 
 type Sql = ReturnType<typeof tenantSql>
@@ -82,17 +83,17 @@ export async function renderedRecords<Key extends ArticleKey>(sql: Sql, tenantId
   }
   tally(keys.length, keys.length - missing.length)
   if (missing.length > 0) {
-    const rows = await sql.rows<StoredArticle>(`SELECT ${articleColumns} FROM articles WHERE tenant_id = $1 AND id = ANY($2::text[])`, [missing], { prepare: true })
+    const rows = await sql.rows<StoredArticleRecord>(`SELECT ${articleRecordColumns} FROM articles WHERE tenant_id = $1 AND id = ANY($2::text[])`, [missing], { prepare: true })
     const named = new Map(keys.map((key) => [key.id, key]))
     if (rows.length < missing.length || rows.some((row) => !sameVersion(row, named.get(row.id)!))) throw new ChangedWhileReadByKey()
-    for (const row of rows) found.set(row.id, renderAndKeep(tenantId, row, toArticle(row), keeping))
+    for (const row of rows) found.set(row.id, renderAndKeep(tenantId, row, storedArticleRecord(row), keeping))
   }
   return keys.map((key) => new RenderedJson(found.get(key.id)!, membersOf?.(key)))
 }
 
 /** The records of rows a page read whole: kept ones reused, the others rendered and kept. */
-export function recordsOfRows(tenantId: string, rows: StoredArticle[]): RenderedJson[] {
-  return recordsOf(tenantId, rows.map((row) => ({ key: row, article: () => toArticle(row) })))
+export function recordsOfRows(tenantId: string, rows: StoredArticleRecord[]): RenderedJson[] {
+  return recordsOf(tenantId, rows.map((row) => ({ key: row, record: () => storedArticleRecord(row) })))
 }
 
 /**
@@ -100,16 +101,16 @@ export function recordsOfRows(tenantId: string, rows: StoredArticle[]): Rendered
  * by `membersOf` it (its match), as recordsOfRows shows rows.
  */
 export function recordsOfArticles<Shown extends Article>(tenantId: string, articles: Shown[], membersOf: (article: Shown) => Record<string, unknown> | undefined): RenderedJson[] {
-  return recordsOf(tenantId, articles.map((article) => ({ key: article, article: () => article, members: membersOf(article) })))
+  return recordsOf(tenantId, articles.map((article) => ({ key: article, record: () => toArticleRecord(article), members: membersOf(article) })))
 }
 
-function recordsOf(tenantId: string, shown: { key: ArticleKey; article: () => Article; members?: Record<string, unknown> }[]): RenderedJson[] {
+function recordsOf(tenantId: string, shown: { key: ArticleKey; record: () => ArticleRecord; members?: Record<string, unknown> }[]): RenderedJson[] {
   const keeping = !backfillState.bodiesMayBeUnclean
   let found = 0
-  const records = shown.map(({ key, article, members }) => {
+  const records = shown.map(({ key, record: recordOf, members }) => {
     const record = keeping ? kept.get(keyOf(tenantId, key)) : undefined
     if (record) found++
-    return new RenderedJson(record ?? renderAndKeep(tenantId, key, article(), keeping), members)
+    return new RenderedJson(record ?? renderAndKeep(tenantId, key, recordOf(), keeping), members)
   })
   // Counted as a read by key would have found them, so that traffic that now overlaps turns the
   // pages back to reading by key.
@@ -122,11 +123,11 @@ export function sameVersion(read: { version: number; updatedAt: Date }, named: {
   return read.version === named.version && read.updatedAt.getTime() === named.updatedAt.getTime()
 }
 
-function renderAndKeep(tenantId: string, key: ArticleKey, article: Article, keeping: boolean): Buffer {
+function renderAndKeep(tenantId: string, key: ArticleKey, shown: ArticleRecord, keeping: boolean): Buffer {
   // One record is ~4 KB: V8's own JSON.stringify, flattened and encoded once, costs less than
   // jsonBytes' member-by-member pieces, which are for the 200 KB page (in-process, 400 cold
   // pages of 50 a round, eight rounds: the service's CPU a page 2,386 -> 2,046 µs, the bytes equal).
-  const record = Buffer.from(JSON.stringify(toArticleRecord(article)))
+  const record = Buffer.from(JSON.stringify(shown))
   if (keeping) keep(keyOf(tenantId, key), record)
   return record
 }

@@ -5,6 +5,8 @@ import { db } from '../../lib/db/client.ts'
 import type { ArticleStatus } from '../../lib/db/generated/enums.ts'
 import { createId } from '../../lib/ids.ts'
 import { tenantSql } from '../../lib/tenancy/tenant-sql.ts'
+import { articleRecordColumns, type StoredArticleRecord } from '../../lib/articles/article-rows.ts'
+import { storedArticleRecord, toArticleRecord } from '../../lib/articles/article-record.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 
 // The article list reads through tenantSql instead of Prisma, for speed. It must return exactly
@@ -139,6 +141,16 @@ describe('the article list through tenantSql', () => {
         offset,
       )).map((row) => row.id)
     for (const at of [offset, offset, offset + 20, offset + 25]) expect(await filtered(at)).toEqual(await countedFiltered(at))
+  })
+
+  it('renders the same record from a row read with articleRecordColumns as from the Prisma article', async () => {
+    const tenantId = newsroom.tenant.id
+    const articles = await db.article.findMany({ where: { tenantId }, orderBy: { id: 'asc' } })
+    const rows = await tenantSql(tenantId).rows<StoredArticleRecord>(`SELECT ${articleRecordColumns} FROM articles WHERE tenant_id = $1 ORDER BY id`)
+    expect(rows.map((row) => JSON.stringify(storedArticleRecord(row)))).toEqual(articles.map((article) => JSON.stringify(toArticleRecord(article))))
+    // Every state, the in-review spelling among them, and a slug that follows the headline.
+    expect(new Set(rows.map((row) => row.status))).toEqual(new Set(['draft', 'in-review', 'approved', 'published', 'archived']))
+    expect(rows.some((row) => row.slug === null)).toBe(true)
   })
 
   it('never reads another tenant’s rows, and refuses a statement without the tenant filter', async () => {
