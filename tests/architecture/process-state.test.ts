@@ -32,6 +32,7 @@ const perCopyIsHarmless: Record<string, string> = {
   'lib/tenancy/tenant-db.ts': 'tenant-scoped Prisma clients over the one shared pool',
   'lib/tenancy/tenant-sql.ts': 'prepared statements\' names by their text, memoised: every copy names a text alike',
   'lib/security/secret-box.ts': 'the derived encryption key',
+  'lib/signed-cursor.ts': 'the cursor signing key derived from the secret: every copy derives the same',
   'lib/media/storage/media-storage.ts': 'the media store adapter, built from the environment: every copy builds the same (the bytes live in the store, not in the adapter)',
   'lib/webhooks/url-safety.ts': 'the DNS resolver tests replace',
   'lib/config/hot-setting.ts': "settings read from the environment, memoised in production: every copy reads the same environment",
