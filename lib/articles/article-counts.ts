@@ -98,10 +98,21 @@ export async function countFromTags(sql: Sql, filter: ListArticlesFilter & { tag
 /** The exact number of articles matching a filter countedFromBuckets accepts. */
 export async function countFromBuckets(sql: Sql, filter: ListArticlesFilter, options: ReadOptions = {}): Promise<number> {
   const values: unknown[] = []
-  const param = (value: unknown) => {
+  const total = bucketTotalExpression(filter, (value) => {
     values.push(value)
     return `$${values.length + 1}`
-  }
+  })
+  if (total === null) return 0
+  const [row] = await sql.rows<{ total: string }>(`SELECT (${total})::text AS total`, values, options)
+  return Number(row!.total)
+}
+
+/**
+ * countFromBuckets' sum as an SQL expression over the tenant's $1, each other value given to
+ * `param` for its placeholder, or null when nothing is counted (the total is 0): for a statement
+ * that reads the total with its page (list-articles.ts).
+ */
+export function bucketTotalExpression(filter: ListArticlesFilter, param: (value: unknown) => string): string | null {
   const keyConditions: string[] = []
   const articleConditions: string[] = []
   if (filter.status) {
@@ -134,7 +145,5 @@ export async function countFromBuckets(sql: Sql, filter: ListArticlesFilter, opt
       parts.push(`(SELECT count(*) FROM articles WHERE tenant_id = $1${articlesKeyed} AND published_at >= ${param(new Date(edge.from))} AND published_at < ${param(new Date(edge.to))})`)
     }
   }
-  if (parts.length === 0) return 0
-  const [row] = await sql.rows<{ total: string }>(`SELECT (${parts.join(' + ')})::text AS total`, values, options)
-  return Number(row!.total)
+  return parts.length === 0 ? null : parts.join(' + ')
 }

@@ -1,7 +1,8 @@
-import { beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
+import pg from 'pg'
 import { db } from '../../lib/db/client.ts'
 import { createId } from '../../lib/ids.ts'
-import { listArticles } from '../../lib/articles/list-articles.ts'
+import { listArticleRecords, listArticles } from '../../lib/articles/list-articles.ts'
 import { planStableFilter } from '../../lib/articles/plan-stable-filter.ts'
 import { listArticlesQuerySchema } from '../../lib/articles/article-schemas.ts'
 import { parseInput } from '../../lib/parse-input.ts'
@@ -67,6 +68,35 @@ describe('lists bounded by time, run as prepared statements', () => {
     const theirs = await listArticles(other.actor(), query({ limit: '200', published_before: new Date(start + 50 * 3_600_000).toISOString() }))
     expect(theirs.items.length).toBeGreaterThan(0)
     expect(theirs.items.every((item) => item.tenantId === other.tenant.id)).toBe(true)
+  })
+
+  it('reads a page of records and its total in one statement, the same page and total as the list', async () => {
+    const sent = vi.spyOn(pg.Client.prototype, 'query')
+    const bounds = Array.from({ length: 30 }, (_, step) => new Date(start + step * 9_000_000 + 1_800_000).toISOString())
+    const shown = async (input: Record<string, string>) => JSON.parse(JSON.stringify(await listArticleRecords(newsroom.actor(), query(input)))) as { items: { article_id: string }[]; total: number; nextOffset: number | null }
+    // Warmed once, so that the count below sees only the pages' own statements.
+    await shown({ limit: '7', published_before: bounds[0]! })
+    sent.mockClear()
+    for (const bound of bounds) {
+      const page = await shown({ limit: '7', published_before: bound })
+      const want = expected(Date.parse(bound))
+      expect(page.items.map((item) => item.article_id)).toEqual(want.slice(0, 7))
+      expect(page.total).toBe(want.length)
+    }
+    // One statement a page (two before: the page and the kept counts' sum, each on its
+    // connection), and at most one more where a connection is opened meanwhile (its setting).
+    expect(sent.mock.calls.length).toBeLessThanOrEqual(bounds.length + 1)
+    sent.mockRestore()
+    // Past the end, the page carries no total: it is counted alone, as the list counts it.
+    const all = expected()
+    for (const offset of ['0', String(all.length - 3), String(all.length), String(all.length + 40)]) {
+      const page = await shown({ limit: '7', offset, published_after: new Date(start).toISOString() })
+      const list = await listArticles(newsroom.actor(), query({ limit: '7', offset, published_after: new Date(start).toISOString() }))
+      expect(page.items.map((item) => item.article_id)).toEqual(list.items.map((item) => item.id))
+      expect([page.total, page.nextOffset]).toEqual([list.total, list.nextOffset])
+    }
+    const empty = await shown({ limit: '7', published_before: new Date(start - 1).toISOString() })
+    expect([empty.items, empty.total]).toEqual([[], 0])
   })
 
   it('plans afresh any filter whose best plan depends on its value', () => {
