@@ -11,7 +11,7 @@ import { matchRecord, searchArticleKeyPage, searchArticlePage, searchCondition, 
 import { assertCan } from '../auth/permissions.ts'
 import { changesFeedRows } from './changes-feed.ts'
 import { genericPlanFilter, planStableFilter } from './plan-stable-filter.ts'
-import { articleKeyColumns, ChangedWhileReadByKey, readByKey, recordsOfArticles, recordsOfRows, renderedRecords, type ArticleKey } from './rendered-records.ts'
+import { articleKeyColumns, ChangedWhileReadByKey, readByKey, recordOfRow, recordsOfArticles, recordsOfRows, renderedRecords, tallyPage, type ArticleKey } from './rendered-records.ts'
 import type { RenderedJson } from '../rendered-json.ts'
 import type { Actor } from '../tenancy/actor.ts'
 
@@ -80,7 +80,21 @@ export async function listArticleRecords(actor: Actor, query: ListArticlesQuery)
     const page = await relevancePage(tenantId, query)
     return { ...page, items: recordsOfArticles(tenantId, page.items, (item) => item.match && { match: matchRecord(item.match) }) }
   }
-  const page = await orderedPage<StoredArticleRecord>(tenantId, query, articleRecordColumns, { totalWithPage: true })
+  if (pagedWithTotal(query)) {
+    // Each row rendered as it is read, and only its key and record kept (pageWithTotal).
+    let found = 0
+    const page = await orderedPage<ArticleKey & { record: RenderedJson }>(tenantId, query, articleRecordColumns, {
+      totalWithPage: true,
+      mapRow: (row: StoredArticleRecord) => {
+        const shown = recordOfRow(tenantId, row)
+        if (shown.found) found++
+        return { id: row.id, version: row.version, updatedAt: row.updatedAt, publishedAt: row.publishedAt, createdAt: row.createdAt, record: shown.record }
+      },
+    })
+    tallyPage(page.items.length, found)
+    return { ...page, items: page.items.map((item) => item.record) }
+  }
+  const page = await orderedPage<StoredArticleRecord>(tenantId, query, articleRecordColumns)
   return { ...page, items: recordsOfRows(tenantId, page.items) }
 }
 
@@ -128,7 +142,7 @@ function relevanceInput(query: ListArticlesQuery) {
  * `totalWithPage`: where the total is summed from the kept counts, it may be read by the page's
  * own statement, in a column of each row (whoever shows the rows then ignores it).
  */
-async function orderedPage<Row extends ArticleKey>(tenantId: string, query: ListArticlesQuery, columns: string, { totalWithPage = false } = {}): Promise<Page<Row>> {
+async function orderedPage<Row extends ArticleKey>(tenantId: string, query: ListArticlesQuery, columns: string, { totalWithPage = false, mapRow }: { totalWithPage?: boolean; mapRow?: (row: StoredArticleRecord) => Row } = {}): Promise<Page<Row>> {
   const { limit, offset, cursor, sort: requestedSort, ...filter } = query
   const sort = requestedSort ?? 'published_at'
   const sql = tenantSql(tenantId)
@@ -144,8 +158,8 @@ async function orderedPage<Row extends ArticleKey>(tenantId: string, query: List
   // A page so filtered is planned on every run otherwise (0.11 ms of a cold list's 0.85 ms page
   // statement at 1,000,000 articles); its generic plan is the same index range.
   const generic = genericPlanFilter(filter, sort)
-  if (totalWithPage && sort === 'published_at' && !after && offset < deepOffset && countedFromBuckets(filter)) {
-    return pageWithTotal<Row>({ sql, columns, where, values, options: { prepare, generic } }, filter, { tenantId, fingerprint, limit, offset })
+  if (totalWithPage && pagedWithTotal(query)) {
+    return pageWithTotal<Row>({ sql, columns, where, values, options: { prepare, generic } }, filter, { tenantId, fingerprint, limit, offset, mapRow })
   }
   const total = countedFromBuckets(filter)
     ? countFromBuckets(sql, filter, { prepare })
@@ -170,6 +184,12 @@ async function orderedPage<Row extends ArticleKey>(tenantId: string, query: List
   return { ...page, nextCursor: nextCursor(tenantId, fingerprint, sort, page, after, lastChangeXid) }
 }
 
+/** Whether a page is read with its total (pageWithTotal): in list order near the top, its total summed from the kept counts. */
+function pagedWithTotal(query: ListArticlesQuery): boolean {
+  const { limit: _limit, offset, cursor, sort, ...filter } = query
+  return (sort ?? 'published_at') === 'published_at' && cursor === undefined && offset < deepOffset && countedFromBuckets(filter)
+}
+
 /**
  * A page in list order near the top, and its total summed from the kept counts, read by one
  * statement: the sum is the statement's uncorrelated subquery, run once, its value a column of
@@ -178,7 +198,11 @@ async function orderedPage<Row extends ArticleKey>(tenantId: string, query: List
  * profile at 1,000,000 articles; the baseline sends one. Page and total now share one snapshot.
  * A page with no rows (past the end) carries no total, which is then read alone.
  */
-async function pageWithTotal<Row extends ArticleKey>(read: PageRead, filter: ListFilter, { tenantId, fingerprint, limit, offset }: { tenantId: string; fingerprint: string; limit: number; offset: number }): Promise<Page<Row>> {
+async function pageWithTotal<Row extends ArticleKey>(
+  read: PageRead,
+  filter: ListFilter,
+  { tenantId, fingerprint, limit, offset, mapRow }: { tenantId: string; fingerprint: string; limit: number; offset: number; mapRow?: (row: StoredArticleRecord) => Row },
+): Promise<Page<Row>> {
   const { sql, columns, where, values, options } = read
   const statementValues: unknown[] = [...values, limit, offset]
   const totalSum = bucketTotalExpression(filter, (value) => {
@@ -186,13 +210,18 @@ async function pageWithTotal<Row extends ArticleKey>(read: PageRead, filter: Lis
     return `$${statementValues.length + 1}`
   })
   const page = values.length + 2
-  const rows = await sql.rows<Row & { listTotal: string }>(
-    `SELECT ${columns}, (${totalSum ?? '0'})::text AS "listTotal" FROM articles WHERE ${where} ORDER BY ${listOrder} LIMIT $${page} OFFSET $${page + 1}`,
-    statementValues,
-    options,
-  )
+  const text = `SELECT ${columns}, (${totalSum ?? '0'})::text AS "listTotal" FROM articles WHERE ${where} ORDER BY ${listOrder} LIMIT $${page} OFFSET $${page + 1}`
+  // The total read off the first row; each row kept as mapRow makes it, as it is read.
+  let listTotal: string | undefined
+  const rows = mapRow
+    ? await sql.mappedRows(text, statementValues, options, (row: StoredArticleRecord & { listTotal: string }) => {
+        listTotal ??= row.listTotal
+        return mapRow(row)
+      })
+    : await sql.rows<Row & { listTotal: string }>(text, statementValues, options)
+  listTotal ??= (rows[0] as { listTotal?: string } | undefined)?.listTotal
   // An empty first page's total is 0 whatever the count (toPage).
-  const counted = rows.length > 0 ? Number(rows[0]!.listTotal) : offset === 0 ? 0 : await countFromBuckets(sql, filter, { prepare: options.prepare })
+  const counted = rows.length > 0 ? Number(listTotal) : offset === 0 ? 0 : await countFromBuckets(sql, filter, { prepare: options.prepare })
   const listed = toPage<Row>(rows, counted, { limit, offset })
   return { ...listed, nextCursor: nextCursor(tenantId, fingerprint, 'published_at', listed, null, null) }
 }

@@ -97,6 +97,23 @@ export function recordsOfRows(tenantId: string, rows: StoredArticleRecord[]): Re
 }
 
 /**
+ * One row's record, as recordsOfRows shows it, for a page whose rows are rendered as they are
+ * read (list-articles.ts): with whether it was found kept, for tallyPage once the page is read.
+ */
+export function recordOfRow(tenantId: string, row: StoredArticleRecord): { record: RenderedJson; found: boolean } {
+  const keeping = !backfillState.bodiesMayBeUnclean
+  const kept = keeping ? keptRecord(tenantId, row) : undefined
+  return { record: new RenderedJson(kept ?? renderAndKeep(tenantId, row, storedArticleRecord(row), keeping)), found: kept !== undefined }
+}
+
+/** Counts a page rendered by recordOfRow as recordsOfRows counts its pages (readByKey). */
+export function tallyPage(asked: number, found: number): void {
+  tally(asked, found)
+}
+
+const keptRecord = (tenantId: string, key: ArticleKey) => kept.get(keyOf(tenantId, key))
+
+/**
  * The records of articles a page read whole as objects (a search by relevance), each followed
  * by `membersOf` it (its match), as recordsOfRows shows rows.
  */

@@ -118,8 +118,13 @@ export function readOnly<T>(work: () => Promise<T>): Promise<T> {
  * With `preparedName`, as that prepared statement of the connection it runs on (prepared-query.ts),
  * and with `generic` too, on a connection that keeps one generic plan for it (generic-plan-pool.ts).
  */
-export async function routedQuery<Row extends pg.QueryResultRow>(tenantId: string, text: string, values: unknown[], preparedName?: string, generic = false): Promise<pg.QueryResult<Row>> {
-  const on = async (pool: pg.Pool) => (preparedName === undefined ? pool.query<Row>(text, values) : preparedQuery<Row>(generic ? await genericPlanPool(pool) : pool, preparedName, text, values))
+export async function routedQuery<Row extends pg.QueryResultRow>(tenantId: string, text: string, values: unknown[], preparedName?: string, generic = false, mapRow?: (row: pg.QueryResultRow) => Row): Promise<pg.QueryResult<Row>> {
+  // `mapRow`: each row as the caller keeps it, mapped as it is read where the statement is prepared, else after.
+  const unprepared = async (pool: pg.Pool) => {
+    const result = await pool.query(text, values)
+    return mapRow ? { ...result, rows: result.rows.map(mapRow) } : (result as pg.QueryResult<Row>)
+  }
+  const on = async (pool: pg.Pool) => (preparedName === undefined ? unprepared(pool) : preparedQuery<Row>(generic ? await genericPlanPool(pool) : pool, preparedName, text, values, mapRow))
   if (!replicaConfigured() || !readOnlyScope.getStore() || (await chooseSource(tenantId)) === 'primary') return on(sqlPool)
   try {
     return await on(replicaPool()!)

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type pg from 'pg'
 import { routedQuery } from '../db/read-routing.ts'
 
 export type ReadOptions = {
@@ -55,6 +56,13 @@ export function tenantSql(tenantId: string) {
       const preparedName = prepare || generic ? preparedNameOf(text) : undefined
       const result = await routedQuery(tenantId, text, [tenantId, ...values], preparedName, generic)
       return result.rows as Row[]
+    },
+    /** As rows, each row mapped by `mapRow` as it is read (a prepared statement's) and only that kept. */
+    async mappedRows<Row, Mapped extends object>(text: string, values: unknown[], options: ReadOptions, mapRow: (row: Row) => Mapped): Promise<Mapped[]> {
+      if (!/\btenant_id = \$1\b/.test(text)) throw new Error(`tenantSql: a statement must filter on tenant_id = $1: ${text.slice(0, 80)}`)
+      const preparedName = options.prepare || options.generic ? preparedNameOf(text) : undefined
+      const result = await routedQuery<Mapped & pg.QueryResultRow>(tenantId, text, [tenantId, ...values], preparedName, options.generic ?? false, (row) => mapRow(row as Row) as Mapped & pg.QueryResultRow)
+      return result.rows
     },
   }
 }
