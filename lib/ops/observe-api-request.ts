@@ -14,22 +14,13 @@ export function observeApiRequest(observation: ApiRequestObservation): void {
   metrics.apiRequests.inc({ route, method: observation.method, status: String(observation.status) })
   metrics.apiDuration.observe({ route, method: observation.method }, observation.durationMs / 1000)
   if (observation.status === 429) metrics.rateLimitRejections.inc({ caller: observation.tokenId ? 'token' : 'unauthenticated' })
-  // `npm run dev` prints lines for people (lib/ops/logger.ts); elsewhere the line is JSON, made by hand.
+  if (!accessLog.enabled()) return
+  const line = accessLogLine(observation, Date.now())
+  // `npm run dev` prints lines for people (lib/ops/logger.ts): the same fields, through its logger.
   if (hotSetting('NODE_ENV') === 'development') {
-    requestLogger.info(
-      {
-        request_id: observation.requestId,
-        tenant_id: observation.tenantId,
-        token_id: observation.tokenId,
-        method: observation.method,
-        route,
-        status: observation.status,
-        duration_ms: Math.round(observation.durationMs * 10) / 10,
-        ...(observation.problemCode && { problem: observation.problemCode }),
-      },
-      'api request',
-    )
-  } else if (accessLog.enabled()) {
-    accessLog.append(accessLogLine(observation, Date.now()))
+    const { level: _level, time: _time, msg, ...fields } = JSON.parse(line) as Record<string, unknown>
+    requestLogger.info(fields, String(msg))
+  } else {
+    accessLog.append(line)
   }
 }

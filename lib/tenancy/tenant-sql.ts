@@ -50,19 +50,20 @@ function preparedNameOf(text: string): string {
 export function tenantSql(tenantId: string) {
   return {
     tenantId,
-    async rows<Row>(text: string, values: unknown[] = [], { prepare = false, generic = false }: ReadOptions = {}): Promise<Row[]> {
-      if (!/\btenant_id = \$1\b/.test(text)) throw new Error(`tenantSql: a statement must filter on tenant_id = $1: ${text.slice(0, 80)}`)
-      // Named by the text, so one text is prepared once per connection whoever runs it.
-      const preparedName = prepare || generic ? preparedNameOf(text) : undefined
-      const result = await routedQuery(tenantId, text, [tenantId, ...values], preparedName, generic)
-      return result.rows as Row[]
+    async rows<Row>(text: string, values: unknown[] = [], options: ReadOptions = {}): Promise<Row[]> {
+      return (await read(tenantId, text, values, options)).rows as Row[]
     },
     /** As rows, each row mapped by `mapRow` as it is read (a prepared statement's) and only that kept. */
     async mappedRows<Row, Mapped extends object>(text: string, values: unknown[], options: ReadOptions, mapRow: (row: Row) => Mapped): Promise<Mapped[]> {
-      if (!/\btenant_id = \$1\b/.test(text)) throw new Error(`tenantSql: a statement must filter on tenant_id = $1: ${text.slice(0, 80)}`)
-      const preparedName = options.prepare || options.generic ? preparedNameOf(text) : undefined
-      const result = await routedQuery<Mapped & pg.QueryResultRow>(tenantId, text, [tenantId, ...values], preparedName, options.generic ?? false, (row) => mapRow(row as Row) as Mapped & pg.QueryResultRow)
-      return result.rows
+      return (await read(tenantId, text, values, options, (row) => mapRow(row as Row) as Mapped & pg.QueryResultRow)).rows as Mapped[]
     },
   }
+}
+
+/** The one read of both: the tenant filter checked, the statement prepared by its text when asked. */
+function read(tenantId: string, text: string, values: unknown[], { prepare = false, generic = false }: ReadOptions, mapRow?: (row: pg.QueryResultRow) => pg.QueryResultRow): Promise<pg.QueryResult> {
+  if (!/\btenant_id = \$1\b/.test(text)) throw new Error(`tenantSql: a statement must filter on tenant_id = $1: ${text.slice(0, 80)}`)
+  // Named by the text, so one text is prepared once per connection whoever runs it.
+  const preparedName = prepare || generic ? preparedNameOf(text) : undefined
+  return routedQuery(tenantId, text, [tenantId, ...values], preparedName, generic, mapRow)
 }
