@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { deepOffset, listArticles } from '../../lib/articles/list-articles.ts'
+import { updateArticle } from '../../lib/articles/update-article.ts'
+import { db } from '../../lib/db/client.ts'
+import { createId } from '../../lib/ids.ts'
+import { closeRedis, getRedis } from '../../lib/redis.ts'
+import { responseCacheTtlMs } from '../../lib/api/response-cache.ts'
+import { createTestTenant } from '../support/fixtures.ts'
+import { testRedisUrl } from '../support/test-env.ts'
+
+// break50b: the changes feed's deep-offset marks (lib/articles/changes-feed.ts) are kept per
+// process under the article generation with no expiry. Every other cache keyed on that
+// generation (the response cache, the list totals) is bounded by a 30 s TTL, because an advance
+// can be lost: Redis unreachable for the writer (generation-counter.ts: incr(...).catch(report)
+// — the write is still acknowledged), or a crash between commit and INCR. When that happens the
+// marks go on being used for as long as the newsroom has no further write, and a sync client
+// walking the feed by offset is given pages that skip or repeat articles.
+
+beforeAll(() => {
+  process.env.REDIS_URL = testRedisUrl
+})
+
+afterAll(async () => {
+  vi.useRealTimers()
+  await closeRedis()
+  delete process.env.REDIS_URL
+})
+
+describe('the changes feed deep by offset after a lost generation advance', () => {
+  it('is exact again once the time the other generation caches are bounded by has passed', async () => {
+    const deep = await createTestTenant()
+    const tenantId = deep.tenant.id
+    await db.article.createMany({
+      data: Array.from({ length: deepOffset + 40 }, (_, i) => ({
+        id: createId('art'),
+        tenantId,
+        headline: `Feed ${i}`,
+        authorId: deep.users.editor.id,
+        updatedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, (i * 7) % 1_000)),
+      })),
+    })
+    const counted = async (offset: number, limit: number) =>
+      (await db.$queryRawUnsafe<{ id: string }[]>(
+        `SELECT id FROM articles WHERE tenant_id = $1 AND change_xid < articles_change_horizon() ORDER BY change_xid, updated_at, id LIMIT $2 OFFSET $3`,
+        tenantId,
+        limit,
+        offset,
+      )).map((row) => row.id)
+    const feed = async (offset: number) => (await listArticles(deep.actor('writer'), { sort: 'updated_at', limit: 20, offset })).items.map((article) => article.id)
+    const offset = deepOffset + 5
+    const first = await feed(offset)
+    expect(first).toEqual(await counted(offset, 20))
+
+    // An editor saves an early article while the INCR does not reach Redis (a blip, a failover):
+    // the write commits and is acknowledged.
+    const moved = (await counted(3, 1))[0]!
+    const incr = vi.spyOn(getRedis()!, 'incr').mockRejectedValueOnce(new Error('Connection is closed.'))
+    await updateArticle(deep.actor('editor'), moved, { headline: 'Moved to the end of the feed' }, { overrideLock: true })
+    expect(incr).toHaveBeenCalled()
+    incr.mockRestore()
+
+    // Well past the 30 s every other generation-keyed cache is bounded by.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + responseCacheTtlMs + 5_000 })
+    const truth = await counted(offset, 20)
+    expect(truth).not.toEqual(first) // the save moved an article from before the page to the feed's end
+    expect(await feed(offset)).toEqual(truth)
+  }, 60_000)
+})
