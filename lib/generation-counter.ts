@@ -34,6 +34,13 @@ export async function readyRedis(): Promise<Redis | undefined> {
   return redis
 }
 
+/**
+ * How long anything kept under a generation may be used: its advance is what keeps such a thing
+ * exact, and one lost with Redis (the write was still answered) must leave it wrong this long at
+ * most. The response cache, the list totals and the changes feed's marks all end by it.
+ */
+export const generationKeptSeconds = 30
+
 type GenerationReads = {
   /** A GET for this newsroom is on its way to Redis. */
   inFlight: boolean

@@ -3,6 +3,7 @@ import { articleGeneration } from '../articles/article-totals.ts'
 import { processSingleton } from '../process-singleton.ts'
 import { byteBoundedLru } from '../byte-bounded-lru.ts'
 import { getRedis } from '../redis.ts'
+import { generationKeptSeconds } from '../generation-counter.ts'
 import { bytesPayload, payloadBytes, type TextPayload } from './text-response.ts'
 import { hotSetting } from '../config/hot-setting.ts'
 
@@ -12,7 +13,7 @@ export type CachedBody = TextPayload & { etag: string; transient?: boolean }
 // Entries live under the tenant's article generation, which every committed article change
 // advances before the writer answers: a read after a write never sees the old answer, on any
 // instance sharing REDIS_URL. The expiry only bounds what a lost advance could leave stale.
-const ttlSeconds = 30
+const ttlSeconds = generationKeptSeconds
 /** How long a kept answer may be served (a caller whose answer changes by itself sooner marks it `transient`). */
 export const responseCacheTtlMs = ttlSeconds * 1000
 const maxEntryBytes = 512 * 1024

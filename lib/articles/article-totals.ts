@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { processSingleton } from '../process-singleton.ts'
-import { generationCounter, readyRedis } from '../generation-counter.ts'
+import { generationCounter, generationKeptSeconds, readyRedis } from '../generation-counter.ts'
 
 /**
  * The `total` of article lists, counted once per change instead of once per request.
@@ -18,7 +18,7 @@ import { generationCounter, readyRedis } from '../generation-counter.ts'
  * list counts every time. The expiry bounds what a lost advance (a crash between commit and
  * dispatch, Redis unreachable for the writer only) can leave stale.
  */
-const totalTtlSeconds = 30
+const totalTtlSeconds = generationKeptSeconds
 const maxLocalEntries = 10_000
 
 const generation = generationCounter('article', reportRedisDown)

@@ -1,6 +1,7 @@
 import { processSingleton } from '../process-singleton.ts'
 import type { ReadOptions, tenantSql } from '../tenancy/tenant-sql.ts'
 import { articleGeneration } from './article-totals.ts'
+import { generationKeptSeconds } from '../generation-counter.ts'
 import type { ListPosition } from './list-cursor.ts'
 
 type Sql = ReturnType<typeof tenantSql>
@@ -62,7 +63,7 @@ export async function changesFeedRows<Row>(
 
 /** Where an offset of a list starts: the feed position of the row before it. */
 type Mark = { changeXid: string; updatedAt: Date; id: string }
-type ListMarks = { generation: string; at: Map<number, Mark> }
+type ListMarks = { generation: string; expiresAt: number; at: Map<number, Mark> }
 // Per process, one entry a list (newsroom, filters): its marks under one article generation.
 const marksByList = processSingleton('changes feed marks', () => new Map<string, ListMarks>())
 const maxLists = 512
@@ -101,9 +102,11 @@ async function deepRows<Row>(
   if (generation === null) return sql.rows<FeedRow>(byIds(pageIds), bounds, options)
   const listKey = `${sql.tenantId}\n${where}${since}\n${JSON.stringify(bounds.slice(values.length + 2))}\n${JSON.stringify(values)}`
   let marks = marksByList.get(listKey)
-  if (!marks || marks.generation !== generation) {
+  // Marks end as everything kept under a generation does (generationKeptSeconds): a lost advance
+  // leaves a page wrong that long at most, not until the newsroom's next write.
+  if (!marks || marks.generation !== generation || marks.expiresAt <= Date.now()) {
     if (!marks && marksByList.size >= maxLists) marksByList.delete(marksByList.keys().next().value!)
-    marks = { generation, at: new Map() }
+    marks = { generation, expiresAt: Date.now() + generationKeptSeconds * 1000, at: new Map() }
     marksByList.set(listKey, marks)
   }
   let nearest: [number, Mark] | null = null

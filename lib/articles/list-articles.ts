@@ -81,17 +81,17 @@ export async function listArticleRecords(actor: Actor, query: ListArticlesQuery)
     return { ...page, items: recordsOfArticles(tenantId, page.items, (item) => item.match && { match: matchRecord(item.match) }) }
   }
   if (pagedWithTotal(query)) {
-    // Each row rendered as it is read, and only its key and record kept (pageWithTotal).
-    let found = 0
-    const page = await orderedPage<ArticleKey & { record: RenderedJson }>(tenantId, query, articleRecordColumns, {
+    // Each row rendered as it is read, and only its key and record kept (pageWithTotal). What a
+    // row says is kept in it, not beside it: a read that fails on the replica runs again on the
+    // primary, and only the attempt that answered counts.
+    const page = await orderedPage<ArticleKey & { record: RenderedJson; found: boolean }>(tenantId, query, articleRecordColumns, {
       totalWithPage: true,
       mapRow: (row: StoredArticleRecord) => {
         const shown = recordOfRow(tenantId, row)
-        if (shown.found) found++
-        return { id: row.id, version: row.version, updatedAt: row.updatedAt, publishedAt: row.publishedAt, createdAt: row.createdAt, record: shown.record }
+        return { id: row.id, version: row.version, updatedAt: row.updatedAt, publishedAt: row.publishedAt, createdAt: row.createdAt, record: shown.record, found: shown.found }
       },
     })
-    tallyPage(page.items.length, found)
+    tallyPage(page.items.length, page.items.filter((item) => item.found).length)
     return { ...page, items: page.items.map((item) => item.record) }
   }
   const page = await orderedPage<StoredArticleRecord>(tenantId, query, articleRecordColumns)
@@ -211,15 +211,12 @@ async function pageWithTotal<Row extends ArticleKey>(
   })
   const page = values.length + 2
   const text = `SELECT ${columns}, (${totalSum ?? '0'})::text AS "listTotal" FROM articles WHERE ${where} ORDER BY ${listOrder} LIMIT $${page} OFFSET $${page + 1}`
-  // The total read off the first row; each row kept as mapRow makes it, as it is read.
-  let listTotal: string | undefined
-  const rows = mapRow
-    ? await sql.mappedRows(text, statementValues, options, (row: StoredArticleRecord & { listTotal: string }) => {
-        listTotal ??= row.listTotal
-        return mapRow(row)
-      })
+  // Each row kept as mapRow makes it, as it is read, with the total beside it: read off the
+  // rows the answering attempt returned (a replica's failed attempt is run again on the primary).
+  const rows: (Row & { listTotal: string })[] = mapRow
+    ? await sql.mappedRows(text, statementValues, options, (row: StoredArticleRecord & { listTotal: string }) => Object.assign(mapRow(row), { listTotal: row.listTotal }))
     : await sql.rows<Row & { listTotal: string }>(text, statementValues, options)
-  listTotal ??= (rows[0] as { listTotal?: string } | undefined)?.listTotal
+  const listTotal = rows[0]?.listTotal
   // An empty first page's total is 0 whatever the count (toPage).
   const counted = rows.length > 0 ? Number(listTotal) : offset === 0 ? 0 : await countFromBuckets(sql, filter, { prepare: options.prepare })
   const listed = toPage<Row>(rows, counted, { limit, offset })
