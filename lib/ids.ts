@@ -11,24 +11,26 @@ const alphabet = '0123456789abcdefghijklmnopqrstuvwxyz'
  */
 export function createId(prefix: IdPrefix, at = Date.now()): string {
   const time = at.toString(36).padStart(9, '0')
-  const random = randomChunk()
+  const from = takeRandomBytes(16)
   let suffix = ''
-  for (let i = 0; i < 16; i++) suffix += alphabet[random[i]! % 36]
+  for (let i = from; i < from + 16; i++) suffix += alphabet[randomPool[i]! % 36]
   return `${prefix}_${time}${suffix}`
 }
 
 // Every request makes at least one id; asking the system for 16 bytes each time was 3% of a
-// GET's CPU. The bytes come from the same CSPRNG, 4 KB at a time, and each is used once.
+// GET's CPU. The bytes come from the same CSPRNG, 4 KB at a time, and each is used once. They
+// are read in place: a subarray per id was a fifth of createId's cost (0.48 against 0.40 µs).
 const randomPool = Buffer.alloc(4096)
 let randomOffset = randomPool.length
 
-function randomChunk(): Buffer {
-  if (randomOffset + 16 > randomPool.length) {
+/** Where in randomPool `count` bytes nobody has used start. */
+function takeRandomBytes(count: number): number {
+  if (randomOffset + count > randomPool.length) {
     randomFillSync(randomPool)
     randomOffset = 0
   }
-  randomOffset += 16
-  return randomPool.subarray(randomOffset - 16, randomOffset)
+  randomOffset += count
+  return randomOffset - count
 }
 
 /** When an id was made (createId's `at`, to the millisecond), or null if it is not one of ours. */
