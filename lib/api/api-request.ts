@@ -11,6 +11,13 @@ export type ApiRequest = {
   readonly url: string
   readonly headers: { get(name: string): string | null }
   readonly body: ReadableStream<Uint8Array> | null
+  /** `url` already parsed, where whoever made the request had to (the production server's router); never modified. */
+  readonly parsedUrl?: URL
+}
+
+/** The request's URL as a URL: the one the server parsed to route it, else parsed here. */
+export function requestUrl(request: ApiRequest): URL {
+  return request.parsedUrl ?? new URL(request.url)
 }
 
 /** The request as a GET, for HEAD: same URL and headers, no body. */

@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { asGet, type ApiRequest } from './api-request.ts'
+import { asGet, requestUrl, type ApiRequest } from './api-request.ts'
 import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { authenticateToken, touchToken, type TokenPrincipal } from '../tokens/authenticate-token.ts'
@@ -91,7 +91,7 @@ export function withApi<
     // The request id carries when the request arrived, which its request log entry is kept under.
     const arrivedAt = Date.now()
     const requestId = createId('req', arrivedAt)
-    const url = new URL(request.url)
+    const url = requestUrl(request)
     const seen: { principal?: TokenPrincipal } = {}
     const response = await answer(request, url, routeContext, requestId, seen)
     observe(request, route, url, response, requestId, arrivedAt, startedAt, seen.principal)
@@ -167,7 +167,8 @@ export function withApi<
         const run = async () => {
           try {
             const params = parseRequestPart(options.params, await routeContext.params, 'path')
-            const query = parseRequestPart(options.query, Object.fromEntries(url.searchParams), 'query')
+            // The query's fields are gathered only for an operation that takes some.
+            const query = options.query ? parseRequestPart(options.query, Object.fromEntries(url.searchParams), 'query') : undefined
             const body = parseRequestPart(options.body, rawBody, 'body')
             const handle = () =>
               handler({
@@ -213,33 +214,38 @@ function observe(request: ApiRequest, route: string, url: URL, response: Respons
     tenantId: principal?.tenant.id,
     tokenId: principal?.tokenId,
   }
-  const done = (problemCode?: string) => {
-    observeApiRequest({ ...observation, problemCode })
-    // The key's own log (Settings → API Keys → a key): only requests a key was recognised for.
-    if (principal && requestLogEnabled()) {
-      recordApiRequest(
-        apiRequestEntry({
-          id: requestId,
-          tenantId: principal.tenant.id,
-          tokenId: principal.tokenId,
-          method: request.method,
-          route,
-          url,
-          forwardedFor: request.headers.get('x-forwarded-for'),
-          status: response.status,
-          problemCode: problemCode ?? null,
-          durationMs: observation.durationMs,
-          arrivedAt,
-        }),
-      )
-    }
+  // Most answers are not problems: they are logged at once, with no closure or copy made for them.
+  if (response.status < 400 || !responseHeader(response, 'content-type')?.includes('problem+json')) {
+    recordObservation(observation, request, url, response.status, arrivedAt, principal, null)
+    return
   }
-  if (response.status < 400 || !responseHeader(response, 'content-type')?.includes('problem+json')) return done()
   void response
     .clone()
     .json()
-    .then((problem: { code?: string }) => done(problem.code))
-    .catch(() => done())
+    .then((problem: { code?: string }) => recordObservation({ ...observation, problemCode: problem.code }, request, url, response.status, arrivedAt, principal, problem.code ?? null))
+    .catch(() => recordObservation(observation, request, url, response.status, arrivedAt, principal, null))
+}
+
+function recordObservation(observation: ApiRequestObservation, request: ApiRequest, url: URL, status: number, arrivedAt: number, principal: TokenPrincipal | undefined, problemCode: string | null): void {
+  observeApiRequest(observation)
+  // The key's own log (Settings → API Keys → a key): only requests a key was recognised for.
+  if (principal && requestLogEnabled()) {
+    recordApiRequest(
+      apiRequestEntry({
+        id: observation.requestId,
+        tenantId: principal.tenant.id,
+        tokenId: principal.tokenId,
+        method: request.method,
+        route: observation.route,
+        url,
+        forwardedFor: request.headers.get('x-forwarded-for'),
+        status,
+        problemCode,
+        durationMs: observation.durationMs,
+        arrivedAt,
+      }),
+    )
+  }
 }
 
 /**

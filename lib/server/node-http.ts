@@ -27,17 +27,21 @@ export function recordPeerAddress(req: IncomingMessage): void {
  * object when asked for, and the body becomes a web stream only when a handler reads it.
  */
 export function toApiRequest(req: IncomingMessage, url: URL): ApiRequest {
-  return new NodeRequestView(req, url.href)
+  return new NodeRequestView(req, url)
 }
 
 class NodeRequestView implements ApiRequest {
   readonly headers: ApiRequest['headers']
   private stream: ReadableStream<Uint8Array> | null | undefined
 
+  readonly url: string
+
   constructor(
     private readonly req: IncomingMessage,
-    readonly url: string,
+    // The listener parsed it to route the request: withApi reads it rather than parsing the text again.
+    readonly parsedUrl: URL,
   ) {
+    this.url = parsedUrl.href
     const headers = req.headers
     // Node joins repeated headers with ', ' (set-cookie aside, which requests do not carry), as Headers#get does.
     this.headers = { get: (name) => headerValue(headers[name.toLowerCase()]) }
@@ -113,9 +117,14 @@ async function streamWebResponse(req: IncomingMessage, res: ServerResponse, resp
   await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>), res)
 }
 
-// Made once per setting rather than once per response; names lower-cased, as answers' are.
+// Made once per setting rather than once per response; names lower-cased, as answers' are. A
+// production server's environment does not change under it, so there they are made once: two
+// process.env reads a response (a native lookup each) were 1 % of a cached GET (issue 50's
+// profile). Tests change the settings under a running process: elsewhere they are read each time.
+const productionProcess = process.env.NODE_ENV === 'production'
 let memoisedSecurityHeaders: { setting: string; entries: [string, string][] } | undefined
 function currentSecurityHeaders(): [string, string][] {
+  if (productionProcess && memoisedSecurityHeaders) return memoisedSecurityHeaders.entries
   const production = process.env.NODE_ENV === 'production'
   const publicUrl = process.env.NEXTAUTH_URL
   const setting = `${production}|${publicUrl ?? ''}`
