@@ -228,9 +228,8 @@ export async function consumeKnownBrowserTry(email: string, proof: string): Prom
  * on a denial.
  */
 export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
-  const window = limiters?.windowSeconds[decision.policy]
   const headers: Record<string, string> = {
-    'RateLimit-Policy': `"${decision.policy}";q=${decision.limit}${window ? `;w=${window}` : ''}`,
+    'RateLimit-Policy': policyHeader(decision.policy, decision.limit),
     RateLimit: `"${decision.policy}";r=${decision.remaining};t=${decision.resetSeconds}`,
     'X-RateLimit-Limit': String(decision.limit),
     'X-RateLimit-Remaining': String(decision.remaining),
@@ -240,6 +239,23 @@ export function rateLimitHeaders(decision: RateLimitDecision): Record<string, st
   }
   if (!decision.allowed) headers['Retry-After'] = String(Math.max(1, decision.retryAfterSeconds))
   return headers
+}
+
+// RateLimit-Policy names a policy's terms, the same for every request under them: made once
+// per policy and limit (the limiters, hence the window, are made anew only by tests).
+let policyHeaders = new Map<string, Map<number, string>>()
+let policyHeadersOf: Limiters | undefined
+function policyHeader(policy: string, limit: number): string {
+  if (policyHeadersOf !== limiters) [policyHeaders, policyHeadersOf] = [new Map(), limiters]
+  let byLimit = policyHeaders.get(policy)
+  if (!byLimit) policyHeaders.set(policy, (byLimit = new Map()))
+  let header = byLimit.get(limit)
+  if (header === undefined) {
+    const window = limiters?.windowSeconds[policy]
+    header = `"${policy}";q=${limit}${window ? `;w=${window}` : ''}`
+    if (byLimit.size < 100) byLimit.set(limit, header)
+  }
+  return header
 }
 
 /** Round trips this process has made to reserve blocks of per-token and per-content-key budgets, and requests it served from blocks without one (reserved-window.ts). */
@@ -270,7 +286,7 @@ async function consume(policy: Policy, key: string, nowMs?: number): Promise<Rat
  * is read beside the decision (`alsoRead` is ignored): most decisions make no round trip.
  */
 async function consumeHeld(policy: Policy, key: string, nowMs?: number, alsoRead?: string, inBlocks = false): Promise<{ decision: RateLimitDecision; release: () => Promise<void>; read?: string }> {
-  const fullKey = `${policy.keyPrefix}:${key}`
+  const fullKey = fullKeyOf(policy, key)
   const windowMs = policy.windowSeconds * 1000
   const redis = getRedis()
   // While the connection is not ready, answer from memory at once, without a round trip.
@@ -310,6 +326,21 @@ const minimumForBlocks = 100
 /** This instance's part of `limit` while it decides alone: limit / RATE_LIMIT_INSTANCES, at least 1. */
 export function localShare(limit: number): number {
   return Math.max(1, Math.floor(limit / positiveInteger('RATE_LIMIT_INSTANCES', 1)))
+}
+
+// A busy token's key, joined once rather than per request: a joined string is new each time,
+// and hashed anew for the lookup of the token's block (reserved-window.ts).
+const fullKeys = new WeakMap<Policy, Map<string, string>>()
+function fullKeyOf(policy: Policy, key: string): string {
+  let joined = fullKeys.get(policy)
+  if (!joined) fullKeys.set(policy, (joined = new Map()))
+  let fullKey = joined.get(key)
+  if (fullKey === undefined) {
+    fullKey = `${policy.keyPrefix}:${key}`
+    if (joined.size >= 10_000) joined.clear()
+    joined.set(key, fullKey)
+  }
+  return fullKey
 }
 
 function decide(policy: Policy, outcome: WindowOutcome): RateLimitDecision {

@@ -85,6 +85,8 @@ export function withApi<
   handler: (context: ApiContext<Infer<QuerySchema>, Infer<BodySchema>, Infer<ParamsSchema>>) => Promise<Response>,
 ): RouteHandler {
   const route = routeTemplate(options.path)
+  // Made once per operation, not per request.
+  const acceptedScopes = [options.scope, ...(options.alsoScopes ?? [])]
   const cacheGeneration = generations[options.cacheGeneration ?? 'articles']
   const serve: RouteHandler = async (request, routeContext) => {
     const startedAt = performance.now()
@@ -146,7 +148,7 @@ export function withApi<
       }
       touchToken(principal.tokenId)
 
-      if (![options.scope, ...(options.alsoScopes ?? [])].some((scope) => hasScope(principal.scopes, scope))) {
+      if (!acceptedScopes.some((scope) => hasScope(principal.scopes, scope))) {
         return problemResponse(
           { code: 'insufficient_scope', detail: `This endpoint needs the ${scopeNames(options.scope, options.alsoScopes)} scope; the token has: ${principal.scopes.join(', ') || 'none'}.` },
           requestId,
@@ -195,7 +197,8 @@ export function withApi<
         return idempotencyKey === null || bindsLater ? run() : runOnce(principal.tokenId, idempotencyKey, requestFingerprint(request.method, url.pathname + url.search, rawBody), run)
       }
       const response = options.body && maxBodyBytes > defaultMaxBodyBytes ? await withLargeBodySlot(respond) : await respond()
-      setResponseHeaders(response, { 'X-Request-Id': requestId, ...headers })
+      setResponseHeaders(response, headers)
+      setResponseHeaders(response, { 'X-Request-Id': requestId })
       return response
     } catch (error) {
       return errorResponse(error, requestId, headers)
