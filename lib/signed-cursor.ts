@@ -9,7 +9,8 @@ import { ValidationError } from './errors.ts'
 let derived: { secret: string; key: KeyObject } | undefined
 
 function signingKey(): KeyObject {
-  const secret = process.env.CURSOR_SECRET ?? process.env.NEXTAUTH_SECRET ?? ''
+  // An empty setting (CURSOR_SECRET= in an env file) is no secret: it counts as unset.
+  const secret = process.env.CURSOR_SECRET || process.env.NEXTAUTH_SECRET || ''
   if (derived?.secret !== secret) {
     derived = { secret, key: createSecretKey(createHash('sha256').update(`newsroom list cursor\0${secret}`).digest()) }
   }
