@@ -3,6 +3,7 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useRouter, useSearchParams } from 'next/navigation'
 import { useState } from 'react'
+import { AddressTrail } from '@/components/address-trail'
 import { describePortalError } from '@/components/portal-error'
 import { useTRPC } from '@/components/trpc-context'
 import { MediaBadges, mediaLabel, OffsetPager, previewUrl } from './media-bits'
@@ -67,13 +68,13 @@ export function MediaLibrary({ maxBytes }: { maxBytes: number }) {
   }
   const list = useQuery({ ...trpc.media.list.queryOptions(input), placeholderData: keepPreviousData })
 
+  // Each change builds on the latest address asked for, not the one last rendered: an upload
+  // finishing just after a search (or a search just after an upload) would otherwise undo the other.
+  const [trail] = useState(() => new AddressTrail(address))
+  trail.render(address)
   const navigate = (changes: Record<string, string | null>, how: 'push' | 'replace') => {
-    const next = new URLSearchParams(address)
-    for (const [name, value] of Object.entries(changes)) {
-      if (value) next.set(name, value)
-      else next.delete(name)
-    }
-    router[how](`/media${next.size ? `?${next}` : ''}`, { scroll: false })
+    const next = trail.next(changes)
+    router[how](`/media${next ? `?${next}` : ''}`, { scroll: false })
   }
 
   const select = (mediaId: string | null) => navigate({ media: mediaId }, 'replace')
