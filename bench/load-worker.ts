@@ -26,6 +26,11 @@ let next = 0
 
 // The load generator shares the machine too: its CPU during the run goes with its figures.
 const cpuAtStart = process.cpuUsage()
+// A run of a fixed number of requests ends at autocannon's next one-second tick after its last
+// answer, and its average counts that last partial second as a whole one: its rate is taken
+// from the time to its last answer instead (a run of 2,500 writes at 400 req/s read up to 15 % low).
+const startedAt = performance.now()
+let lastAnswerAt = startedAt
 const result = await autocannon({
   url: scenario.url,
   connections: scenario.connections,
@@ -36,6 +41,7 @@ const result = await autocannon({
       path: scenario.path ?? scenario.paths?.[0] ?? '/',
       headers: { authorization: `Bearer ${scenario.token}`, 'content-type': 'application/json', ...scenario.headers },
       ...(scenario.body && { body: scenario.body }),
+      ...(scenario.amount && { onResponse: () => void (lastAnswerAt = performance.now()) }),
       ...(scenario.paths && {
         setupRequest: (request: Record<string, unknown>) => ({ ...request, path: scenario.paths![next++ % scenario.paths!.length] }),
       }),
@@ -52,7 +58,7 @@ function unexpectedAnswers(status: number): number {
 process.stdout.write(
   JSON.stringify({
     requests: result.requests.total,
-    rps: result.requests.average,
+    rps: scenario.amount ? result.requests.total / ((lastAnswerAt - startedAt) / 1000) : result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + (scenario.expectedStatus ? unexpectedAnswers(scenario.expectedStatus) : result.non2xx),
