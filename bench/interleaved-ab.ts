@@ -15,6 +15,13 @@
  * at AB_CONNECTIONS, its CPU counted per request answered). AB_LOG_LEVEL sets the services'
  * LOG_LEVEL (default warn; info to count the per-request log line). AB_PORT_BASE: the two
  * services' ports (4301 and 4302 unless set).
+ *
+ * Writes (AB_PATHS `create`, `patch`, `transition`: the bench's POST /v1/articles, PATCH of
+ * another draft's tags each request, and a move of another draft to in-review each request),
+ * driven by autocannon at AB_CONNECTIONS, AB_REQUESTS a block. Events go to a stand-in for Inngest,
+ * as in the bench. AB_BASELINE=1 adds bench/baseline-server.ts as a third side of the write
+ * blocks (its transition moves in-review to approved, as the bench's), so the service's ratio to
+ * the baseline comes from blocks alternated in one run rather than from rows minutes apart.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -47,6 +54,11 @@ const { rows: [oneArticle] } = await published.query<{ id: string }>("SELECT id 
 await published.end()
 const children: ChildProcess[] = []
 process.on('exit', () => children.forEach((child) => child.kill('SIGTERM')))
+const writeKinds = ['create', 'patch', 'transition']
+const writing = kinds.some((kind) => writeKinds.includes(kind))
+// Writes hand their events to the queue as in the bench: to a stand-in for Inngest.
+const { startFakeInngest } = writing ? await import('../tests/support/fake-inngest.ts') : { startFakeInngest: null }
+const fakeInngest = startFakeInngest ? await startFakeInngest() : null
 // AB_PORT_BASE: the two services' ports are it and the next (4301, 4302 unless given), so that
 // two comparisons on one machine do not collide.
 const portBase = Number(process.env.AB_PORT_BASE ?? 4301)
@@ -68,11 +80,19 @@ for (const [index, dir] of sides.entries()) {
   const child = spawn(shell, args, {
     cwd: dir,
     stdio: ['ignore', process.env.AB_TRACE_GC ? 'inherit' : 'ignore', 'inherit'],
-    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1', SEED: 'false', PORT: String(ports[index]), RATE_LIMIT_ENTERPRISE_PER_MINUTE: '100000000', RATE_LIMIT_STANDARD_PER_MINUTE: '100000000', LOCAL_SECRETS_FILE: '.data/bench-secrets.json', REDIS_URL: 'redis://127.0.0.1:6379', RATE_LIMIT_KEY_PREFIX: `newsroom:ab:${Date.now()}:${index}`, LOG_LEVEL: process.env.AB_LOG_LEVEL ?? 'warn' },
+    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1', SEED: 'false', PORT: String(ports[index]), RATE_LIMIT_ENTERPRISE_PER_MINUTE: '100000000', RATE_LIMIT_STANDARD_PER_MINUTE: '100000000', LOCAL_SECRETS_FILE: '.data/bench-secrets.json', REDIS_URL: 'redis://127.0.0.1:6379', RATE_LIMIT_KEY_PREFIX: `newsroom:ab:${Date.now()}:${index}`, LOG_LEVEL: process.env.AB_LOG_LEVEL ?? 'warn', ...(fakeInngest && { INNGEST_DEV: fakeInngest.url }) },
   })
   children.push(child)
 }
 for (const port of ports) await waitFor(`http://127.0.0.1:${port}/v1/openapi.json`)
+// AB_BASELINE=1: the framework-free baseline as a third side of the write blocks.
+const withBaseline = writing && process.env.AB_BASELINE === '1'
+if (withBaseline) {
+  ports.push(portBase + 2)
+  children.push(spawn(process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts', String(portBase + 2)], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DATABASE_URL: databaseUrl } }))
+  await waitFor(`http://127.0.0.1:${portBase + 2}/`)
+}
+const sideName = (side: number) => sides[side] ?? 'baseline'
 const memory = children.map((child) => sampleMemory(child.pid!))
 
 let stamp = 0
@@ -110,6 +130,38 @@ const block = async (port: number, kind: string) => {
   return latencies
 }
 
+// Each write block takes articles no block took before: drafts (to patch, or to move to
+// in-review) and, for the baseline's move, articles in review.
+const writeTargets = writing
+  ? await (async () => {
+    const client = new pg.Client({ connectionString: databaseUrl })
+    await client.connect()
+    const ids = async (status: string) => (await client.query<{ id: string }>(`SELECT id FROM articles WHERE tenant_id = $1 AND status = $2 ORDER BY id DESC`, [big!.id, status])).rows.map((row) => row.id)
+    const [drafts, inReview] = [await ids('draft'), await ids('in-review')]
+    await client.end()
+    return { drafts, inReview }
+  })()
+  : { drafts: [], inReview: [] }
+const take = (from: string[], count: number) => {
+  if (from.length < count) throw new Error(`not enough articles left for the write blocks (${from.length} < ${count}); fewer AB_ROUNDS or AB_REQUESTS`)
+  return from.splice(0, count)
+}
+const writeBlock = async (side: number, kind: string) => {
+  const baseline = side === 2
+  const url = `http://127.0.0.1:${ports[side]}`
+  const scenario =
+    kind === 'create'
+      ? { method: 'POST', path: '/v1/articles', body: JSON.stringify({ headline: 'Load test article', lede: 'Created under load.', body: '<p>Bench.</p>'.repeat(50), tags: ['bench'] }) }
+      : kind === 'patch'
+        ? { method: 'PATCH', paths: take(writeTargets.drafts, perBlock).map((id) => `/v1/articles/${id}`), body: JSON.stringify({ tags: ['bench', baseline ? 'baseline' : 'patched'] }) }
+        : baseline
+          ? { method: 'POST', paths: take(writeTargets.inReview, perBlock).map((id) => `/v1/articles/${id}/transitions`), body: JSON.stringify({ to_state: 'approved' }) }
+          : { method: 'POST', paths: take(writeTargets.drafts, perBlock).map((id) => `/v1/articles/${id}/transitions`), body: JSON.stringify({ to_state: 'in-review' }) }
+  const result = await load({ url, token: big!.token, connections: concurrency, amount: perBlock, ...scenario })
+  if (result.errors > 0 || result.non2xx > 0) throw new Error(`${url} ${kind}: ${result.errors} errors, ${result.non2xx} non-2xx`)
+  return result
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!
 for (const kind of kinds) {
@@ -129,8 +181,37 @@ for (const kind of kinds) {
     }
     continue
   }
+  if (writeKinds.includes(kind)) {
+    const writers = ports.map((_, side) => side)
+    for (const side of writers) await writeBlock(side, kind)
+    const perSide = writers.map(() => ({ service: [] as number[], postgres: [] as number[], rps: [] as number[], p50: [] as number[], p99: [] as number[] }))
+    for (let round = 0; round < rounds; round++) {
+      // Each side first as often as last: the order turns round every round.
+      const order = writers.map((_, index) => writers[(index + round) % writers.length]!)
+      for (const side of round % 2 === 0 ? order : order.reverse()) {
+        const before = cpuSnapshot(children[side]!.pid!)
+        const result = await writeBlock(side, kind)
+        const cpu = cpuPerRequest(before, cpuSnapshot(children[side]!.pid!), result.requests)
+        perSide[side]!.service.push(cpu.server)
+        perSide[side]!.postgres.push(cpu.postgres)
+        perSide[side]!.rps.push(result.rps)
+        perSide[side]!.p50.push(result.p50)
+        perSide[side]!.p99.push(result.p99)
+      }
+    }
+    for (const [side, result] of perSide.entries()) {
+      console.log(`${kind} (${concurrency} connections) ${sideName(side)}: server ${Math.round(median(result.service))} µs, PostgreSQL ${Math.round(median(result.postgres))} µs a request (medians of ${rounds} blocks of ${perBlock}; blocks: ${result.service.map(Math.round).join(' ')} / ${result.postgres.map(Math.round).join(' ')}), req/s ${Math.round(median(result.rps))} (blocks: ${result.rps.map(Math.round).join(' ')}), p50 ${median(result.p50)} ms, p99 ${median(result.p99)} ms`)
+    }
+    if (withBaseline) {
+      for (const side of [0, 1]) {
+        const ratios = perSide[side]!.rps.map((rps, round) => rps / perSide[2]!.rps[round]!)
+        console.log(`${kind}: ${sides[side]} / baseline req/s, block by block: ${ratios.map((ratio) => ratio.toFixed(2)).join(' ')} (median ${median(ratios).toFixed(2)})`)
+      }
+    }
+    continue
+  }
   if (kind !== 'list' && kind !== 'feed' && kind !== 'deepfeed' && !queries[kind]) throw new Error(`AB_PATHS: ${kind} is not phrase, rare, list, feed, deepfeed or cached`)
-  for (const port of ports) await block(port, kind)
+  for (const port of ports.slice(0, 2)) await block(port, kind)
   const results = sides.map(() => ({ service: [] as number[], postgres: [] as number[], latencies: [] as number[] }))
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? [0, 1] : [1, 0]
@@ -149,4 +230,5 @@ for (const kind of kinds) {
 }
 // Stopped and waited for, so that a profile (AB_PROFILE) is written before this ends.
 await Promise.all(children.map((child) => new Promise((resolve) => { child.once('exit', resolve); child.kill('SIGTERM') })))
+await fakeInngest?.stop()
 process.exit(0)
