@@ -130,8 +130,8 @@ const block = async (port: number, kind: string) => {
   return latencies
 }
 
-// Each write block takes articles no block took before: drafts (to patch, or to move to
-// in-review) and, for the baseline's move, articles in review.
+// Each move block takes articles no block took before: drafts (to move to in-review) and, for
+// the baseline's move, articles in review.
 const writeTargets = writing
   ? await (async () => {
     const client = new pg.Client({ connectionString: databaseUrl })
@@ -139,9 +139,13 @@ const writeTargets = writing
     const ids = async (status: string) => (await client.query<{ id: string }>(`SELECT id FROM articles WHERE tenant_id = $1 AND status = $2 ORDER BY id DESC`, [big!.id, status])).rows.map((row) => row.id)
     const [drafts, inReview] = [await ids('draft'), await ids('in-review')]
     await client.end()
-    return { drafts, inReview }
+    return { drafts, inReview, patchable: [...drafts].reverse() }
   })()
-  : { drafts: [], inReview: [] }
+  : { drafts: [], inReview: [], patchable: [] }
+// A PATCH leaves a draft a draft: the PATCH blocks go round all the drafts (another article each
+// request within a block), so that only the moves use articles up.
+let patched = 0
+const patchTargets = (count: number) => Array.from({ length: count }, () => writeTargets.patchable[patched++ % writeTargets.patchable.length]!)
 const take = (from: string[], count: number) => {
   if (from.length < count) throw new Error(`not enough articles left for the write blocks (${from.length} < ${count}); fewer AB_ROUNDS or AB_REQUESTS`)
   return from.splice(0, count)
@@ -153,7 +157,7 @@ const writeBlock = async (side: number, kind: string) => {
     kind === 'create'
       ? { method: 'POST', path: '/v1/articles', body: JSON.stringify({ headline: 'Load test article', lede: 'Created under load.', body: '<p>Bench.</p>'.repeat(50), tags: ['bench'] }) }
       : kind === 'patch'
-        ? { method: 'PATCH', paths: take(writeTargets.drafts, perBlock).map((id) => `/v1/articles/${id}`), body: JSON.stringify({ tags: ['bench', baseline ? 'baseline' : 'patched'] }) }
+        ? { method: 'PATCH', paths: patchTargets(perBlock).map((id) => `/v1/articles/${id}`), body: JSON.stringify({ tags: ['bench', baseline ? 'baseline' : 'patched'] }) }
         : baseline
           ? { method: 'POST', paths: take(writeTargets.inReview, perBlock).map((id) => `/v1/articles/${id}/transitions`), body: JSON.stringify({ to_state: 'approved' }) }
           : { method: 'POST', paths: take(writeTargets.drafts, perBlock).map((id) => `/v1/articles/${id}/transitions`), body: JSON.stringify({ to_state: 'in-review' }) }
