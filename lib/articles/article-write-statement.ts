@@ -46,7 +46,7 @@ export async function writeArticle(tx: SqlTransaction, emit: Emit, tenantId: str
   )
   const outboxRows = events.map((event, index) => ({ ...event, stamped: carriesRecord[index] }))
   const companions = (write.companions ?? []).map((companion, index) => Prisma.sql`, ${Prisma.raw(`companion_${index}`)} AS (${companion})`)
-  const [stored] = await tx.$queryRaw<StoredArticle[]>`
+  const statement = Prisma.sql`
     WITH written AS (${write.statement})
     ${companions.length > 0 ? Prisma.join(companions, ' ') : Prisma.empty}
     , outbox AS (
@@ -57,6 +57,9 @@ export async function writeArticle(tx: SqlTransaction, emit: Emit, tenantId: str
         AS e(id text, "tenantId" text, kind text, "occurredAt" timestamptz, data jsonb, stamped boolean)
     )
     SELECT * FROM written`
+  // Prepared by its text where the transaction can (the writes' texts are few: one per kind of
+  // change): parsing and planning it was much of the write's database work beside executing it.
+  const [stored] = tx.$queryPrepared ? await tx.$queryPrepared<StoredArticle[]>(statement) : await tx.$queryRaw<StoredArticle[]>(statement)
   if (!stored) return undefined
   const article = toArticle(stored)
   const record = toArticleRecord(article)

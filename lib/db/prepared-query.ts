@@ -18,13 +18,6 @@ const connections = new WeakMap<pg.PoolClient, PreparedOnConnection>()
 
 export async function preparedQuery<Row extends pg.QueryResultRow>(pool: pg.Pool, name: string, text: string, values: unknown[], mapRow?: (row: pg.QueryResultRow) => Row): Promise<pg.QueryResult<Row>> {
   const client = await pool.connect()
-  let prepared = connections.get(client)
-  if (!prepared) {
-    prepared = { suffix: randomBytes(6).toString('base64url'), names: new Set() }
-    connections.set(client, prepared)
-    const forget = prepared
-    client.once('end', () => void deallocateInSharedSession(pool, forget.names))
-  }
   // As pool.query does: a connection that fails while checked out (the server went away) must
   // not throw an unhandled 'error', and a connection that failed a statement is not reused.
   let failed: Error | undefined
@@ -33,10 +26,7 @@ export async function preparedQuery<Row extends pg.QueryResultRow>(pool: pg.Pool
   }
   client.once('error', onError)
   try {
-    const preparedName = `${name}-${prepared.suffix}`
-    const result = mapRow ? await mappedAsRead(client, { name: preparedName, text, values }, mapRow) : await client.query<Row>({ name: preparedName, text, values })
-    prepared.names.add(preparedName)
-    return result
+    return await preparedQueryOn(pool, client, name, text, values, mapRow)
   } catch (error) {
     failed ??= error as Error
     throw error
@@ -44,6 +34,24 @@ export async function preparedQuery<Row extends pg.QueryResultRow>(pool: pg.Pool
     client.removeListener('error', onError)
     client.release(failed)
   }
+}
+
+/**
+ * As preparedQuery, on a connection the caller has checked out of `pool` (a transaction's),
+ * which the caller releases.
+ */
+export async function preparedQueryOn<Row extends pg.QueryResultRow>(pool: pg.Pool, client: pg.PoolClient, name: string, text: string, values: unknown[], mapRow?: (row: pg.QueryResultRow) => Row): Promise<pg.QueryResult<Row>> {
+  let prepared = connections.get(client)
+  if (!prepared) {
+    prepared = { suffix: randomBytes(6).toString('base64url'), names: new Set() }
+    connections.set(client, prepared)
+    const forget = prepared
+    client.once('end', () => void deallocateInSharedSession(pool, forget.names))
+  }
+  const preparedName = `${name}-${prepared.suffix}`
+  const result = mapRow ? await mappedAsRead(client, { name: preparedName, text, values }, mapRow) : await client.query<Row>({ name: preparedName, text, values })
+  prepared.names.add(preparedName)
+  return result
 }
 
 /**

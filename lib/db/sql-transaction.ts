@@ -1,6 +1,8 @@
 import { Prisma } from './generated/client.ts'
 import { sqlPool } from './client.ts'
 import { readOnlyServer, retryThroughFailover } from './failover-retry.ts'
+import { preparedNameOf } from './prepared-names.ts'
+import { preparedQuery, preparedQueryOn } from './prepared-query.ts'
 
 /**
  * The part of a transaction that raw SQL needs: Prisma's tagged-template `$queryRaw` and
@@ -12,6 +14,12 @@ export type SqlTransaction = {
   /** As Prisma's: `Result` is the whole answer, the rows' array. */
   $queryRaw<Result = unknown>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<Result>
   $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<number>
+  /**
+   * As $queryRaw, run as a statement prepared by its text (lib/db/prepared-names.ts, prepared-query.ts): parsed once
+   * per connection, and planned once when PostgreSQL keeps a generic plan. For the hot writes'
+   * statements, whose texts are few (writeArticle's); a Prisma transaction has no such thing.
+   */
+  $queryPrepared?<Result = unknown>(query: Prisma.Sql): Promise<Result>
 }
 
 function statement(query: TemplateStringsArray | Prisma.Sql, values: unknown[]): Prisma.Sql {
@@ -37,6 +45,9 @@ async function sqlTransactionOnce<Result>(work: (tx: SqlTransaction) => Promise<
     async $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
       const sql = statement(query, values)
       return (await client.query(sql.text, sql.values)).rowCount ?? 0
+    },
+    async $queryPrepared<Result>(sql: Prisma.Sql) {
+      return (await preparedQueryOn(sqlPool, client, preparedNameOf(sql.text), sql.text, sql.values)).rows as Result
     },
   }
   let broken: Error | undefined
@@ -74,11 +85,12 @@ export const sqlDatabase = { $transaction: sqlTransaction }
 export const singleStatementDatabase = {
   async $transaction<Result>(work: (tx: SqlTransaction) => Promise<Result>): Promise<Result> {
     let used = false
-    const once = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]) => {
+    const once = (query: TemplateStringsArray | Prisma.Sql, values: unknown[], prepared = false) => {
       if (used) throw new Error('singleStatementDatabase runs one statement per change; use sqlDatabase for more.')
       used = true
       const sql = statement(query, values)
-      return sqlPool.query(sql.text, sql.values)
+      // Prepared through preparedQuery, whose names are the connection's own (the embedded store serves every connection from one session).
+      return prepared ? preparedQuery(sqlPool, preparedNameOf(sql.text), sql.text, sql.values) : sqlPool.query(sql.text, sql.values)
     }
     return work({
       async $queryRaw<Rows>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
@@ -86,6 +98,9 @@ export const singleStatementDatabase = {
       },
       async $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
         return (await once(query, values)).rowCount ?? 0
+      },
+      async $queryPrepared<Rows>(sql: Prisma.Sql) {
+        return (await once(sql, [], true)).rows as Rows
       },
     })
   },

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto'
 import type pg from 'pg'
 import { routedQuery } from '../db/read-routing.ts'
+import { preparedNameOf } from '../db/prepared-names.ts'
 
 export type ReadOptions = {
   /**
@@ -22,22 +22,6 @@ export type ReadOptions = {
    * for an average newsroom. Check its plan with EXPLAIN under plan_cache_mode=force_generic_plan first.
    */
   generic?: boolean
-}
-
-// A statement's prepared name by its text: hashing a 1-2 KB text on every read was 3% of the
-// service's CPU for a search (a CPU profile at 1,000,000 articles). The texts are the code's,
-// with values as parameters, so they are few; the cap only guards against a caller that is not.
-const preparedNames = new Map<string, string>()
-const maxPreparedNames = 1_000
-
-function preparedNameOf(text: string): string {
-  let name = preparedNames.get(text)
-  if (name === undefined) {
-    if (preparedNames.size >= maxPreparedNames) preparedNames.clear()
-    name = `tenant-read-${createHash('sha256').update(text).digest('base64url').slice(0, 22)}`
-    preparedNames.set(text, name)
-  }
-  return name
 }
 
 /**
