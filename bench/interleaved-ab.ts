@@ -188,7 +188,7 @@ for (const kind of kinds) {
   if (writeKinds.includes(kind)) {
     const writers = ports.map((_, side) => side)
     for (const side of writers) await writeBlock(side, kind)
-    const perSide = writers.map(() => ({ service: [] as number[], postgres: [] as number[], rps: [] as number[], p50: [] as number[], p99: [] as number[] }))
+    const perSide = writers.map(() => ({ service: [] as number[], postgres: [] as number[], redis: [] as number[], rps: [] as number[], p50: [] as number[], p99: [] as number[] }))
     for (let round = 0; round < rounds; round++) {
       // Each side first as often as last: the order turns round every round.
       const order = writers.map((_, index) => writers[(index + round) % writers.length]!)
@@ -198,13 +198,14 @@ for (const kind of kinds) {
         const cpu = cpuPerRequest(before, cpuSnapshot(children[side]!.pid!), result.requests)
         perSide[side]!.service.push(cpu.server)
         perSide[side]!.postgres.push(cpu.postgres)
+        perSide[side]!.redis.push(cpu.redis)
         perSide[side]!.rps.push(result.rps)
         perSide[side]!.p50.push(result.p50)
         perSide[side]!.p99.push(result.p99)
       }
     }
     for (const [side, result] of perSide.entries()) {
-      console.log(`${kind} (${concurrency} connections) ${sideName(side)}: server ${Math.round(median(result.service))} µs, PostgreSQL ${Math.round(median(result.postgres))} µs a request (medians of ${rounds} blocks of ${perBlock}; blocks: ${result.service.map(Math.round).join(' ')} / ${result.postgres.map(Math.round).join(' ')}), req/s ${Math.round(median(result.rps))} (blocks: ${result.rps.map(Math.round).join(' ')}), p50 ${median(result.p50)} ms, p99 ${median(result.p99)} ms`)
+      console.log(`${kind} (${concurrency} connections) ${sideName(side)}: server ${Math.round(median(result.service))} µs, PostgreSQL ${Math.round(median(result.postgres))} µs, Redis ${Math.round(median(result.redis))} µs a request (medians of ${rounds} blocks of ${perBlock}; blocks: ${result.service.map(Math.round).join(' ')} / ${result.postgres.map(Math.round).join(' ')}), req/s ${Math.round(median(result.rps))} (blocks: ${result.rps.map(Math.round).join(' ')}), p50 ${median(result.p50)} ms, p99 ${median(result.p99)} ms`)
     }
     if (withBaseline) {
       for (const side of [0, 1]) {
