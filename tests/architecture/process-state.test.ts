@@ -30,7 +30,7 @@ const perCopyIsHarmless: Record<string, string> = {
   'lib/redis.ts': 'which clients have settled their first connection: the client itself is shared',
   'lib/mail/send-mail.ts': 'the SMTP transporter, rebuilt from the environment',
   'lib/tenancy/tenant-db.ts': 'tenant-scoped Prisma clients over the one shared pool',
-  'lib/tenancy/tenant-sql.ts': 'prepared statements\' names by their text, memoised: every copy names a text alike',
+  'lib/db/prepared-names.ts': 'prepared statements\' names by their text, memoised: every copy names a text alike',
   'lib/security/secret-box.ts': 'the derived encryption key',
   'lib/signed-cursor.ts': 'the cursor signing key derived from the secret: every copy derives the same',
   'lib/media/storage/media-storage.ts': 'the media store adapter, built from the environment: every copy builds the same (the bytes live in the store, not in the adapter)',
