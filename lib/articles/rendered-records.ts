@@ -94,7 +94,7 @@ export async function renderedRecords<Key extends ArticleKey>(sql: Sql, tenantId
   // While the body backfill runs, a record is sanitised on its way out (article-record.ts); kept
   // from then on it would outlive the reason, so nothing is kept until the backfill is done.
   const keeping = !backfillState.bodiesMayBeUnclean
-  const found = new Map<string, Buffer>()
+  const found = new Map<string, Buffer | string>()
   const missing: string[] = []
   for (const key of keys) {
     const record = keeping ? keptRecords.get(keyOf(tenantId, key)) : undefined
@@ -161,12 +161,16 @@ export function sameVersion(read: { version: number; updatedAt: Date }, named: {
   return read.version === named.version && read.updatedAt.getTime() === named.updatedAt.getTime()
 }
 
-function renderAndKeep(key: string, shown: ArticleRecord, keeping: boolean): Buffer {
+function renderAndKeep(key: string, shown: ArticleRecord, keeping: boolean): Buffer | string {
   // One record is ~4 KB: V8's own JSON.stringify, flattened and encoded once, costs less than
   // jsonBytes' member-by-member pieces, which are for the 200 KB page (in-process, 400 cold
   // pages of 50 a round, eight rounds: the service's CPU a page 2,386 -> 2,046 µs, the bytes equal).
-  const record = Buffer.from(JSON.stringify(shown))
-  if (keeping) keep(key, record)
+  const text = JSON.stringify(shown)
+  // Encoded to bytes of its own only to be kept: a record shown once is encoded straight into
+  // its answer's bytes (json-bytes.ts), without a buffer, and a copy, of its own a row.
+  if (!keeping) return text
+  const record = Buffer.from(text)
+  keep(key, record)
   return record
 }
 
