@@ -24,6 +24,8 @@ describe('a value as JSON bytes', () => {
     ['a page of rendered items', { items: [new RenderedJson(Buffer.from('{"article_id":"art_1","headline":"Riverside’s plan"}')), { plain: true }, new RenderedJson(Buffer.from('[1,2]'))], total: 3 }],
     ['rendered items with members after them', { items: [new RenderedJson(Buffer.from('{"article_id":"art_1"}'), { match: { rank: 0.5, snippet: '<mark>x</mark>' }, skipped: undefined }), new RenderedJson(Buffer.from('{}'), { match: null })] }],
     ['a rendered value alone', new RenderedJson(Buffer.from('{"a":[1,"b"]}'))],
+    ['rendered items as text and as bytes', { items: [new RenderedJson('{"article_id":"art_1","headline":"Riverside’s plan — 新聞"}'), new RenderedJson(Buffer.from('{"article_id":"art_2"}')), new RenderedJson('[1,2]')], total: 3 }],
+    ['rendered text with members after it', { items: [new RenderedJson('{"article_id":"art_1","body":"“x”"}', { match: { rank: 0.5 } }), new RenderedJson('{}', { match: null })] }],
     ['a large page', { items: Array.from({ length: 50 }, (_, index) => ({ index, body: `<p>${'Riverside’s plan — approved. '.repeat(150)}</p>` })), total: 50 }],
   ]
 

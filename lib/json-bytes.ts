@@ -12,8 +12,8 @@ import { isRenderedJson, type RenderedJson } from './rendered-json.ts'
  * only the one buffer of the page's length is allocated.
  *
  * Only the top level is taken apart: an object's members, and the elements of the arrays among
- * them (a page's `items`). An element already rendered (RenderedJson: an article's record kept
- * as bytes, lib/articles/rendered-records.ts) is copied in as it is. Anything else with toJSON,
+ * them (a page's `items`). An element already rendered (RenderedJson: an article's record, kept
+ * as bytes or rendered for this answer alone, lib/articles/rendered-records.ts) is copied in as it is. Anything else with toJSON,
  * and any other value, is stringified whole.
  */
 export function jsonBytes(value: unknown): Buffer {
@@ -39,11 +39,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** A rendered value's pieces: its bytes, with its members written in before the object's closing brace. */
-function renderedPieces({ bytes, members }: RenderedJson): (string | Buffer)[] {
-  if (!members) return [bytes]
-  const pieces: (string | Buffer)[] = [bytes.subarray(0, bytes.length - 1)]
+function renderedPieces({ json, members }: RenderedJson): (string | Buffer)[] {
+  if (!members) return [json]
+  const pieces: (string | Buffer)[] = [typeof json === 'string' ? json.slice(0, -1) : json.subarray(0, json.length - 1)]
   // An empty object ('{}') takes its first member without a comma.
-  let separator = bytes.length > 2 ? ',' : ''
+  let separator = json.length > 2 ? ',' : ''
   for (const [key, member] of Object.entries(members)) {
     const json = JSON.stringify(member)
     if (json === undefined) continue

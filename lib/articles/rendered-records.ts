@@ -24,12 +24,38 @@ export type ArticleKey = { id: string; version: number; updatedAt: Date; publish
 // to mark). 16 MiB took the bench's peak RSS at 1,000,000 articles to 391 MB of the 400 allowed.
 const maxBytes = () => Number(process.env.RENDERED_RECORDS_MAX_BYTES ?? 8 * 1024 * 1024)
 
-const kept = processSingleton('rendered article records', () => byteBoundedLru<Buffer>())
+const keptRecords = processSingleton('rendered article records', () => byteBoundedLru<Buffer>())
 
 /** Names one version of an article: every write advances its version and updated_at. */
 export const versionKeyOf = (article: { id: string; version: number; updatedAt: Date }) => `${article.id}:${article.version}:${article.updatedAt.getTime()}`
 
 const keyOf = (tenantId: string, article: { id: string; version: number; updatedAt: Date }) => `${tenantId}:${versionKeyOf(article)}`
+
+// A record read whole is kept the second time it is rendered, not the first (as the response
+// cache keeps an answer: response-cache.ts). Why: pages that never overlap (a sync walking the
+// archive, the bench's cold lists, each a new publication bound) kept every record they
+// rendered, ~4.5 KB of bytes a row, 225 KB a page, every one of them thrown out unread ~40
+// pages later; kept that long they outlive the young generation, and the bytes of promoted
+// buffers count towards V8's old-generation limit until a major collection frees them, so
+// the keeping itself paced the major collections. The doorkeeper remembers the keys of the
+// last 4,000 to 8,000 renderings (~80 bytes each), more than the ~1,900 records the budget
+// holds, so a page asked again within what the budget would have kept finds its records kept
+// from then on. Two sets, the older dropped whole when the newer fills: evicting the oldest key
+// of one set (an iterator from its front, past the holes of the keys deleted before) was 1.9%
+// of a cold list's CPU.
+const doorkeeperGeneration = 4_000
+const renderedOnce = processSingleton('rendered article records, rendered once', () => ({ recent: new Set<string>(), older: new Set<string>() }))
+
+/** Whether this version of a record was rendered lately; remembers it if not. */
+function renderedBefore(key: string): boolean {
+  if (renderedOnce.recent.has(key) || renderedOnce.older.has(key)) return true
+  if (renderedOnce.recent.size >= doorkeeperGeneration) {
+    renderedOnce.older = renderedOnce.recent
+    renderedOnce.recent = new Set()
+  }
+  renderedOnce.recent.add(key)
+  return false
+}
 
 // How often lately a page's articles were found kept: decays by a fiftieth a page, so a change
 // of traffic (a mirror polling the feed, a sync walking the archive) turns it within ~100 pages.
@@ -74,10 +100,10 @@ export async function renderedRecords<Key extends ArticleKey>(sql: Sql, tenantId
   // While the body backfill runs, a record is sanitised on its way out (article-record.ts); kept
   // from then on it would outlive the reason, so nothing is kept until the backfill is done.
   const keeping = !backfillState.bodiesMayBeUnclean
-  const found = new Map<string, Buffer>()
+  const found = new Map<string, Buffer | string>()
   const missing: string[] = []
   for (const key of keys) {
-    const record = keeping ? kept.get(keyOf(tenantId, key)) : undefined
+    const record = keeping ? keptRecords.get(keyOf(tenantId, key)) : undefined
     if (record) found.set(key.id, record)
     else missing.push(key.id)
   }
@@ -86,7 +112,8 @@ export async function renderedRecords<Key extends ArticleKey>(sql: Sql, tenantId
     const rows = await sql.rows<StoredArticleRecord>(`SELECT ${articleRecordColumns} FROM articles WHERE tenant_id = $1 AND id = ANY($2::text[])`, [missing], { prepare: true })
     const named = new Map(keys.map((key) => [key.id, key]))
     if (rows.length < missing.length || rows.some((row) => !sameVersion(row, named.get(row.id)!))) throw new ChangedWhileReadByKey()
-    for (const row of rows) found.set(row.id, renderAndKeep(tenantId, row, storedArticleRecord(row), keeping))
+    // A page read by key found most of its records kept: its traffic overlaps, so the others are kept at once.
+    for (const row of rows) found.set(row.id, renderAndKeep(keyOf(tenantId, row), storedArticleRecord(row), keeping))
   }
   return keys.map((key) => new RenderedJson(found.get(key.id)!, membersOf?.(key)))
 }
@@ -102,16 +129,15 @@ export function recordsOfRows(tenantId: string, rows: StoredArticleRecord[]): Re
  */
 export function recordOfRow(tenantId: string, row: StoredArticleRecord): { record: RenderedJson; found: boolean } {
   const keeping = !backfillState.bodiesMayBeUnclean
-  const kept = keeping ? keptRecord(tenantId, row) : undefined
-  return { record: new RenderedJson(kept ?? renderAndKeep(tenantId, row, storedArticleRecord(row), keeping)), found: kept !== undefined }
+  const key = keyOf(tenantId, row)
+  const kept = keeping ? keptRecords.get(key) : undefined
+  return { record: new RenderedJson(kept ?? renderAndKeep(key, storedArticleRecord(row), keeping && renderedBefore(key))), found: kept !== undefined }
 }
 
 /** Counts a page rendered by recordOfRow as recordsOfRows counts its pages (readByKey). */
 export function tallyPage(asked: number, found: number): void {
   tally(asked, found)
 }
-
-const keptRecord = (tenantId: string, key: ArticleKey) => kept.get(keyOf(tenantId, key))
 
 /**
  * The records of articles a page read whole as objects (a search by relevance), each followed
@@ -124,10 +150,11 @@ export function recordsOfArticles<Shown extends Article>(tenantId: string, artic
 function recordsOf(tenantId: string, shown: { key: ArticleKey; record: () => ArticleRecord; members?: Record<string, unknown> }[]): RenderedJson[] {
   const keeping = !backfillState.bodiesMayBeUnclean
   let found = 0
-  const records = shown.map(({ key, record: recordOf, members }) => {
-    const record = keeping ? kept.get(keyOf(tenantId, key)) : undefined
+  const records = shown.map(({ key: article, record: recordOf, members }) => {
+    const key = keyOf(tenantId, article)
+    const record = keeping ? keptRecords.get(key) : undefined
     if (record) found++
-    return new RenderedJson(record ?? renderAndKeep(tenantId, key, recordOf(), keeping), members)
+    return new RenderedJson(record ?? renderAndKeep(key, recordOf(), keeping && renderedBefore(key)), members)
   })
   // Counted as a read by key would have found them, so that traffic that now overlaps turns the
   // pages back to reading by key.
@@ -140,28 +167,34 @@ export function sameVersion(read: { version: number; updatedAt: Date }, named: {
   return read.version === named.version && read.updatedAt.getTime() === named.updatedAt.getTime()
 }
 
-function renderAndKeep(tenantId: string, key: ArticleKey, shown: ArticleRecord, keeping: boolean): Buffer {
+function renderAndKeep(key: string, shown: ArticleRecord, keeping: boolean): Buffer | string {
   // One record is ~4 KB: V8's own JSON.stringify, flattened and encoded once, costs less than
   // jsonBytes' member-by-member pieces, which are for the 200 KB page (in-process, 400 cold
   // pages of 50 a round, eight rounds: the service's CPU a page 2,386 -> 2,046 µs, the bytes equal).
-  const record = Buffer.from(JSON.stringify(shown))
-  if (keeping) keep(keyOf(tenantId, key), record)
+  const text = JSON.stringify(shown)
+  // Encoded to bytes of its own only to be kept: a record shown once is encoded straight into
+  // its answer's bytes (json-bytes.ts), without a buffer, and a copy, of its own a row.
+  if (!keeping) return text
+  const record = Buffer.from(text)
+  keep(key, record)
   return record
 }
 
 function keep(key: string, record: Buffer): void {
   const budget = maxBytes()
-  if (record.length <= budget / 16) kept.set(key, record, record.length, budget)
+  if (record.length <= budget / 16) keptRecords.set(key, record, record.length, budget)
 }
 
 /** Drops every kept record and what pages found lately, as a new process starts (for tests). */
 export function forgetRenderedRecords(): void {
-  kept.clear()
+  keptRecords.clear()
+  renderedOnce.recent.clear()
+  renderedOnce.older.clear()
   recent.asked = 0
   recent.found = 0
 }
 
 /** Bytes held by this process's kept records (for tests and metrics). */
 export function renderedRecordBytes(): number {
-  return kept.bytes()
+  return keptRecords.bytes()
 }

@@ -103,15 +103,31 @@ describe('list pages from kept article records', () => {
     expect(readByKey()).toBe(false)
   })
 
-  it('keeps the records of a search by relevance read whole, so that asked again it is read by key', async () => {
+  it('keeps the records of a search by relevance read whole the second time, so that asked again it is read by key', async () => {
     forgetRenderedRecords()
     const search = () => listArticleRecords(newsroom.actor('writer'), query({ q: 'riverside' }))
     const first = JSON.parse(JSON.stringify(await search()))
     expect(readByKey()).toBe(false)
+    // Rendered once, a record is not kept (pages that never overlap would only churn the budget).
+    expect(renderedRecordBytes()).toBe(0)
+    expect(JSON.parse(JSON.stringify(await search()))).toEqual(first)
     expect(renderedRecordBytes()).toBeGreaterThan(0)
     for (let page = 0; page < 100 && !readByKey(); page++) await search()
     expect(readByKey()).toBe(true)
     expect(JSON.parse(JSON.stringify(await search()))).toEqual(first)
+  })
+
+  it('keeps nothing of pages that never overlap, and the records of a page asked again', async () => {
+    forgetRenderedRecords()
+    const page = (offset: number) => listArticleRecords(newsroom.actor('writer'), query({ limit: '10', offset: String(offset) }))
+    for (const offset of [0, 10, 20, 30]) await page(offset)
+    expect(renderedRecordBytes()).toBe(0)
+    await page(10)
+    expect(renderedRecordBytes()).toBeGreaterThan(0)
+    const kept = renderedRecordBytes()
+    // Asked a third time, its records are found kept: nothing more is kept.
+    await page(10)
+    expect(renderedRecordBytes()).toBe(kept)
   })
 
   it('shows an edit, a move and a publication at once, though the record before was kept', async () => {
