@@ -1,6 +1,9 @@
 import { isDatabaseUnavailable } from '../api/database-errors.ts'
 import { ServiceUnavailableError } from '../errors.ts'
 import { logger } from '../ops/logger.ts'
+import { stalePreparedPlan } from './prepared-query.ts'
+
+const maxStalePlanRetries = 32
 
 /**
  * The app's one rule for a database switch (a PostgreSQL failover: Patroni promotes a replica,
@@ -42,6 +45,10 @@ export async function retryThroughFailover<Result>(attempt: (progress: { committ
     try {
       return await attempt(progress)
     } catch (error) {
+      // A prepared statement a migration made stale (prepared-query.ts) ran nothing; its
+      // connection was dropped, and the next attempt prepares it anew. Each pooled connection can
+      // hold one such statement: a few attempts, at once.
+      if (!progress.committing && stalePreparedPlan(error) && tries <= maxStalePlanRetries) continue
       if (progress.committing || !failedBeforeCommitDuringSwitch(error)) throw error
       if (Date.now() >= deadline) {
         throw new ServiceUnavailableError(`The database is switching to a new primary; the ${what} was not stored. Retry in a few seconds.`, 2, { cause: error })

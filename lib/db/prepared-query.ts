@@ -16,7 +16,30 @@ type PreparedOnConnection = { suffix: string; names: Set<string> }
 
 const connections = new WeakMap<pg.PoolClient, PreparedOnConnection>()
 
+/**
+ * PostgreSQL refuses to run a prepared statement whose result columns changed type since it was
+ * prepared (a migration run under a running instance: a column's type or precision changed, a
+ * Prisma enum recreated): "cached plan must not change result type". The statement did not run,
+ * and it fails on every later run on that connection until the connection is dropped.
+ */
+export function stalePreparedPlan(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown }
+  return code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change result type')
+}
+
 export async function preparedQuery<Row extends pg.QueryResultRow>(pool: pg.Pool, name: string, text: string, values: unknown[], mapRow?: (row: pg.QueryResultRow) => Row): Promise<pg.QueryResult<Row>> {
+  // A stale statement ran nothing and its connection is dropped: run it again, prepared anew on
+  // another connection (each of the pool's may hold a stale one, hence up to its size and one).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await preparedQueryOnce(pool, name, text, values, mapRow)
+    } catch (error) {
+      if (!stalePreparedPlan(error) || attempt > (pool.options.max ?? 10)) throw error
+    }
+  }
+}
+
+async function preparedQueryOnce<Row extends pg.QueryResultRow>(pool: pg.Pool, name: string, text: string, values: unknown[], mapRow?: (row: pg.QueryResultRow) => Row): Promise<pg.QueryResult<Row>> {
   const client = await pool.connect()
   // As pool.query does: a connection that fails while checked out (the server went away) must
   // not throw an unhandled 'error', and a connection that failed a statement is not reused.

@@ -2,7 +2,7 @@ import { Prisma } from './generated/client.ts'
 import { sqlPool } from './client.ts'
 import { readOnlyServer, retryThroughFailover } from './failover-retry.ts'
 import { preparedNameOf } from './prepared-names.ts'
-import { preparedQuery, preparedQueryOn } from './prepared-query.ts'
+import { preparedQuery, preparedQueryOn, stalePreparedPlan } from './prepared-query.ts'
 
 /**
  * The part of a transaction that raw SQL needs: Prisma's tagged-template `$queryRaw` and
@@ -65,6 +65,9 @@ async function sqlTransactionOnce<Result>(work: (tx: SqlTransaction) => Promise<
     // A server that refused a write as read-only is a demoted (or not yet promoted) primary:
     // this connection will not become writable, so it is dropped and the retry connects anew.
     if (readOnlyServer(error)) broken = error as Error
+    // A prepared statement a migration made stale fails on this connection until it is dropped
+    // (prepared-query.ts); nothing was committed, and retryThroughFailover runs the change again.
+    if (stalePreparedPlan(error)) broken = error as Error
     await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError))
     throw error
   } finally {
