@@ -4,6 +4,9 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { startMigratedEmbeddedDatabase } from '../../tests/support/embedded-database.ts'
 import { preparedQuery } from './prepared-query.ts'
 
+// The bound prepared-query.ts keeps per connection.
+const maxPreparedPerConnection = 64
+
 // Named prepared statements outlive nothing they should: on the embedded store, one PGlite
 // session serves every connection, so a connection the pool closes must take its statements
 // with it, as a PostgreSQL backend does.
@@ -59,5 +62,22 @@ describe('on PostgreSQL', () => {
 
   it('answers the same across connections the pool closes and opens again', async () => {
     expect(await roundsOfShortLivedConnections(pool, 3)).toEqual([0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5])
+  })
+
+  it('keeps a bounded number of statements prepared on one connection: a client sending every subset of fields cannot grow the server by a plan each', async () => {
+    const one = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1 })
+    try {
+      const texts = Array.from({ length: maxPreparedPerConnection + 20 }, (_, index) => `SELECT ${index} + $1::int AS n`)
+      const answers: number[] = []
+      for (const [index, text] of texts.entries()) answers.push((await preparedQuery<{ n: number }>(one, `cap-check-${index}`, text, [1])).rows[0]!.n)
+      // Every statement still answers; only the first ones are kept prepared.
+      expect(answers).toEqual(texts.map((_, index) => index + 1))
+      const kept = (await one.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'cap-check-%'")).rows[0]!.n
+      expect(kept).toBe(maxPreparedPerConnection)
+      // One prepared before runs prepared again.
+      expect((await preparedQuery<{ n: number }>(one, 'cap-check-0', texts[0]!, [5])).rows[0]!.n).toBe(5)
+    } finally {
+      await one.end()
+    }
   })
 })
