@@ -2,10 +2,7 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { startMigratedEmbeddedDatabase } from '../../tests/support/embedded-database.ts'
-import { preparedQuery } from './prepared-query.ts'
-
-// The bound prepared-query.ts keeps per connection.
-const maxPreparedPerConnection = 64
+import { maxPreparedPerConnection, preparedQuery } from './prepared-query.ts'
 
 // Named prepared statements outlive nothing they should: on the embedded store, one PGlite
 // session serves every connection, so a connection the pool closes must take its statements

@@ -17,6 +17,15 @@ type PreparedOnConnection = { suffix: string; names: Set<string> }
 const connections = new WeakMap<pg.PoolClient, PreparedOnConnection>()
 
 /**
+ * The most statements kept prepared on one connection; past it, a new text runs unnamed. The
+ * texts are the code's, but a PATCH's depends on the fields sent (127 from field subsets alone),
+ * and each plan of an article write holds ~100 KB of the backend's memory for the connection's
+ * life: without a bound, any token that may write could grow every connection by ~13 MB. The
+ * statements prepared first are the ones a busy instance makes most.
+ */
+export const maxPreparedPerConnection = 64
+
+/**
  * PostgreSQL refuses to run a prepared statement whose result columns changed type since it was
  * prepared (a migration run under a running instance: a column's type or precision changed, a
  * Prisma enum recreated): "cached plan must not change result type". The statement did not run,
@@ -72,8 +81,10 @@ export async function preparedQueryOn<Row extends pg.QueryResultRow>(pool: pg.Po
     client.once('end', () => void deallocateInSharedSession(pool, forget.names))
   }
   const preparedName = `${name}-${prepared.suffix}`
-  const result = mapRow ? await mappedAsRead(client, { name: preparedName, text, values }, mapRow) : await client.query<Row>({ name: preparedName, text, values })
-  prepared.names.add(preparedName)
+  const keep = prepared.names.has(preparedName) || prepared.names.size < maxPreparedPerConnection
+  const config = keep ? { name: preparedName, text, values } : { text, values }
+  const result = mapRow ? await mappedAsRead(client, config, mapRow) : await client.query<Row>(config)
+  if (keep) prepared.names.add(preparedName)
   return result
 }
 
