@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { articleGeneration } from '../articles/article-totals.ts'
 import { processSingleton } from '../process-singleton.ts'
 import { byteBoundedLru } from '../byte-bounded-lru.ts'
+import { Doorkeeper } from '../doorkeeper.ts'
 import { getRedis } from '../redis.ts'
 import { generationKeptSeconds } from '../generation-counter.ts'
 import { bytesPayload, payloadBytes, type TextPayload } from './text-response.ts'
@@ -19,13 +20,13 @@ export const responseCacheTtlMs = ttlSeconds * 1000
 const maxEntryBytes = 512 * 1024
 const maxLocalBytes = () => Number(hotSetting('RESPONSE_CACHE_MAX_BYTES') ?? 32 * 1024 * 1024)
 
+// An answer is kept the second time its query is asked, not the first (lib/doorkeeper.ts says
+// why): a one-off query is answered from the database without a write to Redis and a heap full
+// of discarded strings (bench: cold lists). The doorkeeper remembers the last 10,000-20,000 keys.
+const doorkeeperGeneration = 10_000
+
 type LocalEntry = { generation: string; payload: CachedBody; expiresAt: number }
-const local = processSingleton('response cache', () => ({ entries: byteBoundedLru<LocalEntry>(), seen: new Set<string>() }))
-// An answer is kept the second time its query is asked, not the first: most queries an
-// integration makes once (a sync walking its pages, a search) would otherwise push the answers
-// asked again and again out of memory, and cost a 200 KB write to Redis and a heap full of
-// discarded strings each (bench: cold lists). The doorkeeper remembers this many recent keys.
-const doorkeeperSize = 20_000
+const local = processSingleton('response cache', () => ({ entries: byteBoundedLru<LocalEntry>(), seen: new Doorkeeper(doorkeeperGeneration) }))
 
 export function responseCacheEnabled(): boolean {
   return hotSetting('RESPONSE_CACHE') !== 'off'
@@ -64,7 +65,7 @@ export async function cachedRead(
   // its pages, a search, another article): answered from the database without a look into the
   // shared cache, a round trip that would find nothing (bench: cold get-by-id). An answer kept
   // before, now outdated by a change, is asked for often enough to look for and keep again.
-  if (!hit && !askedBefore(entryKey)) return produce()
+  if (!hit && !local.seen.askedBefore(entryKey)) return produce()
 
   const redis = generation.startsWith('redis:') ? getRedis() : undefined
   if (redis) {
@@ -100,14 +101,6 @@ function entryKeyOf(tenantId: string, key: string): string {
     entryKeys.set(plain, entryKey)
   }
   return entryKey
-}
-
-/** Whether this process has been asked for `key` recently; remembers it if not. */
-function askedBefore(key: string): boolean {
-  if (local.seen.delete(key)) return true
-  if (local.seen.size >= doorkeeperSize) local.seen.delete(local.seen.values().next().value!)
-  local.seen.add(key)
-  return false
 }
 
 /** A Redis entry (`generation\netag\nbody`) as a payload, when it was made under `generation`. */

@@ -1,5 +1,6 @@
 import { backfillState } from '../db/data-migrations/backfill-state.ts'
 import { processSingleton } from '../process-singleton.ts'
+import { Doorkeeper } from '../doorkeeper.ts'
 import { byteBoundedLru } from '../byte-bounded-lru.ts'
 import { RenderedJson } from '../rendered-json.ts'
 import type { tenantSql } from '../tenancy/tenant-sql.ts'
@@ -31,31 +32,16 @@ export const versionKeyOf = (article: { id: string; version: number; updatedAt: 
 
 const keyOf = (tenantId: string, article: { id: string; version: number; updatedAt: Date }) => `${tenantId}:${versionKeyOf(article)}`
 
-// A record read whole is kept the second time it is rendered, not the first (as the response
-// cache keeps an answer: response-cache.ts). Why: pages that never overlap (a sync walking the
-// archive, the bench's cold lists, each a new publication bound) kept every record they
-// rendered, ~4.5 KB of bytes a row, 225 KB a page, every one of them thrown out unread ~40
-// pages later; kept that long they outlive the young generation, and the bytes of promoted
-// buffers count towards V8's old-generation limit until a major collection frees them, so
-// the keeping itself paced the major collections. The doorkeeper remembers the keys of the
-// last 4,000 to 8,000 renderings (~80 bytes each), more than the ~1,900 records the budget
-// holds, so a page asked again within what the budget would have kept finds its records kept
-// from then on. Two sets, the older dropped whole when the newer fills: evicting the oldest key
-// of one set (an iterator from its front, past the holes of the keys deleted before) was 1.9%
-// of a cold list's CPU.
-const doorkeeperGeneration = 4_000
-const renderedOnce = processSingleton('rendered article records, rendered once', () => ({ recent: new Set<string>(), older: new Set<string>() }))
-
-/** Whether this version of a record was rendered lately; remembers it if not. */
-function renderedBefore(key: string): boolean {
-  if (renderedOnce.recent.has(key) || renderedOnce.older.has(key)) return true
-  if (renderedOnce.recent.size >= doorkeeperGeneration) {
-    renderedOnce.older = renderedOnce.recent
-    renderedOnce.recent = new Set()
-  }
-  renderedOnce.recent.add(key)
-  return false
-}
+// A record read whole is kept the second time it is rendered, not the first (lib/doorkeeper.ts):
+// pages that never overlap (a sync walking the archive, the bench's cold lists, each a new
+// publication bound) kept every record they rendered, ~4.5 KB of bytes a row, 225 KB a page,
+// every one of them thrown out unread ~40 pages later; kept that long they outlive the young
+// generation, and the bytes of promoted buffers count towards V8's old-generation limit until a
+// major collection frees them, so the keeping itself paced the major collections. The
+// doorkeeper remembers the keys of the last 4,000 to 8,000 renderings (~80 bytes each), more
+// than the ~1,900 records the budget holds, so a page asked again within what the budget would
+// have kept finds its records kept from then on.
+const renderedOnce = processSingleton('rendered article records, rendered once', () => new Doorkeeper(4_000))
 
 // How often lately a page's articles were found kept: decays by a fiftieth a page, so a change
 // of traffic (a mirror polling the feed, a sync walking the archive) turns it within ~100 pages.
@@ -131,7 +117,7 @@ export function recordOfRow(tenantId: string, row: StoredArticleRecord): { recor
   const keeping = !backfillState.bodiesMayBeUnclean
   const key = keyOf(tenantId, row)
   const kept = keeping ? keptRecords.get(key) : undefined
-  return { record: new RenderedJson(kept ?? renderAndKeep(key, storedArticleRecord(row), keeping && renderedBefore(key))), found: kept !== undefined }
+  return { record: new RenderedJson(kept ?? renderAndKeep(key, storedArticleRecord(row), keeping && renderedOnce.askedBefore(key))), found: kept !== undefined }
 }
 
 /** Counts a page rendered by recordOfRow as recordsOfRows counts its pages (readByKey). */
@@ -154,7 +140,7 @@ function recordsOf(tenantId: string, shown: { key: ArticleKey; record: () => Art
     const key = keyOf(tenantId, article)
     const record = keeping ? keptRecords.get(key) : undefined
     if (record) found++
-    return new RenderedJson(record ?? renderAndKeep(key, recordOf(), keeping && renderedBefore(key)), members)
+    return new RenderedJson(record ?? renderAndKeep(key, recordOf(), keeping && renderedOnce.askedBefore(key)), members)
   })
   // Counted as a read by key would have found them, so that traffic that now overlaps turns the
   // pages back to reading by key.
@@ -188,8 +174,7 @@ function keep(key: string, record: Buffer): void {
 /** Drops every kept record and what pages found lately, as a new process starts (for tests). */
 export function forgetRenderedRecords(): void {
   keptRecords.clear()
-  renderedOnce.recent.clear()
-  renderedOnce.older.clear()
+  renderedOnce.clear()
   recent.asked = 0
   recent.found = 0
 }
