@@ -219,17 +219,17 @@ function observe(request: ApiRequest, route: string, url: URL, response: Respons
   }
   // Most answers are not problems: they are logged at once, with no closure or copy made for them.
   if (response.status < 400 || !responseHeader(response, 'content-type')?.includes('problem+json')) {
-    recordObservation(observation, request, url, response.status, arrivedAt, principal, null)
+    recordObservation(observation, request, url, arrivedAt, principal)
     return
   }
   void response
     .clone()
     .json()
-    .then((problem: { code?: string }) => recordObservation({ ...observation, problemCode: problem.code }, request, url, response.status, arrivedAt, principal, problem.code ?? null))
-    .catch(() => recordObservation(observation, request, url, response.status, arrivedAt, principal, null))
+    .then((problem: { code?: string }) => recordObservation({ ...observation, problemCode: problem.code }, request, url, arrivedAt, principal))
+    .catch(() => recordObservation(observation, request, url, arrivedAt, principal))
 }
 
-function recordObservation(observation: ApiRequestObservation, request: ApiRequest, url: URL, status: number, arrivedAt: number, principal: TokenPrincipal | undefined, problemCode: string | null): void {
+function recordObservation(observation: ApiRequestObservation, request: ApiRequest, url: URL, arrivedAt: number, principal: TokenPrincipal | undefined): void {
   observeApiRequest(observation)
   // The key's own log (Settings → API Keys → a key): only requests a key was recognised for.
   if (principal && requestLogEnabled()) {
@@ -242,8 +242,8 @@ function recordObservation(observation: ApiRequestObservation, request: ApiReque
         route: observation.route,
         url,
         forwardedFor: request.headers.get('x-forwarded-for'),
-        status,
-        problemCode,
+        status: observation.status,
+        problemCode: observation.problemCode ?? null,
         durationMs: observation.durationMs,
         arrivedAt,
       }),
