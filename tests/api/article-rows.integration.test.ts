@@ -7,6 +7,7 @@ import { createId } from '../../lib/ids.ts'
 import { tenantSql } from '../../lib/tenancy/tenant-sql.ts'
 import { articleRecordColumns, type StoredArticleRecord } from '../../lib/articles/article-rows.ts'
 import { storedArticleRecord, toArticleRecord } from '../../lib/articles/article-record.ts'
+import { deepFeedNewsroom } from '../support/changes-feed.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 
 // The article list reads through tenantSql instead of Prisma, for speed. It must return exactly
@@ -89,26 +90,7 @@ describe('the article list through tenantSql', () => {
   })
 
   it('pages the changes feed deep by offset from the marks of pages read before, exactly while the article generation stands', async () => {
-    const deep = await createTestTenant()
-    const tenantId = deep.tenant.id
-    await db.article.createMany({
-      data: Array.from({ length: deepOffset + 80 }, (_, i) => ({
-        id: createId('art'),
-        tenantId,
-        headline: `Feed ${i}`,
-        authorId: deep.users.editor.id,
-        updatedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, (i * 7) % 1_000)),
-      })),
-    })
-    // The feed as PostgreSQL orders it, counted from the start every time.
-    const counted = async (offset: number, limit: number) =>
-      (await db.$queryRawUnsafe<{ id: string }[]>(
-        `SELECT id FROM articles WHERE tenant_id = $1 AND change_xid < articles_change_horizon() ORDER BY change_xid, updated_at, id LIMIT $2 OFFSET $3`,
-        tenantId,
-        limit,
-        offset,
-      )).map((row) => row.id)
-    const feed = async (offset: number) => (await listArticles(deep.actor('writer'), { sort: 'updated_at', limit: 20, offset })).items.map((article) => article.id)
+    const { newsroom: deep, tenantId, counted, feed } = await deepFeedNewsroom(deepOffset + 80)
     const offset = deepOffset + 5
     const first = await feed(offset)
     expect(first).toEqual(await counted(offset, 20))

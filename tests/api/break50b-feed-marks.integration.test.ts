@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { deepOffset, listArticles } from '../../lib/articles/list-articles.ts'
+import { deepOffset } from '../../lib/articles/list-articles.ts'
 import { updateArticle } from '../../lib/articles/update-article.ts'
-import { db } from '../../lib/db/client.ts'
-import { createId } from '../../lib/ids.ts'
 import { closeRedis, getRedis } from '../../lib/redis.ts'
 import { responseCacheTtlMs } from '../../lib/api/response-cache.ts'
-import { createTestTenant } from '../support/fixtures.ts'
+import { deepFeedNewsroom } from '../support/changes-feed.ts'
 import { testRedisUrl } from '../support/test-env.ts'
 
 // break50b: the changes feed's deep-offset marks (lib/articles/changes-feed.ts) are kept per
@@ -28,25 +26,7 @@ afterAll(async () => {
 
 describe('the changes feed deep by offset after a lost generation advance', () => {
   it('is exact again once the time the other generation caches are bounded by has passed', async () => {
-    const deep = await createTestTenant()
-    const tenantId = deep.tenant.id
-    await db.article.createMany({
-      data: Array.from({ length: deepOffset + 40 }, (_, i) => ({
-        id: createId('art'),
-        tenantId,
-        headline: `Feed ${i}`,
-        authorId: deep.users.editor.id,
-        updatedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, (i * 7) % 1_000)),
-      })),
-    })
-    const counted = async (offset: number, limit: number) =>
-      (await db.$queryRawUnsafe<{ id: string }[]>(
-        `SELECT id FROM articles WHERE tenant_id = $1 AND change_xid < articles_change_horizon() ORDER BY change_xid, updated_at, id LIMIT $2 OFFSET $3`,
-        tenantId,
-        limit,
-        offset,
-      )).map((row) => row.id)
-    const feed = async (offset: number) => (await listArticles(deep.actor('writer'), { sort: 'updated_at', limit: 20, offset })).items.map((article) => article.id)
+    const { newsroom: deep, counted, feed } = await deepFeedNewsroom(deepOffset + 40)
     const offset = deepOffset + 5
     const first = await feed(offset)
     expect(first).toEqual(await counted(offset, 20))

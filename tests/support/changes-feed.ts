@@ -1,5 +1,9 @@
 import { expect } from 'vitest'
 import type { apiClient } from './api-client.ts'
+import { listArticles } from '../../lib/articles/list-articles.ts'
+import { db } from '../../lib/db/client.ts'
+import { createId } from '../../lib/ids.ts'
+import { createTestTenant } from './fixtures.ts'
 
 type Client = ReturnType<typeof apiClient>
 export type FeedRow = { article_id: string; version: number; status: string; updated_at: string }
@@ -58,4 +62,35 @@ export async function mirrorWhileWriting(client: Client, options: { writers: num
   await Promise.all(writes)
   take((await followFeed(client, 'sort=updated_at&limit=7', cursor)).rows)
   return { mirror: Object.fromEntries(mirror), repeated: [...handed].filter(([, times]) => times > 1).map(([key]) => key) }
+}
+
+/**
+ * A newsroom with `count` articles whose updated_at repeat (the feed's ties), for paging the
+ * changes feed by offset deep past deepOffset (lib/articles/changes-feed.ts). Returns the feed as
+ * PostgreSQL orders it, counted from the start every time (`counted`), and as the list API serves
+ * it to a writer, 20 a page (`feed`).
+ */
+export async function deepFeedNewsroom(count: number) {
+  const newsroom = await createTestTenant()
+  const tenantId = newsroom.tenant.id
+  await db.article.createMany({
+    data: Array.from({ length: count }, (_, i) => ({
+      id: createId('art'),
+      tenantId,
+      headline: `Feed ${i}`,
+      authorId: newsroom.users.editor.id,
+      updatedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, (i * 7) % 1_000)),
+    })),
+  })
+  const counted = async (offset: number, limit: number) =>
+    (
+      await db.$queryRawUnsafe<{ id: string }[]>(
+        `SELECT id FROM articles WHERE tenant_id = $1 AND change_xid < articles_change_horizon() ORDER BY change_xid, updated_at, id LIMIT $2 OFFSET $3`,
+        tenantId,
+        limit,
+        offset,
+      )
+    ).map((row) => row.id)
+  const feed = async (offset: number) => (await listArticles(newsroom.actor('writer'), { sort: 'updated_at', limit: 20, offset })).items.map((article) => article.id)
+  return { newsroom, tenantId, counted, feed }
 }
