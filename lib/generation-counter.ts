@@ -41,6 +41,17 @@ export async function readyRedis(): Promise<Redis | undefined> {
  */
 export const generationKeptSeconds = 30
 
+/**
+ * The advance: INCR, except that a counter Redis no longer has (it restarted without its data,
+ * failed over to a replica that had not received the last INCRs, evicted the key) starts again
+ * from the time in microseconds, not from 0: counted again from 0, a newsroom's generation passed
+ * through values it had before the loss, under which other instances still kept answers
+ * (response-cache.ts, for generationKeptSeconds), and a read after an acknowledged write was
+ * answered with the article as it was before it (break52). A later start is above any value an
+ * earlier one reached unless that one advanced more than 1,000 times a millisecond.
+ */
+const advanceScript = "if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('SET', KEYS[1], ARGV[1]) end return redis.call('INCR', KEYS[1])"
+
 type GenerationReads = {
   /** A GET for this newsroom is on its way to Redis. */
   inFlight: boolean
@@ -107,7 +118,8 @@ export function generationCounter(kind: 'article' | 'event', reportRedisDown: (e
       }
       // Single commands, not an explicit pipeline: the client pipelines commands of one tick itself
       // (lib/redis.ts), and an explicit pipeline could overtake single commands still queued there.
-      await Promise.all(tenants.map((tenantId) => redis.incr(keyOf(tenantId)).catch(reportRedisDown)))
+      const base = String(Date.now() * 1000)
+      await Promise.all(tenants.map((tenantId) => redis.eval(advanceScript, 1, keyOf(tenantId), base).catch(reportRedisDown)))
     },
   }
 }
