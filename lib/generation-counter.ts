@@ -41,6 +41,26 @@ export async function readyRedis(): Promise<Redis | undefined> {
  */
 export const generationKeptSeconds = 30
 
+/**
+ * The advance: the counter plus one, or Redis's clock in microseconds when that is more. Plain
+ * INCR counted again from 0 after Redis lost the counter (a restart without its data, an
+ * eviction), and from a few advances back after a Sentinel failover to a replica that had not
+ * received the last ones: a newsroom's generation passed through values it had before, under
+ * which other instances still kept answers (response-cache.ts, for generationKeptSeconds), and a
+ * read after an acknowledged write was answered with the article as it was before it (break52).
+ * Every value issued is at least the time it was issued, so one issued after a loss is above
+ * every value issued before it, unless the clocks of the old and new Redis differ by more than
+ * the time the switch took. TIME in a script is allowed (effects are replicated, Redis 5+).
+ */
+const advanceScript = `
+local now = redis.call('TIME')
+local at = tonumber(now[1]) * 1000000 + tonumber(now[2])
+local value = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
+if at > value then value = at else value = value + 1 end
+local text = string.format('%.0f', value)
+redis.call('SET', KEYS[1], text)
+return text`
+
 type GenerationReads = {
   /** A GET for this newsroom is on its way to Redis. */
   inFlight: boolean
@@ -107,7 +127,7 @@ export function generationCounter(kind: 'article' | 'event', reportRedisDown: (e
       }
       // Single commands, not an explicit pipeline: the client pipelines commands of one tick itself
       // (lib/redis.ts), and an explicit pipeline could overtake single commands still queued there.
-      await Promise.all(tenants.map((tenantId) => redis.incr(keyOf(tenantId)).catch(reportRedisDown)))
+      await Promise.all(tenants.map((tenantId) => redis.eval(advanceScript, 1, keyOf(tenantId)).catch(reportRedisDown)))
     },
   }
 }
