@@ -2,6 +2,7 @@ import { Command, type Redis } from 'ioredis'
 import { changesCommitted } from './db/read-routing.ts'
 import { processSingleton } from './process-singleton.ts'
 import { firstConnectionSettled, getRedis } from './redis.ts'
+import { withDefinedCommands } from './api/sliding-window.ts'
 
 /**
  * A per-newsroom counter that every committed change of one kind advances (articles,
@@ -60,6 +61,9 @@ if at > value then value = at else value = value + 1 end
 local text = string.format('%.0f', value)
 redis.call('SET', KEYS[1], text)
 return text`
+
+type AdvanceCommand = { advanceGeneration: (key: string) => Promise<string> }
+const advanceCommands = [{ name: 'advanceGeneration', keys: 1, lua: advanceScript }]
 
 type GenerationReads = {
   /** A GET for this newsroom is on its way to Redis. */
@@ -127,7 +131,9 @@ export function generationCounter(kind: 'article' | 'event', reportRedisDown: (e
       }
       // Single commands, not an explicit pipeline: the client pipelines commands of one tick itself
       // (lib/redis.ts), and an explicit pipeline could overtake single commands still queued there.
-      await Promise.all(tenants.map((tenantId) => redis.eval(advanceScript, 1, keyOf(tenantId)).catch(reportRedisDown)))
+      // By its SHA (defined once per client, lib/api/sliding-window.ts), not its text every write.
+      const commands = await withDefinedCommands<AdvanceCommand>(redis, advanceCommands)
+      await Promise.all(tenants.map((tenantId) => commands.advanceGeneration(keyOf(tenantId)).catch(reportRedisDown)))
     },
   }
 }

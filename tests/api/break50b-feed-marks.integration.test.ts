@@ -34,11 +34,21 @@ describe('the changes feed deep by offset after a lost generation advance', () =
     // An editor saves an early article while the INCR does not reach Redis (a blip, a failover):
     // the write commits and is acknowledged.
     const moved = (await counted(3, 1))[0]!
-    // The advance is one script (INCR, from the time when Redis lost the counter: generation-counter.ts).
-    const incr = vi.spyOn(getRedis()!, 'eval').mockRejectedValueOnce(new Error('Connection is closed.'))
+    // The advance is one script on the generation's key (generation-counter.ts): that command fails.
+    const redis = getRedis()!
+    const send = redis.sendCommand.bind(redis)
+    let advancesLost = 0
+    const lose = vi.spyOn(redis, 'sendCommand').mockImplementation((command) => {
+      const advance = (command.name === 'evalsha' || command.name === 'eval') && command.args.some((arg) => String(arg).includes('article-generation'))
+      if (!advance || advancesLost > 0) return send(command)
+      advancesLost++
+      // The client answers a script's caller through the command's own promise.
+      command.reject(new Error('Connection is closed.'))
+      return command.promise
+    })
     await updateArticle(deep.actor('editor'), moved, { headline: 'Moved to the end of the feed' }, { overrideLock: true })
-    expect(incr).toHaveBeenCalled()
-    incr.mockRestore()
+    expect(advancesLost).toBe(1)
+    lose.mockRestore()
 
     // Well past the 30 s every other generation-keyed cache is bounded by.
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + responseCacheTtlMs + 5_000 })
