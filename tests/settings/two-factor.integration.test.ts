@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { resetRateLimitersForTests } from '../../lib/api/rate-limit.ts'
 import { secondFactorsOf } from '../../lib/auth/second-factors.ts'
@@ -77,6 +78,11 @@ describe('enrolment', () => {
     const hashes = await db.recoveryCode.findMany({ where: { userId: fresh.users.writer.id } })
     expect(hashes).toHaveLength(10)
     expect(hashes.map((row) => row.codeHash)).not.toContain(recoveryCodes[0])
+    // A copy of the table does not give the codes away to a fast hash: each is salted with its
+    // member and slow to compute (50 random bits tried at SHA-256 speed fall in days on one GPU).
+    const fastHash = (code: string) => createHash('sha256').update(code.replace('-', '')).digest('hex')
+    expect(hashes.map((row) => row.codeHash)).not.toContain(fastHash(recoveryCodes[0]!))
+    expect(hashes.every((row) => row.codeHash.startsWith('scrypt$'))).toBe(true)
     expect(await (await portal()).security.twoFactor()).toMatchObject({ totp: true, recoveryCodesLeft: 10, dueBy: null })
     expect(await db.auditEntry.count({ where: { tenantId: fresh.tenant.id, action: 'two_factor.totp_enrolled', targetId: fresh.users.writer.id } })).toBe(1)
   })
@@ -125,6 +131,23 @@ describe('two-step sign-in', () => {
 
     const again = await passwordStep('writer')
     expect((await again.browser.step('second-factor', { pendingToken: again.pendingToken, code: recoveryCodes[0]! })).signedIn).toBe(false)
+  })
+
+  it('still takes a code issued before codes were salted (stored as its plain SHA-256), once', async () => {
+    const fresh = await createTestTenant()
+    const portal = await createCallerFor(fresh, 'writer')
+    const { secret } = await (await portal()).security.startTotp()
+    await (await portal()).security.confirmTotp({ code: totpCode(secret, totpStep()) })
+    const legacy = 'k3m9x7qp2d'
+    await db.recoveryCode.create({ data: { id: `rcv_legacy${Date.now()}`, tenantId: fresh.tenant.id, userId: fresh.users.writer.id, codeHash: createHash('sha256').update(legacy).digest('hex') } })
+    const secondStep = async (code: string) => {
+      const browser = nextAuthBrowser({ userAgent: firefox, address })
+      const first = await browser.step('credentials', { email: fresh.users.writer.email, password: 'test-password' })
+      expect(first.error).toMatch(/^SecondFactorRequired:/)
+      return browser.step('second-factor', { pendingToken: first.error!.slice('SecondFactorRequired:'.length).split(':')[0]!, code })
+    }
+    expect(await secondStep('K3M9X-7QP2D')).toEqual({ error: null, signedIn: true })
+    expect((await secondStep(legacy)).signedIn).toBe(false)
   })
 
   it('kills the pending sign-in after five wrong codes, audited, so even the right code is then refused', async () => {
