@@ -11,7 +11,7 @@ import { deletePasskeysOf } from './passkeys.ts'
 import { assertMemberCan } from './permissions.ts'
 import { endMemberSessions, type PortalSessionState } from './portal-sessions.ts'
 import { assertRecentlyAuthenticated, markSessionReauthenticated } from './recent-authentication.ts'
-import { hashRecoveryCode, normaliseRecoveryCode, replaceRecoveryCodes, type RecoveryCodeWriter } from './recovery-codes.ts'
+import { hashRecoveryCode, legacyRecoveryCodeHash, normaliseRecoveryCode, replaceRecoveryCodes, type RecoveryCodeWriter } from './recovery-codes.ts'
 import { generateTotpSecret, matchTotp, totpUri } from './totp.ts'
 
 type Member = Actor & { user: NonNullable<Actor['user']> }
@@ -128,8 +128,10 @@ export async function verifyTotp(userId: string, code: string): Promise<boolean>
 /** Uses up one of the member's recovery codes, if the code is one of theirs and unused; audited with how many are left. */
 export async function redeemRecoveryCode(user: { id: string; tenantId: string }, code: string, address: string): Promise<boolean> {
   if (normaliseRecoveryCode(code).length !== 10) return false
+  // Hashed before the transaction opens: scrypt's tens of milliseconds should not hold a connection.
+  const codeHashes = [await hashRecoveryCode(code, user.id), legacyRecoveryCodeHash(code)]
   return systemDb().$transaction(async (tx) => {
-    const { count } = await tx.recoveryCode.updateMany({ where: { userId: user.id, codeHash: hashRecoveryCode(code), usedAt: null }, data: { usedAt: new Date() } })
+    const { count } = await tx.recoveryCode.updateMany({ where: { userId: user.id, codeHash: { in: codeHashes }, usedAt: null }, data: { usedAt: new Date() } })
     if (count === 0) return false
     const left = await tx.recoveryCode.count({ where: { userId: user.id, usedAt: null } })
     await recordAudit(tx, { tenantId: user.tenantId, actorId: user.id, action: 'two_factor.recovery_code_used', targetType: 'user', targetId: user.id, metadata: { left, address: address.slice(0, 64) } })
