@@ -170,6 +170,24 @@ describe('an account someone is guessing', () => {
     }
   })
 
+  it('a guesser who keeps locking the account e-mails the member once a day, not once a lock; the audit says which locks were e-mailed', async () => {
+    vi.stubEnv('RATE_LIMIT_SIGN_IN_WINDOW_SECONDS', '2')
+    resetRateLimitersForTests()
+    try {
+      const newsroom = await createTestTenant()
+      const writer = newsroom.users.writer
+      for (let round = 0; round < 3; round++) {
+        for (let i = 0; i < 4; i++) await guess(writer.email)
+        await new Promise((resolve) => setTimeout(resolve, 2_500))
+      }
+      const locks = await audit(newsroom, 'user.sign_in_locked', writer.id)
+      expect(locks.map((entry) => (entry.metadata as { mailed?: boolean }).mailed)).toEqual([true, false, false])
+      expect(inbox.filter((mail) => mail.to.includes(writer.email))).toHaveLength(1)
+    } finally {
+      vi.stubEnv('RATE_LIMIT_SIGN_IN_WINDOW_SECONDS', '900')
+    }
+  })
+
   it('wrong second-factor codes come from someone with the password: their lock holds everywhere, and the member is told to change it', async () => {
     const newsroom = await createTestTenant()
     const editor = newsroom.users.editor
