@@ -22,7 +22,8 @@ import { hasSecondFactor, secondFactorsOf } from './second-factors.ts'
  *   user.sign_in_locked, user.sign_in_unlocked) and the server log as a structured security
  *   event (`security_event`); a refusal is a log line (it is not a try, and an attacker could
  *   otherwise fill the audit log with them).
- * - The member is e-mailed when the lock begins: someone is guessing their password.
+ * - The member is e-mailed when the lock begins (someone is guessing their password), at most
+ *   once a day for passwords and once an hour for second-factor codes (lockMailQuietMs).
  *
  * The client address is the caller's, as lib/security/client-address.ts finds it (TRUSTED_PROXY_HOPS).
  */
@@ -152,12 +153,38 @@ function refused(retryAfterSeconds: number, decision: SignInAttemptDecision, acc
 async function lock(account: Account, decision: SignInAttemptDecision, address: string, kind: SignInAttemptKind): Promise<void> {
   // The lock lasts until the account's oldest failure leaves its window.
   const until = new Date(Date.now() + Math.max(1, decision.accountResetSeconds) * 1000)
+  const of = kind === 'password' ? 'passwords' : 'second_factor_codes'
   await systemDb().user.update({ where: { id: account.id }, data: { signInLockedUntil: until } })
+  logger.warn({ security_event: 'sign_in.locked', user_id: account.id, tenant_id: account.tenantId, address, failures: decision.limit, until: until.toISOString() }, 'account locked against the addresses that failed')
+  const mailed = !(await lockMailedRecently(account, of)) && (await mailLock(account, decision, address, kind, until))
   await recordAudit(systemDb(), {
     tenantId: account.tenantId, actorId: null, action: 'user.sign_in_locked', targetType: 'user', targetId: account.id,
-    metadata: { address, failures: decision.limit, until: until.toISOString(), of: kind === 'password' ? 'passwords' : 'second_factor_codes' },
+    metadata: { address, failures: decision.limit, until: until.toISOString(), of, mailed },
   })
-  logger.warn({ security_event: 'sign_in.locked', user_id: account.id, tenant_id: account.tenantId, address, failures: decision.limit, until: until.toISOString() }, 'account locked against the addresses that failed')
+}
+
+/**
+ * The member hears of a guesser once, not once a lock: one who keeps at it locks the account
+ * again each window (15 minutes by default), which would be ~100 e-mails a day. Guessed
+ * passwords are told once a day; wrong second-factor codes (someone has the password) once an
+ * hour. Whether a lock was e-mailed is in its audit entry (`mailed`), which is what is asked.
+ */
+const lockMailQuietMs = { passwords: 24 * 3_600_000, second_factor_codes: 3_600_000 } as const
+
+async function lockMailedRecently(account: Account, of: keyof typeof lockMailQuietMs): Promise<boolean> {
+  const earlier = await systemDb().auditEntry.findFirst({
+    where: {
+      tenantId: account.tenantId, action: 'user.sign_in_locked', targetType: 'user', targetId: account.id,
+      createdAt: { gte: new Date(Date.now() - lockMailQuietMs[of]) },
+      AND: [{ metadata: { path: ['of'], equals: of } }, { metadata: { path: ['mailed'], equals: true } }],
+    },
+    select: { id: true },
+  })
+  return earlier !== null
+}
+
+/** Whether the e-mail went (a failure is logged, and the next lock tries again). */
+async function mailLock(account: Account, decision: SignInAttemptDecision, address: string, kind: SignInAttemptKind, until: Date): Promise<boolean> {
   try {
     await sendMail({
       tenantId: account.tenantId,
@@ -184,8 +211,10 @@ async function lock(account: Account, decision: SignInAttemptDecision, address: 
           ]
       ).join('\n'),
     })
+    return true
   } catch (error) {
     logger.error({ security_event: 'sign_in.lock_mail_failed', user_id: account.id, error: (error as Error).message }, 'could not e-mail the member about the lock')
+    return false
   }
 }
 
