@@ -11,6 +11,14 @@ export type ApiRequest = {
   readonly url: string
   readonly headers: { get(name: string): string | null }
   readonly body: ReadableStream<Uint8Array> | null
+  /**
+   * The whole body's bytes read straight off the connection, where the request has one to read
+   * (the production server's view over Node's request): without the web stream `body` would
+   * make. Null for a request without a body (GET, HEAD); 'too-large' once more than `maxBytes`
+   * arrived (the rest is not read); rejects if the client went away mid-body. Read once, by
+   * readJsonBody, instead of `body`.
+   */
+  readonly bodyBytes?: (maxBytes: number) => Promise<Buffer | 'too-large' | null>
   /** `url` already parsed, where whoever made the request had to (the production server's router); never modified. */
   readonly parsedUrl?: URL
 }

@@ -14,7 +14,9 @@ export class BodyError extends DomainError {}
 export async function readJsonBody(request: ApiRequest, maxBytes: number): Promise<unknown> {
   const declaredLength = Number(request.headers.get('content-length') ?? NaN)
   if (Number.isFinite(declaredLength) && declaredLength > maxBytes) throw tooLarge(maxBytes)
-  if (declaredLength === 0 || request.body === null) return {}
+  // Read straight off the connection where the request allows it (ApiRequest's bodyBytes), else through the web stream.
+  const direct = request.bodyBytes !== undefined
+  if (declaredLength === 0 || (direct ? request.method === 'GET' || request.method === 'HEAD' : request.body === null)) return {}
 
   const contentType = request.headers.get('content-type') ?? ''
   const mediaType = contentType.split(';')[0]!.trim().toLowerCase()
@@ -24,23 +26,7 @@ export async function readJsonBody(request: ApiRequest, maxBytes: number): Promi
   // wrong type. A request with no type is judged by what it carries once read.
   if (!isJson && mediaType !== '') throw notJson()
 
-  const reader = request.body.getReader()
-  const chunks: Uint8Array[] = []
-  let received = 0
-  for (;;) {
-    const { done, value } = await reader.read().catch(() => {
-      // The client went away mid-body: nobody waits for this answer, and it is no fault of ours.
-      throw new BodyError('request_aborted', 'The request body was cut off before it ended.')
-    })
-    if (done) break
-    received += value.byteLength
-    if (received > maxBytes) {
-      await reader.cancel().catch(() => undefined)
-      throw tooLarge(maxBytes)
-    }
-    chunks.push(value)
-  }
-  const bytes = Buffer.concat(chunks)
+  const bytes = direct ? await readDirect(request, maxBytes) : await readStream(request.body!, maxBytes)
   const text = bytes.toString('utf8')
   if (text.trim() === '') return {}
   if (!isJson) throw notJson()
@@ -50,6 +36,36 @@ export async function readJsonBody(request: ApiRequest, maxBytes: number): Promi
   } catch (error) {
     throw new BodyError('malformed_json', `The body is not valid JSON: ${(error as Error).message}.`)
   }
+}
+
+// The client went away mid-body: nobody waits for this answer, and it is no fault of ours.
+const aborted = () => new BodyError('request_aborted', 'The request body was cut off before it ended.')
+
+async function readDirect(request: ApiRequest, maxBytes: number): Promise<Buffer> {
+  const bytes = await request.bodyBytes!(maxBytes).catch(() => {
+    throw aborted()
+  })
+  if (bytes === 'too-large') throw tooLarge(maxBytes)
+  return bytes ?? Buffer.alloc(0)
+}
+
+async function readStream(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<Buffer> {
+  const reader = body.getReader()
+  const chunks: Uint8Array[] = []
+  let received = 0
+  for (;;) {
+    const { done, value } = await reader.read().catch(() => {
+      throw aborted()
+    })
+    if (done) break
+    received += value.byteLength
+    if (received > maxBytes) {
+      await reader.cancel().catch(() => undefined)
+      throw tooLarge(maxBytes)
+    }
+    chunks.push(value)
+  }
+  return Buffer.concat(chunks)
 }
 
 function tooLarge(maxBytes: number) {
