@@ -169,7 +169,7 @@ function writeMembers(writer: ByteWriter, value: Record<string, unknown>, afterO
     if (leftOut(member)) continue
     // Strings and arrays are written in place; anything else is stringified first, since its
     // toJSON may leave it out (undefined) as JSON.stringify would.
-    const json = typeof member === 'string' || writtenInPlace(member) ? null : JSON.stringify(member)
+    const json = typeof member === 'string' || writtenInPlace(member) ? null : primitiveJson(member) ?? JSON.stringify(member)
     if (json === undefined) continue
     if (separated) writer.text(',')
     separated = true
@@ -178,6 +178,17 @@ function writeMembers(writer: ByteWriter, value: Record<string, unknown>, afterO
     else writeMember(writer, member as string | unknown[])
   }
   return separated
+}
+
+/**
+ * null, a boolean or a number as JSON.stringify writes them, without a new string for each (a
+ * small integer's text is V8's cached one); undefined for anything else.
+ */
+function primitiveJson(member: unknown): string | undefined {
+  if (member === null) return 'null'
+  if (typeof member === 'number') return Number.isFinite(member) ? String(member) : 'null'
+  if (typeof member === 'boolean') return member ? 'true' : 'false'
+  return undefined
 }
 
 /** An array JSON.stringify writes element by element (no toJSON of its own). */
