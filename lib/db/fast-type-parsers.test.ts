@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { fastTextArray, fastTimestamptz } from './fast-type-parsers.ts'
 
 const pgTimestamptz = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => unknown
-const pgTextArray = pg.types.getTypeParser(1009) as (text: string) => unknown
+const pgTextArray = pg.types.getTypeParser(1009 as Parameters<typeof pg.types.getTypeParser>[0]) as (text: string) => unknown
 const timestamptz = fastTimestamptz(pgTimestamptz)
 const textArray = fastTextArray(pgTextArray)
 
@@ -74,6 +74,6 @@ describe('fast type parsers', () => {
     const { installFastTypeParsers } = await import('./fast-type-parsers.ts')
     installFastTypeParsers()
     expect(pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ)('2026-11-29 19:57:18.5+00')).toEqual(new Date('2026-11-29T19:57:18.500Z'))
-    expect(pg.types.getTypeParser(1009)('{a,b}')).toEqual(['a', 'b'])
+    expect(pg.types.getTypeParser(1009 as Parameters<typeof pg.types.getTypeParser>[0])('{a,b}')).toEqual(['a', 'b'])
   })
 })

@@ -86,7 +86,7 @@ export function installFastTypeParsers(): void {
   if (registry[installed]) return
   registry[installed] = true
   const { TIMESTAMPTZ } = pg.types.builtins
-  const textArray = 1009
+  const textArray = 1009 as Parameters<typeof pg.types.getTypeParser>[0]
   pg.types.setTypeParser(TIMESTAMPTZ, fastTimestamptz(pg.types.getTypeParser(TIMESTAMPTZ) as Parser))
   pg.types.setTypeParser(textArray, fastTextArray(pg.types.getTypeParser(textArray) as Parser))
 }
