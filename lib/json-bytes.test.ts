@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { jsonBytes } from './json-bytes.ts'
-import { RenderedJson } from './rendered-json.ts'
+import { RenderedJson, UnrenderedObject } from './rendered-json.ts'
+
+const record = (body: string | null) => ({ article_id: 'art_1', headline: 'Riverside’s plan', lede: null, body, tags: ['a', 'b"c'], status: 'published', published_at: new Date(0).toISOString(), previous_urls: [], version: 3 })
+const unrendered = (value: Record<string, unknown>) => new RenderedJson(new UnrenderedObject(value))
 
 describe('a value as JSON bytes', () => {
   const values: [string, unknown][] = [
@@ -27,6 +30,12 @@ describe('a value as JSON bytes', () => {
     ['rendered items as text and as bytes', { items: [new RenderedJson('{"article_id":"art_1","headline":"Riverside’s plan — 新聞"}'), new RenderedJson(Buffer.from('{"article_id":"art_2"}')), new RenderedJson('[1,2]')], total: 3 }],
     ['rendered text with members after it', { items: [new RenderedJson('{"article_id":"art_1","body":"“x”"}', { match: { rank: 0.5 } }), new RenderedJson('{}', { match: null })] }],
     ['a large page', { items: Array.from({ length: 50 }, (_, index) => ({ index, body: `<p>${'Riverside’s plan — approved. '.repeat(150)}</p>` })), total: 50 }],
+    ['a member whose toJSON gives undefined', { a: { toJSON: () => undefined }, b: 1 }],
+    ['records rendered as they are written', { items: [unrendered(record('<p class="lede">Riverside’s “plan”</p>\n\t\\ \u0001\u001f')), unrendered(record(`${'<p>The committee met. </p>'.repeat(200)}`)), unrendered(record(null))], total: 3 }],
+    ['a record with surrogates', { items: [unrendered(record('emoji 📰 and a lone \ud800 and \udc00 high')), unrendered(record('📰'))] }],
+    ['a record with members after it', { items: [new RenderedJson(new UnrenderedObject(record('x')), { match: { rank: 0.5, snippet: '<mark>"x"</mark>' }, skipped: undefined }), new RenderedJson(new UnrenderedObject({}), { match: null })] }],
+    ['an unrendered record with every kind of member', { items: [unrendered({ s: 'a', n: 1.5, z: -0, nan: Number.NaN, t: true, f: null, u: undefined, fn: () => 1, d: new Date(0), arr: ['a', 1, null, undefined, () => 1, ['x'], { y: '"' }], o: { k: 'v\n' }, gone: { toJSON: () => undefined }, 'key "quoted"': 'é', '': '' })] }],
+    ['escapes at the edges of long strings', { items: [unrendered({ a: `"${'x'.repeat(100)}"`, b: `\\${'é'.repeat(70)}\n`, c: '"'.repeat(80), d: '\u007f\u0080\u2028\u2029' })] }],
   ]
 
   it.each(values)('%s: the bytes of JSON.stringify', (_name, value) => {
@@ -34,5 +43,22 @@ describe('a value as JSON bytes', () => {
     const bytes = jsonBytes(value)
     expect(bytes.toString('utf8')).toBe(expected)
     expect(bytes.equals(Buffer.from(expected))).toBe(true)
+  })
+
+  it('random strings in records rendered as they are written: the bytes of JSON.stringify', () => {
+    const alphabet = ['a', 'Z', ' ', '"', '\\', '\n', '\u0000', '\u001f', '\u007f', 'é', '—', '新', '📰', '\ud800', '\udfff', '<', '/']
+    let seed = 42
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
+    for (let round = 0; round < 300; round++) {
+      const text = Array.from({ length: Math.floor(next() * 200) }, () => alphabet[Math.floor(next() * alphabet.length)]).join('')
+      const value = { items: [unrendered({ body: text, tags: [text, text.slice(1)] }), unrendered({ short: text.slice(0, 10) })] }
+      expect(jsonBytes(value).equals(Buffer.from(JSON.stringify(value)))).toBe(true)
+    }
+  })
+
+  it('an answer larger than the buffer it is written into', () => {
+    const value = { items: Array.from({ length: 40 }, () => unrendered(record('<p>"x"</p>'.repeat(3_000)))) }
+    expect(jsonBytes(value).equals(Buffer.from(JSON.stringify(value)))).toBe(true)
+    expect(jsonBytes({ a: 1 }).toString()).toBe('{"a":1}')
   })
 })

@@ -2,7 +2,7 @@ import { backfillState } from '../db/data-migrations/backfill-state.ts'
 import { processSingleton } from '../process-singleton.ts'
 import { Doorkeeper } from '../doorkeeper.ts'
 import { byteBoundedLru } from '../byte-bounded-lru.ts'
-import { RenderedJson } from '../rendered-json.ts'
+import { RenderedJson, UnrenderedObject } from '../rendered-json.ts'
 import type { tenantSql } from '../tenancy/tenant-sql.ts'
 import { articleRecordColumns, type StoredArticleRecord } from './article-rows.ts'
 import { storedArticleRecord, toArticleRecord } from './article-record.ts'
@@ -86,7 +86,7 @@ export async function renderedRecords<Key extends ArticleKey>(sql: Sql, tenantId
   // While the body backfill runs, a record is sanitised on its way out (article-record.ts); kept
   // from then on it would outlive the reason, so nothing is kept until the backfill is done.
   const keeping = !backfillState.bodiesMayBeUnclean
-  const found = new Map<string, Buffer | string>()
+  const found = new Map<string, Buffer | UnrenderedObject>()
   const missing: string[] = []
   for (const key of keys) {
     const record = keeping ? keptRecords.get(keyOf(tenantId, key)) : undefined
@@ -153,15 +153,17 @@ export function sameVersion(read: { version: number; updatedAt: Date }, named: {
   return read.version === named.version && read.updatedAt.getTime() === named.updatedAt.getTime()
 }
 
-function renderAndKeep(key: string, shown: ArticleRecord, keeping: boolean): Buffer | string {
+function renderAndKeep(key: string, shown: ArticleRecord, keeping: boolean): Buffer | UnrenderedObject {
+  // A record shown once is written straight into its answer's bytes (json-bytes.ts), member by
+  // member, never a text of its own: its JSON.stringify text (~4 KB, built in parts) was then
+  // flattened into a copy to be measured, and with the pg row's strings a cold page allocated
+  // ~1.25 MB of V8's young generation, which the pages in flight at 32 connections kept
+  // through scavenges into the old generation (issue 50, sampled allocations and --trace-gc-nvp).
+  if (!keeping) return new UnrenderedObject(shown)
   // One record is ~4 KB: V8's own JSON.stringify, flattened and encoded once, costs less than
   // jsonBytes' member-by-member pieces, which are for the 200 KB page (in-process, 400 cold
   // pages of 50 a round, eight rounds: the service's CPU a page 2,386 -> 2,046 µs, the bytes equal).
-  const text = JSON.stringify(shown)
-  // Encoded to bytes of its own only to be kept: a record shown once is encoded straight into
-  // its answer's bytes (json-bytes.ts), without a buffer, and a copy, of its own a row.
-  if (!keeping) return text
-  const record = Buffer.from(text)
+  const record = Buffer.from(JSON.stringify(shown))
   keep(key, record)
   return record
 }
