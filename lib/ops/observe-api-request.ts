@@ -3,6 +3,7 @@ import { requestLogger } from './logger.ts'
 import { metrics } from './metrics.ts'
 import { hotSetting } from '../config/hot-setting.ts'
 import { CounterSeries, HistogramSeries } from './bound-series.ts'
+import { processSingleton } from '../process-singleton.ts'
 
 export type ApiRequestObservation = AccessLogFields
 
@@ -32,7 +33,7 @@ export function observeApiRequest(observation: ApiRequestObservation): void {
 type RouteSeries = { duration: HistogramSeries; requests: Map<number, CounterSeries> }
 
 // Each route and method's series, found once (bound-series.ts): as many as the series themselves.
-const boundSeries = new Map<string, Map<string, RouteSeries>>()
+const boundSeries = processSingleton('api request metric series', () => new Map<string, Map<string, RouteSeries>>())
 
 function seriesOf(route: string, method: string): RouteSeries {
   let byMethod = boundSeries.get(route)
