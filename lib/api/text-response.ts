@@ -110,8 +110,21 @@ class TextResponse extends Response {
 // property access rather than a case-insensitive scan of every name.
 function lowerCased(headers: Record<string, string>): Record<string, string> {
   const record: Record<string, string> = {}
-  for (const name in headers) record[name.toLowerCase()] = headers[name]!
+  for (const name in headers) record[lowerName(name)] = headers[name]!
   return record
+}
+
+// The API's header names are a few dozen constants ('Content-Type', 'X-RateLimit-Remaining'…):
+// each lower-cased once. toLowerCase made a new string for each of a cached GET's ten or so
+// mixed-case names, which V8 then hashed and looked up again to use it as a property name.
+const lowerNames = new Map<string, string>()
+function lowerName(name: string): string {
+  let lower = lowerNames.get(name)
+  if (lower === undefined) {
+    lower = name.toLowerCase()
+    if (lowerNames.size < 256) lowerNames.set(name, lower)
+  }
+  return lower
 }
 
 /**
@@ -140,14 +153,19 @@ export function setResponseHeaders(response: Response, headers: Record<string, s
     for (const [name, value] of Object.entries(headers)) response.headers.set(name, value)
     return
   }
-  for (const name in headers) plain[name.toLowerCase()] = headers[name]!
+  for (const name in headers) plain[lowerName(name)] = headers[name]!
 }
 
 /** A response header by name, in any case, without building a text answer's Headers. */
 export function responseHeader(response: Response, name: string): string | null {
   const plain = (response as WithPlainHeaders)[plainHeadersKey]
   if (!plain) return response.headers.get(name)
-  return plain[name.toLowerCase()] ?? null
+  return plain[lowerName(name)] ?? null
+}
+
+/** A text answer's headers (names lower-cased) while nobody has read its Headers; undefined otherwise. Not to be changed. */
+export function plainResponseHeaders(response: Response): Readonly<Record<string, string>> | undefined {
+  return (response as WithPlainHeaders)[plainHeadersKey]
 }
 
 /** Every header of a response, names lower-cased, Set-Cookie as its list of values. */

@@ -2,6 +2,8 @@ import { accessLog, accessLogLine, type AccessLogFields } from './access-log.ts'
 import { requestLogger } from './logger.ts'
 import { metrics } from './metrics.ts'
 import { hotSetting } from '../config/hot-setting.ts'
+import { CounterSeries, HistogramSeries } from './bound-series.ts'
+import { processSingleton } from '../process-singleton.ts'
 
 export type ApiRequestObservation = AccessLogFields
 
@@ -11,8 +13,11 @@ export type ApiRequestObservation = AccessLogFields
  */
 export function observeApiRequest(observation: ApiRequestObservation): void {
   const { route } = observation
-  metrics.apiRequests.inc({ route, method: observation.method, status: String(observation.status) })
-  metrics.apiDuration.observe({ route, method: observation.method }, observation.durationMs / 1000)
+  const bound = seriesOf(route, observation.method)
+  let requests = bound.requests.get(observation.status)
+  if (requests === undefined) bound.requests.set(observation.status, (requests = new CounterSeries(metrics.apiRequests, { route, method: observation.method, status: String(observation.status) })))
+  requests.inc()
+  bound.duration.observe(observation.durationMs / 1000)
   if (observation.status === 429) metrics.rateLimitRejections.inc({ caller: observation.tokenId ? 'token' : 'unauthenticated' })
   if (!accessLog.enabled()) return
   const line = accessLogLine(observation, Date.now())
@@ -23,4 +28,17 @@ export function observeApiRequest(observation: ApiRequestObservation): void {
   } else {
     accessLog.append(line)
   }
+}
+
+type RouteSeries = { duration: HistogramSeries; requests: Map<number, CounterSeries> }
+
+// Each route and method's series, found once (bound-series.ts): as many as the series themselves.
+const boundSeries = processSingleton('api request metric series', () => new Map<string, Map<string, RouteSeries>>())
+
+function seriesOf(route: string, method: string): RouteSeries {
+  let byMethod = boundSeries.get(route)
+  if (byMethod === undefined) boundSeries.set(route, (byMethod = new Map()))
+  let series = byMethod.get(method)
+  if (series === undefined) byMethod.set(method, (series = { duration: new HistogramSeries(metrics.apiDuration, { route, method }), requests: new Map() }))
+  return series
 }

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream'
 import { promisify } from 'node:util'
 import { gzip } from 'node:zlib'
 import type { ApiRequest } from '../api/api-request.ts'
-import { knownPayload, responseHeader, responseHeaderEntries, payloadBytes } from '../api/text-response.ts'
+import { knownPayload, plainResponseHeaders, responseHeader, responseHeaderEntries, payloadBytes } from '../api/text-response.ts'
 import { securityHeaders } from '../security/response-headers.mjs'
 
 const gzipAsync = promisify(gzip)
@@ -126,12 +126,24 @@ export async function sendWebResponse(req: IncomingMessage, res: ServerResponse,
   const headers: OutgoingHttpHeader[] = []
   let encoding: string | undefined
   let vary: string | undefined
-  for (const [name, value] of responseHeaderEntries(response)) {
-    if (name === 'vary') vary = String(value)
-    else if (!(name === 'content-length' && sized)) headers.push(name, value)
-    if (name === 'content-encoding') encoding = String(value)
+  const plain = plainResponseHeaders(response)
+  if (plain) {
+    // A text answer's own record, read in place (no entry pair made per header).
+    for (const name in plain) {
+      const value = plain[name]!
+      if (name === 'vary') vary = value
+      else if (!(name === 'content-length' && sized)) headers.push(name, value)
+      if (name === 'content-encoding') encoding = value
+    }
+    for (const [name, value] of currentSecurityHeaders()) if (plain[name] === undefined) headers.push(name, value)
+  } else {
+    for (const [name, value] of responseHeaderEntries(response)) {
+      if (name === 'vary') vary = String(value)
+      else if (!(name === 'content-length' && sized)) headers.push(name, value)
+      if (name === 'content-encoding') encoding = String(value)
+    }
+    for (const [name, value] of currentSecurityHeaders()) if (responseHeader(response, name) === null) headers.push(name, value)
   }
-  for (const [name, value] of currentSecurityHeaders()) if (responseHeader(response, name) === null) headers.push(name, value)
 
   if (body.length >= compressFromBytes && encoding === undefined && acceptsGzip(req)) {
     body = payload ? (payload.gzipped ??= await gzipAsync(body)) : await gzipAsync(body)
