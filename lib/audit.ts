@@ -56,10 +56,11 @@ type AuditWriter = { auditEntry: { create(args: { data: Prisma.AuditEntryUncheck
 export async function recordAudit(
   tx: AuditWriter,
   entry: { tenantId: string; actorId: string | null; action: AuditAction; targetType: string; targetId: string; metadata?: Prisma.InputJsonObject },
-): Promise<void> {
+): Promise<string> {
+  const id = createId('aud')
   await tx.auditEntry.create({
     data: {
-      id: createId('aud'),
+      id,
       tenantId: entry.tenantId,
       actorId: entry.actorId,
       action: entry.action,
@@ -68,4 +69,5 @@ export async function recordAudit(
       metadata: entry.metadata ?? {},
     },
   })
+  return id
 }

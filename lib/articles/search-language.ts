@@ -71,15 +71,15 @@ export async function chooseSearchLanguage(actor: Actor, language: string): Prom
   }
   const previous = await searchLanguage(actor.tenant.id)
   if (previous === language) return { language }
-  await setSearchLanguage(actor.tenant.id, language, (tx) =>
-    recordAudit(tx, {
+  await setSearchLanguage(actor.tenant.id, language, async (tx) => {
+    await recordAudit(tx, {
       tenantId: actor.tenant.id,
       actorId: actor.user.id,
       action: 'tenant.search_language_changed',
       targetType: 'tenant',
       targetId: actor.tenant.id,
       metadata: { from: previous, to: language },
-    }),
-  )
+    })
+  })
   return { language }
 }

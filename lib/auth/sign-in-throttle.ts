@@ -156,11 +156,15 @@ async function lock(account: Account, decision: SignInAttemptDecision, address: 
   const of = kind === 'password' ? 'passwords' : 'second_factor_codes'
   await systemDb().user.update({ where: { id: account.id }, data: { signInLockedUntil: until } })
   logger.warn({ security_event: 'sign_in.locked', user_id: account.id, tenant_id: account.tenantId, address, failures: decision.limit, until: until.toISOString() }, 'account locked against the addresses that failed')
-  const mailed = !(await lockMailedRecently(account, of)) && (await mailLock(account, decision, address, kind, until))
-  await recordAudit(systemDb(), {
-    tenantId: account.tenantId, actorId: null, action: 'user.sign_in_locked', targetType: 'user', targetId: account.id,
-    metadata: { address, failures: decision.limit, until: until.toISOString(), of, mailed },
-  })
+  // The lock is audited before the e-mail is sent: a mail server that hangs must not keep the
+  // lock out of the audit for its timeout, nor out of it for good if the process stops (break53).
+  const mailing = !(await lockMailedRecently(account, of))
+  const metadata = { address, failures: decision.limit, until: until.toISOString(), of, mailed: mailing }
+  const entryId = await recordAudit(systemDb(), { tenantId: account.tenantId, actorId: null, action: 'user.sign_in_locked', targetType: 'user', targetId: account.id, metadata })
+  // A send that failed is corrected in the entry, so the next lock e-mails again.
+  if (mailing && !(await mailLock(account, decision, address, kind, until))) {
+    await systemDb().auditEntry.update({ where: { id: entryId }, data: { metadata: { ...metadata, mailed: false } } }).catch(() => undefined)
+  }
 }
 
 /**

@@ -49,5 +49,8 @@ describe('a lock while the mail server hangs', () => {
     const locks = await db.auditEntry.count({ where: { tenantId: newsroom.tenant.id, action: 'user.sign_in_locked', targetId: writer.id } })
     await locking
     expect(locks).toBe(1)
+    // The send gave up: the entry says the member was not told, so the next lock e-mails again.
+    const [entry] = await db.auditEntry.findMany({ where: { tenantId: newsroom.tenant.id, action: 'user.sign_in_locked', targetId: writer.id } })
+    expect(entry!.metadata).toMatchObject({ mailed: false })
   }, 60_000)
 })
