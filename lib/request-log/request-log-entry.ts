@@ -85,5 +85,14 @@ export function apiRequestEntry(request: AnsweredRequest): ApiRequestEntry {
 /** Query parameter names, at most 20 of at most 64 characters each, sorted. */
 export function queryKeys(url: URL): string[] {
   if (!url.search) return []
-  return [...new Set(url.searchParams.keys())].slice(0, 20).map((key) => key.slice(0, 64)).sort()
+  return [...new Set(url.searchParams.keys())].slice(0, 20).map(cutKey).sort()
+}
+
+// Never between the two halves of a character outside the BMP (an emoji): the half left alone
+// is stored as a lone surrogate, which PostgreSQL's json accepts and then refuses to read, so
+// the newsroom's whole request log answered 500 (break53).
+function cutKey(key: string): string {
+  if (key.length <= 64) return key
+  const last = key.charCodeAt(63)
+  return key.slice(0, last >= 0xd800 && last <= 0xdbff ? 63 : 64)
 }
