@@ -46,16 +46,29 @@ function newRecoveryCodes(): string[] {
 }
 
 export type RecoveryCodeWriter = {
+  $queryRaw<T = unknown>(query: TemplateStringsArray, ...values: unknown[]): PromiseLike<T>
   recoveryCode: {
     deleteMany(args: Prisma.RecoveryCodeDeleteManyArgs): PromiseLike<unknown>
     createMany(args: Prisma.RecoveryCodeCreateManyArgs): PromiseLike<unknown>
   }
 }
 
+/**
+ * Two tabs that make new codes at once (or add two factors at once) each delete what they see
+ * and insert ten: both deletes ran before either insert committed, and the member kept twenty
+ * live codes, the sheet they threw away included (break53). The member's row is locked first,
+ * so the second waits and then deletes the first's ten.
+ */
+async function lockMembersCodes(tx: RecoveryCodeWriter, member: Member): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM users WHERE id = ${member.user.id} FOR UPDATE`
+}
+
 export async function replaceRecoveryCodes(tx: RecoveryCodeWriter, member: Member): Promise<string[]> {
   const codes = newRecoveryCodes()
-  await tx.recoveryCode.deleteMany({ where: { userId: member.user.id } })
+  // Hashed before the lock: scrypt's tens of milliseconds need not hold it.
   const hashes = await Promise.all(codes.map((code) => hashRecoveryCode(code, member.user.id)))
+  await lockMembersCodes(tx, member)
+  await tx.recoveryCode.deleteMany({ where: { userId: member.user.id } })
   await tx.recoveryCode.createMany({ data: hashes.map((codeHash) => ({ id: createId('rcv'), tenantId: member.tenant.id, userId: member.user.id, codeHash })) })
   return codes
 }
@@ -69,6 +82,7 @@ export async function issueRecoveryCodesIfNone(
   tx: RecoveryCodeWriter & { recoveryCode: { count(args: Prisma.RecoveryCodeCountArgs): PromiseLike<number> } },
   member: Member,
 ): Promise<string[] | null> {
+  await lockMembersCodes(tx, member)
   if ((await tx.recoveryCode.count({ where: { userId: member.user.id, usedAt: null } })) > 0) return null
   return replaceRecoveryCodes(tx, member)
 }
