@@ -57,9 +57,9 @@ describe('two passkeys added at once (two tabs)', () => {
     expect(await db.recoveryCode.count({ where: { userId: user.id, usedAt: null } })).toBe(10)
   }, 30_000)
 
-  it('through Settings → Security, five members each adding two passkeys at once: every registration succeeds', async () => {
+  it('through Settings → Security, 25 members each adding two passkeys at once: every registration succeeds', async () => {
     const failures: string[] = []
-    for (let round = 0; round < 5; round++) {
+    for (let round = 0; round < 25; round++) {
       const user = await newMember()
       const browser = nextAuthBrowser({ userAgent: firefox, address: '198.51.100.54' })
       expect(await browser.signIn(user.email, 'test-password')).toBe(true)
@@ -67,8 +67,8 @@ describe('two passkeys added at once (two tabs)', () => {
       const keys = [new SoftwarePasskey({ origin: publicUrl, rpId: 'cms.newsroom.example' }), new SoftwarePasskey({ origin: publicUrl, rpId: 'cms.newsroom.example' })]
       const options = [await (await portal()).security.passkeyRegistrationOptions(), await (await portal()).security.passkeyRegistrationOptions()]
       const outcomes = await Promise.allSettled(keys.map(async (key, i) => (await portal()).security.registerPasskey({ name: `Tab ${i}`, response: key.register(options[i]!) })))
-      for (const o of outcomes) if (o.status === 'rejected') failures.push(`round ${round}: ${String((o.reason as Error).message).slice(0, 160)}`)
+      for (const o of outcomes) if (o.status === 'rejected') failures.push(`round ${round}: ${String((o.reason as Error).message).replace(/\s+/g, " ").slice(-90)}`)
     }
     expect(failures).toEqual([])
-  }, 60_000)
+  }, 120_000)
 })
