@@ -15,7 +15,7 @@ import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { systemDb, tenantDb } from '../tenancy/tenant-db.ts'
 import type { Member } from './members.ts'
-import { issueRecoveryCodesIfNone } from './recovery-codes.ts'
+import { issueRecoveryCodesIfNone, lockMembersFactors } from './recovery-codes.ts'
 import { challengeOfResponse, consumeChallenge, withChallenge, type ChallengePurpose } from './passkey-challenges.ts'
 import type { PortalSessionState } from './portal-sessions.ts'
 import { assertRecentlyAuthenticated, markSessionReauthenticated } from './recent-authentication.ts'
@@ -180,6 +180,7 @@ export async function renamePasskey(actor: SignedInActor, session: PortalSession
 export async function removePasskey(actor: SignedInActor, session: PortalSessionState | null, passkeyId: string): Promise<void> {
   assertRecentlyAuthenticated(session)
   await tenantDb(actor.tenant.id).$transaction(async (tx) => {
+    await lockMembersFactors(tx, actor.user.id)
     const passkey = await tx.passkey.findFirst({ where: { id: passkeyId, userId: actor.user.id }, select: { name: true } })
     if (!passkey) throw new NotFoundError('passkey', passkeyId)
     await tx.passkey.deleteMany({ where: { id: passkeyId, userId: actor.user.id } })

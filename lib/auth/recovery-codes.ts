@@ -54,20 +54,22 @@ export type RecoveryCodeWriter = {
 }
 
 /**
- * Two tabs that make new codes at once (or add two factors at once) each delete what they see
- * and insert ten: both deletes ran before either insert committed, and the member kept twenty
- * live codes, the sheet they threw away included (break53). The member's row is locked first,
- * so the second waits and then deletes the first's ten.
+ * One member's second factors and recovery codes change one transaction at a time: two tabs
+ * that make new codes at once (or add two factors at once) each deleted what they saw and
+ * inserted ten, leaving twenty live codes; codes made while another tab removed the last
+ * factor outlived it (break53, break54). A transaction-scoped advisory lock on the member, not
+ * a lock on their users row: a passkey's insert holds that row FOR KEY SHARE (its foreign key)
+ * and an admin's reset updates it, so FOR UPDATE there deadlocked with both. Every change of a
+ * member's factors or codes takes this lock first.
  */
-async function lockMembersCodes(tx: RecoveryCodeWriter, member: Member): Promise<void> {
-  await tx.$queryRaw`SELECT id FROM users WHERE id = ${member.user.id} FOR UPDATE`
+export async function lockMembersFactors(tx: RecoveryCodeWriter, userId: string): Promise<void> {
+  await tx.$queryRaw`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtextextended(${`second factors:${userId}`}, 0))) AS taken`
 }
 
 export async function replaceRecoveryCodes(tx: RecoveryCodeWriter, member: Member): Promise<string[]> {
   const codes = newRecoveryCodes()
-  // Hashed before the lock: scrypt's tens of milliseconds need not hold it.
   const hashes = await Promise.all(codes.map((code) => hashRecoveryCode(code, member.user.id)))
-  await lockMembersCodes(tx, member)
+  await lockMembersFactors(tx, member.user.id)
   await tx.recoveryCode.deleteMany({ where: { userId: member.user.id } })
   await tx.recoveryCode.createMany({ data: hashes.map((codeHash) => ({ id: createId('rcv'), tenantId: member.tenant.id, userId: member.user.id, codeHash })) })
   return codes
@@ -82,7 +84,7 @@ export async function issueRecoveryCodesIfNone(
   tx: RecoveryCodeWriter & { recoveryCode: { count(args: Prisma.RecoveryCodeCountArgs): PromiseLike<number> } },
   member: Member,
 ): Promise<string[] | null> {
-  await lockMembersCodes(tx, member)
+  await lockMembersFactors(tx, member.user.id)
   if ((await tx.recoveryCode.count({ where: { userId: member.user.id, usedAt: null } })) > 0) return null
   return replaceRecoveryCodes(tx, member)
 }

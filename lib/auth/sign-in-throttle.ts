@@ -158,12 +158,15 @@ async function lock(account: Account, decision: SignInAttemptDecision, address: 
   logger.warn({ security_event: 'sign_in.locked', user_id: account.id, tenant_id: account.tenantId, address, failures: decision.limit, until: until.toISOString() }, 'account locked against the addresses that failed')
   // The lock is audited before the e-mail is sent: a mail server that hangs must not keep the
   // lock out of the audit for its timeout, nor out of it for good if the process stops (break53).
+  // It says `mailed: false` until the e-mail has gone, so a send that fails, or a process stopped
+  // mid-send, leaves the next lock to e-mail (break54).
   const mailing = !(await lockMailedRecently(account, of))
-  const metadata = { address, failures: decision.limit, until: until.toISOString(), of, mailed: mailing }
+  const metadata = { address, failures: decision.limit, until: until.toISOString(), of, mailed: false }
   const entryId = await recordAudit(systemDb(), { tenantId: account.tenantId, actorId: null, action: 'user.sign_in_locked', targetType: 'user', targetId: account.id, metadata })
-  // A send that failed is corrected in the entry, so the next lock e-mails again.
-  if (mailing && !(await mailLock(account, decision, address, kind, until))) {
-    await systemDb().auditEntry.update({ where: { id: entryId }, data: { metadata: { ...metadata, mailed: false } } }).catch(() => undefined)
+  if (mailing && (await mailLock(account, decision, address, kind, until))) {
+    await systemDb().auditEntry.update({ where: { id: entryId }, data: { metadata: { ...metadata, mailed: true } } }).catch((error: unknown) => {
+      logger.error({ security_event: 'sign_in.lock_mail_unrecorded', user_id: account.id, error: (error as Error).message }, 'the lock e-mail went, but its audit entry still says it did not')
+    })
   }
 }
 

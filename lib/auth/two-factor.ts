@@ -11,7 +11,7 @@ import { deletePasskeysOf } from './passkeys.ts'
 import { assertMemberCan } from './permissions.ts'
 import { endMemberSessions, type PortalSessionState } from './portal-sessions.ts'
 import { assertRecentlyAuthenticated, markSessionReauthenticated } from './recent-authentication.ts'
-import { hashRecoveryCode, legacyRecoveryCodeHash, normaliseRecoveryCode, replaceRecoveryCodes, type RecoveryCodeWriter } from './recovery-codes.ts'
+import { hashRecoveryCode, legacyRecoveryCodeHash, lockMembersFactors, normaliseRecoveryCode, replaceRecoveryCodes, type RecoveryCodeWriter } from './recovery-codes.ts'
 import { generateTotpSecret, matchTotp, totpUri } from './totp.ts'
 
 type Member = Actor & { user: NonNullable<Actor['user']> }
@@ -66,6 +66,7 @@ export async function confirmTotpEnrolment(member: Member, session: PortalSessio
 export async function removeTotp(member: Member, session: PortalSessionState | null): Promise<void> {
   assertRecentlyAuthenticated(session)
   await tenantDb(member.tenant.id).$transaction(async (tx) => {
+    await lockMembersFactors(tx, member.user.id)
     const { count } = await tx.totpFactor.deleteMany({ where: { userId: member.user.id } })
     if (count === 0) throw new NotFoundError('authenticator app', member.user.id)
     // The codes stand in for every factor: they stay while a passkey remains.
@@ -78,6 +79,8 @@ export async function removeTotp(member: Member, session: PortalSessionState | n
 export async function regenerateRecoveryCodes(member: Member, session: PortalSessionState | null): Promise<{ recoveryCodes: string[] }> {
   assertRecentlyAuthenticated(session)
   return tenantDb(member.tenant.id).$transaction(async (tx) => {
+    // Before the factors are counted: a tab removing the last one waits, or finds these codes.
+    await lockMembersFactors(tx, member.user.id)
     const [totp, passkeys] = await Promise.all([
       tx.totpFactor.count({ where: { userId: member.user.id, confirmedAt: { not: null } } }),
       tx.passkey.count({ where: { userId: member.user.id } }),
@@ -187,6 +190,7 @@ type FactorResetWriter = RecoveryCodeWriter & {
  * passkeys are one more deleteMany here.
  */
 export async function resetSecondFactors(tx: FactorResetWriter, actor: Member, userId: string): Promise<{ endedSessions: number; removed: string[] }> {
+  await lockMembersFactors(tx, userId)
   const removed: string[] = []
   if ((await tx.totpFactor.deleteMany({ where: { userId } })).count > 0) removed.push('totp')
   if ((await deletePasskeysOf(tx, userId)) > 0) removed.push('passkeys')
