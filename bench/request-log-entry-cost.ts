@@ -3,12 +3,11 @@
  * servers' differences (JIT decisions, memory layout) cannot drown it: `tsx
  * bench/request-log-entry-cost.ts` (DATABASE_URL set) records rounds of entries into the request
  * log and makes the same requests' ids without recording them, alternately, and prints the CPU
- * per entry that building and recording added in each round, as JSON: through the entry object
- * (recordApiRequest(apiRequestEntry(...))) and straight from the answered request, as with-api does.
+ * per entry that building and recording added in each round, as JSON.
  */
 import { createId } from '../lib/ids.ts'
 import { sqlPool } from '../lib/db/client.ts'
-import { flushRequestLog, recordAnsweredRequest, recordApiRequest } from '../lib/request-log/record-api-request.ts'
+import { flushRequestLog, recordApiRequest } from '../lib/request-log/record-api-request.ts'
 import { apiRequestEntry } from '../lib/request-log/request-log-entry.ts'
 
 const entriesPerRound = 20_000
@@ -34,19 +33,15 @@ function leaveRequestGarbage(): void {
 }
 
 // Every request gets its id whether or not it is recorded; with recording off, with-api builds no entry.
-// 'entry' builds the entry object and records it (recordApiRequest), 'answered' records the
-// answered request straight to its stored text, as with-api does (recordAnsweredRequest).
-type Way = 'none' | 'entry' | 'answered'
-async function cpuMicroseconds(way: Way): Promise<number> {
-  const record = way !== 'none'
+async function cpuMicroseconds(record: boolean): Promise<number> {
   const started = process.cpuUsage()
   for (let made = 0; made < entriesPerRound; made++) {
     const arrivedAt = Date.now()
     const id = createId('req', arrivedAt)
     leaveRequestGarbage()
-    const answered = { id, tenantId, tokenId, method: 'GET', route: '/v1/articles/{id}', url, forwardedFor: '127.0.0.1', status: 200, problemCode: null, durationMs: 2.3, arrivedAt }
-    if (way === 'entry') recordApiRequest(apiRequestEntry(answered))
-    else if (way === 'answered') recordAnsweredRequest(answered)
+    if (record) {
+      recordApiRequest(apiRequestEntry({ id, tenantId, tokenId, method: 'GET', route: '/v1/articles/{id}', url, forwardedFor: '127.0.0.1', status: 200, problemCode: null, durationMs: 2.3, arrivedAt }))
+    }
     if (made % burst === burst - 1) await new Promise((resolve) => setTimeout(resolve, 2))
   }
   if (record) await flushRequestLog()
@@ -54,15 +49,13 @@ async function cpuMicroseconds(way: Way): Promise<number> {
   return used.user + used.system
 }
 
-const perEntry: Record<'entry' | 'answered', number[]> = { entry: [], answered: [] }
-await cpuMicroseconds('entry') // warm-up: JIT and the pool's connections
-await cpuMicroseconds('answered')
+const perEntry: number[] = []
+await cpuMicroseconds(true) // warm-up: JIT and the pool's connections
 for (let round = 0; round < rounds; round++) {
-  // In a different order each round, so none always inherits another's leftovers.
-  const ways: Way[] = [['none', 'entry', 'answered'], ['entry', 'answered', 'none'], ['answered', 'none', 'entry']][round % 3] as Way[]
-  const spent = new Map<Way, number>()
-  for (const way of ways) spent.set(way, await cpuMicroseconds(way))
-  for (const way of ['entry', 'answered'] as const) perEntry[way].push(Math.round(((spent.get(way)! - spent.get('none')!) / entriesPerRound) * 100) / 100)
+  // Each first in half the rounds, so neither always inherits the other's leftovers.
+  const spent = new Map<boolean, number>()
+  for (const record of round % 2 === 0 ? [true, false] : [false, true]) spent.set(record, await cpuMicroseconds(record))
+  perEntry.push(Math.round(((spent.get(true)! - spent.get(false)!) / entriesPerRound) * 100) / 100)
 }
 await sqlPool.query('DELETE FROM api_request_batches WHERE tenant_id = $1', [tenantId])
 await sqlPool.end()

@@ -24,7 +24,8 @@ import { responseHeader, setResponseHeaders, textResponse, type TextPayload } fr
 import { clientAddress } from '../security/client-address.ts'
 import { routeTemplate } from '../ops/metrics.ts'
 import { observeApiRequest, type ApiRequestObservation } from '../ops/observe-api-request.ts'
-import { recordAnsweredRequest, requestLogEnabled } from '../request-log/record-api-request.ts'
+import { recordApiRequest, requestLogEnabled } from '../request-log/record-api-request.ts'
+import { apiRequestEntry } from '../request-log/request-log-entry.ts'
 
 export type ApiContext<Query, Body, Params> = {
   request: ApiRequest
@@ -232,19 +233,21 @@ function recordObservation(observation: ApiRequestObservation, request: ApiReque
   observeApiRequest(observation)
   // The key's own log (Settings → API Keys → a key): only requests a key was recognised for.
   if (principal && requestLogEnabled()) {
-    recordAnsweredRequest({
-      id: observation.requestId,
-      tenantId: principal.tenant.id,
-      tokenId: principal.tokenId,
-      method: request.method,
-      route: observation.route,
-      url,
-      forwardedFor: request.headers.get('x-forwarded-for'),
-      status: observation.status,
-      problemCode: observation.problemCode ?? null,
-      durationMs: observation.durationMs,
-      arrivedAt,
-    })
+    recordApiRequest(
+      apiRequestEntry({
+        id: observation.requestId,
+        tenantId: principal.tenant.id,
+        tokenId: principal.tokenId,
+        method: request.method,
+        route: observation.route,
+        url,
+        forwardedFor: request.headers.get('x-forwarded-for'),
+        status: observation.status,
+        problemCode: observation.problemCode ?? null,
+        durationMs: observation.durationMs,
+        arrivedAt,
+      }),
+    )
   }
 }
 

@@ -3,8 +3,7 @@ import { createId } from '../ids.ts'
 import { logger } from '../ops/logger.ts'
 import { processSingleton } from '../process-singleton.ts'
 import { sqlPool } from '../db/client.ts'
-import { clientAddress } from '../security/client-address.ts'
-import { queryKeys, statusClassIndex, toStoredEntry, type AnsweredRequest, type ApiRequestEntry, type StoredEntry } from './request-log-entry.ts'
+import { statusClassIndex, toStoredEntry, type ApiRequestEntry } from './request-log-entry.ts'
 
 export type { ApiRequestEntry } from './request-log-entry.ts'
 
@@ -159,55 +158,14 @@ export function recordApiRequest(entry: ApiRequestEntry): void {
     buffer.dropped++
     return
   }
-  enqueue(entry.tenantId, entry.tokenId, storedText(entry), entry.createdAt.getTime(), entry.status)
-}
-
-/** An entry as its batch keeps it: a JSON text (request-log-entry.ts's StoredEntry). */
-export function storedText(entry: ApiRequestEntry): string {
-  return JSON.stringify(toStoredEntry(storable(entry)))
-}
-
-/**
- * Queues an answered request (with-api.ts): the same stored text as
- * `recordApiRequest(apiRequestEntry(request))`, made without the entry object and its Date in
- * between (with the JSON, ~2.5 % of a cached GET's CPU: issue 50's profile). `arrivedAt` is a
- * whole number of milliseconds (Date.now()), which a Date would have kept as it is.
- */
-export function recordAnsweredRequest(request: AnsweredRequest): void {
-  if (!recording) return
-  if (buffer.size >= maxBufferedEntries) {
-    buffer.dropped++
-    return
-  }
-  enqueue(request.tenantId, request.tokenId, answeredRequestText(request), request.arrivedAt, request.status)
-}
-
-/** What `storedText(apiRequestEntry(request))` is, without the entry. */
-export function answeredRequestText(request: AnsweredRequest): string {
-  const keys = queryKeys(request.url)
-  const address = clientAddress(request.forwardedFor)
-  const stored: StoredEntry = [
-    request.id,
-    request.method,
-    withoutNul(request.route),
-    keys.some((key) => key.includes('\0')) ? keys.map(withoutNul) : keys,
-    request.status,
-    request.problemCode,
-    Math.round(request.durationMs),
-    address && withoutNul(address),
-    request.arrivedAt,
-  ]
-  return JSON.stringify(stored)
-}
-
-function enqueue(tenantId: string, tokenId: string, text: string, time: number, status: number): void {
-  let newsroom = buffer.byKey.get(tenantId)
-  if (!newsroom) buffer.byKey.set(tenantId, (newsroom = new Map()))
-  let waiting = newsroom.get(tokenId)
-  if (!waiting) newsroom.set(tokenId, (waiting = { tenantId, tokenId, texts: [], times: [], statuses: [] }))
-  waiting.texts.push(text)
-  waiting.times.push(time)
-  waiting.statuses.push(status)
+  const stored = storable(entry)
+  let newsroom = buffer.byKey.get(stored.tenantId)
+  if (!newsroom) buffer.byKey.set(stored.tenantId, (newsroom = new Map()))
+  let waiting = newsroom.get(stored.tokenId)
+  if (!waiting) newsroom.set(stored.tokenId, (waiting = { tenantId: stored.tenantId, tokenId: stored.tokenId, texts: [], times: [], statuses: [] }))
+  waiting.texts.push(JSON.stringify(toStoredEntry(stored)))
+  waiting.times.push(stored.createdAt.getTime())
+  waiting.statuses.push(stored.status)
   buffer.size++
   scheduleFlush()
 }

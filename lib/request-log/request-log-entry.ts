@@ -83,7 +83,7 @@ export function apiRequestEntry(request: AnsweredRequest): ApiRequestEntry {
 }
 
 /** Query parameter names, at most 20 of at most 64 characters each, sorted. */
-export function queryKeys(url: URL): string[] {
+function queryKeys(url: URL): string[] {
   if (!url.search) return []
   return [...new Set(url.searchParams.keys())].slice(0, 20).map(cutKey).sort()
 }
