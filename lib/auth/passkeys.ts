@@ -136,6 +136,10 @@ export async function registerPasskey(
   const tdb = tenantDb(actor.tenant.id)
   try {
     return await tdb.$transaction(async (tx) => {
+      // Before the insert: a reset that runs meanwhile then either waits and deletes this passkey,
+      // or finishes first, rather than missing it uncommitted (break55). A registration that was
+      // already past its session check when a reset ended that session still adds its passkey.
+      await lockMembersFactors(tx, actor.user.id)
       const passkey = await tx.passkey.create({
         data: {
           id: createId('pky'),

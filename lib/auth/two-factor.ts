@@ -51,6 +51,8 @@ export async function confirmTotpEnrolment(member: Member, session: PortalSessio
   const step = matchTotp(decryptSecret(factor.secretEncrypted), code)
   if (step === null) throw new ValidationError([{ field: 'code', message: 'That code does not match. Enter the 6 digits your app shows now.' }], 'That code does not match.')
   const recoveryCodes = await tdb.$transaction(async (tx) => {
+    // The lock before the factor's row: a reset or a removal takes them in that order (break55).
+    await lockMembersFactors(tx, member.user.id)
     const { count } = await tx.totpFactor.updateMany({ where: { userId: member.user.id, confirmedAt: null }, data: { confirmedAt: new Date(), lastUsedStep: BigInt(step) } })
     if (count === 0) throw new ConflictError('precondition_failed', 'An authenticator app is already set up.')
     const codes = await replaceRecoveryCodes(tx, member)

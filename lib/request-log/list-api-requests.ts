@@ -94,13 +94,13 @@ async function newestEntries(tenantId: string, query: ListApiRequestsQuery, wher
       const key = `$${entryValues.push(after.key) + 1}`
       entryClauses.push(`((e.entry->>8)::bigint < ${key} OR ((e.entry->>8)::bigint = ${key} AND ${entryId} < $${entryValues.push(after.id) + 1}))`)
     }
-    const rows = await sql.rows<{ tenant_id: string; token_id: string; entry: StoredEntry }>(
+    const rows = await withUnreadableEntries((entries) => sql.rows<{ tenant_id: string; token_id: string; entry: StoredEntry }>(
       `SELECT b.tenant_id, b.token_id, e.entry
-       FROM api_request_batches b CROSS JOIN LATERAL ${readableEntries} AS e(entry)
+       FROM api_request_batches b CROSS JOIN LATERAL ${entries} AS e(entry)
        WHERE b.tenant_id = $1 AND b.id = ANY($2::text[]) ${entryClauses.map((clause) => `AND ${clause}`).join(' ')}
        ORDER BY (e.entry->>8)::bigint DESC, ${entryId} DESC LIMIT ${count}`,
       entryValues,
-    )
+    ))
     collected = [...collected, ...rows.map((row) => fromStoredEntry({ tenantId: row.tenant_id, tokenId: row.token_id }, row.entry))].sort(newestFirst).slice(0, count)
 
     walkedTo = heads.at(-1)!
@@ -111,15 +111,25 @@ async function newestEntries(tenantId: string, query: ListApiRequestsQuery, wher
 }
 
 /**
- * The batch's entries, taken apart. A batch written before query keys were cut between whole
+ * A query over the batches' entries, taken apart as they are, and again with the repair below
+ * only if PostgreSQL refuses one. A batch written before query keys were cut between whole
  * characters (request-log-entry.ts) may hold half an emoji, stored as a lone `\udXXX` escape:
- * PostgreSQL's json accepts it on insert and refuses to take it apart, so the newsroom's whole
- * log answered 500 (break53). Such a batch is read with those escapes as U+FFFD (JSON.stringify
- * writes no other `\ud` escape; a typed backslash followed by `ud` and four hex digits in the same
- * batch would read as `\ufffd` too); a batch without `\ud` is read as it is, after one substring
- * scan.
+ * PostgreSQL's json accepts it on insert and refuses to take it apart (22P02), so the
+ * newsroom's whole log answered 500 (break53). The repair reads those escapes as U+FFFD
+ * (JSON.stringify escapes nothing else that way; a typed backslash followed by `ud` and four hex
+ * digits in the same batch would read as `\ufffd` too). Tried only after a refusal: reading
+ * every batch's text to look for `\ud` first fetched each out of TOAST twice (break55).
  */
-const readableEntries = `json_array_elements(CASE WHEN strpos(b.entries::text, '\\ud') > 0 THEN regexp_replace(b.entries::text, '\\\\ud[89a-f][0-9a-f]{2}', '\\\\ufffd', 'g')::json ELSE b.entries END)`
+async function withUnreadableEntries<T>(query: (entries: string) => Promise<T>): Promise<T> {
+  try {
+    return await query('json_array_elements(b.entries)')
+  } catch (error) {
+    if ((error as { code?: string }).code !== '22P02') throw error
+    return query(repairedEntries)
+  }
+}
+
+const repairedEntries = `json_array_elements(CASE WHEN strpos(b.entries::text, '\\ud') > 0 THEN regexp_replace(b.entries::text, '\\\\ud[89a-f][0-9a-f]{2}', '\\\\ufffd', 'g')::json ELSE b.entries END)`
 
 function newestFirst(a: ApiRequestEntry, b: ApiRequestEntry): number {
   return b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
@@ -136,11 +146,11 @@ async function countEntries(tenantId: string, query: ListApiRequestsQuery, where
     return Number(row?.total ?? 0)
   }
   const entryWhere = entryConditions(query, where.values.length + 2)
-  const [row] = await sql.rows<{ total: string }>(
-    `SELECT count(*) AS total FROM api_request_batches b CROSS JOIN LATERAL ${readableEntries} AS e(entry)
+  const [row] = await withUnreadableEntries((entries) => sql.rows<{ total: string }>(
+    `SELECT count(*) AS total FROM api_request_batches b CROSS JOIN LATERAL ${entries} AS e(entry)
      WHERE ${batchWhere} ${entryWhere.clauses.map((clause) => `AND ${clause}`).join(' ')}`,
     [...where.values, ...entryWhere.values],
-  )
+  ))
   return Number(row!.total)
 }
 
