@@ -10,7 +10,7 @@ import { createTestTenant } from '../support/fixtures.ts'
 type Member = Parameters<typeof replaceRecoveryCodes>[1]
 
 describe('a passkey added while another tab regenerates codes', () => {
-  it('both finish', async () => {
+  it('both finish, and the member has one set of ten live codes', async () => {
     const newsroom = await createTestTenant()
     const member = { tenant: { id: newsroom.tenant.id }, user: { id: newsroom.users.writer.id } } as Member
     const tdb = tenantDb(newsroom.tenant.id)
@@ -26,5 +26,7 @@ describe('a passkey added while another tab regenerates codes', () => {
     const regenerate = afterInsert.then(() => tdb.$transaction((tx) => replaceRecoveryCodes(tx, member), { timeout: 20_000 }))
     const outcomes = await Promise.allSettled([passkey, regenerate])
     expect(outcomes.map((o) => (o.status === 'rejected' ? String((o.reason as Error).message).replace(/\s+/g, ' ').slice(-100) : 'ok'))).toEqual(['ok', 'ok'])
+    // One set of ten, whichever went second: not twenty.
+    expect(await tdb.recoveryCode.count({ where: { userId: member.user.id, usedAt: null } })).toBe(10)
   }, 30_000)
 })

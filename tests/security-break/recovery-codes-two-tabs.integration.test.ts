@@ -7,8 +7,8 @@ import { appRouter } from '../../lib/trpc/routers/app-router.ts'
 import { nextAuthBrowser } from '../support/next-auth-browser.ts'
 import { createTestTenant } from '../support/fixtures.ts'
 
-// break53: recovery codes as a hurried member meets them with two tabs open, after codes became
-// scrypt hashes computed inside replaceRecoveryCodes' transaction (46a4be8).
+// Recovery codes as a hurried member meets them with two tabs open (break53, break54): codes
+// are scrypt hashes, and a member's factors and codes change under one lock on the member.
 const createCaller = createCallerFactory(appRouter)
 const firefox = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0'
 const address = '198.51.100.53'
@@ -55,4 +55,21 @@ describe('recovery codes, two tabs', () => {
     // Whatever the member keeps (either tab's sheet), the other sheet must be dead: one set of ten.
     expect(await db.recoveryCode.count({ where: { userId: user.id, usedAt: null } })).toBe(10)
   })
+
+  // Codes "are gone with the last factor": regenerating counted the factors before any lock
+  // while the other tab removed the app and its codes, leaving ten live codes and no factor (break54).
+  it('never leaves live recovery codes without a factor', async () => {
+    const leftovers: string[] = []
+    for (let round = 0; round < 3; round++) {
+      const { user, portal } = await enrolled()
+      const [tabA, tabB] = [await portal(), await portal()]
+      const outcomes = await Promise.allSettled([tabA.security.regenerateRecoveryCodes(), tabB.security.removeTotp()])
+      // The removal always goes through (sudo mode, just signed in): the race is real, not both refused.
+      expect(outcomes[1].status).toBe('fulfilled')
+      const factors = (await db.totpFactor.count({ where: { userId: user.id } })) + (await db.passkey.count({ where: { userId: user.id } }))
+      const codes = await db.recoveryCode.count({ where: { userId: user.id, usedAt: null } })
+      if (factors === 0 && codes > 0) leftovers.push(`round ${round}: no factor, ${codes} live codes`)
+    }
+    expect(leftovers).toEqual([])
+  }, 60_000)
 })

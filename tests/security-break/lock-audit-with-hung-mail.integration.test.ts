@@ -53,4 +53,22 @@ describe('a lock while the mail server hangs', () => {
     const [entry] = await db.auditEntry.findMany({ where: { tenantId: newsroom.tenant.id, action: 'user.sign_in_locked', targetId: writer.id } })
     expect(entry!.metadata).toMatchObject({ mailed: false })
   }, 60_000)
+
+  // A send under way (the relay has not even greeted) must not be audited as done: a process
+  // stopped then left the entry claiming an e-mail, and lock e-mails were skipped for 24 h (break54).
+  it('is not audited as mailed while the send is still under way', async () => {
+    const newsroom = await createTestTenant()
+    const writer = newsroom.users.writer
+    const guess = () => nextAuthBrowser({ userAgent: firefox, address: '203.0.113.54' }).step('credentials', { email: writer.email, password: 'not-the-password' })
+    for (let i = 0; i < 3; i++) await guess()
+    const locking = guess()
+    await expect.poll(async () => db.auditEntry.count({ where: { tenantId: newsroom.tenant.id, action: 'user.sign_in_locked', targetId: writer.id } }), { timeout: 5_000 }).toBe(1)
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    // The relay has not even greeted: nothing was sent. What the audit says now is what stays if the process stops.
+    const [during] = await db.auditEntry.findMany({ where: { tenantId: newsroom.tenant.id, action: 'user.sign_in_locked', targetId: writer.id } })
+    const sentMail = await db.mailMessage.count({ where: { tenantId: newsroom.tenant.id, sentAt: { not: null } } })
+    await locking
+    expect(sentMail).toBe(0)
+    expect((during!.metadata as { mailed?: unknown }).mailed).toBe(false)
+  }, 60_000)
 })
