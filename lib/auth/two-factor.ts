@@ -25,24 +25,34 @@ export type TotpEnrolment = { secret: string; uri: string; qrCode: string }
 
 /**
  * Step one of enrolment: a new key, kept unconfirmed (it is no factor until a code proves the
- * app holds it). Starting again replaces an unconfirmed key; a confirmed one must be removed first.
+ * app holds it). Starting again replaces an unconfirmed key; a confirmed one must be removed
+ * first, and there is no other way to replace it: a tab left on "Set up" must never take away
+ * the app another tab just confirmed. Under the member's factor lock, which every confirmation
+ * takes too, and only a key still unconfirmed at the write is replaced (sec55: the check, then
+ * an unconditional upsert, un-confirmed an app confirmed in between).
  */
 export async function startTotpEnrolment(member: Member, account: string): Promise<TotpEnrolment> {
-  const tdb = tenantDb(member.tenant.id)
-  const existing = await tdb.totpFactor.findUnique({ where: { userId: member.user.id }, select: { confirmedAt: true } })
-  if (existing?.confirmedAt) throw new ConflictError('precondition_failed', 'An authenticator app is already set up. Remove it first to set up another.')
   const secret = generateTotpSecret()
-  await tdb.totpFactor.upsert({
-    where: { userId: member.user.id },
-    create: { userId: member.user.id, tenantId: member.tenant.id, secretEncrypted: encryptSecret(secret) },
-    update: { secretEncrypted: encryptSecret(secret), confirmedAt: null, lastUsedStep: null, createdAt: new Date() },
+  const secretEncrypted = encryptSecret(secret)
+  const alreadySetUp = () => new ConflictError('precondition_failed', 'An authenticator app is already set up. Remove it first to set up another.')
+  await tenantDb(member.tenant.id).$transaction(async (tx) => {
+    await lockMembersFactors(tx, member.user.id)
+    const { count } = await tx.totpFactor.updateMany({ where: { userId: member.user.id, confirmedAt: null }, data: { secretEncrypted, lastUsedStep: null, createdAt: new Date() } })
+    if (count > 0) return
+    if (await tx.totpFactor.findUnique({ where: { userId: member.user.id }, select: { userId: true } })) throw alreadySetUp()
+    await tx.totpFactor.create({ data: { userId: member.user.id, tenantId: member.tenant.id, secretEncrypted } })
   })
   const uri = totpUri(secret, account, member.tenant.name)
   const svg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })
   return { secret, uri, qrCode: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}` }
 }
 
-/** Step two: a code from the app confirms the key; the ten recovery codes are made and returned, once. */
+/**
+ * Step two: a code from the app confirms the key; the ten recovery codes are made and returned,
+ * once. Only the key the code was checked against is confirmed: if another tab started again
+ * meanwhile, its new key (which the phone may never have scanned) stays unconfirmed and this
+ * tab is told to scan the newest QR code.
+ */
 export async function confirmTotpEnrolment(member: Member, session: PortalSessionState | null, code: string): Promise<{ recoveryCodes: string[] }> {
   const tdb = tenantDb(member.tenant.id)
   const factor = await tdb.totpFactor.findUnique({ where: { userId: member.user.id } })
@@ -53,8 +63,12 @@ export async function confirmTotpEnrolment(member: Member, session: PortalSessio
   const recoveryCodes = await tdb.$transaction(async (tx) => {
     // The lock before the factor's row: a reset or a removal takes them in that order (break55).
     await lockMembersFactors(tx, member.user.id)
-    const { count } = await tx.totpFactor.updateMany({ where: { userId: member.user.id, confirmedAt: null }, data: { confirmedAt: new Date(), lastUsedStep: BigInt(step) } })
-    if (count === 0) throw new ConflictError('precondition_failed', 'An authenticator app is already set up.')
+    const { count } = await tx.totpFactor.updateMany({ where: { userId: member.user.id, confirmedAt: null, secretEncrypted: factor.secretEncrypted }, data: { confirmedAt: new Date(), lastUsedStep: BigInt(step) } })
+    if (count === 0) {
+      const now = await tx.totpFactor.findUnique({ where: { userId: member.user.id }, select: { confirmedAt: true } })
+      if (now?.confirmedAt) throw new ConflictError('precondition_failed', 'An authenticator app is already set up.')
+      throw new ConflictError('precondition_failed', 'The set-up was started again (in another tab or window): scan the newest QR code, or start again.')
+    }
     const codes = await replaceRecoveryCodes(tx, member)
     await recordAudit(tx, { tenantId: member.tenant.id, actorId: member.user.id, action: 'two_factor.totp_enrolled', targetType: 'user', targetId: member.user.id, metadata: { recovery_codes: codes.length } })
     return codes
