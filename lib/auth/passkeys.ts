@@ -17,7 +17,7 @@ import { systemDb, tenantDb } from '../tenancy/tenant-db.ts'
 import type { Member } from './members.ts'
 import { issueRecoveryCodesIfNone, lockMembersFactors } from './recovery-codes.ts'
 import { challengeOfResponse, consumeChallenge, withChallenge, type ChallengePurpose } from './passkey-challenges.ts'
-import type { PortalSessionState } from './portal-sessions.ts'
+import { sessionStillLive, type PortalSessionState } from './portal-sessions.ts'
 import { assertRecentlyAuthenticated, markSessionReauthenticated } from './recent-authentication.ts'
 import type { AuthenticationResponseInput, RegistrationResponseInput } from './security-schemas.ts'
 
@@ -69,6 +69,7 @@ function assertPasskeysAvailable(): void {
 export class PasskeyRefusedError extends ForbiddenError {}
 
 const notAccepted = 'That passkey was not accepted here. Use a passkey you registered for this account, or your password.'
+const sessionEnded = 'You were signed out (an admin reset your sign-in methods, or you signed out everywhere) while the passkey was being added, so it was not added. Sign in again to add it.'
 const challengeGone = 'That passkey request expired or was already used. Try again.'
 
 export type PasskeySummary = { id: string; name: string; deviceType: string; backedUp: boolean; createdAt: Date; lastUsedAt: Date | null }
@@ -137,9 +138,12 @@ export async function registerPasskey(
   try {
     return await tdb.$transaction(async (tx) => {
       // Before the insert: a reset that runs meanwhile then either waits and deletes this passkey,
-      // or finishes first, rather than missing it uncommitted (break55). A registration that was
-      // already past its session check when a reset ended that session still adds its passkey.
+      // or finishes first, rather than missing it uncommitted (break55).
       await lockMembersFactors(tx, actor.user.id)
+      // ...and if it finished first, it ended this session: the check before the transaction
+      // (sudo mode) is made again here, so a reset or a "sign out everywhere" that landed after
+      // it does not leave a passkey added by a session it ended (sec55).
+      if (!session || !(await sessionStillLive(tx, session.id, actor.user.id))) throw new PasskeyRefusedError(sessionEnded)
       const passkey = await tx.passkey.create({
         data: {
           id: createId('pky'),

@@ -161,6 +161,19 @@ export async function endMemberSessions(tx: SessionWriter, userId: string, reaso
   return count
 }
 
+type SessionReader = { $queryRaw<T = unknown>(query: TemplateStringsArray, ...values: unknown[]): PromiseLike<T> }
+
+/**
+ * Whether the member's session is still live, read inside the caller's transaction (after the
+ * member's factor lock) and held FOR SHARE until it commits: a check made before the transaction
+ * misses a reset (which ends every session of the member) or a "sign out everywhere" that
+ * commits in between, and one that ends the session after this read waits for the commit.
+ */
+export async function sessionStillLive(tx: SessionReader, sessionId: string, userId: string): Promise<boolean> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM portal_sessions WHERE id = ${sessionId} AND user_id = ${userId} AND ended_at IS NULL FOR SHARE`
+  return rows.length === 1
+}
+
 /** "Sign out" on one of the member's own sessions (another member's id looks missing). */
 export async function endPortalSession(actor: Actor & { user: NonNullable<Actor['user']> }, sessionId: string): Promise<void> {
   const tdb = tenantDb(actor.tenant.id)
