@@ -45,7 +45,14 @@ function newRecoveryCodes(): string[] {
   })
 }
 
+/**
+ * A transaction's client: Prisma's has no `$connect`/`$disconnect` (the pool, the full client,
+ * has). Typed so the pool does not fit: the member's factor lock lasts only as long as the
+ * transaction whose client takes it, and on the pool that is the one statement.
+ */
 export type RecoveryCodeWriter = {
+  $connect?: never
+  $disconnect?: never
   $queryRaw<T = unknown>(query: TemplateStringsArray, ...values: unknown[]): PromiseLike<T>
   recoveryCode: {
     deleteMany(args: Prisma.RecoveryCodeDeleteManyArgs): PromiseLike<unknown>
@@ -63,6 +70,9 @@ export type RecoveryCodeWriter = {
  * member's factors or codes takes this lock first.
  */
 export async function lockMembersFactors(tx: RecoveryCodeWriter, userId: string): Promise<void> {
+  // Past the type (a cast, an untyped caller): on the pool the lock would be released as soon as
+  // taken and serialise nothing, silently (sec55).
+  if (typeof (tx as { $disconnect?: unknown }).$disconnect === 'function') throw new Error('lockMembersFactors needs a transaction\'s client: on the pool its lock ends with its own statement')
   await tx.$queryRaw`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtextextended(${`second factors:${userId}`}, 0))) AS taken`
 }
 

@@ -36,7 +36,7 @@ describe('wrong authenticator codes from someone holding the password', () => {
     const editor = newsroom.users.editor
     const secret = generateTotpSecret()
     await db.totpFactor.create({ data: { userId: editor.id, tenantId: newsroom.tenant.id, secretEncrypted: encryptSecret(secret), confirmedAt: new Date() } })
-    const [recoveryCode] = await replaceRecoveryCodes(db, newsroom.actor('editor') as never)
+    const [recoveryCode] = await db.$transaction((tx) => replaceRecoveryCodes(tx, newsroom.actor('editor') as never))
     const wrong = totpCode(secret, totpStep() + 7)
     const pendingAt = async (browser: ReturnType<typeof browserAt>) =>
       (await browser.step('credentials', { email: editor.email, password: 'test-password' })).error!.slice('SecondFactorRequired:'.length).split(':')[0]!
@@ -58,7 +58,7 @@ describe('wrong authenticator codes from someone holding the password', () => {
     const newsroom = await createTestTenant()
     const editor = newsroom.users.editor
     await db.totpFactor.create({ data: { userId: editor.id, tenantId: newsroom.tenant.id, secretEncrypted: encryptSecret(generateTotpSecret()), confirmedAt: new Date() } })
-    await replaceRecoveryCodes(db, newsroom.actor('editor') as never)
+    await db.$transaction((tx) => replaceRecoveryCodes(tx, newsroom.actor('editor') as never))
     const attacker = browserAt('203.0.113.220')
     const errors: (string | null)[] = []
     for (let i = 0; i < 2; i++) {
