@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { hashRecoveryCode } from '../../lib/auth/recovery-codes.ts'
+import { regenerateRecoveryCodes } from '../../lib/auth/two-factor.ts'
+import { db } from '../../lib/db/client.ts'
+import { encryptSecret } from '../../lib/security/secret-box.ts'
+import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+import { holdLock, waitForLockWaiters } from '../support/row-locks.ts'
+
+// sec55: new recovery codes are ten scrypt hashes (16 MB and tens of milliseconds each, more on
+// a busy machine), and regenerating them (or confirming an app, or a first passkey) hashed them
+// while holding the member's factor lock and a pooled connection: the member's other tabs and an
+// admin's reset queued behind the hashing. The codes do not depend on anything the lock
+// protects, so they are hashed first; the lock is then held for the writes only.
+
+const scryptCalls = vi.hoisted(() => ({ count: 0 }))
+vi.mock('node:crypto', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:crypto')>()
+  const scrypt = (...args: unknown[]) => {
+    scryptCalls.count += 1
+    return (actual.scrypt as (...a: unknown[]) => void)(...args)
+  }
+  return { ...actual, scrypt, default: { ...actual, scrypt } }
+})
+
+type Member = Parameters<typeof regenerateRecoveryCodes>[0]
+let newsroom: TestTenant
+let passwordHash: string
+
+beforeAll(async () => {
+  vi.stubEnv('WEBHOOK_SECRET_KEY', 'sec55-codes-hashed-before-lock-key')
+  newsroom = await createTestTenant()
+  passwordHash = (await db.user.findUniqueOrThrow({ where: { id: newsroom.users.writer.id } })).passwordHash
+})
+afterAll(() => vi.unstubAllEnvs())
+
+let sequence = 0
+/** A member with a confirmed authenticator app (recovery codes need a factor to stand in for). */
+async function memberWithApp(): Promise<Member> {
+  sequence += 1
+  const id = `usr_s55h${Date.now()}${sequence}`
+  await db.user.create({ data: { id, tenantId: newsroom.tenant.id, email: `s55h-${id}@example.test`, name: `S55 ${sequence}`, role: 'writer', passwordHash } })
+  await db.totpFactor.create({ data: { userId: id, tenantId: newsroom.tenant.id, secretEncrypted: encryptSecret('JBSWY3DPEHPK3PXP'), confirmedAt: new Date() } })
+  return { tenant: { id: newsroom.tenant.id, name: 'Sec55 News' }, user: { id } } as Member
+}
+
+const sudo = () => ({ id: 'ses_sec55', reauthenticatedAt: new Date() })
+
+describe('new recovery codes', () => {
+  it('are hashed before the member\'s factor lock is taken, not while it is held', async () => {
+    const member = await memberWithApp()
+    const lock = await holdLock('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`second factors:${member.user.id}`])
+    scryptCalls.count = 0
+    const regenerate = regenerateRecoveryCodes(member, sudo())
+    regenerate.catch(() => undefined)
+    await waitForLockWaiters(1)
+    const beforeTheLock = scryptCalls.count
+    await lock.release()
+    const { recoveryCodes } = await regenerate
+    expect(recoveryCodes).toHaveLength(10)
+    // All ten hashes were made while the request waited for the lock; none once it held it.
+    expect({ beforeTheLock, holdingTheLock: scryptCalls.count - beforeTheLock }).toEqual({ beforeTheLock: 10, holdingTheLock: 0 })
+  }, 30_000)
+
+  it('two regenerations at once leave exactly one valid set: one tab\'s sheet, all ten, and nothing of the other', async () => {
+    const member = await memberWithApp()
+    const [a, b] = await Promise.all([regenerateRecoveryCodes(member, sudo()), regenerateRecoveryCodes(member, sudo())])
+    const stored = new Set((await db.recoveryCode.findMany({ where: { userId: member.user.id, usedAt: null }, select: { codeHash: true } })).map((row) => row.codeHash))
+    const live = async (codes: string[]) => (await Promise.all(codes.map((code) => hashRecoveryCode(code, member.user.id)))).filter((hash) => stored.has(hash)).length
+    expect(stored.size).toBe(10)
+    expect([await live(a.recoveryCodes), await live(b.recoveryCodes)].sort()).toEqual([0, 10])
+  }, 30_000)
+})
