@@ -15,7 +15,7 @@ import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { systemDb, tenantDb } from '../tenancy/tenant-db.ts'
 import type { Member } from './members.ts'
-import { issueRecoveryCodesIfNone, lockMembersFactors } from './recovery-codes.ts'
+import { issueRecoveryCodesIfNone, lockMembersFactors, prepareRecoveryCodes } from './recovery-codes.ts'
 import { challengeOfResponse, consumeChallenge, withChallenge, type ChallengePurpose } from './passkey-challenges.ts'
 import { sessionStillLive, type PortalSessionState } from './portal-sessions.ts'
 import { assertRecentlyAuthenticated, markSessionReauthenticated } from './recent-authentication.ts'
@@ -135,6 +135,9 @@ export async function registerPasskey(
   if (!verification.verified) throw new PasskeyRefusedError('The passkey could not be registered: its answer did not verify.')
   const { credential, credentialDeviceType, credentialBackedUp } = verification.registrationInfo
   const tdb = tenantDb(actor.tenant.id)
+  // A first factor's codes, hashed before the lock (sec55). Only when the member has none now:
+  // one who has codes keeps them, and rarely (their last code used meanwhile) they are hashed inside.
+  const prepared = (await tdb.recoveryCode.count({ where: { userId: actor.user.id, usedAt: null } })) > 0 ? null : await prepareRecoveryCodes(actor.user.id)
   try {
     return await tdb.$transaction(async (tx) => {
       // Before the insert: a reset that runs meanwhile then either waits and deletes this passkey,
@@ -159,7 +162,7 @@ export async function registerPasskey(
         },
         select: { id: true, name: true, deviceType: true, backedUp: true, createdAt: true, lastUsedAt: true },
       })
-      const recoveryCodes = await issueRecoveryCodesIfNone(tx, actor)
+      const recoveryCodes = await issueRecoveryCodesIfNone(tx, actor, prepared)
       await recordAudit(tx, {
         tenantId: actor.tenant.id, actorId: actor.user.id, action: 'passkey.added', targetType: 'passkey', targetId: passkey.id,
         metadata: { name: passkey.name, deviceType: credentialDeviceType, recovery_codes: recoveryCodes?.length ?? 0 },

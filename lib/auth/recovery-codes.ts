@@ -76,9 +76,27 @@ export async function lockMembersFactors(tx: RecoveryCodeWriter, userId: string)
   await tx.$queryRaw`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtextextended(${`second factors:${userId}`}, 0))) AS taken`
 }
 
-export async function replaceRecoveryCodes(tx: RecoveryCodeWriter, member: Member): Promise<string[]> {
+/** New codes with their hashes, made before any lock or transaction: the hashing (ten scrypts) is the slow part. */
+export type PreparedRecoveryCodes = { userId: string; codes: string[]; hashes: string[] }
+
+/**
+ * Ten new codes and their scrypt hashes, for `replaceRecoveryCodes` to write. Made first, outside
+ * the member's factor lock and any transaction: the codes depend on nothing the lock guards, and
+ * ten scrypts under it made the member's other tabs and an admin's reset queue behind the hashing
+ * (sec55: a second tab's regeneration outlived its transaction's 5 s on a busy machine).
+ */
+export async function prepareRecoveryCodes(userId: string): Promise<PreparedRecoveryCodes> {
   const codes = newRecoveryCodes()
-  const hashes = await Promise.all(codes.map((code) => hashRecoveryCode(code, member.user.id)))
+  return { userId, codes, hashes: await Promise.all(codes.map((code) => hashRecoveryCode(code, userId))) }
+}
+
+/**
+ * Replaces the member's codes with `prepared` (hashed by prepareRecoveryCodes before the caller's
+ * transaction); without it the codes are hashed here, under the caller's lock if it holds one.
+ */
+export async function replaceRecoveryCodes(tx: RecoveryCodeWriter, member: Member, prepared?: PreparedRecoveryCodes): Promise<string[]> {
+  if (prepared && prepared.userId !== member.user.id) throw new Error('recovery codes prepared for another member')
+  const { codes, hashes } = prepared ?? (await prepareRecoveryCodes(member.user.id))
   await lockMembersFactors(tx, member.user.id)
   await tx.recoveryCode.deleteMany({ where: { userId: member.user.id } })
   await tx.recoveryCode.createMany({ data: hashes.map((codeHash) => ({ id: createId('rcv'), tenantId: member.tenant.id, userId: member.user.id, codeHash })) })
@@ -88,13 +106,15 @@ export async function replaceRecoveryCodes(tx: RecoveryCodeWriter, member: Membe
 /**
  * A factor was just added (inside its transaction): a member who has no unused recovery code
  * (their first factor, or all used up) gets ten, returned to be shown once; else null, and the
- * codes they have keep working.
+ * codes they have keep working. `prepared`: codes hashed before the transaction by a caller that
+ * saw none; if the member turns out to have none after all, they are hashed here.
  */
 export async function issueRecoveryCodesIfNone(
   tx: RecoveryCodeWriter & { recoveryCode: { count(args: Prisma.RecoveryCodeCountArgs): PromiseLike<number> } },
   member: Member,
+  prepared?: PreparedRecoveryCodes | null,
 ): Promise<string[] | null> {
   await lockMembersFactors(tx, member.user.id)
   if ((await tx.recoveryCode.count({ where: { userId: member.user.id, usedAt: null } })) > 0) return null
-  return replaceRecoveryCodes(tx, member)
+  return replaceRecoveryCodes(tx, member, prepared ?? undefined)
 }

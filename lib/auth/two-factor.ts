@@ -11,7 +11,7 @@ import { deletePasskeysOf } from './passkeys.ts'
 import { assertMemberCan } from './permissions.ts'
 import { endMemberSessions, type PortalSessionState } from './portal-sessions.ts'
 import { assertRecentlyAuthenticated, markSessionReauthenticated } from './recent-authentication.ts'
-import { hashRecoveryCode, legacyRecoveryCodeHash, lockMembersFactors, normaliseRecoveryCode, replaceRecoveryCodes, type RecoveryCodeWriter } from './recovery-codes.ts'
+import { hashRecoveryCode, legacyRecoveryCodeHash, lockMembersFactors, normaliseRecoveryCode, prepareRecoveryCodes, replaceRecoveryCodes, type RecoveryCodeWriter } from './recovery-codes.ts'
 import { generateTotpSecret, matchTotp, totpUri } from './totp.ts'
 
 type Member = Actor & { user: NonNullable<Actor['user']> }
@@ -60,6 +60,8 @@ export async function confirmTotpEnrolment(member: Member, session: PortalSessio
   if (factor.confirmedAt) throw new ConflictError('precondition_failed', 'An authenticator app is already set up.')
   const step = matchTotp(decryptSecret(factor.secretEncrypted), code)
   if (step === null) throw new ValidationError([{ field: 'code', message: 'That code does not match. Enter the 6 digits your app shows now.' }], 'That code does not match.')
+  // Hashed before the lock: the codes depend on nothing it guards (sec55).
+  const prepared = await prepareRecoveryCodes(member.user.id)
   const recoveryCodes = await tdb.$transaction(async (tx) => {
     // The lock before the factor's row: a reset or a removal takes them in that order (break55).
     await lockMembersFactors(tx, member.user.id)
@@ -69,7 +71,7 @@ export async function confirmTotpEnrolment(member: Member, session: PortalSessio
       if (now?.confirmedAt) throw new ConflictError('precondition_failed', 'An authenticator app is already set up.')
       throw new ConflictError('precondition_failed', 'The set-up was started again (in another tab or window): scan the newest QR code, or start again.')
     }
-    const codes = await replaceRecoveryCodes(tx, member)
+    const codes = await replaceRecoveryCodes(tx, member, prepared)
     await recordAudit(tx, { tenantId: member.tenant.id, actorId: member.user.id, action: 'two_factor.totp_enrolled', targetType: 'user', targetId: member.user.id, metadata: { recovery_codes: codes.length } })
     return codes
   })
@@ -94,6 +96,8 @@ export async function removeTotp(member: Member, session: PortalSessionState | n
 /** Ten new recovery codes in place of the old ones, shown once (sudo mode); for any factor, passkeys included. */
 export async function regenerateRecoveryCodes(member: Member, session: PortalSessionState | null): Promise<{ recoveryCodes: string[] }> {
   assertRecentlyAuthenticated(session)
+  // Hashed before the lock (sec55); if the transaction refuses (no factor left), they were never shown.
+  const prepared = await prepareRecoveryCodes(member.user.id)
   return tenantDb(member.tenant.id).$transaction(async (tx) => {
     // Before the factors are counted: a tab removing the last one waits, or finds these codes.
     await lockMembersFactors(tx, member.user.id)
@@ -102,7 +106,7 @@ export async function regenerateRecoveryCodes(member: Member, session: PortalSes
       tx.passkey.count({ where: { userId: member.user.id } }),
     ])
     if (totp === 0 && passkeys === 0) throw new ConflictError('precondition_failed', 'Set up an authenticator app or a passkey first: recovery codes stand in for it.')
-    const recoveryCodes = await replaceRecoveryCodes(tx, member)
+    const recoveryCodes = await replaceRecoveryCodes(tx, member, prepared)
     await recordAudit(tx, { tenantId: member.tenant.id, actorId: member.user.id, action: 'two_factor.recovery_codes_regenerated', targetType: 'user', targetId: member.user.id })
     return { recoveryCodes }
   })
