@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { passkeyRegistrationOptions, registerPasskey } from '../../lib/auth/passkeys.ts'
 import { endOtherPortalSessions, startPortalSession } from '../../lib/auth/portal-sessions.ts'
-import { resetSecondFactors } from '../../lib/auth/two-factor.ts'
+import { totpCode, totpStep } from '../../lib/auth/totp.ts'
+import { confirmTotpEnrolment, resetSecondFactors, startTotpEnrolment } from '../../lib/auth/two-factor.ts'
 import { db } from '../../lib/db/client.ts'
 import { tenantDb } from '../../lib/tenancy/tenant-db.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
@@ -67,5 +68,22 @@ describe('a passkey whose session ends while it is being added', () => {
     const outcome = await registerAround(member, () => endOtherPortalSessions(member, other))
     expect(outcome.status).toBe('rejected')
     expect(await db.passkey.count({ where: { userId: member.user.id } })).toBe(0)
+  }, 30_000)
+
+  it('an authenticator app confirmed by a session that "sign out everywhere" ended meanwhile is refused too', async () => {
+    const member = await newMember()
+    const sessionId = await startPortalSession({ id: member.user.id, tenantId: member.tenant.id }, { userAgent: 'Firefox', address: '198.51.100.55' })
+    const other = await startPortalSession({ id: member.user.id, tenantId: member.tenant.id }, { userAgent: 'Phone', address: '198.51.100.56' })
+    const { secret } = await startTotpEnrolment(member, 'writer@example.test')
+    // The confirmation parked at the member's factor lock, past everything it checks before it.
+    const lock = await holdLock('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`second factors:${member.user.id}`])
+    const confirm = confirmTotpEnrolment(member, { id: sessionId, reauthenticatedAt: new Date() }, totpCode(secret, totpStep()))
+    confirm.catch(() => undefined)
+    await waitForLockWaiters(1)
+    await endOtherPortalSessions(member, other)
+    await lock.release()
+    const [outcome] = await Promise.allSettled([confirm])
+    expect(outcome!.status).toBe('rejected')
+    expect(await db.totpFactor.count({ where: { userId: member.user.id, confirmedAt: { not: null } } })).toBe(0)
   }, 30_000)
 })
