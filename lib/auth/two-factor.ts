@@ -9,7 +9,7 @@ import type { Actor } from '../tenancy/actor.ts'
 import { systemDb, tenantDb } from '../tenancy/tenant-db.ts'
 import { deletePasskeysOf } from './passkeys.ts'
 import { assertMemberCan } from './permissions.ts'
-import { endMemberSessions, type PortalSessionState } from './portal-sessions.ts'
+import { endMemberSessions, sessionStillLive, type PortalSessionState } from './portal-sessions.ts'
 import { assertRecentlyAuthenticated, markSessionReauthenticated } from './recent-authentication.ts'
 import { hashRecoveryCode, legacyRecoveryCodeHash, lockMembersFactors, normaliseRecoveryCode, prepareRecoveryCodes, replaceRecoveryCodes, type RecoveryCodeWriter } from './recovery-codes.ts'
 import { generateTotpSecret, matchTotp, totpUri } from './totp.ts'
@@ -65,10 +65,14 @@ export async function confirmTotpEnrolment(member: Member, session: PortalSessio
   const recoveryCodes = await tdb.$transaction(async (tx) => {
     // The lock before the factor's row: a reset or a removal takes them in that order (break55).
     await lockMembersFactors(tx, member.user.id)
+    // The session, read again under the lock: one that a reset or a "sign out everywhere" ended
+    // since this request's check adds no factor (sec55, as for a passkey).
+    if (session && !(await sessionStillLive(tx, session.id, member.user.id))) throw new ConflictError('precondition_failed', 'You were signed out (an admin reset your sign-in methods, or you signed out everywhere), so the authenticator app was not set up. Sign in again to set it up.')
     const { count } = await tx.totpFactor.updateMany({ where: { userId: member.user.id, confirmedAt: null, secretEncrypted: factor.secretEncrypted }, data: { confirmedAt: new Date(), lastUsedStep: BigInt(step) } })
     if (count === 0) {
       const now = await tx.totpFactor.findUnique({ where: { userId: member.user.id }, select: { confirmedAt: true } })
-      if (now?.confirmedAt) throw new ConflictError('precondition_failed', 'An authenticator app is already set up.')
+      if (!now) throw new ConflictError('precondition_failed', 'Start the set-up again: no authenticator key is waiting for a code.')
+      if (now.confirmedAt) throw new ConflictError('precondition_failed', 'An authenticator app is already set up.')
       throw new ConflictError('precondition_failed', 'The set-up was started again (in another tab or window): scan the newest QR code, or start again.')
     }
     const codes = await replaceRecoveryCodes(tx, member, prepared)

@@ -61,7 +61,7 @@ describe('the member\'s factor lock is taken before their factors\' rows', () =>
     const [reset, confirm] = await resetThen(member, () => confirmTotpEnrolment(member, null, totpCode(secret, totpStep())))
     expect(why(reset)).toBe('ok')
     // The member is told the set-up is gone (the reset took the key), never an internal error.
-    expect(why(confirm)).toMatch(/^precondition_failed /)
+    expect(why(confirm)).toMatch(/^precondition_failed Start the set-up again/)
     expect(await db.totpFactor.count({ where: { userId: member.user.id } })).toBe(0)
     expect(await db.recoveryCode.count({ where: { userId: member.user.id } })).toBe(0)
   }, 30_000)
