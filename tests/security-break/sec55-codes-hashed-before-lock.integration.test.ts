@@ -69,4 +69,15 @@ describe('new recovery codes', () => {
     expect(stored.size).toBe(10)
     expect([await live(a.recoveryCodes), await live(b.recoveryCodes)].sort()).toEqual([0, 10])
   }, 30_000)
+
+  it('are refused without a scrypt for a member with no app or passkey: no hashing spent on a request that cannot succeed', async () => {
+    sequence += 1
+    const id = `usr_s55n${Date.now()}${sequence}`
+    await db.user.create({ data: { id, tenantId: newsroom.tenant.id, email: `s55n-${id}@example.test`, name: `S55 none ${sequence}`, role: 'writer', passwordHash } })
+    const member = { tenant: { id: newsroom.tenant.id, name: 'Sec55 News' }, user: { id } } as Member
+    scryptCalls.count = 0
+    await expect(regenerateRecoveryCodes(member, sudo())).rejects.toThrow(/Set up an authenticator app or a passkey first/)
+    expect(scryptCalls.count).toBe(0)
+    expect(await db.recoveryCode.count({ where: { userId: id } })).toBe(0)
+  }, 30_000)
 })
