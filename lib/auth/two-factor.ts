@@ -6,7 +6,7 @@ import { ConflictError, DomainError, NotFoundError, ValidationError } from '../e
 import { logger } from '../ops/logger.ts'
 import { decryptSecret, encryptSecret } from '../security/secret-box.ts'
 import type { Actor } from '../tenancy/actor.ts'
-import { systemDb, tenantDb } from '../tenancy/tenant-db.ts'
+import { systemDb, tenantDb, type TenantDb } from '../tenancy/tenant-db.ts'
 import { deletePasskeysOf } from './passkeys.ts'
 import { assertMemberCan } from './permissions.ts'
 import { endMemberSessions, sessionStillLive, type PortalSessionState } from './portal-sessions.ts'
@@ -97,19 +97,29 @@ export async function removeTotp(member: Member, session: PortalSessionState | n
   })
 }
 
+/** A confirmed authenticator app or a passkey: what recovery codes stand in for. */
+async function hasSecondFactor(client: Pick<TenantDb, 'totpFactor' | 'passkey'>, userId: string): Promise<boolean> {
+  const [totp, passkeys] = await Promise.all([
+    client.totpFactor.count({ where: { userId, confirmedAt: { not: null } } }),
+    client.passkey.count({ where: { userId } }),
+  ])
+  return totp > 0 || passkeys > 0
+}
+
+const noFactorForCodes = () => new ConflictError('precondition_failed', 'Set up an authenticator app or a passkey first: recovery codes stand in for it.')
+
 /** Ten new recovery codes in place of the old ones, shown once (sudo mode); for any factor, passkeys included. */
 export async function regenerateRecoveryCodes(member: Member, session: PortalSessionState | null): Promise<{ recoveryCodes: string[] }> {
   assertRecentlyAuthenticated(session)
+  // A member with no factor is refused before ten scrypts are spent on codes that cannot be issued;
+  // the count is taken again under the lock, where it decides.
+  if (!(await hasSecondFactor(tenantDb(member.tenant.id), member.user.id))) throw noFactorForCodes()
   // Hashed before the lock (sec55); if the transaction refuses (no factor left), they were never shown.
   const prepared = await prepareRecoveryCodes(member.user.id)
   return tenantDb(member.tenant.id).$transaction(async (tx) => {
     // Before the factors are counted: a tab removing the last one waits, or finds these codes.
     await lockMembersFactors(tx, member.user.id)
-    const [totp, passkeys] = await Promise.all([
-      tx.totpFactor.count({ where: { userId: member.user.id, confirmedAt: { not: null } } }),
-      tx.passkey.count({ where: { userId: member.user.id } }),
-    ])
-    if (totp === 0 && passkeys === 0) throw new ConflictError('precondition_failed', 'Set up an authenticator app or a passkey first: recovery codes stand in for it.')
+    if (!(await hasSecondFactor(tx, member.user.id))) throw noFactorForCodes()
     const recoveryCodes = await replaceRecoveryCodes(tx, member, prepared)
     await recordAudit(tx, { tenantId: member.tenant.id, actorId: member.user.id, action: 'two_factor.recovery_codes_regenerated', targetType: 'user', targetId: member.user.id })
     return { recoveryCodes }
