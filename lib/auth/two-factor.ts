@@ -119,6 +119,10 @@ export async function regenerateRecoveryCodes(member: Member, session: PortalSes
   return tenantDb(member.tenant.id).$transaction(async (tx) => {
     // Before the factors are counted: a tab removing the last one waits, or finds these codes.
     await lockMembersFactors(tx, member.user.id)
+    // The session, read again under the lock, as a confirmation or a passkey does (break55): one
+    // that "sign out everywhere", a password change or a reset ended meanwhile (a stolen one, say)
+    // must not replace the owner's codes with ten it alone has seen.
+    if (session && !(await sessionStillLive(tx, session.id, member.user.id))) throw new ConflictError('precondition_failed', 'You were signed out (you signed out everywhere, changed your password, or an admin reset your sign-in methods), so no new recovery codes were made. Sign in again to make them.')
     if (!(await hasSecondFactor(tx, member.user.id))) throw noFactorForCodes()
     const recoveryCodes = await replaceRecoveryCodes(tx, member, prepared)
     await recordAudit(tx, { tenantId: member.tenant.id, actorId: member.user.id, action: 'two_factor.recovery_codes_regenerated', targetType: 'user', targetId: member.user.id })
