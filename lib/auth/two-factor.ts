@@ -58,7 +58,15 @@ export async function confirmTotpEnrolment(member: Member, session: PortalSessio
   const factor = await tdb.totpFactor.findUnique({ where: { userId: member.user.id } })
   if (!factor) throw new ConflictError('precondition_failed', 'Start the set-up again: no authenticator key is waiting for a code.')
   if (factor.confirmedAt) throw new ConflictError('precondition_failed', 'An authenticator app is already set up.')
-  const step = matchTotp(decryptSecret(factor.secretEncrypted), code)
+  let secret: string
+  try {
+    secret = decryptSecret(factor.secretEncrypted)
+  } catch (error) {
+    // Stored before the operator changed WEBHOOK_SECRET_KEY (as checkTotp copes): a new start stores one under the new key (break55).
+    logger.warn({ user: member.user.id, error: (error as Error).message }, 'an unconfirmed TOTP key cannot be decrypted; the member is asked to start the set-up again')
+    throw new ConflictError('precondition_failed', 'Start the set-up again: the key waiting for a code can no longer be read here. Scan the new QR code.')
+  }
+  const step = matchTotp(secret, code)
   if (step === null) throw new ValidationError([{ field: 'code', message: 'That code does not match. Enter the 6 digits your app shows now.' }], 'That code does not match.')
   // Hashed before the lock: the codes depend on nothing it guards (sec55).
   const prepared = await prepareRecoveryCodes(member.user.id)
