@@ -197,6 +197,8 @@ export async function removePasskey(actor: SignedInActor, session: PortalSession
   assertRecentlyAuthenticated(session)
   await tenantDb(actor.tenant.id).$transaction(async (tx) => {
     await lockMembersFactors(tx, actor.user.id)
+    // As adding does (break55): a session ended meanwhile (a stolen one, say) takes no passkey away.
+    if (session && !(await sessionStillLive(tx, session.id, actor.user.id))) throw new ConflictError('precondition_failed', 'You were signed out (you signed out everywhere, changed your password, or an admin reset your sign-in methods), so the passkey was not removed. Sign in again to do it.')
     const passkey = await tx.passkey.findFirst({ where: { id: passkeyId, userId: actor.user.id }, select: { name: true } })
     if (!passkey) throw new NotFoundError('passkey', passkeyId)
     await tx.passkey.deleteMany({ where: { id: passkeyId, userId: actor.user.id } })

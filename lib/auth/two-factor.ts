@@ -92,11 +92,16 @@ export async function confirmTotpEnrolment(member: Member, session: PortalSessio
   return { recoveryCodes }
 }
 
+/** What a request whose session ended while it waited for the member's factor lock is told. */
+const signedOutMeanwhile = (what: string) => `You were signed out (you signed out everywhere, changed your password, or an admin reset your sign-in methods), so ${what}. Sign in again to do it.`
+
 /** Removes the member's authenticator app and recovery codes (sudo mode). */
 export async function removeTotp(member: Member, session: PortalSessionState | null): Promise<void> {
   assertRecentlyAuthenticated(session)
   await tenantDb(member.tenant.id).$transaction(async (tx) => {
     await lockMembersFactors(tx, member.user.id)
+    // As adding does (break55): a session ended meanwhile (a stolen one, say) takes no factor away.
+    if (session && !(await sessionStillLive(tx, session.id, member.user.id))) throw new ConflictError('precondition_failed', signedOutMeanwhile('the authenticator app was not removed'))
     const { count } = await tx.totpFactor.deleteMany({ where: { userId: member.user.id } })
     if (count === 0) throw new NotFoundError('authenticator app', member.user.id)
     // The codes stand in for every factor: they stay while a passkey remains.
@@ -130,7 +135,7 @@ export async function regenerateRecoveryCodes(member: Member, session: PortalSes
     // The session, read again under the lock, as a confirmation or a passkey does (break55): one
     // that "sign out everywhere", a password change or a reset ended meanwhile (a stolen one, say)
     // must not replace the owner's codes with ten it alone has seen.
-    if (session && !(await sessionStillLive(tx, session.id, member.user.id))) throw new ConflictError('precondition_failed', 'You were signed out (you signed out everywhere, changed your password, or an admin reset your sign-in methods), so no new recovery codes were made. Sign in again to make them.')
+    if (session && !(await sessionStillLive(tx, session.id, member.user.id))) throw new ConflictError('precondition_failed', signedOutMeanwhile('no new recovery codes were made'))
     if (!(await hasSecondFactor(tx, member.user.id))) throw noFactorForCodes()
     const recoveryCodes = await replaceRecoveryCodes(tx, member, prepared)
     await recordAudit(tx, { tenantId: member.tenant.id, actorId: member.user.id, action: 'two_factor.recovery_codes_regenerated', targetType: 'user', targetId: member.user.id })
