@@ -1,5 +1,6 @@
 import QRCode from 'qrcode'
 import { beginSignInAttempt, failedWith } from './sign-in-throttle.ts'
+import { consumeRecoveryCodeRegeneration } from '../api/rate-limit.ts'
 import { recordAudit } from '../audit.ts'
 import type { Prisma } from '../db/generated/client.ts'
 import { ConflictError, DomainError, NotFoundError, ValidationError } from '../errors.ts'
@@ -127,6 +128,9 @@ export async function regenerateRecoveryCodes(member: Member, session: PortalSes
   // A member with no factor is refused before ten scrypts are spent on codes that cannot be issued;
   // the count is taken again under the lock, where it decides.
   if (!(await hasSecondFactor(tenantDb(member.tenant.id), member.user.id))) throw noFactorForCodes()
+  // Bounded per member before the hashing: ten scrypts a request, and nothing else limits a session's requests (break55).
+  const allowance = await consumeRecoveryCodeRegeneration(member.user.id)
+  if (!allowance.allowed) throw new DomainError('rate_limited', `You made new recovery codes a moment ago: the last set shown is the one that works. To make another, wait ${allowance.retryAfterSeconds} seconds.`)
   // Hashed before the lock (sec55); if the transaction refuses (no factor left), they were never shown.
   const prepared = await prepareRecoveryCodes(member.user.id)
   return tenantDb(member.tenant.id).$transaction(async (tx) => {
