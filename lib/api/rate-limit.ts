@@ -62,6 +62,8 @@ type Limiters = {
   signInWhileLocked: Policy
   signInKnownBrowser: Policy
   passkeySignInOptions: Policy
+  /** Per member: new recovery codes (ten scrypts each). */
+  recoveryCodes: Policy
   /** By policy name, for RateLimit-Policy's w. */
   windowSeconds: Record<string, number>
 }
@@ -133,6 +135,16 @@ export type SignInAttemptDecision = RateLimitDecision & {
 export async function consumePasskeySignInOptions(clientAddress: string): Promise<RateLimitDecision> {
   const current = await readyLimiters()
   return consume(current.passkeySignInOptions, addressKey(clientAddress))
+}
+
+/**
+ * For a member's new recovery codes (ten scrypts each, spent before anything can refuse them):
+ * a few a minute, so a loop of cheap requests from one session cannot keep the server's cores
+ * and libuv's threads hashing (break55). Consumed before the hashing, so requests at once count too.
+ */
+export async function consumeRecoveryCodeRegeneration(userId: string): Promise<RateLimitDecision> {
+  const current = await readyLimiters()
+  return consume(current.recoveryCodes, userId)
 }
 
 /**
@@ -376,6 +388,8 @@ function createLimiters(): Limiters {
     signInKnownBrowser: policy('sign-in-known-browser', 'sign-in:known-browser', failuresAllowedFromAnAddressWhileLocked, signInWindow),
     // A sign-in page asks once per attempt; ten a minute is a busy shared office's worth.
     passkeySignInOptions: policy('passkey-sign-in-options', 'passkey-options:address', positiveInteger('RATE_LIMIT_PASSKEY_OPTIONS_PER_MINUTE', 10), window),
+    // Ten scrypts (16 MB and ~50 ms of CPU each) a regeneration: two tabs' worth a minute (break55).
+    recoveryCodes: policy('recovery-codes', 'recovery-codes:member', positiveInteger('RATE_LIMIT_RECOVERY_CODES_PER_MINUTE', 2), window),
     windowSeconds: {
       'per-token': window,
       'per-address': window,
@@ -387,6 +401,7 @@ function createLimiters(): Limiters {
       'sign-in-while-locked': signInWindow,
       'sign-in-known-browser': signInWindow,
       'passkey-sign-in-options': window,
+      'recovery-codes': window,
     },
   }
 }

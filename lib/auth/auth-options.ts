@@ -13,7 +13,7 @@ import { consumePendingSignIn, issuePendingSignIn, readPendingSignIn, recordFail
 import { hasSecondFactor, secondFactorKinds, secondFactorsOf } from './second-factors.ts'
 import { isTotpShaped, verifySecondFactorCode } from './two-factor.ts'
 import { sessionSecondFactorDueBy } from './two-factor-policy.ts'
-import { loadSessionMember, sessionIdleLimitMs, signOutPortalSession, startPortalSession } from './portal-sessions.ts'
+import { loadSessionMember, sessionIdleLimitMs, SignInOvertakenError, signOutPortalSession, startPortalSession } from './portal-sessions.ts'
 import { clientAddress } from '../security/client-address.ts'
 import { loadSsoLogin, slugOfSsoProvider, ssoProviderId, ssoRequirement, type SsoLogin } from './sso-connection.ts'
 import { portalFactorAfterSso, portalFactorStepUrl, recordSsoTokenCheckFailure, resolveSsoMember, type SsoClaims } from './sso-sign-in.ts'
@@ -141,6 +141,8 @@ export const authOptions: AuthOptions = {
       // the second step of a sign-in whose password step passed (lib/auth/pending-sign-in.ts).
       credentials: { response: { label: 'Passkey answer', type: 'text' }, pendingToken: { label: 'Pending sign-in', type: 'text' } },
       authorize: withAuthorizeFailures('passkey', signInCodes, async (credentials, request) => {
+        // Before the passkey is checked: a reset that lands after this ends the sign-in (startPortalSession).
+        const provedSince = new Date()
         const parsed = authenticationResponseSchema.safeParse(parseJson(credentials?.response))
         if (!parsed.success) throw new Error(`${passkeyRefused}:The browser's passkey answer was incomplete. Try again.`)
         const address = clientAddress(request.headers?.['x-forwarded-for'])
@@ -157,9 +159,9 @@ export const authOptions: AuthOptions = {
               await recordAudit(systemDb(), { tenantId: member.tenantId, actorId: member.id, action: 'sso.recovery_sign_in', targetType: 'user', targetId: member.id, metadata: { address: address.slice(0, 64), with: 'passkey' } })
             }
           }
-          return signedIn(member, request.headers, address, pending ? 'second-factor' : 'passkey')
+          return await signedIn(member, request.headers, address, pending ? 'second-factor' : 'passkey', provedSince)
         } catch (error) {
-          if (error instanceof PasskeyRefusedError) throw new Error(`${passkeyRefused}:${error.message}`)
+          if (error instanceof PasskeyRefusedError || error instanceof SignInOvertakenError) throw new Error(`${passkeyRefused}:${error.message}`)
           throw error
         }
       }),
@@ -171,6 +173,8 @@ export const authOptions: AuthOptions = {
       name: 'Second factor',
       credentials: { pendingToken: { label: 'Pending sign-in', type: 'text' }, code: { label: 'Code', type: 'text' } },
       authorize: withAuthorizeFailures('second-factor', signInCodes, async (credentials, request) => {
+        // Before the code is checked: a reset that lands after this ends the sign-in (startPortalSession).
+        const provedSince = new Date()
         if (!credentials?.pendingToken || !credentials.code) return null
         const pending = await readPendingSignIn(credentials.pendingToken)
         if (!pending) throw new Error(secondFactorExpired)
@@ -195,7 +199,12 @@ export const authOptions: AuthOptions = {
         }
         await attempt.succeeded()
         await consumePendingSignIn(pending.id)
-        return signedIn(member, request.headers, address, 'second-factor')
+        try {
+          return await signedIn(member, request.headers, address, 'second-factor', provedSince)
+        } catch (error) {
+          if (error instanceof SignInOvertakenError) throw new Error(secondFactorExpired)
+          throw error
+        }
       }),
     }),
   ],
@@ -248,9 +257,9 @@ export const authOptions: AuthOptions = {
 }
 
 /** A member who proved who they are: their session record starts, and next-auth's jwt callback reads it. */
-async function signedIn(member: Member, headers: Record<string, unknown> | undefined, address: string, signInMethod: SignInMethod) {
+async function signedIn(member: Member, headers: Record<string, unknown> | undefined, address: string, signInMethod: SignInMethod, provedSince?: Date) {
   const userAgent = headers?.['user-agent'] as string | string[] | undefined
-  const sessionId = await startPortalSession(member, { userAgent: Array.isArray(userAgent) ? userAgent[0] : userAgent, address })
+  const sessionId = await startPortalSession(member, { userAgent: Array.isArray(userAgent) ? userAgent[0] : userAgent, address }, provedSince)
   await rememberThisBrowser(member.id, headers?.cookie as string | string[] | undefined)
   return { id: member.id, email: member.email, name: member.name, sessionId, signInMethod }
 }

@@ -70,6 +70,8 @@ export class PasskeyRefusedError extends ForbiddenError {}
 
 const notAccepted = 'That passkey was not accepted here. Use a passkey you registered for this account, or your password.'
 const sessionEnded = 'You were signed out (an admin reset your sign-in methods, or you signed out everywhere) while the passkey was being added, so it was not added. Sign in again to add it.'
+/** WebAuthn's limit on a credential id (its credentialIdLength), in bytes. */
+const maxCredentialIdBytes = 1023
 const challengeGone = 'That passkey request expired or was already used. Try again.'
 
 export type PasskeySummary = { id: string; name: string; deviceType: string; backedUp: boolean; createdAt: Date; lastUsedAt: Date | null }
@@ -134,6 +136,9 @@ export async function registerPasskey(
   }
   if (!verification.verified) throw new PasskeyRefusedError('The passkey could not be registered: its answer did not verify.')
   const { credential, credentialDeviceType, credentialBackedUp } = verification.registrationInfo
+  // WebAuthn caps a credential id at 1023 bytes; attestation "none" proves nothing about it, and a
+  // longer one failed at the unique index's insert (its entries are capped near 2.7 kB) as a 500 (break55).
+  if (Buffer.from(credential.id, 'base64url').length > maxCredentialIdBytes) throw new PasskeyRefusedError('The passkey could not be registered: its credential id is longer than WebAuthn allows.')
   const tdb = tenantDb(actor.tenant.id)
   // A first factor's codes, hashed before the lock (sec55). Only when the member has none now:
   // one who has codes keeps them, and rarely (their last code used meanwhile) they are hashed inside.
@@ -192,6 +197,8 @@ export async function removePasskey(actor: SignedInActor, session: PortalSession
   assertRecentlyAuthenticated(session)
   await tenantDb(actor.tenant.id).$transaction(async (tx) => {
     await lockMembersFactors(tx, actor.user.id)
+    // As adding does (break55): a session ended meanwhile (a stolen one, say) takes no passkey away.
+    if (session && !(await sessionStillLive(tx, session.id, actor.user.id))) throw new ConflictError('precondition_failed', 'You were signed out (you signed out everywhere, changed your password, or an admin reset your sign-in methods), so the passkey was not removed. Sign in again to do it.')
     const passkey = await tx.passkey.findFirst({ where: { id: passkeyId, userId: actor.user.id }, select: { name: true } })
     if (!passkey) throw new NotFoundError('passkey', passkeyId)
     await tx.passkey.deleteMany({ where: { id: passkeyId, userId: actor.user.id } })

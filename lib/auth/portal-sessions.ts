@@ -9,6 +9,7 @@ import { displayAddress } from '../security/cidr.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { systemDb, tenantDb } from '../tenancy/tenant-db.ts'
 import type { ActiveMember } from './members.ts'
+import { lockMembersFactors } from './recovery-codes.ts'
 import type { TenantTwoFactorPolicy } from './two-factor-policy.ts'
 
 /** Why a session ended, as the row keeps it. */
@@ -23,11 +24,31 @@ const lastSeenIntervalMs = 60_000
 /** The session facts a request carries (through the JWT's jwt callback) to the doors. */
 export type PortalSessionState = { id: string; reauthenticatedAt: Date }
 
-/** A new session for a member who just proved who they are (password now; SSO or a factor later). */
-export async function startPortalSession(member: { id: string; tenantId: string }, from: { userAgent?: string | null; address?: string | null }): Promise<string> {
+/** A sign-in whose proof began before the member's sign-in methods changed (a reset, "sign out everywhere"): it starts no session. */
+export class SignInOvertakenError extends Error {}
+
+/**
+ * A new session for a member who just proved who they are. `provedSince`: when the proof (a
+ * passkey, a code) began to be checked; if the member's sign-in methods changed since (an admin's
+ * reset, "sign out everywhere else"), the proof may rest on what the change removed, so no
+ * session starts (SignInOvertakenError). Read under the member's factor lock, which a reset holds
+ * until it commits: a sign-in checked just before a reset cannot start its session just after it
+ * ended the member's sessions (break55).
+ */
+export async function startPortalSession(member: { id: string; tenantId: string }, from: { userAgent?: string | null; address?: string | null }, provedSince?: Date): Promise<string> {
+  if (!provedSince) return createPortalSession(systemDb(), member, from)
+  return systemDb().$transaction(async (tx) => {
+    await lockMembersFactors(tx, member.id)
+    const user = await tx.user.findUnique({ where: { id: member.id }, select: { credentialsChangedAt: true } })
+    if (!user || (user.credentialsChangedAt && user.credentialsChangedAt.getTime() > provedSince.getTime())) throw new SignInOvertakenError('Your sign-in methods changed while you were signing in. Sign in again.')
+    return createPortalSession(tx, member, from)
+  })
+}
+
+async function createPortalSession(client: { portalSession: { create(args: { data: Prisma.PortalSessionUncheckedCreateInput }): PromiseLike<unknown> } }, member: { id: string; tenantId: string }, from: { userAgent?: string | null; address?: string | null }): Promise<string> {
   const id = createId('ses')
   const now = new Date()
-  await systemDb().portalSession.create({
+  await client.portalSession.create({
     data: {
       id,
       tenantId: member.tenantId,

@@ -1,5 +1,6 @@
 import QRCode from 'qrcode'
 import { beginSignInAttempt, failedWith } from './sign-in-throttle.ts'
+import { consumeRecoveryCodeRegeneration } from '../api/rate-limit.ts'
 import { recordAudit } from '../audit.ts'
 import type { Prisma } from '../db/generated/client.ts'
 import { ConflictError, DomainError, NotFoundError, ValidationError } from '../errors.ts'
@@ -58,7 +59,15 @@ export async function confirmTotpEnrolment(member: Member, session: PortalSessio
   const factor = await tdb.totpFactor.findUnique({ where: { userId: member.user.id } })
   if (!factor) throw new ConflictError('precondition_failed', 'Start the set-up again: no authenticator key is waiting for a code.')
   if (factor.confirmedAt) throw new ConflictError('precondition_failed', 'An authenticator app is already set up.')
-  const step = matchTotp(decryptSecret(factor.secretEncrypted), code)
+  let secret: string
+  try {
+    secret = decryptSecret(factor.secretEncrypted)
+  } catch (error) {
+    // Stored before the operator changed WEBHOOK_SECRET_KEY (as checkTotp copes): a new start stores one under the new key (break55).
+    logger.warn({ user: member.user.id, error: (error as Error).message }, 'an unconfirmed TOTP key cannot be decrypted; the member is asked to start the set-up again')
+    throw new ConflictError('precondition_failed', 'Start the set-up again: the key waiting for a code can no longer be read here. Scan the new QR code.')
+  }
+  const step = matchTotp(secret, code)
   if (step === null) throw new ValidationError([{ field: 'code', message: 'That code does not match. Enter the 6 digits your app shows now.' }], 'That code does not match.')
   // Hashed before the lock: the codes depend on nothing it guards (sec55).
   const prepared = await prepareRecoveryCodes(member.user.id)
@@ -84,11 +93,16 @@ export async function confirmTotpEnrolment(member: Member, session: PortalSessio
   return { recoveryCodes }
 }
 
+/** What a request whose session ended while it waited for the member's factor lock is told. */
+const signedOutMeanwhile = (what: string) => `You were signed out (you signed out everywhere, changed your password, or an admin reset your sign-in methods), so ${what}. Sign in again to do it.`
+
 /** Removes the member's authenticator app and recovery codes (sudo mode). */
 export async function removeTotp(member: Member, session: PortalSessionState | null): Promise<void> {
   assertRecentlyAuthenticated(session)
   await tenantDb(member.tenant.id).$transaction(async (tx) => {
     await lockMembersFactors(tx, member.user.id)
+    // As adding does (break55): a session ended meanwhile (a stolen one, say) takes no factor away.
+    if (session && !(await sessionStillLive(tx, session.id, member.user.id))) throw new ConflictError('precondition_failed', signedOutMeanwhile('the authenticator app was not removed'))
     const { count } = await tx.totpFactor.deleteMany({ where: { userId: member.user.id } })
     if (count === 0) throw new NotFoundError('authenticator app', member.user.id)
     // The codes stand in for every factor: they stay while a passkey remains.
@@ -114,11 +128,18 @@ export async function regenerateRecoveryCodes(member: Member, session: PortalSes
   // A member with no factor is refused before ten scrypts are spent on codes that cannot be issued;
   // the count is taken again under the lock, where it decides.
   if (!(await hasSecondFactor(tenantDb(member.tenant.id), member.user.id))) throw noFactorForCodes()
+  // Bounded per member before the hashing: ten scrypts a request, and nothing else limits a session's requests (break55).
+  const allowance = await consumeRecoveryCodeRegeneration(member.user.id)
+  if (!allowance.allowed) throw new DomainError('rate_limited', `You made new recovery codes a moment ago: the last set shown is the one that works. To make another, wait ${allowance.retryAfterSeconds} seconds.`)
   // Hashed before the lock (sec55); if the transaction refuses (no factor left), they were never shown.
   const prepared = await prepareRecoveryCodes(member.user.id)
   return tenantDb(member.tenant.id).$transaction(async (tx) => {
     // Before the factors are counted: a tab removing the last one waits, or finds these codes.
     await lockMembersFactors(tx, member.user.id)
+    // The session, read again under the lock, as a confirmation or a passkey does (break55): one
+    // that "sign out everywhere", a password change or a reset ended meanwhile (a stolen one, say)
+    // must not replace the owner's codes with ten it alone has seen.
+    if (session && !(await sessionStillLive(tx, session.id, member.user.id))) throw new ConflictError('precondition_failed', signedOutMeanwhile('no new recovery codes were made'))
     if (!(await hasSecondFactor(tx, member.user.id))) throw noFactorForCodes()
     const recoveryCodes = await replaceRecoveryCodes(tx, member, prepared)
     await recordAudit(tx, { tenantId: member.tenant.id, actorId: member.user.id, action: 'two_factor.recovery_codes_regenerated', targetType: 'user', targetId: member.user.id })

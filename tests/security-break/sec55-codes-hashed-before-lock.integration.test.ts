@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { hashRecoveryCode } from '../../lib/auth/recovery-codes.ts'
+import { startPortalSession } from '../../lib/auth/portal-sessions.ts'
 import { regenerateRecoveryCodes } from '../../lib/auth/two-factor.ts'
 import { db } from '../../lib/db/client.ts'
 import { encryptSecret } from '../../lib/security/secret-box.ts'
@@ -43,14 +44,19 @@ async function memberWithApp(): Promise<Member> {
   return { tenant: { id: newsroom.tenant.id, name: 'Sec55 News' }, user: { id } } as Member
 }
 
-const sudo = () => ({ id: 'ses_sec55', reauthenticatedAt: new Date() })
+// A live session of the member's (the regeneration reads it again under the lock, break55).
+const sessions = new Map<string, string>()
+async function sudoOf(member: Member) {
+  if (!sessions.has(member.user.id)) sessions.set(member.user.id, await startPortalSession({ id: member.user.id, tenantId: member.tenant.id }, { userAgent: 'Firefox', address: '198.51.100.55' }))
+  return { id: sessions.get(member.user.id)!, reauthenticatedAt: new Date() }
+}
 
 describe('new recovery codes', () => {
   it('are hashed before the member\'s factor lock is taken, not while it is held', async () => {
     const member = await memberWithApp()
     const lock = await holdLock('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`second factors:${member.user.id}`])
     scryptCalls.count = 0
-    const regenerate = regenerateRecoveryCodes(member, sudo())
+    const regenerate = regenerateRecoveryCodes(member, await sudoOf(member))
     regenerate.catch(() => undefined)
     await waitForLockWaiters(1)
     const beforeTheLock = scryptCalls.count
@@ -63,7 +69,7 @@ describe('new recovery codes', () => {
 
   it('two regenerations at once leave exactly one valid set: one tab\'s sheet, all ten, and nothing of the other', async () => {
     const member = await memberWithApp()
-    const [a, b] = await Promise.all([regenerateRecoveryCodes(member, sudo()), regenerateRecoveryCodes(member, sudo())])
+    const [a, b] = await Promise.all([regenerateRecoveryCodes(member, await sudoOf(member)), regenerateRecoveryCodes(member, await sudoOf(member))])
     const stored = new Set((await db.recoveryCode.findMany({ where: { userId: member.user.id, usedAt: null }, select: { codeHash: true } })).map((row) => row.codeHash))
     const live = async (codes: string[]) => (await Promise.all(codes.map((code) => hashRecoveryCode(code, member.user.id)))).filter((hash) => stored.has(hash)).length
     expect(stored.size).toBe(10)
@@ -76,7 +82,7 @@ describe('new recovery codes', () => {
     await db.user.create({ data: { id, tenantId: newsroom.tenant.id, email: `s55n-${id}@example.test`, name: `S55 none ${sequence}`, role: 'writer', passwordHash } })
     const member = { tenant: { id: newsroom.tenant.id, name: 'Sec55 News' }, user: { id } } as Member
     scryptCalls.count = 0
-    await expect(regenerateRecoveryCodes(member, sudo())).rejects.toThrow(/Set up an authenticator app or a passkey first/)
+    await expect(regenerateRecoveryCodes(member, await sudoOf(member))).rejects.toThrow(/Set up an authenticator app or a passkey first/)
     expect(scryptCalls.count).toBe(0)
     expect(await db.recoveryCode.count({ where: { userId: id } })).toBe(0)
   }, 30_000)

@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { startPortalSession } from '../../lib/auth/portal-sessions.ts'
+import { regenerateRecoveryCodes } from '../../lib/auth/two-factor.ts'
+import { db } from '../../lib/db/client.ts'
+import { DomainError } from '../../lib/errors.ts'
+import { encryptSecret } from '../../lib/security/secret-box.ts'
+import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+
+// break55: each regeneration of recovery codes is ten scrypts (16 MB each; 10 took 570 ms of CPU
+// on this 2-core machine), spent before anything can refuse it, and nothing bounds how many one
+// member starts: no rate limit covers portal mutations, and sec55 moved the hashing before the
+// member's lock, so requests at once all hash. One member with an app and a session confirmed in
+// the last ten minutes keeps both cores (and libuv's four threads, which the whole server shares)
+// busy with a loop of cheap POSTs. A member's regenerations should be bounded (at most one
+// hashing at a time, or a few a minute), the rest refused with a 4xx before any hashing.
+
+const scryptCalls = vi.hoisted(() => ({ count: 0 }))
+vi.mock('node:crypto', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:crypto')>()
+  const scrypt = (...args: unknown[]) => {
+    scryptCalls.count += 1
+    return (actual.scrypt as (...a: unknown[]) => void)(...args)
+  }
+  return { ...actual, scrypt, default: { ...actual, scrypt } }
+})
+
+type Member = Parameters<typeof regenerateRecoveryCodes>[0]
+let newsroom: TestTenant
+
+beforeAll(async () => {
+  vi.stubEnv('WEBHOOK_SECRET_KEY', 'break55-regenerate-cpu-key')
+  newsroom = await createTestTenant()
+})
+afterAll(() => vi.unstubAllEnvs())
+
+describe('regenerating recovery codes in a burst', () => {
+  it('eight at once from one member: at most two regenerations\' worth of scrypt, the rest refused with a 4xx', async () => {
+    const id = newsroom.users.writer.id
+    await db.totpFactor.create({ data: { userId: id, tenantId: newsroom.tenant.id, secretEncrypted: encryptSecret('JBSWY3DPEHPK3PXP'), confirmedAt: new Date() } })
+    const member = { tenant: { id: newsroom.tenant.id, name: 'Break55 News' }, user: { id } } as Member
+    const session = { id: await startPortalSession({ id, tenantId: newsroom.tenant.id }, { userAgent: 'Firefox', address: '198.51.100.55' }), reauthenticatedAt: new Date() }
+    scryptCalls.count = 0
+    const outcomes = await Promise.allSettled(Array.from({ length: 8 }, () => regenerateRecoveryCodes(member, session)))
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled').length).toBeGreaterThanOrEqual(1)
+    for (const outcome of outcomes) if (outcome.status === 'rejected') expect(outcome.reason).toBeInstanceOf(DomainError)
+    expect(scryptCalls.count).toBeLessThanOrEqual(20)
+  }, 60_000)
+})
