@@ -15,9 +15,9 @@ import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { systemDb, tenantDb } from '../tenancy/tenant-db.ts'
 import type { Member } from './members.ts'
-import { issueRecoveryCodesIfNone, lockMembersFactors, prepareRecoveryCodes } from './recovery-codes.ts'
+import { issueRecoveryCodesIfNone, prepareRecoveryCodes } from './recovery-codes.ts'
 import { challengeOfResponse, consumeChallenge, withChallenge, type ChallengePurpose } from './passkey-challenges.ts'
-import { sessionStillLive, type PortalSessionState } from './portal-sessions.ts'
+import { lockFactorsForLiveSession, type PortalSessionState } from './portal-sessions.ts'
 import { assertRecentlyAuthenticated, markSessionReauthenticated } from './recent-authentication.ts'
 import type { AuthenticationResponseInput, RegistrationResponseInput } from './security-schemas.ts'
 
@@ -69,7 +69,6 @@ function assertPasskeysAvailable(): void {
 export class PasskeyRefusedError extends ForbiddenError {}
 
 const notAccepted = 'That passkey was not accepted here. Use a passkey you registered for this account, or your password.'
-const sessionEnded = 'You were signed out (an admin reset your sign-in methods, or you signed out everywhere) while the passkey was being added, so it was not added. Sign in again to add it.'
 /** WebAuthn's limit on a credential id (its credentialIdLength), in bytes. */
 const maxCredentialIdBytes = 1023
 const challengeGone = 'That passkey request expired or was already used. Try again.'
@@ -147,11 +146,8 @@ export async function registerPasskey(
     return await tdb.$transaction(async (tx) => {
       // Before the insert: a reset that runs meanwhile then either waits and deletes this passkey,
       // or finishes first, rather than missing it uncommitted (break55).
-      await lockMembersFactors(tx, actor.user.id)
-      // ...and if it finished first, it ended this session: the check before the transaction
-      // (sudo mode) is made again here, so a reset or a "sign out everywhere" that landed after
-      // it does not leave a passkey added by a session it ended (sec55).
-      if (!session || !(await sessionStillLive(tx, session.id, actor.user.id))) throw new PasskeyRefusedError(sessionEnded)
+      // ...and if it finished first, it ended this session, which then adds no passkey (sec55).
+      await lockFactorsForLiveSession(tx, actor.user.id, session, 'the passkey was not added')
       const passkey = await tx.passkey.create({
         data: {
           id: createId('pky'),
@@ -196,9 +192,7 @@ export async function renamePasskey(actor: SignedInActor, session: PortalSession
 export async function removePasskey(actor: SignedInActor, session: PortalSessionState | null, passkeyId: string): Promise<void> {
   assertRecentlyAuthenticated(session)
   await tenantDb(actor.tenant.id).$transaction(async (tx) => {
-    await lockMembersFactors(tx, actor.user.id)
-    // As adding does (break55): a session ended meanwhile (a stolen one, say) takes no passkey away.
-    if (session && !(await sessionStillLive(tx, session.id, actor.user.id))) throw new ConflictError('precondition_failed', 'You were signed out (you signed out everywhere, changed your password, or an admin reset your sign-in methods), so the passkey was not removed. Sign in again to do it.')
+    await lockFactorsForLiveSession(tx, actor.user.id, session, 'the passkey was not removed')
     const passkey = await tx.passkey.findFirst({ where: { id: passkeyId, userId: actor.user.id }, select: { name: true } })
     if (!passkey) throw new NotFoundError('passkey', passkeyId)
     await tx.passkey.deleteMany({ where: { id: passkeyId, userId: actor.user.id } })

@@ -3,13 +3,13 @@ import type { Prisma } from '../db/generated/client.ts'
 import type { Plan, Role } from '../db/generated/enums.ts'
 import { sqlPool } from '../db/client.ts'
 import { preparedQuery } from '../db/prepared-query.ts'
-import { NotFoundError } from '../errors.ts'
+import { ConflictError, NotFoundError } from '../errors.ts'
 import { createId } from '../ids.ts'
 import { displayAddress } from '../security/cidr.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { systemDb, tenantDb } from '../tenancy/tenant-db.ts'
 import type { ActiveMember } from './members.ts'
-import { lockMembersFactors } from './recovery-codes.ts'
+import { lockMembersFactors, type RecoveryCodeWriter } from './recovery-codes.ts'
 import type { TenantTwoFactorPolicy } from './two-factor-policy.ts'
 
 /** Why a session ended, as the row keeps it. */
@@ -193,6 +193,21 @@ type SessionReader = { $queryRaw<T = unknown>(query: TemplateStringsArray, ...va
 export async function sessionStillLive(tx: SessionReader, sessionId: string, userId: string): Promise<boolean> {
   const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM portal_sessions WHERE id = ${sessionId} AND user_id = ${userId} AND ended_at IS NULL FOR SHARE`
   return rows.length === 1
+}
+
+/**
+ * The member's factor lock, then the session asking read again under it. Every change of a
+ * member's second factors or codes by the member goes through here: a check made before the
+ * transaction (sudo mode) misses a reset or a "sign out everywhere" that commits in between, and a
+ * session ended so (a stolen one, say) must neither add nor take away a factor, nor replace the
+ * owner's codes (sec55, break55). `what` finishes "…, so ___": what was not done. Without a
+ * session (a caller with no portal session to check) only the lock is taken.
+ */
+export async function lockFactorsForLiveSession(tx: RecoveryCodeWriter, userId: string, session: PortalSessionState | null, what: string): Promise<void> {
+  await lockMembersFactors(tx, userId)
+  if (session && !(await sessionStillLive(tx, session.id, userId))) {
+    throw new ConflictError('precondition_failed', `You were signed out (you signed out everywhere, changed your password, or an admin reset your sign-in methods), so ${what}. Sign in again to do it.`)
+  }
 }
 
 /** "Sign out" on one of the member's own sessions (another member's id looks missing). */

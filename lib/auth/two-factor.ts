@@ -10,7 +10,7 @@ import type { Actor } from '../tenancy/actor.ts'
 import { systemDb, tenantDb, type TenantDb } from '../tenancy/tenant-db.ts'
 import { deletePasskeysOf } from './passkeys.ts'
 import { assertMemberCan } from './permissions.ts'
-import { endMemberSessions, sessionStillLive, type PortalSessionState } from './portal-sessions.ts'
+import { endMemberSessions, lockFactorsForLiveSession, type PortalSessionState } from './portal-sessions.ts'
 import { assertRecentlyAuthenticated, markSessionReauthenticated } from './recent-authentication.ts'
 import { hashRecoveryCode, legacyRecoveryCodeHash, lockMembersFactors, normaliseRecoveryCode, prepareRecoveryCodes, replaceRecoveryCodes, type RecoveryCodeWriter } from './recovery-codes.ts'
 import { generateTotpSecret, matchTotp, totpUri } from './totp.ts'
@@ -73,10 +73,7 @@ export async function confirmTotpEnrolment(member: Member, session: PortalSessio
   const prepared = await prepareRecoveryCodes(member.user.id)
   const recoveryCodes = await tdb.$transaction(async (tx) => {
     // The lock before the factor's row: a reset or a removal takes them in that order (break55).
-    await lockMembersFactors(tx, member.user.id)
-    // The session, read again under the lock: one that a reset or a "sign out everywhere" ended
-    // since this request's check adds no factor (sec55, as for a passkey).
-    if (session && !(await sessionStillLive(tx, session.id, member.user.id))) throw new ConflictError('precondition_failed', 'You were signed out (an admin reset your sign-in methods, or you signed out everywhere), so the authenticator app was not set up. Sign in again to set it up.')
+    await lockFactorsForLiveSession(tx, member.user.id, session, 'the authenticator app was not set up')
     const { count } = await tx.totpFactor.updateMany({ where: { userId: member.user.id, confirmedAt: null, secretEncrypted: factor.secretEncrypted }, data: { confirmedAt: new Date(), lastUsedStep: BigInt(step) } })
     if (count === 0) {
       const now = await tx.totpFactor.findUnique({ where: { userId: member.user.id }, select: { confirmedAt: true } })
@@ -93,16 +90,11 @@ export async function confirmTotpEnrolment(member: Member, session: PortalSessio
   return { recoveryCodes }
 }
 
-/** What a request whose session ended while it waited for the member's factor lock is told. */
-const signedOutMeanwhile = (what: string) => `You were signed out (you signed out everywhere, changed your password, or an admin reset your sign-in methods), so ${what}. Sign in again to do it.`
-
 /** Removes the member's authenticator app and recovery codes (sudo mode). */
 export async function removeTotp(member: Member, session: PortalSessionState | null): Promise<void> {
   assertRecentlyAuthenticated(session)
   await tenantDb(member.tenant.id).$transaction(async (tx) => {
-    await lockMembersFactors(tx, member.user.id)
-    // As adding does (break55): a session ended meanwhile (a stolen one, say) takes no factor away.
-    if (session && !(await sessionStillLive(tx, session.id, member.user.id))) throw new ConflictError('precondition_failed', signedOutMeanwhile('the authenticator app was not removed'))
+    await lockFactorsForLiveSession(tx, member.user.id, session, 'the authenticator app was not removed')
     const { count } = await tx.totpFactor.deleteMany({ where: { userId: member.user.id } })
     if (count === 0) throw new NotFoundError('authenticator app', member.user.id)
     // The codes stand in for every factor: they stay while a passkey remains.
@@ -135,11 +127,7 @@ export async function regenerateRecoveryCodes(member: Member, session: PortalSes
   const prepared = await prepareRecoveryCodes(member.user.id)
   return tenantDb(member.tenant.id).$transaction(async (tx) => {
     // Before the factors are counted: a tab removing the last one waits, or finds these codes.
-    await lockMembersFactors(tx, member.user.id)
-    // The session, read again under the lock, as a confirmation or a passkey does (break55): one
-    // that "sign out everywhere", a password change or a reset ended meanwhile (a stolen one, say)
-    // must not replace the owner's codes with ten it alone has seen.
-    if (session && !(await sessionStillLive(tx, session.id, member.user.id))) throw new ConflictError('precondition_failed', signedOutMeanwhile('no new recovery codes were made'))
+    await lockFactorsForLiveSession(tx, member.user.id, session, 'no new recovery codes were made')
     if (!(await hasSecondFactor(tx, member.user.id))) throw noFactorForCodes()
     const recoveryCodes = await replaceRecoveryCodes(tx, member, prepared)
     await recordAudit(tx, { tenantId: member.tenant.id, actorId: member.user.id, action: 'two_factor.recovery_codes_regenerated', targetType: 'user', targetId: member.user.id })
