@@ -64,6 +64,8 @@ type Limiters = {
   passkeySignInOptions: Policy
   /** Per member: new recovery codes (ten scrypts each). */
   recoveryCodes: Policy
+  /** Per member: confirmations of an authenticator app (ten scrypts each, for its recovery codes). */
+  appConfirmations: Policy
   /** By policy name, for RateLimit-Policy's w. */
   windowSeconds: Record<string, number>
 }
@@ -145,6 +147,16 @@ export async function consumePasskeySignInOptions(clientAddress: string): Promis
 export async function consumeRecoveryCodeRegeneration(userId: string): Promise<RateLimitDecision> {
   const current = await readyLimiters()
   return consume(current.recoveryCodes, userId)
+}
+
+/**
+ * For a member's confirmations of an authenticator app, which hash ten recovery codes after only
+ * the code check: the member knows the key, so one valid code sent many times at once all hashed
+ * (break56). A budget of its own, so setting up the app spends none of the regenerations'.
+ */
+export async function consumeAppConfirmation(userId: string): Promise<RateLimitDecision> {
+  const current = await readyLimiters()
+  return consume(current.appConfirmations, userId)
 }
 
 /**
@@ -390,6 +402,8 @@ function createLimiters(): Limiters {
     passkeySignInOptions: policy('passkey-sign-in-options', 'passkey-options:address', positiveInteger('RATE_LIMIT_PASSKEY_OPTIONS_PER_MINUTE', 10), window),
     // Ten scrypts (16 MB and ~50 ms of CPU each) a regeneration: two tabs' worth a minute (break55).
     recoveryCodes: policy('recovery-codes', 'recovery-codes:member', positiveInteger('RATE_LIMIT_RECOVERY_CODES_PER_MINUTE', 2), window),
+    // The same ten scrypts a confirmation, and the same two tabs' worth (break56).
+    appConfirmations: policy('app-confirmations', 'app-confirmations:member', positiveInteger('RATE_LIMIT_RECOVERY_CODES_PER_MINUTE', 2), window),
     windowSeconds: {
       'per-token': window,
       'per-address': window,
@@ -402,6 +416,7 @@ function createLimiters(): Limiters {
       'sign-in-known-browser': signInWindow,
       'passkey-sign-in-options': window,
       'recovery-codes': window,
+      'app-confirmations': window,
     },
   }
 }
