@@ -64,8 +64,8 @@ type Limiters = {
   passkeySignInOptions: Policy
   /** Per member: new recovery codes (ten scrypts each). */
   recoveryCodes: Policy
-  /** Per member: confirmations of an authenticator app (ten scrypts each, for its recovery codes). */
-  appConfirmations: Policy
+  /** Per member: recovery codes hashed for a new factor (an app's confirmation, a first passkey). */
+  newFactorCodes: Policy
   /** By policy name, for RateLimit-Policy's w. */
   windowSeconds: Record<string, number>
 }
@@ -150,13 +150,14 @@ export async function consumeRecoveryCodeRegeneration(userId: string): Promise<R
 }
 
 /**
- * For a member's confirmations of an authenticator app, which hash ten recovery codes after only
- * the code check: the member knows the key, so one valid code sent many times at once all hashed
- * (break56). A budget of its own, so setting up the app spends none of the regenerations'.
+ * For recovery codes hashed with a member's new factor (confirming an authenticator app, a first
+ * passkey), ten scrypts before the factor lock: the member knows the app's key, and a script's
+ * software passkey registers at will, so requests sent at once all hashed (break56). A budget of
+ * its own, so setting up a factor spends none of the regenerations'.
  */
-export async function consumeAppConfirmation(userId: string): Promise<RateLimitDecision> {
+export async function consumeNewFactorCodes(userId: string): Promise<RateLimitDecision> {
   const current = await readyLimiters()
-  return consume(current.appConfirmations, userId)
+  return consume(current.newFactorCodes, userId)
 }
 
 /**
@@ -403,7 +404,7 @@ function createLimiters(): Limiters {
     // Ten scrypts (16 MB and ~50 ms of CPU each) a regeneration: two tabs' worth a minute (break55).
     recoveryCodes: policy('recovery-codes', 'recovery-codes:member', positiveInteger('RATE_LIMIT_RECOVERY_CODES_PER_MINUTE', 2), window),
     // The same ten scrypts a confirmation, and the same two tabs' worth (break56).
-    appConfirmations: policy('app-confirmations', 'app-confirmations:member', positiveInteger('RATE_LIMIT_RECOVERY_CODES_PER_MINUTE', 2), window),
+    newFactorCodes: policy('new-factor-codes', 'new-factor-codes:member', positiveInteger('RATE_LIMIT_RECOVERY_CODES_PER_MINUTE', 2), window),
     windowSeconds: {
       'per-token': window,
       'per-address': window,
@@ -416,7 +417,7 @@ function createLimiters(): Limiters {
       'sign-in-known-browser': signInWindow,
       'passkey-sign-in-options': window,
       'recovery-codes': window,
-      'app-confirmations': window,
+      'new-factor-codes': window,
     },
   }
 }

@@ -1,6 +1,6 @@
 import QRCode from 'qrcode'
 import { beginSignInAttempt, failedWith } from './sign-in-throttle.ts'
-import { consumeAppConfirmation, consumeRecoveryCodeRegeneration } from '../api/rate-limit.ts'
+import { consumeNewFactorCodes, consumeRecoveryCodeRegeneration } from '../api/rate-limit.ts'
 import { recordAudit } from '../audit.ts'
 import type { Prisma } from '../db/generated/client.ts'
 import { ConflictError, DomainError, NotFoundError, ValidationError } from '../errors.ts'
@@ -72,7 +72,7 @@ export async function confirmTotpEnrolment(member: Member, session: PortalSessio
   // Bounded per member before the ten scrypts, as regenerating is: the member knows the key, so one
   // valid code sent many times at once (or start, confirm, remove in a loop) hashed ten codes a
   // request, and only one request can confirm (break56).
-  const allowance = await consumeAppConfirmation(member.user.id)
+  const allowance = await consumeNewFactorCodes(member.user.id)
   if (!allowance.allowed) throw new DomainError('rate_limited', `You confirmed an authenticator app a moment ago. To confirm one again, wait ${allowance.retryAfterSeconds} seconds and enter the code your app shows then.`)
   // Hashed before the lock: the codes depend on nothing it guards (sec55).
   const prepared = await prepareRecoveryCodes(member.user.id)
