@@ -64,6 +64,8 @@ type Limiters = {
   passkeySignInOptions: Policy
   /** Per member: new recovery codes (ten scrypts each). */
   recoveryCodes: Policy
+  /** Per member: recovery codes hashed for a new factor (an app's confirmation, a first passkey). */
+  newFactorCodes: Policy
   /** By policy name, for RateLimit-Policy's w. */
   windowSeconds: Record<string, number>
 }
@@ -145,6 +147,17 @@ export async function consumePasskeySignInOptions(clientAddress: string): Promis
 export async function consumeRecoveryCodeRegeneration(userId: string): Promise<RateLimitDecision> {
   const current = await readyLimiters()
   return consume(current.recoveryCodes, userId)
+}
+
+/**
+ * For recovery codes hashed with a member's new factor (confirming an authenticator app, a first
+ * passkey), ten scrypts before the factor lock: the member knows the app's key, and a script's
+ * software passkey registers at will, so requests sent at once all hashed (break56). A budget of
+ * its own, so setting up a factor spends none of the regenerations'.
+ */
+export async function consumeNewFactorCodes(userId: string): Promise<RateLimitDecision> {
+  const current = await readyLimiters()
+  return consume(current.newFactorCodes, userId)
 }
 
 /**
@@ -390,6 +403,8 @@ function createLimiters(): Limiters {
     passkeySignInOptions: policy('passkey-sign-in-options', 'passkey-options:address', positiveInteger('RATE_LIMIT_PASSKEY_OPTIONS_PER_MINUTE', 10), window),
     // Ten scrypts (16 MB and ~50 ms of CPU each) a regeneration: two tabs' worth a minute (break55).
     recoveryCodes: policy('recovery-codes', 'recovery-codes:member', positiveInteger('RATE_LIMIT_RECOVERY_CODES_PER_MINUTE', 2), window),
+    // The same ten scrypts a confirmation, and the same two tabs' worth (break56).
+    newFactorCodes: policy('new-factor-codes', 'new-factor-codes:member', positiveInteger('RATE_LIMIT_RECOVERY_CODES_PER_MINUTE', 2), window),
     windowSeconds: {
       'per-token': window,
       'per-address': window,
@@ -402,6 +417,7 @@ function createLimiters(): Limiters {
       'sign-in-known-browser': signInWindow,
       'passkey-sign-in-options': window,
       'recovery-codes': window,
+      'new-factor-codes': window,
     },
   }
 }

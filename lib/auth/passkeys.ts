@@ -16,6 +16,7 @@ import type { Actor } from '../tenancy/actor.ts'
 import { systemDb, tenantDb } from '../tenancy/tenant-db.ts'
 import type { Member } from './members.ts'
 import { issueRecoveryCodesIfNone, prepareRecoveryCodes } from './recovery-codes.ts'
+import { consumeNewFactorCodes } from '../api/rate-limit.ts'
 import { challengeOfResponse, consumeChallenge, withChallenge, type ChallengePurpose } from './passkey-challenges.ts'
 import { lockFactorsForLiveSession, type PortalSessionState } from './portal-sessions.ts'
 import { assertRecentlyAuthenticated, markSessionReauthenticated } from './recent-authentication.ts'
@@ -141,7 +142,10 @@ export async function registerPasskey(
   const tdb = tenantDb(actor.tenant.id)
   // A first factor's codes, hashed before the lock (sec55). Only when the member has none now:
   // one who has codes keeps them, and rarely (their last code used meanwhile) they are hashed inside.
-  const prepared = (await tdb.recoveryCode.count({ where: { userId: actor.user.id, usedAt: null } })) > 0 ? null : await prepareRecoveryCodes(actor.user.id)
+  // Within the member's budget for new factors' codes (break56): passkeys registered at once past
+  // it hash nothing here; under the lock the first to find no codes hashes them, the rest find them.
+  const needsCodes = (await tdb.recoveryCode.count({ where: { userId: actor.user.id, usedAt: null } })) === 0
+  const prepared = needsCodes && (await consumeNewFactorCodes(actor.user.id)).allowed ? await prepareRecoveryCodes(actor.user.id) : null
   try {
     return await tdb.$transaction(async (tx) => {
       // Before the insert: a reset that runs meanwhile then either waits and deletes this passkey,

@@ -1,6 +1,6 @@
 import QRCode from 'qrcode'
 import { beginSignInAttempt, failedWith } from './sign-in-throttle.ts'
-import { consumeRecoveryCodeRegeneration } from '../api/rate-limit.ts'
+import { consumeNewFactorCodes, consumeRecoveryCodeRegeneration } from '../api/rate-limit.ts'
 import { recordAudit } from '../audit.ts'
 import type { Prisma } from '../db/generated/client.ts'
 import { ConflictError, DomainError, NotFoundError, ValidationError } from '../errors.ts'
@@ -69,6 +69,11 @@ export async function confirmTotpEnrolment(member: Member, session: PortalSessio
   }
   const step = matchTotp(secret, code)
   if (step === null) throw new ValidationError([{ field: 'code', message: 'That code does not match. Enter the 6 digits your app shows now.' }], 'That code does not match.')
+  // Bounded per member before the ten scrypts, as regenerating is: the member knows the key, so one
+  // valid code sent many times at once (or start, confirm, remove in a loop) hashed ten codes a
+  // request, and only one request can confirm (break56).
+  const allowance = await consumeNewFactorCodes(member.user.id)
+  if (!allowance.allowed) throw new DomainError('rate_limited', `You confirmed an authenticator app a moment ago. To confirm one again, wait ${allowance.retryAfterSeconds} seconds and enter the code your app shows then.`)
   // Hashed before the lock: the codes depend on nothing it guards (sec55).
   const prepared = await prepareRecoveryCodes(member.user.id)
   const recoveryCodes = await tdb.$transaction(async (tx) => {
