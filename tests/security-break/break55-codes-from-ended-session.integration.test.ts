@@ -31,7 +31,7 @@ async function newMemberWithApp() {
   await db.user.create({ data: { id, tenantId: newsroom.tenant.id, email: `b55c-${id}@example.test`, name: `B55 ${sequence}`, role: 'writer', passwordHash } })
   const member = { tenant: { id: newsroom.tenant.id, name: 'Break55 News' }, user: { id } } as Actor
   const owner = await startPortalSession({ id, tenantId: member.tenant.id }, { userAgent: 'Owner laptop', address: '198.51.100.10' })
-  const { secret } = await startTotpEnrolment(member, `b55c-${id}@example.test`)
+  const { secret } = await startTotpEnrolment(member, null, `b55c-${id}@example.test`)
   const { recoveryCodes } = await confirmTotpEnrolment(member, { id: owner, reauthenticatedAt: new Date() }, totpCode(secret, totpStep()))
   return { member, owner, printed: recoveryCodes }
 }

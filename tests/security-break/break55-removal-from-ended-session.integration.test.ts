@@ -53,7 +53,7 @@ async function removeWhileOwnerSignsOutEverywhere(member: Actor, owner: string, 
 describe('a factor removed by a session that ends meanwhile', () => {
   it('the authenticator app stays, with its recovery codes', async () => {
     const { member, owner, stolen } = await newMember()
-    const { secret } = await startTotpEnrolment(member, 'owner@example.test')
+    const { secret } = await startTotpEnrolment(member, null, 'owner@example.test')
     await confirmTotpEnrolment(member, { id: owner, reauthenticatedAt: new Date() }, totpCode(secret, totpStep()))
     const outcome = await removeWhileOwnerSignsOutEverywhere(member, owner, () => removeTotp(member, { id: stolen, reauthenticatedAt: new Date() }))
     expect(outcome.status).toBe('rejected')

@@ -57,7 +57,7 @@ async function resetThen(member: Member, request: () => Promise<unknown>) {
 describe('the member\'s factor lock is taken before their factors\' rows', () => {
   it('confirming an authenticator app while an admin resets the member: no deadlock, the reset wins', async () => {
     const member = await newMember()
-    const { secret } = await startTotpEnrolment(member, 'writer@example.test')
+    const { secret } = await startTotpEnrolment(member, null, 'writer@example.test')
     const [reset, confirm] = await resetThen(member, () => confirmTotpEnrolment(member, null, totpCode(secret, totpStep())))
     expect(why(reset)).toBe('ok')
     // The member is told the set-up is gone (the reset took the key), never an internal error.

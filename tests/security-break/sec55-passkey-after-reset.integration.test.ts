@@ -74,7 +74,7 @@ describe('a passkey whose session ends while it is being added', () => {
     const member = await newMember()
     const sessionId = await startPortalSession({ id: member.user.id, tenantId: member.tenant.id }, { userAgent: 'Firefox', address: '198.51.100.55' })
     const other = await startPortalSession({ id: member.user.id, tenantId: member.tenant.id }, { userAgent: 'Phone', address: '198.51.100.56' })
-    const { secret } = await startTotpEnrolment(member, 'writer@example.test')
+    const { secret } = await startTotpEnrolment(member, null, 'writer@example.test')
     // The confirmation parked at the member's factor lock, past everything it checks before it.
     const lock = await holdLock('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`second factors:${member.user.id}`])
     const confirm = confirmTotpEnrolment(member, { id: sessionId, reauthenticatedAt: new Date() }, totpCode(secret, totpStep()))

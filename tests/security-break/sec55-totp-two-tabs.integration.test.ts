@@ -37,12 +37,12 @@ const why = (o: PromiseSettledResult<unknown>) => (o.status === 'rejected' ? `${
 describe('an authenticator app set up with two tabs open', () => {
   it('a confirmation that commits while the other tab starts again keeps the confirmed app', async () => {
     const member = await newMember()
-    const { secret } = await startTotpEnrolment(member, 'writer@example.test')
+    const { secret } = await startTotpEnrolment(member, null, 'writer@example.test')
     // Parks both writes on the app's row: the confirmation first, then the other tab's new start.
     const row = await holdLock('SELECT 1 FROM totp_factors WHERE user_id = $1 FOR UPDATE', [member.user.id])
     const confirm = confirmTotpEnrolment(member, null, totpCode(secret, totpStep()))
     await waitForLockWaiters(1)
-    const restart = startTotpEnrolment(member, 'writer@example.test')
+    const restart = startTotpEnrolment(member, null, 'writer@example.test')
     await waitForLockWaiters(2)
     await row.release()
     const outcomes = await Promise.allSettled([confirm, restart])
@@ -55,13 +55,13 @@ describe('an authenticator app set up with two tabs open', () => {
 
   it('a confirmation never confirms a key another tab started after this tab showed its QR code', async () => {
     const member = await newMember()
-    const { secret } = await startTotpEnrolment(member, 'writer@example.test')
+    const { secret } = await startTotpEnrolment(member, null, 'writer@example.test')
     // The member's factor lock held elsewhere: the confirmation (which takes it) waits after reading the key.
     const lock = await holdLock('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`second factors:${member.user.id}`])
     const confirm = confirmTotpEnrolment(member, null, totpCode(secret, totpStep()))
     await waitForLockWaiters(1)
     // The other tab starts again (a new QR code the phone never scanned); it may wait for the lock too.
-    const restart = startTotpEnrolment(member, 'writer@example.test')
+    const restart = startTotpEnrolment(member, null, 'writer@example.test')
     await Promise.race([restart.then(() => undefined, () => undefined), waitForLockWaiters(2)])
     await lock.release()
     const [confirmed] = await Promise.allSettled([confirm, restart])
