@@ -3,6 +3,7 @@ import { confirmTotpEnrolment, startTotpEnrolment, verifyTotp } from '../../lib/
 import { totpCode, totpStep } from '../../lib/auth/totp.ts'
 import { db } from '../../lib/db/client.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+import { memberOfTheirOwn } from '../support/member-of-their-own.ts'
 import { holdLock, waitForLockWaiters } from '../support/row-locks.ts'
 
 // sec55: setting up an authenticator app with two tabs open. Starting an enrolment read the
@@ -13,24 +14,15 @@ import { holdLock, waitForLockWaiters } from '../support/row-locks.ts'
 // What a member expects: a confirmed app stays until they remove it; a confirmation only ever
 // confirms the key whose QR code that tab showed.
 
-type Member = Parameters<typeof startTotpEnrolment>[0]
 let newsroom: TestTenant
-let passwordHash: string
 
 beforeAll(async () => {
   vi.stubEnv('WEBHOOK_SECRET_KEY', 'sec55-totp-two-tabs-key')
   newsroom = await createTestTenant()
-  passwordHash = (await db.user.findUniqueOrThrow({ where: { id: newsroom.users.writer.id } })).passwordHash
 })
 afterAll(() => vi.unstubAllEnvs())
 
-let sequence = 0
-async function newMember(): Promise<Member> {
-  sequence += 1
-  const id = `usr_s55t${Date.now()}${sequence}`
-  await db.user.create({ data: { id, tenantId: newsroom.tenant.id, email: `s55t-${id}@example.test`, name: `S55 ${sequence}`, role: 'writer', passwordHash } })
-  return { tenant: { id: newsroom.tenant.id, name: 'Sec55 News' }, user: { id } } as Member
-}
+const newMember = async () => (await memberOfTheirOwn(newsroom, 's55t')).member
 
 const why = (o: PromiseSettledResult<unknown>) => (o.status === 'rejected' ? `${(o.reason as { code?: string }).code ?? ''} ${(o.reason as Error).message}`.slice(0, 160) : 'ok')
 

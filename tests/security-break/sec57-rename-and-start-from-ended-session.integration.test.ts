@@ -1,13 +1,14 @@
 import { TRPCError } from '@trpc/server'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { passkeyRegistrationOptions, registerPasskey, renamePasskey } from '../../lib/auth/passkeys.ts'
-import { endOtherPortalSessions, startPortalSession } from '../../lib/auth/portal-sessions.ts'
+import { endOtherPortalSessions } from '../../lib/auth/portal-sessions.ts'
 import { resetSecondFactors } from '../../lib/auth/two-factor.ts'
 import { db } from '../../lib/db/client.ts'
 import { tenantDb } from '../../lib/tenancy/tenant-db.ts'
 import { createCallerFactory, type PortalContext } from '../../lib/trpc/init.ts'
 import { appRouter } from '../../lib/trpc/routers/app-router.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+import { memberOfTheirOwn } from '../support/member-of-their-own.ts'
 import { holdLock, waitForLockWaiters } from '../support/row-locks.ts'
 import { SoftwarePasskey } from '../support/software-authenticator.ts'
 
@@ -24,27 +25,18 @@ const publicUrl = 'https://cms.newsroom.example'
 const createCaller = createCallerFactory(appRouter)
 type Actor = Parameters<typeof renamePasskey>[0]
 let newsroom: TestTenant
-let passwordHash: string
 
 beforeAll(async () => {
   vi.stubEnv('NEXTAUTH_URL', publicUrl)
   vi.stubEnv('WEBHOOK_SECRET_KEY', 'sec57-rename-and-start-key')
   newsroom = await createTestTenant()
-  passwordHash = (await db.user.findUniqueOrThrow({ where: { id: newsroom.users.writer.id } })).passwordHash
 })
 afterAll(() => vi.unstubAllEnvs())
 
-let sequence = 0
 /** A member of their own with two live sessions: the owner's, and one someone else holds. */
 async function newMember() {
-  sequence += 1
-  const id = `usr_s57${Date.now()}${sequence}`
-  const email = `s57-${id}@example.test`
-  await db.user.create({ data: { id, tenantId: newsroom.tenant.id, email, name: `S57 ${sequence}`, role: 'writer', passwordHash } })
-  const member = { tenant: { id: newsroom.tenant.id, name: 'Sec57 News' }, user: { id } } as Actor
-  const owner = await startPortalSession({ id, tenantId: member.tenant.id }, { userAgent: 'Owner laptop', address: '198.51.100.10' })
-  const stolen = await startPortalSession({ id, tenantId: member.tenant.id }, { userAgent: 'Thief', address: '203.0.113.66' })
-  return { member, email, owner, stolen }
+  const { member, email, sessions } = await memberOfTheirOwn(newsroom, 's57', { sessions: { owner: 'Owner laptop', stolen: 'Thief' } })
+  return { member, email, ...sessions }
 }
 
 /** The owner's passkey, added from the owner's session. */

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { endOtherPortalSessions, startPortalSession } from '../../lib/auth/portal-sessions.ts'
+import { endOtherPortalSessions } from '../../lib/auth/portal-sessions.ts'
 import { totpCode, totpStep } from '../../lib/auth/totp.ts'
 import { confirmTotpEnrolment } from '../../lib/auth/two-factor.ts'
 import { db } from '../../lib/db/client.ts'
-import { encryptSecret } from '../../lib/security/secret-box.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+import { appSecret, memberOfTheirOwn } from '../support/member-of-their-own.ts'
 import { holdLock, waitForLockWaiters } from '../support/row-locks.ts'
 
 // sec57: "sign out everywhere else" (endOtherPortalSessions) does not take the member's factor
@@ -20,31 +20,21 @@ import { holdLock, waitForLockWaiters } from '../support/row-locks.ts'
 // outcome must be one of the two.
 
 type Member = Parameters<typeof confirmTotpEnrolment>[0]
-const secret = 'JBSWY3DPEHPK3PXP'
 let newsroom: TestTenant
-let passwordHash: string
 
 beforeAll(async () => {
   vi.stubEnv('WEBHOOK_SECRET_KEY', 'sec57-sign-out-everywhere-key')
   newsroom = await createTestTenant()
-  passwordHash = (await db.user.findUniqueOrThrow({ where: { id: newsroom.users.writer.id } })).passwordHash
 })
 afterAll(() => vi.unstubAllEnvs())
 
-let sequence = 0
 /** A member of their own, an app key waiting for a code, and two live sessions: the owner's and another. */
 async function newMember() {
-  sequence += 1
-  const id = `usr_s57e${Date.now()}${sequence}`
-  await db.user.create({ data: { id, tenantId: newsroom.tenant.id, email: `s57e-${id}@example.test`, name: `S57 ${sequence}`, role: 'writer', passwordHash } })
-  await db.totpFactor.create({ data: { userId: id, tenantId: newsroom.tenant.id, secretEncrypted: encryptSecret(secret), confirmedAt: null } })
-  const member = { tenant: { id: newsroom.tenant.id, name: 'Sec57 News' }, user: { id } } as Member
-  const owner = await startPortalSession({ id, tenantId: member.tenant.id }, { userAgent: 'Owner laptop', address: '198.51.100.10' })
-  const other = await startPortalSession({ id, tenantId: member.tenant.id }, { userAgent: 'Other', address: '203.0.113.66' })
-  return { member, owner, other }
+  const { member, sessions } = await memberOfTheirOwn(newsroom, 's57e', { app: 'unconfirmed', sessions: { owner: 'Owner laptop', other: 'Other' } })
+  return { member, ...sessions }
 }
 
-const confirmFrom = (member: Member, sessionId: string) => confirmTotpEnrolment(member, { id: sessionId, reauthenticatedAt: new Date() }, totpCode(secret, totpStep()))
+const confirmFrom = (member: Member, sessionId: string) => confirmTotpEnrolment(member, { id: sessionId, reauthenticatedAt: new Date() }, totpCode(appSecret, totpStep()))
 const outcomeOf = (o: PromiseSettledResult<unknown>) => (o.status === 'fulfilled' ? 'ok' : ((o.reason as { code?: string }).code ?? (o.reason as Error).message))
 
 /** What is left once both are done: the app confirmed or not, its live codes, the other session ended or not. */
