@@ -220,9 +220,17 @@ export async function endPortalSession(actor: Actor & { user: NonNullable<Actor[
   })
 }
 
-/** "Sign out all other sessions": every live session of the member but the one asking. */
+/**
+ * "Sign out all other sessions": every live session of the member but the one asking. Under the
+ * member's factor lock, as an admin's reset is, held until the end commits: a sign-in reads
+ * credentialsChangedAt under it (startPortalSession), and one checked just before this, whose
+ * session was inserted just after the sessions were ended here, kept its session (sec57). A
+ * factor change needs no more than the session's row (lockFactorsForLiveSession reads it FOR SHARE).
+ */
 export async function endOtherPortalSessions(actor: Actor & { user: NonNullable<Actor['user']> }, currentSessionId: string): Promise<number> {
   return tenantDb(actor.tenant.id).$transaction(async (tx) => {
+    // First, before any row: a reset and every factor change take it first too.
+    await lockMembersFactors(tx, actor.user.id)
     const count = await endMemberSessions(tx, actor.user.id, 'ended_by_member', currentSessionId)
     // Known-browser notes (lib/auth/known-browser.ts) made before now stop counting too: a lost
     // laptop keeps its note past sign-out, and this is what its owner presses.

@@ -6,7 +6,7 @@ import { confirmTotpEnrolment, removeTotp, startTotpEnrolment } from '../../lib/
 import { db } from '../../lib/db/client.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 import { memberOfTheirOwn } from '../support/member-of-their-own.ts'
-import { holdLock, waitForLockWaiters } from '../support/row-locks.ts'
+import { inTurnAtFactorLock } from '../support/row-locks.ts'
 import { SoftwarePasskey } from '../support/software-authenticator.ts'
 
 // break55: adding a factor (a passkey, an app, new recovery codes) reads its session again under
@@ -32,15 +32,14 @@ async function newMember() {
   return { member, ...sessions }
 }
 
-/** `removal` parked at the member's factor lock while the owner signs out everywhere else. */
+/**
+ * `removal` waiting at the member's factor lock behind the owner's "sign out everywhere else"
+ * (which takes that lock too since sec57): the end commits before the removal reads its session.
+ */
 async function removeWhileOwnerSignsOutEverywhere(member: Actor, owner: string, removal: () => Promise<unknown>) {
-  const lock = await holdLock('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`second factors:${member.user.id}`])
-  const removing = removal()
-  removing.catch(() => undefined)
-  await waitForLockWaiters(1)
-  expect(await endOtherPortalSessions(member, owner)).toBe(1)
-  await lock.release()
-  return (await Promise.allSettled([removing]))[0]!
+  const [ended, removing] = await inTurnAtFactorLock(member.user.id, () => endOtherPortalSessions(member, owner), removal)
+  expect(ended).toEqual({ status: 'fulfilled', value: 1 })
+  return removing
 }
 
 describe('a factor removed by a session that ends meanwhile', () => {

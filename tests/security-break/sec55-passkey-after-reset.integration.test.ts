@@ -7,7 +7,7 @@ import { db } from '../../lib/db/client.ts'
 import { tenantDb } from '../../lib/tenancy/tenant-db.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 import { memberOfTheirOwn } from '../support/member-of-their-own.ts'
-import { holdLock, waitForLockWaiters } from '../support/row-locks.ts'
+import { holdLock, inTurnAtFactorLock, waitForLockWaiters } from '../support/row-locks.ts'
 import { SoftwarePasskey } from '../support/software-authenticator.ts'
 
 // sec55: registerPasskey checked the member's session (sudo mode) before its transaction. An
@@ -65,15 +65,10 @@ describe('a passkey whose session ends while it is being added', () => {
   it('an authenticator app confirmed by a session that "sign out everywhere" ended meanwhile is refused too', async () => {
     const { member, sessions: { firefox: sessionId, phone: other } } = await memberOfTheirOwn(newsroom, 's55p', { sessions: { firefox: 'Firefox', phone: 'Phone' } })
     const { secret } = await startTotpEnrolment(member, null, 'writer@example.test')
-    // The confirmation parked at the member's factor lock, past everything it checks before it.
-    const lock = await holdLock('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`second factors:${member.user.id}`])
-    const confirm = confirmTotpEnrolment(member, { id: sessionId, reauthenticatedAt: new Date() }, totpCode(secret, totpStep()))
-    confirm.catch(() => undefined)
-    await waitForLockWaiters(1)
-    await endOtherPortalSessions(member, other)
-    await lock.release()
-    const [outcome] = await Promise.allSettled([confirm])
-    expect(outcome!.status).toBe('rejected')
+    // The confirmation waiting at the member's factor lock, past everything it checks before it,
+    // behind "sign out everywhere else" from the other device (which takes that lock too since sec57).
+    const [, outcome] = await inTurnAtFactorLock(member.user.id, () => endOtherPortalSessions(member, other), () => confirmTotpEnrolment(member, { id: sessionId, reauthenticatedAt: new Date() }, totpCode(secret, totpStep())))
+    expect(outcome.status).toBe('rejected')
     expect(await db.totpFactor.count({ where: { userId: member.user.id, confirmedAt: { not: null } } })).toBe(0)
   }, 30_000)
 })

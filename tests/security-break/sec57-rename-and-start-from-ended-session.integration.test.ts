@@ -9,7 +9,7 @@ import { createCallerFactory, type PortalContext } from '../../lib/trpc/init.ts'
 import { appRouter } from '../../lib/trpc/routers/app-router.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 import { memberOfTheirOwn } from '../support/member-of-their-own.ts'
-import { holdLock, waitForLockWaiters } from '../support/row-locks.ts'
+import { inTurnAtFactorLock } from '../support/row-locks.ts'
 import { SoftwarePasskey } from '../support/software-authenticator.ts'
 
 // sec57: every change of a member's factors goes through lockFactorsForLiveSession (the member's
@@ -60,27 +60,13 @@ function portalOf(member: Actor, email: string, sessionId: string) {
   return createCaller(context)
 }
 
-async function refusal(promise: Promise<unknown>): Promise<{ code: string | undefined; message: string } | 'done'> {
-  const error = await promise.then(() => null, (caught: unknown) => caught)
-  if (!error) return 'done'
+function refusalOf(outcome: PromiseSettledResult<unknown>): { code: string | undefined; message: string } | 'done' {
+  if (outcome.status === 'fulfilled') return 'done'
+  const error = outcome.reason as Error
   const cause = error instanceof TRPCError ? (error.cause as { code?: string } | undefined) : (error as { code?: string })
-  return { code: cause?.code, message: (error as Error).message }
+  return { code: cause?.code, message: error.message }
 }
-
-/**
- * `request` parked at the member's factor lock (held here) if it takes it, while `meanwhile`
- * runs and commits; a request that takes no lock runs to its end first, as it would in the
- * portal while the owner's click is on its way.
- */
-async function whileParkedAtFactorLock(member: Actor, request: () => Promise<unknown>, meanwhile: () => Promise<unknown>) {
-  const lock = await holdLock('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`second factors:${member.user.id}`])
-  const requested = request()
-  requested.catch(() => undefined)
-  await Promise.race([requested.then(() => undefined, () => undefined), waitForLockWaiters(1)])
-  await meanwhile()
-  await lock.release()
-  return refusal(requested)
-}
+const refusal = async (promise: Promise<unknown>) => refusalOf((await Promise.allSettled([promise]))[0]!)
 
 const refusedAsEnded = { code: 'precondition_failed', message: expect.stringMatching(/^You were signed out .*Sign in again to do it\.$/) }
 
@@ -94,15 +80,16 @@ describe('renaming a passkey from a session that was ended meanwhile', () => {
     expect((await db.passkey.findUniqueOrThrow({ where: { id: passkey.id } })).name).toBe('Owner key')
   }, 30_000)
 
-  it('waiting at the member\'s factor lock while the owner signs out everywhere else: refused', async () => {
+  it('waiting at the member\'s factor lock behind the owner\'s "sign out everywhere else": refused', async () => {
     const { member, owner, stolen } = await newMember()
     const passkey = await ownersPasskey(member, owner)
-    const outcome = await whileParkedAtFactorLock(
-      member,
-      () => renamePasskey(member, { id: stolen, reauthenticatedAt: new Date() }, passkey.id, 'Old phone (lost)'),
+    const [ended, renamed] = await inTurnAtFactorLock(
+      member.user.id,
       () => endOtherPortalSessions(member, owner),
+      () => renamePasskey(member, { id: stolen, reauthenticatedAt: new Date() }, passkey.id, 'Old phone (lost)'),
     )
-    expect(outcome).toEqual(refusedAsEnded)
+    expect(ended).toEqual({ status: 'fulfilled', value: 1 })
+    expect(refusalOf(renamed)).toEqual(refusedAsEnded)
     expect((await db.passkey.findUniqueOrThrow({ where: { id: passkey.id } })).name).toBe('Owner key')
   }, 30_000)
 
@@ -125,16 +112,13 @@ describe('starting an authenticator app\'s set-up from a session that was ended 
   it('an admin\'s reset queued for the member\'s factor lock ahead of the set-up: refused, no key outlives the reset', async () => {
     const { member, email, stolen } = await newMember()
     const admin = { tenant: { id: newsroom.tenant.id }, user: { id: newsroom.users.admin.id } } as Parameters<typeof resetSecondFactors>[1]
-    const lock = await holdLock('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`second factors:${member.user.id}`])
-    const reset = tenantDb(newsroom.tenant.id).$transaction((tx) => resetSecondFactors(tx, admin, member.user.id), { timeout: 20_000 })
-    reset.catch(() => undefined)
-    await waitForLockWaiters(1)
-    const start = portalOf(member, email, stolen).security.startTotp()
-    start.catch(() => undefined)
-    await waitForLockWaiters(2)
-    await lock.release()
-    await expect(reset).resolves.toMatchObject({ endedSessions: 2 })
-    expect(await refusal(start)).toEqual(refusedAsEnded)
+    const [reset, start] = await inTurnAtFactorLock(
+      member.user.id,
+      () => tenantDb(newsroom.tenant.id).$transaction((tx) => resetSecondFactors(tx, admin, member.user.id), { timeout: 20_000 }),
+      () => portalOf(member, email, stolen).security.startTotp(),
+    )
+    expect(reset).toMatchObject({ status: 'fulfilled', value: { endedSessions: 2 } })
+    expect(refusalOf(start)).toEqual(refusedAsEnded)
     // What the admin was told (factors reset, sessions ended) holds: no key waits for a code.
     expect(await db.totpFactor.count({ where: { userId: member.user.id } })).toBe(0)
   }, 30_000)

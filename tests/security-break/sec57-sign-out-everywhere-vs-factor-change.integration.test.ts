@@ -7,11 +7,13 @@ import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 import { appSecret, memberOfTheirOwn } from '../support/member-of-their-own.ts'
 import { holdLock, waitForLockWaiters } from '../support/row-locks.ts'
 
-// sec57: "sign out everywhere else" (endOtherPortalSessions) does not take the member's factor
-// lock, which every factor change takes (lockFactorsForLiveSession). Does a factor added by a
-// session that is ended in the same instant get lost, or outlive the end it raced? No: the
-// factor change reads its session under the lock FOR SHARE, and the end is an UPDATE of that same
-// row, so the two are ordered by the session's row itself, whichever reaches it first:
+// sec57: "sign out everywhere else" (endOtherPortalSessions) took no factor lock, which every
+// factor change takes (lockFactorsForLiveSession). Did a factor added by a session that is ended
+// in the same instant get lost, or outlive the end it raced? No (these passed without the lock):
+// the factor change reads its session under the lock FOR SHARE, and the end is an UPDATE of that
+// same row, so the two are ordered by the session's row itself, whichever reaches it first (the
+// end now takes the lock too, for sign-ins: sec57-sign-in-across-sign-out-everywhere; the orders
+// below then meet at the lock first, with the same outcomes):
 // - the change read the session first: the end waits for the change to commit, then ends the
 //   session (the factor was added by a session that was live; the end still ends it);
 // - the end updated the row first: the change's read waits for the end to commit, finds the
@@ -57,7 +59,7 @@ describe('"sign out everywhere else" racing a factor added by a session it ends'
     await waitForLockWaiters(1)
     const end = endOtherPortalSessions(member, owner)
     end.catch(() => undefined)
-    // The end waits too: for the session's row, which the confirmation holds FOR SHARE.
+    // The end waits too: for the session's row, which the confirmation holds FOR SHARE (or the factor lock it holds).
     await waitForLockWaiters(2)
     expect(await db.portalSession.findUniqueOrThrow({ where: { id: other }, select: { endedAt: true } })).toEqual({ endedAt: null })
     await row.release()
@@ -75,7 +77,7 @@ describe('"sign out everywhere else" racing a factor added by a session it ends'
     await waitForLockWaiters(1)
     const confirm = confirmFrom(member, other)
     confirm.catch(() => undefined)
-    // The confirmation takes the factor lock (the end does not hold it) and waits at the session's row.
+    // The confirmation waits at the session's row the end updated (or at the factor lock the end holds).
     await waitForLockWaiters(2)
     await userRow.release()
     const [ended, confirmed] = await Promise.allSettled([end, confirm])
