@@ -180,10 +180,15 @@ export async function registerPasskey(
   }
 }
 
-/** Renames one of the member's own passkeys (sudo). Another member's looks missing. */
+/**
+ * Renames one of the member's own passkeys (sudo). Another member's looks missing. A change of
+ * the member's factors like the others (the names are what the owner reads to decide which to
+ * remove): a session ended meanwhile renames nothing (sec57).
+ */
 export async function renamePasskey(actor: SignedInActor, session: PortalSessionState | null, passkeyId: string, name: string): Promise<PasskeySummary> {
   assertRecentlyAuthenticated(session)
   return tenantDb(actor.tenant.id).$transaction(async (tx) => {
+    await lockFactorsForLiveSession(tx, actor.user.id, session, 'the passkey was not renamed')
     const before = await tx.passkey.findFirst({ where: { id: passkeyId, userId: actor.user.id }, select: { name: true } })
     if (!before) throw new NotFoundError('passkey', passkeyId)
     const passkey = await tx.passkey.update({ where: { id: passkeyId }, data: { name }, select: { id: true, name: true, deviceType: true, backedUp: true, createdAt: true, lastUsedAt: true } })

@@ -200,7 +200,7 @@ export async function sessionStillLive(tx: SessionReader, sessionId: string, use
  * member's second factors or codes by the member goes through here: a check made before the
  * transaction (sudo mode) misses a reset or a "sign out everywhere" that commits in between, and a
  * session ended so (a stolen one, say) must neither add nor take away a factor, nor replace the
- * owner's codes (sec55, break55). `what` finishes "…, so ___": what was not done. Without a
+ * owner's codes (sec55, break55), nor rename a passkey or start an app's set-up (sec57). `what` finishes "…, so ___": what was not done. Without a
  * session (a caller with no portal session to check) only the lock is taken.
  */
 export async function lockFactorsForLiveSession(tx: RecoveryCodeWriter, userId: string, session: PortalSessionState | null, what: string): Promise<void> {
@@ -220,9 +220,17 @@ export async function endPortalSession(actor: Actor & { user: NonNullable<Actor[
   })
 }
 
-/** "Sign out all other sessions": every live session of the member but the one asking. */
+/**
+ * "Sign out all other sessions": every live session of the member but the one asking. Under the
+ * member's factor lock, as an admin's reset is, held until the end commits: a sign-in reads
+ * credentialsChangedAt under it (startPortalSession), and one checked just before this, whose
+ * session was inserted just after the sessions were ended here, kept its session (sec57). A
+ * factor change needs no more than the session's row (lockFactorsForLiveSession reads it FOR SHARE).
+ */
 export async function endOtherPortalSessions(actor: Actor & { user: NonNullable<Actor['user']> }, currentSessionId: string): Promise<number> {
   return tenantDb(actor.tenant.id).$transaction(async (tx) => {
+    // First, before any row: a reset and every factor change take it first too.
+    await lockMembersFactors(tx, actor.user.id)
     const count = await endMemberSessions(tx, actor.user.id, 'ended_by_member', currentSessionId)
     // Known-browser notes (lib/auth/known-browser.ts) made before now stop counting too: a lost
     // laptop keeps its note past sign-out, and this is what its owner presses.

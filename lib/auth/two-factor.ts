@@ -30,14 +30,16 @@ export type TotpEnrolment = { secret: string; uri: string; qrCode: string }
  * first, and there is no other way to replace it: a tab left on "Set up" must never take away
  * the app another tab just confirmed. Under the member's factor lock, which every confirmation
  * takes too, and only a key still unconfirmed at the write is replaced (sec55: the check, then
- * an unconditional upsert, un-confirmed an app confirmed in between).
+ * an unconditional upsert, un-confirmed an app confirmed in between). The session asking is read
+ * again under that lock, as for every factor change: one that "sign out everywhere else" or an
+ * admin's reset ended while the request waited stores no key (sec57).
  */
-export async function startTotpEnrolment(member: Member, account: string): Promise<TotpEnrolment> {
+export async function startTotpEnrolment(member: Member, session: PortalSessionState | null, account: string): Promise<TotpEnrolment> {
   const secret = generateTotpSecret()
   const secretEncrypted = encryptSecret(secret)
   const alreadySetUp = () => new ConflictError('precondition_failed', 'An authenticator app is already set up. Remove it first to set up another.')
   await tenantDb(member.tenant.id).$transaction(async (tx) => {
-    await lockMembersFactors(tx, member.user.id)
+    await lockFactorsForLiveSession(tx, member.user.id, session, 'no authenticator app set-up was started')
     const { count } = await tx.totpFactor.updateMany({ where: { userId: member.user.id, confirmedAt: null }, data: { secretEncrypted, lastUsedStep: null, createdAt: new Date() } })
     if (count > 0) return
     if (await tx.totpFactor.findUnique({ where: { userId: member.user.id }, select: { userId: true } })) throw alreadySetUp()

@@ -8,6 +8,7 @@ import { portalContextFromSession } from '../../lib/trpc/context.ts'
 import { appRouter } from '../../lib/trpc/routers/app-router.ts'
 import { nextAuthBrowser } from '../support/next-auth-browser.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+import { memberOfTheirOwn } from '../support/member-of-their-own.ts'
 import { SoftwarePasskey } from '../support/software-authenticator.ts'
 
 // break54: registerPasskey inserts the passkey (its foreign key takes FOR KEY SHARE on the
@@ -20,27 +21,20 @@ const createCaller = createCallerFactory(appRouter)
 const publicUrl = 'https://cms.newsroom.example'
 const firefox = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0'
 let newsroom: TestTenant
-let passwordHash: string
 
 beforeAll(async () => {
   vi.stubEnv('NEXTAUTH_URL', publicUrl)
   vi.stubEnv('WEBHOOK_SECRET_KEY', 'break54-passkeys-test-key')
   newsroom = await createTestTenant()
-  passwordHash = (await db.user.findUniqueOrThrow({ where: { id: newsroom.users.writer.id } })).passwordHash
 })
 afterAll(() => vi.unstubAllEnvs())
 
-let sequence = 0
-async function newMember() {
-  sequence += 1
-  const id = `usr_b54${Date.now()}${sequence}`
-  return db.user.create({ data: { id, tenantId: newsroom.tenant.id, email: `b54-${id}@example.test`, name: `B54 ${sequence}`, role: 'writer', passwordHash } })
-}
+const newMember = () => memberOfTheirOwn(newsroom, 'b54')
 
 describe('two passkeys added at once (two tabs)', () => {
   it('the transaction body, interleaved: both inserts, then both recovery-code issues, both succeed', async () => {
     const user = await newMember()
-    const member = { tenant: { id: newsroom.tenant.id }, user: { id: user.id } } as Parameters<typeof issueRecoveryCodesIfNone>[1]
+    const { member } = user
     let arrived = 0
     let release!: () => void
     const bothInserted = new Promise<void>((resolve) => (release = resolve))

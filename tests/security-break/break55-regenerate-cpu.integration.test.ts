@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { startPortalSession } from '../../lib/auth/portal-sessions.ts'
 import { regenerateRecoveryCodes } from '../../lib/auth/two-factor.ts'
-import { db } from '../../lib/db/client.ts'
 import { DomainError } from '../../lib/errors.ts'
-import { encryptSecret } from '../../lib/security/secret-box.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+import { memberOfTheirOwn } from '../support/member-of-their-own.ts'
 
 // break55: each regeneration of recovery codes is ten scrypts (16 MB each; 10 took 570 ms of CPU
 // on this 2-core machine), spent before anything can refuse it, and nothing bounds how many one
@@ -24,7 +22,6 @@ vi.mock('node:crypto', async (importOriginal) => {
   return { ...actual, scrypt, default: { ...actual, scrypt } }
 })
 
-type Member = Parameters<typeof regenerateRecoveryCodes>[0]
 let newsroom: TestTenant
 
 beforeAll(async () => {
@@ -35,10 +32,8 @@ afterAll(() => vi.unstubAllEnvs())
 
 describe('regenerating recovery codes in a burst', () => {
   it('eight at once from one member: at most two regenerations\' worth of scrypt, the rest refused with a 4xx', async () => {
-    const id = newsroom.users.writer.id
-    await db.totpFactor.create({ data: { userId: id, tenantId: newsroom.tenant.id, secretEncrypted: encryptSecret('JBSWY3DPEHPK3PXP'), confirmedAt: new Date() } })
-    const member = { tenant: { id: newsroom.tenant.id, name: 'Break55 News' }, user: { id } } as Member
-    const session = { id: await startPortalSession({ id, tenantId: newsroom.tenant.id }, { userAgent: 'Firefox', address: '198.51.100.55' }), reauthenticatedAt: new Date() }
+    const { member, sessions } = await memberOfTheirOwn(newsroom, 'b55g', { app: 'confirmed', sessions: { tab: 'Firefox' } })
+    const session = { id: sessions.tab, reauthenticatedAt: new Date() }
     scryptCalls.count = 0
     const outcomes = await Promise.allSettled(Array.from({ length: 8 }, () => regenerateRecoveryCodes(member, session)))
     expect(outcomes.filter((outcome) => outcome.status === 'fulfilled').length).toBeGreaterThanOrEqual(1)

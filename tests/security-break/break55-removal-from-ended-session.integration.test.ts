@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { passkeyRegistrationOptions, registerPasskey, removePasskey } from '../../lib/auth/passkeys.ts'
-import { endOtherPortalSessions, startPortalSession } from '../../lib/auth/portal-sessions.ts'
+import { endOtherPortalSessions } from '../../lib/auth/portal-sessions.ts'
 import { totpCode, totpStep } from '../../lib/auth/totp.ts'
 import { confirmTotpEnrolment, removeTotp, startTotpEnrolment } from '../../lib/auth/two-factor.ts'
 import { db } from '../../lib/db/client.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
-import { holdLock, waitForLockWaiters } from '../support/row-locks.ts'
+import { memberOfTheirOwn } from '../support/member-of-their-own.ts'
+import { inTurnAtFactorLock } from '../support/row-locks.ts'
 import { SoftwarePasskey } from '../support/software-authenticator.ts'
 
 // break55: adding a factor (a passkey, an app, new recovery codes) reads its session again under
@@ -18,42 +19,33 @@ import { SoftwarePasskey } from '../support/software-authenticator.ts'
 const publicUrl = 'https://cms.newsroom.example'
 type Actor = Parameters<typeof removeTotp>[0]
 let newsroom: TestTenant
-let passwordHash: string
 
 beforeAll(async () => {
   vi.stubEnv('NEXTAUTH_URL', publicUrl)
   vi.stubEnv('WEBHOOK_SECRET_KEY', 'break55-removal-from-ended-session-key')
   newsroom = await createTestTenant()
-  passwordHash = (await db.user.findUniqueOrThrow({ where: { id: newsroom.users.writer.id } })).passwordHash
 })
 afterAll(() => vi.unstubAllEnvs())
 
-let sequence = 0
 async function newMember() {
-  sequence += 1
-  const id = `usr_b55r${Date.now()}${sequence}`
-  await db.user.create({ data: { id, tenantId: newsroom.tenant.id, email: `b55r-${id}@example.test`, name: `B55 ${sequence}`, role: 'writer', passwordHash } })
-  const member = { tenant: { id: newsroom.tenant.id, name: 'Break55 News' }, user: { id } } as Actor
-  const owner = await startPortalSession({ id, tenantId: member.tenant.id }, { userAgent: 'Owner laptop', address: '198.51.100.10' })
-  const stolen = await startPortalSession({ id, tenantId: member.tenant.id }, { userAgent: 'Thief', address: '203.0.113.66' })
-  return { member, owner, stolen }
+  const { member, sessions } = await memberOfTheirOwn(newsroom, 'b55r', { sessions: { owner: 'Owner laptop', stolen: 'Thief' } })
+  return { member, ...sessions }
 }
 
-/** `removal` parked at the member's factor lock while the owner signs out everywhere else. */
+/**
+ * `removal` waiting at the member's factor lock behind the owner's "sign out everywhere else"
+ * (which takes that lock too since sec57): the end commits before the removal reads its session.
+ */
 async function removeWhileOwnerSignsOutEverywhere(member: Actor, owner: string, removal: () => Promise<unknown>) {
-  const lock = await holdLock('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`second factors:${member.user.id}`])
-  const removing = removal()
-  removing.catch(() => undefined)
-  await waitForLockWaiters(1)
-  expect(await endOtherPortalSessions(member, owner)).toBe(1)
-  await lock.release()
-  return (await Promise.allSettled([removing]))[0]!
+  const [ended, removing] = await inTurnAtFactorLock(member.user.id, () => endOtherPortalSessions(member, owner), removal)
+  expect(ended).toEqual({ status: 'fulfilled', value: 1 })
+  return removing
 }
 
 describe('a factor removed by a session that ends meanwhile', () => {
   it('the authenticator app stays, with its recovery codes', async () => {
     const { member, owner, stolen } = await newMember()
-    const { secret } = await startTotpEnrolment(member, 'owner@example.test')
+    const { secret } = await startTotpEnrolment(member, null, 'owner@example.test')
     await confirmTotpEnrolment(member, { id: owner, reauthenticatedAt: new Date() }, totpCode(secret, totpStep()))
     const outcome = await removeWhileOwnerSignsOutEverywhere(member, owner, () => removeTotp(member, { id: stolen, reauthenticatedAt: new Date() }))
     expect(outcome.status).toBe('rejected')

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { passkeyRegistrationOptions, passkeySignInOptions, registerPasskey } from '../../lib/auth/passkeys.ts'
-import { startPortalSession } from '../../lib/auth/portal-sessions.ts'
 import { resetSecondFactors } from '../../lib/auth/two-factor.ts'
 import { db } from '../../lib/db/client.ts'
 import { tenantDb } from '../../lib/tenancy/tenant-db.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+import { memberOfTheirOwn } from '../support/member-of-their-own.ts'
 import { nextAuthBrowser } from '../support/next-auth-browser.ts'
 import { holdLock, waitForLockWaiters } from '../support/row-locks.ts'
 import { SoftwarePasskey } from '../support/software-authenticator.ts'
@@ -18,24 +18,19 @@ import { SoftwarePasskey } from '../support/software-authenticator.ts'
 
 const publicUrl = 'https://cms.newsroom.example'
 const firefox = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0'
-type Actor = Parameters<typeof registerPasskey>[0]
 let newsroom: TestTenant
-let passwordHash: string
 
 beforeAll(async () => {
   vi.stubEnv('NEXTAUTH_URL', publicUrl)
   vi.stubEnv('WEBHOOK_SECRET_KEY', 'break55-sign-in-across-reset-key')
   newsroom = await createTestTenant()
-  passwordHash = (await db.user.findUniqueOrThrow({ where: { id: newsroom.users.writer.id } })).passwordHash
 })
 afterAll(() => vi.unstubAllEnvs())
 
 describe('a passkey sign-in that straddles an admin\'s reset', () => {
   it('leaves no live session made with the removed passkey', async () => {
-    const id = `usr_b55s${Date.now()}`
-    await db.user.create({ data: { id, tenantId: newsroom.tenant.id, email: `b55s-${id}@example.test`, name: 'B55 straddle', role: 'writer', passwordHash } })
-    const member = { tenant: { id: newsroom.tenant.id, name: 'Break55 News' }, user: { id } } as Actor
-    const sudo = { id: await startPortalSession({ id, tenantId: member.tenant.id }, { userAgent: firefox, address: '198.51.100.10' }), reauthenticatedAt: new Date() }
+    const { member, id, sessions } = await memberOfTheirOwn(newsroom, 'b55s', { sessions: { sudo: firefox } })
+    const sudo = { id: sessions.sudo, reauthenticatedAt: new Date() }
     const lostKey = new SoftwarePasskey({ origin: publicUrl, rpId: 'cms.newsroom.example' })
     await registerPasskey(member, sudo, { name: 'Lost key', response: lostKey.register(await passkeyRegistrationOptions(member, sudo)) })
 

@@ -1,11 +1,9 @@
 import { beforeAll, afterAll, describe, expect, it, vi } from 'vitest'
-import { startPortalSession } from '../../lib/auth/portal-sessions.ts'
 import { confirmTotpEnrolment } from '../../lib/auth/two-factor.ts'
 import { totpCode, totpStep } from '../../lib/auth/totp.ts'
-import { db } from '../../lib/db/client.ts'
 import { DomainError } from '../../lib/errors.ts'
-import { encryptSecret } from '../../lib/security/secret-box.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+import { appSecret, memberOfTheirOwn } from '../support/member-of-their-own.ts'
 
 // break56: 7fe6b74 bounds a member's recovery-code regenerations (two a minute) because each is
 // ten scrypts spent before anything can refuse it (break55). Confirming an authenticator app
@@ -25,7 +23,6 @@ vi.mock('node:crypto', async (importOriginal) => {
   return { ...actual, scrypt, default: { ...actual, scrypt } }
 })
 
-type Member = Parameters<typeof confirmTotpEnrolment>[0]
 let newsroom: TestTenant
 
 beforeAll(async () => {
@@ -36,12 +33,9 @@ afterAll(() => vi.unstubAllEnvs())
 
 describe('confirming an authenticator app in a burst', () => {
   it("eight at once with the one valid code: one confirms, at most two regenerations' worth of scrypt", async () => {
-    const id = newsroom.users.writer.id
-    const secret = 'JBSWY3DPEHPK3PXP'
-    await db.totpFactor.create({ data: { userId: id, tenantId: newsroom.tenant.id, secretEncrypted: encryptSecret(secret), confirmedAt: null } })
-    const member = { tenant: { id: newsroom.tenant.id, name: 'Break56 News' }, user: { id } } as Member
-    const session = { id: await startPortalSession({ id, tenantId: newsroom.tenant.id }, { userAgent: 'Firefox', address: '198.51.100.56' }), reauthenticatedAt: new Date() }
-    const code = totpCode(secret, totpStep())
+    const { member, sessions } = await memberOfTheirOwn(newsroom, 'b56c', { app: 'unconfirmed', sessions: { tab: 'Firefox' } })
+    const session = { id: sessions.tab, reauthenticatedAt: new Date() }
+    const code = totpCode(appSecret, totpStep())
     scryptCalls.count = 0
     const outcomes = await Promise.allSettled(Array.from({ length: 8 }, () => confirmTotpEnrolment(member, session, code)))
     expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1)

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { hashRecoveryCode } from '../../lib/auth/recovery-codes.ts'
-import { startPortalSession } from '../../lib/auth/portal-sessions.ts'
 import { regenerateRecoveryCodes } from '../../lib/auth/two-factor.ts'
 import { db } from '../../lib/db/client.ts'
-import { encryptSecret } from '../../lib/security/secret-box.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+import { memberOfTheirOwn } from '../support/member-of-their-own.ts'
 import { holdLock, waitForLockWaiters } from '../support/row-locks.ts'
 
 // sec55: new recovery codes are ten scrypt hashes (16 MB and tens of milliseconds each, more on
@@ -23,40 +22,29 @@ vi.mock('node:crypto', async (importOriginal) => {
   return { ...actual, scrypt, default: { ...actual, scrypt } }
 })
 
-type Member = Parameters<typeof regenerateRecoveryCodes>[0]
 let newsroom: TestTenant
-let passwordHash: string
 
 beforeAll(async () => {
   vi.stubEnv('WEBHOOK_SECRET_KEY', 'sec55-codes-hashed-before-lock-key')
   newsroom = await createTestTenant()
-  passwordHash = (await db.user.findUniqueOrThrow({ where: { id: newsroom.users.writer.id } })).passwordHash
 })
 afterAll(() => vi.unstubAllEnvs())
 
-let sequence = 0
-/** A member with a confirmed authenticator app (recovery codes need a factor to stand in for). */
-async function memberWithApp(): Promise<Member> {
-  sequence += 1
-  const id = `usr_s55h${Date.now()}${sequence}`
-  await db.user.create({ data: { id, tenantId: newsroom.tenant.id, email: `s55h-${id}@example.test`, name: `S55 ${sequence}`, role: 'writer', passwordHash } })
-  await db.totpFactor.create({ data: { userId: id, tenantId: newsroom.tenant.id, secretEncrypted: encryptSecret('JBSWY3DPEHPK3PXP'), confirmedAt: new Date() } })
-  return { tenant: { id: newsroom.tenant.id, name: 'Sec55 News' }, user: { id } } as Member
-}
-
-// A live session of the member's (the regeneration reads it again under the lock, break55).
-const sessions = new Map<string, string>()
-async function sudoOf(member: Member) {
-  if (!sessions.has(member.user.id)) sessions.set(member.user.id, await startPortalSession({ id: member.user.id, tenantId: member.tenant.id }, { userAgent: 'Firefox', address: '198.51.100.55' }))
-  return { id: sessions.get(member.user.id)!, reauthenticatedAt: new Date() }
+/**
+ * A member with a live session (the regeneration reads it again under the lock, break55) and, as
+ * asked, a confirmed authenticator app (recovery codes need a factor to stand in for).
+ */
+async function memberWithSudo(app?: 'confirmed') {
+  const { member, sessions } = await memberOfTheirOwn(newsroom, 's55h', { app, sessions: { sudo: 'Firefox' } })
+  return { member, sudo: () => ({ id: sessions.sudo, reauthenticatedAt: new Date() }) }
 }
 
 describe('new recovery codes', () => {
   it('are hashed before the member\'s factor lock is taken, not while it is held', async () => {
-    const member = await memberWithApp()
+    const { member, sudo } = await memberWithSudo('confirmed')
     const lock = await holdLock('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`second factors:${member.user.id}`])
     scryptCalls.count = 0
-    const regenerate = regenerateRecoveryCodes(member, await sudoOf(member))
+    const regenerate = regenerateRecoveryCodes(member, sudo())
     regenerate.catch(() => undefined)
     await waitForLockWaiters(1)
     const beforeTheLock = scryptCalls.count
@@ -68,8 +56,8 @@ describe('new recovery codes', () => {
   }, 30_000)
 
   it('two regenerations at once leave exactly one valid set: one tab\'s sheet, all ten, and nothing of the other', async () => {
-    const member = await memberWithApp()
-    const [a, b] = await Promise.all([regenerateRecoveryCodes(member, await sudoOf(member)), regenerateRecoveryCodes(member, await sudoOf(member))])
+    const { member, sudo } = await memberWithSudo('confirmed')
+    const [a, b] = await Promise.all([regenerateRecoveryCodes(member, sudo()), regenerateRecoveryCodes(member, sudo())])
     const stored = new Set((await db.recoveryCode.findMany({ where: { userId: member.user.id, usedAt: null }, select: { codeHash: true } })).map((row) => row.codeHash))
     const live = async (codes: string[]) => (await Promise.all(codes.map((code) => hashRecoveryCode(code, member.user.id)))).filter((hash) => stored.has(hash)).length
     expect(stored.size).toBe(10)
@@ -77,13 +65,10 @@ describe('new recovery codes', () => {
   }, 30_000)
 
   it('are refused without a scrypt for a member with no app or passkey: no hashing spent on a request that cannot succeed', async () => {
-    sequence += 1
-    const id = `usr_s55n${Date.now()}${sequence}`
-    await db.user.create({ data: { id, tenantId: newsroom.tenant.id, email: `s55n-${id}@example.test`, name: `S55 none ${sequence}`, role: 'writer', passwordHash } })
-    const member = { tenant: { id: newsroom.tenant.id, name: 'Sec55 News' }, user: { id } } as Member
+    const { member, sudo } = await memberWithSudo()
     scryptCalls.count = 0
-    await expect(regenerateRecoveryCodes(member, await sudoOf(member))).rejects.toThrow(/Set up an authenticator app or a passkey first/)
+    await expect(regenerateRecoveryCodes(member, sudo())).rejects.toThrow(/Set up an authenticator app or a passkey first/)
     expect(scryptCalls.count).toBe(0)
-    expect(await db.recoveryCode.count({ where: { userId: id } })).toBe(0)
+    expect(await db.recoveryCode.count({ where: { userId: member.user.id } })).toBe(0)
   }, 30_000)
 })

@@ -6,6 +6,7 @@ import { confirmTotpEnrolment, resetSecondFactors, startTotpEnrolment } from '..
 import { db } from '../../lib/db/client.ts'
 import { tenantDb } from '../../lib/tenancy/tenant-db.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+import { memberOfTheirOwn } from '../support/member-of-their-own.ts'
 import { holdLock, waitForLockWaiters } from '../support/row-locks.ts'
 import { SoftwarePasskey } from '../support/software-authenticator.ts'
 
@@ -20,23 +21,15 @@ import { SoftwarePasskey } from '../support/software-authenticator.ts'
 const publicUrl = 'https://cms.newsroom.example'
 type Member = Parameters<typeof startTotpEnrolment>[0]
 let newsroom: TestTenant
-let passwordHash: string
 
 beforeAll(async () => {
   vi.stubEnv('NEXTAUTH_URL', publicUrl)
   vi.stubEnv('WEBHOOK_SECRET_KEY', 'sec55-factor-lock-order-key')
   newsroom = await createTestTenant()
-  passwordHash = (await db.user.findUniqueOrThrow({ where: { id: newsroom.users.writer.id } })).passwordHash
 })
 afterAll(() => vi.unstubAllEnvs())
 
-let sequence = 0
-async function newMember(): Promise<Member> {
-  sequence += 1
-  const id = `usr_s55o${Date.now()}${sequence}`
-  await db.user.create({ data: { id, tenantId: newsroom.tenant.id, email: `s55o-${id}@example.test`, name: `S55 ${sequence}`, role: 'writer', passwordHash } })
-  return { tenant: { id: newsroom.tenant.id, name: 'Sec55 News' }, user: { id } } as Member
-}
+const newMember = async () => (await memberOfTheirOwn(newsroom, 's55o')).member
 
 const admin = () => ({ tenant: { id: newsroom.tenant.id }, user: { id: newsroom.users.admin.id } }) as Parameters<typeof resetSecondFactors>[1]
 const why = (o: PromiseSettledResult<unknown>) => (o.status === 'rejected' ? `${(o.reason as { code?: string }).code ?? ''} ${(o.reason as Error).message}`.replace(/\s+/g, ' ').slice(0, 200) : 'ok')
@@ -57,7 +50,7 @@ async function resetThen(member: Member, request: () => Promise<unknown>) {
 describe('the member\'s factor lock is taken before their factors\' rows', () => {
   it('confirming an authenticator app while an admin resets the member: no deadlock, the reset wins', async () => {
     const member = await newMember()
-    const { secret } = await startTotpEnrolment(member, 'writer@example.test')
+    const { secret } = await startTotpEnrolment(member, null, 'writer@example.test')
     const [reset, confirm] = await resetThen(member, () => confirmTotpEnrolment(member, null, totpCode(secret, totpStep())))
     expect(why(reset)).toBe('ok')
     // The member is told the set-up is gone (the reset took the key), never an internal error.

@@ -6,7 +6,8 @@ import { confirmTotpEnrolment, resetSecondFactors, startTotpEnrolment } from '..
 import { db } from '../../lib/db/client.ts'
 import { tenantDb } from '../../lib/tenancy/tenant-db.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
-import { holdLock, waitForLockWaiters } from '../support/row-locks.ts'
+import { memberOfTheirOwn } from '../support/member-of-their-own.ts'
+import { holdLock, inTurnAtFactorLock, waitForLockWaiters } from '../support/row-locks.ts'
 import { SoftwarePasskey } from '../support/software-authenticator.ts'
 
 // sec55: registerPasskey checked the member's session (sudo mode) before its transaction. An
@@ -18,23 +19,15 @@ import { SoftwarePasskey } from '../support/software-authenticator.ts'
 const publicUrl = 'https://cms.newsroom.example'
 type Actor = Parameters<typeof registerPasskey>[0]
 let newsroom: TestTenant
-let passwordHash: string
 
 beforeAll(async () => {
   vi.stubEnv('NEXTAUTH_URL', publicUrl)
   vi.stubEnv('WEBHOOK_SECRET_KEY', 'sec55-passkey-after-reset-key')
   newsroom = await createTestTenant()
-  passwordHash = (await db.user.findUniqueOrThrow({ where: { id: newsroom.users.writer.id } })).passwordHash
 })
 afterAll(() => vi.unstubAllEnvs())
 
-let sequence = 0
-async function newMember(): Promise<Actor> {
-  sequence += 1
-  const id = `usr_s55p${Date.now()}${sequence}`
-  await db.user.create({ data: { id, tenantId: newsroom.tenant.id, email: `s55p-${id}@example.test`, name: `S55 ${sequence}`, role: 'writer', passwordHash } })
-  return { tenant: { id: newsroom.tenant.id, name: 'Sec55 News' }, user: { id } } as Actor
-}
+const newMember = async () => (await memberOfTheirOwn(newsroom, 's55p')).member
 
 /** A registration parked after its session check (its challenge's row held), while `meanwhile` runs and commits. */
 async function registerAround(member: Actor, meanwhile: (sessionId: string) => Promise<unknown>) {
@@ -63,27 +56,19 @@ describe('a passkey whose session ends while it is being added', () => {
   }, 30_000)
 
   it('"sign out everywhere else" from another device meanwhile: the passkey is refused', async () => {
-    const member = await newMember()
-    const other = await startPortalSession({ id: member.user.id, tenantId: member.tenant.id }, { userAgent: 'Phone', address: '198.51.100.56' })
+    const { member, sessions: { phone: other } } = await memberOfTheirOwn(newsroom, 's55p', { sessions: { phone: 'Phone' } })
     const outcome = await registerAround(member, () => endOtherPortalSessions(member, other))
     expect(outcome.status).toBe('rejected')
     expect(await db.passkey.count({ where: { userId: member.user.id } })).toBe(0)
   }, 30_000)
 
   it('an authenticator app confirmed by a session that "sign out everywhere" ended meanwhile is refused too', async () => {
-    const member = await newMember()
-    const sessionId = await startPortalSession({ id: member.user.id, tenantId: member.tenant.id }, { userAgent: 'Firefox', address: '198.51.100.55' })
-    const other = await startPortalSession({ id: member.user.id, tenantId: member.tenant.id }, { userAgent: 'Phone', address: '198.51.100.56' })
-    const { secret } = await startTotpEnrolment(member, 'writer@example.test')
-    // The confirmation parked at the member's factor lock, past everything it checks before it.
-    const lock = await holdLock('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`second factors:${member.user.id}`])
-    const confirm = confirmTotpEnrolment(member, { id: sessionId, reauthenticatedAt: new Date() }, totpCode(secret, totpStep()))
-    confirm.catch(() => undefined)
-    await waitForLockWaiters(1)
-    await endOtherPortalSessions(member, other)
-    await lock.release()
-    const [outcome] = await Promise.allSettled([confirm])
-    expect(outcome!.status).toBe('rejected')
+    const { member, sessions: { firefox: sessionId, phone: other } } = await memberOfTheirOwn(newsroom, 's55p', { sessions: { firefox: 'Firefox', phone: 'Phone' } })
+    const { secret } = await startTotpEnrolment(member, null, 'writer@example.test')
+    // The confirmation waiting at the member's factor lock, past everything it checks before it,
+    // behind "sign out everywhere else" from the other device (which takes that lock too since sec57).
+    const [, outcome] = await inTurnAtFactorLock(member.user.id, () => endOtherPortalSessions(member, other), () => confirmTotpEnrolment(member, { id: sessionId, reauthenticatedAt: new Date() }, totpCode(secret, totpStep())))
+    expect(outcome.status).toBe('rejected')
     expect(await db.totpFactor.count({ where: { userId: member.user.id, confirmedAt: { not: null } } })).toBe(0)
   }, 30_000)
 })

@@ -3,6 +3,7 @@ import { confirmTotpEnrolment, startTotpEnrolment, verifyTotp } from '../../lib/
 import { totpCode, totpStep } from '../../lib/auth/totp.ts'
 import { db } from '../../lib/db/client.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+import { memberOfTheirOwn } from '../support/member-of-their-own.ts'
 import { holdLock, waitForLockWaiters } from '../support/row-locks.ts'
 
 // sec55: setting up an authenticator app with two tabs open. Starting an enrolment read the
@@ -13,36 +14,27 @@ import { holdLock, waitForLockWaiters } from '../support/row-locks.ts'
 // What a member expects: a confirmed app stays until they remove it; a confirmation only ever
 // confirms the key whose QR code that tab showed.
 
-type Member = Parameters<typeof startTotpEnrolment>[0]
 let newsroom: TestTenant
-let passwordHash: string
 
 beforeAll(async () => {
   vi.stubEnv('WEBHOOK_SECRET_KEY', 'sec55-totp-two-tabs-key')
   newsroom = await createTestTenant()
-  passwordHash = (await db.user.findUniqueOrThrow({ where: { id: newsroom.users.writer.id } })).passwordHash
 })
 afterAll(() => vi.unstubAllEnvs())
 
-let sequence = 0
-async function newMember(): Promise<Member> {
-  sequence += 1
-  const id = `usr_s55t${Date.now()}${sequence}`
-  await db.user.create({ data: { id, tenantId: newsroom.tenant.id, email: `s55t-${id}@example.test`, name: `S55 ${sequence}`, role: 'writer', passwordHash } })
-  return { tenant: { id: newsroom.tenant.id, name: 'Sec55 News' }, user: { id } } as Member
-}
+const newMember = async () => (await memberOfTheirOwn(newsroom, 's55t')).member
 
 const why = (o: PromiseSettledResult<unknown>) => (o.status === 'rejected' ? `${(o.reason as { code?: string }).code ?? ''} ${(o.reason as Error).message}`.slice(0, 160) : 'ok')
 
 describe('an authenticator app set up with two tabs open', () => {
   it('a confirmation that commits while the other tab starts again keeps the confirmed app', async () => {
     const member = await newMember()
-    const { secret } = await startTotpEnrolment(member, 'writer@example.test')
+    const { secret } = await startTotpEnrolment(member, null, 'writer@example.test')
     // Parks both writes on the app's row: the confirmation first, then the other tab's new start.
     const row = await holdLock('SELECT 1 FROM totp_factors WHERE user_id = $1 FOR UPDATE', [member.user.id])
     const confirm = confirmTotpEnrolment(member, null, totpCode(secret, totpStep()))
     await waitForLockWaiters(1)
-    const restart = startTotpEnrolment(member, 'writer@example.test')
+    const restart = startTotpEnrolment(member, null, 'writer@example.test')
     await waitForLockWaiters(2)
     await row.release()
     const outcomes = await Promise.allSettled([confirm, restart])
@@ -55,13 +47,13 @@ describe('an authenticator app set up with two tabs open', () => {
 
   it('a confirmation never confirms a key another tab started after this tab showed its QR code', async () => {
     const member = await newMember()
-    const { secret } = await startTotpEnrolment(member, 'writer@example.test')
+    const { secret } = await startTotpEnrolment(member, null, 'writer@example.test')
     // The member's factor lock held elsewhere: the confirmation (which takes it) waits after reading the key.
     const lock = await holdLock('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`second factors:${member.user.id}`])
     const confirm = confirmTotpEnrolment(member, null, totpCode(secret, totpStep()))
     await waitForLockWaiters(1)
     // The other tab starts again (a new QR code the phone never scanned); it may wait for the lock too.
-    const restart = startTotpEnrolment(member, 'writer@example.test')
+    const restart = startTotpEnrolment(member, null, 'writer@example.test')
     await Promise.race([restart.then(() => undefined, () => undefined), waitForLockWaiters(2)])
     await lock.release()
     const [confirmed] = await Promise.allSettled([confirm, restart])

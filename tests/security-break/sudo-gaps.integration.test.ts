@@ -1,5 +1,6 @@
 import { TRPCError } from '@trpc/server'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { startPortalSession } from '../../lib/auth/portal-sessions.ts'
 import { totpCode, totpStep } from '../../lib/auth/totp.ts'
 import { db } from '../../lib/db/client.ts'
 import type { Role } from '../../lib/db/generated/enums.ts'
@@ -19,6 +20,8 @@ import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 
 const createCaller = createCallerFactory(appRouter)
 let newsroom: TestTenant
+// A live session of each role's (a factor change reads its session again, sec57): only the sudo window is stale.
+const sessions = {} as Record<Role, string>
 const elevenMinutesAgo = () => new Date(Date.now() - 11 * 60 * 1000)
 
 function as(role: Role, reauthenticatedAt: Date) {
@@ -26,7 +29,7 @@ function as(role: Role, reauthenticatedAt: Date) {
   const context: PortalContext = {
     member: { id: user.id, email: user.email, name: role, role, tenantId: newsroom.tenant.id, tenantName: newsroom.tenant.name },
     tenant: newsroom.actor(role).tenant,
-    session: { id: `ses_${role}`, reauthenticatedAt },
+    session: { id: sessions[role], reauthenticatedAt },
     clientAddress: '127.0.0.1',
   }
   return createCaller(context)
@@ -42,6 +45,7 @@ async function domainCodeOf(promise: Promise<unknown>): Promise<string | null> {
 beforeAll(async () => {
   vi.stubEnv('WEBHOOK_SECRET_KEY', 'sudo-gaps-test-key')
   newsroom = await createTestTenant()
+  for (const role of ['admin', 'editor', 'writer'] as const) sessions[role] = await startPortalSession({ id: newsroom.users[role].id, tenantId: newsroom.tenant.id }, { userAgent: 'Firefox', address: '127.0.0.1' })
 })
 afterAll(() => vi.unstubAllEnvs())
 

@@ -34,3 +34,20 @@ export async function waitForLockWaiters(count: number) {
     await client.end()
   }
 }
+
+/**
+ * `first`, then `second`, queued in that order for the member's factor lock (held here until
+ * both wait), then the lock let go: they run in that order, as two requests that arrive so do
+ * (PostgreSQL grants a lock to its waiters in turn). Both settle; neither rejects the call.
+ */
+export async function inTurnAtFactorLock<A, B>(userId: string, first: () => Promise<A>, second: () => Promise<B>): Promise<[PromiseSettledResult<A>, PromiseSettledResult<B>]> {
+  const lock = await holdLock('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`second factors:${userId}`])
+  const a = first()
+  a.catch(() => undefined)
+  await waitForLockWaiters(1)
+  const b = second()
+  b.catch(() => undefined)
+  await waitForLockWaiters(2)
+  await lock.release()
+  return Promise.allSettled([a, b])
+}

@@ -106,7 +106,7 @@ export const securityRouter = router({
     overdue: ctx.secondFactorDueBy !== null && ctx.secondFactorDueBy !== undefined && ctx.secondFactorDueBy.getTime() <= Date.now(),
   })),
 
-  startTotp: memberProcedure.mutation(async ({ ctx }) => startTotpEnrolment(ctx.actor, ctx.member.email)),
+  startTotp: memberProcedure.mutation(async ({ ctx }) => startTotpEnrolment(ctx.actor, ctx.session, ctx.member.email)),
 
   /** The recovery codes are in this answer only. */
   confirmTotp: memberProcedure.input(domainInput(confirmTotpSchema)).mutation(async ({ ctx, input }) => confirmTotpEnrolment(ctx.actor, ctx.session, input.code)),
