@@ -200,8 +200,9 @@ export async function sessionStillLive(tx: SessionReader, sessionId: string, use
  * member's second factors or codes by the member goes through here: a check made before the
  * transaction (sudo mode) misses a reset or a "sign out everywhere" that commits in between, and a
  * session ended so (a stolen one, say) must neither add nor take away a factor, nor replace the
- * owner's codes (sec55, break55), nor rename a passkey or start an app's set-up (sec57). `what` finishes "…, so ___": what was not done. Without a
- * session (a caller with no portal session to check) only the lock is taken.
+ * owner's codes (sec55, break55), nor rename a passkey or start an app's set-up (sec57). `what`
+ * finishes "…, so ___": what was not done. Without a session (a caller with no portal session to
+ * check) only the lock is taken.
  */
 export async function lockFactorsForLiveSession(tx: RecoveryCodeWriter, userId: string, session: PortalSessionState | null, what: string): Promise<void> {
   await lockMembersFactors(tx, userId)
