@@ -59,9 +59,8 @@ export async function measureEditorAwarenessHttp(options: {
   const pool = new pg.Pool({ connectionString: options.serviceEnv.DATABASE_URL, max: 2 })
   const start = async () => {
     // BENCH_PROFILE=<dir>: each of these servers writes its CPU profile there too when stopped.
-    const [shell, [flag, command]] = startCommand()
-    const profiled = process.env.BENCH_PROFILE ? command!.replace(/^exec node /, `exec node --cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE} `) : command!
-    const child = spawn(shell, [flag!, profiled], { stdio: ['ignore', 'ignore', 'inherit'], env })
+    const [shell, args] = startCommand(undefined, { nodeFlags: process.env.BENCH_PROFILE ? `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE}` : undefined })
+    const child = spawn(shell, args, { stdio: ['ignore', 'ignore', 'inherit'], env })
     options.children.push(child)
     const exited = new Promise((resolve) => child.once('exit', resolve))
     await waitFor(`${url}/v1/openapi.json`)

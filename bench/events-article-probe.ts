@@ -64,9 +64,8 @@ async function evict() {
 }
 
 // PROBE_PROFILE=<dir>: the service writes a CPU profile there when the probe stops it.
-const [shell, [flag, command]] = startCommand()
-const profiled = process.env.PROBE_PROFILE ? command!.replace(/^exec node /, `exec node --cpu-prof --cpu-prof-dir=${process.env.PROBE_PROFILE} `) : command!
-const service = spawn(shell, [flag!, profiled], {
+const [shell, args] = startCommand(undefined, { nodeFlags: process.env.PROBE_PROFILE ? `--cpu-prof --cpu-prof-dir=${process.env.PROBE_PROFILE}` : undefined })
+const service = spawn(shell, args, {
   stdio: ['ignore', 'ignore', 'inherit'],
   env: {
     ...process.env,

@@ -64,8 +64,6 @@ const fakeInngest = startFakeInngest ? await startFakeInngest() : null
 const portBase = Number(process.env.AB_PORT_BASE ?? 4301)
 const ports = [portBase, portBase + 1]
 for (const [index, dir] of sides.entries()) {
-  // Each side as its own `npm start` says (node's flags included, which a change may be).
-  const [shell, args] = startCommand(dir)
   // AB_PROFILE=<dir>: each side writes a CPU profile into <dir>/<side's index> when it is stopped
   // at the end (AB_HEAP_PROFILE=<dir> a sampling profile of its allocations); AB_TRACE_GC=1
   // shows each side's --trace-gc lines.
@@ -76,7 +74,8 @@ for (const [index, dir] of sides.entries()) {
   ]
     .filter(Boolean)
     .join(' ')
-  if (profileFlags) args[1] = args[1]!.replace(/^exec node /, `exec node ${profileFlags} `)
+  // Each side as its own `npm start` says (node's flags included, which a change may be).
+  const [shell, args] = startCommand(dir, { nodeFlags: profileFlags || undefined })
   const child = spawn(shell, args, {
     cwd: dir,
     stdio: ['ignore', process.env.AB_TRACE_GC ? 'inherit' : 'ignore', 'inherit'],

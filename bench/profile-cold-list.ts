@@ -39,8 +39,7 @@ const child =
   target === 'baseline'
     ? spawn(process.execPath, [...flags.split(' '), '--import', 'tsx', 'bench/baseline-server.ts', String(port)], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DATABASE_URL: databaseUrl } })
     : (() => {
-        const [shell, args] = startCommand(target)
-        args[1] = args[1]!.replace(/^exec node /, `exec node ${flags} `)
+        const [shell, args] = startCommand(target, { nodeFlags: flags })
         return spawn(shell, args, {
           cwd: target,
           stdio: ['ignore', 'ignore', 'inherit'],

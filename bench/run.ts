@@ -242,10 +242,9 @@ async function benchAt(articleCount: number, options: { build: boolean; children
       INNGEST_DEV: fakeInngest.url,
     }
     // The production server, as `npm start` runs it, but without the npm wrapper: its pid is the one measured.
-    const [shell, [flag, command]] = startCommand()
     // BENCH_PROFILE=<dir>: the service writes a CPU profile there when the bench stops it.
-    const profiled = process.env.BENCH_PROFILE ? command!.replace(/^exec node /, `exec node --cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE} `) : command!
-    const service = spawn(shell, [flag!, profiled], { stdio: ['ignore', 'ignore', 'inherit'], env: serviceEnv })
+    const [shell, startArgs] = startCommand(undefined, { nodeFlags: process.env.BENCH_PROFILE ? `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE}` : undefined })
+    const service = spawn(shell, startArgs, { stdio: ['ignore', 'ignore', 'inherit'], env: serviceEnv })
     children.push(service)
     // The baseline's profile (BENCH_PROFILE) goes to its own folder, beside the service's.
     const baselineProfile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.join(process.env.BENCH_PROFILE, 'baseline')}`] : []
@@ -307,7 +306,7 @@ async function benchAt(articleCount: number, options: { build: boolean; children
       let perRequest: ChildProcess | undefined
       if (process.env.BENCH_CEILING_PER_REQUEST_LIMITER === '1') {
         const perRequestPort = appPort + 5
-        perRequest = spawn(shell, [flag!, profiled], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...serviceEnv, PORT: String(perRequestPort), RATE_LIMIT_INSTANCES: '100000000' } })
+        perRequest = spawn(shell, startArgs, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...serviceEnv, PORT: String(perRequestPort), RATE_LIMIT_INSTANCES: '100000000' } })
         children.push(perRequest)
         await waitFor(`http://127.0.0.1:${perRequestPort}/v1/openapi.json`)
         sides.push({ name: (round) => `GET /v1/articles/{id} (cache warm), the limiter deciding each request in Redis, round ${round}`, target: 'service', pid: perRequest.pid!, url: `http://127.0.0.1:${perRequestPort}` })

@@ -24,6 +24,7 @@ import { archiveParameters, backupInfo, clusterBackupLayout, ensureFirstBackup, 
 import { clusterLayout, databaseNodes, type ClusterLayout } from './cluster-layout.ts'
 import { runMigrationStep } from './migration-step.ts'
 import { ensureCephPackages, startObjectStore, stopObjectStore, type ObjectStore } from './object-store.ts'
+import { startCommand } from './start-command.ts'
 
 export { databaseNodes }
 
@@ -404,7 +405,8 @@ function sharedSecrets(): Record<string, string> {
 function startApp(index: number): void {
   const name = `app-${index + 1}`
   const out = openSync(log(name), 'a')
-  const child = spawn(process.execPath, ['--max-old-space-size=320', path.join(root, 'dist/start.mjs')], {
+  // As `npm start` runs it (its heap limit and malloc arenas), with this pid the server's own.
+  const child = spawn(...startCommand(root), {
     cwd: root,
     detached: true,
     stdio: ['ignore', out, out],
