@@ -24,6 +24,7 @@ const nextConfig = {
     '@prisma/client',
     '@prisma/adapter-pg',
     '@node-rs/argon2',
+    '@node-rs/xxhash',
     '@electric-sql/pglite',
     '@electric-sql/pglite-socket',
     'pg',

@@ -20,10 +20,10 @@ const projectRoot = path.resolve(import.meta.dirname, '..')
  * that Next's copy holds.
  */
 export const serverBundleMayContain: RegExp[] = [
-  /^scripts\/(start|boot|run-prisma|schema-migrations)\.ts$/,
+  /^scripts\/(start|boot|run-prisma|schema-migrations|record-native-date)\.ts$/,
   /^lib\/server\/(app-server|app-listener|v1-listener|v1-router|v1-route-modules|node-http|unserved-methods|host-header|request-path|lifecycle)\.ts$/,
   /^lib\/api\/(problem|text-response)\.ts$/,
-  /^lib\/(problem-codes|ids|errors)\.ts$/,
+  /^lib\/(problem-codes|ids|errors|native-date)\.ts$/,
   /^lib\/security\/response-headers\.mjs$/,
   /^lib\/config\/local-secrets\.ts$/,
   /^lib\/db\/(embedded-server|embedded-config|embedded-identity)\.ts$/,

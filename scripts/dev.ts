@@ -6,6 +6,7 @@
  */
 // Connects this process's outbox to Inngest (lib/events/event-queue.ts) for the /v1 writes,
 // which run in tsx's copy of lib/ here; Next's copy registers through instrumentation.ts.
+import './record-native-date.ts'
 import '../inngest/outbox-queue.ts'
 import { drainBeforeExit } from '../lib/server/drain.ts'
 import { bootDatabase, exitOnFailure, stopGracefully } from './boot.ts'

@@ -5,6 +5,7 @@
  * build, whose compiled /v1 route modules the app server calls directly. The data migrations
  * run there too, in the background once it serves (instrumentation.ts), not before it listens.
  */
+import './record-native-date.ts'
 import { spawn } from 'node:child_process'
 import path from 'node:path'
 import { drainOfferedWork } from '../lib/server/lifecycle.ts'

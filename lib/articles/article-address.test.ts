@@ -45,3 +45,21 @@ describe('slugify', () => {
     }
   })
 })
+
+describe('slugify of ASCII headlines (one pass, issue 50)', () => {
+  it.each(['', '---', 'Hello, World!', '  Mayor: "No new taxes" -- again?  ', 'A'.repeat(79) + ' b', 'a'.repeat(80) + '-b', 'x'.repeat(81), `${'word '.repeat(16)}end`, '2026: 10 things', 'ABC\tdef\nGHI'])('%j as the regular expressions make it', (text) => {
+    expect(slugify(text)).toBe(normalisedSlug(text))
+  })
+
+  it('matches the regular expressions on 20,000 random ASCII texts', () => {
+    let seed = 7
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
+    const alphabet = 'abcXYZ019 -_.,:;!?"\'()/\t'
+    for (let round = 0; round < 20_000; round++) {
+      const length = Math.floor(next() * 120)
+      let text = ''
+      for (let index = 0; index < length; index++) text += alphabet[Math.floor(next() * alphabet.length)]
+      expect(slugify(text), JSON.stringify(text)).toBe(normalisedSlug(text))
+    }
+  })
+})

@@ -1,4 +1,5 @@
 import pg from 'pg'
+import { nativeDate } from '../native-date.ts'
 
 type Parser = (text: string) => unknown
 
@@ -15,6 +16,8 @@ type Parser = (text: string) => unknown
  * allocations), which pages in flight keep through scavenges into the old generation.
  */
 export function fastTimestamptz(fallback: Parser): Parser {
+  // Not Next's wrapper of the global Date (lib/native-date.ts): the same dates, made directly.
+  const NativeDate = nativeDate()
   return (text) => {
     // YYYY-MM-DD HH:MM:SS[.f…]+00: years from 1000 (0-99 are another case of pg's), UTC.
     const length = text.length
@@ -37,7 +40,7 @@ export function fastTimestamptz(fallback: Parser): Parser {
       // same double as parsing the decimal does.
       ms = 1000 * (fraction / 10 ** (fractionEnd - 20))
     }
-    return new Date(Date.UTC(year, month - 1, day, hour, minute, second, ms))
+    return new NativeDate(NativeDate.UTC(year, month - 1, day, hour, minute, second, ms))
   }
 }
 
