@@ -67,7 +67,7 @@ describe('the member\'s factor lock is taken before their factors\' rows', () =>
 
   it('adding a passkey while an admin resets the member: the reset wins, no passkey outlives it', async () => {
     const member = await newMember()
-    const sessionId = await startPortalSession({ id: member.user.id, tenantId: member.tenant.id }, { userAgent: 'Firefox', address: '198.51.100.57' })
+    const sessionId = await startPortalSession({ id: member.user.id, tenantId: member.tenant.id }, { userAgent: 'Firefox', address: '198.51.100.57' }, new Date())
     const session = { id: sessionId, reauthenticatedAt: new Date() }
     const key = new SoftwarePasskey({ origin: publicUrl, rpId: 'cms.newsroom.example' })
     const response = key.register(await passkeyRegistrationOptions(member, session))
