@@ -18,6 +18,7 @@ const ssoRefusals: Record<string, string> = {
   OAuthCallback: 'The sign-in with your identity provider could not be verified (it expired, was started in another browser, or was altered). Try again.',
   OAuthSignin: 'Your newsroom’s identity provider could not be reached. Try again, or ask your IT department.',
   AccessDenied: 'Sign-in was refused.',
+  SignInOvertaken: 'Your sign-in methods changed, or your sessions were ended, while you were signing in. Sign in again.',
 }
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {

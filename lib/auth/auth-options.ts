@@ -105,6 +105,9 @@ export const authOptions: AuthOptions = {
       name: 'Email and password',
       credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
       authorize: withAuthorizeFailures('password', signInCodes, async (credentials, request) => {
+        // Before the password is checked: a password change, reset, deactivation or "sign out
+        // everywhere" that lands after this ends the sign-in (startPortalSession), at either step.
+        const provedSince = new Date()
         if (!credentials?.email || !credentials.password) return null
         const address = clientAddress(request.headers?.['x-forwarded-for'])
         // Failures are counted per account and per address (sign-in-throttle.ts): someone
@@ -130,8 +133,14 @@ export const authOptions: AuthOptions = {
         const factors = await secondFactorsOf(member.id)
         // The step offers everything the member has: `<token>:totp,passkey,recovery_code`.
         const kinds = secondFactorKinds(factors).join(',')
-        if (hasSecondFactor(factors)) throw new Error(`${secondFactorRequired}:${await issuePendingSignIn(member)}:${kinds}`)
-        return signedIn(member, request.headers, address, 'password')
+        if (hasSecondFactor(factors)) throw new Error(`${secondFactorRequired}:${await issuePendingSignIn(member, provedSince)}:${kinds}`)
+        try {
+          return await signedIn(member, request.headers, address, 'password', provedSince)
+        } catch (error) {
+          // The password it proved may be the one just changed: as a wrong password, to try again.
+          if (error instanceof SignInOvertakenError) return null
+          throw error
+        }
       }),
     }),
     CredentialsProvider({
@@ -159,7 +168,8 @@ export const authOptions: AuthOptions = {
               await recordAudit(systemDb(), { tenantId: member.tenantId, actorId: member.id, action: 'sso.recovery_sign_in', targetType: 'user', targetId: member.id, metadata: { address: address.slice(0, 64), with: 'passkey' } })
             }
           }
-          return await signedIn(member, request.headers, address, pending ? 'second-factor' : 'passkey', provedSince)
+          // As the second step, the sign-in's proof began with its password (pending-sign-in.ts).
+          return await signedIn(member, request.headers, address, pending ? 'second-factor' : 'passkey', pending?.provedSince ?? provedSince)
         } catch (error) {
           if (error instanceof PasskeyRefusedError || error instanceof SignInOvertakenError) throw new Error(`${passkeyRefused}:${error.message}`)
           throw error
@@ -173,8 +183,6 @@ export const authOptions: AuthOptions = {
       name: 'Second factor',
       credentials: { pendingToken: { label: 'Pending sign-in', type: 'text' }, code: { label: 'Code', type: 'text' } },
       authorize: withAuthorizeFailures('second-factor', signInCodes, async (credentials, request) => {
-        // Before the code is checked: a reset that lands after this ends the sign-in (startPortalSession).
-        const provedSince = new Date()
         if (!credentials?.pendingToken || !credentials.code) return null
         const pending = await readPendingSignIn(credentials.pendingToken)
         if (!pending) throw new Error(secondFactorExpired)
@@ -200,7 +208,9 @@ export const authOptions: AuthOptions = {
         await attempt.succeeded()
         await consumePendingSignIn(pending.id)
         try {
-          return await signedIn(member, request.headers, address, 'second-factor', provedSince)
+          // The sign-in's proof began with its password: a reset, password change or the like
+          // that landed since, even before this step, ends it (startPortalSession, pending-sign-in.ts).
+          return await signedIn(member, request.headers, address, 'second-factor', pending.provedSince)
         } catch (error) {
           if (error instanceof SignInOvertakenError) throw new Error(secondFactorExpired)
           throw error
@@ -256,8 +266,8 @@ export const authOptions: AuthOptions = {
   },
 }
 
-/** A member who proved who they are: their session record starts, and next-auth's jwt callback reads it. */
-async function signedIn(member: Member, headers: Record<string, unknown> | undefined, address: string, signInMethod: SignInMethod, provedSince?: Date) {
+/** A member who proved who they are (their proof began at `provedSince`): their session record starts, and next-auth's jwt callback reads it. */
+async function signedIn(member: Member, headers: Record<string, unknown> | undefined, address: string, signInMethod: SignInMethod, provedSince: Date) {
   const userAgent = headers?.['user-agent'] as string | string[] | undefined
   const sessionId = await startPortalSession(member, { userAgent: Array.isArray(userAgent) ? userAgent[0] : userAgent, address }, provedSince)
   await rememberThisBrowser(member.id, headers?.cookie as string | string[] | undefined)
@@ -300,6 +310,9 @@ export type SignInOrigin = { userAgent?: string | null; address: string; /** The
  * the newsroom's stored settings on each such request, so a change applies to the next sign-in.
  */
 export async function authOptionsFor(providerId: string | undefined, from: SignInOrigin): Promise<AuthOptions> {
+  // Before this request checks the provider's answer: a change that ends the member's sessions
+  // after this ends the sign-in too (startPortalSession).
+  const provedSince = new Date()
   const slug = slugOfSsoProvider(providerId)
   const login = slug ? await loadSsoLogin(slug) : null
   if (!login) return authOptions
@@ -314,14 +327,19 @@ export async function authOptionsFor(providerId: string | undefined, from: SignI
         if ('refused' in outcome) return `/signin?${new URLSearchParams({ newsroom: login.slug, error: outcome.refused })}`
         // The newsroom asks for the portal's factor on top of the provider's (or the member is an
         // admin and admins must use it): no session yet, the second step as after a password.
-        const step = await portalFactorAfterSso(outcome.member)
+        const step = await portalFactorAfterSso(outcome.member, provedSince)
         if (step) return portalFactorStepUrl(login.slug, step)
         // next-auth hands this same object to the jwt callback, which reads the member's id and
         // the new session record from it, exactly as after a password sign-in.
         user.id = outcome.member.id
         user.email = outcome.member.email
         user.name = outcome.member.name
-        user.sessionId = await startPortalSession(outcome.member, { userAgent: from.userAgent, address: from.address })
+        try {
+          user.sessionId = await startPortalSession(outcome.member, { userAgent: from.userAgent, address: from.address }, provedSince)
+        } catch (error) {
+          if (error instanceof SignInOvertakenError) return `/signin?${new URLSearchParams({ newsroom: login.slug, error: 'SignInOvertaken' })}`
+          throw error
+        }
         user.signInMethod = 'sso'
         // Noted as after a password or passkey: the password way back in works from this browser while strangers lock the account.
         await rememberThisBrowser(outcome.member.id, from.cookie ?? undefined)

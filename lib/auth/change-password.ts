@@ -4,12 +4,13 @@ import { DomainError, ValidationError } from '../errors.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import { hashPassword, verifyPassword } from './passwords.ts'
-import { endMemberSessions, type PortalSessionState } from './portal-sessions.ts'
+import { endMemberSessions, lockMemberToEndSessions, type PortalSessionState } from './portal-sessions.ts'
 
 /**
  * The member changes their own password: the current one proves it is them, and every other
  * session of theirs ends at its next request (whoever else held one knew the old password or
- * its session). This session stays, and counts as just confirmed.
+ * its session), as does any sign-in whose proof began before (startPortalSession). This session
+ * stays, and counts as just confirmed.
  */
 export async function changeOwnPassword(
   actor: Actor & { user: NonNullable<Actor['user']> },
@@ -31,8 +32,12 @@ export async function changeOwnPassword(
   if (input.currentPassword === input.newPassword) throw new ValidationError([{ field: 'newPassword', message: 'Choose a password different from the current one.' }])
   const passwordHash = await hashPassword(input.newPassword)
   return tdb.$transaction(async (tx) => {
+    // The member's factor lock first, as every change that ends sessions takes it: a sign-in with
+    // the old password checked just before cannot start its session just after the others were
+    // ended (sec58). A session ended meanwhile (a reset, "sign out everywhere") changes nothing.
+    const lock = await lockMemberToEndSessions(tx, actor.user.id, { session, what: 'your password was not changed' })
     await tx.user.update({ where: { id: actor.user.id }, data: { passwordHash } })
-    const endedSessions = await endMemberSessions(tx, actor.user.id, 'password_changed', session.id)
+    const endedSessions = await endMemberSessions(tx, lock, 'password_changed', session.id)
     await tx.portalSession.updateMany({ where: { id: session.id }, data: { reauthenticatedAt: new Date() } })
     await recordAudit(tx, { tenantId: actor.tenant.id, actorId: actor.user.id, action: 'user.password_changed', targetType: 'user', targetId: actor.user.id, metadata: { ended_sessions: endedSessions } })
     return { endedSessions }

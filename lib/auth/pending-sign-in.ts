@@ -18,22 +18,29 @@ function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex')
 }
 
-/** A new pending sign-in for the member; the token goes to the browser, only its hash is kept. */
-export async function issuePendingSignIn(user: { id: string; tenantId: string }): Promise<string> {
+/**
+ * A new pending sign-in for the member; the token goes to the browser, only its hash is kept.
+ * `provedSince`: when the first step's proof (the password; the identity provider's answer) began
+ * to be checked, kept as the row's createdAt: the sign-in's proof began then, and its session,
+ * whenever the second step comes, starts only if the member's sessions were not ended since
+ * (startPortalSession). A password step before a password change and a code step after it
+ * signed in with the old password (sec58).
+ */
+export async function issuePendingSignIn(user: { id: string; tenantId: string }, provedSince: Date): Promise<string> {
   const token = randomBytes(32).toString('base64url')
   const now = new Date()
   await systemDb().pendingSignIn.create({
-    data: { id: createId('psi'), tenantId: user.tenantId, userId: user.id, tokenHash: hashToken(token), createdAt: now, expiresAt: new Date(now.getTime() + pendingSignInLifetimeMs) },
+    data: { id: createId('psi'), tenantId: user.tenantId, userId: user.id, tokenHash: hashToken(token), createdAt: provedSince, expiresAt: new Date(now.getTime() + pendingSignInLifetimeMs) },
   })
   return token
 }
 
-/** The pending sign-in a token names while it is alive (unexpired, unconsumed, under the attempt limit), else null. */
-export async function readPendingSignIn(token: string): Promise<{ id: string; userId: string; tenantId: string } | null> {
+/** The pending sign-in a token names while it is alive (unexpired, unconsumed, under the attempt limit), else null; `provedSince`: when its first step's proof began. */
+export async function readPendingSignIn(token: string): Promise<{ id: string; userId: string; tenantId: string; provedSince: Date } | null> {
   if (typeof token !== 'string' || token.length < 20 || token.length > 200) return null
-  const row = await systemDb().pendingSignIn.findUnique({ where: { tokenHash: hashToken(token) }, select: { id: true, userId: true, tenantId: true, expiresAt: true, consumedAt: true, attempts: true } })
+  const row = await systemDb().pendingSignIn.findUnique({ where: { tokenHash: hashToken(token) }, select: { id: true, userId: true, tenantId: true, expiresAt: true, consumedAt: true, attempts: true, createdAt: true } })
   if (!row || row.consumedAt || row.expiresAt.getTime() <= Date.now() || row.attempts >= maxSecondFactorAttempts) return null
-  return { id: row.id, userId: row.userId, tenantId: row.tenantId }
+  return { id: row.id, userId: row.userId, tenantId: row.tenantId, provedSince: row.createdAt }
 }
 
 /** The second step succeeded: the pending sign-in can never be used again. */

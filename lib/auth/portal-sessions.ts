@@ -24,23 +24,25 @@ const lastSeenIntervalMs = 60_000
 /** The session facts a request carries (through the JWT's jwt callback) to the doors. */
 export type PortalSessionState = { id: string; reauthenticatedAt: Date }
 
-/** A sign-in whose proof began before the member's sign-in methods changed (a reset, "sign out everywhere"): it starts no session. */
+/** A sign-in whose proof began before the member's sessions were ended (a password change, a deactivation, a reset, "sign out everywhere"): it starts no session. */
 export class SignInOvertakenError extends Error {}
 
 /**
  * A new session for a member who just proved who they are. `provedSince`: when the proof (a
- * passkey, a code) began to be checked; if the member's sign-in methods changed since (an admin's
- * reset, "sign out everywhere else"), the proof may rest on what the change removed, so no
- * session starts (SignInOvertakenError). Read under the member's factor lock, which a reset holds
- * until it commits: a sign-in checked just before a reset cannot start its session just after it
- * ended the member's sessions (break55).
+ * password, a passkey, a code; for a two-step sign-in its first step) began to be checked. If the
+ * member's sessions were ended since (credentialsChangedAt: a password change, a deactivation, an
+ * admin's reset, "sign out everywhere else"), the proof may rest on what the change removed (the
+ * old password, a reset passkey), so no session starts (SignInOvertakenError); nor for a member
+ * deactivated meanwhile. Read under the member's factor lock, which every change that ends the
+ * member's sessions holds until it commits (lockMemberToEndSessions): a sign-in checked just
+ * before such a change cannot start its session just after the change ended the member's
+ * sessions (break55, sec57, sec58).
  */
-export async function startPortalSession(member: { id: string; tenantId: string }, from: { userAgent?: string | null; address?: string | null }, provedSince?: Date): Promise<string> {
-  if (!provedSince) return createPortalSession(systemDb(), member, from)
+export async function startPortalSession(member: { id: string; tenantId: string }, from: { userAgent?: string | null; address?: string | null }, provedSince: Date): Promise<string> {
   return systemDb().$transaction(async (tx) => {
     await lockMembersFactors(tx, member.id)
-    const user = await tx.user.findUnique({ where: { id: member.id }, select: { credentialsChangedAt: true } })
-    if (!user || (user.credentialsChangedAt && user.credentialsChangedAt.getTime() > provedSince.getTime())) throw new SignInOvertakenError('Your sign-in methods changed while you were signing in. Sign in again.')
+    const user = await tx.user.findUnique({ where: { id: member.id }, select: { credentialsChangedAt: true, active: true } })
+    if (!user?.active || (user.credentialsChangedAt && user.credentialsChangedAt.getTime() > provedSince.getTime())) throw new SignInOvertakenError('Your sign-in methods changed while you were signing in. Sign in again.')
     return createPortalSession(tx, member, from)
   })
 }
@@ -167,18 +169,49 @@ export async function listPortalSessions(actor: Actor & { user: NonNullable<Acto
     .sort((a, b) => Number(b.current) - Number(a.current))
 }
 
-type SessionWriter = { portalSession: { updateMany(args: Prisma.PortalSessionUpdateManyArgs): PromiseLike<{ count: number }> } }
+type SessionWriter = {
+  portalSession: { updateMany(args: Prisma.PortalSessionUpdateManyArgs): PromiseLike<{ count: number }> }
+  user: { update(args: { where: { id: string }; data: { credentialsChangedAt: Date } }): PromiseLike<unknown> }
+}
+
+declare const heldInThisTransaction: unique symbol
+/** What lockMemberToEndSessions hands back: the member's factor lock is held, taken first, in the caller's transaction. */
+export type MemberSessionsLock = { readonly userId: string; readonly [heldInThisTransaction]: true }
 
 /**
- * Ends a member's live sessions (all, or all but one) inside the caller's transaction: the
- * change that demands it (a password change, a deactivation, later a factor reset) and the
- * ending commit together. Each ends at its next request, when the jwt callback reads the row.
+ * The first thing a change that ends a member's sessions does in its transaction (a password
+ * change, a deactivation, an admin's reset, "sign out everywhere else"): the member's factor lock,
+ * held until it commits. A sign-in reads credentialsChangedAt under the same lock before it inserts
+ * its session (startPortalSession), so it starts either before the change (which then ends it) or
+ * after (and is refused): never inserted just after the change ended the sessions. First, before
+ * any row is written or locked (checked: the transaction has no id yet): every holder of the lock
+ * takes it before any row, and one that locked the member's or the newsroom's row first and then
+ * waited here would deadlock with a reset holding the lock and waiting for that row (sec55, sec58).
+ * With `asking` (the member's own session), the session is read under the lock too and must still
+ * be live (lockFactorsForLiveSession): `what` finishes "…, so ___".
  */
-export async function endMemberSessions(tx: SessionWriter, userId: string, reason: SessionEndReason, exceptSessionId?: string | null): Promise<number> {
+export async function lockMemberToEndSessions(tx: RecoveryCodeWriter, userId: string, asking?: { session: PortalSessionState; what: string }): Promise<MemberSessionsLock> {
+  const [state] = await tx.$queryRaw<{ xid: string | null }[]>`SELECT pg_current_xact_id_if_assigned()::text AS xid`
+  if (state?.xid) throw new Error('lockMemberToEndSessions must come first in its transaction, before any row is written or locked: the member\'s factor lock is always taken before any row')
+  await lockFactorsForLiveSession(tx, userId, asking?.session ?? null, asking?.what ?? '')
+  return { userId } as MemberSessionsLock
+}
+
+/**
+ * Ends a member's live sessions (all, or all but one) inside the caller's transaction, under the
+ * member's factor lock (`lock`, from lockMemberToEndSessions): the change that demands it (a
+ * password change, a deactivation, a factor reset, "sign out everywhere else") and the ending
+ * commit together. Each ends at its next request, when the jwt callback reads the row. Moves
+ * credentialsChangedAt: a sign-in whose proof began before starts no session (startPortalSession),
+ * and known-browser notes (lib/auth/known-browser.ts) made before stop counting.
+ */
+export async function endMemberSessions(tx: SessionWriter, lock: MemberSessionsLock, reason: SessionEndReason, exceptSessionId?: string | null): Promise<number> {
+  const now = new Date()
   const { count } = await tx.portalSession.updateMany({
-    where: { userId, endedAt: null, ...(exceptSessionId ? { id: { not: exceptSessionId } } : {}) },
-    data: { endedAt: new Date(), endedReason: reason },
+    where: { userId: lock.userId, endedAt: null, ...(exceptSessionId ? { id: { not: exceptSessionId } } : {}) },
+    data: { endedAt: now, endedReason: reason },
   })
+  await tx.user.update({ where: { id: lock.userId }, data: { credentialsChangedAt: now } })
   return count
 }
 
@@ -230,12 +263,9 @@ export async function endPortalSession(actor: Actor & { user: NonNullable<Actor[
  */
 export async function endOtherPortalSessions(actor: Actor & { user: NonNullable<Actor['user']> }, currentSessionId: string): Promise<number> {
   return tenantDb(actor.tenant.id).$transaction(async (tx) => {
-    // First, before any row: a reset and every factor change take it first too.
-    await lockMembersFactors(tx, actor.user.id)
-    const count = await endMemberSessions(tx, actor.user.id, 'ended_by_member', currentSessionId)
-    // Known-browser notes (lib/auth/known-browser.ts) made before now stop counting too: a lost
-    // laptop keeps its note past sign-out, and this is what its owner presses.
-    await tx.user.update({ where: { id: actor.user.id }, data: { credentialsChangedAt: new Date() } })
+    // Known-browser notes made before now stop counting too (endMemberSessions): a lost laptop
+    // keeps its note past sign-out, and this is what its owner presses.
+    const count = await endMemberSessions(tx, await lockMemberToEndSessions(tx, actor.user.id), 'ended_by_member', currentSessionId)
     if (count > 0) await recordAudit(tx, { tenantId: actor.tenant.id, actorId: actor.user.id, action: 'user.sessions_ended', targetType: 'user', targetId: actor.user.id, metadata: { count, reason: 'ended_by_member', kept: currentSessionId } })
     return count
   })

@@ -53,12 +53,12 @@ export async function resolveSsoMember(login: SsoLogin, claims: SsoClaims): Prom
  * the kinds of answer its second step offers. A member without a factor signs in, and the policy
  * (which then covers SSO sign-ins too) sets their deadline to set one up.
  */
-export async function portalFactorAfterSso(member: Member): Promise<{ pendingToken: string; kinds: SecondFactorKind[] } | null> {
+export async function portalFactorAfterSso(member: Member, provedSince: Date): Promise<{ pendingToken: string; kinds: SecondFactorKind[] } | null> {
   const tenant = await systemDb().tenant.findUniqueOrThrow({ where: { id: member.tenantId }, select: { ssoSecondFactor: true, adminsNeedPortalFactor: true } })
   if (ssoStandsInForPortalFactor(tenant, member.role)) return null
   const factors = await secondFactorsOf(member.id)
   if (!hasSecondFactor(factors)) return null
-  return { pendingToken: await issuePendingSignIn(member), kinds: secondFactorKinds(factors) }
+  return { pendingToken: await issuePendingSignIn(member, provedSince), kinds: secondFactorKinds(factors) }
 }
 
 /** Where the browser goes for the second step after the provider: the token rides in the fragment, which no server, log or Referer sees. */

@@ -10,9 +10,9 @@ import type { Actor } from '../tenancy/actor.ts'
 import { systemDb, tenantDb, type TenantDb } from '../tenancy/tenant-db.ts'
 import { deletePasskeysOf } from './passkeys.ts'
 import { assertMemberCan } from './permissions.ts'
-import { endMemberSessions, lockFactorsForLiveSession, type PortalSessionState } from './portal-sessions.ts'
+import { endMemberSessions, lockFactorsForLiveSession, lockMemberToEndSessions, type PortalSessionState } from './portal-sessions.ts'
 import { assertRecentlyAuthenticated, markSessionReauthenticated } from './recent-authentication.ts'
-import { hashRecoveryCode, legacyRecoveryCodeHash, lockMembersFactors, normaliseRecoveryCode, prepareRecoveryCodes, replaceRecoveryCodes, type RecoveryCodeWriter } from './recovery-codes.ts'
+import { hashRecoveryCode, legacyRecoveryCodeHash, normaliseRecoveryCode, prepareRecoveryCodes, replaceRecoveryCodes, type RecoveryCodeWriter } from './recovery-codes.ts'
 import { generateTotpSecret, matchTotp, totpUri } from './totp.ts'
 
 type Member = Actor & { user: NonNullable<Actor['user']> }
@@ -240,15 +240,15 @@ type FactorResetWriter = RecoveryCodeWriter & {
  * passkeys are one more deleteMany here.
  */
 export async function resetSecondFactors(tx: FactorResetWriter, actor: Member, userId: string): Promise<{ endedSessions: number; removed: string[] }> {
-  await lockMembersFactors(tx, userId)
+  // First in the transaction: the member's sign-ins and every factor change queue behind it.
+  const lock = await lockMemberToEndSessions(tx, userId)
   const removed: string[] = []
   if ((await tx.totpFactor.deleteMany({ where: { userId } })).count > 0) removed.push('totp')
   if ((await deletePasskeysOf(tx, userId)) > 0) removed.push('passkeys')
   await tx.recoveryCode.deleteMany({ where: { userId } })
   await tx.pendingSignIn.deleteMany({ where: { userId } })
-  const endedSessions = await endMemberSessions(tx, userId, 'factors_reset')
-  // ...and its browsers' known-browser notes (lib/auth/known-browser.ts) stop counting.
-  await tx.user.update({ where: { id: userId }, data: { credentialsChangedAt: new Date() } })
+  // ...and its browsers' known-browser notes (lib/auth/known-browser.ts) stop counting (endMemberSessions).
+  const endedSessions = await endMemberSessions(tx, lock, 'factors_reset')
   await recordAudit(tx, { tenantId: actor.tenant.id, actorId: actor.user.id, action: 'user.factors_reset', targetType: 'user', targetId: userId, metadata: { removed, ended_sessions: endedSessions } })
   return { endedSessions, removed }
 }

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto'
 import { recordAudit } from '../audit.ts'
 import { assertCan, assertMemberCan } from '../auth/permissions.ts'
 import { hashPassword } from '../auth/passwords.ts'
-import { endMemberSessions } from '../auth/portal-sessions.ts'
+import { endMemberSessions, lockMemberToEndSessions, type MemberSessionsLock } from '../auth/portal-sessions.ts'
 import type { Role } from '../db/generated/enums.ts'
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts'
 import { commitChange, type ChangeTransaction, type Emit } from '../events/commit-change.ts'
@@ -121,13 +121,21 @@ async function recordUserChange(
  * the person as they are now, and once committed, cached token lookups (whose scopes follow the
  * owner's role) must not outlive it.
  */
-function changeAccess(actor: Actor, userId: string, change: (tx: Transaction, emit: Emit, user: UserSummary) => Promise<UserSummary>): Promise<UserSummary> {
+function changeAccess(
+  actor: Actor,
+  userId: string,
+  change: (tx: Transaction, emit: Emit, user: UserSummary, sessions: MemberSessionsLock | null) => Promise<UserSummary>,
+  options: { endsSessions?: boolean } = {},
+): Promise<UserSummary> {
   return commitChange(
     tenantDb(actor.tenant.id),
     actor.tenant.id,
     async (tx, emit) => {
+      // A change that ends the person's sessions takes their factor lock first, before the
+      // newsroom's row, as every holder of that lock does (lockMemberToEndSessions).
+      const sessions = options.endsSessions ? await lockMemberToEndSessions(tx, userId) : null
       await lockAdminChanges(tx, actor.tenant.id)
-      return change(tx, emit, await findUser(tx, userId))
+      return change(tx, emit, await findUser(tx, userId), sessions)
     },
     { afterCommit: () => forgetCachedTokens() },
   )
@@ -185,17 +193,18 @@ export async function deactivateUser(actor: Actor, input: { userId: string }): P
   if (input.userId === actor.user.id) {
     throw new ConflictError('cannot_deactivate_self', 'You cannot deactivate your own account; ask another admin to do it.')
   }
-  return changeAccess(actor, input.userId, async (tx, emit, user) => {
+  return changeAccess(actor, input.userId, async (tx, emit, user, sessions) => {
     if (!user.active) return user
     await assertNotLastAdmin(tx, user, 'deactivated')
 
     const updated = await tx.user.update({ where: { id: user.id }, data: { active: false, deactivatedAt: new Date() }, select: summary })
-    // The sessions end with the account, recorded as why (the jwt callback refuses a deactivated member too).
-    await endMemberSessions(tx, user.id, 'deactivated')
+    // The sessions end with the account, recorded as why (the jwt callback refuses a deactivated
+    // member too), and a sign-in checked before starts none (startPortalSession, sec58).
+    await endMemberSessions(tx, sessions!, 'deactivated')
     await recordUserChange(tx, emit, actor, 'user.deactivated', user.id, {
       event: { email: user.email, deactivated_at: updated.deactivatedAt!.toISOString(), deactivated_by: actor.user.id },
       audit: { email: user.email, name: user.name, role: user.role },
     })
     return updated
-  })
+  }, { endsSessions: true })
 }

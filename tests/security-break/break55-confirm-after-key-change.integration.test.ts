@@ -24,7 +24,7 @@ afterAll(() => vi.unstubAllEnvs())
 describe('confirming an app whose waiting key the server can no longer read', () => {
   it('says to start the set-up again (a 4xx), and a new start then confirms', async () => {
     const member = { tenant: { id: newsroom.tenant.id, name: 'Break55 News' }, user: { id: newsroom.users.writer.id } } as Actor
-    const sessionId = await startPortalSession({ id: member.user.id, tenantId: member.tenant.id }, { userAgent: 'Firefox', address: '198.51.100.55' })
+    const sessionId = await startPortalSession({ id: member.user.id, tenantId: member.tenant.id }, { userAgent: 'Firefox', address: '198.51.100.55' }, new Date())
     const session = { id: sessionId, reauthenticatedAt: new Date() }
     vi.stubEnv('WEBHOOK_SECRET_KEY', 'break55-key-before-the-change')
     const { secret } = await startTotpEnrolment(member, null, 'writer@example.test')

@@ -29,7 +29,7 @@ afterAll(() => vi.unstubAllEnvs())
 describe('a passkey with an over-long credential id', () => {
   it('is refused with a clear 4xx, not a database error', async () => {
     const member = { tenant: { id: newsroom.tenant.id, name: 'Break55 News' }, user: { id: newsroom.users.writer.id } } as Actor
-    const sessionId = await startPortalSession({ id: member.user.id, tenantId: member.tenant.id }, { userAgent: 'Firefox', address: '198.51.100.55' })
+    const sessionId = await startPortalSession({ id: member.user.id, tenantId: member.tenant.id }, { userAgent: 'Firefox', address: '198.51.100.55' }, new Date())
     const session = { id: sessionId, reauthenticatedAt: new Date() }
     const key = new SoftwarePasskey({ origin: publicUrl, rpId: 'cms.newsroom.example' })
     Object.defineProperty(key, 'credentialId', { value: randomBytes(3000) })

@@ -31,7 +31,7 @@ const newMember = async () => (await memberOfTheirOwn(newsroom, 's55p')).member
 
 /** A registration parked after its session check (its challenge's row held), while `meanwhile` runs and commits. */
 async function registerAround(member: Actor, meanwhile: (sessionId: string) => Promise<unknown>) {
-  const sessionId = await startPortalSession({ id: member.user.id, tenantId: member.tenant.id }, { userAgent: 'Firefox', address: '198.51.100.55' })
+  const sessionId = await startPortalSession({ id: member.user.id, tenantId: member.tenant.id }, { userAgent: 'Firefox', address: '198.51.100.55' }, new Date())
   const session = { id: sessionId, reauthenticatedAt: new Date() }
   const key = new SoftwarePasskey({ origin: publicUrl, rpId: 'cms.newsroom.example' })
   const response = key.register(await passkeyRegistrationOptions(member, session))

@@ -45,7 +45,7 @@ async function domainCodeOf(promise: Promise<unknown>): Promise<string | null> {
 beforeAll(async () => {
   vi.stubEnv('WEBHOOK_SECRET_KEY', 'sudo-gaps-test-key')
   newsroom = await createTestTenant()
-  for (const role of ['admin', 'editor', 'writer'] as const) sessions[role] = await startPortalSession({ id: newsroom.users[role].id, tenantId: newsroom.tenant.id }, { userAgent: 'Firefox', address: '127.0.0.1' })
+  for (const role of ['admin', 'editor', 'writer'] as const) sessions[role] = await startPortalSession({ id: newsroom.users[role].id, tenantId: newsroom.tenant.id }, { userAgent: 'Firefox', address: '127.0.0.1' }, new Date())
 })
 afterAll(() => vi.unstubAllEnvs())
 

@@ -16,7 +16,7 @@ beforeAll(async () => {
 describe('loadSessionMember', () => {
   it('answers a live session with its member and the newsroom they act in', async () => {
     const user = newsroom.users.editor
-    const sessionId = await startPortalSession({ id: user.id, tenantId: newsroom.tenant.id }, { userAgent: 'test', address: '203.0.113.9' })
+    const sessionId = await startPortalSession({ id: user.id, tenantId: newsroom.tenant.id }, { userAgent: 'test', address: '203.0.113.9' }, new Date())
     const stored = await db.user.findUniqueOrThrow({ where: { id: user.id } })
     const tenant = await db.tenant.findUniqueOrThrow({ where: { id: newsroom.tenant.id } })
     const session = await db.portalSession.findUniqueOrThrow({ where: { id: sessionId } })
@@ -37,7 +37,7 @@ describe('loadSessionMember', () => {
 
   it('reads what a route asks beside the session in the same statement, only in the session\'s own newsroom', async () => {
     const user = newsroom.users.writer
-    const sessionId = await startPortalSession({ id: user.id, tenantId: newsroom.tenant.id }, {})
+    const sessionId = await startPortalSession({ id: user.id, tenantId: newsroom.tenant.id }, {}, new Date())
     const other = await createTestTenant()
     const own = await db.article.create({ data: { id: createId('art'), tenantId: newsroom.tenant.id, headline: 'Own newsroom', authorId: user.id } })
     const foreign = await db.article.create({ data: { id: createId('art'), tenantId: other.tenant.id, headline: 'Elsewhere', authorId: other.users.writer.id } })
@@ -54,7 +54,7 @@ describe('loadSessionMember', () => {
 
   it('answers null for an unknown session, another member\'s, an ended one, an idle one and a deactivated member\'s', async () => {
     const user = newsroom.users.writer
-    const sessionId = await startPortalSession({ id: user.id, tenantId: newsroom.tenant.id }, {})
+    const sessionId = await startPortalSession({ id: user.id, tenantId: newsroom.tenant.id }, {}, new Date())
     expect(await loadSessionMember('ses_unknown', user.id)).toBeNull()
     expect(await loadSessionMember(sessionId, newsroom.users.editor.id)).toBeNull()
     const lastSeen = (await db.portalSession.findUniqueOrThrow({ where: { id: sessionId } })).lastSeenAt

@@ -167,7 +167,7 @@ describe('a passkey as the second step of a password sign-in', () => {
     const { passkey } = await registered(await signedIn(user))
     const stranger = await registered(await signedIn(await newMember(otherNewsroom)))
 
-    const token = await issuePendingSignIn({ id: user.id, tenantId: newsroom.tenant.id })
+    const token = await issuePendingSignIn({ id: user.id, tenantId: newsroom.tenant.id }, new Date())
     expect(await signInWith(stranger.passkey, {}, token)).toEqual(refusedWith('not accepted'))
     const { ok, browser } = await signInWith(passkey, {}, token)
     expect(ok).toBe(true)

@@ -51,7 +51,7 @@ export async function memberOfTheirOwn<S extends string = never>(newsroom: TestT
   const member: SignedInMember = { tenant: newsroom.actor('writer').tenant, user: { id, role: 'writer' } }
   const sessions = {} as Record<S, string>
   for (const [name, userAgent] of Object.entries(options.sessions ?? {}) as [S, string][]) {
-    sessions[name] = await startPortalSession({ id, tenantId: newsroom.tenant.id }, { userAgent, address: '198.51.100.10' })
+    sessions[name] = await startPortalSession({ id, tenantId: newsroom.tenant.id }, { userAgent, address: '198.51.100.10' }, new Date())
   }
   let app: MemberOfTheirOwn<S>['app'] = null
   if (options.app === 'confirmed' || options.app === 'unconfirmed') {

@@ -19,12 +19,16 @@ export async function holdLock(sql: string, params: unknown[]) {
   }
 }
 
-/** Waits until `count` sessions of this test's database wait for a lock (the parked requests). */
-export async function waitForLockWaiters(count: number) {
+/**
+ * Waits until `count` sessions of this test's database wait for a lock (the parked requests), or
+ * until `unless()` holds (say, the request expected to wait finished without waiting).
+ */
+export async function waitForLockWaiters(count: number, unless: () => boolean = () => false) {
   const client = new pg.Client({ connectionString: process.env.DATABASE_URL })
   await client.connect()
   try {
     for (let tries = 0; tries < 400; tries++) {
+      if (unless()) return
       const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)
       if (rows[0]!.n >= count) return
       await new Promise((resolve) => setTimeout(resolve, 25))
