@@ -105,9 +105,6 @@ export const authOptions: AuthOptions = {
       name: 'Email and password',
       credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
       authorize: withAuthorizeFailures('password', signInCodes, async (credentials, request) => {
-        // Before the password is checked: a password change, reset, deactivation or "sign out
-        // everywhere" that lands after this ends the sign-in (startPortalSession), at either step.
-        const provedSince = new Date()
         if (!credentials?.email || !credentials.password) return null
         const address = clientAddress(request.headers?.['x-forwarded-for'])
         // Failures are counted per account and per address (sign-in-throttle.ts): someone
@@ -133,9 +130,12 @@ export const authOptions: AuthOptions = {
         const factors = await secondFactorsOf(member.id)
         // The step offers everything the member has: `<token>:totp,passkey,recovery_code`.
         const kinds = secondFactorKinds(factors).join(',')
-        if (hasSecondFactor(factors)) throw new Error(`${secondFactorRequired}:${await issuePendingSignIn(member, provedSince)}:${kinds}`)
+        // The sign-in is judged from the password hash it checked (authenticateUser's provedSince):
+        // a password change, reset, deactivation or "sign out everywhere" that commits after that
+        // read ends it (startPortalSession), at either step, even one stamped before the sign-in began.
+        if (hasSecondFactor(factors)) throw new Error(`${secondFactorRequired}:${await issuePendingSignIn(member, member.provedSince)}:${kinds}`)
         try {
-          return await signedIn(member, request.headers, address, 'password', provedSince)
+          return await signedIn(member, request.headers, address, 'password', member.provedSince)
         } catch (error) {
           // The password it proved may be the one just changed: as a wrong password, to try again.
           if (error instanceof SignInOvertakenError) return null

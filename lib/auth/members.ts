@@ -12,7 +12,16 @@ export type ActiveMember = Member & { tenant: ActingTenant }
 // same, so sign-in does not reveal which addresses have accounts.
 let decoyHash: Promise<string> | undefined
 
-export async function authenticateUser(email: string, password: string): Promise<Member | null> {
+/**
+ * The member whose password this is, or null. `provedSince`: the member's credentialsChangedAt as
+ * read in the same statement as the password hash (the epoch if it never moved), for
+ * startPortalSession to judge the sign-in by. Not the clock at the start of the sign-in: a change
+ * that ends the member's sessions stamps credentialsChangedAt before it commits, and a sign-in
+ * that began after the stamp but read the hash before the commit checked the OLD password and
+ * still passed a clock-based check (break58). Any change that commits after this read moves
+ * credentialsChangedAt past this value.
+ */
+export async function authenticateUser(email: string, password: string): Promise<(Member & { provedSince: Date }) | null> {
   const user = await systemDb().user.findUnique({
     where: { email: email.trim().toLowerCase() },
     include: { tenant: { select: { name: true } } },
@@ -23,7 +32,7 @@ export async function authenticateUser(email: string, password: string): Promise
     return null
   }
   if (!(await verifyPassword(user.passwordHash, password))) return null
-  return { id: user.id, email: user.email, name: user.name, role: user.role, tenantId: user.tenantId, tenantName: user.tenant.name }
+  return { id: user.id, email: user.email, name: user.name, role: user.role, tenantId: user.tenantId, tenantName: user.tenant.name, provedSince: user.credentialsChangedAt ?? new Date(0) }
 }
 
 /**
