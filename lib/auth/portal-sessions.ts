@@ -190,7 +190,7 @@ export type MemberSessionsLock = { readonly userId: string; readonly [heldInThis
  * With `asking` (the member's own session), the session is read under the lock too and must still
  * be live (lockFactorsForLiveSession): `what` finishes "…, so ___".
  */
-export async function lockMemberToEndSessions(tx: RecoveryCodeWriter, userId: string, asking?: { session: PortalSessionState; what: string }): Promise<MemberSessionsLock> {
+export async function lockMemberToEndSessions(tx: RecoveryCodeWriter, userId: string, asking?: { session: Pick<PortalSessionState, 'id'>; what: string }): Promise<MemberSessionsLock> {
   const [state] = await tx.$queryRaw<{ xid: string | null }[]>`SELECT pg_current_xact_id_if_assigned()::text AS xid`
   if (state?.xid) throw new Error('lockMemberToEndSessions must come first in its transaction, before any row is written or locked: the member\'s factor lock is always taken before any row')
   await lockFactorsForLiveSession(tx, userId, asking?.session ?? null, asking?.what ?? '')
@@ -237,7 +237,7 @@ export async function sessionStillLive(tx: SessionReader, sessionId: string, use
  * finishes "…, so ___": what was not done. Without a session (a caller with no portal session to
  * check) only the lock is taken.
  */
-export async function lockFactorsForLiveSession(tx: RecoveryCodeWriter, userId: string, session: PortalSessionState | null, what: string): Promise<void> {
+export async function lockFactorsForLiveSession(tx: RecoveryCodeWriter, userId: string, session: Pick<PortalSessionState, 'id'> | null, what: string): Promise<void> {
   await lockMembersFactors(tx, userId)
   if (session && !(await sessionStillLive(tx, session.id, userId))) {
     throw new ConflictError('precondition_failed', `You were signed out (you signed out everywhere, changed your password, or an admin reset your sign-in methods), so ${what}. Sign in again to do it.`)
@@ -260,12 +260,18 @@ export async function endPortalSession(actor: Actor & { user: NonNullable<Actor[
  * credentialsChangedAt under it (startPortalSession), and one checked just before this, whose
  * session was inserted just after the sessions were ended here, kept its session (sec57). A
  * factor change needs no more than the session's row (lockFactorsForLiveSession reads it FOR SHARE).
+ * From a session ended meanwhile (by another "sign out everywhere else", a reset, a password
+ * change) nothing is ended: 409, sign in again (break58).
  */
 export async function endOtherPortalSessions(actor: Actor & { user: NonNullable<Actor['user']> }, currentSessionId: string): Promise<number> {
   return tenantDb(actor.tenant.id).$transaction(async (tx) => {
     // Known-browser notes made before now stop counting too (endMemberSessions): a lost laptop
     // keeps its note past sign-out, and this is what its owner presses.
-    const count = await endMemberSessions(tx, await lockMemberToEndSessions(tx, actor.user.id), 'ended_by_member', currentSessionId)
+    // The asking session read again under the lock, as a password change does: the owner and a
+    // stolen cookie pressing this in the same instant both passed the door, and the one whose
+    // session the other had just ended went on to end the other's (break58).
+    const lock = await lockMemberToEndSessions(tx, actor.user.id, { session: { id: currentSessionId }, what: 'no other session was signed out' })
+    const count = await endMemberSessions(tx, lock, 'ended_by_member', currentSessionId)
     if (count > 0) await recordAudit(tx, { tenantId: actor.tenant.id, actorId: actor.user.id, action: 'user.sessions_ended', targetType: 'user', targetId: actor.user.id, metadata: { count, reason: 'ended_by_member', kept: currentSessionId } })
     return count
   })
