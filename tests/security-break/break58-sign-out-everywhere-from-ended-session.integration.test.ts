@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { endOtherPortalSessions } from '../../lib/auth/portal-sessions.ts'
+import { endOtherPortalSessions, endPortalSession } from '../../lib/auth/portal-sessions.ts'
 import { db } from '../../lib/db/client.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 import { memberOfTheirOwn } from '../support/member-of-their-own.ts'
-import { inTurnAtFactorLock } from '../support/row-locks.ts'
+import { holdLock, inTurnAtFactorLock, waitForLockWaiters } from '../support/row-locks.ts'
 
 // break58: "sign out everywhere else" ended every session but the asking one without reading the
 // asking session again under the member's factor lock (a password change does: lockMemberToEndSessions
@@ -17,6 +17,10 @@ let newsroom: TestTenant
 beforeAll(async () => {
   newsroom = await createTestTenant()
 })
+
+// The asking session, as endPortalSession's third argument (on main it took none, and ignored one).
+type EndPortalSessionFrom = (member: Parameters<typeof endPortalSession>[0], sessionId: string, asking: { id: string }) => Promise<void>
+const endSessionFrom = endPortalSession as unknown as EndPortalSessionFrom
 
 const live = async (id: string) => (await db.portalSession.findUniqueOrThrow({ where: { id } })).endedAt === null
 
@@ -37,5 +41,45 @@ describe('"sign out everywhere else" from a session ended in the same instant', 
     await expect(endOtherPortalSessions(member, sessions.owner)).resolves.toBe(1)
     expect(await live(sessions.owner)).toBe(true)
     expect(await live(sessions.phone)).toBe(false)
+  }, 60_000)
+})
+
+// The same for "Sign out" on one session of the Security page's list: the stranger's request to
+// end the owner's session, from a session the owner's "sign out everywhere else" had just ended.
+describe('"Sign out" on one of the member\'s sessions, from a session ended in the same instant', () => {
+  it('the owner\'s "sign out everywhere else" first: the stranger\'s is refused (409) and the owner stays signed in', async () => {
+    const { member, id, sessions } = await memberOfTheirOwn(newsroom, 'b58u', { sessions: { owner: 'Owner laptop', stolen: 'Stolen cookie' } })
+    // The owner's queued at the member's factor lock first, then the stranger's (which waits there too, or not at all).
+    const lock = await holdLock('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`second factors:${id}`])
+    const ownersCall = endOtherPortalSessions(member, sessions.owner)
+    ownersCall.catch(() => undefined)
+    await waitForLockWaiters(1)
+    let strangerDone = false
+    const strangersCall = endSessionFrom(member, sessions.owner, { id: sessions.stolen }).finally(() => (strangerDone = true))
+    strangersCall.catch(() => undefined)
+    await waitForLockWaiters(2, () => strangerDone)
+    await lock.release()
+    const [owners, strangers] = await Promise.allSettled([ownersCall, strangersCall])
+    expect(owners).toMatchObject({ status: 'fulfilled', value: 1 })
+    expect(strangers.status).toBe('rejected')
+    expect((strangers as PromiseRejectedResult).reason).toMatchObject({ code: 'precondition_failed' })
+    expect(await live(sessions.owner)).toBe(true)
+  }, 60_000)
+
+  it('two sessions ending each other at once: one ends the other, nothing deadlocks', async () => {
+    const { member, sessions } = await memberOfTheirOwn(newsroom, 'b58v', { sessions: { a: 'Laptop', b: 'Phone' } })
+    const outcomes = await Promise.allSettled([endSessionFrom(member, sessions.b, { id: sessions.a }), endSessionFrom(member, sessions.a, { id: sessions.b })])
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1)
+    const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult
+    expect(refused.reason).toMatchObject({ code: 'precondition_failed' })
+    expect([await live(sessions.a), await live(sessions.b)].sort()).toEqual([false, true])
+  }, 60_000)
+
+  it('from a live session, ends the one named, or the asking one itself', async () => {
+    const { member, sessions } = await memberOfTheirOwn(newsroom, 'b58w', { sessions: { owner: 'Owner laptop', phone: 'Phone' } })
+    await endSessionFrom(member, sessions.phone, { id: sessions.owner })
+    expect(await live(sessions.phone)).toBe(false)
+    await endSessionFrom(member, sessions.owner, { id: sessions.owner })
+    expect(await live(sessions.owner)).toBe(false)
   }, 60_000)
 })
