@@ -244,10 +244,19 @@ export async function lockFactorsForLiveSession(tx: RecoveryCodeWriter, userId: 
   }
 }
 
-/** "Sign out" on one of the member's own sessions (another member's id looks missing). */
-export async function endPortalSession(actor: Actor & { user: NonNullable<Actor['user']> }, sessionId: string): Promise<void> {
+/**
+ * "Sign out" on one of the member's own sessions (another member's id looks missing). `asking`:
+ * the session making the request, read again under the member's factor lock, as "sign out
+ * everywhere else" does: a stolen cookie whose session the owner had just ended, pressing "Sign
+ * out" on the owner's session in the same instant, passed the door and threw the owner out
+ * (break58); one that is ended meanwhile ends nothing (409, sign in again). Under the lock, two
+ * sessions ending each other at once are taken in turn (the second finds itself ended) rather than
+ * each reading its own row and waiting for the other's.
+ */
+export async function endPortalSession(actor: Actor & { user: NonNullable<Actor['user']> }, sessionId: string, asking: Pick<PortalSessionState, 'id'> | null): Promise<void> {
   const tdb = tenantDb(actor.tenant.id)
   await tdb.$transaction(async (tx) => {
+    if (asking) await lockFactorsForLiveSession(tx, actor.user.id, asking, 'no session was signed out')
     const { count } = await tx.portalSession.updateMany({ where: { id: sessionId, userId: actor.user.id, endedAt: null }, data: { endedAt: new Date(), endedReason: 'ended_by_member' } })
     if (count === 0) throw new NotFoundError('session', sessionId)
     await recordAudit(tx, { tenantId: actor.tenant.id, actorId: actor.user.id, action: 'user.sessions_ended', targetType: 'user', targetId: actor.user.id, metadata: { count, reason: 'ended_by_member', session: sessionId } })

@@ -47,8 +47,8 @@ afterAll(async () => {
 describe('ending a member\'s sessions on the embedded store', () => {
   it('sign-ins, a password change, "sign out everywhere else", a reset and a deactivation, at once: each answers, none with an internal error', async () => {
     // Through the app's own client: the embedded store, not the file's PostgreSQL database.
-    const [{ version }] = await lib.db.db.$queryRaw<{ version: string }[]>`SELECT version()`
-    expect(version).toContain('PGlite')
+    const [store] = await lib.db.db.$queryRaw<{ version: string }[]>`SELECT version()`
+    expect(store?.version).toContain('PGlite')
     const newsroom = await lib.fixtures.createTestTenant()
     const { member, id, email, sessions } = await lib.own.memberOfTheirOwn(newsroom, 'b58e', { sessions: { owner: 'Owner laptop', phone: 'Phone' } })
     const sign = (n: number) => lib.browser.nextAuthBrowser({ userAgent: `Tab ${n}`, address: '198.51.100.20' }).signIn(email, 'test-password')

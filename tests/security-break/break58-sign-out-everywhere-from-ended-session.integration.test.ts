@@ -18,10 +18,6 @@ beforeAll(async () => {
   newsroom = await createTestTenant()
 })
 
-// The asking session, as endPortalSession's third argument (on main it took none, and ignored one).
-type EndPortalSessionFrom = (member: Parameters<typeof endPortalSession>[0], sessionId: string, asking: { id: string }) => Promise<void>
-const endSessionFrom = endPortalSession as unknown as EndPortalSessionFrom
-
 const live = async (id: string) => (await db.portalSession.findUniqueOrThrow({ where: { id } })).endedAt === null
 
 describe('"sign out everywhere else" from a session ended in the same instant', () => {
@@ -55,7 +51,7 @@ describe('"Sign out" on one of the member\'s sessions, from a session ended in t
     ownersCall.catch(() => undefined)
     await waitForLockWaiters(1)
     let strangerDone = false
-    const strangersCall = endSessionFrom(member, sessions.owner, { id: sessions.stolen }).finally(() => (strangerDone = true))
+    const strangersCall = endPortalSession(member, sessions.owner, { id: sessions.stolen }).finally(() => (strangerDone = true))
     strangersCall.catch(() => undefined)
     await waitForLockWaiters(2, () => strangerDone)
     await lock.release()
@@ -68,7 +64,7 @@ describe('"Sign out" on one of the member\'s sessions, from a session ended in t
 
   it('two sessions ending each other at once: one ends the other, nothing deadlocks', async () => {
     const { member, sessions } = await memberOfTheirOwn(newsroom, 'b58v', { sessions: { a: 'Laptop', b: 'Phone' } })
-    const outcomes = await Promise.allSettled([endSessionFrom(member, sessions.b, { id: sessions.a }), endSessionFrom(member, sessions.a, { id: sessions.b })])
+    const outcomes = await Promise.allSettled([endPortalSession(member, sessions.b, { id: sessions.a }), endPortalSession(member, sessions.a, { id: sessions.b })])
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1)
     const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult
     expect(refused.reason).toMatchObject({ code: 'precondition_failed' })
@@ -77,9 +73,9 @@ describe('"Sign out" on one of the member\'s sessions, from a session ended in t
 
   it('from a live session, ends the one named, or the asking one itself', async () => {
     const { member, sessions } = await memberOfTheirOwn(newsroom, 'b58w', { sessions: { owner: 'Owner laptop', phone: 'Phone' } })
-    await endSessionFrom(member, sessions.phone, { id: sessions.owner })
+    await endPortalSession(member, sessions.phone, { id: sessions.owner })
     expect(await live(sessions.phone)).toBe(false)
-    await endSessionFrom(member, sessions.owner, { id: sessions.owner })
+    await endPortalSession(member, sessions.owner, { id: sessions.owner })
     expect(await live(sessions.owner)).toBe(false)
   }, 60_000)
 })
