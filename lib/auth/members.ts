@@ -13,15 +13,10 @@ export type ActiveMember = Member & { tenant: ActingTenant }
 let decoyHash: Promise<string> | undefined
 
 /**
- * The member whose password this is, or null. `provedSince`: the member's credentialsChangedAt as
- * read in the same statement as the password hash (the epoch if it never moved), for
- * startPortalSession to judge the sign-in by. Not the clock at the start of the sign-in: a change
- * that ends the member's sessions stamps credentialsChangedAt before it commits, and a sign-in
- * that began after the stamp but read the hash before the commit checked the OLD password and
- * still passed a clock-based check (break58). Any change that commits after this read moves
- * credentialsChangedAt past this value.
+ * The member whose password this is, or null, with their credentialsChangedAt as read in the same
+ * statement as the password hash, for the sign-in's provedSince (proofBegan in portal-sessions.ts).
  */
-export async function authenticateUser(email: string, password: string): Promise<(Member & { provedSince: Date }) | null> {
+export async function authenticateUser(email: string, password: string): Promise<(Member & { credentialsChangedAt: Date | null }) | null> {
   const user = await systemDb().user.findUnique({
     where: { email: email.trim().toLowerCase() },
     include: { tenant: { select: { name: true } } },
@@ -32,7 +27,7 @@ export async function authenticateUser(email: string, password: string): Promise
     return null
   }
   if (!(await verifyPassword(user.passwordHash, password))) return null
-  return { id: user.id, email: user.email, name: user.name, role: user.role, tenantId: user.tenantId, tenantName: user.tenant.name, provedSince: user.credentialsChangedAt ?? new Date(0) }
+  return { id: user.id, email: user.email, name: user.name, role: user.role, tenantId: user.tenantId, tenantName: user.tenant.name, credentialsChangedAt: user.credentialsChangedAt }
 }
 
 /**

@@ -20,9 +20,8 @@ function hashToken(token: string): string {
 
 /**
  * A new pending sign-in for the member; the token goes to the browser, only its hash is kept.
- * `provedSince`: as of when the first step's proof holds (for a password, the member's
- * credentialsChangedAt read with its hash, authenticateUser; for the identity provider's answer,
- * when its callback arrived), kept as the row's createdAt: the sign-in's proof began then, and its session,
+ * `provedSince`: when the first step's proof (the password; the identity provider's answer) began
+ * (proofBegan in portal-sessions.ts), kept as the row's createdAt: the sign-in's proof began then, and its session,
  * whenever the second step comes, starts only if the member's sessions were not ended since
  * (startPortalSession). A password step before a password change and a code step after it
  * signed in with the old password (sec58).

@@ -24,6 +24,21 @@ const lastSeenIntervalMs = 60_000
 /** The session facts a request carries (through the JWT's jwt callback) to the doors. */
 export type PortalSessionState = { id: string; reauthenticatedAt: Date }
 
+/**
+ * A sign-in's provedSince (startPortalSession): the earlier of when its request arrived and the
+ * member's credentialsChangedAt as read with the proof (the password hash, the passkey, the member
+ * an identity provider's answer names; the epoch if it never moved). The session is then refused
+ * when a change that ends the member's sessions was stamped after the request arrived, or
+ * committed after the proof was read. The clock alone missed the second: a change stamps
+ * credentialsChangedAt before it commits, and a sign-in that arrived after the stamp but read the
+ * proof before the commit checked the OLD password (or a passkey in a list just signed out) and
+ * kept its session (break58).
+ */
+export function proofBegan(arrivedAt: Date, credentialsChangedAtAsRead: Date | null): Date {
+  const read = credentialsChangedAtAsRead ?? new Date(0)
+  return read.getTime() < arrivedAt.getTime() ? read : arrivedAt
+}
+
 /** A sign-in whose proof began before the member's sessions were ended (a password change, a deactivation, a reset, "sign out everywhere"): it starts no session. */
 export class SignInOvertakenError extends Error {}
 
