@@ -70,6 +70,19 @@ describe('a sign-in with the old password while a password change commits', () =
     expect(await liveSessions(id)).toEqual(['Owner laptop'])
   }, 60_000)
 
+  it('the member\'s last change stamped by an instance whose clock runs ahead: still no session but the owner\'s', async () => {
+    // credentialsChangedAt is stamped with the clock of whichever instance made the change; one
+    // ten minutes ahead stamped the last. This instance's change then stamped an earlier time: the
+    // column went back, below what the sign-in had read, and the old password's session stayed.
+    const { member, id, email, sessions } = await memberOfTheirOwn(newsroom, 'b58f', { sessions: { owner: 'Owner laptop' } })
+    await db.user.update({ where: { id }, data: { credentialsChangedAt: new Date(Date.now() + 10 * 60_000) } })
+    const attacker = nextAuthBrowser({ userAgent: 'Attacker', address: '203.0.113.58' })
+    const { changed, signedIn } = await duringUncommittedPasswordChange(member, sessions.owner, () => attacker.signIn(email, password))
+    expect(changed).toMatchObject({ status: 'fulfilled' })
+    expect(signedIn).toMatchObject({ status: 'fulfilled', value: false })
+    expect(await liveSessions(id)).toEqual(['Owner laptop'])
+  }, 60_000)
+
   it('with nothing racing it, the new password signs in', async () => {
     const { member, id, email, sessions } = await memberOfTheirOwn(newsroom, 'b58c', { sessions: { owner: 'Owner laptop' } })
     await changeOwnPassword(member, { id: sessions.owner, reauthenticatedAt: new Date() }, { currentPassword: password, newPassword }, '198.51.100.10')
