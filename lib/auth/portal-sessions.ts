@@ -186,7 +186,7 @@ export async function listPortalSessions(actor: Actor & { user: NonNullable<Acto
 
 type SessionWriter = {
   portalSession: { updateMany(args: Prisma.PortalSessionUpdateManyArgs): PromiseLike<{ count: number }> }
-  user: { update(args: { where: { id: string }; data: { credentialsChangedAt: Date } }): PromiseLike<unknown> }
+  $executeRaw(query: TemplateStringsArray, ...values: unknown[]): PromiseLike<number>
 }
 
 declare const heldInThisTransaction: unique symbol
@@ -217,7 +217,8 @@ export async function lockMemberToEndSessions(tx: RecoveryCodeWriter, userId: st
  * member's factor lock (`lock`, from lockMemberToEndSessions): the change that demands it (a
  * password change, a deactivation, a factor reset, "sign out everywhere else") and the ending
  * commit together. Each ends at its next request, when the jwt callback reads the row. Moves
- * credentialsChangedAt: a sign-in whose proof began before starts no session (startPortalSession),
+ * credentialsChangedAt forward (now, or past its last value if that is later): a sign-in whose
+ * proof began before starts no session (startPortalSession),
  * and known-browser notes (lib/auth/known-browser.ts) made before stop counting.
  */
 export async function endMemberSessions(tx: SessionWriter, lock: MemberSessionsLock, reason: SessionEndReason, exceptSessionId?: string | null): Promise<number> {
@@ -226,7 +227,10 @@ export async function endMemberSessions(tx: SessionWriter, lock: MemberSessionsL
     where: { userId: lock.userId, endedAt: null, ...(exceptSessionId ? { id: { not: exceptSessionId } } : {}) },
     data: { endedAt: now, endedReason: reason },
   })
-  await tx.user.update({ where: { id: lock.userId }, data: { credentialsChangedAt: now } })
+  // Never backwards: each instance stamps with its own clock, and after one whose clock ran ahead,
+  // a later change stamped "now" below what a sign-in had read with its proof, which then passed
+  // startPortalSession's check with the old password (break58). Every writer holds the factor lock.
+  await tx.$executeRaw`UPDATE users SET credentials_changed_at = GREATEST(${now}::timestamptz, credentials_changed_at + interval '1 millisecond') WHERE id = ${lock.userId}`
   return count
 }
 
