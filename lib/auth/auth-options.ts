@@ -13,7 +13,7 @@ import { consumePendingSignIn, issuePendingSignIn, readPendingSignIn, recordFail
 import { hasSecondFactor, secondFactorKinds, secondFactorsOf } from './second-factors.ts'
 import { isTotpShaped, verifySecondFactorCode } from './two-factor.ts'
 import { sessionSecondFactorDueBy } from './two-factor-policy.ts'
-import { loadSessionMember, sessionIdleLimitMs, SignInOvertakenError, signOutPortalSession, startPortalSession } from './portal-sessions.ts'
+import { loadSessionMember, proofBegan, sessionIdleLimitMs, SignInOvertakenError, signOutPortalSession, startPortalSession } from './portal-sessions.ts'
 import { clientAddress } from '../security/client-address.ts'
 import { loadSsoLogin, slugOfSsoProvider, ssoProviderId, ssoRequirement, type SsoLogin } from './sso-connection.ts'
 import { portalFactorAfterSso, portalFactorStepUrl, recordSsoTokenCheckFailure, resolveSsoMember, type SsoClaims } from './sso-sign-in.ts'
@@ -106,8 +106,9 @@ export const authOptions: AuthOptions = {
       credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
       authorize: withAuthorizeFailures('password', signInCodes, async (credentials, request) => {
         // Before the password is checked: a password change, reset, deactivation or "sign out
-        // everywhere" that lands after this ends the sign-in (startPortalSession), at either step.
-        const provedSince = new Date()
+        // everywhere" stamped after this, or committed after the hash was read, ends the sign-in
+        // (startPortalSession, proofBegan), at either step.
+        const arrivedAt = new Date()
         if (!credentials?.email || !credentials.password) return null
         const address = clientAddress(request.headers?.['x-forwarded-for'])
         // Failures are counted per account and per address (sign-in-throttle.ts): someone
@@ -133,6 +134,7 @@ export const authOptions: AuthOptions = {
         const factors = await secondFactorsOf(member.id)
         // The step offers everything the member has: `<token>:totp,passkey,recovery_code`.
         const kinds = secondFactorKinds(factors).join(',')
+        const provedSince = proofBegan(arrivedAt, member.credentialsChangedAt)
         if (hasSecondFactor(factors)) throw new Error(`${secondFactorRequired}:${await issuePendingSignIn(member, provedSince)}:${kinds}`)
         try {
           return await signedIn(member, request.headers, address, 'password', provedSince)
@@ -150,8 +152,9 @@ export const authOptions: AuthOptions = {
       // the second step of a sign-in whose password step passed (lib/auth/pending-sign-in.ts).
       credentials: { response: { label: 'Passkey answer', type: 'text' }, pendingToken: { label: 'Pending sign-in', type: 'text' } },
       authorize: withAuthorizeFailures('passkey', signInCodes, async (credentials, request) => {
-        // Before the passkey is checked: a reset that lands after this ends the sign-in (startPortalSession).
-        const provedSince = new Date()
+        // Before the passkey is checked: a change stamped after this, or committed after the
+        // passkey was read, ends the sign-in (startPortalSession, proofBegan).
+        const arrivedAt = new Date()
         const parsed = authenticationResponseSchema.safeParse(parseJson(credentials?.response))
         if (!parsed.success) throw new Error(`${passkeyRefused}:The browser's passkey answer was incomplete. Try again.`)
         const address = clientAddress(request.headers?.['x-forwarded-for'])
@@ -168,8 +171,9 @@ export const authOptions: AuthOptions = {
               await recordAudit(systemDb(), { tenantId: member.tenantId, actorId: member.id, action: 'sso.recovery_sign_in', targetType: 'user', targetId: member.id, metadata: { address: address.slice(0, 64), with: 'passkey' } })
             }
           }
-          // As the second step, the sign-in's proof began with its password (pending-sign-in.ts).
-          return await signedIn(member, request.headers, address, pending ? 'second-factor' : 'passkey', pending?.provedSince ?? provedSince)
+          // As the second step, the sign-in's proof began with its password (pending-sign-in.ts);
+          // alone, from its own arrival and the credentialsChangedAt read with the passkey (break58).
+          return await signedIn(member, request.headers, address, pending ? 'second-factor' : 'passkey', pending?.provedSince ?? proofBegan(arrivedAt, member.credentialsChangedAt))
         } catch (error) {
           if (error instanceof PasskeyRefusedError || error instanceof SignInOvertakenError) throw new Error(`${passkeyRefused}:${error.message}`)
           throw error
@@ -311,8 +315,8 @@ export type SignInOrigin = { userAgent?: string | null; address: string; /** The
  */
 export async function authOptionsFor(providerId: string | undefined, from: SignInOrigin): Promise<AuthOptions> {
   // Before this request checks the provider's answer: a change that ends the member's sessions
-  // after this ends the sign-in too (startPortalSession).
-  const provedSince = new Date()
+  // stamped after this, or committed after the member was read, ends the sign-in too (proofBegan).
+  const arrivedAt = new Date()
   const slug = slugOfSsoProvider(providerId)
   const login = slug ? await loadSsoLogin(slug) : null
   if (!login) return authOptions
@@ -327,6 +331,7 @@ export async function authOptionsFor(providerId: string | undefined, from: SignI
         if ('refused' in outcome) return `/signin?${new URLSearchParams({ newsroom: login.slug, error: outcome.refused })}`
         // The newsroom asks for the portal's factor on top of the provider's (or the member is an
         // admin and admins must use it): no session yet, the second step as after a password.
+        const provedSince = proofBegan(arrivedAt, outcome.credentialsChangedAt)
         const step = await portalFactorAfterSso(outcome.member, provedSince)
         if (step) return portalFactorStepUrl(login.slug, step)
         // next-auth hands this same object to the jwt callback, which reads the member's id and

@@ -12,7 +12,11 @@ export type ActiveMember = Member & { tenant: ActingTenant }
 // same, so sign-in does not reveal which addresses have accounts.
 let decoyHash: Promise<string> | undefined
 
-export async function authenticateUser(email: string, password: string): Promise<Member | null> {
+/**
+ * The member whose password this is, or null, with their credentialsChangedAt as read in the same
+ * statement as the password hash, for the sign-in's provedSince (proofBegan in portal-sessions.ts).
+ */
+export async function authenticateUser(email: string, password: string): Promise<(Member & { credentialsChangedAt: Date | null }) | null> {
   const user = await systemDb().user.findUnique({
     where: { email: email.trim().toLowerCase() },
     include: { tenant: { select: { name: true } } },
@@ -23,7 +27,7 @@ export async function authenticateUser(email: string, password: string): Promise
     return null
   }
   if (!(await verifyPassword(user.passwordHash, password))) return null
-  return { id: user.id, email: user.email, name: user.name, role: user.role, tenantId: user.tenantId, tenantName: user.tenant.name }
+  return { id: user.id, email: user.email, name: user.name, role: user.role, tenantId: user.tenantId, tenantName: user.tenant.name, credentialsChangedAt: user.credentialsChangedAt }
 }
 
 /**

@@ -238,12 +238,12 @@ export async function passkeyReauthenticationOptions(actor: SignedInActor): Prom
  * rise (a cloned authenticator replays an old one). `owner`, when given, is the only member the
  * passkey may belong to. Returns the passkey's member, who must be active.
  */
-async function verifyAssertion(response: AuthenticationResponseInput, purpose: ChallengePurpose, owner: { userId: string; tenantId: string } | null): Promise<Member> {
+async function verifyAssertion(response: AuthenticationResponseInput, purpose: ChallengePurpose, owner: { userId: string; tenantId: string } | null): Promise<Member & { credentialsChangedAt: Date | null }> {
   const challenge = challengeOfResponse(response.response.clientDataJSON)
   if (!challenge || !(await consumeChallenge(challenge, purpose, purpose === 'sign_in' ? null : (owner?.userId ?? null)))) throw new PasskeyRefusedError(challengeGone)
   const passkey = await systemDb().passkey.findUnique({
     where: { credentialId: response.id },
-    include: { user: { select: { id: true, email: true, name: true, role: true, tenantId: true, active: true, tenant: { select: { name: true } } } } },
+    include: { user: { select: { id: true, email: true, name: true, role: true, tenantId: true, active: true, credentialsChangedAt: true, tenant: { select: { name: true } } } } },
   })
   if (!passkey || (owner && (passkey.userId !== owner.userId || passkey.tenantId !== owner.tenantId))) throw new PasskeyRefusedError(notAccepted)
   const rp = relyingParty()
@@ -271,14 +271,16 @@ async function verifyAssertion(response: AuthenticationResponseInput, purpose: C
   if (count !== 1) throw new PasskeyRefusedError(notAccepted)
   if (!passkey.user.active) throw new PasskeyRefusedError('Your account is deactivated. Ask an admin of your newsroom.')
   const { user } = passkey
-  return { id: user.id, email: user.email, name: user.name, role: user.role, tenantId: user.tenantId, tenantName: user.tenant.name }
+  return { id: user.id, email: user.email, name: user.name, role: user.role, tenantId: user.tenantId, tenantName: user.tenant.name, credentialsChangedAt: user.credentialsChangedAt }
 }
 
 /**
  * A sign-in with a passkey: alone (password-less), or as the second step of a sign-in whose
  * password step passed (`owner` is then that sign-in's member, and only their passkey counts).
+ * With the member's credentialsChangedAt as read with the passkey, for the sign-in's provedSince
+ * (proofBegan in portal-sessions.ts).
  */
-export async function verifyPasskeySignIn(response: AuthenticationResponseInput, owner: { userId: string; tenantId: string } | null = null): Promise<Member> {
+export async function verifyPasskeySignIn(response: AuthenticationResponseInput, owner: { userId: string; tenantId: string } | null = null): Promise<Member & { credentialsChangedAt: Date | null }> {
   return verifyAssertion(response, 'sign_in', owner)
 }
 

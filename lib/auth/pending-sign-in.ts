@@ -21,7 +21,7 @@ function hashToken(token: string): string {
 /**
  * A new pending sign-in for the member; the token goes to the browser, only its hash is kept.
  * `provedSince`: when the first step's proof (the password; the identity provider's answer) began
- * to be checked, kept as the row's createdAt: the sign-in's proof began then, and its session,
+ * (proofBegan in portal-sessions.ts), kept as the row's createdAt: the sign-in's proof began then, and its session,
  * whenever the second step comes, starts only if the member's sessions were not ended since
  * (startPortalSession). A password step before a password change and a code step after it
  * signed in with the old password (sec58).

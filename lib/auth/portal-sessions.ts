@@ -24,6 +24,21 @@ const lastSeenIntervalMs = 60_000
 /** The session facts a request carries (through the JWT's jwt callback) to the doors. */
 export type PortalSessionState = { id: string; reauthenticatedAt: Date }
 
+/**
+ * A sign-in's provedSince (startPortalSession): the earlier of when its request arrived and the
+ * member's credentialsChangedAt as read with the proof (the password hash, the passkey, the member
+ * an identity provider's answer names; the epoch if it never moved). The session is then refused
+ * when a change that ends the member's sessions was stamped after the request arrived, or
+ * committed after the proof was read. The clock alone missed the second: a change stamps
+ * credentialsChangedAt before it commits, and a sign-in that arrived after the stamp but read the
+ * proof before the commit checked the OLD password (or a passkey in a list just signed out) and
+ * kept its session (break58).
+ */
+export function proofBegan(arrivedAt: Date, credentialsChangedAtAsRead: Date | null): Date {
+  const read = credentialsChangedAtAsRead ?? new Date(0)
+  return read.getTime() < arrivedAt.getTime() ? read : arrivedAt
+}
+
 /** A sign-in whose proof began before the member's sessions were ended (a password change, a deactivation, a reset, "sign out everywhere"): it starts no session. */
 export class SignInOvertakenError extends Error {}
 
@@ -171,7 +186,7 @@ export async function listPortalSessions(actor: Actor & { user: NonNullable<Acto
 
 type SessionWriter = {
   portalSession: { updateMany(args: Prisma.PortalSessionUpdateManyArgs): PromiseLike<{ count: number }> }
-  user: { update(args: { where: { id: string }; data: { credentialsChangedAt: Date } }): PromiseLike<unknown> }
+  $executeRaw(query: TemplateStringsArray, ...values: unknown[]): PromiseLike<number>
 }
 
 declare const heldInThisTransaction: unique symbol
@@ -190,7 +205,7 @@ export type MemberSessionsLock = { readonly userId: string; readonly [heldInThis
  * With `asking` (the member's own session), the session is read under the lock too and must still
  * be live (lockFactorsForLiveSession): `what` finishes "…, so ___".
  */
-export async function lockMemberToEndSessions(tx: RecoveryCodeWriter, userId: string, asking?: { session: PortalSessionState; what: string }): Promise<MemberSessionsLock> {
+export async function lockMemberToEndSessions(tx: RecoveryCodeWriter, userId: string, asking?: { session: Pick<PortalSessionState, 'id'>; what: string }): Promise<MemberSessionsLock> {
   const [state] = await tx.$queryRaw<{ xid: string | null }[]>`SELECT pg_current_xact_id_if_assigned()::text AS xid`
   if (state?.xid) throw new Error('lockMemberToEndSessions must come first in its transaction, before any row is written or locked: the member\'s factor lock is always taken before any row')
   await lockFactorsForLiveSession(tx, userId, asking?.session ?? null, asking?.what ?? '')
@@ -202,7 +217,8 @@ export async function lockMemberToEndSessions(tx: RecoveryCodeWriter, userId: st
  * member's factor lock (`lock`, from lockMemberToEndSessions): the change that demands it (a
  * password change, a deactivation, a factor reset, "sign out everywhere else") and the ending
  * commit together. Each ends at its next request, when the jwt callback reads the row. Moves
- * credentialsChangedAt: a sign-in whose proof began before starts no session (startPortalSession),
+ * credentialsChangedAt forward (now, or past its last value if that is later): a sign-in whose
+ * proof began before starts no session (startPortalSession),
  * and known-browser notes (lib/auth/known-browser.ts) made before stop counting.
  */
 export async function endMemberSessions(tx: SessionWriter, lock: MemberSessionsLock, reason: SessionEndReason, exceptSessionId?: string | null): Promise<number> {
@@ -211,7 +227,10 @@ export async function endMemberSessions(tx: SessionWriter, lock: MemberSessionsL
     where: { userId: lock.userId, endedAt: null, ...(exceptSessionId ? { id: { not: exceptSessionId } } : {}) },
     data: { endedAt: now, endedReason: reason },
   })
-  await tx.user.update({ where: { id: lock.userId }, data: { credentialsChangedAt: now } })
+  // Never backwards: each instance stamps with its own clock, and after one whose clock ran ahead,
+  // a later change stamped "now" below what a sign-in had read with its proof, which then passed
+  // startPortalSession's check with the old password (break58). Every writer holds the factor lock.
+  await tx.$executeRaw`UPDATE users SET credentials_changed_at = GREATEST(${now}::timestamptz, credentials_changed_at + interval '1 millisecond') WHERE id = ${lock.userId}`
   return count
 }
 
@@ -237,17 +256,26 @@ export async function sessionStillLive(tx: SessionReader, sessionId: string, use
  * finishes "…, so ___": what was not done. Without a session (a caller with no portal session to
  * check) only the lock is taken.
  */
-export async function lockFactorsForLiveSession(tx: RecoveryCodeWriter, userId: string, session: PortalSessionState | null, what: string): Promise<void> {
+export async function lockFactorsForLiveSession(tx: RecoveryCodeWriter, userId: string, session: Pick<PortalSessionState, 'id'> | null, what: string): Promise<void> {
   await lockMembersFactors(tx, userId)
   if (session && !(await sessionStillLive(tx, session.id, userId))) {
     throw new ConflictError('precondition_failed', `You were signed out (you signed out everywhere, changed your password, or an admin reset your sign-in methods), so ${what}. Sign in again to do it.`)
   }
 }
 
-/** "Sign out" on one of the member's own sessions (another member's id looks missing). */
-export async function endPortalSession(actor: Actor & { user: NonNullable<Actor['user']> }, sessionId: string): Promise<void> {
+/**
+ * "Sign out" on one of the member's own sessions (another member's id looks missing). `asking`:
+ * the session making the request, read again under the member's factor lock, as "sign out
+ * everywhere else" does: a stolen cookie whose session the owner had just ended, pressing "Sign
+ * out" on the owner's session in the same instant, passed the door and threw the owner out
+ * (break58); one that is ended meanwhile ends nothing (409, sign in again). Under the lock, two
+ * sessions ending each other at once are taken in turn (the second finds itself ended) rather than
+ * each reading its own row and waiting for the other's.
+ */
+export async function endPortalSession(actor: Actor & { user: NonNullable<Actor['user']> }, sessionId: string, asking: Pick<PortalSessionState, 'id'> | null): Promise<void> {
   const tdb = tenantDb(actor.tenant.id)
   await tdb.$transaction(async (tx) => {
+    if (asking) await lockFactorsForLiveSession(tx, actor.user.id, asking, 'no session was signed out')
     const { count } = await tx.portalSession.updateMany({ where: { id: sessionId, userId: actor.user.id, endedAt: null }, data: { endedAt: new Date(), endedReason: 'ended_by_member' } })
     if (count === 0) throw new NotFoundError('session', sessionId)
     await recordAudit(tx, { tenantId: actor.tenant.id, actorId: actor.user.id, action: 'user.sessions_ended', targetType: 'user', targetId: actor.user.id, metadata: { count, reason: 'ended_by_member', session: sessionId } })
@@ -260,12 +288,18 @@ export async function endPortalSession(actor: Actor & { user: NonNullable<Actor[
  * credentialsChangedAt under it (startPortalSession), and one checked just before this, whose
  * session was inserted just after the sessions were ended here, kept its session (sec57). A
  * factor change needs no more than the session's row (lockFactorsForLiveSession reads it FOR SHARE).
+ * From a session ended meanwhile (by another "sign out everywhere else", a reset, a password
+ * change) nothing is ended: 409, sign in again (break58).
  */
 export async function endOtherPortalSessions(actor: Actor & { user: NonNullable<Actor['user']> }, currentSessionId: string): Promise<number> {
   return tenantDb(actor.tenant.id).$transaction(async (tx) => {
     // Known-browser notes made before now stop counting too (endMemberSessions): a lost laptop
     // keeps its note past sign-out, and this is what its owner presses.
-    const count = await endMemberSessions(tx, await lockMemberToEndSessions(tx, actor.user.id), 'ended_by_member', currentSessionId)
+    // The asking session read again under the lock, as a password change does: the owner and a
+    // stolen cookie pressing this in the same instant both passed the door, and the one whose
+    // session the other had just ended went on to end the other's (break58).
+    const lock = await lockMemberToEndSessions(tx, actor.user.id, { session: { id: currentSessionId }, what: 'no other session was signed out' })
+    const count = await endMemberSessions(tx, lock, 'ended_by_member', currentSessionId)
     if (count > 0) await recordAudit(tx, { tenantId: actor.tenant.id, actorId: actor.user.id, action: 'user.sessions_ended', targetType: 'user', targetId: actor.user.id, metadata: { count, reason: 'ended_by_member', kept: currentSessionId } })
     return count
   })

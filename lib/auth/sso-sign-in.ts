@@ -18,7 +18,7 @@ export type SsoClaims = { iss?: unknown; sub?: unknown; email?: unknown; email_v
  * named. Never silently creates anyone: only when the newsroom's admin allowed a domain is a
  * writer created for an address in it (audited). Every refusal is audited with its reason.
  */
-export async function resolveSsoMember(login: SsoLogin, claims: SsoClaims): Promise<{ member: Member } | { refused: SsoRefusal }> {
+export async function resolveSsoMember(login: SsoLogin, claims: SsoClaims): Promise<{ member: Member; credentialsChangedAt: Date | null } | { refused: SsoRefusal }> {
   const email = typeof claims.email === 'string' ? claims.email.trim().toLowerCase() : ''
   const refuse = async (refused: SsoRefusal) => {
     await recordAudit(systemDb(), {
@@ -33,16 +33,17 @@ export async function resolveSsoMember(login: SsoLogin, claims: SsoClaims): Prom
   // Only an address the provider vouches for identifies a member (some let users type any).
   if (!email || claims.email_verified !== true) return refuse('SsoEmailUnverified')
 
-  const user = await systemDb().user.findUnique({ where: { email }, select: { id: true, email: true, name: true, role: true, tenantId: true, active: true } })
+  const user = await systemDb().user.findUnique({ where: { email }, select: { id: true, email: true, name: true, role: true, tenantId: true, active: true, credentialsChangedAt: true } })
   if (user && user.tenantId === login.tenantId) {
     if (!user.active) return refuse('SsoDeactivated')
-    return { member: { id: user.id, email: user.email, name: user.name, role: user.role, tenantId: user.tenantId, tenantName: login.tenantName } }
+    // With credentialsChangedAt as this read found it, for the sign-in's provedSince (proofBegan).
+    return { member: { id: user.id, email: user.email, name: user.name, role: user.role, tenantId: user.tenantId, tenantName: login.tenantName }, credentialsChangedAt: user.credentialsChangedAt }
   }
   // An address of another newsroom is no one here, JIT or not (an address belongs to one newsroom).
   if (user || !login.jitEmailDomain || email.split('@')[1] !== login.jitEmailDomain) return refuse('SsoUnknownMember')
   const name = typeof claims.name === 'string' && claims.name.trim() ? claims.name.trim().slice(0, 200) : email.split('@')[0]!
   const created = await createUserJustInTime(login.tenantId, { email, name, issuer: login.issuer })
-  return { member: { id: created.id, email: created.email, name: created.name, role: created.role, tenantId: login.tenantId, tenantName: login.tenantName } }
+  return { member: { id: created.id, email: created.email, name: created.name, role: created.role, tenantId: login.tenantId, tenantName: login.tenantName }, credentialsChangedAt: null }
 }
 
 /**

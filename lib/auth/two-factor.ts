@@ -227,7 +227,7 @@ type FactorResetWriter = RecoveryCodeWriter & {
   totpFactor: { deleteMany(args: Prisma.TotpFactorDeleteManyArgs): PromiseLike<{ count: number }> }
   passkey: { deleteMany(args: Prisma.PasskeyDeleteManyArgs): PromiseLike<{ count: number }> }
   pendingSignIn: { deleteMany(args: Prisma.PendingSignInDeleteManyArgs): PromiseLike<unknown> }
-  user: { update(args: { where: { id: string }; data: { credentialsChangedAt: Date } }): PromiseLike<unknown> }
+  $executeRaw(query: TemplateStringsArray, ...values: unknown[]): PromiseLike<number>
   portalSession: { updateMany(args: Prisma.PortalSessionUpdateManyArgs): PromiseLike<{ count: number }> }
   auditEntry: { create(args: { data: Prisma.AuditEntryUncheckedCreateInput }): PromiseLike<unknown> }
 }

@@ -56,7 +56,7 @@ export const securityRouter = router({
   endSession: memberProcedure
     .input(domainInput(z.object({ sessionId: z.string().min(1) })))
     .mutation(async ({ ctx, input }) => {
-      await endPortalSession(ctx.actor, input.sessionId)
+      await endPortalSession(ctx.actor, input.sessionId, ctx.session)
       return { sessionId: input.sessionId, endedCurrent: input.sessionId === ctx.session?.id }
     }),
 
