@@ -12,15 +12,8 @@ import { memberOfTheirOwn } from '../support/member-of-their-own.ts'
 // busy with a loop of cheap POSTs. A member's regenerations should be bounded (at most one
 // hashing at a time, or a few a minute), the rest refused with a 4xx before any hashing.
 
-const scryptCalls = vi.hoisted(() => ({ count: 0 }))
-vi.mock('node:crypto', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('node:crypto')>()
-  const scrypt = (...args: unknown[]) => {
-    scryptCalls.count += 1
-    return (actual.scrypt as (...a: unknown[]) => void)(...args)
-  }
-  return { ...actual, scrypt, default: { ...actual, scrypt } }
-})
+const { scryptCalls, countingScrypt } = await vi.hoisted(() => import('../support/scrypt-calls.ts'))
+vi.mock('node:crypto', countingScrypt)
 
 let newsroom: TestTenant
 

@@ -13,15 +13,8 @@ import { appSecret, memberOfTheirOwn } from '../support/member-of-their-own.ts'
 // that regenerating has is bypassed by the confirmation (and by start -> confirm -> remove loops,
 // each of which refreshes sudo mode itself).
 
-const scryptCalls = vi.hoisted(() => ({ count: 0 }))
-vi.mock('node:crypto', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('node:crypto')>()
-  const scrypt = (...args: unknown[]) => {
-    scryptCalls.count += 1
-    return (actual.scrypt as (...a: unknown[]) => void)(...args)
-  }
-  return { ...actual, scrypt, default: { ...actual, scrypt } }
-})
+const { scryptCalls, countingScrypt } = await vi.hoisted(() => import('../support/scrypt-calls.ts'))
+vi.mock('node:crypto', countingScrypt)
 
 let newsroom: TestTenant
 

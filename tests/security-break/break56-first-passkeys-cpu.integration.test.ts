@@ -14,15 +14,8 @@ import { SoftwarePasskey } from '../support/software-authenticator.ts'
 // Regenerating is bounded per member (7fe6b74); this path is not. Bounded here means a constant
 // however many arrive: two sets hashed before the lock, and at most one more under it.
 
-const scryptCalls = vi.hoisted(() => ({ count: 0 }))
-vi.mock('node:crypto', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('node:crypto')>()
-  const scrypt = (...args: unknown[]) => {
-    scryptCalls.count += 1
-    return (actual.scrypt as (...a: unknown[]) => void)(...args)
-  }
-  return { ...actual, scrypt, default: { ...actual, scrypt } }
-})
+const { scryptCalls, countingScrypt } = await vi.hoisted(() => import('../support/scrypt-calls.ts'))
+vi.mock('node:crypto', countingScrypt)
 
 const createCaller = createCallerFactory(appRouter)
 const publicUrl = 'https://cms.newsroom.example'

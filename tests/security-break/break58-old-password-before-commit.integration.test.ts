@@ -5,7 +5,7 @@ import { db } from '../../lib/db/client.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 import { appSecret, memberOfTheirOwn } from '../support/member-of-their-own.ts'
 import { nextAuthBrowser } from '../support/next-auth-browser.ts'
-import { holdLock, waitForLockWaiters } from '../support/row-locks.ts'
+import { duringUncommittedChange } from '../support/row-locks.ts'
 
 // break58: a password change stamps credentialsChangedAt with its own clock *before* it commits
 // (endMemberSessions, then the audit entry, then COMMIT). A sign-in with the OLD password that
@@ -28,20 +28,9 @@ afterAll(() => vi.unstubAllEnvs())
 
 const liveSessions = async (userId: string) => (await db.portalSession.findMany({ where: { userId, endedAt: null }, select: { userAgent: true }, orderBy: { userAgent: 'asc' } })).map((s) => s.userAgent)
 
-/** The member's password change, parked after it stamped credentialsChangedAt and before it commits, while `during` runs until it waits for a lock (or ends). */
+/** The member's password change, parked after it stamped credentialsChangedAt and before it commits, while `during` runs. */
 async function duringUncommittedPasswordChange<T>(member: Parameters<typeof changeOwnPassword>[0], sessionId: string, during: () => Promise<T>) {
-  const audit = await holdLock('LOCK TABLE audit_entries IN ACCESS EXCLUSIVE MODE', [])
-  const change = changeOwnPassword(member, { id: sessionId, reauthenticatedAt: new Date() }, { currentPassword: password, newPassword }, '198.51.100.10')
-  change.catch(() => undefined)
-  await waitForLockWaiters(1)
-  // The stamp is older than anything the sign-in takes from here on.
-  await new Promise((resolve) => setTimeout(resolve, 20))
-  let duringDone = false
-  const signIn = during().finally(() => (duringDone = true))
-  signIn.catch(() => undefined)
-  await waitForLockWaiters(2, () => duringDone)
-  await audit.release()
-  const [changed, signedIn] = await Promise.allSettled([change, signIn])
+  const { changed, during: signedIn } = await duringUncommittedChange(() => changeOwnPassword(member, { id: sessionId, reauthenticatedAt: new Date() }, { currentPassword: password, newPassword }, '198.51.100.10'), during)
   return { changed, signedIn }
 }
 

@@ -6,7 +6,7 @@ import { db } from '../../lib/db/client.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 import { memberOfTheirOwn } from '../support/member-of-their-own.ts'
 import { nextAuthBrowser } from '../support/next-auth-browser.ts'
-import { holdLock, waitForLockWaiters } from '../support/row-locks.ts'
+import { duringUncommittedChange } from '../support/row-locks.ts'
 import { SoftwarePasskey } from '../support/software-authenticator.ts'
 
 // break58: as a password sign-in did (break58-old-password-before-commit), a passkey sign-in
@@ -39,17 +39,7 @@ async function withPasskey(tag: string) {
 /** `change`, parked after it stamped credentialsChangedAt and before its commit, while a passkey sign-in with `key` runs until it waits for a lock (or ends). */
 async function passkeySignInDuringUncommitted(key: SoftwarePasskey, change: () => Promise<unknown>) {
   const assertion = key.assert(await passkeySignInOptions())
-  const audit = await holdLock('LOCK TABLE audit_entries IN ACCESS EXCLUSIVE MODE', [])
-  const changing = change()
-  changing.catch(() => undefined)
-  await waitForLockWaiters(1)
-  await new Promise((resolve) => setTimeout(resolve, 20))
-  let done = false
-  const signIn = nextAuthBrowser({ userAgent: 'Stranger', address: '203.0.113.58' }).signInWithPasskey(assertion).finally(() => (done = true))
-  signIn.catch(() => undefined)
-  await waitForLockWaiters(2, () => done)
-  await audit.release()
-  const [changed, signedIn] = await Promise.allSettled([changing, signIn])
+  const { changed, during: signedIn } = await duringUncommittedChange(change, () => nextAuthBrowser({ userAgent: 'Stranger', address: '203.0.113.58' }).signInWithPasskey(assertion))
   return { changed, signedIn }
 }
 

@@ -7,7 +7,7 @@ import { tenantDb } from '../../lib/tenancy/tenant-db.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 import { appSecret, memberOfTheirOwn } from '../support/member-of-their-own.ts'
 import { nextAuthBrowser } from '../support/next-auth-browser.ts'
-import { holdLock, waitForLockWaiters } from '../support/row-locks.ts'
+import { duringUncommittedChange } from '../support/row-locks.ts'
 import { SoftwarePasskey } from '../support/software-authenticator.ts'
 
 // break58, what held: an admin's reset stamps credentialsChangedAt before it commits, as a
@@ -30,17 +30,7 @@ const admin = () => newsroom.actor('admin') as Parameters<typeof resetSecondFact
 const liveSessions = async (userId: string) => (await db.portalSession.findMany({ where: { userId, endedAt: null }, select: { userAgent: true } })).map((s) => s.userAgent)
 
 async function duringUncommittedReset<T>(userId: string, during: () => Promise<T>) {
-  const audit = await holdLock('LOCK TABLE audit_entries IN ACCESS EXCLUSIVE MODE', [])
-  const reset = tenantDb(newsroom.tenant.id).$transaction((tx) => resetSecondFactors(tx, admin(), userId), { timeout: 20_000 })
-  reset.catch(() => undefined)
-  await waitForLockWaiters(1)
-  await new Promise((resolve) => setTimeout(resolve, 20))
-  let duringDone = false
-  const signIn = during().finally(() => (duringDone = true))
-  signIn.catch(() => undefined)
-  await waitForLockWaiters(2, () => duringDone)
-  await audit.release()
-  const [resetDone, signedIn] = await Promise.allSettled([reset, signIn])
+  const { changed: resetDone, during: signedIn } = await duringUncommittedChange(() => tenantDb(newsroom.tenant.id).$transaction((tx) => resetSecondFactors(tx, admin(), userId), { timeout: 20_000 }), during)
   return { resetDone, signedIn }
 }
 

@@ -12,15 +12,8 @@ import { holdLock, waitForLockWaiters } from '../support/row-locks.ts'
 // admin's reset queued behind the hashing. The codes do not depend on anything the lock
 // protects, so they are hashed first; the lock is then held for the writes only.
 
-const scryptCalls = vi.hoisted(() => ({ count: 0 }))
-vi.mock('node:crypto', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('node:crypto')>()
-  const scrypt = (...args: unknown[]) => {
-    scryptCalls.count += 1
-    return (actual.scrypt as (...a: unknown[]) => void)(...args)
-  }
-  return { ...actual, scrypt, default: { ...actual, scrypt } }
-})
+const { scryptCalls, countingScrypt } = await vi.hoisted(() => import('../support/scrypt-calls.ts'))
+vi.mock('node:crypto', countingScrypt)
 
 let newsroom: TestTenant
 

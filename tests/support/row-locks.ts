@@ -55,3 +55,25 @@ export async function inTurnAtFactorLock<A, B>(userId: string, first: () => Prom
   await lock.release()
   return Promise.allSettled([a, b])
 }
+
+/**
+ * `change` (a transaction that writes the audit table last, as every change that ends a member's
+ * sessions does) parked just before its commit by holding that table, while `during` runs until
+ * it waits for a lock or ends; then the change commits. `during` starts at least 20 ms after the
+ * change's stamp of credentialsChangedAt, so that a check by the clock alone would let it through:
+ * what is left to refuse it is what it read before the commit (break58). Both settle.
+ */
+export async function duringUncommittedChange<A, B>(change: () => Promise<A>, during: () => Promise<B>): Promise<{ changed: PromiseSettledResult<A>; during: PromiseSettledResult<B> }> {
+  const audit = await holdLock('LOCK TABLE audit_entries IN ACCESS EXCLUSIVE MODE', [])
+  const changing = change()
+  changing.catch(() => undefined)
+  await waitForLockWaiters(1)
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  let done = false
+  const running = during().finally(() => (done = true))
+  running.catch(() => undefined)
+  await waitForLockWaiters(2, () => done)
+  await audit.release()
+  const [changed, settled] = await Promise.allSettled([changing, running])
+  return { changed, during: settled }
+}
