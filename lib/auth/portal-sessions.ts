@@ -275,7 +275,8 @@ export async function lockFactorsForLiveSession(tx: RecoveryCodeWriter, userId: 
 export async function endPortalSession(actor: Actor & { user: NonNullable<Actor['user']> }, sessionId: string, asking: Pick<PortalSessionState, 'id'> | null): Promise<void> {
   const tdb = tenantDb(actor.tenant.id)
   await tdb.$transaction(async (tx) => {
-    if (asking) await lockFactorsForLiveSession(tx, actor.user.id, asking, 'no session was signed out')
+    // The lock first in every case, as every other change of the member's sessions takes it.
+    await lockFactorsForLiveSession(tx, actor.user.id, asking, 'no session was signed out')
     const { count } = await tx.portalSession.updateMany({ where: { id: sessionId, userId: actor.user.id, endedAt: null }, data: { endedAt: new Date(), endedReason: 'ended_by_member' } })
     if (count === 0) throw new NotFoundError('session', sessionId)
     await recordAudit(tx, { tenantId: actor.tenant.id, actorId: actor.user.id, action: 'user.sessions_ended', targetType: 'user', targetId: actor.user.id, metadata: { count, reason: 'ended_by_member', session: sessionId } })
