@@ -1,5 +1,6 @@
 import type { ListArticlesFilter } from './article-schemas.ts'
 import type { ReadOptions, tenantSql } from '../tenancy/tenant-sql.ts'
+import { instantAtOrAfter } from '../instant-bound.ts'
 
 /**
  * Exact list totals from article_counts (the article_counts migration): articles per (tenant,
@@ -134,8 +135,8 @@ export function bucketTotalExpression(filter: ListArticlesFilter, param: (value:
     parts.push(`(SELECT coalesce(sum(n), 0) FROM article_counts WHERE tenant_id = $1 AND grain IN ('m', 'u')${keyed})`)
   } else {
     const plan = planBuckets(
-      filter.published_after === undefined ? null : new Date(filter.published_after).getTime(),
-      filter.published_before === undefined ? null : new Date(filter.published_before).getTime(),
+      filter.published_after === undefined ? null : instantAtOrAfter(filter.published_after).getTime(),
+      filter.published_before === undefined ? null : instantAtOrAfter(filter.published_before).getTime(),
     )
     for (const bucket of plan.buckets) {
       const bounds = [bucket.from === null ? '' : ` AND bucket >= ${param(new Date(bucket.from))}`, bucket.to === null ? '' : ` AND bucket < ${param(new Date(bucket.to))}`].join('')

@@ -14,6 +14,7 @@ import { genericPlanFilter, planStableFilter } from './plan-stable-filter.ts'
 import { articleKeyColumns, ChangedWhileReadByKey, readByKey, recordOfRow, recordsOfArticles, recordsOfRows, renderedRecords, tallyPage, type ArticleKey } from './rendered-records.ts'
 import type { RenderedJson } from '../rendered-json.ts'
 import type { Actor } from '../tenancy/actor.ts'
+import { instantAtOrAfter } from '../instant-bound.ts'
 
 export type ArticlePage = Page<SearchedArticle>
 
@@ -48,10 +49,10 @@ function listConditions(filter: ListFilter): { where: string; listOrderWhere: st
   if (filter.department_id) add((p) => `department_id = ${p}`, filter.department_id)
   // Any spelling of the tag (articles_tags_folded_idx serves it).
   if (filter.tag) add((p) => `article_tags_folded(tags) @> ARRAY[lower(${p})]::text[]`, filter.tag)
-  if (filter.published_after) add((p) => `published_at >= ${p}`, new Date(filter.published_after), true)
-  if (filter.published_before) add((p) => `published_at < ${p}`, new Date(filter.published_before), true)
-  if (filter.updated_after) add((p) => `updated_at >= ${p}`, new Date(filter.updated_after))
-  if (filter.updated_before) add((p) => `updated_at < ${p}`, new Date(filter.updated_before))
+  if (filter.published_after) add((p) => `published_at >= ${p}`, instantAtOrAfter(filter.published_after), true)
+  if (filter.published_before) add((p) => `published_at < ${p}`, instantAtOrAfter(filter.published_before), true)
+  if (filter.updated_after) add((p) => `updated_at >= ${p}`, instantAtOrAfter(filter.updated_after))
+  if (filter.updated_before) add((p) => `updated_at < ${p}`, instantAtOrAfter(filter.updated_before))
   if (filter.q !== undefined) add(searchCondition, filter.q)
   return { where: conditions.join(' AND '), listOrderWhere: listOrderConditions.join(' AND '), values }
 }
@@ -172,7 +173,7 @@ async function orderedPage<Row extends ArticleKey>(tenantId: string, query: List
   const read: PageRead = { sql, columns, where, values, options: { prepare, generic } }
   const pageRows =
     sort === 'updated_at'
-      ? changesFeedRows<Row>(sql, columns, where, values, { limit, offset, after, updatedAfter: filter.updated_after ? new Date(filter.updated_after) : undefined, deep: offset >= deepOffset }, { prepare, generic })
+      ? changesFeedRows<Row>(sql, columns, where, values, { limit, offset, after, updatedAfter: filter.updated_after ? instantAtOrAfter(filter.updated_after) : undefined, deep: offset >= deepOffset }, { prepare, generic })
       : (after?.sort === 'published_at' ? publishedOrderRowsAfter<Row>(read, limit, after) : publishedOrderRows<Row>(read, limit, offset)).then((rows) => ({
           rows,
           lastChangeXid: null,

@@ -8,6 +8,7 @@ import { syncSettleMs } from '../time/sync-settle.ts'
 import { eventEnvelope, type EventEnvelope } from './event-envelope.ts'
 import { eventKinds } from './event-kinds.ts'
 import type { ListEventsQuery } from './event-schemas.ts'
+import { instantAtOrAfter } from '../instant-bound.ts'
 
 /**
  * The events API: a newsroom's events as its webhooks carry them. Only the kinds a
@@ -68,7 +69,7 @@ async function readEventsPage(
   const clauses = ['tenant_id = $1', `kind = ANY(${bind(query.type ?? eventKinds)}::text[])`, notSample]
   if (query.article_id !== undefined) clauses.push(`(data->>'article_id') = ${bind(query.article_id)}`)
   if (query.created_after !== undefined) clauses.push(`occurred_at > ${bind(new Date(query.created_after))}`)
-  if (query.created_before !== undefined) clauses.push(`occurred_at < ${bind(new Date(query.created_before))}`)
+  if (query.created_before !== undefined) clauses.push(`occurred_at < ${bind(instantAtOrAfter(query.created_before))}`)
   if (ascending) clauses.push(`occurred_at < ${bind(new Date(Date.now() - syncSettleMs()))}`)
   if (after) clauses.push(`(occurred_at, id) ${ascending ? '>' : '<'} (${bind(new Date(after.key))}::timestamptz, ${bind(after.id)}::text)`)
   const direction = ascending ? 'ASC' : 'DESC'

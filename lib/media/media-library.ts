@@ -19,6 +19,7 @@ import { mediaStore } from './storage/media-storage.ts'
 import { withMediaPurges } from './media-purges.ts'
 import { articlesChanged } from '../articles/article-totals.ts'
 import { logger } from '../ops/logger.ts'
+import { instantAtOrAfter } from '../instant-bound.ts'
 
 /**
  * Where a record's original lives in the media store: a key of its own, its content hash and its
@@ -182,8 +183,8 @@ export async function listMedia(actor: Actor, query: ListMediaQuery): Promise<Pa
   }
   if (query.credit) conditions.push(containing('m.credit', query.credit))
   if (query.created_after) conditions.push(Prisma.sql`m.created_at > ${new Date(query.created_after)}`)
-  if (query.created_before) conditions.push(Prisma.sql`m.created_at < ${new Date(query.created_before)}`)
-  if (query.rights_expire_before) conditions.push(Prisma.sql`m.expires_at < ${new Date(query.rights_expire_before)}`)
+  if (query.created_before) conditions.push(Prisma.sql`m.created_at < ${instantAtOrAfter(query.created_before)}`)
+  if (query.rights_expire_before) conditions.push(Prisma.sql`m.expires_at < ${instantAtOrAfter(query.rights_expire_before)}`)
   if (query.unused !== undefined) {
     conditions.push(Prisma.sql`${query.unused ? Prisma.sql`NOT ` : Prisma.empty}EXISTS (SELECT 1 FROM articles a WHERE a.tenant_id = m.tenant_id AND a.media_ids @> ARRAY[m.id])`)
   }
