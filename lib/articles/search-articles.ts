@@ -127,7 +127,7 @@ async function searchPage(tenantId: string, input: SearchPageInput, { limit, off
   // A common query fills the window from the newest articles: found by the walk alone, it skips
   // the bounded count, whose bitmap of the index of words holds every match in the archive
   // (137,536 for a phrase at 1,000,000 articles: 64 ms, more than the walk and the page together).
-  const { common, found: walked } = await walkIfCommon(sql, input, window)
+  const { common, found: walked } = await walkIfCommon(sql, input, window, { limit, offset })
   if (walked) return windowPage(sql, input, walked, { limit, offset })
   // The matches counted up to one past the window and, when the window holds them all, ranked
   // all (the count is exact then): one statement, the page skipped when the count passes the window.
@@ -135,7 +135,7 @@ async function searchPage(tenantId: string, input: SearchPageInput, { limit, off
   if (boundedMatches! <= window) return pageOf(input, rows, boundedMatches!, { limit, offset })
 
   // A walk already tried and fell short: the index of words finds the newest matches.
-  return windowPage(sql, input, common ? await indexedNewestMatches(sql, input, window) : await newestMatches(sql, input, window), { limit, offset })
+  return windowPage(sql, input, common ? await indexedNewestMatches(sql, input, window) : await newestMatches(sql, input, window, { limit, offset }), { limit, offset })
 }
 
 /** A page of a search matching more than the window: its newest matches `found` by relevance, then the older ones in list order. */
@@ -145,7 +145,7 @@ async function windowPage(sql: Sql, input: SearchPageInput, found: NewestMatches
   const n = values.length + 1
   // The window's rows by id and the other filters: they are matches already, and asking the
   // index of words again would build its bitmap of every match (45 ms of the 86 at 1,000,000 articles).
-  const ranked = offset >= window ? [] : found.ranks ? await rankedPage(sql, input, { ...found, ranks: found.ranks }, { limit: Math.min(limit, window - offset), offset }) : await matchRows(sql, input, { where: `${otherFiltersOf(input) ?? where} AND id = ANY($${n + 1}::text[])`, extra: [found.ids], order: `rank DESC, ${listOrder}`, limit: Math.min(limit, window - offset), offset })
+  const ranked = offset >= window ? [] : found.walkedPage ? await rankedPage(sql, input, found.walkedPage) : await matchRows(sql, input, { where: `${otherFiltersOf(input) ?? where} AND id = ANY($${n + 1}::text[])`, extra: [found.ids], order: `rank DESC, ${listOrder}`, limit: Math.min(limit, window - offset), offset })
   // Past the window the order is the list's, so position p there is position p of the list of matches.
   const restOffset = Math.max(offset, window)
   const rest = offset + limit > window ? await matchRows(sql, input, { where, order: listOrder, limit: offset + limit - restOffset, offset: restOffset }) : []
@@ -159,23 +159,26 @@ async function windowPage(sql: Sql, input: SearchPageInput, found: NewestMatches
 }
 
 /**
- * The window's ids in list order, and, when the walk found them, each one's rank and, for a page
- * read by key, each one's key as the walk read it (`walkedKeys`).
+ * The window's newest matches: found by the index of words, their ids in list order (`ids`); found
+ * by the walk, only the page's part of the window, ranked (`walkedPage`, walkedRows).
  */
-type NewestMatches = { ids: string[]; ranks?: number[]; walkedKeys?: WalkedKey[]; total: number; estimated: boolean }
+type NewestMatches = { ids: string[]; walkedPage?: undefined; total: number; estimated: boolean } | { ids?: undefined; walkedPage: WalkedPageRow[]; total: number; estimated: boolean }
+
+/** The part of the window a page shows, when the window is walked (offset and limit within it; none past it). */
+function windowSlice({ limit, offset }: { limit: number; offset: number }, window: number): { limit: number; offset: number } {
+  return offset >= window ? { limit: 0, offset: 0 } : { limit: Math.min(limit, window - offset), offset }
+}
 
 /**
- * A page of the window ordered by the ranks the walk computed: by rank, ties in list order (the
- * walk's, kept by a stable sort), as `rank DESC, listOrder` would order them, and only the page's
- * rows read again, for their snippets (reading a window of 500 again cost 3-7 ms).
+ * A page of the window as the walk ranked it (by rank, ties in list order, as `rank DESC,
+ * listOrder` orders them), and only the page's rows read again, for their snippets (reading a
+ * window of 500 again cost 3-7 ms).
  */
-async function rankedPage(sql: Sql, input: SearchPageInput, { ids, ranks, walkedKeys }: NewestMatches & { ranks: number[] }, page: { limit: number; offset: number }): Promise<MatchRow[]> {
-  const order = ids.map((id, walked) => ({ id, rank: ranks[walked]!, walked })).sort((a, b) => b.rank - a.rank)
-  const onPage = order.slice(page.offset, page.offset + page.limit)
+async function rankedPage(sql: Sql, input: SearchPageInput, onPage: WalkedPageRow[]): Promise<MatchRow[]> {
   if (onPage.length === 0) return []
   // By key, the walk named the page's articles already (in its own snapshot): no statement
   // reads them again, only their snippets, where not kept.
-  if (walkedKeys) return withSnippets(sql, input, onPage.map(({ rank, walked }, position) => ({ ...articleKeyOf(walkedKeys[walked]!), matchRank: rank, position: String(position + 1) })), walkedKeys[0]!.searchLanguage)
+  if (input.keysOnly) return withSnippets(sql, input, onPage.map((row, position) => ({ ...articleKeyOf(row as WalkedKey), matchRank: row.rank, position: String(position + 1) })), onPage[0]!.searchLanguage!)
   const pageIds = onPage.map((match) => match.id)
   const p = input.values.length + 2
   // Read by id (the primary key's index whatever the ids): one plan for every value.
@@ -197,7 +200,7 @@ function otherFiltersOf({ where, qPlaceholder }: SearchPageInput): string | null
  * a filter that leaves few recent articles, goes to the bounded count without a walk. The two
  * were two statements; one round trip fewer took a common phrase's page from four to three.
  */
-async function walkIfCommon(sql: Sql, input: SearchPageInput, window: number): Promise<{ common: boolean; found: NewestMatches | null }> {
+async function walkIfCommon(sql: Sql, input: SearchPageInput, window: number, page: { limit: number; offset: number }): Promise<{ common: boolean; found: NewestMatches | null }> {
   if (otherFiltersOf(input) === null) return { common: false, found: null }
   const { where, values, listOrder } = input
   const probeLimit = `$${values.length + 4}`
@@ -205,10 +208,10 @@ async function walkIfCommon(sql: Sql, input: SearchPageInput, window: number): P
   const probe = `(SELECT count(*) FROM (
        SELECT * FROM articles WHERE tenant_id = $1 ORDER BY ${listOrder} LIMIT ${probeLimit}
      ) probed WHERE ${where}) * ${walkRowsPerWindowRow} >= ${probeLimit}`
-  const walked = await walkedRows(sql, input, window, { gate: probe, extra: [window] })
+  const walked = await walkedRows(sql, input, window, page, { gate: probe, extra: [window] })
   // The probe's matches are among the walk's (they are newer than any article it skips), so a
-  // probe that passed makes the walk return a row: none means the probe failed.
-  return { common: walked.length > 0, found: await foundByWalk(sql, input, window, walked) }
+  // probe that passed makes the walk find a match: none means the probe failed.
+  return { common: walked.matches > 0, found: await foundByWalk(sql, input, window, walked) }
 }
 
 /**
@@ -216,12 +219,18 @@ async function walkIfCommon(sql: Sql, input: SearchPageInput, window: number): P
  * index; it stops one match past the window), when more than the window are within
  * walkRowsPerWindowRow × window articles: then with an estimated total. Else null.
  */
-async function walkNewestMatches(sql: Sql, input: SearchPageInput, window: number): Promise<NewestMatches | null> {
+async function walkNewestMatches(sql: Sql, input: SearchPageInput, window: number, page: { limit: number; offset: number }): Promise<NewestMatches | null> {
   if (otherFiltersOf(input) === null) return null
-  return foundByWalk(sql, input, window, await walkedRows(sql, input, window, { gate: null, extra: [] }))
+  return foundByWalk(sql, input, window, await walkedRows(sql, input, window, page, { gate: null, extra: [] }))
 }
 
-type WalkedRow = { id: string; walked: string; rank: number }
+/** A row of the walk's page: an article of the window the page shows, its rank, and for a page read by key its key (WalkedKey). */
+type WalkedPageRow = { id: string; rank: number } & Partial<WalkedKey>
+/**
+ * What the walk found: how many matches (up to one past the window), how many articles it walked
+ * to the window's last one, and the page's part of the window, ranked.
+ */
+type Walked = { matches: number; windowWalked: number | null; page: WalkedPageRow[] }
 /**
  * An article's key as the walk read it, its times as PostgreSQL's text: only the page's few are
  * made Dates (by the driver's own parser, so equal to a Date the driver read), not the window's 200.
@@ -239,7 +248,12 @@ const walkedKeyColumns = `, version, updated_at::text AS "updatedAt", published_
 
 /**
  * The walk's statement: up to window + 1 matches with their rank and how many articles were
- * walked to each, when `gate` (a condition on the values and `extra`, after the walk's own) holds.
+ * walked to each, when `gate` (a condition on the values and `extra`, after the walk's own) holds;
+ * of those it returns how many there were, the articles walked to the window's last, and only the
+ * page's part of the window (windowSlice), ordered by rank, ties in list order. Why: the window's
+ * 201 rows of eight columns, parsed by the service to be sorted there and a quarter of them
+ * shown, were most of its row parsing for a common phrase's page (pg's parseRow, Buffer slices,
+ * the strings' collection; --cpu-prof); sorted in PostgreSQL they are 200 numbers compared.
  *
  * With only publication and update bounds besides q, the walk runs on one generic plan
  * (tenantSql's `generic`): the list-order index from the newest article whatever the words and
@@ -250,37 +264,60 @@ const walkedKeyColumns = `, version, updated_at::text AS "updatedAt", published_
  * takes its articles from the newest of the index's own range (the publication bounds), then
  * applies the other bounds: it never reads more than walkRowsPerWindowRow × window of them.
  */
-async function walkedRows(sql: Sql, input: SearchPageInput, window: number, { gate, extra }: { gate: string | null; extra: unknown[] }): Promise<(WalkedRow & Partial<WalkedKey>)[]> {
+async function walkedRows(sql: Sql, input: SearchPageInput, window: number, page: { limit: number; offset: number }, { gate, extra }: { gate: string | null; extra: unknown[] }): Promise<Walked> {
   const { values, qPlaceholder, listOrder } = input
   const n = values.length + 1
   const generic = planStableFilter({ ...input.filter, q: undefined })
-  const walkedColumns = 'id, published_at, created_at, version, updated_at, search_vector'
+  const walkedColumns = 'id, published_at, created_at, version, updated_at'
+  // Each walked article's rank where it matches (null where not), computed before row_number()
+  // numbers the walk: a WindowAgg copies every row it numbers into its tuplestore, and carrying
+  // the ~1.5 KB vector through it was a tenth of the walk's PostgreSQL CPU (memmove, perf) at
+  // 1,000,000 articles. One @@ a row, as before: ts_rank_cd only where it matched.
+  const ranked = `${walkedColumns}, CASE WHEN ${searchCondition(qPlaceholder)} THEN ts_rank_cd(search_vector, ${searchQuery(qPlaceholder)})::float8 END AS rank`
+  // OFFSET 0 keeps the ranked rows a subquery of their own (not pulled up into the numbering, which
+  // would compute the rank above it, the vector spooled again); ordered, so nothing sorts them.
   const walked = generic
-    ? `SELECT ${walkedColumns}, row_number() OVER (ORDER BY ${listOrder}) AS walked
-       FROM (SELECT ${walkedColumns}, tenant_id FROM articles WHERE ${input.listOrderWhere} ORDER BY ${listOrder} LIMIT $${n + 1}) newest
-       WHERE ${otherFiltersOf(input)} ORDER BY ${listOrder}`
-    : `SELECT ${walkedColumns}, row_number() OVER (ORDER BY ${listOrder}) AS walked
-       FROM articles WHERE ${otherFiltersOf(input)} ORDER BY ${listOrder} LIMIT $${n + 1}`
-  // Ordered as the walk is (not by `walked`, which the planner would sort), so it stops at the window's last match.
-  return sql.rows<WalkedRow & Partial<WalkedKey>>(
-    `SELECT id, walked, ts_rank_cd(search_vector, ${searchQuery(qPlaceholder)})::float8 AS rank${input.keysOnly ? walkedKeyColumns : ''} FROM (${walked}) recent
-     WHERE ${searchCondition(qPlaceholder)}${gate ? ` AND ${gate}` : ''} ORDER BY ${listOrder} LIMIT $${n + 2}`,
-    [...values, window * walkRowsPerWindowRow, window + 1, ...extra],
+    ? `SELECT ${walkedColumns}, rank, row_number() OVER (ORDER BY ${listOrder}) AS walked
+       FROM (SELECT ${ranked}
+             FROM (SELECT ${walkedColumns}, search_vector, tenant_id FROM articles WHERE ${input.listOrderWhere} ORDER BY ${listOrder} LIMIT $${n + 1}) newest
+             WHERE ${otherFiltersOf(input)} ORDER BY ${listOrder} OFFSET 0) filtered
+       ORDER BY ${listOrder}`
+    : `SELECT ${walkedColumns}, rank, row_number() OVER (ORDER BY ${listOrder}) AS walked
+       FROM (SELECT ${ranked} FROM articles WHERE ${otherFiltersOf(input)} ORDER BY ${listOrder} LIMIT $${n + 1}) filtered
+       ORDER BY ${listOrder}`
+  const walkValues = [...values, window * walkRowsPerWindowRow, window + 1, ...extra]
+  const [windowRows, lastOfWindow, pageLimit, pageOffset] = [1, 2, 3, 4].map((k) => `$${walkValues.length + 1 + k}`)
+  const slice = windowSlice(page, window)
+  // Ordered as the walk is (not by `walked`, which the planner would sort), so it stops at the
+  // window's last match; the CTE runs once, its at most window + 1 rows then counted and paged.
+  // `walked` grows with the walk, so it orders the window's matches as the list does.
+  const rows = await sql.rows<WalkedPageRow & { matches: number; windowWalked: string | null; walked: string | null }>(
+    `WITH walk AS (
+       SELECT id, walked, rank${input.keysOnly ? walkedKeyColumns : ''} FROM (${walked}) recent
+       WHERE rank IS NOT NULL${gate ? ` AND ${gate}` : ''} ORDER BY ${listOrder} LIMIT $${n + 2}
+     )
+     SELECT counted.matches, counted."windowWalked", page.*
+     FROM (SELECT count(*)::int AS matches, (SELECT walked FROM walk ORDER BY walked OFFSET ${lastOfWindow} LIMIT 1) AS "windowWalked" FROM walk) counted
+     LEFT JOIN LATERAL (
+       SELECT * FROM (SELECT * FROM walk ORDER BY walked LIMIT ${windowRows}) in_window ORDER BY rank DESC, walked LIMIT ${pageLimit} OFFSET ${pageOffset}
+     ) page ON true
+     ORDER BY page.rank DESC, page.walked`,
+    [...walkValues, window, window - 1, slice.limit, slice.offset],
     { generic },
   )
+  const [first] = rows
+  return { matches: first!.matches, windowWalked: first!.windowWalked === null ? null : Number(first!.windowWalked), page: rows.filter((row) => row.id !== null).map(({ matches: _, windowWalked: _walked, walked: _at, ...row }) => row) }
 }
 
 /** The window the walk found, with the estimated total, or null when it found no more than the window. */
-async function foundByWalk(sql: Sql, input: SearchPageInput, window: number, walked: (WalkedRow & Partial<WalkedKey>)[]): Promise<NewestMatches | null> {
+async function foundByWalk(sql: Sql, input: SearchPageInput, window: number, walked: Walked): Promise<NewestMatches | null> {
   // One match more than the window says there are more than it holds, without a count.
-  if (walked.length <= window) return null
+  if (walked.matches <= window) return null
   const otherFilters = otherFiltersOf(input)!
   const [plan] = await sql.rows<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(`EXPLAIN (FORMAT JSON) SELECT 1 FROM articles WHERE ${otherFilters}`, input.values.slice(0, -1))
-  const share = window / Number(walked[window - 1]!.walked)
+  const share = window / walked.windowWalked!
   const estimate = Math.round(share * plan!['QUERY PLAN'][0].Plan['Plan Rows'])
-  const inWindow = walked.slice(0, window)
-  const walkedKeys = input.keysOnly ? (inWindow as WalkedKey[]) : undefined
-  return { ids: inWindow.map((row) => row.id), ranks: inWindow.map((row) => row.rank), walkedKeys, total: Math.max(estimate, window + 1), estimated: true }
+  return { walkedPage: walked.page, total: Math.max(estimate, window + 1), estimated: true }
 }
 
 /**
@@ -288,8 +325,8 @@ async function foundByWalk(sql: Sql, input: SearchPageInput, window: number, wal
  * article, as long as that finds them within walkRowsPerWindowRow × window articles; else (the
  * matches are few among the recent articles) from the index of words, counting every match exactly.
  */
-async function newestMatches(sql: Sql, input: SearchPageInput, window: number): Promise<NewestMatches> {
-  return (await walkNewestMatches(sql, input, window)) ?? indexedNewestMatches(sql, input, window)
+async function newestMatches(sql: Sql, input: SearchPageInput, window: number, page: { limit: number; offset: number }): Promise<NewestMatches> {
+  return (await walkNewestMatches(sql, input, window, page)) ?? indexedNewestMatches(sql, input, window)
 }
 
 async function indexedNewestMatches(sql: Sql, { where, values, listOrder }: SearchPageInput, window: number): Promise<NewestMatches> {
