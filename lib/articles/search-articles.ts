@@ -145,7 +145,9 @@ async function windowPage(sql: Sql, input: SearchPageInput, found: NewestMatches
   const n = values.length + 1
   // The window's rows by id and the other filters: they are matches already, and asking the
   // index of words again would build its bitmap of every match (45 ms of the 86 at 1,000,000 articles).
-  const ranked = offset >= window ? [] : found.walkedPage ? await rankedPage(sql, input, found.walkedPage) : await matchRows(sql, input, { where: `${otherFiltersOf(input) ?? where} AND id = ANY($${n + 1}::text[])`, extra: [found.ids], order: `rank DESC, ${listOrder}`, limit: Math.min(limit, window - offset), offset })
+  // The window's part of the page: the walk read it already; found by the index, it is read by id.
+  const inWindow = windowSlice({ limit, offset }, window)
+  const ranked = inWindow.limit === 0 ? [] : found.walkedPage ? await rankedPage(sql, input, found.walkedPage) : await matchRows(sql, input, { where: `${otherFiltersOf(input) ?? where} AND id = ANY($${n + 1}::text[])`, extra: [found.ids], order: `rank DESC, ${listOrder}`, ...inWindow })
   // Past the window the order is the list's, so position p there is position p of the list of matches.
   const restOffset = Math.max(offset, window)
   const rest = offset + limit > window ? await matchRows(sql, input, { where, order: listOrder, limit: offset + limit - restOffset, offset: restOffset }) : []
