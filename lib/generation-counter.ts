@@ -23,9 +23,14 @@ export type GenerationCounter = {
   advance(tenantIds: Iterable<string>): Promise<void>
 }
 
-/** The generation a cache keys on, from the value read at its Redis key ('' when absent). */
-export function generationFromRedis(value: string): string {
-  return `redis:${value || '0'}`
+/**
+ * The generation a cache keys on, from the value read at its Redis key; undefined when the key is
+ * absent. An absent counter is no generation: read as 0, it was 0 again after every restart of
+ * Redis without its data (or an eviction), and answers an instance kept under 0 before the last
+ * acknowledged write were served again (break59). current() starts an absent counter instead.
+ */
+export function generationFromRedis(value: string): string | undefined {
+  return value === '' ? undefined : `redis:${value}`
 }
 
 /** The Redis client, once its first connection has settled; undefined without REDIS_URL. */
@@ -84,8 +89,15 @@ export function generationCounter(kind: 'article' | 'event', reportRedisDown: (e
     state.inFlight = true
     // Straight onto the connection: the reads are batched here already, and the client's own
     // auto-pipelining would add a pipeline object and another turn to each.
-    ;(redis.sendCommand(new Command('get', [keyOf(tenantId)], { replyEncoding: 'utf8' })) as Promise<string | null>).then(
-      (value) => resolve(generationFromRedis(value ?? '')),
+    const read = async (): Promise<string> => {
+      const value = (await redis.sendCommand(new Command('get', [keyOf(tenantId)], { replyEncoding: 'utf8' }))) as string | null
+      if (value !== null) return value
+      // An absent counter (Redis lost it, or never had it) is started as an advance starts it,
+      // from Redis's clock, so its first value is none the newsroom had before.
+      return (await withDefinedCommands<AdvanceCommand>(redis, advanceCommands)).advanceGeneration(keyOf(tenantId))
+    }
+    read().then(
+      (value) => resolve(`redis:${value}`),
       (error: Error) => {
         // Answered first: the waiting requests go on uncached whatever reporting does.
         resolve(null)

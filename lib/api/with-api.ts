@@ -141,6 +141,7 @@ export function withApi<
       // generation: read in the rate limit's round trip, after this request arrived.
       const tenantId = principal.tenant.id
       const decision = await consumeTokenRequest(principal.tokenId, principal.tenant.plan, undefined, request.method === 'GET' ? cacheGeneration.redisKey(tenantId) : undefined)
+      // undefined when the counter is absent: the cache then reads it through the counter, which starts it.
       const generation = decision.read === undefined ? undefined : generationFromRedis(decision.read)
       headers = rateLimitHeaders(decision)
       if (!decision.allowed) {
