@@ -39,16 +39,21 @@ describe('a write whose generation advance was lost with Redis (break59)', () =>
     expect(created.status, created.text).toBe(201)
     const path = `/v1/articles/${created.body.article_id}`
     for (let i = 0; i < 3; i++) expect((await editor.get(path)).body.headline).toBe('Before the outage')
+    // The list's total is kept too (article-totals.ts), under the same generation.
+    for (let i = 0; i < 3; i++) expect((await editor.get('/v1/articles?status=draft&limit=1')).body.total).toBe(1)
     const before = await elsewhere.get(generationKey())
 
     // Redis drops the connection as the advance is sent; the write has committed.
     const redis = getRedis() as Redis & { advanceGeneration: (key: string) => Promise<string> }
-    const lost = vi.spyOn(redis, 'advanceGeneration').mockRejectedValueOnce(new Error('Connection is closed.'))
+    const lost = vi.spyOn(redis, 'advanceGeneration').mockRejectedValue(new Error('Connection is closed.'))
     const patched = await editor.patch(path, { headline: 'Written during the outage' })
     expect(patched.status, patched.text).toBe(200)
     expect(lost).toHaveBeenCalled()
+    const another = await editor.post('/v1/articles', { headline: 'Also during the outage' })
+    expect(another.status, another.text).toBe(201)
     lost.mockRestore()
     expect(await elsewhere.get(generationKey())).toBe(before)
+    expect((await editor.get('/v1/articles?status=draft&limit=1')).body.total).toBe(2)
 
     // Redis is back, with its data: the writer's instance does not serve what it kept before.
     expect((await editor.get(path)).body.headline).toBe('Written during the outage')
