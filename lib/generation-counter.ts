@@ -83,6 +83,35 @@ export function generationCounter(kind: 'article' | 'event', reportRedisDown: (e
   const keyOf = (tenantId: string) => `newsroom:${kind}-generation:${tenantId}`
   // Per newsroom: the read sent and not yet answered, and the one that waits for it (see current).
   const reads = new Map<string, GenerationReads>()
+  // Newsrooms whose advance Redis did not take (down, or too slow) after their change committed
+  // and was answered, each with the number of its last such loss. Redis back with its data
+  // (appendonly) still holds the generation from before the change, under which every instance
+  // may keep answers: until the advance is made again, this instance caches nothing of theirs,
+  // and it makes it again as soon as it can (on the next connection, or the next read).
+  const unadvanced = processSingleton(`${kind}-generation-unadvanced`, () => new Map<string, number>())
+  const retrying = new Set<string>()
+  let losses = 0
+  const watched = new WeakSet<Redis>()
+  const advanceAgain = (redis: Redis, tenantId: string) => {
+    const loss = unadvanced.get(tenantId)
+    if (loss === undefined || retrying.has(tenantId) || redis.status !== 'ready') return
+    retrying.add(tenantId)
+    void withDefinedCommands<AdvanceCommand>(redis, advanceCommands)
+      .then((commands) => commands.advanceGeneration(keyOf(tenantId)))
+      // Another loss since this advance was sent needs an advance after it.
+      .then(() => unadvanced.get(tenantId) === loss && unadvanced.delete(tenantId), () => undefined)
+      .finally(() => retrying.delete(tenantId))
+  }
+  const advanceLost = (redis: Redis, tenantId: string, error: Error) => {
+    unadvanced.set(tenantId, ++losses)
+    if (!watched.has(redis)) {
+      watched.add(redis)
+      redis.on('ready', () => {
+        for (const lostTenant of unadvanced.keys()) advanceAgain(redis, lostTenant)
+      })
+    }
+    reportRedisDown(error)
+  }
   const send = (redis: Redis, tenantId: string, state: GenerationReads) => {
     const resolve = state.resolveNext!
     state.next = state.resolveNext = undefined
@@ -112,10 +141,15 @@ export function generationCounter(kind: 'article' | 'event', reportRedisDown: (e
   return {
     keyOf,
     localValue: (tenantId) => local.get(tenantId) ?? 0,
-    redisKey: (tenantId) => (getRedis() ? keyOf(tenantId) : undefined),
+    // Not read beside a decision while an advance is lost: current() says so.
+    redisKey: (tenantId) => (getRedis() && !unadvanced.has(tenantId) ? keyOf(tenantId) : undefined),
     async current(tenantId) {
       const redis = await readyRedis()
       if (!redis) return `local:${local.get(tenantId) ?? 0}`
+      if (unadvanced.has(tenantId)) {
+        advanceAgain(redis, tenantId)
+        return null
+      }
       // What a cache needs is a generation read after its request arrived. Readers share reads
       // as a group commit shares a flush: the first one's GET is sent in the next turn, after
       // every request of this turn has asked; a request that asks while a GET is in flight
@@ -145,7 +179,7 @@ export function generationCounter(kind: 'article' | 'event', reportRedisDown: (e
       // (lib/redis.ts), and an explicit pipeline could overtake single commands still queued there.
       // By its SHA (defined once per client, lib/api/sliding-window.ts), not its text every write.
       const commands = await withDefinedCommands<AdvanceCommand>(redis, advanceCommands)
-      await Promise.all(tenants.map((tenantId) => commands.advanceGeneration(keyOf(tenantId)).catch(reportRedisDown)))
+      await Promise.all(tenants.map((tenantId) => commands.advanceGeneration(keyOf(tenantId)).catch((error: Error) => advanceLost(redis, tenantId, error))))
     },
   }
 }
