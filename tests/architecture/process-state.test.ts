@@ -12,7 +12,6 @@ import { describe, expect, it } from 'vitest'
 const perCopyIsHarmless: Record<string, string> = {
   'lib/api/openapi/openapi-document.ts': 'the document, built from code: every copy builds the same',
   'lib/api/openapi/content-openapi-document.ts': "the content API's document and the problem codes it lists, built from code: every copy builds the same",
-  'lib/api/large-body-gate.ts': 'the large bodies in flight: only /v1 reads them, so only the copy serving /v1 counts',
   'lib/api/rate-limit.ts': 'the limiter objects and the in-memory fallback: each copy limits its own door (/v1 or sign-in)',
   'lib/api/sliding-window.ts': 'a counter that makes rate-limit log entries unique, tagged per copy',
   'lib/api/reserved-window.ts': 'which clients have the reservation script defined (a second copy defines it again on the shared client), and a counter that makes block tags unique, tagged per copy: blocks of two copies are blocks of two instances in the one Redis log',
