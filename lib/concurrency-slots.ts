@@ -18,7 +18,7 @@ export type ConcurrencySlots = {
 }
 
 export function concurrencySlots(name: string, options: { limit: () => number; maxWaiting: number; busy: (inUse: number) => string }): ConcurrencySlots {
-  const state = processSingleton(`slots: ${name}`, () => ({ running: 0, waiting: [] as (() => void)[] }))
+  const state = processSingleton(name, () => ({ running: 0, waiting: [] as (() => void)[] }))
   const take = async (refuseWhenFull: boolean) => {
     if (state.running < options.limit()) state.running++
     else if (refuseWhenFull && state.waiting.length >= options.maxWaiting) throw new ServiceUnavailableError(options.busy(state.running + state.waiting.length), 2)

@@ -6,7 +6,7 @@ import { positive } from '../media/media-limits.ts'
 // memory while they are read, parsed and written, and the production process runs with a
 // bounded heap (npm start). So each process handles a few at a time; the rest wait their turn,
 // and past a bound are refused with 503 and Retry-After rather than put the process at risk.
-const slots = concurrencySlots('large bodies', {
+const slots = concurrencySlots('large body gate', {
   limit: () => positive(process.env.LARGE_BODY_CONCURRENCY, 2),
   maxWaiting: 32,
   busy: (inUse) => `${inUse} large requests are being handled by this instance; retry shortly.`,

@@ -130,7 +130,7 @@ export async function searchArticleKeyPage(tenantId: string, input: SearchPageIn
  * in a few at a time, each runs its statements back to back, the wait is the queue's, in order,
  * and a burst of searches leaves the pool's other connections to lists and writes.
  */
-const searchSlots = concurrencySlots('searches', {
+const searchSlots = concurrencySlots('search gate', {
   limit: () => positive(process.env.SEARCH_CONCURRENCY, 4),
   maxWaiting: 256,
   busy: (inUse) => `${inUse} searches are being answered by this instance; retry shortly.`,
