@@ -8,8 +8,6 @@ import { toArticleRecord } from './article-record.ts'
 import { planStableFilter } from './plan-stable-filter.ts'
 import { articleKeyColumns, ChangedWhileReadByKey, type ArticleKey } from './rendered-records.ts'
 import { keptSnippets, type MadeSnippet } from './kept-snippets.ts'
-import { concurrencySlots } from '../concurrency-slots.ts'
-import { positive } from '../media/media-limits.ts'
 
 /** Where a match's words start and stop in a snippet: control characters no article text needs. */
 export const matchStart = '\u0002'
@@ -121,27 +119,8 @@ export async function searchArticleKeyPage(tenantId: string, input: SearchPageIn
   return (await searchPage(tenantId, { ...input, keysOnly: true }, page)) as Page<SearchedKey>
 }
 
-/**
- * Searches run a few at a time in each process (SEARCH_CONCURRENCY, default 4), the rest in the
- * order they came (503 with Retry-After past 256 waiting). A search is two to four statements one
- * after another, each waiting for a pooled connection: with 32 at once every statement queued
- * behind the others' and PostgreSQL ran ten searches on two cores, so the wait depended on where
- * each statement fell (bench at 1,000,000 articles, 32 connections: p50 145 ms, p99 401 ms). Let
- * in a few at a time, each runs its statements back to back, the wait is the queue's, in order,
- * and a burst of searches leaves the pool's other connections to lists and writes.
- */
-const searchSlots = concurrencySlots('search gate', {
-  limit: () => positive(process.env.SEARCH_CONCURRENCY, 4),
-  maxWaiting: 256,
-  busy: (inUse) => `${inUse} searches are being answered by this instance; retry shortly.`,
-})
-
 /** A page of either shape: `input.keysOnly` decides which (pageOf). */
-function searchPage(tenantId: string, input: SearchPageInput, page: Pick<ListArticlesQuery, 'limit' | 'offset'>): Promise<Page<SearchedArticle | SearchedKey>> {
-  return searchSlots.run(() => searchWithinSlot(tenantId, input, page))
-}
-
-async function searchWithinSlot(tenantId: string, input: SearchPageInput, { limit, offset }: Pick<ListArticlesQuery, 'limit' | 'offset'>): Promise<Page<SearchedArticle | SearchedKey>> {
+async function searchPage(tenantId: string, input: SearchPageInput, { limit, offset }: Pick<ListArticlesQuery, 'limit' | 'offset'>): Promise<Page<SearchedArticle | SearchedKey>> {
   const sql = tenantSql(tenantId)
   const { where, listOrder } = input
   const window = searchRankWindow()
