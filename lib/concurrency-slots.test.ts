@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { concurrencySlots } from './concurrency-slots.ts'
 import { ServiceUnavailableError } from './errors.ts'
-
-function deferred() {
-  let resolve!: () => void
-  const promise = new Promise<void>((done) => (resolve = done))
-  return { promise, resolve }
-}
+import { deferred } from '../tests/support/deferred.ts'
 
 describe('concurrency slots', () => {
   it('lets waiting work in the order it came, and a failed one gives its slot back', async () => {

@@ -1,12 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { ServiceUnavailableError } from '../errors.ts'
 import { outsideLargeBodySlot, withLargeBodySlot } from './large-body-gate.ts'
-
-function deferred() {
-  let resolve!: () => void
-  const promise = new Promise<void>((done) => (resolve = done))
-  return { promise, resolve }
-}
+import { deferred } from '../../tests/support/deferred.ts'
 
 describe('the large-body gate', () => {
   it('runs two large requests at a time, the next as one finishes, and refuses past 32 waiting', async () => {

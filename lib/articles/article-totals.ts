@@ -60,6 +60,9 @@ export const articleGeneration = (tenantId: string): Promise<string | null> => g
  */
 export const articleGenerationRedisKey = (tenantId: string): string | undefined => generation.redisKey(tenantId)
 
+/** The tenant's generation's Redis key, whatever state the counter is in (for tests that play Redis losing it). */
+export const articleGenerationKey = (tenantId: string): string => generation.keyOf(tenantId)
+
 /** Called once the changes to these tenants' articles have committed: their cached totals no longer hold. */
 export const articlesChanged = (tenantIds: Iterable<string>): Promise<void> => generation.advance(tenantIds)
 

@@ -1,11 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { FetchTurnTimeoutError, withFetchSlot } from './fetch-gate.ts'
-
-function deferred() {
-  let resolve!: () => void
-  const promise = new Promise<void>((done) => (resolve = done))
-  return { promise, resolve }
-}
+import { deferred } from '../../tests/support/deferred.ts'
 
 afterEach(() => void vi.unstubAllEnvs())
 

@@ -1,11 +1,6 @@
-import { Redis } from 'ioredis'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { closeRedis } from '../../lib/redis.ts'
+import { describe, expect, it } from 'vitest'
 import { apiClient } from '../support/api-client.ts'
-import { startApiServer } from '../support/api-server.ts'
-import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
-import { stubEnv } from '../support/stub-env.ts'
-import { testRedisUrl } from '../support/test-env.ts'
+import { redisBackedServer } from '../support/redis-backed-server.ts'
 
 // break59: a Redis restarted without its data has no generation for a newsroom, which was read
 // as generation 0, so every such restart repeated it. Answers an instance kept in its memory
@@ -13,29 +8,12 @@ import { testRedisUrl } from '../support/test-env.ts'
 // were served again after the next restart, though a write had been acknowledged in between.
 // Only this newsroom's key is dropped here to stand for the restart: the server is shared.
 
-let server: Awaited<ReturnType<typeof startApiServer>>
-let newsroom: TestTenant
-let elsewhere: Redis
-
-beforeAll(async () => {
-  stubEnv({ REDIS_URL: testRedisUrl })
-  server = await startApiServer()
-  newsroom = await createTestTenant()
-  elsewhere = new Redis(testRedisUrl)
-})
-
-afterAll(async () => {
-  await elsewhere.del(generationKey())
-  elsewhere.disconnect()
-  await server.close()
-  await closeRedis()
-})
-
-const generationKey = () => `newsroom:article-generation:${newsroom.tenant.id}`
-const redisRestartsEmpty = () => elsewhere.del(generationKey())
+const fixture = redisBackedServer()
+const redisRestartsEmpty = () => fixture.elsewhere.del(fixture.generationKey())
 
 describe('a read after an acknowledged write, across restarts of Redis without its data (break59)', () => {
   it('never shows the article as it was before the write', async () => {
+    const { server, newsroom } = fixture
     const editor = apiClient(server.url, await newsroom.token(['articles:read', 'articles:write']))
     const created = await editor.post('/v1/articles', { headline: 'Before the restarts' })
     expect(created.status, created.text).toBe(201)

@@ -1,39 +1,19 @@
 import { Redis } from 'ioredis'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { closeRedis, getRedis } from '../../lib/redis.ts'
+import { describe, expect, it, vi } from 'vitest'
+import { getRedis } from '../../lib/redis.ts'
 import { apiClient } from '../support/api-client.ts'
-import { startApiServer } from '../support/api-server.ts'
-import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
-import { stubEnv } from '../support/stub-env.ts'
-import { testRedisUrl } from '../support/test-env.ts'
+import { redisBackedServer } from '../support/redis-backed-server.ts'
 
 // break59: a write committed while Redis is away (killed, restarted with its data as deploy.md's
 // appendonly Redis is) is answered, but its generation advance is lost, and answers kept under
 // the generation before it were served again once Redis was back: by the writer's own instance
 // and, from Redis, by every other one, for up to 30 s.
 
-let server: Awaited<ReturnType<typeof startApiServer>>
-let newsroom: TestTenant
-let elsewhere: Redis
-
-beforeAll(async () => {
-  stubEnv({ REDIS_URL: testRedisUrl })
-  server = await startApiServer()
-  newsroom = await createTestTenant()
-  elsewhere = new Redis(testRedisUrl)
-})
-
-afterAll(async () => {
-  await elsewhere.del(generationKey())
-  elsewhere.disconnect()
-  await server.close()
-  await closeRedis()
-})
-
-const generationKey = () => `newsroom:article-generation:${newsroom.tenant.id}`
+const fixture = redisBackedServer()
 
 describe('a write whose generation advance was lost with Redis (break59)', () => {
   it('is seen by the next read, and advances the generation once Redis is back', async () => {
+    const { server, newsroom, elsewhere, generationKey } = fixture
     const editor = apiClient(server.url, await newsroom.token(['articles:read', 'articles:write']))
     const created = await editor.post('/v1/articles', { headline: 'Before the outage' })
     expect(created.status, created.text).toBe(201)
