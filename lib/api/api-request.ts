@@ -19,6 +19,8 @@ export type ApiRequest = {
    * readJsonBody, instead of `body`.
    */
   readonly bodyBytes?: (maxBytes: number) => Promise<Buffer | 'too-large' | null>
+  /** Aborts when the client leaves before the answer is delivered (Next's route handlers give one). */
+  readonly signal?: AbortSignal
   /** `url` already parsed, where whoever made the request had to (the production server's router); never modified. */
   readonly parsedUrl?: URL
 }

@@ -1,7 +1,7 @@
 import path from 'node:path'
 import { Prisma, type Media } from '../db/generated/client.ts'
 import { commitChange } from '../events/commit-change.ts'
-import { ConflictError, ForbiddenError, NotFoundError, PreconditionFailedError } from '../errors.ts'
+import { ConflictError, DomainError, ForbiddenError, NotFoundError, PreconditionFailedError } from '../errors.ts'
 import { createId } from '../ids.ts'
 import { newestFirstPage } from '../newest-first-cursor.ts'
 import type { Page } from '../pagination.ts'
@@ -89,8 +89,26 @@ function fieldData(fields: Partial<UploadFields>): Prisma.MediaUncheckedUpdateIn
  * embedded IPTC/XMP/EXIF filling the fields the uploader left empty, the bytes stored under
  * the record's own key (originalKey), and the record with its media.uploaded event committed
  * together. The same bytes again answer the existing record (created: false) and keep nothing.
+ *
+ * `requester`, where given, aborts when whoever asked leaves before the answer reached them (the
+ * portal's upload: its page says "Nothing was stored" on a cancel or a dropped connection, and
+ * the browser cancels by closing the connection, which may be seen only once the whole file has
+ * arrived). Then the upload is not kept: refused at its commit if it was gone by then, removed
+ * again (with its media.deleted) if it went while the answer was on its way. An existing record
+ * the same bytes found is never touched.
  */
-export async function createMedia(actor: Actor, file: ReceivedFile, fields: UploadFields): Promise<CreatedMedia> {
+export async function createMedia(actor: Actor, file: ReceivedFile, fields: UploadFields, options: { requester?: AbortSignal } = {}): Promise<CreatedMedia> {
+  const { requester } = options
+  const kept = await keepUpload(actor, file, fields, requester)
+  if (requester && kept.created) {
+    const undo = () => void deleteMedia(actor, kept.media.id).catch((error: unknown) => logger.error({ tenant_id: actor.tenant.id, media_id: kept.media.id, err: error }, 'an upload whose requester left was not removed'))
+    if (requester.aborted) undo()
+    else requester.addEventListener('abort', undo, { once: true })
+  }
+  return kept
+}
+
+async function keepUpload(actor: Actor, file: ReceivedFile, fields: UploadFields, requester: AbortSignal | undefined): Promise<CreatedMedia> {
   try {
     const tenantId = actor.tenant.id
     const tdb = tenantDb(tenantId)
@@ -126,6 +144,7 @@ export async function createMedia(actor: Actor, file: ReceivedFile, fields: Uplo
     } satisfies Prisma.MediaUncheckedCreateInput
     try {
       const media = await commitChange(tdb, tenantId, async (tx, emit) => {
+        if (requester?.aborted) throw new DomainError('request_aborted', 'The upload was cancelled before it was kept.')
         const created = await tx.media.create({ data: row })
         await emit([{ kind: 'media.uploaded', data: toMediaRecord({ ...created, usedBy: [] }) as unknown as Prisma.InputJsonObject }])
         return created

@@ -8,7 +8,8 @@ import { serveMediaUpload } from '../../lib/api/portal-media-routes.ts'
 import { withRouteFailures } from '../../lib/api/failure.ts'
 import { resetMediaStore } from '../../lib/media/storage/media-storage.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
-import { cameraJpeg } from '../support/media-images.ts'
+import { db } from '../../lib/db/client.ts'
+import { cameraJpeg, uploadForm } from '../support/media-images.ts'
 import { nextAuthBrowser, nextAuthBrowserSecret } from '../support/next-auth-browser.ts'
 import { stubEnv } from '../support/stub-env.ts'
 
@@ -58,5 +59,78 @@ describe('the portal upload door', () => {
     const temp = path.join(tempRoot, 'newsroom-media')
     // Files only: each process writes under a directory of its own (p<pid>) there.
     expect(existsSync(temp) ? readdirSync(temp, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => entry.name) : [], 'temporary files left behind').toEqual([])
+  })
+
+  // The Media page tells an editor who cancels an upload, or whose connection drops, "Nothing was
+  // stored." The browser cancels by closing the connection, which the server may see only after it
+  // has the whole file: while it checks the image, or once it has kept it and is answering.
+  describe('an upload whose page left before the answer reached it', () => {
+    const signedIn = async () => {
+      const browser = nextAuthBrowser({ userAgent: 'portal door test', address: '198.51.100.48' })
+      expect(await browser.signIn(newsroom.users.writer.email, 'test-password')).toBe(true)
+      return browser.cookieHeader()
+    }
+    const stored = (filename: string) => db.media.findMany({ where: { tenantId: newsroom.tenant.id, filename }, select: { id: true } })
+    const multipart = async (bytes: Buffer, filename: string) => {
+      const form = new Response(uploadForm(bytes, filename, { alt_text: 'Harbour at dusk' }))
+      return { type: form.headers.get('content-type')!, body: new Uint8Array(await form.arrayBuffer()) }
+    }
+    const uploadRequest = (cookie: string, form: { type: string; body: ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer> }, signal: AbortSignal) =>
+      new Request('http://localhost/api/media', {
+        method: 'POST',
+        body: form.body,
+        headers: { cookie, 'x-newsroom-portal': '1', 'content-type': form.type },
+        signal,
+        ...({ duplex: 'half' } as object),
+      })
+    const until = async (condition: () => Promise<boolean>) => {
+      for (let tries = 0; tries < 200 && !(await condition()); tries++) await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+
+    it('gone while the image was being checked: nothing is kept', async () => {
+      const cookie = await signedIn()
+      const form = await multipart(await cameraJpeg({ width: 1600, height: 1200, seed: 47_010 }), 'left-while-checked.jpg')
+      const leaving = new AbortController()
+      // The whole file arrives; the connection closes just after, as the server starts on it.
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(form.body)
+          controller.close()
+        },
+      })
+      const reader = body.getReader()
+      const watched = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const { done, value } = await reader.read()
+          if (done) {
+            controller.close()
+            setImmediate(() => leaving.abort())
+          } else controller.enqueue(value)
+        },
+      })
+      await door(uploadRequest(cookie, { type: form.type, body: watched }, leaving.signal)).catch(() => undefined)
+      expect(await stored('left-while-checked.jpg')).toEqual([])
+    })
+
+    it('gone after it was kept but before the answer was delivered: it is removed again; an image that was already there stays', async () => {
+      const cookie = await signedIn()
+      const bytes = await cameraJpeg({ width: 640, height: 480, seed: 47_011 })
+      const leaving = new AbortController()
+      const answer = (await door(uploadRequest(cookie, await multipart(bytes, 'left-before-answer.jpg'), leaving.signal))) as Response
+      expect(answer.status).toBe(201)
+      leaving.abort()
+      await until(async () => (await stored('left-before-answer.jpg')).length === 0)
+      expect(await stored('left-before-answer.jpg')).toEqual([])
+
+      // The same bytes uploaded twice: the second upload's page leaving does not take the first's image.
+      const kept = (await door(uploadRequest(cookie, await multipart(bytes, 'kept.jpg'), new AbortController().signal))) as Response
+      expect(kept.status).toBe(201)
+      const again = new AbortController()
+      const duplicate = (await door(uploadRequest(cookie, await multipart(bytes, 'kept-again.jpg'), again.signal))) as Response
+      expect(duplicate.status).toBe(200)
+      again.abort()
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      expect(await stored('kept.jpg')).toHaveLength(1)
+    })
   })
 })
