@@ -65,6 +65,36 @@ test('the search is in the address: a reload or a shared link keeps it, and Back
   await colleague.context().close()
 })
 
+test('a filter typed while the search before it is still on its way is kept when that search lands', async ({ browser }) => {
+  const tag = unique()
+  const context = await signedInContext(browser, 'editor')
+  const page = await context.newPage()
+  const harbour = await upload(page, `pier-${tag}.jpg`, 13)
+  await upload(page, `jetty-${tag}.jpg`, 14)
+  await queryE2eDatabase(`UPDATE media SET credit = 'Dock ${tag}' WHERE id = $1`, [harbour])
+
+  await page.goto('/media')
+  // The first search's page is held on the way (a slow connection), while the editor goes on typing.
+  let release!: () => void
+  const held = new Promise<void>((resolve) => (release = resolve))
+  const firstSearch = (url: URL) => url.pathname === '/media' && url.searchParams.get('q') === tag && !url.searchParams.has('credit')
+  await page.route(firstSearch, async (route) => {
+    await held
+    await route.continue()
+  })
+  await page.getByLabel('Search', { exact: true }).fill(tag)
+  await page.getByRole('button', { name: 'Search', exact: true }).click()
+  await page.getByLabel('Credit', { exact: true }).fill(`dock ${tag}`)
+  release()
+  await expect.poll(() => new URL(page.url()).searchParams.get('q')).toBe(tag)
+  await expect(page.getByTestId('media-tile')).toHaveCount(2)
+  await expect(page.getByLabel('Credit', { exact: true })).toHaveValue(`dock ${tag}`)
+  await page.getByRole('button', { name: 'Search', exact: true }).click()
+  await expect(page.getByTestId('media-tile')).toHaveCount(1)
+  await expect(page.getByTestId('media-tile')).toContainText(`pier-${tag}.jpg`)
+  await context.close()
+})
+
 test('an image deleted in another tab: the draft showing it says it is gone when opened again, instead of showing the browser’s copy', async ({ browser }) => {
   const tag = unique()
   const context = await signedInContext(browser, 'editor')

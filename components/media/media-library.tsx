@@ -45,12 +45,15 @@ export function MediaLibrary({ maxBytes }: { maxBytes: number }) {
   const offset = Math.max(0, Math.floor(Number(params.get('offset')) || 0))
   const [typed, setTyped] = useState<Filters>(filters)
   // The form follows the address's filters when they change under it (Back, a link); opening or
-  // closing an image changes the address too, and must not wipe what is being typed.
+  // closing an image changes the address too, and must not wipe what is being typed. Nor does
+  // the arrival of a search this page asked for: a credit typed while it was on its way stays.
   const filtersKey = JSON.stringify(filters)
   const [typedFor, setTypedFor] = useState(filtersKey)
+  const [askedFilters, setAskedFilters] = useState<string | null>(null)
   if (typedFor !== filtersKey) {
     setTypedFor(filtersKey)
-    setTyped(filters)
+    setAskedFilters(null)
+    if (filtersKey !== askedFilters) setTyped(filters)
   }
   // Fixed when the filter is applied (or the page opened with it), so the query key does not
   // change every render.
@@ -75,13 +78,16 @@ export function MediaLibrary({ maxBytes }: { maxBytes: number }) {
   const navigate = (changes: Record<string, string | null>, how: 'push' | 'replace') => {
     const next = trail.next(changes)
     router[how](`/media${next ? `?${next}` : ''}`, { scroll: false })
+    return next
   }
 
   const select = (mediaId: string | null) => navigate({ media: mediaId }, 'replace')
 
   const apply = () => {
     if (typed.rights === 'expiring') setExpiringBefore(new Date(Date.now() + weekMs).toISOString())
-    navigate({ q: typed.q.trim() || null, credit: typed.credit.trim() || null, use: typed.use || null, rights: typed.rights || null, offset: null }, 'push')
+    const next = navigate({ q: typed.q.trim() || null, credit: typed.credit.trim() || null, use: typed.use || null, rights: typed.rights || null, offset: null }, 'push')
+    const asked = JSON.stringify(filtersOf(new URLSearchParams(next)))
+    if (asked !== filtersKey) setAskedFilters(asked)
   }
 
   const items = list.data?.items ?? []
