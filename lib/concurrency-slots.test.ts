@@ -33,4 +33,23 @@ describe('concurrency slots', () => {
     hold.resolve()
     await Promise.all(held)
   })
+
+  it('forgets a waiter whose client left: it takes no place in the line, and never gets a slot', async () => {
+    const slots = concurrencySlots('test: abandoned', { limit: () => 1, maxWaiting: 1, busy: (inUse) => `${inUse} busy` })
+    const hold = deferred()
+    const holder = slots.run(() => hold.promise)
+    const leaving = new AbortController()
+    let ranForGone = false
+    const gone = slots.run(async () => void (ranForGone = true), leaving.signal)
+    leaving.abort()
+    await expect(gone).rejects.toMatchObject({ code: 'request_aborted' })
+    // The line is empty again: the next caller waits instead of being refused as if it were full.
+    const next = slots.run(async () => 'served')
+    hold.resolve()
+    await holder
+    expect(await next).toBe('served')
+    expect(ranForGone).toBe(false)
+    // And the slot count came back right: two in a row each get the one slot.
+    expect(await Promise.all([slots.run(async () => 1), slots.run(async () => 2)])).toEqual([1, 2])
+  })
 })
