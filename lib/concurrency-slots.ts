@@ -1,4 +1,4 @@
-import { ServiceUnavailableError } from './errors.ts'
+import { DomainError, ServiceUnavailableError } from './errors.ts'
 import { processSingleton } from './process-singleton.ts'
 
 /**
@@ -9,21 +9,38 @@ import { processSingleton } from './process-singleton.ts'
  * (processSingleton: `npm run dev` serves /v1 and the portal from two).
  */
 export type ConcurrencySlots = {
-  /** Runs `work` when a slot is free. */
-  run<T>(work: () => Promise<T>): Promise<T>
-  /** Waits for a slot (or throws 503 past maxWaiting when `refuseWhenFull`). */
-  take(refuseWhenFull: boolean): Promise<void>
+  /** Runs `work` when a slot is free; `abandoned` (the request's signal) takes it out of the line if its client leaves first. */
+  run<T>(work: () => Promise<T>, abandoned?: AbortSignal): Promise<T>
+  /** Waits for a slot (or throws 503 past maxWaiting when `refuseWhenFull`; request_aborted if `abandoned` fires while waiting). */
+  take(refuseWhenFull: boolean, abandoned?: AbortSignal): Promise<void>
   /** Hands the slot to the next in line, or frees it. */
   give(): void
 }
 
 export function concurrencySlots(name: string, options: { limit: () => number; maxWaiting: number; busy: (inUse: number) => string }): ConcurrencySlots {
   const state = processSingleton(name, () => ({ running: 0, waiting: [] as (() => void)[] }))
-  const take = async (refuseWhenFull: boolean) => {
+  const take = async (refuseWhenFull: boolean, abandoned?: AbortSignal) => {
+    if (abandoned?.aborted) throw new DomainError('request_aborted', 'The client left before its turn came.')
     if (state.running < options.limit()) state.running++
     else if (refuseWhenFull && state.waiting.length >= options.maxWaiting) throw new ServiceUnavailableError(options.busy(state.running + state.waiting.length), 2)
-    else await new Promise<void>((resolve) => state.waiting.push(resolve))
+    else await waitInLine(abandoned)
   }
+  // A waiter whose client left leaves the line: kept there, it counted toward maxWaiting (a
+  // crowd of clients that gave up got the live ones refused) and was handed a slot nobody needed.
+  const waitInLine = (abandoned: AbortSignal | undefined) =>
+    new Promise<void>((resolve, reject) => {
+      const served = () => {
+        abandoned?.removeEventListener('abort', leave)
+        resolve()
+      }
+      const leave = () => {
+        const place = state.waiting.indexOf(served)
+        if (place >= 0) state.waiting.splice(place, 1)
+        reject(new DomainError('request_aborted', 'The client left before its turn came.'))
+      }
+      state.waiting.push(served)
+      abandoned?.addEventListener('abort', leave, { once: true })
+    })
   const give = () => {
     // The first in line takes the slot over; otherwise it is freed.
     const next = state.waiting.shift()
@@ -33,8 +50,8 @@ export function concurrencySlots(name: string, options: { limit: () => number; m
   return {
     take,
     give,
-    async run(work) {
-      await take(true)
+    async run(work, abandoned) {
+      await take(true, abandoned)
       try {
         return await work()
       } finally {

@@ -15,9 +15,9 @@ const slots = concurrencySlots('large body gate', {
 /** Whether the work running now holds a slot (withLargeBodySlot) and has not stepped out of it. */
 const holding = new AsyncLocalStorage<{ held: boolean }>()
 
-/** Runs `work` (reading a large body and answering it) when a slot is free. */
-export async function withLargeBodySlot<T>(work: () => Promise<T>): Promise<T> {
-  await slots.take(true)
+/** Runs `work` (reading a large body and answering it) when a slot is free; a client that leaves first (`abandoned`, the request's signal) leaves the line. */
+export async function withLargeBodySlot<T>(work: () => Promise<T>, abandoned?: AbortSignal): Promise<T> {
+  await slots.take(true, abandoned)
   const slot = { held: true }
   try {
     return await holding.run(slot, work)

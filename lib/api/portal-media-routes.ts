@@ -35,7 +35,7 @@ export async function serveMediaUpload(request: ApiRequest): Promise<Response> {
     // The page promises "Nothing was stored" to an editor who cancels: kept only if answered.
     const { media, created } = await createMedia(actor, file, fields, { requester: request.signal })
     return Response.json({ created, media: toMediaRecord(media) }, { status: created ? 201 : 200, headers: { 'Cache-Control': 'no-store' } })
-  })
+  }, request.signal)
 }
 
 /**

@@ -26,8 +26,8 @@ export function recordPeerAddress(req: IncomingMessage): void {
  * A Node request as what a /v1 handler reads (ApiRequest): headers are read from Node's own
  * object when asked for, and the body becomes a web stream only when a handler reads it.
  */
-export function toApiRequest(req: IncomingMessage, url: URL): ApiRequest {
-  return new NodeRequestView(req, url)
+export function toApiRequest(req: IncomingMessage, url: URL, res?: ServerResponse): ApiRequest {
+  return new NodeRequestView(req, url, res)
 }
 
 class NodeRequestView implements ApiRequest {
@@ -40,6 +40,7 @@ class NodeRequestView implements ApiRequest {
     private readonly req: IncomingMessage,
     // The listener parsed it to route the request: withApi reads it rather than parsing the text again.
     readonly parsedUrl: URL,
+    private readonly res?: ServerResponse,
   ) {
     this.url = parsedUrl.href
     const headers = req.headers
@@ -49,6 +50,19 @@ class NodeRequestView implements ApiRequest {
 
   get method(): string {
     return this.req.method ?? 'GET'
+  }
+
+  private abandoned: AbortSignal | undefined
+
+  /** Aborts when the client leaves before the answer is delivered, as Next's request.signal does. Made when first asked for. */
+  get signal(): AbortSignal | undefined {
+    const res = this.res
+    if (!res || this.abandoned) return this.abandoned
+    const controller = new AbortController()
+    if (res.destroyed && !res.writableFinished) controller.abort()
+    else res.once('close', () => res.writableFinished || controller.abort())
+    this.abandoned = controller.signal
+    return this.abandoned
   }
 
   get body(): ReadableStream<Uint8Array> | null {

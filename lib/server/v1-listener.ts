@@ -25,7 +25,7 @@ export function createV1Listener(routes: V1Route[]): NodeListener {
         await sendWebResponse(req, res, unservedMethodResponse(req.method, options.headers.get('allow') ?? undefined))
         return
       }
-      await sendWebResponse(req, res, await route(toApiRequest(req, url), url))
+      await sendWebResponse(req, res, await route(toApiRequest(req, url, res), url))
     } catch (error) {
       // The /v1 wrapper turns every failure into a problem; this only catches what escapes it
       // (a client gone mid-body, a response that cannot be written). Logged in the app's JSON

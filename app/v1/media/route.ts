@@ -28,6 +28,6 @@ export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
         // A replayed answer never reached createMedia, which discards what it keeps.
         if (upload.kind === 'file') await upload.file.discard()
       }
-    }),
+    }, request.signal),
   ),
 })
