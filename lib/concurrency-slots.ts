@@ -2,11 +2,12 @@ import { DomainError, ServiceUnavailableError } from './errors.ts'
 import { processSingleton } from './process-singleton.ts'
 
 /**
- * A few slots for one kind of costly work in this process (rendering images, searching): the
- * work runs when a slot is free, the rest wait their turn in the order they came, and past
- * `maxWaiting` are refused with 503 and Retry-After rather than put the process (bounded heap)
- * or its neighbours at risk. The slots are the process's, however many copies of lib/ it loads
- * (processSingleton: `npm run dev` serves /v1 and the portal from two).
+ * A few slots for one kind of costly work in this process (rendering images, large bodies, wire
+ * fetches): the work runs when a slot is free, the rest wait their turn in the order they came,
+ * and past `maxWaiting` are refused with 503 and Retry-After rather than put the process
+ * (bounded heap) or its neighbours at risk. A waiter whose `abandoned` signal fires (its client
+ * left, its deadline passed) leaves the line. The slots are the process's, however many copies
+ * of lib/ it loads (processSingleton: `npm run dev` serves /v1 and the portal from two).
  */
 export type ConcurrencySlots = {
   /** Runs `work` when a slot is free; `abandoned` (the request's signal) takes it out of the line if its client leaves first. */

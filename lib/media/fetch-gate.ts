@@ -1,4 +1,4 @@
-import { processSingleton } from '../process-singleton.ts'
+import { concurrencySlots } from '../concurrency-slots.ts'
 import { mediaFetchConcurrency } from './media-limits.ts'
 
 /** A wire photo's turn to be fetched did not come before its request's deadline. */
@@ -14,31 +14,25 @@ export class FetchTurnTimeoutError extends Error {
 // waits its turn until its request's deadline, then gives up (its item fails, saying it timed
 // out): no 503 of its own, the request's deadline already bounds the wait. The slots are the
 // process's, as the image gate's are (lib/media/image-gate.ts).
-const gate = processSingleton('media fetch gate', () => ({ running: 0, waiting: [] as (() => void)[] }))
+// The line is the shared slots mechanism's (lib/concurrency-slots.ts), its wait bounded by the deadline.
+const slots = concurrencySlots('media fetch gate', {
+  limit: mediaFetchConcurrency,
+  maxWaiting: Number.POSITIVE_INFINITY,
+  busy: (inUse) => `${inUse} wire photos are being fetched by this instance.`,
+})
 
 /** Runs `work` (one remote fetch) when a slot is free, or throws FetchTurnTimeoutError once `deadline` (ms since the epoch) passes first. */
 export async function withFetchSlot<T>(deadline: number, work: () => Promise<T>): Promise<T> {
   if (Date.now() >= deadline) throw new FetchTurnTimeoutError()
-  if (gate.running < mediaFetchConcurrency()) gate.running++
-  else {
-    await new Promise<void>((resolve, reject) => {
-      const turn = () => {
-        clearTimeout(timer)
-        resolve()
-      }
-      const timer = setTimeout(() => {
-        const at = gate.waiting.indexOf(turn)
-        if (at >= 0) gate.waiting.splice(at, 1)
-        reject(new FetchTurnTimeoutError())
-      }, deadline - Date.now())
-      gate.waiting.push(turn)
-    })
+  const expired = AbortSignal.timeout(deadline - Date.now())
+  try {
+    await slots.take(false, expired)
+  } catch (error) {
+    throw expired.aborted ? new FetchTurnTimeoutError() : error
   }
   try {
     return await work()
   } finally {
-    const next = gate.waiting.shift()
-    if (next) next()
-    else gate.running--
+    slots.give()
   }
 }
