@@ -1,10 +1,11 @@
 import { expect, test } from '@playwright/test'
 import { signIn, sql } from './support/portal.ts'
+import { e2eBaseUrl } from './support/e2e-env.ts'
 
 // The portal's relying party is its configured public address (NEXTAUTH_URL, which the e2e
 // server leaves at http://localhost:<port>), and WebAuthn refuses IP addresses as relying
 // parties, so this journey uses the localhost name rather than the other journeys' 127.0.0.1.
-const origin = `http://localhost:${process.env.E2E_PORT ?? 3100}`
+const origin = e2eBaseUrl.replace('127.0.0.1', 'localhost')
 
 test.use({ viewport: { width: 1280, height: 800 }, baseURL: origin })
 

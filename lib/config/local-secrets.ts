@@ -9,11 +9,10 @@ type LocalSecretName = (typeof localSecretNames)[number]
 const secretsFile = () => path.resolve(process.env.LOCAL_SECRETS_FILE ?? '.data/secrets.json')
 
 /**
- * Fills every secret missing from the environment from `.data/secrets.json`, generating
- * and saving any it lacks, so sessions and encrypted webhook secrets survive restarts.
+ * Fills every secret missing from the environment from `.data/secrets.json` (or `file`),
+ * generating and saving any it lacks, so sessions and encrypted webhook secrets survive restarts.
  */
-export function ensureLocalSecrets(env: NodeJS.ProcessEnv = process.env): Record<LocalSecretName, string> {
-  const file = secretsFile()
+export function ensureLocalSecrets(env: NodeJS.ProcessEnv = process.env, file = secretsFile()): Record<LocalSecretName, string> {
   const saved: Partial<Record<LocalSecretName, string>> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {}
   let changed = false
   for (const name of localSecretNames) {
