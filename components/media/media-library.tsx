@@ -75,8 +75,9 @@ export function MediaLibrary({ maxBytes }: { maxBytes: number }) {
   // finishing just after a search (or a search just after an upload) would otherwise undo the other.
   const [trail] = useState(() => new AddressTrail(address))
   trail.render(address)
-  const navigate = (changes: Record<string, string | null>, how: 'push' | 'replace') => {
-    const next = trail.next(changes)
+  const navigate = (changes: Record<string, string | null>, asked: 'push' | 'replace') => {
+    const how = trail.how(asked)
+    const next = trail.next(changes, how)
     router[how](`/media${next ? `?${next}` : ''}`, { scroll: false })
     return next
   }
@@ -86,8 +87,10 @@ export function MediaLibrary({ maxBytes }: { maxBytes: number }) {
   const apply = () => {
     if (typed.rights === 'expiring') setExpiringBefore(new Date(Date.now() + weekMs).toISOString())
     const next = navigate({ q: typed.q.trim() || null, credit: typed.credit.trim() || null, use: typed.use || null, rights: typed.rights || null, offset: null }, 'push')
+    // A search for the filters shown supersedes one still on its way: left set, that one's
+    // filters would be taken for this page's own search when Back later showed them.
     const asked = JSON.stringify(filtersOf(new URLSearchParams(next)))
-    if (asked !== filtersKey) setAskedFilters(asked)
+    setAskedFilters(asked === filtersKey ? null : asked)
   }
 
   const items = list.data?.items ?? []

@@ -28,3 +28,25 @@ describe('a page address changed twice before it renders', () => {
     expect(trail.next({ media: 'med_3' })).toBe('q=earlier&media=med_3')
   })
 })
+
+describe('a change asked while another is on its way', () => {
+  it('a replace asked while a push is on its way is a push (the router drops the push for it)', () => {
+    const trail = new AddressTrail('q=harbour')
+    expect(trail.how('push')).toBe('push')
+    trail.next({ credit: 'port' }, 'push')
+    expect(trail.how('replace')).toBe('push')
+    trail.next({ media: 'med_1' }, 'push')
+    trail.render('q=harbour&credit=port&media=med_1')
+    expect(trail.how('replace')).toBe('replace')
+  })
+
+  it('asking for the address shown again drops what was asked before it: a Back to that search builds on what is shown', () => {
+    const trail = new AddressTrail('q=tern')
+    trail.next({ q: 'gull' }, 'push')
+    expect(trail.next({ q: 'tern' }, 'push')).toBe('q=tern')
+    expect(trail.how('replace')).toBe('replace')
+    // Back, to the entry of the gull search.
+    trail.render('q=gull')
+    expect(trail.next({ media: 'med_1' })).toBe('q=gull&media=med_1')
+  })
+})
