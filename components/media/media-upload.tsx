@@ -50,8 +50,17 @@ export function MediaUploader({ maxBytes, onUploaded }: { maxBytes: number; onUp
     request.open('POST', '/api/media')
     request.setRequestHeader(portalRequestHeader, '1')
     request.responseType = 'json'
-    request.upload.onprogress = (event) => change(key, { sent: event.loaded, bytes: event.lengthComputable ? event.total : file.size })
-    request.upload.onload = () => change(key, { state: 'processing' })
+    // Sent whole: from then on the server may have kept it, and a connection that drops before
+    // its answer arrives leaves the page not knowing whether it did (the server saw its answer go out).
+    let sentWhole = false
+    request.upload.onprogress = (event) => {
+      if (event.lengthComputable && event.loaded >= event.total) sentWhole = true
+      change(key, { sent: event.loaded, bytes: event.lengthComputable ? event.total : file.size })
+    }
+    request.upload.onload = () => {
+      sentWhole = true
+      change(key, { state: 'processing' })
+    }
     request.onabort = () => change(key, { state: 'cancelled' })
     request.onloadend = () => requests.current.delete(key)
     request.onload = () => {
@@ -64,7 +73,13 @@ export function MediaUploader({ maxBytes, onUploaded }: { maxBytes: number; onUp
         change(key, { state: 'failed', message: `${words} ${answer?.detail ?? ''}`.trim() })
       }
     }
-    request.onerror = () => change(key, { state: 'failed', message: 'The upload was cut off (the connection dropped). Nothing was stored; try again.' })
+    request.onerror = () =>
+      change(key, {
+        state: 'failed',
+        message: sentWhole
+          ? 'The connection dropped after the file was sent, before the answer came: it may have been stored. Look for it in the library; sending it again is safe (the same photo is never stored twice).'
+          : 'The upload was cut off (the connection dropped). Nothing was stored; try again.',
+      })
     requests.current.set(key, request)
     request.send(body)
   }
