@@ -88,4 +88,19 @@ describe('an upload removed because its page left, after someone else was given 
     // Either the image stays (a colleague uses it), or nothing refers to it: never a draft naming a deleted image.
     expect(stillThere !== null || !draft.mediaIds.includes(mediaId), `draft ${article.id} names ${mediaId}, which was deleted`).toBe(true)
   })
+
+  it("the second tab's upload arrives while the first tab's removal is under way: the image it is answered with exists", async () => {
+    const cookie = await signedIn('writer', '198.51.100.63')
+    for (const [round, delayMs] of [0, 0, 1, 2, 5, 10].entries()) {
+      const bytes = await cameraJpeg({ width: 320, height: 240, seed: 62_100 + round })
+      const firstTab = new AbortController()
+      expect((await upload(cookie, bytes, `racing-${round}.jpg`, firstTab.signal)).status).toBe(201)
+      firstTab.abort()
+      if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs))
+      const second = await upload(cookie, bytes, `racing-${round}.jpg`, new AbortController().signal)
+      expect([200, 201]).toContain(second.status)
+      await settle()
+      expect(await db.media.findUnique({ where: { id: second.body.media.media_id }, select: { id: true } }), `round ${round}`).not.toBeNull()
+    }
+  })
 })
