@@ -91,24 +91,14 @@ function fieldData(fields: Partial<UploadFields>): Prisma.MediaUncheckedUpdateIn
  * together. The same bytes again answer the existing record (created: false) and keep nothing.
  *
  * `requester`, where given, aborts when whoever asked leaves before the answer reached them (the
- * portal's upload: its page says "Nothing was stored" on a cancel or a dropped connection, and
- * the browser cancels by closing the connection, which may be seen only once the whole file has
- * arrived). Then the upload is not kept: refused at its commit if it was gone by then, removed
- * again (with its media.deleted) if it went while the answer was on its way. An existing record
- * the same bytes found is never touched.
+ * portal's upload: its page says "Nothing was stored" on a cancel, and the browser cancels by
+ * closing the connection, which may be seen only once the whole file has arrived, while the image
+ * is being checked). Then the upload is refused at its commit. Once committed it is kept: the
+ * image is the library's from then on (another tab uploading the same bytes is answered with it,
+ * a colleague can put it in a draft), and removing it again took it from them (break62).
  */
 export async function createMedia(actor: Actor, file: ReceivedFile, fields: UploadFields, options: { requester?: AbortSignal } = {}): Promise<CreatedMedia> {
   const { requester } = options
-  const kept = await keepUpload(actor, file, fields, requester)
-  if (requester && kept.created) {
-    const undo = () => void deleteMedia(actor, kept.media.id).catch((error: unknown) => logger.error({ tenant_id: actor.tenant.id, media_id: kept.media.id, err: error }, 'an upload whose requester left was not removed'))
-    if (requester.aborted) undo()
-    else requester.addEventListener('abort', undo, { once: true })
-  }
-  return kept
-}
-
-async function keepUpload(actor: Actor, file: ReceivedFile, fields: UploadFields, requester: AbortSignal | undefined): Promise<CreatedMedia> {
   try {
     const tenantId = actor.tenant.id
     const tdb = tenantDb(tenantId)

@@ -12,11 +12,10 @@ import { cameraJpeg, uploadForm } from '../support/media-images.ts'
 import { nextAuthBrowser, nextAuthBrowserSecret } from '../support/next-auth-browser.ts'
 import { stubEnv } from '../support/stub-env.ts'
 
-// The portal's upload removes again an upload whose page left after the commit but before the
-// answer was delivered. Between that commit and the removal the image is in the library for
-// everyone: another tab uploading the same bytes is answered with it ("Already in the library"),
-// a colleague can put it into an article. The removal must not take an image someone else has
-// since been given.
+// A portal upload whose page leaves once it has been committed is kept (lib/media/media-library.ts,
+// createMedia): from its commit the image is everyone's. Another tab uploading the same bytes is
+// answered with it ("Already in the library"), a colleague can put it into an article. Removing
+// it again when the first page's connection closed took it from them (break62).
 
 let newsroom: TestTenant
 
