@@ -3,7 +3,7 @@ import { expect, test } from '@playwright/test'
 import sharp from 'sharp'
 import { queryE2eDatabase } from './support/e2e-database.ts'
 import { signedInContext } from './support/portal-session.ts'
-import { e2eBaseUrl } from '../playwright.config.ts'
+import { e2eBaseUrl } from './support/e2e-env.ts'
 
 // A phone on a flaky connection: the whole photo reached the server, which kept it and sent its
 // answer, and the connection dropped before that answer reached the phone. The server saw its
@@ -29,7 +29,7 @@ async function photo(seed: number): Promise<Buffer> {
  * server answers (and sees its answer go out), and the connection to the browser is then cut.
  * Everything else passes as it is.
  */
-async function lossyWay(port: number) {
+async function lossyWay() {
   const target = new URL(e2eBaseUrl)
   const server = net.createServer((browserSide) => {
     const serverSide = net.connect(Number(target.port), target.hostname)
@@ -48,8 +48,9 @@ async function lossyWay(port: number) {
     browserSide.on('close', () => losing || serverSide.destroy())
     serverSide.on('close', () => browserSide.destroy())
   })
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(resolve)) }
+  // A port of the system's choosing: two workers, or another run, never meet on it.
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, close: () => new Promise((resolve) => server.close(resolve)) }
 }
 
 test('the answer to an upload lost on the way back: the page does not say nothing was stored when the image was kept', async ({ browser }) => {
@@ -57,7 +58,7 @@ test('the answer to an upload lost on the way back: the page does not say nothin
   const context = await signedInContext(browser, 'writer')
   const page = await context.newPage()
   // Cookies are the host's, whatever the port: the session holds on this way in too.
-  const way = await lossyWay(4621)
+  const way = await lossyWay()
   try {
     await page.goto(`${way.url}/media`)
     await page.getByLabel('Choose images to upload').setInputFiles({ name, mimeType: 'image/jpeg', buffer: await photo(91) })
