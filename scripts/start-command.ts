@@ -11,7 +11,9 @@ import path from 'node:path'
 export function startCommand(checkout = path.resolve(import.meta.dirname, '..'), options: { nodeFlags?: string } = {}): [string, string[]] {
   const manifest = JSON.parse(readFileSync(path.join(checkout, 'package.json'), 'utf8')) as { scripts: { start: string } }
   // Leading `NAME=value` words (MALLOC_ARENA_MAX) go before `exec`, which passes them on to node.
-  const [, assignments, command] = /^((?:[A-Z_][A-Z0-9_]*=\S+\s+)*)(.*)$/.exec(manifest.scripts.start)!
+  // The script execs node itself (so that npm's SIGTERM reaches node, not a shell that dies and
+  // leaves node serving); the `exec` is put back below either way.
+  const [, assignments, command] = /^((?:[A-Z_][A-Z0-9_]*=\S+\s+)*)(?:exec\s+)?(.*)$/.exec(manifest.scripts.start)!
   if (!command!.startsWith('node ')) throw new Error(`npm start must run node: ${manifest.scripts.start}`)
   const flagged = options.nodeFlags ? `node ${options.nodeFlags} ${command!.slice('node '.length)}` : command!
   return ['sh', ['-c', `${assignments}exec ${flagged}`]]
