@@ -18,10 +18,12 @@ export type ConcurrencySlots = {
   give(): void
 }
 
+const leftTheLine = () => new DomainError('request_aborted', 'The client left before its turn came.')
+
 export function concurrencySlots(name: string, options: { limit: () => number; maxWaiting: number; busy: (inUse: number) => string }): ConcurrencySlots {
   const state = processSingleton(name, () => ({ running: 0, waiting: [] as (() => void)[] }))
   const take = async (refuseWhenFull: boolean, abandoned?: AbortSignal) => {
-    if (abandoned?.aborted) throw new DomainError('request_aborted', 'The client left before its turn came.')
+    if (abandoned?.aborted) throw leftTheLine()
     if (state.running < options.limit()) state.running++
     else if (refuseWhenFull && state.waiting.length >= options.maxWaiting) throw new ServiceUnavailableError(options.busy(state.running + state.waiting.length), 2)
     else await waitInLine(abandoned)
@@ -37,7 +39,7 @@ export function concurrencySlots(name: string, options: { limit: () => number; m
       const leave = () => {
         const place = state.waiting.indexOf(served)
         if (place >= 0) state.waiting.splice(place, 1)
-        reject(new DomainError('request_aborted', 'The client left before its turn came.'))
+        reject(leftTheLine())
       }
       state.waiting.push(served)
       abandoned?.addEventListener('abort', leave, { once: true })

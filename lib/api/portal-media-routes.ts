@@ -32,7 +32,7 @@ export async function serveMediaUpload(request: ApiRequest): Promise<Response> {
   assertCan(actor, 'media:write')
   return withLargeBodySlot(async () => {
     const { file, fields } = await receiveMediaUpload(request)
-    // The page promises "Nothing was stored" to an editor who cancels: kept only if answered.
+    // The page promises "Nothing was stored" to an editor who cancels: refused if gone before the commit.
     const { media, created } = await createMedia(actor, file, fields, { requester: request.signal })
     return Response.json({ created, media: toMediaRecord(media) }, { status: created ? 201 : 200, headers: { 'Cache-Control': 'no-store' } })
   }, request.signal)
