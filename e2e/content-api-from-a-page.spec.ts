@@ -3,8 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { expect, test } from '@playwright/test'
 import { createE2eApiToken } from './support/e2e-database.ts'
 import { seedUsers, signedInContext } from './support/portal-session.ts'
-
-const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`
+import { unique } from './support/unique.ts'
 
 // A newsroom's site calls the public content API from its own pages' scripts, on its own origin:
 // Chromium's CORS checks (the preflight for the key header, what the script may read) decide.

@@ -1,11 +1,10 @@
 import { expect, test, type Page } from '@playwright/test'
 import { createE2eApiToken, queryE2eDatabase } from './support/e2e-database.ts'
 import { seedUsers, signedInContext } from './support/portal-session.ts'
+import { unique } from './support/unique.ts'
 
 // Journeys through the editors' workflow as people make them, against the seeded Daily Planet.
 // Every test writes its own articles under unique headlines, so none depends on another.
-
-const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`
 
 function articleIdOf(page: Page): string {
   const match = /\/articles\/(art_[a-z0-9]+)/.exec(page.url())

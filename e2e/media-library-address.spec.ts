@@ -1,39 +1,18 @@
-import { expect, test, type Page } from '@playwright/test'
-import sharp from 'sharp'
+import { expect, test } from '@playwright/test'
 import { queryE2eDatabase } from './support/e2e-database.ts'
 import { signedInContext } from './support/portal-session.ts'
+import { unique } from './support/unique.ts'
+import { uploadFromMediaPage } from './support/media-photos.ts'
 
 // What the Media page and the body's figures keep true across reloads, links and other tabs:
 // the search is in the address, and an image deleted elsewhere is not shown from a stale copy.
-
-const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`
-
-async function photo(seed: number): Promise<Buffer> {
-  const width = 320
-  const height = 240
-  const pixels = Buffer.alloc(width * height * 3)
-  let state = (seed * 7919 + Date.now()) & 0x7fffffff
-  for (let index = 0; index < pixels.length; index++) {
-    state = (state * 1103515245 + 12345) & 0x7fffffff
-    pixels[index] = (state >> 16) & 0xff
-  }
-  return sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality: 80 }).toBuffer()
-}
-
-async function upload(page: Page, name: string, seed: number) {
-  await page.goto('/media')
-  await page.getByLabel('Choose images to upload').setInputFiles({ name, mimeType: 'image/jpeg', buffer: await photo(seed) })
-  await expect(page.getByTestId('media-upload').filter({ hasText: name }).getByRole('status')).toHaveText('Uploaded. Add its alt text below.')
-  const [row] = await queryE2eDatabase<{ id: string }>('SELECT id FROM media WHERE filename = $1 ORDER BY created_at DESC LIMIT 1', [name])
-  return row!.id
-}
 
 test('the search is in the address: a reload or a shared link keeps it, and Back returns to the search before', async ({ browser }) => {
   const tag = unique()
   const context = await signedInContext(browser, 'editor')
   const page = await context.newPage()
-  const harbour = await upload(page, `harbour-${tag}.jpg`, 11)
-  await upload(page, `quay-${tag}.jpg`, 12)
+  const harbour = await uploadFromMediaPage(page, `harbour-${tag}.jpg`, 11)
+  await uploadFromMediaPage(page, `quay-${tag}.jpg`, 12)
   await queryE2eDatabase(`UPDATE media SET credit = 'Port ${tag}' WHERE id = $1`, [harbour])
 
   await page.goto('/media')
@@ -69,8 +48,8 @@ test('a filter typed while the search before it is still on its way is kept when
   const tag = unique()
   const context = await signedInContext(browser, 'editor')
   const page = await context.newPage()
-  const harbour = await upload(page, `pier-${tag}.jpg`, 13)
-  await upload(page, `jetty-${tag}.jpg`, 14)
+  const harbour = await uploadFromMediaPage(page, `pier-${tag}.jpg`, 13)
+  await uploadFromMediaPage(page, `jetty-${tag}.jpg`, 14)
   await queryE2eDatabase(`UPDATE media SET credit = 'Dock ${tag}' WHERE id = $1`, [harbour])
 
   await page.goto('/media')
@@ -100,7 +79,7 @@ test('an image deleted in another tab: the draft showing it says it is gone when
   const context = await signedInContext(browser, 'editor')
   const page = await context.newPage()
   const name = `gone-${tag}.jpg`
-  const mediaId = await upload(page, name, 21)
+  const mediaId = await uploadFromMediaPage(page, name, 21)
   const panel = page.getByTestId('media-editor')
   await panel.getByLabel('Alt text').fill('Floodwater in the square')
   await panel.getByRole('button', { name: 'Save image details' }).click()

@@ -2,11 +2,10 @@ import { expect, test, type Page } from '@playwright/test'
 import sharp from 'sharp'
 import { createE2eApiToken, createE2eContentKey, queryE2eDatabase } from './support/e2e-database.ts'
 import { seedUsers, signedInContext } from './support/portal-session.ts'
+import { unique } from './support/unique.ts'
 
 // The media library as a newsroom uses it: upload, describe, crop, put in a story, publish,
 // and the site gets the picture; and who may delete whose image.
-
-const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`
 
 /** A photo-like JPEG (noise, so it does not compress away: the upload takes long enough to watch). */
 async function photo(width: number, height: number, seed: number): Promise<Buffer> {

@@ -1,22 +1,11 @@
 import { expect, test, type Page } from '@playwright/test'
-import sharp from 'sharp'
 import { queryE2eDatabase } from './support/e2e-database.ts'
 import { signedInContext } from './support/portal-session.ts'
+import { unique } from './support/unique.ts'
+import { noisePhoto } from './support/media-photos.ts'
 
 // The Media page as people break it: an editor with two tabs, a colleague deleting what a writer
 // just used, a keyboard, a phone. Each journey here was a defect a tester found.
-
-const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`
-
-async function photo(width: number, height: number, seed: number): Promise<Buffer> {
-  const pixels = Buffer.alloc(width * height * 3)
-  let state = (seed * 7919 + Date.now()) & 0x7fffffff
-  for (let index = 0; index < pixels.length; index++) {
-    state = (state * 1103515245 + 12345) & 0x7fffffff
-    pixels[index] = (state >> 16) & 0xff
-  }
-  return sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality: 80 }).toBuffer()
-}
 
 async function mediaRow(filename: string) {
   const [row] = await queryE2eDatabase<{ id: string; alt_text: string | null; credit: string | null; caption: string | null; version: number }>(
@@ -42,7 +31,7 @@ async function switchBackTo(page: Page) {
 
 test('two tabs on one image: switching back to the other tab does not throw away what was typed there', async ({ browser }) => {
   const tag = unique()
-  const file = { name: `two-tabs-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await photo(400, 300, 31) }
+  const file = { name: `two-tabs-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await noisePhoto(400, 300, 31) }
   const context = await signedInContext(browser, 'editor')
   const first = await context.newPage()
   const row = await upload(first, file)
@@ -82,7 +71,7 @@ test('two tabs on one image: switching back to the other tab does not throw away
 
 test('two tabs on one image: a save refused because the other tab saved first keeps the typed text, then saves it without undoing the other', async ({ browser }) => {
   const tag = unique()
-  const file = { name: `conflict-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await photo(400, 300, 37) }
+  const file = { name: `conflict-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await noisePhoto(400, 300, 37) }
   const context = await signedInContext(browser, 'editor')
   const first = await context.newPage()
   const row = await upload(first, file)
@@ -115,7 +104,7 @@ test('two tabs on one image: a save refused because the other tab saved first ke
 
 test('saving the alt text of an image whose licence ended does not re-open it (the withheld mark stays, no second notice)', async ({ browser }) => {
   const tag = unique()
-  const file = { name: `expired-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await photo(400, 300, 41) }
+  const file = { name: `expired-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await noisePhoto(400, 300, 41) }
   const context = await signedInContext(browser, 'editor')
   const page = await context.newPage()
   const row = await upload(page, file)
@@ -135,7 +124,7 @@ test('saving the alt text of an image whose licence ended does not re-open it (t
 
 test('an editor deletes an image a writer has just put in their draft: the writer is told which image, in words for a person, and can save', async ({ browser }) => {
   const tag = unique()
-  const file = { name: `doomed-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await photo(400, 300, 43) }
+  const file = { name: `doomed-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await noisePhoto(400, 300, 43) }
   const writerContext = await signedInContext(browser, 'writer')
   const writer = await writerContext.newPage()
   const row = await upload(writer, file)
@@ -193,7 +182,7 @@ test('on a 390 px phone, tapping a photo low in the grid shows its details where
   const page = await context.newPage()
   await page.goto('/media')
   // A reporter sends eight photos from the phone at once.
-  const files = await Promise.all(Array.from({ length: 8 }, async (_, index) => ({ name: `phone-${tag}-${index}.jpg`, mimeType: 'image/jpeg', buffer: await photo(320, 240, 100 + index) })))
+  const files = await Promise.all(Array.from({ length: 8 }, async (_, index) => ({ name: `phone-${tag}-${index}.jpg`, mimeType: 'image/jpeg', buffer: await noisePhoto(320, 240, 100 + index) })))
   await page.getByLabel('Choose images to upload').setInputFiles(files)
   for (const file of files) await expect(page.getByTestId('media-upload').filter({ hasText: file.name }).getByRole('status')).toHaveText(/Uploaded\.|Already in the library/, { timeout: 30_000 })
   await page.getByLabel('Search', { exact: true }).fill(`phone-${tag}`)
@@ -225,7 +214,7 @@ test('on a 390 px phone, tapping a photo low in the grid shows its details where
 
 test('keyboard only: the tile opens the details with focus on them; the picker keeps focus in the dialog, the alt-text prompt takes it, Escape gives it back', async ({ browser }) => {
   const tag = unique()
-  const file = { name: `keys-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await photo(400, 300, 53) }
+  const file = { name: `keys-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await noisePhoto(400, 300, 53) }
   const context = await signedInContext(browser, 'editor')
   const page = await context.newPage()
   await upload(page, file)
@@ -270,7 +259,7 @@ test('keyboard only: the tile opens the details with focus on them; the picker k
 
 test('an upload started by mistake on a slow connection can be cancelled, and nothing is stored', async ({ browser }) => {
   const tag = unique()
-  const big = { name: `mistake-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await photo(1400, 1000, 61) }
+  const big = { name: `mistake-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await noisePhoto(1400, 1000, 61) }
   const context = await signedInContext(browser, 'writer')
   const page = await context.newPage()
   await page.goto('/media')
@@ -290,7 +279,7 @@ test('an upload started by mistake on a slow connection can be cancelled, and no
 
 test('an image put in without alt text stops publishing, named; once live, its licence running out shows on the desk, and at expiry the site loses the picture but keeps the story', async ({ browser, request }) => {
   const tag = unique()
-  const file = { name: `noalt-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await photo(800, 600, 71) }
+  const file = { name: `noalt-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await noisePhoto(800, 600, 71) }
   const context = await signedInContext(browser, 'editor')
   const page = await context.newPage()
   const row = await upload(page, file)
@@ -346,7 +335,7 @@ test('an image put in without alt text stops publishing, named; once live, its l
 
 test('the alt-text prompt still saves when a colleague changed the image (its credit) while the prompt was open', async ({ browser }) => {
   const tag = unique()
-  const file = { name: `prompt-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await photo(400, 300, 83) }
+  const file = { name: `prompt-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await noisePhoto(400, 300, 83) }
   const context = await signedInContext(browser, 'editor')
   const page = await context.newPage()
   const row = await upload(page, file)
@@ -395,7 +384,7 @@ test('when the object store is not answering, the upload says so, not that the s
   )
   await page.goto('/media')
   const name = `store-down-${unique()}.jpg`
-  await page.getByLabel('Choose images to upload').setInputFiles({ name, mimeType: 'image/jpeg', buffer: await photo(200, 150, 91) })
+  await page.getByLabel('Choose images to upload').setInputFiles({ name, mimeType: 'image/jpeg', buffer: await noisePhoto(200, 150, 91) })
   const alert = page.getByTestId('media-upload').filter({ hasText: name }).getByRole('alert')
   await expect(alert).toContainText('The media store (object storage) is not answering right now')
   await expect(alert).not.toContainText('busy with other uploads')
@@ -419,8 +408,8 @@ test('held up: a file over the limit is refused at once; the credit and licence 
   await expect(page.getByTestId('media-upload').filter({ hasText: `huge-${tag}.jpg` }).getByRole('alert')).toContainText('Too large. The file is 51 MB; the library takes files up to 50 MB. Nothing was stored.')
   expect(sent).toBe(false)
 
-  const agency = await upload(page, { name: `agency-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await photo(300, 200, 97) })
-  const staff = await upload(page, { name: `staff-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await photo(300, 200, 98) })
+  const agency = await upload(page, { name: `agency-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await noisePhoto(300, 200, 97) })
+  const staff = await upload(page, { name: `staff-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await noisePhoto(300, 200, 98) })
   await queryE2eDatabase(`UPDATE media SET credit = 'Agence ${tag} / AFP', expires_at = now() + interval '3 days' WHERE id = $1`, [agency.id])
   await queryE2eDatabase(`UPDATE media SET credit = 'Staff ${tag}', expires_at = now() + interval '30 days' WHERE id = $1`, [staff.id])
   await page.goto('/media')
@@ -439,7 +428,7 @@ test('held up: a file over the limit is refused at once; the credit and licence 
 
 test('held up: a writer picking an editor’s image that has no alt text is told why they cannot add it, and the keyboard is on the way out', async ({ browser }) => {
   const tag = unique()
-  const file = { name: `editors-noalt-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await photo(300, 200, 99) }
+  const file = { name: `editors-noalt-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await noisePhoto(300, 200, 99) }
   const editorContext = await signedInContext(browser, 'editor')
   await upload(await editorContext.newPage(), file)
   const context = await signedInContext(browser, 'writer')
@@ -462,7 +451,7 @@ test('held up: a writer picking an editor’s image that has no alt text is told
 
 test('the picker reaches past its first page: last week’s photo can be found without knowing its name', async ({ browser }) => {
   const tag = unique()
-  const file = { name: `last-week-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await photo(300, 200, 101) }
+  const file = { name: `last-week-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await noisePhoto(300, 200, 101) }
   const context = await signedInContext(browser, 'editor')
   const page = await context.newPage()
   const row = await upload(page, file)
@@ -491,7 +480,7 @@ test('the picker reaches past its first page: last week’s photo can be found w
 
 test('a scheduled story whose image a colleague then makes unpublishable (alt text cleared) is flagged on the desk, not left to miss its time unexplained', async ({ browser }) => {
   const tag = unique()
-  const file = { name: `scheduled-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await photo(400, 300, 107) }
+  const file = { name: `scheduled-${tag}.jpg`, mimeType: 'image/jpeg', buffer: await noisePhoto(400, 300, 107) }
   const context = await signedInContext(browser, 'editor')
   const page = await context.newPage()
   const row = await upload(page, file)

@@ -1,28 +1,15 @@
 import net from 'node:net'
 import { expect, test } from '@playwright/test'
-import sharp from 'sharp'
 import { queryE2eDatabase } from './support/e2e-database.ts'
 import { signedInContext } from './support/portal-session.ts'
 import { e2eBaseUrl } from './support/e2e-env.ts'
+import { unique } from './support/unique.ts'
+import { noisePhoto } from './support/media-photos.ts'
 
 // A phone on a flaky connection: the whole photo reached the server, which kept it and sent its
 // answer, and the connection dropped before that answer reached the phone. The server saw its
 // answer go out (nothing told it otherwise), so the image is kept. The page must not then tell
 // the editor "Nothing was stored".
-
-const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`
-
-async function photo(seed: number): Promise<Buffer> {
-  const width = 480
-  const height = 320
-  const pixels = Buffer.alloc(width * height * 3)
-  let state = (seed * 7919 + Date.now()) & 0x7fffffff
-  for (let index = 0; index < pixels.length; index++) {
-    state = (state * 1103515245 + 12345) & 0x7fffffff
-    pixels[index] = (state >> 16) & 0xff
-  }
-  return sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality: 80 }).toBuffer()
-}
 
 /**
  * A way to the server that loses the answer to an upload: the request goes through whole, the
@@ -61,7 +48,7 @@ test('the answer to an upload lost on the way back: the page does not say nothin
   const way = await lossyWay()
   try {
     await page.goto(`${way.url}/media`)
-    await page.getByLabel('Choose images to upload').setInputFiles({ name, mimeType: 'image/jpeg', buffer: await photo(91) })
+    await page.getByLabel('Choose images to upload').setInputFiles({ name, mimeType: 'image/jpeg', buffer: await noisePhoto(480, 320, 91) })
     const row = page.getByTestId('media-upload').filter({ hasText: name })
     await expect(row).toHaveAttribute('data-state', 'failed')
     const said = (await row.getByRole('alert').textContent()) ?? ''

@@ -1,8 +1,7 @@
 import { expect, test } from '@playwright/test'
 import { createE2eApiToken } from './support/e2e-database.ts'
 import { seedUsers, signedInContext } from './support/portal-session.ts'
-
-const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`
+import { unique } from './support/unique.ts'
 
 test('an editor searches, opens the result, edits it twice, compares revisions and restores the first', async ({ browser }) => {
   const context = await signedInContext(browser, 'editor')

@@ -1,6 +1,7 @@
 import { expect, test, type Page } from '@playwright/test'
 import { queryE2eDatabase } from './support/e2e-database.ts'
 import { signedInContext } from './support/portal-session.ts'
+import { unique } from './support/unique.ts'
 
 // Issue 45, tried by a hurried editor: a save that meets a newer version is merged and saved
 // again by itself when the two sides changed different fields. That second save must answer the
@@ -8,8 +9,6 @@ import { signedInContext } from './support/portal-session.ts'
 // meanwhile is asked "Change the live article?", never changed on the site silently.
 
 test.describe.configure({ timeout: 180_000 })
-
-const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`
 
 async function createDraft(page: Page, headline: string, lede: string): Promise<string> {
   await page.goto('/articles/new')

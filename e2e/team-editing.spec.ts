@@ -1,6 +1,7 @@
 import { expect, test, type Page } from '@playwright/test'
 import { createE2eApiToken, queryE2eDatabase } from './support/e2e-database.ts'
 import { seedUsers, signedInContext } from './support/portal-session.ts'
+import { unique } from './support/unique.ts'
 
 // Issue 45: team editing that never loses work and never takes a story down by accident, walked
 // by two or three people at once (the seeded Daily Planet's editor, admin and writer), each in
@@ -9,7 +10,6 @@ import { seedUsers, signedInContext } from './support/portal-session.ts'
 // Two or three people's pages, each polling, on a shared two-core machine: more than the default minute.
 test.describe.configure({ timeout: 180_000 })
 
-const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`
 // A change elsewhere shows within the watch's check (2 s) plus a round trip; leave room for a busy machine.
 const live = { timeout: 8000 }
 

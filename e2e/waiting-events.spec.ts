@@ -1,8 +1,7 @@
 import { expect, test } from '@playwright/test'
 import { queryE2eDatabase } from './support/e2e-database.ts'
 import { signedInContext } from './support/portal-session.ts'
-
-const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`
+import { unique } from './support/unique.ts'
 
 test('an admin pages through a long outbox backlog, oldest first, sees every waiting event once, and goes back to the oldest', async ({ browser }) => {
   const [newsroom] = await queryE2eDatabase<{ id: string }>("SELECT id FROM tenants WHERE slug = 'daily-planet'")

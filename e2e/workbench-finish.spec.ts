@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { expect, test, type Page } from '@playwright/test'
 import { queryE2eDatabase } from './support/e2e-database.ts'
 import { signedInContext } from './support/portal-session.ts'
+import { unique } from './support/unique.ts'
 
 // Issue 30, items 3 and 5, as people meet them: harm asks first in the portal's own dialog
 // (never the browser's), secrets shown once can be copied, the body editor makes links, focus
@@ -10,8 +11,6 @@ import { signedInContext } from './support/portal-session.ts'
 // newsroom's search language is chosen in Settings, and a webhook's page is its overview.
 
 test.use({ viewport: { width: 1280, height: 900 } })
-
-const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`
 
 /** Any native alert/confirm/prompt fails the test: the portal must never use them. */
 function refuseNativeDialogs(page: Page) {
