@@ -1,6 +1,7 @@
 import type { ApiRequest } from './api-request.ts'
 import { DomainError } from '../errors.ts'
 import { jsonTextNestsDeeperThan, nestingTooDeep } from '../input-shape.ts'
+import { mediaUploadIdleMs } from '../media/media-limits.ts'
 
 export class BodyError extends DomainError {}
 
@@ -40,10 +41,14 @@ export async function readJsonBody(request: ApiRequest, maxBytes: number): Promi
 
 // The client went away mid-body: nobody waits for this answer, and it is no fault of ours.
 const aborted = () => new BodyError('request_aborted', 'The request body was cut off before it ended.')
+// A client that stops sending holds its large-body slot (a bulk import): past the uploads' stall
+// limit (MEDIA_UPLOAD_IDLE_MS, media-upload-body.ts) without a byte it is let go, as an upload is.
+const stalled = (limit: number) => new BodyError('request_aborted', `The body stalled: no data arrived for ${(limit / 1000).toLocaleString('en')} s.`)
 
 async function readDirect(request: ApiRequest, maxBytes: number): Promise<Buffer> {
-  const bytes = await request.bodyBytes!(maxBytes).catch(() => {
-    throw aborted()
+  const limit = mediaUploadIdleMs()
+  const bytes = await request.bodyBytes!(maxBytes, limit).catch((error: unknown) => {
+    throw (error as Error).message === 'stalled' ? stalled(limit) : aborted()
   })
   if (bytes === 'too-large') throw tooLarge(maxBytes)
   return bytes ?? Buffer.alloc(0)
@@ -53,10 +58,21 @@ async function readStream(body: ReadableStream<Uint8Array>, maxBytes: number): P
   const reader = body.getReader()
   const chunks: Uint8Array[] = []
   let received = 0
+  const limit = mediaUploadIdleMs()
   for (;;) {
-    const { done, value } = await reader.read().catch(() => {
-      throw aborted()
-    })
+    let idle: NodeJS.Timeout | undefined
+    const stall = new Promise<never>((_, reject) => (idle = setTimeout(() => reject(stalled(limit)), limit)))
+    const { done, value } = await Promise.race([
+      reader.read().catch(() => {
+        throw aborted()
+      }),
+      stall,
+    ])
+      .catch(async (error: unknown) => {
+        await reader.cancel().catch(() => undefined)
+        throw error
+      })
+      .finally(() => clearTimeout(idle))
     if (done) break
     received += value.byteLength
     if (received > maxBytes) {

@@ -78,8 +78,9 @@ class NodeRequestView implements ApiRequest {
   // A write's JSON body, read from Node's stream as it is: Readable.toWeb and a reader's promise
   // per chunk cost every write ~5 % of the service's CPU in a profile (issue 50, writes).
   // Same outcomes as reading `body`: a body over maxBytes stops being kept and gets its 413
-  // (discardRest); a client gone mid-body rejects.
-  bodyBytes(maxBytes: number): Promise<Buffer | 'too-large' | null> {
+  // (discardRest); a client gone mid-body rejects, and so (with 'stalled') does one that sends no
+  // byte for `idleMs`, which would otherwise hold its large-body slot until Node's requestTimeout.
+  bodyBytes(maxBytes: number, idleMs?: number): Promise<Buffer | 'too-large' | null> {
     if (this.method === 'GET' || this.method === 'HEAD') return Promise.resolve(null)
     const req = this.req
     if (req.destroyed && !req.readableEnded) return Promise.reject(new Error('aborted'))
@@ -87,13 +88,24 @@ class NodeRequestView implements ApiRequest {
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = []
       let received = 0
+      let idle: NodeJS.Timeout | undefined
+      const touch = () => {
+        if (idleMs === undefined) return
+        clearTimeout(idle)
+        idle = setTimeout(() => {
+          settle()
+          reject(new Error('stalled'))
+        }, idleMs)
+      }
       const settle = () => {
+        clearTimeout(idle)
         req.off('data', onData)
         req.off('end', onEnd)
         req.off('error', onGone)
         req.off('close', onGone)
       }
       const onData = (chunk: Buffer) => {
+        touch()
         received += chunk.length
         if (received <= maxBytes) return void chunks.push(chunk)
         settle()
@@ -112,6 +124,7 @@ class NodeRequestView implements ApiRequest {
       req.once('end', onEnd)
       req.once('error', onGone)
       req.once('close', onGone)
+      touch()
     })
   }
 }
