@@ -21,4 +21,15 @@ describe('the instance’s fetch gate', () => {
     await expect(withFetchSlot(Date.now() - 1, async () => 'never')).rejects.toBeInstanceOf(FetchTurnTimeoutError)
     expect(await withFetchSlot(Date.now() + 1_000, async () => 'after')).toBe('after')
   })
+
+  it('a deadline weeks away (an operator turning the deadline off) still waits its turn, not 1 ms', async () => {
+    vi.stubEnv('MEDIA_FETCH_CONCURRENCY', '1')
+    const remote = deferred()
+    const first = withFetchSlot(Date.now() + 60_000, () => remote.promise)
+    const patient = withFetchSlot(Date.now() + 30 * 24 * 60 * 60 * 1000, async () => 'waited')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    remote.resolve()
+    await first
+    expect(await patient).toBe('waited')
+  })
 })
