@@ -24,7 +24,9 @@ const slots = concurrencySlots('media fetch gate', {
 /** Runs `work` (one remote fetch) when a slot is free, or throws FetchTurnTimeoutError once `deadline` (ms since the epoch) passes first. */
 export async function withFetchSlot<T>(deadline: number, work: () => Promise<T>): Promise<T> {
   if (Date.now() >= deadline) throw new FetchTurnTimeoutError()
-  const expired = AbortSignal.timeout(deadline - Date.now())
+  // Node turns a timer past 2^31 - 1 ms (24.8 days) into 1 ms: a deadline further off (an
+  // operator's "no deadline") waits that long at most instead.
+  const expired = AbortSignal.timeout(Math.min(deadline - Date.now(), 2 ** 31 - 1))
   try {
     await slots.take(false, expired)
   } catch (error) {
