@@ -57,6 +57,11 @@ test('two tabs on one image: switching back to the other tab does not throw away
   await refetched
   await expect(panelB.getByLabel('Alt text')).toHaveValue('Two firefighters carry a child out of the smoke.')
   await expect(panelB).toContainText('Unsaved changes')
+  // What the editor sees once the tab has caught up: the other tab's credit, and why it is there.
+  // Saved before that (a hurried click in the moment between), the save is refused and keeps the
+  // text: the next journey.
+  await expect(panelB).toContainText('saved elsewhere while you were editing (it is now version 2)')
+  await expect(panelB.getByLabel('Credit')).toHaveValue('Jane Doe / Reuters')
 
   // Saving it keeps tab A's credit: neither tab silently overwrites the other.
   await panelB.getByRole('button', { name: 'Save image details' }).click()
