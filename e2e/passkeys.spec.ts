@@ -122,3 +122,45 @@ test('a member whose only second factor is a passkey signs in with the password,
   await expect(page.getByTestId('signed-in-user')).toContainText('Passkey Writer')
   await context.close()
 })
+
+test('a member past the newsroom’s grace who adds a passkey is let go at once: the reminder goes, and Articles opens', async ({ browser }) => {
+  const { hashPassword } = await import('../lib/auth/passwords.ts')
+  const stamp = Date.now()
+  const member = { email: `passkey-overdue-${stamp}@strict.example`, password: 'a long e2e passphrase' }
+  // A newsroom of its own that requires a factor of everyone, its grace long over.
+  await sql(
+    `INSERT INTO tenants (id, name, slug, public_site_url, updated_at, two_factor_policy, two_factor_grace_days, two_factor_policy_changed_at)
+     VALUES ($1, 'Strict Courier', $2, 'https://strict.example', now(), 'all', 3, now() - interval '4 days')`,
+    [`ten_e2epko${stamp}`, `strict-courier-${stamp}`],
+  )
+  await sql(
+    `INSERT INTO users (id, tenant_id, email, name, role, password_hash, created_at, updated_at)
+     VALUES ($1, $2, $3, 'Overdue writer', 'writer'::"Role", $4, now() - interval '30 days', now())`,
+    [`usr_e2epko${stamp}`, `ten_e2epko${stamp}`, member.email, await hashPassword(member.password)],
+  )
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', baseURL: origin })
+  const page = await context.newPage()
+  const cdp = await context.newCDPSession(page)
+  await cdp.send('WebAuthn.enable')
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+  })
+
+  await signIn(page, member)
+  await expect(page).toHaveURL(/\/settings\/security$/)
+  await expect(page.getByTestId('second-factor-banner')).toContainText('set it up now')
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Articles' }).click()
+  await expect(page).toHaveURL(/\/settings\/security$/)
+
+  await page.getByRole('button', { name: 'Add a passkey' }).click()
+  await page.getByLabel('Name for a new passkey').fill('Phone')
+  await page.getByRole('button', { name: 'Add a passkey' }).click()
+  await expect(page.getByRole('status').filter({ hasText: 'Passkey “Phone” added.' })).toBeVisible()
+  await expect(page.getByTestId('recovery-codes').getByRole('listitem')).toHaveCount(10)
+  // The page says so without a reload, and the way out is open.
+  await expect(page.getByTestId('second-factor-banner')).toHaveCount(0)
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Articles' }).click()
+  await expect(page).toHaveURL(/\/articles$/)
+  await expect(page.getByRole('heading', { level: 1 })).toBeVisible()
+  await context.close()
+})
