@@ -11,6 +11,7 @@ import { refusalMessage } from '@/components/portal-error'
 import { passkeyPromptFailure } from '@/components/passkey-browser'
 import { StatusMessage, type Status } from '../status-message'
 import { RecoveryCodesBox } from './recovery-codes-box'
+import { useSignInChanged } from './use-sign-in-changed'
 import styles from '../settings.module.css'
 
 /**
@@ -31,6 +32,7 @@ export function PasskeyList({ unavailable = null }: { unavailable?: string | nul
   const rename = useMutation(trpc.security.renamePasskey.mutationOptions())
   const remove = useMutation(trpc.security.removePasskey.mutationOptions())
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.security.passkeys.queryKey() })
+  const signInChanged = useSignInChanged()
   const [adding, setAdding] = useState(false)
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null)
 
@@ -62,9 +64,7 @@ export function PasskeyList({ unavailable = null }: { unavailable?: string | nul
         text: `Passkey “${added.name}” added. You can sign in with it instead of your password, and signing in with your password now asks for it (or a recovery code).`,
         focus: true,
       })
-      await refresh()
-      // Security's two-factor section counts the factors and recovery codes.
-      await queryClient.invalidateQueries({ queryKey: trpc.security.twoFactor.queryKey() })
+      await signInChanged()
     } catch (error) {
       setStatus({ kind: 'error', text: refusalMessage(error), focus: true })
     } finally {
@@ -92,7 +92,7 @@ export function PasskeyList({ unavailable = null }: { unavailable?: string | nul
       await remove.mutateAsync({ passkeyId: passkey.id })
       setRemoving(null)
       setStatus({ kind: 'success', text: `Passkey “${passkey.name}” removed. It no longer signs you in.`, focus: true })
-      await refresh()
+      await signInChanged()
     } catch (error) {
       setStatus({ kind: 'error', text: refusalMessage(error), focus: true })
     }

@@ -1,7 +1,6 @@
 'use client'
 
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useRouter } from 'next/navigation'
+import { useMutation, useQuery } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { ConfirmDialog } from '@/components/confirm-dialog'
 import { LocalTime } from '@/components/local-time'
@@ -9,6 +8,7 @@ import { refusalMessage } from '@/components/portal-error'
 import { useTRPC } from '@/components/trpc-context'
 import { StatusMessage, type Status } from '../status-message'
 import { RecoveryCodesBox } from './recovery-codes-box'
+import { useSignInChanged } from './use-sign-in-changed'
 import styles from '../settings.module.css'
 
 type Enrolment = { secret: string; uri: string; qrCode: string }
@@ -20,19 +20,13 @@ type Enrolment = { secret: string; uri: string; qrCode: string }
  */
 export function TwoFactorSection() {
   const trpc = useTRPC()
-  const queryClient = useQueryClient()
   const state = useQuery(trpc.security.twoFactor.queryOptions())
   const [enrolment, setEnrolment] = useState<Enrolment | null>(null)
   const [code, setCode] = useState('')
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null)
   const [status, setStatus] = useState<Status>(null)
   const [confirmRemove, setConfirmRemove] = useState(false)
-  const router = useRouter()
-  const refresh = async () => {
-    await queryClient.invalidateQueries({ queryKey: trpc.security.twoFactor.queryKey() })
-    // The layout's "set up two-factor by" reminder is rendered on the server: render it again.
-    router.refresh()
-  }
+  const refresh = useSignInChanged()
 
   const start = useMutation(trpc.security.startTotp.mutationOptions())
   const confirm = useMutation(trpc.security.confirmTotp.mutationOptions())
