@@ -64,3 +64,56 @@ describe('a bulk import that stops sending its body', () => {
     expect(outcome === 'still waiting' ? outcome : outcome.status).toBe(201)
   }, 60_000)
 })
+
+/** Sends `first`, then a byte every `everyMs` (under the stall limit, so never idle for it) until stopped. */
+function drip(request: ClientRequest, first: string, everyMs: number): () => void {
+  request.write(first)
+  const timer = setInterval(() => request.write(' '), everyMs)
+  return () => clearInterval(timer)
+}
+
+describe('a body that drips a byte at a time, never quite stalling', () => {
+  // The stall limit alone let a client that sends one byte just inside it (every 29 s of the
+  // default 30) hold its slot until Node's requestTimeout, five minutes, and again on reconnect.
+  it('a bulk import is let go once it falls under the least rate, so the next upload gets the slot', async () => {
+    const dripping = send('/v1/articles/bulk', articlesToken, 'application/json', 1_000_000)
+    const stop = drip(dripping.request, '{"articles":[', 300)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+
+    const form = new Response(uploadForm(await cameraJpeg({ width: 320, height: 240, seed: 63_501 }), 'after-drip.jpg'))
+    const body = Buffer.from(await form.arrayBuffer())
+    const upload = send('/v1/media', mediaToken, form.headers.get('content-type')!, body.length)
+    upload.request.end(body)
+    const outcome = await Promise.race([upload.answer, new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 8_000))])
+    stop()
+    dripping.request.destroy()
+    await upload.answer
+    expect(outcome === 'still waiting' ? outcome : outcome.status).toBe(201)
+    // The dripping client is told why, in words, before its connection is let go.
+    const refused = await Promise.race([dripping.answer, new Promise<{ status: number; text: string }>((resolve) => setTimeout(() => resolve({ status: -1, text: '' }), 2_000))])
+    if (refused.status > 0) {
+      expect(refused.status).toBe(400)
+      expect(refused.text).toContain('too slowly')
+    }
+  }, 60_000)
+
+  it('an upload is let go the same way', async () => {
+    const form = new Response(uploadForm(await cameraJpeg({ width: 320, height: 240, seed: 63_502 }), 'dripping.jpg'))
+    const whole = Buffer.from(await form.arrayBuffer())
+    const dripping = send('/v1/media', mediaToken, form.headers.get('content-type')!, whole.length)
+    // The form's opening (its boundary and the part's headers), then a byte at a time.
+    dripping.request.write(whole.subarray(0, 200))
+    const timer = setInterval(() => dripping.request.write(whole.subarray(200, 201)), 300)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+
+    const next = new Response(uploadForm(await cameraJpeg({ width: 320, height: 240, seed: 63_503 }), 'after-upload-drip.jpg'))
+    const body = Buffer.from(await next.arrayBuffer())
+    const upload = send('/v1/media', mediaToken, next.headers.get('content-type')!, body.length)
+    upload.request.end(body)
+    const outcome = await Promise.race([upload.answer, new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 8_000))])
+    clearInterval(timer)
+    dripping.request.destroy()
+    await upload.answer
+    expect(outcome === 'still waiting' ? outcome : outcome.status).toBe(201)
+  }, 60_000)
+})
