@@ -18,7 +18,7 @@ export type ApiRequest = {
    * arrived (the rest is not read); rejects if the client went away mid-body. Read once, by
    * readJsonBody, instead of `body`.
    */
-  readonly bodyBytes?: (maxBytes: number, idleMs?: number) => Promise<Buffer | 'too-large' | null>
+  readonly bodyBytes?: (maxBytes: number, paced?: boolean) => Promise<Buffer | 'too-large' | null>
   /** Aborts when the client leaves before the answer is delivered (Next's route handlers give one). */
   readonly signal?: AbortSignal
   /** `url` already parsed, where whoever made the request had to (the production server's router); never modified. */

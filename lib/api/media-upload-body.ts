@@ -9,7 +9,8 @@ import { receiveToTempFile, TooLargeError, type ReceivedFile } from '../media/re
 import type { UploadFields } from '../media/media-library.ts'
 import { FetchTurnTimeoutError, withFetchSlot } from '../media/fetch-gate.ts'
 import { fetchSourceUrl, filenameFromUrl } from '../media/fetch-source-url.ts'
-import { mediaFetchTimeoutMs, mediaMaxBytes, mediaUploadIdleMs } from '../media/media-limits.ts'
+import { mediaFetchTimeoutMs, mediaMaxBytes } from '../media/media-limits.ts'
+import { watchBodyPace } from './body-pace.ts'
 import { outsideLargeBodySlot } from './large-body-gate.ts'
 
 /**
@@ -104,7 +105,7 @@ function readMultipart(body: ReadableStream<Uint8Array>, contentType: string, ma
     let failed: unknown = null
     const source = Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>)
     const fail = (error: unknown) => {
-      clearTimeout(idle)
+      pace.stop()
       if (failed) return
       failed = error
       source.unpipe(parser)
@@ -116,16 +117,10 @@ function readMultipart(body: ReadableStream<Uint8Array>, contentType: string, ma
       void received?.then((file) => file.discard(), () => undefined)
       reject(error)
     }
-    // A client that stops sending holds an upload slot: past this long without a byte it is let go.
-    let idle: NodeJS.Timeout | undefined
-    const touch = () => {
-      clearTimeout(idle)
-      const limit = mediaUploadIdleMs()
-      idle = setTimeout(() => fail(new BodyError('request_aborted', `The upload stalled: no data arrived for ${(limit / 1000).toLocaleString('en')} s.`)), limit)
-    }
-    touch()
-    source.on('data', touch)
-    source.on('close', () => clearTimeout(idle))
+    // A client that stops sending, or drips a byte now and then, holds an upload slot: it is let go (body-pace.ts).
+    const pace = watchBodyPace((reason) => fail(new BodyError('request_aborted', `The upload ${reason}.`)))
+    source.on('data', (chunk: Uint8Array) => pace.received(chunk.length))
+    source.on('close', () => pace.stop())
     parser.on('file', (name, stream, info) => {
       // After a refusal nothing more is received (a temp file made now would be left behind).
       if (failed) return void stream.resume()

@@ -1,7 +1,7 @@
 import type { ApiRequest } from './api-request.ts'
 import { DomainError } from '../errors.ts'
 import { jsonTextNestsDeeperThan, nestingTooDeep } from '../input-shape.ts'
-import { mediaUploadIdleMs } from '../media/media-limits.ts'
+import { SlowBody, watchBodyPace } from './body-pace.ts'
 
 export class BodyError extends DomainError {}
 
@@ -41,14 +41,13 @@ export async function readJsonBody(request: ApiRequest, maxBytes: number): Promi
 
 // The client went away mid-body: nobody waits for this answer, and it is no fault of ours.
 const aborted = () => new BodyError('request_aborted', 'The request body was cut off before it ended.')
-// A client that stops sending holds its large-body slot (a bulk import): past the uploads' stall
-// limit (MEDIA_UPLOAD_IDLE_MS, media-upload-body.ts) without a byte it is let go, as an upload is.
-const stalled = (limit: number) => new BodyError('request_aborted', `The body stalled: no data arrived for ${(limit / 1000).toLocaleString('en')} s.`)
+// A client that stops sending, or sends a byte now and then, holds its large-body slot (a bulk
+// import): it is let go as an upload is (body-pace.ts).
+const tooSlow = (reason: string) => new BodyError('request_aborted', `The body ${reason}.`)
 
 async function readDirect(request: ApiRequest, maxBytes: number): Promise<Buffer> {
-  const limit = mediaUploadIdleMs()
-  const bytes = await request.bodyBytes!(maxBytes, limit).catch((error: unknown) => {
-    throw (error as Error).message === 'stalled' ? stalled(limit) : aborted()
+  const bytes = await request.bodyBytes!(maxBytes, true).catch((error: unknown) => {
+    throw error instanceof SlowBody ? tooSlow(error.message) : aborted()
   })
   if (bytes === 'too-large') throw tooLarge(maxBytes)
   return bytes ?? Buffer.alloc(0)
@@ -58,28 +57,32 @@ async function readStream(body: ReadableStream<Uint8Array>, maxBytes: number): P
   const reader = body.getReader()
   const chunks: Uint8Array[] = []
   let received = 0
-  const limit = mediaUploadIdleMs()
-  for (;;) {
-    let idle: NodeJS.Timeout | undefined
-    const stall = new Promise<never>((_, reject) => (idle = setTimeout(() => reject(stalled(limit)), limit)))
-    const { done, value } = await Promise.race([
-      reader.read().catch(() => {
-        throw aborted()
-      }),
-      stall,
-    ])
-      .catch(async (error: unknown) => {
+  let slow: ((error: BodyError) => void) | undefined
+  const gaveUp = new Promise<never>((_, reject) => (slow = reject))
+  gaveUp.catch(() => undefined)
+  const pace = watchBodyPace((reason) => slow!(tooSlow(reason)))
+  try {
+    for (;;) {
+      const { done, value } = await Promise.race([
+        reader.read().catch(() => {
+          throw aborted()
+        }),
+        gaveUp,
+      ]).catch(async (error: unknown) => {
         await reader.cancel().catch(() => undefined)
         throw error
       })
-      .finally(() => clearTimeout(idle))
-    if (done) break
-    received += value.byteLength
-    if (received > maxBytes) {
-      await reader.cancel().catch(() => undefined)
-      throw tooLarge(maxBytes)
+      if (done) break
+      pace.received(value.byteLength)
+      received += value.byteLength
+      if (received > maxBytes) {
+        await reader.cancel().catch(() => undefined)
+        throw tooLarge(maxBytes)
+      }
+      chunks.push(value)
     }
-    chunks.push(value)
+  } finally {
+    pace.stop()
   }
   return Buffer.concat(chunks)
 }

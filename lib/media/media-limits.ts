@@ -26,6 +26,13 @@ export const mediaImageConcurrency = () => positive(process.env.MEDIA_IMAGE_CONC
 /** How long an upload may send nothing before it is dropped (MEDIA_UPLOAD_IDLE_MS, default 30 s). */
 export const mediaUploadIdleMs = () => positive(process.env.MEDIA_UPLOAD_IDLE_MS, 30_000)
 
+/**
+ * The least an upload must average once its first MEDIA_UPLOAD_IDLE_MS are over
+ * (MEDIA_UPLOAD_MIN_BYTES_PER_SECOND, default 1,024): a phone on a poor line sends tens of KB a
+ * second; a body under a KB a second after half a minute is holding a slot, not uploading.
+ */
+export const mediaUploadMinBytesPerSecond = () => positive(process.env.MEDIA_UPLOAD_MIN_BYTES_PER_SECOND, 1_024)
+
 // A setting left empty or mistyped means its default: Number('') is 0 and Number('two') NaN, which
 // as a limit refused every upload at once (an idle limit of 0 ms) or parked every one (a slot count
 // nothing is below).

@@ -1,0 +1,58 @@
+import { mediaUploadIdleMs, mediaUploadMinBytesPerSecond } from '../media/media-limits.ts'
+
+/**
+ * How slowly a request body may arrive while it holds a large-body slot (uploads, bulk imports):
+ * no byte for MEDIA_UPLOAD_IDLE_MS, or, once that long has passed since the body began, an
+ * average under MEDIA_UPLOAD_MIN_BYTES_PER_SECOND, and it is let go. The stall limit alone let a
+ * client send one byte just inside it, every 29 s, and keep its slot until Node's requestTimeout
+ * (five minutes), then take it again on reconnect: two such clients shut every upload out.
+ *
+ * One watcher per body, shared by every door that reads one (read-json-body.ts, node-http.ts,
+ * media-upload-body.ts), so the limits and their wording are the same everywhere. `tooSlow` is
+ * called once, with the end of a sentence: "The upload " + reason + ".".
+ */
+export type BodyPace = {
+  /** Bytes arrived: the stall clock starts again, and the average is checked. */
+  received(bytes: number): void
+  /** The body ended or failed: no more calls. */
+  stop(): void
+}
+
+/** A body let go for its pace; the message ends a sentence ("The body " + message + "."). */
+export class SlowBody extends Error {}
+
+export function watchBodyPace(tooSlow: (reason: string) => void, now: () => number = performance.now.bind(performance)): BodyPace {
+  const idleMs = mediaUploadIdleMs()
+  const minBytesPerSecond = mediaUploadMinBytesPerSecond()
+  const startedAt = now()
+  let total = 0
+  let stopped = false
+  let idle: NodeJS.Timeout | undefined
+  const give = (reason: string) => {
+    if (stopped) return
+    stop()
+    tooSlow(reason)
+  }
+  const arm = () => {
+    clearTimeout(idle)
+    idle = setTimeout(() => give(`stalled: no data arrived for ${(idleMs / 1000).toLocaleString('en')} s`), idleMs)
+  }
+  const stop = () => {
+    stopped = true
+    clearTimeout(idle)
+  }
+  arm()
+  return {
+    received(bytes) {
+      if (stopped) return
+      total += bytes
+      // Checked as bytes arrive: a body that sends nothing is the stall timer's.
+      const elapsedMs = now() - startedAt
+      if (elapsedMs > idleMs && total < (minBytesPerSecond * elapsedMs) / 1000) {
+        return give(`arrived too slowly: under ${minBytesPerSecond.toLocaleString('en')} bytes a second on average after the first ${(idleMs / 1000).toLocaleString('en')} s`)
+      }
+      arm()
+    },
+    stop,
+  }
+}
