@@ -1,3 +1,5 @@
+import type { BodyPace } from './body-pace.ts'
+
 /**
  * What a /v1 handler may read of its request: the method, the URL, headers by name and the
  * body stream. A web Request is one (Next, tests); the production server hands handlers a view
@@ -18,7 +20,7 @@ export type ApiRequest = {
    * arrived (the rest is not read); rejects if the client went away mid-body. Read once, by
    * readJsonBody, instead of `body`.
    */
-  readonly bodyBytes?: (maxBytes: number, paced?: boolean) => Promise<Buffer | 'too-large' | null>
+  readonly bodyBytes?: (maxBytes: number, pace?: (giveUp: (error: Error) => void) => BodyPace) => Promise<Buffer | 'too-large' | null>
   /** Aborts when the client leaves before the answer is delivered (Next's route handlers give one). */
   readonly signal?: AbortSignal
   /** `url` already parsed, where whoever made the request had to (the production server's router); never modified. */

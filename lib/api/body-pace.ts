@@ -18,9 +18,6 @@ export type BodyPace = {
   stop(): void
 }
 
-/** A body let go for its pace; the message ends a sentence ("The body " + message + "."). */
-export class SlowBody extends Error {}
-
 export function watchBodyPace(tooSlow: (reason: string) => void, now: () => number = performance.now.bind(performance)): BodyPace {
   const idleMs = mediaUploadIdleMs()
   const minBytesPerSecond = mediaUploadMinBytesPerSecond()

@@ -1,7 +1,7 @@
 import type { ApiRequest } from './api-request.ts'
 import { DomainError } from '../errors.ts'
 import { jsonTextNestsDeeperThan, nestingTooDeep } from '../input-shape.ts'
-import { SlowBody, watchBodyPace } from './body-pace.ts'
+import { watchBodyPace } from './body-pace.ts'
 
 export class BodyError extends DomainError {}
 
@@ -46,8 +46,8 @@ const aborted = () => new BodyError('request_aborted', 'The request body was cut
 const tooSlow = (reason: string) => new BodyError('request_aborted', `The body ${reason}.`)
 
 async function readDirect(request: ApiRequest, maxBytes: number): Promise<Buffer> {
-  const bytes = await request.bodyBytes!(maxBytes, true).catch((error: unknown) => {
-    throw error instanceof SlowBody ? tooSlow(error.message) : aborted()
+  const bytes = await request.bodyBytes!(maxBytes, (giveUp) => watchBodyPace((reason) => giveUp(tooSlow(reason)))).catch((error: unknown) => {
+    throw error instanceof BodyError ? error : aborted()
   })
   if (bytes === 'too-large') throw tooLarge(maxBytes)
   return bytes ?? Buffer.alloc(0)

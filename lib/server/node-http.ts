@@ -4,7 +4,7 @@ import { Readable } from 'node:stream'
 import { promisify } from 'node:util'
 import { gzip } from 'node:zlib'
 import type { ApiRequest } from '../api/api-request.ts'
-import { SlowBody, watchBodyPace } from '../api/body-pace.ts'
+import type { BodyPace } from '../api/body-pace.ts'
 import { knownPayload, plainResponseHeaders, responseHeader, responseHeaderEntries, payloadBytes } from '../api/text-response.ts'
 import { securityHeaders } from '../security/response-headers.mjs'
 
@@ -79,10 +79,10 @@ class NodeRequestView implements ApiRequest {
   // A write's JSON body, read from Node's stream as it is: Readable.toWeb and a reader's promise
   // per chunk cost every write ~5 % of the service's CPU in a profile (issue 50, writes).
   // Same outcomes as reading `body`: a body over maxBytes stops being kept and gets its 413
-  // (discardRest); a client gone mid-body rejects, and so (`paced`, with a SlowBody) does one
-  // that sends too slowly (body-pace.ts), which would otherwise hold its large-body slot until
-  // Node's requestTimeout.
-  bodyBytes(maxBytes: number, paced = false): Promise<Buffer | 'too-large' | null> {
+  // (discardRest); a client gone mid-body rejects, and so, with the error `pace` gives up with,
+  // does one that sends too slowly (body-pace.ts, passed in: the server bundle holds no app
+  // module), which would otherwise hold its large-body slot until Node's requestTimeout.
+  bodyBytes(maxBytes: number, pace?: (giveUp: (error: Error) => void) => BodyPace): Promise<Buffer | 'too-large' | null> {
     if (this.method === 'GET' || this.method === 'HEAD') return Promise.resolve(null)
     const req = this.req
     if (req.destroyed && !req.readableEnded) return Promise.reject(new Error('aborted'))
@@ -90,21 +90,19 @@ class NodeRequestView implements ApiRequest {
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = []
       let received = 0
-      const pace = paced
-        ? watchBodyPace((reason) => {
-            settle()
-            reject(new SlowBody(reason))
-          })
-        : undefined
+      const watch = pace?.((error) => {
+        settle()
+        reject(error)
+      })
       const settle = () => {
-        pace?.stop()
+        watch?.stop()
         req.off('data', onData)
         req.off('end', onEnd)
         req.off('error', onGone)
         req.off('close', onGone)
       }
       const onData = (chunk: Buffer) => {
-        pace?.received(chunk.length)
+        watch?.received(chunk.length)
         received += chunk.length
         if (received <= maxBytes) return void chunks.push(chunk)
         settle()
