@@ -28,11 +28,9 @@ export default defineConfig({
   // A spec's journeys stay together, in order, in one worker; specs are spread over the workers.
   fullyParallel: false,
   workers,
-  // In CI a failed journey is run once more, and one that then passes is reported as flaky
-  // (Playwright's list says so by name), never as passed. A stopgap for a known bug, not a cure:
-  // e2e/two-factor.spec.ts:80 fails about one run in three (the Articles link still leads to
-  // Security just after the factor is set up; see the stop note). Locally, no second chance.
-  retries: process.env.CI ? 1 : 0,
+  // No second chance: a journey that fails once is a bug to find (the last stopgap retry, for
+  // e2e/two-factor.spec.ts:80, went with its cause: the router kept routes across a factor change).
+  retries: 0,
   reporter: process.env.CI ? [['list']] : [['list'], ['html', { open: 'never' }]],
   use: {
     // This worker's own server: the config is loaded again in every worker (e2e-env.ts).
