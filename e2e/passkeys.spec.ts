@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test'
+import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test'
 import { signIn, sql } from './support/portal.ts'
 import { e2eBaseUrl } from './support/e2e-env.ts'
 
@@ -9,6 +9,21 @@ const origin = e2eBaseUrl.replace('127.0.0.1', 'localhost')
 
 test.use({ viewport: { width: 1280, height: 800 }, baseURL: origin })
 
+/**
+ * A browser of the member's own with Chromium's virtual authenticator: a platform authenticator
+ * that keeps discoverable credentials and verifies the user (as a fingerprint would) without a prompt.
+ */
+async function browserWithPasskeyDevice(browser: Browser): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', baseURL: origin })
+  const page = await context.newPage()
+  const cdp = await context.newCDPSession(page)
+  await cdp.send('WebAuthn.enable')
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+  })
+  return { context, page }
+}
+
 test('a member adds a passkey, signs in with it alone, and confirms a dangerous act with it', async ({ browser }) => {
   const { hashPassword } = await import('../lib/auth/passwords.ts')
   const email = `passkey-admin-${Date.now()}@dailyplanet.example`
@@ -18,15 +33,7 @@ test('a member adds a passkey, signs in with it alone, and confirms a dangerous 
      SELECT $1, id, $2, 'Passkey Admin', 'admin', $3, now() FROM tenants WHERE slug = 'daily-planet'`,
     [`usr_e2epk${Date.now()}`, email, await hashPassword(password)],
   )
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', baseURL: origin })
-  const page = await context.newPage()
-  // Chromium's virtual authenticator: a platform authenticator that keeps discoverable
-  // credentials and verifies the user (as a fingerprint would) without a prompt.
-  const cdp = await context.newCDPSession(page)
-  await cdp.send('WebAuthn.enable')
-  await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
-  })
+  const { context, page } = await browserWithPasskeyDevice(browser)
 
   await signIn(page, { email, password })
   await page.goto('/settings/security')
@@ -87,13 +94,7 @@ test('a member whose only second factor is a passkey signs in with the password,
      SELECT $1, id, $2, 'Passkey Writer', 'writer', $3, now() FROM tenants WHERE slug = 'daily-planet'`,
     [`usr_e2epkf${stamp}`, member.email, await hashPassword(member.password)],
   )
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', baseURL: origin })
-  const page = await context.newPage()
-  const cdp = await context.newCDPSession(page)
-  await cdp.send('WebAuthn.enable')
-  await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
-  })
+  const { context, page } = await browserWithPasskeyDevice(browser)
 
   await signIn(page, member)
   await page.goto('/settings/security')
@@ -138,13 +139,7 @@ test('a member past the newsroom’s grace who adds a passkey is let go at once:
      VALUES ($1, $2, $3, 'Overdue writer', 'writer'::"Role", $4, now() - interval '30 days', now())`,
     [`usr_e2epko${stamp}`, `ten_e2epko${stamp}`, member.email, await hashPassword(member.password)],
   )
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', baseURL: origin })
-  const page = await context.newPage()
-  const cdp = await context.newCDPSession(page)
-  await cdp.send('WebAuthn.enable')
-  await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
-  })
+  const { context, page } = await browserWithPasskeyDevice(browser)
 
   await signIn(page, member)
   await expect(page).toHaveURL(/\/settings\/security$/)
