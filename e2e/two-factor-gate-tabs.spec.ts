@@ -165,3 +165,45 @@ test('the banner’s “Set it up in Security” link, and Back after the app is
   await nav(page).getByRole('link', { name: 'Home' }).click()
   await expect(page.getByRole('heading', { name: 'Your desk' })).toBeVisible()
 })
+
+test('a network blip on the follow-up after the app is turned on does not tell the member it failed', async ({ page }) => {
+  const member = await overdueMember()
+  await signInToSecurity(page, member)
+  // The factor is set up (tRPC answers); only the Server Action that follows is lost on the way.
+  let lost = false
+  await page.route('**/settings/security', async (route) => {
+    if (!lost && route.request().method() === 'POST' && route.request().headers()['next-action']) {
+      lost = true
+      await route.abort('failed')
+      return
+    }
+    await route.continue()
+  })
+  await setUpApp(page)
+  await expect.poll(() => lost).toBe(true)
+  // Not “could not be reached; nothing was changed”: the app is on, and its recovery codes are shown.
+  const section = page.getByRole('region', { name: 'Two-factor sign-in' })
+  await expect(section.getByRole('status').filter({ hasText: 'Two-factor sign-in is on.' })).toBeVisible()
+  await expect(section.getByRole('alert').filter({ hasText: /./ })).toHaveCount(0)
+  // The way out is open all the same.
+  await nav(page).getByRole('link', { name: 'Articles' }).click()
+  await expect(page).toHaveURL(/\/articles$/)
+  await expect(page.getByTestId('second-factor-banner')).toHaveCount(0)
+})
+
+test('a late answer to the follow-up does not pull the member back from Articles', async ({ page }) => {
+  const member = await overdueMember()
+  await signInToSecurity(page, member)
+  await page.route('**/settings/security', async (route) => {
+    if (route.request().method() === 'POST' && route.request().headers()['next-action']) await new Promise((r) => setTimeout(r, 3000))
+    await route.continue()
+  })
+  await setUpApp(page)
+  await nav(page).getByRole('link', { name: 'Articles' }).click()
+  await expect(page).toHaveURL(/\/articles$/)
+  const heading = await page.getByRole('heading', { level: 1 }).innerText()
+  await page.waitForTimeout(4000)
+  await expect(page).toHaveURL(/\/articles$/)
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(heading)
+  await expect(page.getByTestId('second-factor-banner')).toHaveCount(0)
+})
