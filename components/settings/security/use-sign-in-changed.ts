@@ -2,6 +2,7 @@
 
 import { useEffect, useRef } from 'react'
 import { useQueryClient } from '@tanstack/react-query'
+import { useRouter } from 'next/navigation'
 import { useTRPC } from '@/components/trpc-context'
 import { signInChanged } from '@/app/(portal)/settings/security/sign-in-changed-action'
 
@@ -12,11 +13,15 @@ const channelName = 'newsroom-portal-sign-in'
 function useForgetSignIn(): () => Promise<void> {
   const trpc = useTRPC()
   const queryClient = useQueryClient()
+  const router = useRouter()
   return async () => {
     await Promise.all([
       queryClient.invalidateQueries({ queryKey: trpc.security.twoFactor.queryKey() }),
       queryClient.invalidateQueries({ queryKey: trpc.security.passkeys.queryKey() }),
-      signInChanged(),
+      // The change itself is made and answered by then: a lost follow-up must not be reported as
+      // the change failing ("nothing was changed"). Rendering again still takes the reminder away;
+      // the gate decides each navigation on the server.
+      signInChanged().catch(() => router.refresh()),
     ])
   }
 }
