@@ -2,12 +2,22 @@
 
 import { useEffect, useRef } from 'react'
 import { useQueryClient } from '@tanstack/react-query'
-import { useRouter } from 'next/navigation'
+import { usePathname, useRouter } from 'next/navigation'
 import { useTRPC } from '@/components/trpc-context'
 import { signInChanged } from '@/app/(portal)/settings/security/sign-in-changed-action'
 
 /** The member's other tabs of the portal hear of a change to their factors on this channel. */
 const channelName = 'newsroom-portal-sign-in'
+/** Where proxy.ts sends a member past the grace (second-factor-gate.ts, a server module). */
+const securityPath = '/settings/security'
+
+/**
+ * Whether, after the change, the gate sends the member to Security (unknown counts as yes); and
+ * which tab made it, as a channel also delivers to the sender's own tab, whose listener must not
+ * send a second Server Action after the first.
+ */
+type SignInChangedMessage = { gated: boolean; from: string }
+const thisTab = Math.random().toString(36).slice(2)
 
 /** What this tab must forget when the member's factors change: Security's counts, the layout's reminder, the routes. */
 function useForgetSignIn(): () => Promise<void> {
@@ -35,29 +45,53 @@ function useForgetSignIn(): () => Promise<void> {
  * absence) on every page until it was reloaded.
  */
 export function useSignInChanged(): () => Promise<void> {
+  const trpc = useTRPC()
+  const queryClient = useQueryClient()
   const forget = useForgetSignIn()
   return async () => {
-    if (typeof BroadcastChannel !== 'undefined') {
-      const channel = new BroadcastChannel(channelName)
-      channel.postMessage('changed')
-      channel.close()
-    }
     await forget()
+    if (typeof BroadcastChannel === 'undefined') return
+    const state = queryClient.getQueryData(trpc.security.twoFactor.queryKey())
+    const message: SignInChangedMessage = { gated: !state || (state.overdue && !state.totp && state.passkeys === 0), from: thisTab }
+    const channel = new BroadcastChannel(channelName)
+    channel.postMessage(message)
+    channel.close()
   }
 }
 
-/** In every portal page: forgets, in this tab, what a change to the factors made in another tab made stale. */
+/**
+ * In every portal page: forgets, in this tab, what a change to the factors made in another tab
+ * made stale. A tab the change gates, on a page other than Security, is left as it is until it
+ * reaches Security (its next navigation goes there): rendering it again at once would put
+ * Security in place of the page, over whatever the member was typing.
+ */
 export function SignInChangedListener(): null {
   const forget = useForgetSignIn()
-  const latest = useRef(forget)
+  const pathname = usePathname()
+  const latest = useRef({ forget, pathname })
+  const pending = useRef(false)
   useEffect(() => {
-    latest.current = forget
+    latest.current = { forget, pathname }
   })
   useEffect(() => {
     if (typeof BroadcastChannel === 'undefined') return
     const channel = new BroadcastChannel(channelName)
-    channel.onmessage = () => void latest.current().catch(() => undefined)
+    channel.onmessage = (event: MessageEvent<Partial<SignInChangedMessage> | null>) => {
+      if (event.data?.from === thisTab) return
+      const gated = event.data?.gated !== false
+      if (gated && latest.current.pathname !== securityPath) {
+        pending.current = true
+        return
+      }
+      pending.current = false
+      void latest.current.forget().catch(() => undefined)
+    }
     return () => channel.close()
   }, [])
+  useEffect(() => {
+    if (!pending.current || pathname !== securityPath) return
+    pending.current = false
+    void latest.current.forget().catch(() => undefined)
+  }, [pathname])
   return null
 }
