@@ -7,6 +7,7 @@ import { PortalNav } from '@/components/portal-nav'
 import { RouteFocus } from '@/components/route-focus'
 import { SignOutButton } from '@/components/sign-out-button'
 import { PortalTrpcProvider } from '@/components/trpc-provider'
+import { SignInChangedListener } from '@/components/settings/security/use-sign-in-changed'
 
 export default async function PortalLayout({ children }: { children: ReactNode }) {
   const user = await requirePortalUser()
@@ -48,7 +49,11 @@ export default async function PortalLayout({ children }: { children: ReactNode }
         )}
         <RouteFocus />
         <main id="main-content" tabIndex={-1}>
-          <PortalTrpcProvider>{children}</PortalTrpcProvider>
+          <PortalTrpcProvider>
+            {/* A factor set up or removed in another tab: this one's reminder and routes follow. */}
+            <SignInChangedListener />
+            {children}
+          </PortalTrpcProvider>
         </main>
       </div>
     </div>

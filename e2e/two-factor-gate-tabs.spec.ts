@@ -1,0 +1,265 @@
+import { expect, test, type Page } from '@playwright/test'
+import { totpCode, totpStep } from '../lib/auth/totp.ts'
+import { sql } from './support/portal.ts'
+
+test.use({ viewport: { width: 1280, height: 800 } })
+
+/** A writer of a newsroom of its own that requires a factor of everyone, its grace long over. */
+async function overdueMember(): Promise<{ email: string; password: string }> {
+  const { hashPassword } = await import('../lib/auth/passwords.ts')
+  const stamp = `${Date.now()}${Math.floor(Math.random() * 1000)}`
+  const email = `gate-${stamp}@strict.example`
+  const password = 'a long e2e passphrase'
+  await sql(
+    `INSERT INTO tenants (id, name, slug, public_site_url, updated_at, two_factor_policy, two_factor_grace_days, two_factor_policy_changed_at)
+     VALUES ($1, 'Strict Herald', $2, 'https://strict.example', now(), 'all', 3, now() - interval '4 days')`,
+    [`ten_e2egt${stamp}`, `strict-herald-${stamp}`],
+  )
+  await sql(
+    `INSERT INTO users (id, tenant_id, email, name, role, password_hash, created_at, updated_at)
+     VALUES ($1, $2, $3, 'Gated writer', 'writer'::"Role", $4, now() - interval '30 days', now())`,
+    [`usr_e2egt${stamp}`, `ten_e2egt${stamp}`, email, await hashPassword(password)],
+  )
+  return { email, password }
+}
+
+async function signInToSecurity(page: Page, who: { email: string; password: string }) {
+  await page.goto('/signin')
+  await page.getByLabel('E-mail').fill(who.email)
+  await page.getByLabel('Password').fill(who.password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await expect(page).toHaveURL(/\/settings\/security$/)
+  await expect(page.getByTestId('second-factor-banner')).toContainText('set it up now')
+}
+
+async function setUpApp(page: Page): Promise<string> {
+  await page.getByRole('button', { name: 'Set up an authenticator app' }).click()
+  const secret = (await page.getByTestId('totp-secret').innerText()).replace(/\s/g, '')
+  await page.getByLabel('Code the app shows now').fill(totpCode(secret, totpStep()))
+  await page.getByRole('button', { name: 'Turn on two-factor sign-in' }).click()
+  await expect(page.getByTestId('recovery-codes').getByRole('listitem')).toHaveCount(10)
+  return secret
+}
+
+const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' })
+
+test('two tabs: the factor set up in one, the other tab’s Articles and Home links open their pages', async ({ context }) => {
+  const member = await overdueMember()
+  const a = await context.newPage()
+  await signInToSecurity(a, member)
+  const b = await context.newPage()
+  await b.goto('/')
+  await expect(b).toHaveURL(/\/settings\/security$/)
+  await nav(b).getByRole('link', { name: 'Articles' }).click()
+  await expect(b).toHaveURL(/\/settings\/security$/)
+
+  await setUpApp(a)
+  await expect(a.getByTestId('second-factor-banner')).toHaveCount(0)
+
+  await b.bringToFront()
+  // The other tab hears of it at once (a click in that very moment is the race the slow-network journey below covers).
+  await expect(b.getByTestId('second-factor-banner')).toHaveCount(0)
+  await nav(b).getByRole('link', { name: 'Articles' }).click()
+  await expect(b).toHaveURL(/\/articles$/)
+  await expect(b.getByRole('heading', { level: 1 })).toBeVisible()
+  // The other tab no longer tells the member to set up what they just set up.
+  await expect(b.getByTestId('second-factor-banner')).toHaveCount(0)
+  await nav(b).getByRole('link', { name: 'Home' }).click()
+  await expect(b).toHaveURL(/\/$/)
+  await expect(b.getByRole('heading', { name: 'Your desk' })).toBeVisible()
+})
+
+test('two tabs: the only factor removed in one while overdue, the other tab is sent to Security and reminded again', async ({ context }) => {
+  const member = await overdueMember()
+  const a = await context.newPage()
+  await signInToSecurity(a, member)
+  await setUpApp(a)
+  const b = await context.newPage()
+  await b.goto('/articles')
+  await expect(b.getByTestId('second-factor-banner')).toHaveCount(0)
+  await nav(b).getByRole('link', { name: 'Home' }).click()
+  await expect(b.getByRole('heading', { name: 'Your desk' })).toBeVisible()
+
+  await a.bringToFront()
+  await a.getByRole('button', { name: 'Remove authenticator app' }).click()
+  await a.getByRole('dialog').getByRole('button', { name: 'Remove' }).click()
+  await expect(a.getByText('Authenticator app removed.')).toBeVisible()
+  await expect(a.getByTestId('second-factor-banner')).toContainText('set it up now')
+
+  await b.bringToFront()
+  // The other tab's page stays as it is until the member leaves it (nothing typed there is lost); its links lead to Security.
+  await expect(b.getByRole('heading', { name: 'Your desk' })).toBeVisible()
+  await nav(b).getByRole('link', { name: 'Articles' }).click()
+  await expect(b).toHaveURL(/\/settings\/security$/)
+  await expect(b.getByTestId('second-factor-banner')).toContainText('set it up now')
+})
+
+test('after sign-in sent the member from Home to Security, Home opens the desk once the app is set up', async ({ page }) => {
+  const member = await overdueMember()
+  await signInToSecurity(page, member)
+  await setUpApp(page)
+  await expect(page.getByTestId('second-factor-banner')).toHaveCount(0)
+  await nav(page).getByRole('link', { name: 'Home' }).click()
+  await expect(page).toHaveURL(/\/$/)
+  await expect(page.getByRole('heading', { name: 'Your desk' })).toBeVisible()
+})
+
+test('removing the only factor while overdue brings the reminder back, and the links lead to Security again', async ({ page }) => {
+  const member = await overdueMember()
+  await signInToSecurity(page, member)
+  await setUpApp(page)
+  await nav(page).getByRole('link', { name: 'Articles' }).click()
+  await expect(page).toHaveURL(/\/articles$/)
+  await nav(page).getByRole('link', { name: 'Home' }).click()
+  await expect(page.getByRole('heading', { name: 'Your desk' })).toBeVisible()
+  await nav(page).getByRole('link', { name: 'Security' }).click()
+  await expect(page).toHaveURL(/\/settings\/security$/)
+
+  await page.getByRole('button', { name: 'Remove authenticator app' }).click()
+  await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click()
+  await expect(page.getByText('Authenticator app removed.')).toBeVisible()
+  await expect(page.getByTestId('second-factor-banner')).toContainText('set it up now')
+  await nav(page).getByRole('link', { name: 'Articles' }).click()
+  await expect(page).toHaveURL(/\/settings\/security$/)
+  await nav(page).getByRole('link', { name: 'Home' }).click()
+  await expect(page).toHaveURL(/\/settings\/security$/)
+  await page.goBack()
+  await expect(page.getByRole('heading', { name: 'Your desk' })).toHaveCount(0)
+})
+
+test('on a slow network, Articles clicked the moment the app is on opens Articles and the reminder goes', async ({ page }) => {
+  const member = await overdueMember()
+  await signInToSecurity(page, member)
+  await nav(page).getByRole('link', { name: 'Articles' }).click()
+  await expect(page).toHaveURL(/\/settings\/security$/)
+  // Server Actions (POST with a Next-Action header) answer three seconds late.
+  await page.route('**/settings/security', async (route) => {
+    if (route.request().method() === 'POST' && route.request().headers()['next-action']) await new Promise((r) => setTimeout(r, 3000))
+    await route.continue()
+  })
+  await setUpApp(page)
+  await nav(page).getByRole('link', { name: 'Articles' }).click()
+  await expect(page).toHaveURL(/\/articles$/)
+  await expect(page.getByRole('heading', { level: 1 })).toBeVisible()
+  await expect(page.getByTestId('second-factor-banner')).toHaveCount(0)
+  // And it stays open after the late answer arrives.
+  await page.waitForTimeout(3500)
+  await expect(page).toHaveURL(/\/articles$/)
+  await expect(page.getByTestId('second-factor-banner')).toHaveCount(0)
+})
+
+test('the banner’s “Set it up in Security” link, and Back after the app is set up, show no stale reminder', async ({ page }) => {
+  const member = await overdueMember()
+  await signInToSecurity(page, member)
+  await page.getByTestId('second-factor-banner').getByRole('link', { name: 'Set it up in Security' }).click()
+  await expect(page).toHaveURL(/\/settings\/security$/)
+  await setUpApp(page)
+  await expect(page.getByTestId('second-factor-banner')).toHaveCount(0)
+  await nav(page).getByRole('link', { name: 'Articles' }).click()
+  await expect(page).toHaveURL(/\/articles$/)
+  await page.goBack()
+  await expect(page).toHaveURL(/\/settings\/security$/)
+  await expect(page.getByTestId('second-factor-banner')).toHaveCount(0)
+  await page.getByRole('button', { name: 'New recovery codes' }).click()
+  await expect(page.getByTestId('recovery-codes').getByRole('listitem')).toHaveCount(10)
+  await expect(page.getByTestId('second-factor-banner')).toHaveCount(0)
+  await nav(page).getByRole('link', { name: 'Home' }).click()
+  await expect(page.getByRole('heading', { name: 'Your desk' })).toBeVisible()
+})
+
+test('a network blip on the follow-up after the app is turned on does not tell the member it failed', async ({ page }) => {
+  const member = await overdueMember()
+  await signInToSecurity(page, member)
+  // The factor is set up (tRPC answers); only the Server Action that follows is lost on the way.
+  let lost = false
+  await page.route('**/settings/security', async (route) => {
+    if (!lost && route.request().method() === 'POST' && route.request().headers()['next-action']) {
+      lost = true
+      await route.abort('failed')
+      return
+    }
+    await route.continue()
+  })
+  await setUpApp(page)
+  await expect.poll(() => lost).toBe(true)
+  // Not “could not be reached; nothing was changed”: the app is on, and its recovery codes are shown.
+  const section = page.getByRole('region', { name: 'Two-factor sign-in' })
+  await expect(section.getByRole('status').filter({ hasText: 'Two-factor sign-in is on.' })).toBeVisible()
+  await expect(section.getByRole('alert').filter({ hasText: /./ })).toHaveCount(0)
+  // The way out is open all the same.
+  await nav(page).getByRole('link', { name: 'Articles' }).click()
+  await expect(page).toHaveURL(/\/articles$/)
+  await expect(page.getByTestId('second-factor-banner')).toHaveCount(0)
+})
+
+test('a late answer to the follow-up does not pull the member back from Articles', async ({ page }) => {
+  const member = await overdueMember()
+  await signInToSecurity(page, member)
+  await page.route('**/settings/security', async (route) => {
+    if (route.request().method() === 'POST' && route.request().headers()['next-action']) await new Promise((r) => setTimeout(r, 3000))
+    await route.continue()
+  })
+  await setUpApp(page)
+  await nav(page).getByRole('link', { name: 'Articles' }).click()
+  await expect(page).toHaveURL(/\/articles$/)
+  const heading = await page.getByRole('heading', { level: 1 }).innerText()
+  await page.waitForTimeout(4000)
+  await expect(page).toHaveURL(/\/articles$/)
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(heading)
+  await expect(page.getByTestId('second-factor-banner')).toHaveCount(0)
+})
+
+test('the only factor removed while overdue on a slow network: Articles and Back lead to Security at once', async ({ page }) => {
+  const member = await overdueMember()
+  await signInToSecurity(page, member)
+  await setUpApp(page)
+  await nav(page).getByRole('link', { name: 'Articles' }).click()
+  await expect(page).toHaveURL(/\/articles$/)
+  await nav(page).getByRole('link', { name: 'Home' }).click()
+  await expect(page.getByRole('heading', { name: 'Your desk' })).toBeVisible()
+  await nav(page).getByRole('link', { name: 'Security' }).click()
+  await expect(page).toHaveURL(/\/settings\/security$/)
+  await page.route('**/settings/security', async (route) => {
+    if (route.request().method() === 'POST' && route.request().headers()['next-action']) await new Promise((r) => setTimeout(r, 3000))
+    await route.continue()
+  })
+  await page.getByRole('button', { name: 'Remove authenticator app' }).click()
+  await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click()
+  await expect(page.getByText('Authenticator app removed.')).toBeVisible()
+  // Before the follow-up has answered.
+  await nav(page).getByRole('link', { name: 'Articles' }).click()
+  await expect(page).toHaveURL(/\/settings\/security$/)
+  await page.goBack()
+  await page.waitForTimeout(500)
+  await expect(page).toHaveURL(/\/settings\/security$/)
+  await expect(page.getByRole('heading', { name: 'Your desk' })).toHaveCount(0)
+  await page.waitForTimeout(3000)
+  await page.goBack()
+  await page.waitForTimeout(500)
+  await expect(page).toHaveURL(/\/settings\/security$/)
+  await expect(page.getByRole('heading', { name: 'Your desk' })).toHaveCount(0)
+  await expect(page.getByTestId('second-factor-banner')).toContainText('set it up now')
+})
+
+test('two tabs: the only factor removed in one while overdue, a headline typed in the other tab’s new article stays', async ({ context }) => {
+  const member = await overdueMember()
+  const a = await context.newPage()
+  await signInToSecurity(a, member)
+  await setUpApp(a)
+  const b = await context.newPage()
+  await b.goto('/articles/new')
+  await expect(b.getByRole('heading', { name: 'New article' })).toBeVisible()
+  const field = b.getByRole('textbox').first()
+  await field.fill('Unsaved headline')
+
+  await a.bringToFront()
+  await a.getByRole('button', { name: 'Remove authenticator app' }).click()
+  await a.getByRole('dialog').getByRole('button', { name: 'Remove' }).click()
+  await expect(a.getByTestId('second-factor-banner')).toContainText('set it up now')
+
+  await b.bringToFront()
+  await b.waitForTimeout(2000)
+  await expect(b).toHaveURL(/\/articles\/new$/)
+  await expect(b.getByRole('heading', { name: 'New article' })).toBeVisible()
+  await expect(field).toHaveValue('Unsaved headline')
+})
