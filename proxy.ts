@@ -15,6 +15,12 @@ export async function proxy(request: NextRequest) {
   // Here, before rendering: the portal layout does not render again on a client navigation, and a
   // redirect thrown while it renders leaves the browser a blank page (second-factor-gate.ts).
   if (path !== secondFactorSetupPath && !outsidePortal.test(path) && (await secondFactorOverdue(request))) {
+    // A client navigation (the router's RSC request) gets no flight data, so the router loads the
+    // page in full and the redirect below happens there. A redirect answered to the router was
+    // remembered as where the link leads, past the factor being set up: Articles kept opening
+    // Security (e2e/two-factor.spec.ts, two-factor-gate-tabs.spec.ts), and router.refresh() does
+    // not forget routes. A full load keeps nothing.
+    if (request.headers.get('rsc') === '1') return new NextResponse(null, { status: 204, headers: { 'Cache-Control': 'no-store' } })
     return NextResponse.redirect(new URL(secondFactorSetupPath, request.url))
   }
   const nonce = createNonce()
