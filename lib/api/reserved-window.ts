@@ -40,7 +40,8 @@ import { redisNowLua, withDefinedCommands, type WindowOutcome } from './sliding-
 // than members changes nothing of the argument above: the same slots are counted at the same
 // scores. KEYS[1] the log, KEYS[2] the sizes. A budget under minimumForBlocks keeps the
 // per-request log (sliding-window.ts) under another key, so a plan change across that line starts
-// its count again; between plans decided in blocks it is kept.
+// its count again; between plans decided in blocks it is kept. The key is new (`:reserved`): in
+// a rolling deploy from the member-per-slot log, old and new instances count apart for a window.
 const forgetExpiredLua = `
 local function chunked(command, key, list)
   local results = {}
