@@ -30,9 +30,22 @@ export function watchBodyPace(tooSlow: (reason: string) => void, now: () => numb
     stop()
     tooSlow(reason)
   }
+  const slow = `arrived too slowly: under ${minBytesPerSecond.toLocaleString('en')} bytes a second on average after the first ${(idleMs / 1000).toLocaleString('en')} s`
+  const tooSlowNow = () => {
+    const elapsedMs = now() - startedAt
+    return elapsedMs > idleMs && total < (minBytesPerSecond * elapsedMs) / 1000
+  }
+  // The next time the body must be let go if nothing more arrives: a stall, or, sooner, the
+  // moment its average falls under the floor (checked then, not only at its next byte, which may
+  // come up to a stall later).
   const arm = () => {
     clearTimeout(idle)
-    idle = setTimeout(() => give(`stalled: no data arrived for ${(idleMs / 1000).toLocaleString('en')} s`), idleMs)
+    const underFloorInMs = Math.max(idleMs, (total * 1000) / minBytesPerSecond) - (now() - startedAt)
+    if (underFloorInMs >= idleMs) {
+      idle = setTimeout(() => give(`stalled: no data arrived for ${(idleMs / 1000).toLocaleString('en')} s`), idleMs)
+    } else {
+      idle = setTimeout(() => (tooSlowNow() ? give(slow) : arm()), Math.max(0, Math.ceil(underFloorInMs)) + 1)
+    }
   }
   const stop = () => {
     stopped = true
@@ -43,11 +56,8 @@ export function watchBodyPace(tooSlow: (reason: string) => void, now: () => numb
     received(bytes) {
       if (stopped) return
       total += bytes
-      // Checked as bytes arrive: a body that sends nothing is the stall timer's.
-      const elapsedMs = now() - startedAt
-      if (elapsedMs > idleMs && total < (minBytesPerSecond * elapsedMs) / 1000) {
-        return give(`arrived too slowly: under ${minBytesPerSecond.toLocaleString('en')} bytes a second on average after the first ${(idleMs / 1000).toLocaleString('en')} s`)
-      }
+      // Checked as bytes arrive, and by the timer when none do (arm).
+      if (tooSlowNow()) return give(slow)
       arm()
     },
     stop,
