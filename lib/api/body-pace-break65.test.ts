@@ -62,3 +62,20 @@ describe('an honest slow client', () => {
     pace.stop()
   })
 })
+
+describe('an operator’s long stall limit', () => {
+  // MEDIA_UPLOAD_IDLE_MS past setTimeout's range (2^31 - 1 ms, about 24.8 days), set to switch
+  // the stall limit off in effect: Node fires such a timer after 1 ms, so every upload and bulk
+  // import was refused at once as "stalled: no data arrived for 3,000,000 s".
+  it('does not let every body go at once', async () => {
+    vi.useRealTimers()
+    vi.stubEnv('MEDIA_UPLOAD_IDLE_MS', '3000000000')
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined)
+    const pace = watch()
+    pace.received(1_024)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(gaveUp).toBeUndefined()
+    pace.stop()
+    warn.mockRestore()
+  })
+})
