@@ -18,11 +18,14 @@ export type BodyPace = {
   stop(): void
 }
 
+const longestTimerMs = 2 ** 31 - 1
+
 export function watchBodyPace(tooSlow: (reason: string) => void, now: () => number = performance.now.bind(performance)): BodyPace {
   const idleMs = mediaUploadIdleMs()
   const minBytesPerSecond = mediaUploadMinBytesPerSecond()
   const startedAt = now()
   let total = 0
+  let lastAt = startedAt
   let stopped = false
   let idle: NodeJS.Timeout | undefined
   const give = (reason: string) => {
@@ -41,10 +44,12 @@ export function watchBodyPace(tooSlow: (reason: string) => void, now: () => numb
   const arm = () => {
     clearTimeout(idle)
     const underFloorInMs = Math.max(idleMs, (total * 1000) / minBytesPerSecond) - (now() - startedAt)
-    if (underFloorInMs >= idleMs) {
-      idle = setTimeout(() => give(`stalled: no data arrived for ${(idleMs / 1000).toLocaleString('en')} s`), idleMs)
+    const stallInMs = lastAt + idleMs - now()
+    // setTimeout fires at once past 2^31 - 1 ms (an operator's "off" of weeks): such a timer wakes early and looks again.
+    if (underFloorInMs >= stallInMs) {
+      idle = setTimeout(() => (now() - lastAt >= idleMs ? give(`stalled: no data arrived for ${(idleMs / 1000).toLocaleString('en')} s`) : arm()), Math.min(longestTimerMs, Math.max(0, Math.ceil(stallInMs))))
     } else {
-      idle = setTimeout(() => (tooSlowNow() ? give(slow) : arm()), Math.max(0, Math.ceil(underFloorInMs)) + 1)
+      idle = setTimeout(() => (tooSlowNow() ? give(slow) : arm()), Math.min(longestTimerMs, Math.max(0, Math.ceil(underFloorInMs)) + 1))
     }
   }
   const stop = () => {
@@ -56,6 +61,7 @@ export function watchBodyPace(tooSlow: (reason: string) => void, now: () => numb
     received(bytes) {
       if (stopped) return
       total += bytes
+      lastAt = now()
       // Checked as bytes arrive, and by the timer when none do (arm).
       if (tooSlowNow()) return give(slow)
       arm()
