@@ -18,11 +18,14 @@ export type BodyPace = {
   stop(): void
 }
 
+const longestTimerMs = 2 ** 31 - 1
+
 export function watchBodyPace(tooSlow: (reason: string) => void, now: () => number = performance.now.bind(performance)): BodyPace {
   const idleMs = mediaUploadIdleMs()
   const minBytesPerSecond = mediaUploadMinBytesPerSecond()
   const startedAt = now()
   let total = 0
+  let lastAt = startedAt
   let stopped = false
   let idle: NodeJS.Timeout | undefined
   const give = (reason: string) => {
@@ -30,9 +33,24 @@ export function watchBodyPace(tooSlow: (reason: string) => void, now: () => numb
     stop()
     tooSlow(reason)
   }
+  const slow = `arrived too slowly: under ${minBytesPerSecond.toLocaleString('en')} bytes a second on average after the first ${(idleMs / 1000).toLocaleString('en')} s`
+  const tooSlowNow = () => {
+    const elapsedMs = now() - startedAt
+    return elapsedMs > idleMs && total < (minBytesPerSecond * elapsedMs) / 1000
+  }
+  // The next time the body must be let go if nothing more arrives: a stall, or, sooner, the
+  // moment its average falls under the floor (checked then, not only at its next byte, which may
+  // come up to a stall later).
   const arm = () => {
     clearTimeout(idle)
-    idle = setTimeout(() => give(`stalled: no data arrived for ${(idleMs / 1000).toLocaleString('en')} s`), idleMs)
+    const underFloorInMs = Math.max(idleMs, (total * 1000) / minBytesPerSecond) - (now() - startedAt)
+    const stallInMs = lastAt + idleMs - now()
+    // setTimeout fires at once past 2^31 - 1 ms (an operator's "off" of weeks): such a timer wakes early and looks again.
+    if (underFloorInMs >= stallInMs) {
+      idle = setTimeout(() => (now() - lastAt >= idleMs ? give(`stalled: no data arrived for ${(idleMs / 1000).toLocaleString('en')} s`) : arm()), Math.min(longestTimerMs, Math.max(0, Math.ceil(stallInMs))))
+    } else {
+      idle = setTimeout(() => (tooSlowNow() ? give(slow) : arm()), Math.min(longestTimerMs, Math.max(0, Math.ceil(underFloorInMs)) + 1))
+    }
   }
   const stop = () => {
     stopped = true
@@ -43,11 +61,9 @@ export function watchBodyPace(tooSlow: (reason: string) => void, now: () => numb
     received(bytes) {
       if (stopped) return
       total += bytes
-      // Checked as bytes arrive: a body that sends nothing is the stall timer's.
-      const elapsedMs = now() - startedAt
-      if (elapsedMs > idleMs && total < (minBytesPerSecond * elapsedMs) / 1000) {
-        return give(`arrived too slowly: under ${minBytesPerSecond.toLocaleString('en')} bytes a second on average after the first ${(idleMs / 1000).toLocaleString('en')} s`)
-      }
+      lastAt = now()
+      // Checked as bytes arrive, and by the timer when none do (arm).
+      if (tooSlowNow()) return give(slow)
       arm()
     },
     stop,

@@ -57,10 +57,30 @@ if #gone > 0 then
   for _, size in ipairs(chunked('HMGET', KEYS[2], gone)) do freed = freed + (tonumber(size) or 0) end
   redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
   chunked('HDEL', KEYS[2], gone)
-  redis.call('HINCRBY', KEYS[2], '#', -freed)
+  -- (Redis refuses '-0' as an integer: reservations whose sizes were lost free nothing.)
+  if freed > 0 then redis.call('HINCRBY', KEYS[2], '#', -freed) end
 end
--- The two keys expire together; should only the sizes outlive the log, nothing is counted.
-if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('DEL', KEYS[2]) end
+-- The two keys are written and expire together. Should one go without the other (a DEL, an
+-- eviction), what is left is read so that the window never passes the limit: the reservations
+-- of a log whose sizes are lost count as the whole limit (no reservation ever let the count pass
+-- it) until the newest leaves; the count of sizes whose log is lost, as one reservation now.
+local hasLog = redis.call('EXISTS', KEYS[1]) == 1
+local hasSizes = redis.call('EXISTS', KEYS[2]) == 1
+if hasLog and not hasSizes then
+  local newest = redis.call('ZRANGE', KEYS[1], -1, -1)[1]
+  redis.call('HSET', KEYS[2], newest, limit, '#', limit)
+  local ttl = redis.call('PTTL', KEYS[1])
+  if ttl < 0 then ttl = window end
+  redis.call('PEXPIRE', KEYS[2], ttl)
+elseif hasSizes and not hasLog then
+  local lost = tonumber(redis.call('HGET', KEYS[2], '#') or '0') or 0
+  redis.call('DEL', KEYS[2])
+  if lost > 0 then
+    redis.call('ZADD', KEYS[1], now, 'lost')
+    redis.call('HSET', KEYS[2], 'lost', lost, '#', lost)
+    for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, window) end
+  end
+end
 `
 
 // ARGV: limit, window ms, time ('' for Redis's clock), reservation tag, slots wanted now, prefetch, lease ms.
