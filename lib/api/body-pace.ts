@@ -1,70 +1,87 @@
 import { mediaUploadIdleMs, mediaUploadMinBytesPerSecond } from '../media/media-limits.ts'
 
 /**
- * How slowly a request body may arrive while it holds a large-body slot (uploads, bulk imports):
- * no byte for MEDIA_UPLOAD_IDLE_MS, or, once that long has passed since the body began, an
- * average under MEDIA_UPLOAD_MIN_BYTES_PER_SECOND, and it is let go. The stall limit alone let a
- * client send one byte just inside it, every 29 s, and keep its slot until Node's requestTimeout
- * (five minutes), then take it again on reconnect: two such clients shut every upload out.
+ * How slowly a request body may arrive while it holds a large-body slot (uploads, bulk imports).
+ * One rule: once the body's first MEDIA_UPLOAD_IDLE_MS (W) are over, every span of W must bring at
+ * least MEDIA_UPLOAD_MIN_BYTES_PER_SECOND × W bytes; a span that brings none is a stall. The body
+ * is let go at the moment the span ending now falls short, by a timer when nothing arrives.
+ *
+ * Why a span, not the stall limit alone or an average since the start: a client sending one byte
+ * just inside the stall limit kept its slot until Node's requestTimeout (five minutes), and an
+ * average let a burst buy a second of slot per KB (300 KB, then a byte every 29 s, held it as
+ * long). Two such clients shut every upload and import of an instance out. The price: a client
+ * that sends almost nothing for W and only then starts (a phone whose radio dropped for 28 s right
+ * after the headers) is let go at W; it is told why and may send again.
  *
  * One watcher per body, shared by every door that reads one (read-json-body.ts, node-http.ts,
  * media-upload-body.ts), so the limits and their wording are the same everywhere. `tooSlow` is
  * called once, with the end of a sentence: "The upload " + reason + ".".
  */
 export type BodyPace = {
-  /** Bytes arrived: the stall clock starts again, and the average is checked. */
+  /** Bytes arrived. */
   received(bytes: number): void
   /** The body ended or failed: no more calls. */
   stop(): void
 }
 
+// setTimeout fires at once past this (an operator's stall limit of weeks, meant as "off"): a
+// timer that far off wakes early and looks again.
 const longestTimerMs = 2 ** 31 - 1
 
 export function watchBodyPace(tooSlow: (reason: string) => void, now: () => number = performance.now.bind(performance)): BodyPace {
-  const idleMs = mediaUploadIdleMs()
+  const spanMs = mediaUploadIdleMs()
   const minBytesPerSecond = mediaUploadMinBytesPerSecond()
+  const leastPerSpan = (minBytesPerSecond * spanMs) / 1000
+  const seconds = (spanMs / 1000).toLocaleString('en')
   const startedAt = now()
-  let total = 0
-  let lastAt = startedAt
+  // What arrived within the last span, oldest first (from `first` on), and its sum.
+  const arrivals: { at: number; bytes: number }[] = []
+  let first = 0
+  let inSpan = 0
   let stopped = false
-  let idle: NodeJS.Timeout | undefined
+  let timer: NodeJS.Timeout | undefined
+
+  const forgetBefore = (at: number) => {
+    while (first < arrivals.length && arrivals[first]!.at <= at - spanMs) inSpan -= arrivals[first++]!.bytes
+    // Compacted now and then, so a long body keeps only its last span.
+    if (first > 64 && first * 2 > arrivals.length) {
+      arrivals.splice(0, first)
+      first = 0
+    }
+  }
   const give = (reason: string) => {
-    if (stopped) return
     stop()
     tooSlow(reason)
   }
-  const slow = `arrived too slowly: under ${minBytesPerSecond.toLocaleString('en')} bytes a second on average after the first ${(idleMs / 1000).toLocaleString('en')} s`
-  const tooSlowNow = () => {
-    const elapsedMs = now() - startedAt
-    return elapsedMs > idleMs && total < (minBytesPerSecond * elapsedMs) / 1000
+  /** When the span ending then would fall short if nothing more arrived: the end of the first span, or when enough of what arrived has left it. */
+  const nextLook = (at: number): number => {
+    let left = inSpan
+    let index = first
+    while (index < arrivals.length && left >= leastPerSpan) left -= arrivals[index++]!.bytes
+    const fallsShortAt = index === first ? at : arrivals[index - 1]!.at + spanMs
+    return Math.max(startedAt + spanMs, fallsShortAt)
   }
-  // The next time the body must be let go if nothing more arrives: a stall, or, sooner, the
-  // moment its average falls under the floor (checked then, not only at its next byte, which may
-  // come up to a stall later).
-  const arm = () => {
-    clearTimeout(idle)
-    const underFloorInMs = Math.max(idleMs, (total * 1000) / minBytesPerSecond) - (now() - startedAt)
-    const stallInMs = lastAt + idleMs - now()
-    // setTimeout fires at once past 2^31 - 1 ms (an operator's "off" of weeks): such a timer wakes early and looks again.
-    if (underFloorInMs >= stallInMs) {
-      idle = setTimeout(() => (now() - lastAt >= idleMs ? give(`stalled: no data arrived for ${(idleMs / 1000).toLocaleString('en')} s`) : arm()), Math.min(longestTimerMs, Math.max(0, Math.ceil(stallInMs))))
-    } else {
-      idle = setTimeout(() => (tooSlowNow() ? give(slow) : arm()), Math.min(longestTimerMs, Math.max(0, Math.ceil(underFloorInMs)) + 1))
+  const look = () => {
+    if (stopped) return
+    const at = now()
+    forgetBefore(at)
+    if (at - startedAt >= spanMs && inSpan < leastPerSpan) {
+      return give(inSpan === 0 ? `stalled: no data arrived for ${seconds} s` : `arrived too slowly: under ${minBytesPerSecond.toLocaleString('en')} bytes a second over the last ${seconds} s`)
     }
+    clearTimeout(timer)
+    timer = setTimeout(look, Math.min(longestTimerMs, Math.max(1, Math.ceil(nextLook(at) - at))))
   }
   const stop = () => {
     stopped = true
-    clearTimeout(idle)
+    clearTimeout(timer)
   }
-  arm()
+  look()
   return {
     received(bytes) {
       if (stopped) return
-      total += bytes
-      lastAt = now()
-      // Checked as bytes arrive, and by the timer when none do (arm).
-      if (tooSlowNow()) return give(slow)
-      arm()
+      arrivals.push({ at: now(), bytes })
+      inSpan += bytes
+      look()
     },
     stop,
   }
