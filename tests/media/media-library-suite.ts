@@ -450,7 +450,7 @@ export function mediaLibrarySuite(storeName: 'disk' | 's3', storeEnv: () => Prom
       expect((await fetch(server.url + rendition)).status).toBe(404)
       expect(await mediaStore().get(row.storageKey)).toBeNull()
       expect(await mediaStore().get(`${renditionPrefix(newsroom.tenant.id, row.sha256)}${rendition.split('/').at(-2)}.jpeg`)).toBeNull()
-      const kinds = (await db.event.findMany({ where: { tenantId: newsroom.tenant.id, kind: { startsWith: 'media.' } } })).filter((event) => (event.data as { media_id?: string }).media_id === created.media_id).map((event) => event.kind)
+      const kinds = (await db.event.findMany({ where: { tenantId: newsroom.tenant.id, kind: { startsWith: 'media.' } }, orderBy: [{ occurredAt: 'asc' }, { id: 'asc' }] })).filter((event) => (event.data as { media_id?: string }).media_id === created.media_id).map((event) => event.kind)
       expect(kinds).toEqual(['media.uploaded', 'media.deleted'])
     })
 
