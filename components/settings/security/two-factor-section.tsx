@@ -27,6 +27,17 @@ export function TwoFactorSection() {
   const [status, setStatus] = useState<Status>(null)
   const [confirmRemove, setConfirmRemove] = useState(false)
   const refresh = useSignInChanged()
+  // A change is shown as made only once the page has caught up with it (useSignInChanged);
+  // meanwhile its button stays busy, so it is neither sent twice nor taken as done.
+  const [settling, setSettling] = useState(false)
+  const settle = async () => {
+    setSettling(true)
+    try {
+      await refresh()
+    } finally {
+      setSettling(false)
+    }
+  }
 
   const start = useMutation(trpc.security.startTotp.mutationOptions())
   const confirm = useMutation(trpc.security.confirmTotp.mutationOptions())
@@ -37,9 +48,10 @@ export function TwoFactorSection() {
   const newRecoveryCodes = async () => {
     setStatus(null)
     try {
-      setRecoveryCodes((await regenerate.mutateAsync()).recoveryCodes)
+      const { recoveryCodes: renewed } = await regenerate.mutateAsync()
+      await settle()
+      setRecoveryCodes(renewed)
       setStatus({ kind: 'success', text: 'New recovery codes made; the old ones no longer work.' })
-      await refresh()
     } catch (error) {
       setStatus({ kind: 'error', text: refusalMessage(error), focus: true })
     }
@@ -61,10 +73,10 @@ export function TwoFactorSection() {
     setStatus(null)
     try {
       const answer = await confirm.mutateAsync({ code })
+      await settle()
       setEnrolment(null)
       setRecoveryCodes(answer.recoveryCodes)
       setStatus({ kind: 'success', text: 'Two-factor sign-in is on. Signing in now asks for a code from your app after the password.' })
-      await refresh()
     } catch (error) {
       setStatus({ kind: 'error', text: refusalMessage(error), focus: true })
     }
@@ -100,7 +112,7 @@ export function TwoFactorSection() {
             <button
               type="button"
               className="secondary"
-              disabled={regenerate.isPending}
+              disabled={regenerate.isPending || settling}
               onClick={newRecoveryCodes}
             >
               New recovery codes
@@ -114,16 +126,16 @@ export function TwoFactorSection() {
             title="Remove the authenticator app?"
             confirmLabel="Remove"
             busyLabel="Removing…"
-            busy={remove.isPending}
+            busy={remove.isPending || settling}
             tone="danger"
             onCancel={() => setConfirmRemove(false)}
             onConfirm={async () => {
               try {
                 await remove.mutateAsync()
+                await settle()
                 setConfirmRemove(false)
                 setRecoveryCodes(null)
                 setStatus({ kind: 'success', text: 'Authenticator app removed. Signing in asks for the password only.', focus: true })
-                await refresh()
               } catch (error) {
                 setConfirmRemove(false)
                 setStatus({ kind: 'error', text: refusalMessage(error), focus: true })
@@ -154,8 +166,8 @@ export function TwoFactorSection() {
             onChange={(event) => setCode(event.target.value)}
           />
           <div className={styles.actions}>
-            <button type="submit" disabled={confirm.isPending || code.trim().length < 6}>
-              {confirm.isPending ? 'Checking…' : 'Turn on two-factor sign-in'}
+            <button type="submit" disabled={confirm.isPending || settling || code.trim().length < 6}>
+              {confirm.isPending || settling ? 'Checking…' : 'Turn on two-factor sign-in'}
             </button>
             <button type="button" className="secondary" onClick={() => setEnrolment(null)}>
               Cancel
@@ -171,7 +183,7 @@ export function TwoFactorSection() {
               <button
                 type="button"
                 className="link-button"
-                disabled={regenerate.isPending}
+                disabled={regenerate.isPending || settling}
                 onClick={newRecoveryCodes}
               >
                 New recovery codes
