@@ -57,8 +57,6 @@ export function PasskeyList({ unavailable = null }: { unavailable?: string | nul
         return setStatus({ kind: 'error', text: passkeyPromptFailure(error), focus: true })
       }
       const added = await register.mutateAsync({ name: parsed.data, response })
-      // Shown as added once the page has caught up (useSignInChanged); the button stays busy till then.
-      await signInChanged()
       setName('')
       setRecoveryCodes(added.recoveryCodes)
       setStatus({
@@ -66,6 +64,7 @@ export function PasskeyList({ unavailable = null }: { unavailable?: string | nul
         text: `Passkey “${added.name}” added. You can sign in with it instead of your password, and signing in with your password now asks for it (or a recovery code).`,
         focus: true,
       })
+      await signInChanged()
     } catch (error) {
       setStatus({ kind: 'error', text: refusalMessage(error), focus: true })
     } finally {
@@ -91,9 +90,9 @@ export function PasskeyList({ unavailable = null }: { unavailable?: string | nul
     setStatus(null)
     try {
       await remove.mutateAsync({ passkeyId: passkey.id })
-      await signInChanged()
       setRemoving(null)
       setStatus({ kind: 'success', text: `Passkey “${passkey.name}” removed. It no longer signs you in.`, focus: true })
+      await signInChanged()
     } catch (error) {
       setStatus({ kind: 'error', text: refusalMessage(error), focus: true })
     }

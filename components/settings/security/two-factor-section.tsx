@@ -27,17 +27,6 @@ export function TwoFactorSection() {
   const [status, setStatus] = useState<Status>(null)
   const [confirmRemove, setConfirmRemove] = useState(false)
   const refresh = useSignInChanged()
-  // A change is shown as made only once the page has caught up with it (useSignInChanged);
-  // meanwhile its button stays busy, so it is neither sent twice nor taken as done.
-  const [settling, setSettling] = useState(false)
-  const settle = async () => {
-    setSettling(true)
-    try {
-      await refresh()
-    } finally {
-      setSettling(false)
-    }
-  }
 
   const start = useMutation(trpc.security.startTotp.mutationOptions())
   const confirm = useMutation(trpc.security.confirmTotp.mutationOptions())
@@ -48,10 +37,9 @@ export function TwoFactorSection() {
   const newRecoveryCodes = async () => {
     setStatus(null)
     try {
-      const { recoveryCodes: renewed } = await regenerate.mutateAsync()
-      await settle()
-      setRecoveryCodes(renewed)
+      setRecoveryCodes((await regenerate.mutateAsync()).recoveryCodes)
       setStatus({ kind: 'success', text: 'New recovery codes made; the old ones no longer work.' })
+      await refresh()
     } catch (error) {
       setStatus({ kind: 'error', text: refusalMessage(error), focus: true })
     }
@@ -73,10 +61,10 @@ export function TwoFactorSection() {
     setStatus(null)
     try {
       const answer = await confirm.mutateAsync({ code })
-      await settle()
       setEnrolment(null)
       setRecoveryCodes(answer.recoveryCodes)
       setStatus({ kind: 'success', text: 'Two-factor sign-in is on. Signing in now asks for a code from your app after the password.' })
+      await refresh()
     } catch (error) {
       setStatus({ kind: 'error', text: refusalMessage(error), focus: true })
     }
@@ -112,7 +100,7 @@ export function TwoFactorSection() {
             <button
               type="button"
               className="secondary"
-              disabled={regenerate.isPending || settling}
+              disabled={regenerate.isPending}
               onClick={newRecoveryCodes}
             >
               New recovery codes
@@ -126,16 +114,16 @@ export function TwoFactorSection() {
             title="Remove the authenticator app?"
             confirmLabel="Remove"
             busyLabel="Removing…"
-            busy={remove.isPending || settling}
+            busy={remove.isPending}
             tone="danger"
             onCancel={() => setConfirmRemove(false)}
             onConfirm={async () => {
               try {
                 await remove.mutateAsync()
-                await settle()
                 setConfirmRemove(false)
                 setRecoveryCodes(null)
                 setStatus({ kind: 'success', text: 'Authenticator app removed. Signing in asks for the password only.', focus: true })
+                await refresh()
               } catch (error) {
                 setConfirmRemove(false)
                 setStatus({ kind: 'error', text: refusalMessage(error), focus: true })
@@ -166,8 +154,8 @@ export function TwoFactorSection() {
             onChange={(event) => setCode(event.target.value)}
           />
           <div className={styles.actions}>
-            <button type="submit" disabled={confirm.isPending || settling || code.trim().length < 6}>
-              {confirm.isPending || settling ? 'Checking…' : 'Turn on two-factor sign-in'}
+            <button type="submit" disabled={confirm.isPending || code.trim().length < 6}>
+              {confirm.isPending ? 'Checking…' : 'Turn on two-factor sign-in'}
             </button>
             <button type="button" className="secondary" onClick={() => setEnrolment(null)}>
               Cancel
@@ -183,7 +171,7 @@ export function TwoFactorSection() {
               <button
                 type="button"
                 className="link-button"
-                disabled={regenerate.isPending || settling}
+                disabled={regenerate.isPending}
                 onClick={newRecoveryCodes}
               >
                 New recovery codes

@@ -25,16 +25,13 @@ function useForgetSignIn(): () => Promise<void> {
   const queryClient = useQueryClient()
   const router = useRouter()
   return async () => {
-    // The router first, then Security's counts: nothing on the page says the change is in before
-    // the router has forgotten the old routes. A link clicked while the follow-up was still on
-    // its way (a slow network) could open Security again after "On" was shown (two-factor-gate-tabs).
-    // The change itself is made and answered by then: a lost follow-up must not be reported as
-    // the change failing ("nothing was changed"). Rendering again still takes the reminder away;
-    // the gate decides each navigation on the server.
-    await signInChanged().catch(() => router.refresh())
     await Promise.all([
       queryClient.invalidateQueries({ queryKey: trpc.security.twoFactor.queryKey() }),
       queryClient.invalidateQueries({ queryKey: trpc.security.passkeys.queryKey() }),
+      // The change itself is made and answered by then: a lost follow-up must not be reported as
+      // the change failing ("nothing was changed"). Rendering again still takes the reminder away;
+      // the gate decides each navigation on the server.
+      signInChanged().catch(() => router.refresh()),
     ])
   }
 }
