@@ -116,3 +116,20 @@ describe('a body that drips a byte at a time, never quite stalling', () => {
     expect(outcome).toBe(201)
   }, 60_000)
 })
+
+describe('a bulk import that bursts, then drips a byte inside the stall limit', () => {
+  // An average since the body began let the burst pay for the drip, a second of slot per KB
+  // (at the defaults, 300 KB kept the slot for Node's five-minute requestTimeout).
+  it('is let go within a few stall limits, so the next upload gets the slot', async () => {
+    const dripping = send('/v1/articles/bulk', articlesToken, 'application/json', 1_000_000)
+    // 20 KB of whitespace-padded JSON at once: 20 s of "average over 1 KB/s" at a 0.5 s stall limit.
+    const stop = drip(dripping.request, '{"articles":[' + ' '.repeat(20 * 1024), 300)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const upload = await nextUpload(63_651, 'after-burst-drip.jpg')
+    const outcome = await upload.outcome
+    stop()
+    dripping.request.destroy()
+    await upload.settled
+    expect(outcome).toBe(201)
+  }, 60_000)
+})
