@@ -3,7 +3,7 @@ import { getToken } from 'next-auth/jwt'
 import { loadSessionMember } from './portal-sessions.ts'
 import { sessionSecondFactorOverdue } from './two-factor-policy.ts'
 
-export const secondFactorSetupPath = '/settings/security'
+export { secondFactorSetupPath } from './portal-paths.ts'
 
 /**
  * Whether this page request comes from a member past the newsroom's two-factor grace, so

@@ -5,11 +5,10 @@ import { useQueryClient } from '@tanstack/react-query'
 import { usePathname, useRouter } from 'next/navigation'
 import { useTRPC } from '@/components/trpc-context'
 import { signInChanged } from '@/app/(portal)/settings/security/sign-in-changed-action'
+import { secondFactorSetupPath } from '@/lib/auth/portal-paths'
 
 /** The member's other tabs of the portal hear of a change to their factors on this channel. */
 const channelName = 'newsroom-portal-sign-in'
-/** Where proxy.ts sends a member past the grace (second-factor-gate.ts, a server module). */
-const securityPath = '/settings/security'
 
 /**
  * Whether, after the change, the gate sends the member to Security (unknown counts as yes); and
@@ -79,7 +78,7 @@ export function SignInChangedListener(): null {
     channel.onmessage = (event: MessageEvent<Partial<SignInChangedMessage> | null>) => {
       if (event.data?.from === thisTab) return
       const gated = event.data?.gated !== false
-      if (gated && latest.current.pathname !== securityPath) {
+      if (gated && latest.current.pathname !== secondFactorSetupPath) {
         pending.current = true
         return
       }
@@ -89,7 +88,7 @@ export function SignInChangedListener(): null {
     return () => channel.close()
   }, [])
   useEffect(() => {
-    if (!pending.current || pathname !== securityPath) return
+    if (!pending.current || pathname !== secondFactorSetupPath) return
     pending.current = false
     void latest.current.forget().catch(() => undefined)
   }, [pathname])
