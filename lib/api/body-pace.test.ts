@@ -73,6 +73,24 @@ describe('an honest slow client', () => {
   })
 })
 
+describe('a fast client that stops', () => {
+  // 40 s of 16 KB every 100 ms, then nothing: the last 30 s keep 30,720 bytes (the least) until
+  // the second-to-last chunk leaves them, at 39.9 + 30 s, so it is let go then: not when the
+  // first chunks of the span leave, nor a whole stall later.
+  it('is let go when the chunks that make up the least leave the span', () => {
+    const pace = watch()
+    for (let tenth = 0; tenth < 400; tenth++) {
+      pace.received(16 * 1024)
+      vi.advanceTimersByTime(100)
+    }
+    vi.advanceTimersByTime(29_700)
+    expect(gaveUp).toBeUndefined()
+    vi.advanceTimersByTime(300)
+    expect(gaveUp).toEqual({ at: 69_800, reason: 'arrived too slowly: under 1,024 bytes a second over the last 30 s' })
+    pace.stop()
+  })
+})
+
 describe('an operator’s long stall limit', () => {
   // MEDIA_UPLOAD_IDLE_MS past setTimeout's range (2^31 - 1 ms, about 24.8 days), set to switch
   // the stall limit off in effect: Node fires such a timer after 1 ms, so every upload and bulk
