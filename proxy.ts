@@ -20,7 +20,7 @@ export async function proxy(request: NextRequest) {
     // remembered as where the link leads, past the factor being set up: Articles kept opening
     // Security (e2e/two-factor.spec.ts, two-factor-gate-tabs.spec.ts), and router.refresh() does
     // not forget routes. A full load keeps nothing.
-    if (request.headers.get('rsc') === '1') return new NextResponse(null, { status: 204, headers: { 'Cache-Control': 'no-store' } })
+    if (routerRequest(request)) return new NextResponse(null, { status: 204, headers: { 'Cache-Control': 'no-store' } })
     return NextResponse.redirect(new URL(secondFactorSetupPath, request.url))
   }
   const nonce = createNonce()
@@ -31,6 +31,19 @@ export async function proxy(request: NextRequest) {
   const response = NextResponse.next({ request: { headers: requestHeaders } })
   response.headers.set('Content-Security-Policy', policy)
   return response
+}
+
+/**
+ * Whether this is the router's own request (a client navigation's fetch) rather than a page load.
+ * Not by its `rsc` header: Next strips the router's headers (rsc, its state tree, prefetch) from
+ * the request it hands the proxy (FLIGHT_HEADERS in next/dist/server/web/adapter.js), so a check
+ * on it never held and the gate answered the router with a redirect it remembered (the journey
+ * in e2e/two-factor-gate-tabs.spec.ts). What is left: the browser says a fetch is not for a
+ * document (Sec-Fetch-Dest: empty), and the router names the page it navigates from (Next-Url).
+ * A client that sends neither (curl, an old browser) gets the redirect, as a page load does.
+ */
+function routerRequest(request: NextRequest): boolean {
+  return request.headers.get('sec-fetch-dest') === 'empty' || request.headers.has('next-url')
 }
 
 export const config = {
