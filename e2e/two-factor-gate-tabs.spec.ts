@@ -1,6 +1,7 @@
 import { expect, test, type Page } from '@playwright/test'
 import { totpCode, totpStep } from '../lib/auth/totp.ts'
 import { sql } from './support/portal.ts'
+import { clickWhileGated } from './support/two-factor-gate.ts'
 
 test.use({ viewport: { width: 1280, height: 800 } })
 
@@ -50,8 +51,7 @@ test('two tabs: the factor set up in one, the other tab’s Articles and Home li
   const b = await context.newPage()
   await b.goto('/')
   await expect(b).toHaveURL(/\/settings\/security$/)
-  await nav(b).getByRole('link', { name: 'Articles' }).click()
-  await expect(b).toHaveURL(/\/settings\/security$/)
+  await clickWhileGated(b, 'Articles')
 
   await setUpApp(a)
   await expect(a.getByTestId('second-factor-banner')).toHaveCount(0)
@@ -89,8 +89,7 @@ test('two tabs: the only factor removed in one while overdue, the other tab is s
   await b.bringToFront()
   // The other tab's page stays as it is until the member leaves it (nothing typed there is lost); its links lead to Security.
   await expect(b.getByRole('heading', { name: 'Your desk' })).toBeVisible()
-  await nav(b).getByRole('link', { name: 'Articles' }).click()
-  await expect(b).toHaveURL(/\/settings\/security$/)
+  await clickWhileGated(b, 'Articles')
   await expect(b.getByTestId('second-factor-banner')).toContainText('set it up now')
 })
 
@@ -119,10 +118,8 @@ test('removing the only factor while overdue brings the reminder back, and the l
   await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click()
   await expect(page.getByText('Authenticator app removed.')).toBeVisible()
   await expect(page.getByTestId('second-factor-banner')).toContainText('set it up now')
-  await nav(page).getByRole('link', { name: 'Articles' }).click()
-  await expect(page).toHaveURL(/\/settings\/security$/)
-  await nav(page).getByRole('link', { name: 'Home' }).click()
-  await expect(page).toHaveURL(/\/settings\/security$/)
+  await clickWhileGated(page, 'Articles')
+  await clickWhileGated(page, 'Home')
   await page.goBack()
   await expect(page.getByRole('heading', { name: 'Your desk' })).toHaveCount(0)
 })
@@ -147,8 +144,7 @@ test('the gate answers the router’s request for a gated page with no flight da
 test('on a slow network, Articles clicked the moment the app is on opens Articles and the reminder goes', async ({ page }) => {
   const member = await overdueMember()
   await signInToSecurity(page, member)
-  await nav(page).getByRole('link', { name: 'Articles' }).click()
-  await expect(page).toHaveURL(/\/settings\/security$/)
+  await clickWhileGated(page, 'Articles')
   // Server Actions (POST with a Next-Action header) answer three seconds late.
   await page.route('**/settings/security', async (route) => {
     if (route.request().method() === 'POST' && route.request().headers()['next-action']) await new Promise((r) => setTimeout(r, 3000))
@@ -244,8 +240,7 @@ test('the only factor removed while overdue on a slow network: Articles and Back
   await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click()
   await expect(page.getByText('Authenticator app removed.')).toBeVisible()
   // Before the follow-up has answered.
-  await nav(page).getByRole('link', { name: 'Articles' }).click()
-  await expect(page).toHaveURL(/\/settings\/security$/)
+  await clickWhileGated(page, 'Articles')
   await page.goBack()
   await page.waitForTimeout(500)
   await expect(page).toHaveURL(/\/settings\/security$/)

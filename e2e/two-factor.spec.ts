@@ -1,6 +1,7 @@
 import { expect, test, type Page } from '@playwright/test'
 import { totpCode, totpStep } from '../lib/auth/totp.ts'
 import { sql } from './support/portal.ts'
+import { clickWhileGated } from './support/two-factor-gate.ts'
 
 test.use({ viewport: { width: 1280, height: 800 } })
 
@@ -96,8 +97,7 @@ test('past the newsroom’s grace, a member without a factor is sent to Security
   await passwordStep(page, { email, password })
   await expect(page).toHaveURL(/\/settings\/security$/)
   await expect(page.getByTestId('second-factor-banner')).toContainText('set it up now')
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Articles' }).click()
-  await expect(page).toHaveURL(/\/settings\/security$/)
+  await clickWhileGated(page, 'Articles')
 
   await page.getByRole('button', { name: 'Set up an authenticator app' }).click()
   const secret = (await page.getByTestId('totp-secret').innerText()).replace(/\s/g, '')
