@@ -42,4 +42,15 @@ describe('the in-memory sliding window', () => {
     await first.release()
     expect(windows.consume('acct', 2, 60_000, 1_003)).toMatchObject({ allowed: true, remaining: 0 })
   })
+
+  // With more keys in their window than the pruning threshold (50,000), each new key made a full
+  // pass over all of them: quadratic (68 s for these 150,000), and a busy instance's event loop
+  // stalled.
+  it('takes many keys all in their window in linear time', () => {
+    const windows = new MemoryWindows()
+    const started = performance.now()
+    for (let i = 0; i < 150_000; i++) windows.consume(`addr_${i}`, 10, 60_000, 1_000_000 + i)
+    expect(windows.consume('addr_149999', 10, 60_000, 1_200_000)).toMatchObject({ allowed: true, remaining: 8 })
+    expect(performance.now() - started).toBeLessThan(10_000)
+  })
 })
