@@ -1,12 +1,14 @@
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
 import net from 'node:net'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { testRedisUrl } from '../../tests/support/test-env.ts'
-import { closeRedis } from '../redis.ts'
+import { closeRedis, getRedis } from '../redis.ts'
 import { consumeTokenRequest, rateLimitHeaders, resetRateLimitersForTests, type RateLimitDecision } from './rate-limit.ts'
 
 const repoRoot = path.resolve(import.meta.dirname, '../..')
@@ -402,4 +404,172 @@ describe('blocks of a busy budget reserved by each instance', () => {
     expect(decisions[0]).toMatchObject({ limit: 100, remaining: 99 })
     expect(rateLimitHeaders(decisions[149]!)).toMatchObject({ 'X-RateLimit-Remaining': '0', 'Retry-After': expect.any(String) })
   })
+})
+
+/** A Redis server of the test's own on `port`: restarting it disturbs no one (the shared test Redis is never restarted or flushed). `dir` keeps its data across a restart (SHUTDOWN SAVE). */
+async function startOwnRedis(port: number, dir?: string) {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...(dir ? ['--dir', dir] : [])], { stdio: 'ignore' })
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const killTimer = setTimeout(() => child.kill('SIGKILL'), 90_000)
+  await waitUntil(
+    () =>
+      new Promise<boolean>((resolve) => {
+        const socket = net.connect(port, '127.0.0.1', () => resolve(socket.end() && true))
+        socket.once('error', () => resolve(false))
+      }),
+    `redis-server on ${port} to listen`,
+  )
+  const client = new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 1, retryStrategy: () => null })
+  await client.ping()
+  return {
+    client,
+    /** Stops the server: SHUTDOWN NOSAVE loses everything, as a Redis without persistence does (or a failover to an empty replica). */
+    stop: async (save = false) => {
+      await client.call('SHUTDOWN', save ? 'SAVE' : 'NOSAVE').catch(() => undefined)
+      client.disconnect()
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))])
+      child.kill('SIGKILL')
+      clearTimeout(killTimer)
+    },
+  }
+}
+
+async function waitUntil(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const until = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/** `count` requests of one token, one after the other. */
+async function spend(tokenId: string, plan: 'standard' | 'enterprise', count: number): Promise<RateLimitDecision[]> {
+  const decisions = [] as RateLimitDecision[]
+  for (let i = 0; i < count; i++) decisions.push(await consumeTokenRequest(tokenId, plan))
+  return decisions
+}
+const admittedOf = (decisions: RateLimitDecision[]) => decisions.filter((decision) => decision.allowed).length
+
+// A Redis that restarts without its data mid-window (no persistence, a failover to a replica
+// that had not got the newest writes, a FLUSHALL) has an empty log: a token that had used its
+// whole limit got the whole limit again at once, twice the limit in one rolling window.
+describe('rate limits when Redis comes back without its data', () => {
+  it('keeps refusing a token that used its limit, and gives other tokens only the instance’s share, until a window after the loss; then decides in Redis again', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+    vi.spyOn(console, 'info').mockImplementation(() => {})
+    const port = await closedPort()
+    let server = await startOwnRedis(port)
+    const windowSeconds = 8
+    try {
+      Object.assign(process.env, {
+        REDIS_URL: `redis://127.0.0.1:${port}`,
+        REDIS_COMMAND_TIMEOUT_MS: '10000',
+        RATE_LIMIT_KEY_PREFIX: `${prefix}:lost`,
+        // 10 a window is decided request by request, 200 from reserved blocks.
+        RATE_LIMIT_STANDARD_PER_MINUTE: '10',
+        RATE_LIMIT_ENTERPRISE_PER_MINUTE: '200',
+        RATE_LIMIT_WINDOW_SECONDS: String(windowSeconds),
+        RATE_LIMIT_INSTANCES: '2',
+      })
+      // A fresh instance against a fresh Redis: the whole limit, decided in Redis (not an instance's share).
+      const small = await spend('token-small', 'standard', 11)
+      expect(admittedOf(small)).toBe(10)
+      expect(small[0]).toMatchObject({ limit: 10, remaining: 9 })
+      const busy = await spend('token-busy', 'enterprise', 201)
+      expect(admittedOf(busy)).toBe(200)
+      expect(busy[0]).toMatchObject({ limit: 200 })
+      expect(await server.client.zcard(`${prefix}:lost:token:token-small`)).toBe(10)
+      expect(await server.client.exists(`${prefix}:lost:token:token-busy:reserved`)).toBe(1)
+
+      // Redis restarts without its data, well inside the window.
+      await server.stop()
+      server = await startOwnRedis(port)
+      await waitUntil(() => getRedis()?.status === 'ready', 'the limiter to reconnect')
+      const back = Date.now()
+
+      // The tokens that used their limits are still refused (an empty log gave them the whole limit again).
+      expect(await consumeTokenRequest('token-small', 'standard')).toMatchObject({ allowed: false, remaining: 0 })
+      expect(await consumeTokenRequest('token-busy', 'enterprise')).toMatchObject({ allowed: false, remaining: 0 })
+      // Other tokens get this instance's share, as while Redis is away: half of each limit.
+      const other = await spend('token-other', 'standard', 6)
+      expect(admittedOf(other)).toBe(5)
+      expect(other[0]).toMatchObject({ limit: 5, remaining: 4 })
+      const otherBusy = await spend('token-other-busy', 'enterprise', 101)
+      expect(admittedOf(otherBusy)).toBe(100)
+      expect(otherBusy[0]).toMatchObject({ limit: 100, remaining: 99 })
+      expect(rateLimitHeaders(otherBusy[100]!)).toMatchObject({ 'X-RateLimit-Limit': '100', 'X-RateLimit-Remaining': '0', 'Retry-After': expect.any(String) })
+      expect(logged).toHaveBeenCalledWith(expect.stringContaining('without its data'))
+      // Decided here, not in the new Redis.
+      expect(await server.client.exists(`${prefix}:lost:token:token-other`, `${prefix}:lost:token:token-other-busy:reserved`)).toBe(0)
+      // Still inside the window: still refused.
+      expect(Date.now() - back).toBeLessThan(windowSeconds * 1000)
+      expect(await consumeTokenRequest('token-small', 'standard')).toMatchObject({ allowed: false })
+
+      // A window after the loss was noticed, the limits are shared through Redis again: the whole limit.
+      await new Promise((resolve) => setTimeout(resolve, back + windowSeconds * 1000 + 1_000 - Date.now()))
+      expect(await consumeTokenRequest('token-small', 'standard')).toMatchObject({ allowed: true, limit: 10, remaining: 9 })
+      expect(await server.client.zcard(`${prefix}:lost:token:token-small`)).toBe(1)
+      expect(await consumeTokenRequest('token-busy', 'enterprise')).toMatchObject({ allowed: true, limit: 200 })
+      expect(await server.client.exists(`${prefix}:lost:token:token-busy:reserved`)).toBe(1)
+    } finally {
+      await server.stop()
+      await closeRedis()
+    }
+  }, 60_000)
+
+  it('does the same when the budgets’ keys vanish from a Redis that stays up (FLUSHALL, as seen from one prefix)', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    Object.assign(process.env, {
+      REDIS_URL: testRedisUrl,
+      REDIS_COMMAND_TIMEOUT_MS: '10000',
+      RATE_LIMIT_KEY_PREFIX: `${prefix}:flushed`,
+      RATE_LIMIT_STANDARD_PER_MINUTE: '10',
+      RATE_LIMIT_ENTERPRISE_PER_MINUTE: '200',
+      RATE_LIMIT_INSTANCES: '2',
+    })
+    expect(admittedOf(await spend('token-small', 'standard', 11))).toBe(10)
+    expect(admittedOf(await spend('token-busy', 'enterprise', 201))).toBe(200)
+    // Everything this instance's limiter has in Redis goes (the shared test Redis is not flushed: only this prefix's keys).
+    const keys: string[] = []
+    for await (const batch of admin.scanStream({ match: `${prefix}:flushed:*`, count: 500 })) keys.push(...(batch as string[]))
+    expect(keys.length).toBeGreaterThan(0)
+    await admin.del(...keys)
+
+    expect(await consumeTokenRequest('token-small', 'standard')).toMatchObject({ allowed: false })
+    expect(await consumeTokenRequest('token-busy', 'enterprise')).toMatchObject({ allowed: false })
+    const other = await spend('token-other', 'standard', 6)
+    expect(admittedOf(other)).toBe(5)
+    expect(other[0]).toMatchObject({ limit: 5 })
+  })
+
+  it('restricts nothing when Redis restarts with its data', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    vi.spyOn(console, 'info').mockImplementation(() => {})
+    const port = await closedPort()
+    const dir = await mkdtemp(path.join(tmpdir(), 'rl-redis-'))
+    let server = await startOwnRedis(port, dir)
+    try {
+      Object.assign(process.env, {
+        REDIS_URL: `redis://127.0.0.1:${port}`,
+        REDIS_COMMAND_TIMEOUT_MS: '10000',
+        RATE_LIMIT_KEY_PREFIX: `${prefix}:kept`,
+        RATE_LIMIT_STANDARD_PER_MINUTE: '10',
+        RATE_LIMIT_INSTANCES: '2',
+      })
+      expect(admittedOf(await spend('token-small', 'standard', 11))).toBe(10)
+      await server.stop(true)
+      server = await startOwnRedis(port, dir)
+      await waitUntil(() => getRedis()?.status === 'ready', 'the limiter to reconnect')
+      // The log came back with Redis: the token is refused by it, and others get the whole limit from Redis.
+      expect(await consumeTokenRequest('token-small', 'standard')).toMatchObject({ allowed: false, limit: 10 })
+      const other = await spend('token-other', 'standard', 11)
+      expect(admittedOf(other)).toBe(10)
+      expect(other[0]).toMatchObject({ limit: 10, remaining: 9 })
+      expect(await server.client.zcard(`${prefix}:kept:token:token-other`)).toBe(10)
+    } finally {
+      await server.stop()
+      await closeRedis()
+      await rm(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
 })

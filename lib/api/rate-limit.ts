@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import type { Plan } from '../db/generated/enums.ts'
 import { metrics } from '../ops/metrics.ts'
 import { firstConnectionSettled, getRedis } from '../redis.ts'
-import { consumeInRedis, MemoryWindows, type WindowOutcome } from './sliding-window.ts'
+import { consumeInRedis, MemoryWindows, RedisDataLost, RedisLineage, type WindowOutcome } from './sliding-window.ts'
 import { ReservedWindows } from './reserved-window.ts'
 
 /**
@@ -20,6 +20,24 @@ import { ReservedWindows } from './reserved-window.ts'
  * number of instances behind the load balancer; default 1), rounded down (at least 1). So
  * N instances together never admit more than the limit while Redis is away, and requests are
  * never failed because of Redis. Without REDIS_URL (one process) memory holds the whole limit.
+ * What an instance admitted through Redis is counted in its memory too (only the newest share of
+ * it is kept), so a token it let use the limit stays refused by it when Redis goes mid-window.
+ *
+ * A Redis that comes back without its data (restarted without persistence, a failover to a
+ * replica that never had it, a FLUSHALL) is treated as away for one window: its log is empty,
+ * and deciding there would hand a budget spent in this window out whole again (twice the limit
+ * in one rolling window). An instance notices in the answer of a script it sends anyway (a
+ * marker key, RedisLineage in sliding-window.ts: no extra round trip), and from then until the
+ * policy's window has passed (the longest the lost log could have covered) it decides in memory
+ * at its share, as above, then in Redis again. So a token refused before the loss stays refused
+ * by the instances that admitted it: in any window across the loss each instance admits no more
+ * than the larger of what it admitted through Redis and its share, together the limit when the
+ * token's traffic was spread evenly, at worst (2 - 1/N) times it when one instance had admitted
+ * all of it (exactly the limit with one instance; before, twice the limit whatever N).
+ * An instance that never saw the marker (a first deploy, tests, one started after the loss)
+ * takes Redis as it finds it: a fresh Redis restricts no one. Not seen: a failover that loses
+ * only the replication lag's newest writes (the marker survives it), and the return to Redis
+ * after the window, as after an outage, starts from a log without the decisions made in memory.
  *
  * Busy budgets (per token, per content key) are not decided in Redis request by request: an
  * instance reserves a block of slots in the same log in one atomic script and serves requests
@@ -48,6 +66,10 @@ type Policy = {
   keyPrefix: string
   /** The largest block an instance may reserve (reserved-window.ts): an eighth of its share of the limit; 0 under minimumForBlocks. */
   blockCap: number
+  /** The Redis data this instance decides in, shared by every policy (sliding-window.ts). */
+  lineage: RedisLineage
+  /** This instance's share of the limit (localShare): what it decides at in memory. */
+  share: number
 }
 
 type Limiters = {
@@ -298,23 +320,34 @@ async function consumeHeld(policy: Policy, key: string, nowMs?: number, alsoRead
   const fullKey = fullKeyOf(policy, key)
   const windowMs = policy.windowSeconds * 1000
   const redis = getRedis()
+  const { lineage } = policy
+  // Redis came back without its data less than a window ago: its log may lack what was admitted
+  // in this window, so it is treated as away (memory, at this instance's share) until the window
+  // has passed, without asking it.
+  const recovering = lineage.recovering(windowMs, nowMs)
   // While the connection is not ready, answer from memory at once, without a round trip.
-  if (redis && redis.status === 'ready') {
+  if (redis && redis.status === 'ready' && !recovering) {
     try {
       if (inBlocks && policy.blockCap > 0) {
-        const outcome = await reserved.consume(redis, fullKey, policy.limit, windowMs, policy.blockCap, nowMs)
+        const outcome = await reserved.consume(redis, lineage, fullKey, policy.limit, windowMs, policy.blockCap, nowMs)
         reportedRedisDown = false
-        return { decision: decide(policy, outcome), release: outcome.release }
+        return { decision: decide(policy, outcome), release: remembered(policy, fullKey, windowMs, nowMs, outcome) }
       }
-      const outcome = await consumeInRedis(redis, fullKey, policy.limit, windowMs, nowMs, alsoRead)
+      const outcome = await consumeInRedis(redis, lineage, fullKey, policy.limit, windowMs, nowMs, alsoRead)
       reportedRedisDown = false
-      return { decision: decide(policy, outcome), release: outcome.release, ...(outcome.read !== undefined && { read: outcome.read }) }
+      return { decision: decide(policy, outcome), release: remembered(policy, fullKey, windowMs, nowMs, outcome), ...(outcome.read !== undefined && { read: outcome.read }) }
     } catch (error) {
-      // Slow or failing Redis: this request is counted in memory rather than failed.
-      if (!reportedRedisDown) console.error(`Rate limiter '${policy.name}': Redis unavailable, counting in memory.`, error)
-      reportedRedisDown = true
+      if (error instanceof RedisDataLost) {
+        // Redis answers, but without the log this instance decided in (restarted without its
+        // data, an empty replica promoted, flushed): nothing was decided there; as while it is away.
+        if (lineage.lost(error.made, nowMs ?? Date.now())) console.error(`Rate limiter '${policy.name}': Redis came back without its data, counting in memory for one window.`)
+      } else {
+        // Slow or failing Redis: this request is counted in memory rather than failed.
+        if (!reportedRedisDown) console.error(`Rate limiter '${policy.name}': Redis unavailable, counting in memory.`, error)
+        reportedRedisDown = true
+      }
     }
-  } else if (redis && !reportedRedisDown) {
+  } else if (redis && !recovering && !reportedRedisDown) {
     console.error(`Rate limiter '${policy.name}': Redis unavailable (${redis.status}), counting in memory.`)
     reportedRedisDown = true
   }
@@ -326,6 +359,22 @@ async function consumeHeld(policy: Policy, key: string, nowMs?: number, alsoRead
   }
   const outcome = memory.consume(fullKey, limited.limit, windowMs, nowMs)
   return { decision: decide(limited, outcome), release: outcome.release }
+}
+
+/**
+ * A request Redis admitted is also counted in this instance's memory (not decided there): should
+ * Redis go away or come back without its data within the window, the decisions made in memory
+ * see what this instance admitted, and a token it let use its whole limit is refused rather
+ * than given its share again. The release takes it out of both.
+ */
+function remembered(policy: Policy, fullKey: string, windowMs: number, nowMs: number | undefined, outcome: WindowOutcome): () => Promise<void> {
+  if (!outcome.allowed) return outcome.release
+  const at = memory.record(fullKey, policy.share, windowMs, nowMs)
+  const counted = memory
+  return async () => {
+    counted.forget(fullKey, at)
+    await outcome.release()
+  }
 }
 
 // Budgets smaller than this are decided request by request in Redis.
@@ -378,12 +427,16 @@ function createLimiters(): Limiters {
   const signInWindow = positiveInteger('RATE_LIMIT_SIGN_IN_WINDOW_SECONDS', 15 * 60)
 
   const instances = positiveInteger('RATE_LIMIT_INSTANCES', 1)
+  // One marker for every budget under the prefix: they are lost together.
+  const lineage = new RedisLineage(`${prefix}:lineage`)
   const policy = (name: string, key: string, limit: number, windowSeconds: number): Policy => ({
     name,
     limit,
     windowSeconds,
     keyPrefix: `${prefix}:${key}`,
     blockCap: limit >= minimumForBlocks ? Math.floor(limit / (8 * instances)) : 0,
+    lineage,
+    share: localShare(limit),
   })
   return {
     // Both plans count under one key, so a plan change mid-window keeps the count.

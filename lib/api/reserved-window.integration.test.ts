@@ -3,12 +3,15 @@ import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { testRedisUrl } from '../../tests/support/test-env.ts'
 import { ReservedWindows } from './reserved-window.ts'
+import { RedisLineage } from './sliding-window.ts'
 
 // A busy token's budget, as Redis holds it: what one reservation costs Redis must not grow with
 // the block. One member per slot made a block of 38,912 slots hold Redis for 63 ms (every other
 // command of every instance waited), and the key held a member per request of the window.
 const prefix = `test:rw:${randomBytes(6).toString('hex')}`
 let redis: Redis
+// The marker of the Redis data the budgets are reserved in (sliding-window.ts).
+const lineage = new RedisLineage(`${prefix}:lineage`)
 
 beforeAll(async () => {
   redis = new Redis(testRedisUrl, { maxRetriesPerRequest: 1 })
@@ -38,7 +41,7 @@ describe('a budget reserved in blocks', () => {
     // lease, so the next one is twice as large, up to the cap.
     let admitted = 0
     while (windows.servedFromBlocks < 60_000) {
-      const outcome = await windows.consume(redis, key, limit, 60_000, 40_000)
+      const outcome = await windows.consume(redis, lineage, key, limit, 60_000, 40_000)
       expect(outcome.allowed).toBe(true)
       admitted++
     }
@@ -49,7 +52,7 @@ describe('a budget reserved in blocks', () => {
     expect(entries).toBeLessThanOrEqual(4 * windows.reservations + 1)
     // RateLimit's remaining as a client sees it: nothing counted twice, nothing lost (the last
     // block's unused slots are still withheld until its lease ends).
-    const last = await windows.consume(redis, key, limit, 60_000, 40_000)
+    const last = await windows.consume(redis, lineage, key, limit, 60_000, 40_000)
     expect(limit - last.remaining).toBeGreaterThanOrEqual(admitted + 1)
     expect(limit - last.remaining).toBeLessThanOrEqual(admitted + 1 + 40_000)
   }, 60_000)
@@ -59,14 +62,14 @@ describe('a budget reserved in blocks', () => {
     const limit = 1_000
     const [a, b] = [new ReservedWindows(), new ReservedWindows()]
     // Instance A is busy for a moment: it reserves blocks (an eighth of the limit at most).
-    for (let i = 0; i < 200; i++) expect((await a.consume(redis, key, limit, 4_000, 125)).allowed).toBe(true)
+    for (let i = 0; i < 200; i++) expect((await a.consume(redis, lineage, key, limit, 4_000, 125)).allowed).toBe(true)
     // Its lease (a twentieth of the 4 s window) ends; what it did not use goes back.
     await new Promise((resolve) => setTimeout(resolve, 400))
     // Instance B may now have all the rest, and not one more.
     let admittedByB = 0
-    for (let i = 0; i < 900; i++) if ((await b.consume(redis, key, limit, 4_000, 125)).allowed) admittedByB++
+    for (let i = 0; i < 900; i++) if ((await b.consume(redis, lineage, key, limit, 4_000, 125)).allowed) admittedByB++
     expect(admittedByB).toBe(800)
-    const refused = await b.consume(redis, key, limit, 4_000, 125)
+    const refused = await b.consume(redis, lineage, key, limit, 4_000, 125)
     expect(refused).toMatchObject({ allowed: false, remaining: 0 })
     // Retry-After points at when A's first requests leave the window.
     expect(refused.resetMs).toBeGreaterThan(3_000)
@@ -79,7 +82,7 @@ describe('a budget reserved in blocks', () => {
 // never let the window pass the limit: with the sizes gone the count read 0 and the whole limit
 // was handed out again within the same window.
 const spend = async (windows: ReservedWindows, key: string, n: number, nowMs: number) =>
-  (await Promise.all(Array.from({ length: n }, () => windows.consume(redis, key, 100, 60_000, 0, nowMs)))).filter((outcome) => outcome.allowed).length
+  (await Promise.all(Array.from({ length: n }, () => windows.consume(redis, lineage, key, 100, 60_000, 0, nowMs)))).filter((outcome) => outcome.allowed).length
 
 describe('a reserved budget one of whose two keys is lost', () => {
   it('admits no more than the limit within one window when its sizes go but the log stays', async () => {

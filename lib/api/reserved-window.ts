@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
-import { redisNowLua, withDefinedCommands, type WindowOutcome } from './sliding-window.ts'
+import { lineageLua, RedisDataLost, redisNowLua, withDefinedCommands, type RedisLineage, type WindowOutcome } from './sliding-window.ts'
 
 /**
  * The shared sliding-window log (sliding-window.ts) without a Redis round trip per request
@@ -83,12 +83,15 @@ elseif hasSizes and not hasLog then
 end
 `
 
-// ARGV: limit, window ms, time ('' for Redis's clock), reservation tag, slots wanted now, prefetch, lease ms.
-// Returns {granted now, prefetched, count after, ms until the oldest leaves, ms until one frees (when short)}.
+// KEYS: the log, the sizes, the marker (RedisLineage, sliding-window.ts). ARGV: limit, window ms,
+// time ('' for Redis's clock), reservation tag, slots wanted now, prefetch, lease ms, the marker
+// known ('' for none). Returns {granted now, prefetched, count after, ms until the oldest leaves,
+// ms until one frees (when short), marker}, or {-1, marker} (nothing reserved) when Redis holds
+// another marker than the one known: its log is not the one this instance reserved in.
 const reserveScript = `
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
-${redisNowLua}local tag = ARGV[4]
+${redisNowLua}${lineageLua(3, 8)}local tag = ARGV[4]
 local demand = tonumber(ARGV[5])
 local prefetch = tonumber(ARGV[6])
 local lease = tonumber(ARGV[7])
@@ -134,7 +137,7 @@ if granted < demand then
     end
   end
 end
-return {granted, extra, count, reset, retry}
+return {granted, extra, count, reset, retry, made}
 `
 
 // ARGV: reservation, slots given back. Slots of a reservation that has left the window are not counted any more.
@@ -153,18 +156,18 @@ return back
 `
 
 type ReserveCommand = {
-  reserveWindowBlock: (log: string, sizes: string, ...args: (string | number)[]) => Promise<[number, number, number, number, number]>
+  reserveWindowBlock: (log: string, sizes: string, marker: string, ...args: (string | number)[]) => Promise<[number, number, number, number, number, string] | [-1, string]>
   giveBackWindowSlots: (log: string, sizes: string, reservation: string, slots: number) => Promise<number>
 }
 // As sliding-window.ts: a command is used from the turn after it was defined, so that no
 // auto-pipeline opened earlier in the turn lacks it.
 const reserveCommands = [
-  { name: 'reserveWindowBlock', keys: 2, lua: reserveScript },
+  { name: 'reserveWindowBlock', keys: 3, lua: reserveScript },
   { name: 'giveBackWindowSlots', keys: 2, lua: giveBackScript },
 ]
 const withReserveCommand = (redis: Redis) => withDefinedCommands<ReserveCommand>(redis, reserveCommands)
 
-type Waiter = { nowMs: number | undefined; limit: number; windowMs: number; prefetchCap: number; resolve: (outcome: WindowOutcome) => void; reject: (error: unknown) => void }
+type Waiter = { lineage: RedisLineage; nowMs: number | undefined; limit: number; windowMs: number; prefetchCap: number; resolve: (outcome: WindowOutcome) => void; reject: (error: unknown) => void }
 type Block = { tag: string; next: number; end: number; leaseEndsAt: number; limit: number; countAfter: number; resetAt: number; prefetched: number }
 /** `log` and `sizes`: the budget's two keys in Redis (the reservations, and their sizes). */
 type KeyState = { log: string; sizes: string; block?: Block; waiting: Waiter[]; busy: boolean; lastReservedAt: number; nextPrefetch: number }
@@ -186,8 +189,10 @@ export class ReservedWindows {
    * Decides one request. `nowMs` (tests driving a clock) reserves exactly what is asked at that
    * time, without prefetching: a lease runs on the real clock. Requests that arrive while a
    * reservation is on its way wait for it and are served from its block, or reserve together.
+   * Rejects with RedisDataLost, reserving nothing, when Redis is not holding the data `lineage`
+   * knows (sliding-window.ts).
    */
-  consume(redis: Redis, key: string, limit: number, windowMs: number, prefetchCap: number, nowMs?: number): Promise<WindowOutcome> {
+  consume(redis: Redis, lineage: RedisLineage, key: string, limit: number, windowMs: number, prefetchCap: number, nowMs?: number): Promise<WindowOutcome> {
     let state = this.keys.get(key)
     if (!state) {
       const log = `${key}:reserved`
@@ -199,7 +204,7 @@ export class ReservedWindows {
       if (served) return Promise.resolve(served)
     }
     return new Promise((resolve, reject) => {
-      state.waiting.push({ nowMs, limit, windowMs, prefetchCap, resolve, reject })
+      state.waiting.push({ lineage, nowMs, limit, windowMs, prefetchCap, resolve, reject })
       if (state.waiting.length === 1 && !state.busy) this.schedule(redis, key, state)
     })
   }
@@ -251,7 +256,10 @@ export class ReservedWindows {
     this.reservations++
     try {
       const commands = await withReserveCommand(redis)
-      const [granted, extra, countAfter, resetMs, retryMs] = await commands.reserveWindowBlock(state.log, state.sizes, first.limit, first.windowMs, first.nowMs === undefined ? '' : String(first.nowMs), tag, batch.length, prefetch, leaseMs)
+      const answer = await commands.reserveWindowBlock(state.log, state.sizes, first.lineage.key, first.limit, first.windowMs, first.nowMs === undefined ? '' : String(first.nowMs), tag, batch.length, prefetch, leaseMs, first.lineage.known)
+      if (answer[0] === -1) throw new RedisDataLost(String(answer[1]))
+      const [granted, extra, countAfter, resetMs, retryMs, made] = answer as [number, number, number, number, number, string]
+      first.lineage.seen(made)
       this.giveBack(redis, state, state.block)
       state.block = undefined
       if (extra > 0) {
@@ -304,5 +312,5 @@ async function giveBackSlots(redis: Redis, state: KeyState, reservation: string,
 }
 
 function sameTerms(a: Waiter, b: Waiter): boolean {
-  return a.nowMs === b.nowMs && a.limit === b.limit && a.windowMs === b.windowMs && a.prefetchCap === b.prefetchCap
+  return a.lineage === b.lineage && a.nowMs === b.nowMs && a.limit === b.limit && a.windowMs === b.windowMs && a.prefetchCap === b.prefetchCap
 }

@@ -32,24 +32,111 @@ if not now then
 end
 `
 
+/** How long the marker outlives the last script that renewed it: far longer than any window. */
+const markerTtlMs = 24 * 60 * 60 * 1000
+
+/**
+ * Which Redis data this instance's decisions live in, so that a Redis that came back without
+ * them (restarted without persistence, a failover to a replica that never had them, a FLUSHALL)
+ * is noticed: its log is empty, and a budget spent in this window would be handed out again
+ * whole (rate-limit.ts then decides in memory, as while Redis is away, for one window).
+ *
+ * How: a marker key (`<prefix>:lineage`) holds the time, on Redis's clock in µs, it was made.
+ * Every window script reads it in the decision's own round trip, makes it if it is missing (SET
+ * NX, atomic in the script), and is given the marker this instance saw before: if Redis holds
+ * another (it was made anew since), the script decides nothing and answers {-1, marker}, which
+ * is thrown as RedisDataLost. So noticing costs no round trip and no request is decided in the
+ * empty log. The marker expires a day after it was last renewed (a script renews it once half
+ * of that is left), so tests' prefixes leave nothing behind for good; an instance whose last
+ * answer from Redis is older than the half day takes a new marker as its own, not as a loss
+ * (every log it could have lost had expired by then too).
+ *
+ * Why a marker rather than Redis's run_id (INFO on each reconnect): run_id changes at every
+ * restart, also one that kept its data (appendonly, as docs/deploy.md runs Redis), and stays the
+ * same through a FLUSHALL or a key's loss; the marker answers the question that matters, whether
+ * the data this instance decided in is still there. A fresh Redis (first deploy, tests) is told
+ * from a lost one by this instance: one that never saw a marker takes the one it finds (or
+ * makes) as its own, so it is never held to its share because Redis is new.
+ *
+ * What it does not see: a failover to a replica that has the marker but not the newest writes
+ * (replication is asynchronous) loses the decisions of the replication lag unnoticed; an instance
+ * that starts after the loss cannot tell it from a first deploy; and a marker evicted (a
+ * maxmemory policy that evicts, as it may the logs themselves) reads as a loss (the safe side).
+ */
+export class RedisLineage {
+  /** The marker as this instance first saw it; '' before its first answer from Redis. */
+  known = ''
+  /** When this instance noticed that Redis had come back without its data (ms); -Infinity: never. */
+  lostAt = -Infinity
+  /** When this instance last had an answer carrying the marker (ms, this process's clock). */
+  private answeredAt = -Infinity
+
+  constructor(readonly key: string) {}
+
+  /** A script's answer carried `made`: the first one seen is this instance's. */
+  seen(made: string): void {
+    if (this.known === '') this.known = made
+    this.answeredAt = Date.now()
+  }
+
+  /** A script said Redis holds another marker (`made`). True for the first answer to say so, which starts the window without Redis. */
+  lost(made: string, nowMs: number): boolean {
+    if (this.known === made) return false
+    this.known = made
+    const expired = Date.now() - this.answeredAt >= markerTtlMs / 2
+    this.answeredAt = Date.now()
+    // The marker this instance knew may simply have expired: nothing of any window is lost.
+    if (expired) return false
+    this.lostAt = nowMs
+    return true
+  }
+
+  /** Whether a window of `windowMs` since the loss was noticed has yet to pass: the lost log could still have covered it. */
+  recovering(windowMs: number, nowMs?: number): boolean {
+    return this.lostAt !== -Infinity && (nowMs ?? Date.now()) < this.lostAt + windowMs
+  }
+}
+
+/** A window script found another marker than the one this instance knows (RedisLineage): it decided nothing. */
+export class RedisDataLost extends Error {
+  constructor(readonly made: string) {
+    super('Redis came back without the rate-limit log this instance decided in')
+  }
+}
+
+/** Lua: the marker (KEYS[key]), made if missing, renewed once half its time is left; the script answers {-1, marker} and stops when ARGV[known] names another. Sets `made`. */
+export const lineageLua = (key: number, known: number) => `local made = redis.call('GET', KEYS[${key}])
+if not made then
+  local t = redis.call('TIME')
+  made = t[1] .. string.format('%06d', tonumber(t[2]))
+  redis.call('SET', KEYS[${key}], made, 'NX', 'PX', ${markerTtlMs})
+elseif redis.call('PTTL', KEYS[${key}]) < ${markerTtlMs / 2} then
+  redis.call('PEXPIRE', KEYS[${key}], ${markerTtlMs})
+end
+if ARGV[${known}] ~= '' and ARGV[${known}] ~= made then return {-1, made} end
+`
+
+// KEYS[1] the log, KEYS[2] the marker (RedisLineage), KEYS[3] the key read beside. ARGV: limit,
+// window ms, time ('' for Redis's clock), member, the marker known ('' for none).
+// Returns {admitted 1/0, remaining, ms until the oldest leaves (or one frees), marker, read}, or {-1, marker}.
 const script = (alsoRead: boolean) => `
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
-${redisNowLua}redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+${redisNowLua}${lineageLua(2, 5)}redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local count = redis.call('ZCARD', KEYS[1])
 if count < limit then
   redis.call('ZADD', KEYS[1], now, ARGV[4])
   redis.call('PEXPIRE', KEYS[1], window)
   local oldest = tonumber(redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2])
-  return {1, limit - count - 1, oldest + window - now${alsoRead ? ", redis.call('GET', KEYS[2]) or ''" : ''}}
+  return {1, limit - count - 1, oldest + window - now, made${alsoRead ? ", redis.call('GET', KEYS[3]) or ''" : ''}}
 end
 local freeing = tonumber(redis.call('ZRANGE', KEYS[1], count - limit, count - limit, 'WITHSCORES')[2])
-return {0, 0, freeing + window - now}
+return {0, 0, freeing + window - now, made}
 `
 
 type WindowCommands = {
-  consumeWindow: (key: string, ...args: (string | number)[]) => Promise<unknown>
-  consumeWindowAndRead: (key: string, readKey: string, ...args: (string | number)[]) => Promise<unknown>
+  consumeWindow: (key: string, marker: string, ...args: (string | number)[]) => Promise<unknown>
+  consumeWindowAndRead: (key: string, marker: string, readKey: string, ...args: (string | number)[]) => Promise<unknown>
 }
 const commandsDefined = new WeakMap<Redis, Map<object, { ready: boolean; defined: Promise<void> }>>()
 
@@ -79,8 +166,8 @@ export async function withDefinedCommands<Commands>(redis: Redis, commands: { na
 }
 
 const windowCommands = [
-  { name: 'consumeWindow', keys: 1, lua: script(false) },
-  { name: 'consumeWindowAndRead', keys: 2, lua: script(true) },
+  { name: 'consumeWindow', keys: 2, lua: script(false) },
+  { name: 'consumeWindowAndRead', keys: 3, lua: script(true) },
 ]
 const withWindowCommands = (redis: Redis) => withDefinedCommands<WindowCommands>(redis, windowCommands)
 
@@ -91,13 +178,17 @@ let sequence = 0
 
 /**
  * Decides one request in Redis. With `readKey`, an admitted request's outcome also carries
- * that key's value (`read`: '' when the key is absent); a refused one's does not.
+ * that key's value (`read`: '' when the key is absent); a refused one's does not. Throws
+ * RedisDataLost, deciding nothing, when Redis is not holding the data `lineage` knows.
  */
-export async function consumeInRedis(redis: Redis, key: string, limit: number, windowMs: number, nowMs?: number, readKey?: string): Promise<WindowOutcome & { read?: string }> {
+export async function consumeInRedis(redis: Redis, lineage: RedisLineage, key: string, limit: number, windowMs: number, nowMs?: number, readKey?: string): Promise<WindowOutcome & { read?: string }> {
   const member = `${nowMs ?? Date.now()}:${processTag}:${(sequence = (sequence + 1) % Number.MAX_SAFE_INTEGER)}`
   const commands = await withWindowCommands(redis)
-  const args = [limit, windowMs, nowMs === undefined ? '' : String(nowMs), member]
-  const [allowed, remaining, resetMs, read] = (readKey === undefined ? await commands.consumeWindow(key, ...args) : await commands.consumeWindowAndRead(key, readKey, ...args)) as [number, number, number, string?]
+  const args = [limit, windowMs, nowMs === undefined ? '' : String(nowMs), member, lineage.known]
+  const answer = (readKey === undefined ? await commands.consumeWindow(key, lineage.key, ...args) : await commands.consumeWindowAndRead(key, lineage.key, readKey, ...args)) as [number, number | string, number, string, string?]
+  if (answer[0] === -1) throw new RedisDataLost(String(answer[1]))
+  const [allowed, remaining, resetMs, made, read] = answer as [number, number, number, string, string?]
+  lineage.seen(made)
   const release = async () => {
     if (allowed === 1) await redis.zrem(key, member)
   }
@@ -106,18 +197,58 @@ export async function consumeInRedis(redis: Redis, key: string, limit: number, w
 
 /**
  * The same log in this process's memory: the embedded default's limiter, and the fallback while
- * Redis is unreachable. Each key's times are kept in arrival order and the expired ones skipped
+ * Redis is unreachable or came back without its data (rate-limit.ts; what this instance admitted
+ * through Redis is recorded here too). Each key's times are kept in arrival order and the expired ones skipped
  * from the front, so a request costs the same whatever the log holds: filtering the whole log
  * on every request made each one cost its size (10,000 entries for an enterprise key at its
  * limit; bench, embedded store: get-by-id fell to a third of the list's rate as the log grew).
  */
 export class MemoryWindows {
   private readonly logs = new Map<string, { times: number[]; first: number }>()
+  private pruneAbove = 50_000
 
   consume(key: string, limit: number, windowMs: number, nowMs = Date.now()): WindowOutcome {
+    const log = this.current(key, windowMs, nowMs)
+    const inWindow = log.times.length - log.first
+    if (inWindow < limit) {
+      log.times.push(nowMs)
+      const release = async () => this.forget(key, nowMs)
+      return { allowed: true, remaining: limit - inWindow - 1, resetMs: log.times[log.first]! + windowMs - nowMs, release }
+    }
+    return { allowed: false, remaining: 0, resetMs: log.times[log.times.length - limit]! + windowMs - nowMs, release: async () => {} }
+  }
+
+  /**
+   * Counts a request admitted elsewhere (in Redis) at `nowMs`, without deciding it: should
+   * Redis go away or come back without its log, this instance's decisions in memory still see
+   * what it admitted through Redis in the window. Only the newest `keep` are kept (the limit
+   * memory will decide at): they decide as the whole log would, since the newest leave the
+   * window last. Returns the time counted, for `forget`.
+   */
+  record(key: string, keep: number, windowMs: number, nowMs = Date.now()): number {
+    const log = this.current(key, windowMs, nowMs)
+    if (log.times.length - log.first >= keep) log.first = log.times.length - keep + 1
+    log.times.push(nowMs)
+    return nowMs
+  }
+
+  /** Takes back a request `record` counted at `at` (it turned out not to count). */
+  forget(key: string, at: number): void {
+    const log = this.logs.get(key)
+    const index = log?.times.lastIndexOf(at) ?? -1
+    if (log && index >= log.first) log.times.splice(index, 1)
+  }
+
+  /** The key's log, its times that left the window skipped. */
+  private current(key: string, windowMs: number, nowMs: number): { times: number[]; first: number } {
     let log = this.logs.get(key)
     if (!log) {
-      if (this.logs.size > 50_000) this.prune(windowMs, nowMs)
+      // Pruned when the keys have doubled since, so that many keys all still in their window
+      // (Redis's admissions are recorded here all the time) do not cost a full pass each new one.
+      if (this.logs.size > this.pruneAbove) {
+        this.prune(windowMs, nowMs)
+        this.pruneAbove = Math.max(50_000, 2 * this.logs.size)
+      }
       log = { times: [], first: 0 }
       this.logs.set(key, log)
     }
@@ -128,17 +259,7 @@ export class MemoryWindows {
       log.times = times.slice(log.first)
       log.first = 0
     }
-    const inWindow = log.times.length - log.first
-    if (inWindow < limit) {
-      log.times.push(nowMs)
-      const release = async () => {
-        const current = this.logs.get(key)
-        const at = current?.times.lastIndexOf(nowMs) ?? -1
-        if (current && at >= current.first) current.times.splice(at, 1)
-      }
-      return { allowed: true, remaining: limit - inWindow - 1, resetMs: log.times[log.first]! + windowMs - nowMs, release }
-    }
-    return { allowed: false, remaining: 0, resetMs: log.times[log.times.length - limit]! + windowMs - nowMs, release: async () => {} }
+    return log
   }
 
   /** Drops keys whose requests have all left the window, so memory follows active clients. */

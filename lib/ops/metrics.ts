@@ -97,7 +97,7 @@ function createMetrics() {
     }),
     rateLimitLocalDecisions: new Counter({
       name: 'newsroom_rate_limit_local_decisions_total',
-      help: 'Rate-limit decisions made by this instance alone because Redis was away (at its share of the limit).',
+      help: 'Rate-limit decisions made by this instance alone because Redis was away, or came back without its data less than a window ago (at its share of the limit).',
       registers: [registry],
     }),
     poolConnections: new Gauge({
