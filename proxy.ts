@@ -49,10 +49,9 @@ function routerRequest(request: NextRequest): boolean {
 export const config = {
   // Pages only: the JSON API, health probes, Next's assets and auth endpoints need no script policy, and
   // skipping them keeps the proxy off the API's hot path.
-  matcher: [
-    {
-      source: '/((?!v1/|api/|healthz|readyz|metrics|_next/static|_next/image|favicon.ico|icon.svg).*)',
-      missing: [{ type: 'header', key: 'next-router-prefetch' }, { type: 'header', key: 'purpose', value: 'prefetch' }],
-    },
-  ],
+  // Prefetches too: the gate must see every page request, and a request is a prefetch by a
+  // header the client chooses. Skipping them (as Next's CSP example does) let a member past the
+  // grace read any page by sending `Purpose: prefetch` (a draft's preview, e2e/break66-gate.spec.ts);
+  // the router's own prefetches of gated pages get the 204 above, so it keeps nothing of them.
+  matcher: ['/((?!v1/|api/|healthz|readyz|metrics|_next/static|_next/image|favicon.ico|icon.svg).*)'],
 }

@@ -6,7 +6,7 @@ import { clickWhileGated } from './support/two-factor-gate.ts'
 test.use({ viewport: { width: 1280, height: 800 } })
 
 /** A writer of a newsroom of its own that requires a factor of everyone, its grace long over. */
-async function overdueMember(): Promise<{ email: string; password: string }> {
+async function overdueMember(): Promise<{ email: string; password: string; tenantId: string; userId: string }> {
   const { hashPassword } = await import('../lib/auth/passwords.ts')
   const stamp = `${Date.now()}${Math.floor(Math.random() * 1000)}`
   const email = `gate-${stamp}@strict.example`
@@ -21,7 +21,7 @@ async function overdueMember(): Promise<{ email: string; password: string }> {
      VALUES ($1, $2, $3, 'Gated writer', 'writer'::"Role", $4, now() - interval '30 days', now())`,
     [`usr_e2egt${stamp}`, `ten_e2egt${stamp}`, email, await hashPassword(password)],
   )
-  return { email, password }
+  return { email, password, tenantId: `ten_e2egt${stamp}`, userId: `usr_e2egt${stamp}` }
 }
 
 async function signInToSecurity(page: Page, who: { email: string; password: string }) {
@@ -274,4 +274,42 @@ test('two tabs: the only factor removed in one while overdue, a headline typed i
   await expect(b).toHaveURL(/\/articles\/new$/)
   await expect(b.getByRole('heading', { name: 'New article' })).toBeVisible()
   await expect(field).toHaveValue('Unsaved headline')
+})
+
+test('an overdue member cannot read a page past the gate by sending the prefetch header on an ordinary page load', async ({ page }) => {
+  const member = await overdueMember()
+  const draftId = `art_e2egt${Date.now()}${Math.floor(Math.random() * 1000)}`
+  await sql(`INSERT INTO articles (id, tenant_id, headline, author_id, updated_at) VALUES ($1, $2, 'Embargoed council leak', $3, now())`, [draftId, member.tenantId, member.userId])
+  await signInToSecurity(page, member)
+  // What a browser extension or a script may add to every request: the proxy's matcher skipped such requests (break66).
+  await page.setExtraHTTPHeaders({ Purpose: 'prefetch' })
+  await page.goto(`/articles/${draftId}/preview`)
+  await expect(page.getByText('Embargoed council leak').first()).toHaveCount(0)
+  await expect(page).toHaveURL(/\/settings\/security$/)
+})
+
+test('two tabs: the only factor removed in one while overdue, Back in the other tab does not show the page it left', async ({ context }) => {
+  const member = await overdueMember()
+  const a = await context.newPage()
+  await signInToSecurity(a, member)
+  await setUpApp(a)
+  const b = await context.newPage()
+  await b.goto('/articles')
+  await expect(b.getByRole('heading', { level: 1, name: 'Articles' })).toBeVisible()
+  await nav(b).getByRole('link', { name: 'Home' }).click()
+  await expect(b.getByRole('heading', { name: 'Your desk' })).toBeVisible()
+
+  await a.bringToFront()
+  await a.getByRole('button', { name: 'Remove authenticator app' }).click()
+  await a.getByRole('dialog').getByRole('button', { name: 'Remove' }).click()
+  await expect(a.getByText('Authenticator app removed.')).toBeVisible()
+  await expect(a.getByTestId('second-factor-banner')).toContainText('set it up now')
+
+  await b.bringToFront()
+  await b.waitForTimeout(1000)
+  await b.goBack()
+  // Behind the gate again: Back leads to Security (as it does in the tab where the factor was removed), not to the remembered Articles page (break66).
+  await expect(b).toHaveURL(/\/settings\/security$/)
+  await expect(b.getByRole('heading', { level: 1, name: 'Articles' })).toHaveCount(0)
+  await expect(b.getByTestId('second-factor-banner')).toContainText('set it up now')
 })

@@ -87,6 +87,16 @@ export function SignInChangedListener(): null {
     }
     return () => channel.close()
   }, [])
+  // Back and Forward are answered from the router's memory, without asking the server: a gated
+  // tab would show the pages it left (Articles, with its list refused) as if nothing had changed.
+  // While a change waits to be caught up on, they load the page in full, which the gate decides.
+  useEffect(() => {
+    const onHistory = () => {
+      if (pending.current) window.location.reload()
+    }
+    window.addEventListener('popstate', onHistory)
+    return () => window.removeEventListener('popstate', onHistory)
+  }, [])
   useEffect(() => {
     if (!pending.current || pathname !== secondFactorSetupPath) return
     pending.current = false
