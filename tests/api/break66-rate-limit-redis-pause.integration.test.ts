@@ -113,4 +113,30 @@ describe('a token at its limit while Redis pauses for a moment', () => {
     expect(admittedOf(during), 'admitted from memory, at the instance’s share').toBeGreaterThan(0)
     expect(1 + admittedOf(during) + admittedOf(after), 'requests admitted for one token within one 60 s window (limit 200)').toBeLessThanOrEqual(200)
   }, 60_000)
+
+  it('gives a token back the rest of its minute once Redis answers again, rather than counting reservations nobody used', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    Object.assign(process.env, {
+      REDIS_URL: redisUrl,
+      RATE_LIMIT_KEY_PREFIX: `${prefix}:phantom`,
+      RATE_LIMIT_STANDARD_PER_MINUTE: '200',
+      RATE_LIMIT_INSTANCES: '2',
+    })
+    const before = await spend('token-phantom', 10)
+    // A busy integration (about 100 requests a second) while Redis stalls for 3 s.
+    await admin.call('CLIENT', 'PAUSE', '3000', 'ALL')
+    const during: RateLimitDecision[] = []
+    const until = Date.now() + 2_800
+    while (Date.now() < until) {
+      during.push(...(await Promise.all(Array.from({ length: 5 }, () => consumeTokenRequest('token-phantom', 'standard')))))
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    // Redis is back: the token goes on until it is refused.
+    const after = await spend('token-phantom', 300)
+    const used = admittedOf(before) + admittedOf(during) + admittedOf(after)
+    // The reservations sent while Redis stalled ran once it answered, after their senders had given
+    // up on them: their slots (a whole prefetched block each) stay counted for the window, unused.
+    expect(used, `admitted before / during / after the stall: ${admittedOf(before)} / ${admittedOf(during)} / ${admittedOf(after)}; then refused as having made more than 200`).toBeGreaterThanOrEqual(180)
+  }, 60_000)
 })
