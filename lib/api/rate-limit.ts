@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type { Redis } from 'ioredis'
 import type { Plan } from '../db/generated/enums.ts'
 import { metrics } from '../ops/metrics.ts'
 import { firstConnectionSettled, getRedis } from '../redis.ts'
@@ -36,8 +37,9 @@ import { ReservedWindows } from './reserved-window.ts'
  * all of it (exactly the limit with one instance; before, twice the limit whatever N).
  * An instance that never saw the marker (a first deploy, tests, one started after the loss)
  * takes Redis as it finds it: a fresh Redis restricts no one. Not seen: a failover that loses
- * only the replication lag's newest writes (the marker survives it), and the return to Redis
- * after the window, as after an outage, starts from a log without the decisions made in memory.
+ * only the replication lag's newest writes (the marker survives it). On the return to Redis
+ * (after an outage, or the window after a loss) what the instance admitted alone is added to the
+ * log first (owedToRedis below), so Redis's count covers it.
  *
  * Busy budgets (per token, per content key) are not decided in Redis request by request: an
  * instance reserves a block of slots in the same log in one atomic script and serves requests
@@ -299,6 +301,7 @@ export function resetRateLimitersForTests(): void {
   limiters = undefined
   memory = new MemoryWindows()
   reserved.reset()
+  owedToRedis.clear()
   reportedRedisDown = false
 }
 
@@ -328,6 +331,7 @@ async function consumeHeld(policy: Policy, key: string, nowMs?: number, alsoRead
   // While the connection is not ready, answer from memory at once, without a round trip.
   if (redis && redis.status === 'ready' && !recovering) {
     try {
+      await declareOwed(redis, policy, fullKey, windowMs, inBlocks && policy.blockCap > 0, nowMs)
       if (inBlocks && policy.blockCap > 0) {
         const outcome = await reserved.consume(redis, lineage, fullKey, policy.limit, windowMs, policy.blockCap, nowMs)
         reportedRedisDown = false
@@ -358,7 +362,45 @@ async function consumeHeld(policy: Policy, key: string, nowMs?: number, alsoRead
     metrics.rateLimitLocalDecisions.inc()
   }
   const outcome = memory.consume(fullKey, limited.limit, windowMs, nowMs)
+  if (redis && outcome.allowed) owe(fullKey, nowMs ?? Date.now(), windowMs)
   return { decision: decide(limited, outcome), release: outcome.release }
+}
+
+/**
+ * Requests this instance admitted in memory (Redis away, slow, or recovering from a loss), by
+ * key, that Redis's log does not hold: they are declared there before the key's next decision in
+ * Redis, so the count Redis keeps again includes them. Without, a token that used its share in
+ * memory during a 3 s blip got its whole limit again from Redis once it answered (299 of a limit
+ * of 200 in one window, break66). Declared at Redis's time then, later than they were admitted:
+ * they leave the window a little late, never early.
+ */
+const owedToRedis = new Map<string, { count: number; lastAt: number }>()
+
+function owe(fullKey: string, at: number, windowMs: number): void {
+  const owed = owedToRedis.get(fullKey)
+  if (owed) {
+    owed.count++
+    owed.lastAt = at
+    return
+  }
+  // Keys never asked for again would stay: those whose admissions have all left the window go.
+  if (owedToRedis.size >= 10_000) for (const [key, entry] of owedToRedis) if (at - entry.lastAt >= windowMs) owedToRedis.delete(key)
+  owedToRedis.set(fullKey, { count: 1, lastAt: at })
+}
+
+async function declareOwed(redis: Redis, policy: Policy, fullKey: string, windowMs: number, inBlocks: boolean, nowMs: number | undefined): Promise<void> {
+  const owed = owedToRedis.get(fullKey)
+  if (!owed) return
+  owedToRedis.delete(fullKey)
+  if ((nowMs ?? Date.now()) - owed.lastAt >= windowMs) return
+  try {
+    if (inBlocks) await reserved.declare(redis, policy.lineage, fullKey, policy.limit, windowMs, owed.count)
+    // A budget decided request by request (under minimumForBlocks, so at most 99 of them): a log entry each.
+    else await Promise.all(Array.from({ length: owed.count }, () => consumeInRedis(redis, policy.lineage, fullKey, policy.limit, windowMs, nowMs)))
+  } catch (error) {
+    owedToRedis.set(fullKey, owed)
+    throw error
+  }
 }
 
 /**

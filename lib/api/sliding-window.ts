@@ -185,7 +185,16 @@ export async function consumeInRedis(redis: Redis, lineage: RedisLineage, key: s
   const member = `${nowMs ?? Date.now()}:${processTag}:${(sequence = (sequence + 1) % Number.MAX_SAFE_INTEGER)}`
   const commands = await withWindowCommands(redis)
   const args = [limit, windowMs, nowMs === undefined ? '' : String(nowMs), member, lineage.known]
-  const answer = (readKey === undefined ? await commands.consumeWindow(key, lineage.key, ...args) : await commands.consumeWindowAndRead(key, lineage.key, readKey, ...args)) as [number, number | string, number, string, string?]
+  let answer: [number, number | string, number, string, string?]
+  try {
+    answer = (readKey === undefined ? await commands.consumeWindow(key, lineage.key, ...args) : await commands.consumeWindowAndRead(key, lineage.key, readKey, ...args)) as typeof answer
+  } catch (error) {
+    // Given up on (the client's command timeout), the script may still run once Redis answers
+    // and count a request that was decided in memory instead: its entry is taken out again by a
+    // command sent after it on the same connection, which Redis runs after it (break66).
+    redis.zrem(key, member).catch(() => undefined)
+    throw error
+  }
   if (answer[0] === -1) throw new RedisDataLost(String(answer[1]))
   const [allowed, remaining, resetMs, made, read] = answer as [number, number, number, string, string?]
   lineage.seen(made)
