@@ -78,7 +78,13 @@ describe('an instance that stops', () => {
     const client = apiClient(haproxy, await newsroom.token(['articles:read'], 'admin'))
     process.kill(pid, 'SIGTERM')
     try {
-      const readyz = await fetch(`${instance(1)}/readyz`)
+      // The signal is handled in the process's next turn: a request already on its way may be
+      // answered first (it was, once, on a loaded machine), so /readyz is asked until it says so.
+      let readyz = await fetch(`${instance(1)}/readyz`)
+      for (let tries = 0; readyz.status === 200 && tries < 20; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        readyz = await fetch(`${instance(1)}/readyz`)
+      }
       expect(readyz.status).toBe(503)
       expect(((await readyz.json()) as { draining?: boolean }).draining).toBe(true)
       // Still serving what reaches it directly while HAProxy's checks take it out.
