@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test'
+import { expect, test, type BrowserContext, type Page } from '@playwright/test'
 import { totpCode, totpStep } from '../lib/auth/totp.ts'
 import { sql } from './support/portal.ts'
 import { clickWhileGated } from './support/two-factor-gate.ts'
@@ -44,6 +44,31 @@ async function setUpApp(page: Page): Promise<string> {
 
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' })
 
+/**
+ * Tab A sets the app up, tab B (the same member) visits Articles and then the desk, and tab A
+ * removes the only factor while overdue: tab B, left on the desk, is returned.
+ */
+async function removeOnlyFactorWithOtherTabOnDesk(context: BrowserContext): Promise<Page> {
+  const member = await overdueMember()
+  const a = await context.newPage()
+  await signInToSecurity(a, member)
+  await setUpApp(a)
+  const b = await context.newPage()
+  await b.goto('/articles')
+  await expect(b.getByRole('heading', { level: 1, name: 'Articles' })).toBeVisible()
+  await expect(b.getByTestId('second-factor-banner')).toHaveCount(0)
+  await nav(b).getByRole('link', { name: 'Home' }).click()
+  await expect(b.getByRole('heading', { name: 'Your desk' })).toBeVisible()
+
+  await a.bringToFront()
+  await a.getByRole('button', { name: 'Remove authenticator app' }).click()
+  await a.getByRole('dialog').getByRole('button', { name: 'Remove' }).click()
+  await expect(a.getByText('Authenticator app removed.')).toBeVisible()
+  await expect(a.getByTestId('second-factor-banner')).toContainText('set it up now')
+  return b
+}
+
+
 test('two tabs: the factor set up in one, the other tab’s Articles and Home links open their pages', async ({ context }) => {
   const member = await overdueMember()
   const a = await context.newPage()
@@ -70,21 +95,7 @@ test('two tabs: the factor set up in one, the other tab’s Articles and Home li
 })
 
 test('two tabs: the only factor removed in one while overdue, the other tab is sent to Security and reminded again', async ({ context }) => {
-  const member = await overdueMember()
-  const a = await context.newPage()
-  await signInToSecurity(a, member)
-  await setUpApp(a)
-  const b = await context.newPage()
-  await b.goto('/articles')
-  await expect(b.getByTestId('second-factor-banner')).toHaveCount(0)
-  await nav(b).getByRole('link', { name: 'Home' }).click()
-  await expect(b.getByRole('heading', { name: 'Your desk' })).toBeVisible()
-
-  await a.bringToFront()
-  await a.getByRole('button', { name: 'Remove authenticator app' }).click()
-  await a.getByRole('dialog').getByRole('button', { name: 'Remove' }).click()
-  await expect(a.getByText('Authenticator app removed.')).toBeVisible()
-  await expect(a.getByTestId('second-factor-banner')).toContainText('set it up now')
+  const b = await removeOnlyFactorWithOtherTabOnDesk(context)
 
   await b.bringToFront()
   // The other tab's page stays as it is until the member leaves it (nothing typed there is lost); its links lead to Security.
@@ -289,21 +300,7 @@ test('an overdue member cannot read a page past the gate by sending the prefetch
 })
 
 test('two tabs: the only factor removed in one while overdue, Back in the other tab does not show the page it left', async ({ context }) => {
-  const member = await overdueMember()
-  const a = await context.newPage()
-  await signInToSecurity(a, member)
-  await setUpApp(a)
-  const b = await context.newPage()
-  await b.goto('/articles')
-  await expect(b.getByRole('heading', { level: 1, name: 'Articles' })).toBeVisible()
-  await nav(b).getByRole('link', { name: 'Home' }).click()
-  await expect(b.getByRole('heading', { name: 'Your desk' })).toBeVisible()
-
-  await a.bringToFront()
-  await a.getByRole('button', { name: 'Remove authenticator app' }).click()
-  await a.getByRole('dialog').getByRole('button', { name: 'Remove' }).click()
-  await expect(a.getByText('Authenticator app removed.')).toBeVisible()
-  await expect(a.getByTestId('second-factor-banner')).toContainText('set it up now')
+  const b = await removeOnlyFactorWithOtherTabOnDesk(context)
 
   await b.bringToFront()
   await b.waitForTimeout(1000)
