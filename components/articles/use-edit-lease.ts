@@ -30,7 +30,7 @@ export type LeaseState =
 export type Taker = { name: string; since: string | null }
 
 /** A change made elsewhere: its version and the notice naming who did what (changeNotice). */
-export type ArticleChange = { version: number; by: string | null; notice: string; byViewer: boolean }
+export type ArticleChange = { version: number; by: string | null; notice: string }
 
 const releaseRequest = (articleId: string, session: string) =>
   fetch('/api/trpc/articles.releaseLease', {
@@ -191,7 +191,7 @@ export function useEditLease(
       const byOther = Boolean(answer.last_change?.actor_id && answer.last_change.actor_id !== userId)
       if (newer) {
         seen.current.version = answer.version
-        onChange({ version: answer.version, by: answer.last_change?.actor_name ?? answer.edited_by, notice: changeNotice(answer.last_change, userId), byViewer: answer.last_change?.actor_id === userId })
+        onChange({ version: answer.version, by: answer.last_change?.actor_name ?? answer.edited_by, notice: changeNotice(answer.last_change, userId) })
       }
       setPolledLock(answer.lock)
       if (status === 'mine' && answer.lock && answer.lock.holder_id !== userId) return loseTo({ name: answer.lock.holder_name, since: answer.lock.since }, answer.lock)
