@@ -1,6 +1,6 @@
 'use client'
 
-import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query'
 import Link from 'next/link'
 import { useCallback, useState } from 'react'
 import type { Role } from '@/lib/db/generated/enums'
@@ -15,6 +15,26 @@ import { WorkflowPanel } from './workflow-panel'
 import { LeaseBanner } from './lease-banner'
 import { useEditLease, type ArticleChange } from './use-edit-lease'
 import styles from './articles.module.css'
+import { changeIsNews, type PageWrite } from '@/lib/articles/change-notice'
+
+/**
+ * This page's requests that write the article's version (a save, a move, a restore: each is sent
+ * with the version it replaces), from the page's mutation cache, for changeIsNews.
+ */
+function pageWrites(queryClient: QueryClient, articleId: string): PageWrite[] {
+  return queryClient
+    .getMutationCache()
+    .getAll()
+    .flatMap((mutation): PageWrite[] => {
+      const sent = mutation.state.variables as { article_id?: unknown; version?: unknown } | undefined
+      if (!sent || sent.article_id !== articleId || typeof sent.version !== 'number') return []
+      if (mutation.state.status === 'pending') return [{ state: 'pending' }]
+      if (mutation.state.status !== 'success') return [{ state: 'failed' }]
+      const answer = mutation.state.data as { version?: unknown; article?: { version?: unknown } } | undefined
+      const made = answer?.version ?? answer?.article?.version
+      return typeof made === 'number' ? [{ state: 'done', from: sent.version, version: made }] : [{ state: 'failed' }]
+    })
+}
 
 /** One article: the editor, its workflow moves and its history. */
 export function ArticleWorkspace({ articleId, userId, role, justCreated }: { articleId: string; userId: string; role: Role; justCreated: boolean }) {
@@ -30,9 +50,20 @@ export function ArticleWorkspace({ articleId, userId, role, justCreated }: { art
   // takes it when nothing is being typed, and otherwise keeps what is typed (a save then offers both).
   const onChange = useCallback(
     (change: ArticleChange) => {
-      // This person's own move or save (often seen by the watch before this page's own refetch)
-      // is not news to them: the page catches up without saying someone changed it.
-      if (!change.byViewer) setUnderneath(change)
+      // Said on the page unless this page made it (its own save or move, often seen by the watch
+      // before its own answer): a colleague's change and this person's own from another tab alike.
+      const show = () => setUnderneath((shown) => (shown && shown.version > change.version ? shown : change))
+      const verdict = changeIsNews(change.version, pageWrites(queryClient, articleId))
+      if (verdict === true) show()
+      if (verdict === 'wait') {
+        const mutations = queryClient.getMutationCache()
+        const unsubscribe = mutations.subscribe(() => {
+          const settled = changeIsNews(change.version, pageWrites(queryClient, articleId))
+          if (settled === 'wait') return
+          unsubscribe()
+          if (settled) show()
+        })
+      }
       void queryClient.invalidateQueries(trpc.articles.get.queryFilter({ article_id: articleId }))
       void queryClient.invalidateQueries(trpc.articles.history.queryFilter({ article_id: articleId }))
       void queryClient.invalidateQueries(trpc.articles.revisions.pathFilter())

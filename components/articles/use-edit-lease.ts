@@ -30,10 +30,20 @@ export type LeaseState =
 export type Taker = { name: string; since: string | null }
 
 /** A change made elsewhere: its version and the notice naming who did what (changeNotice). */
-export type ArticleChange = { version: number; by: string | null; notice: string; byViewer: boolean }
+export type ArticleChange = { version: number; by: string | null; notice: string }
 
-const releaseRequest = (articleId: string) =>
-  fetch('/api/trpc/articles.releaseLease', { method: 'POST', keepalive: true, headers: { 'content-type': 'application/json', [portalRequestHeader]: '1' }, body: JSON.stringify({ article_id: articleId }) }).catch(() => undefined)
+const releaseRequest = (articleId: string, session: string) =>
+  fetch('/api/trpc/articles.releaseLease', {
+    method: 'POST',
+    keepalive: true,
+    headers: { 'content-type': 'application/json', [portalRequestHeader]: '1' },
+    body: JSON.stringify({ article_id: articleId, session }),
+  }).catch(() => undefined)
+
+/** A random id for this page's editing session (getRandomValues: also outside a secure context). */
+function newEditingSession(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('')
+}
 
 /**
  * The editor's side of the edit lease (lib/articles/edit-lease.ts). The portal claims it with
@@ -42,7 +52,8 @@ const releaseRequest = (articleId: string) =>
  * (an editor approving a submitted story would otherwise have to take it over first). It is
  * renewed every 30 s while held (both through POST /api/articles/{id}/lease, portal-lease-route.ts),
  * and released when the edits are saved or discarded and when the page goes (a keepalive
- * request, which outlives the tab's closing).
+ * request, which outlives the tab's closing). Each claim and release names this page's editing
+ * session: the same person's other tab with unsaved edits keeps the lease when this one saves.
  *
  * The page also keeps asking GET /api/articles/{id}/watch (portal-watch-route.ts, not
  * tRPC: it is the portal's most frequent request) with the tag of the article's state it last saw
@@ -56,6 +67,7 @@ export function useEditLease(
 ) {
   const trpc = useTRPC()
   const queryClient = useQueryClient()
+  const [session] = useState(newEditingSession)
   const [state, setStateNow] = useState<LeaseState>({ status: 'none' })
   const current = useRef<LeaseState>(state)
   const setState = useCallback((next: LeaseState) => {
@@ -84,11 +96,11 @@ export function useEditLease(
       method: 'POST',
       cache: 'no-store',
       headers: { 'content-type': 'application/json', [portalRequestHeader]: '1' },
-      body: JSON.stringify(takeOver ? { take_over: true } : {}),
+      body: JSON.stringify(takeOver ? { take_over: true, session } : { session }),
     })
     if (!response.ok) throw new Error(`The lease was not answered (${response.status}).`)
     return (await response.json()) as LeaseAnswer
-  }, [articleId])
+  }, [articleId, session])
   // Someone else's lease as last seen (the article as opened, then each poll): a page opened
   // while another person edits says so at once, before anyone types.
   const [polledLock, setPolledLock] = useState<ArticleLock | null | undefined>(undefined)
@@ -135,10 +147,10 @@ export function useEditLease(
       }
       if (!dirty && status === 'mine') {
         setState({ status: 'none' })
-        void releaseRequest(articleId)
+        void releaseRequest(articleId, session)
       }
     },
-    [editable, ask, articleId, setState],
+    [editable, ask, articleId, session, setState],
   )
 
   // Renewed while held; released when the page goes away (navigation or the tab closing).
@@ -146,7 +158,7 @@ export function useEditLease(
   useEffect(() => {
     if (!mine) return
     const beat = setInterval(() => void ask(false).catch(() => undefined), heartbeatMs)
-    const leave = () => void releaseRequest(articleId)
+    const leave = () => void releaseRequest(articleId, session)
     window.addEventListener('pagehide', leave)
     return () => {
       clearInterval(beat)
@@ -154,7 +166,7 @@ export function useEditLease(
       // Leaving the page within the portal (after losing the lease this releases nothing).
       if (current.current.status === 'mine') leave()
     }
-  }, [mine, ask, articleId])
+  }, [mine, ask, articleId, session])
 
   // Awareness: another save, a move, a publication or a take-over shows within one interval.
   const seen = useRef<{ version: number | undefined; tag: string | undefined }>({ version: undefined, tag: undefined })
@@ -179,7 +191,7 @@ export function useEditLease(
       const byOther = Boolean(answer.last_change?.actor_id && answer.last_change.actor_id !== userId)
       if (newer) {
         seen.current.version = answer.version
-        onChange({ version: answer.version, by: answer.last_change?.actor_name ?? answer.edited_by, notice: changeNotice(answer.last_change, userId), byViewer: answer.last_change?.actor_id === userId })
+        onChange({ version: answer.version, by: answer.last_change?.actor_name ?? answer.edited_by, notice: changeNotice(answer.last_change, userId) })
       }
       setPolledLock(answer.lock)
       if (status === 'mine' && answer.lock && answer.lock.holder_id !== userId) return loseTo({ name: answer.lock.holder_name, since: answer.lock.since }, answer.lock)

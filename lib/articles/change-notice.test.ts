@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { changeNotice } from './change-notice.ts'
+import { changeIsNews, changeNotice } from './change-notice.ts'
 import type { LastChange } from './watch-article.ts'
 
 const edith = { actor_id: 'usr_edith', actor_name: 'Edith Hale' }
@@ -27,5 +27,27 @@ describe('changeNotice: the live notice names who acted and what they did', () =
   it('says a scheduled publication happened by itself, and "Someone" only without any record', () => {
     expect(changeNotice(move('approved', 'published', { actor_id: null, actor_name: null }), 'usr_walter')).toBe('This article was published on schedule.')
     expect(changeNotice(null, 'usr_walter')).toBe('Someone edited this article.')
+  })
+})
+
+describe('changeIsNews: a new version is said on the page unless this page made it', () => {
+  it('says a version this page did not make, whoever made it: a colleague, or the viewer in another tab', () => {
+    expect(changeIsNews(2, [])).toBe(true)
+    expect(changeIsNews(3, [{ state: 'done', from: 1, version: 2 }, { state: 'failed' }])).toBe(true)
+  })
+
+  it('keeps quiet about the page\'s own save or move, both versions of approve-and-publish included', () => {
+    expect(changeIsNews(2, [{ state: 'done', from: 1, version: 2 }])).toBe(false)
+    expect(changeIsNews(4, [{ state: 'done', from: 3, version: 5 }])).toBe(false)
+    expect(changeIsNews(5, [{ state: 'done', from: 3, version: 5 }, { state: 'pending' }])).toBe(false)
+  })
+
+  it('waits while a write of the page is on its way, whose answer tells', () => {
+    expect(changeIsNews(2, [{ state: 'pending' }])).toBe('wait')
+    expect(changeIsNews(2, [{ state: 'failed' }, { state: 'pending' }])).toBe('wait')
+  })
+
+  it('names the viewer\'s own move in another window as theirs', () => {
+    expect(changeNotice(move('draft', 'in-review', { actor_id: 'usr_edith' }), 'usr_edith')).toBe('You submitted this for review in another window.')
   })
 })

@@ -14,7 +14,28 @@ export function changeNotice(change: LastChange | null, viewerId: string): strin
   // A publication without an actor is the schedule's own.
   if (!actor && move.to_state === 'published' && !move.schedule_cancelled) return 'This article was published on schedule.'
   const who = actor ?? 'Someone'
-  return `${who} ${moveWords(move)}${note}`
+  return `${who} ${moveWords(move)}${actor === 'You' ? ' in another window' : ''}${note}`
+}
+
+/**
+ * A request of this page that writes the article's version (a save, a move, a restore), as the
+ * page's request log holds it: on its way, answered (from the version it was sent with to the
+ * version it made: approve-and-publish makes two), or failed.
+ */
+export type PageWrite = { state: 'pending' } | { state: 'done'; from: number; version: number } | { state: 'failed' }
+
+/**
+ * Whether a new version the watch reports is news to the page that sees it. Every change is, a
+ * colleague's and the viewer's own made in another tab or window alike (that tab's save is as
+ * unknown to this page as a colleague's: its form still holds the older version), except the
+ * version this page made itself, which the watch often sees before the page's own answer
+ * arrives. 'wait': a write of this page is still on its way, and its answer will tell.
+ * Who acted does not decide it: one person's two tabs are two editors of the article.
+ */
+export function changeIsNews(version: number, writes: readonly PageWrite[]): boolean | 'wait' {
+  if (writes.some((write) => write.state === 'done' && write.from < version && version <= write.version)) return false
+  if (writes.some((write) => write.state === 'pending')) return 'wait'
+  return true
 }
 
 function moveWords(move: NonNullable<LastChange['move']>): string {

@@ -109,7 +109,7 @@ export type LeaseAnswer = ({ mine: true } & LeaseClaim) | { mine: false; lock: A
  * with someone else's live lease answered as `mine: false` (the page then offers read-only or
  * take over) instead of a 409.
  */
-export async function askForEditLease(actor: Actor, articleId: string, options: { takeOver?: boolean } = {}): Promise<LeaseAnswer> {
+export async function askForEditLease(actor: Actor, articleId: string, options: { takeOver?: boolean; session?: string } = {}): Promise<LeaseAnswer> {
   try {
     return { mine: true, ...(await claimEditLease(actor, articleId, options)) }
   } catch (error) {
@@ -119,9 +119,26 @@ export async function askForEditLease(actor: Actor, articleId: string, options: 
 }
 
 /**
+ * The claim a lease holds for each editing session of its holder (`article_leases.sessions`: the
+ * session's key → when its claim lapses, in epoch milliseconds). One person may have the article
+ * open in two tabs: each page is a session of its own (`session`, a random id the page makes when
+ * it opens), and a claim made without one (/v1) is the session ''. The lease is the person's
+ * while any of their sessions' claims is live: a save in one tab lets go of that tab's claim
+ * only (releaseEditLease), never of the other tab's, whose unsaved edits still hold the article.
+ */
+const apiSession = ''
+
+/** The SQL of a lease row's session claims still live at `nowMs` (a parameter), without `except` (a parameter, or null). */
+function liveSessions(sessions: string, nowMs: string, except = 'NULL::text'): string {
+  return `(SELECT coalesce(jsonb_object_agg(entry.key, entry.value), '{}'::jsonb) FROM jsonb_each(${sessions}) entry
+    WHERE (entry.value)::bigint > ${nowMs} AND entry.key IS DISTINCT FROM ${except})`
+}
+
+/**
  * Claims (or renews) the edit lease on an article for the acting person, in one statement: the
  * row is inserted, or updated only where the lease lapsed, is already theirs, or `takeOver` was
- * asked. Two claims racing for a free article cannot both win: PostgreSQL serialises them on
+ * asked. The claim is also the editing session's (`session`; see apiSession): a renewal by the
+ * holder keeps the claims of their other live sessions, anything else starts with this one. Two claims racing for a free article cannot both win: PostgreSQL serialises them on
  * the row's key and re-checks the condition against the winner's row, so the loser updates
  * nothing and is told who holds it (409 article_locked). A take-over of someone's live lease is
  * noted in the article's thread (its History) and audited, in the same statement.
@@ -129,7 +146,7 @@ export async function askForEditLease(actor: Actor, articleId: string, options: 
  * Who may claim is who may edit (articleActionRefusal, which lets writers edit their own
  * articles): a lease is the intent to write. The /v1 door asks its token for articles:write.
  */
-export async function claimEditLease(actor: Actor, articleId: string, options: { takeOver?: boolean; now?: Date } = {}): Promise<LeaseClaim> {
+export async function claimEditLease(actor: Actor, articleId: string, options: { takeOver?: boolean; session?: string; now?: Date } = {}): Promise<LeaseClaim> {
   assertMemberCan(actor, 'articles:read')
   const tenantId = actor.tenant.id
   const now = options.now ?? new Date()
@@ -152,12 +169,15 @@ export async function claimEditLease(actor: Actor, articleId: string, options: {
     `WITH previous AS (
        SELECT l.holder_id, u.name, l.expires_at > $4 AS live FROM article_leases l JOIN users u ON u.id = l.holder_id WHERE l.article_id = $2 AND l.tenant_id = $1
      ), claimed AS (
-       INSERT INTO article_leases (article_id, tenant_id, holder_id, since, expires_at) VALUES ($2, $1, $3, $4, $5)
+       INSERT INTO article_leases (article_id, tenant_id, holder_id, since, expires_at, sessions) VALUES ($2, $1, $3, $4, $5, jsonb_build_object($9::text, $10::bigint))
        ON CONFLICT (article_id) DO UPDATE SET
          holder_id = EXCLUDED.holder_id,
          -- A renewal keeps when the holder began; anything else begins now.
          since = CASE WHEN article_leases.holder_id = EXCLUDED.holder_id AND article_leases.expires_at > $4 THEN article_leases.since ELSE EXCLUDED.since END,
-         expires_at = EXCLUDED.expires_at
+         -- A renewal keeps the holder's other sessions' live claims (their other tabs); anything else holds this session's only.
+         sessions = CASE WHEN article_leases.holder_id = EXCLUDED.holder_id AND article_leases.expires_at > $4
+           THEN ${liveSessions('article_leases.sessions', '$11::bigint')} || EXCLUDED.sessions ELSE EXCLUDED.sessions END,
+         expires_at = GREATEST(EXCLUDED.expires_at, CASE WHEN article_leases.holder_id = EXCLUDED.holder_id THEN article_leases.expires_at END)
        WHERE article_leases.expires_at <= $4 OR article_leases.holder_id = EXCLUDED.holder_id OR $6
        RETURNING holder_id, since, expires_at
      ), noted AS (
@@ -172,7 +192,7 @@ export async function claimEditLease(actor: Actor, articleId: string, options: {
      SELECT claimed.holder_id, u.name AS holder_name, claimed.since, claimed.expires_at,
             previous.holder_id AS previous_holder_id, previous.name AS previous_holder_name, previous.live AS previous_live
      FROM claimed JOIN users u ON u.id = claimed.holder_id LEFT JOIN previous ON true`,
-    [tenantId, articleId, actor.user.id, now, expiresAt, options.takeOver === true, createId('not'), createId('aud')],
+    [tenantId, articleId, actor.user.id, now, expiresAt, options.takeOver === true, createId('not'), createId('aud'), options.session ?? apiSession, expiresAt.getTime(), now.getTime()],
   )
   const claimed = rows[0]
   if (!claimed) {
@@ -192,14 +212,40 @@ export async function claimEditLease(actor: Actor, articleId: string, options: {
   }
 }
 
-/** Ends the acting person's lease on the article, if they hold one; another's lease is left alone. */
-export async function releaseEditLease(actor: Actor, articleId: string): Promise<{ released: boolean }> {
+/**
+ * Lets go of the acting person's lease on the article, if they hold one; another's lease is left
+ * alone. With `session` (the portal's page, saved or left), only that session's claim goes: the
+ * lease ends when none of the holder's other sessions still has a live claim (their other tab
+ * with unsaved edits keeps it, and the lease then runs until that claim's own end). Without one
+ * (/v1's DELETE), the whole lease goes. `released`: the lease ended.
+ */
+export async function releaseEditLease(actor: Actor, articleId: string, options: { session?: string; now?: Date } = {}): Promise<{ released: boolean }> {
   assertMemberCan(actor, 'articles:read')
   const tenantId = actor.tenant.id
   const [article] = await tenantSql(tenantId).rows<{ id: string }>('SELECT id FROM articles WHERE tenant_id = $1 AND id = $2', [articleId])
   if (!article) throw new NotFoundError('article', articleId)
-  const { rowCount } = await sqlPool.query('DELETE FROM article_leases WHERE tenant_id = $1 AND article_id = $2 AND holder_id = $3', [tenantId, articleId, actor.user.id])
-  const released = (rowCount ?? 0) > 0
+  let released: boolean
+  if (options.session === undefined) {
+    const { rowCount } = await sqlPool.query('DELETE FROM article_leases WHERE tenant_id = $1 AND article_id = $2 AND holder_id = $3', [tenantId, articleId, actor.user.id])
+    released = (rowCount ?? 0) > 0
+  } else {
+    const now = options.now ?? new Date()
+    // One statement, so a claim of another session racing it is either kept or comes after it
+    // (the row's lock orders them). With no other live claim the lease lapses at once (its end is
+    // now), and the row is then deleted unless a claim renewed it meanwhile.
+    const remaining = liveSessions('article_leases.sessions', '$5::bigint', '$4::text')
+    const { rows } = await sqlPool.query<{ ended: boolean }>(
+      `UPDATE article_leases SET sessions = ${remaining},
+         expires_at = COALESCE((SELECT to_timestamp(max((entry.value)::bigint) / 1000.0) FROM jsonb_each(${remaining}) entry), LEAST(article_leases.expires_at, $6))
+       WHERE tenant_id = $1 AND article_id = $2 AND holder_id = $3
+       RETURNING sessions = '{}'::jsonb AS ended`,
+      [tenantId, articleId, actor.user.id, options.session, now.getTime(), now],
+    )
+    released = rows[0]?.ended === true
+    if (released) {
+      await sqlPool.query('DELETE FROM article_leases WHERE tenant_id = $1 AND article_id = $2 AND holder_id = $3 AND expires_at <= $4', [tenantId, articleId, actor.user.id, now])
+    }
+  }
   if (released) await articlesChanged([tenantId])
   return { released }
 }

@@ -1,6 +1,12 @@
 import { z } from 'zod'
 import { articleLockSchema } from './article-schemas.ts'
 
+/**
+ * The portal page's editing session, a random id it makes when it opens: the lease keeps one
+ * claim per session, so one person's two tabs hold it together (edit-lease.ts).
+ */
+export const leaseSessionSchema = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, { error: 'session must be 8 to 64 letters, digits, - or _.' })
+
 export const claimLeaseQuerySchema = z
   .strictObject({
     take_over: z

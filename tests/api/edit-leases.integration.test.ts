@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { db } from '../../lib/db/client.ts'
 import { createId } from '../../lib/ids.ts'
 import type { Role } from '../../lib/db/generated/enums.ts'
-import { claimEditLease, leaseSeconds } from '../../lib/articles/edit-lease.ts'
+import { claimEditLease, leaseSeconds, releaseEditLease } from '../../lib/articles/edit-lease.ts'
 import { watchArticle } from '../../lib/articles/watch-article.ts'
 import type { Actor } from '../../lib/tenancy/actor.ts'
 import { createCallerFactory, type PortalContext } from '../../lib/trpc/init.ts'
@@ -232,6 +232,71 @@ describe('taking over', () => {
     // And the former holder's release leaves the new holder's lease alone.
     await writer.articles.releaseLease({ article_id: id })
     expect((await db.articleLease.findUniqueOrThrow({ where: { articleId: id } })).holderId).toBe(newsroom.users.editor.id)
+  })
+
+  it('keeps the lease while another tab of the same person still claims it: a save in one tab lets go of that tab only', async () => {
+    const id = await draft('Two tabs')
+    const writer = portal('writer')
+    const tabA = 'tab-a-0123456789'
+    const tabB = 'tab-b-0123456789'
+    const claimedB = await writer.articles.lease({ article_id: id, session: tabB })
+    const claimedA = await writer.articles.lease({ article_id: id, session: tabA })
+    expect(claimedA).toMatchObject({ mine: true, took_over_from: null, lock: { since: claimedB.lock.since } })
+    const before = await watchArticle(newsroom.actor('admin'), id)
+
+    // Tab A saved and lets go: tab B's claim keeps the lease, as the colleague and the watch see it.
+    expect(await writer.articles.releaseLease({ article_id: id, session: tabA })).toEqual({ released: false })
+    expect(await portal('admin').articles.lease({ article_id: id })).toMatchObject({ mine: false, lock: { holder_id: newsroom.users.writer.id } })
+    expect(await watchArticle(newsroom.actor('admin'), id, before.tag)).toMatchObject({ unchanged: true })
+    const api = apiClient(server.url, adminToken)
+    expect((await api.patch(`/v1/articles/${id}`, { headline: 'Not while tab B edits' })).status).toBe(409)
+
+    // Tab A's release again, or its claim once lapsed, changes nothing; tab B's release ends the lease.
+    expect(await writer.articles.releaseLease({ article_id: id, session: tabA })).toEqual({ released: false })
+    expect(await writer.articles.releaseLease({ article_id: id, session: tabB })).toEqual({ released: true })
+    expect(await db.articleLease.count({ where: { articleId: id } })).toBe(0)
+    expect((await api.patch(`/v1/articles/${id}`, { headline: 'Free again' })).status).toBe(200)
+  })
+
+  it('lets a tab that vanished without a release stop holding the lease when its claim lapses', async () => {
+    const id = await draft('A closed laptop')
+    const writer = newsroom.actor('writer')
+    const long = new Date(Date.now() - (leaseSeconds + 5) * 1000)
+    // Tab B claimed long ago and was never heard from again; tab A claims now and saves.
+    await claimEditLease(writer, id, { session: 'tab-b-0123456789', now: long })
+    await claimEditLease(writer, id, { session: 'tab-a-0123456789' })
+    expect(await releaseEditLease(writer, id, { session: 'tab-a-0123456789' })).toEqual({ released: true })
+    expect(await db.articleLease.count({ where: { articleId: id } })).toBe(0)
+  })
+
+  it('runs the lease until the last live claim of its sessions ends, and a take-over drops them all', async () => {
+    const id = await draft('Ends with the last claim')
+    const writer = newsroom.actor('writer')
+    const earlier = new Date(Date.now() - 60_000)
+    await claimEditLease(writer, id, { session: 'tab-b-0123456789', now: earlier })
+    const { lock } = await claimEditLease(writer, id, { session: 'tab-a-0123456789' })
+    await releaseEditLease(writer, id, { session: 'tab-a-0123456789' })
+    // Tab B's claim was made a minute earlier: the lease now ends when it does.
+    const kept = await db.articleLease.findUniqueOrThrow({ where: { articleId: id } })
+    expect(kept.expiresAt.getTime()).toBe(earlier.getTime() + leaseSeconds * 1000)
+    expect(kept.since.toISOString()).toBe(lock.since)
+
+    await claimEditLease(writer, id, { session: 'tab-a-0123456789' })
+    const taken = await claimEditLease(newsroom.actor('editor'), id, { session: 'editor-tab-0123456789', takeOver: true })
+    expect(taken.took_over_from).toMatchObject({ id: newsroom.users.writer.id })
+    expect((await db.articleLease.findUniqueOrThrow({ where: { articleId: id } })).sessions).toEqual({ 'editor-tab-0123456789': expect.any(Number) })
+    // Neither of the former holder's tabs releases the new holder's lease.
+    expect(await releaseEditLease(writer, id, { session: 'tab-b-0123456789' })).toEqual({ released: false })
+    expect((await db.articleLease.findUniqueOrThrow({ where: { articleId: id } })).holderId).toBe(newsroom.users.editor.id)
+  })
+
+  it('lets /v1 DELETE end the whole lease, whichever sessions claimed it', async () => {
+    const id = await draft('Released by the API')
+    const writer = newsroom.actor('writer')
+    await claimEditLease(writer, id, { session: 'tab-b-0123456789' })
+    await claimEditLease(writer, id)
+    expect(await releaseEditLease(writer, id)).toEqual({ released: true })
+    expect(await db.articleLease.count({ where: { articleId: id } })).toBe(0)
   })
 
   it('answers a watcher "unchanged" until something it shows changes', async () => {

@@ -25,6 +25,7 @@ import { memberProcedure, router } from '../init.ts'
 import { pageRecord } from '../../pagination.ts'
 import { can } from '../../auth/permissions.ts'
 import { askForEditLease, releaseEditLease } from '../../articles/edit-lease.ts'
+import { leaseSessionSchema } from '../../articles/lease-schemas.ts'
 import { addArticleNote, listArticleNotes } from '../../articles/article-notes.ts'
 import { createPreviewLink, listPreviewLinks, revokePreviewLink } from '../../articles/preview-links.ts'
 import { createPreviewLinkSchema } from '../../articles/preview-link-schemas.ts'
@@ -82,10 +83,13 @@ export const articlesRouter = router({
    * is an answer here, not a failure (the page offers read-only or take over); `take_over` takes it.
    */
   lease: memberProcedure
-    .input(domainInput(articleId.extend({ take_over: z.boolean().optional() })))
-    .mutation(({ ctx, input }) => askForEditLease(ctx.actor, input.article_id, { takeOver: input.take_over })),
+    .input(domainInput(articleId.extend({ take_over: z.boolean().optional(), session: leaseSessionSchema.optional() })))
+    .mutation(({ ctx, input }) => askForEditLease(ctx.actor, input.article_id, { takeOver: input.take_over, session: input.session })),
 
-  releaseLease: memberProcedure.input(domainInput(articleId)).mutation(({ ctx, input }) => releaseEditLease(ctx.actor, input.article_id)),
+  /** The page lets go of its session's claim (saved, discarded or left): another tab of the same person with unsaved edits keeps the lease. */
+  releaseLease: memberProcedure
+    .input(domainInput(articleId.extend({ session: leaseSessionSchema.optional() })))
+    .mutation(({ ctx, input }) => releaseEditLease(ctx.actor, input.article_id, { session: input.session })),
 
   notes: memberProcedure
     .input(domainInput(articleId.extend(listNotesQuerySchema.shape)))
