@@ -117,8 +117,9 @@ describe('the large-body line', () => {
     }
   })
 
-  it('lets one client hold LARGE_BODY_PER_CLIENT slots and places at once (2 unset), refusing its next with 429, not the others’', async () => {
+  it('lets one client hold LARGE_BODY_PER_CLIENT slots and places at once, refusing its next with 429, not the others’', async () => {
     vi.stubEnv('LARGE_BODY_CONCURRENCY', '1')
+    vi.stubEnv('LARGE_BODY_PER_CLIENT', '2')
     try {
       const release = deferred()
       const mine = [withLargeBodySlot(() => release.promise, undefined, 'token:a'), withLargeBodySlot(() => release.promise, undefined, 'token:a')]
@@ -131,6 +132,13 @@ describe('the large-body line', () => {
       expect(await theirs).toBe('theirs')
       // Answered, the first client's count is back to nothing.
       expect(await Promise.all([withLargeBodySlot(async () => 1, undefined, 'token:a'), withLargeBodySlot(async () => 2, undefined, 'token:a')])).toEqual([1, 2])
+
+      vi.stubEnv('LARGE_BODY_PER_CLIENT', undefined)
+      const eight = deferred()
+      const many = Array.from({ length: 8 }, () => withLargeBodySlot(() => eight.promise, undefined, 'member:c'))
+      await expect(withLargeBodySlot(async () => 'never', undefined, 'member:c')).rejects.toMatchObject({ status: 429, message: expect.stringContaining('LARGE_BODY_PER_CLIENT=8') })
+      eight.resolve()
+      await Promise.all(many)
 
       vi.stubEnv('LARGE_BODY_PER_CLIENT', '1')
       const held = deferred()

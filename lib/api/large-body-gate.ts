@@ -23,13 +23,18 @@ const slots = concurrencySlots('large body gate', {
 })
 
 /**
- * Slots and places in line one client holds at once (LARGE_BODY_PER_CLIENT, default 2: as many
- * as an instance runs at the default LARGE_BODY_CONCURRENCY). A client is an API token on /v1 or
- * a signed-in member in the portal (every door to the gate is authenticated). Past it, 429 with
- * Retry-After: one client (a leaked key, a script gone wrong) cannot fill the line alone and shut
- * every other newsroom member's uploads out, however many requests it sends.
+ * Slots and places in line one client holds at once (LARGE_BODY_PER_CLIENT, default 8). A client
+ * is an API token on /v1 or a signed-in member in the portal (every door to the gate is
+ * authenticated). Past it, 429 with Retry-After: one client (a leaked key, a script gone wrong)
+ * cannot fill the line (2 slots and 32 places at the defaults) alone and shut every other
+ * newsroom member's uploads out, however many requests it sends.
+ *
+ * Why 8, not 2: the portal's Media page sends every dropped file at once (a browser keeps six
+ * going to one host over HTTP/1.1, more over HTTP/2), and upload scripts send a few in parallel;
+ * at 2, an editor's third dropped photo was refused. 8 covers a browser's six and still leaves
+ * the line to at least five clients. An operator with few, trusted clients may lower it.
  */
-const perClient = () => positive(process.env.LARGE_BODY_PER_CLIENT, 2)
+const perClient = () => positive(process.env.LARGE_BODY_PER_CLIENT, 8)
 const heldByClient = processSingleton('large body gate clients', () => new Map<string, number>())
 
 /** Whether the work running now holds a slot (withLargeBodySlot) and has not stepped out of it. */
