@@ -56,13 +56,15 @@ export class ForbiddenError extends DomainError {
 
 /**
  * The service cannot answer now for a reason of its own (a dependency failed), so the caller
- * should retry after a moment rather than change anything on its side.
+ * should retry after a moment rather than change anything on its side. With `rate_limited`
+ * (429), the reason is the caller's share of a bounded resource (LARGE_BODY_PER_CLIENT): the
+ * same Retry-After, told apart by its status.
  */
 export class ServiceUnavailableError extends DomainError {
   constructor(
     message: string,
     readonly retryAfterSeconds = 5,
-    options?: { cause?: unknown; code?: 'service_unavailable' | 'write_conflict' },
+    options?: { cause?: unknown; code?: 'service_unavailable' | 'write_conflict' | 'rate_limited' },
   ) {
     super(options?.code ?? 'service_unavailable', message)
     if (options && 'cause' in options) this.cause = options.cause

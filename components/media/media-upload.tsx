@@ -16,6 +16,8 @@ const refusalWords: Record<number, string> = {
   413: 'Too large.',
   415: 'Not an image type the library keeps.',
   422: 'The image could not be read.',
+  // As many of this member's uploads are under way or waiting as one may have (LARGE_BODY_PER_CLIENT).
+  429: 'Not uploaded now: too many of your uploads are under way; try again when they are done.',
   503: 'Not uploaded now: try again in a moment.',
 }
 

@@ -21,6 +21,13 @@ export type ApiRequest = {
    * readJsonBody, instead of `body`.
    */
   readonly bodyBytes?: (maxBytes: number, pace?: (giveUp: (error: Error) => void) => BodyPace) => Promise<Buffer | 'too-large' | null>
+  /**
+   * Says the body is about to be read under the pace rule (body-pace.ts) through `body`: the
+   * production server then leaves its own bound on receiving the request (REQUEST_TIMEOUT_MS,
+   * lib/server/http-server.ts) to that rule, so a long upload that keeps the pace is not cut.
+   * bodyBytes with a `pace` says so itself. Absent on a web Request (Next's routes).
+   */
+  readonly bodyPaced?: () => void
   /** Aborts when the client leaves before the answer is delivered (Next's route handlers give one). */
   readonly signal?: AbortSignal
   /** `url` already parsed, where whoever made the request had to (the production server's router); never modified. */

@@ -80,6 +80,8 @@ export async function readMediaUploadBody(request: ApiRequest, maxBytes: number)
   const declared = Number(request.headers.get('content-length') ?? NaN)
   if (Number.isFinite(declared) && declared > maxBytes + envelopeBytes) throw new TooLargeError(maxBytes)
   if (!request.body) throw new ValidationError([{ field: 'file', message: 'Send the image in a `file` part.' }])
+  // Read under the pace rule (readMultipart): the server's own bound no longer applies (api-request.ts).
+  request.bodyPaced?.()
   return readMultipart(request.body, contentType, maxBytes)
 }
 

@@ -22,7 +22,7 @@ async function portalActor(request: ApiRequest): Promise<PortalRequestActor> {
  * POST /api/media: the portal's upload (the Media page's drop zone and file input, one request
  * per file so the browser can show each file's progress). The same path as POST /v1/media
  * (readMediaUploadBody streams the file to disk, createMedia keeps it), behind the same large
- * body gate, as the signed-in member: `media:write` by their role, the portal header and Origin
+ * body gate (counting against LARGE_BODY_PER_CLIENT per member), as the signed-in member: `media:write` by their role, the portal header and Origin
  * check (isPortalRequest) keeping other sites out. Refusals are problem+json like /v1's, so
  * the page shows the 413/415/422 sentences as they are.
  */
@@ -35,7 +35,7 @@ export async function serveMediaUpload(request: ApiRequest): Promise<Response> {
     // The page promises "Nothing was stored" to an editor who cancels: refused if gone before the commit.
     const { media, created } = await createMedia(actor, file, fields, { requester: request.signal })
     return Response.json({ created, media: toMediaRecord(media) }, { status: created ? 201 : 200, headers: { 'Cache-Control': 'no-store' } })
-  }, request.signal)
+  }, request.signal, `member:${actor.user.id}`)
 }
 
 /**

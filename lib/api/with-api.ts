@@ -197,7 +197,7 @@ export function withApi<
 
         return idempotencyKey === null || bindsLater ? run() : runOnce(principal.tokenId, idempotencyKey, requestFingerprint(request.method, url.pathname + url.search, rawBody), run)
       }
-      const response = options.body && maxBodyBytes > defaultMaxBodyBytes ? await withLargeBodySlot(respond, request.signal) : await respond()
+      const response = options.body && maxBodyBytes > defaultMaxBodyBytes ? await withLargeBodySlot(respond, request.signal, `token:${principal.tokenId}`) : await respond()
       setResponseHeaders(response, headers)
       setResponseHeaders(response, { 'X-Request-Id': requestId })
       return response

@@ -1,7 +1,8 @@
-import { createServer, type Server } from 'node:http'
+import type { IncomingMessage, Server } from 'node:http'
 import path from 'node:path'
 import next from 'next'
 import { appListener } from './app-listener.ts'
+import { createHttpServer } from './http-server.ts'
 import { refuseConnect } from './unserved-methods.ts'
 import { createV1Listener } from './v1-listener.ts'
 import { loadBuiltV1Routes, loadSourceV1Routes } from './v1-route-modules.ts'
@@ -25,7 +26,7 @@ export async function startAppServer(options: { port: number; hostname?: string;
   await nextApp.prepare()
   const serveV1 = createV1Listener(dev ? await loadSourceV1Routes() : await loadBuiltV1Routes(path.join(dir, '.next')))
 
-  const server = createServer(appListener(serveV1, handleWithNext))
+  const server = createHttpServer(appListener(serveV1, handleWithNext), { pacedByRoute: isPortalUpload })
   refuseConnect(server)
   if (dev) server.on('upgrade', nextApp.getUpgradeHandler())
   await new Promise<void>((resolve, reject) => {
@@ -33,4 +34,14 @@ export async function startAppServer(options: { port: number; hostname?: string;
     server.listen(options.port, options.hostname, resolve)
   })
   return server
+}
+
+/**
+ * The portal's upload (POST /api/media, through Next): its one reader, readMediaUploadBody, reads
+ * it under the pace rule, which bounds it (http-server.ts). Next hands the route a web Request,
+ * so the reader cannot say so itself as /v1's do (ApiRequest's bodyPaced).
+ */
+function isPortalUpload(req: IncomingMessage): boolean {
+  const path = req.url ?? ''
+  return req.method === 'POST' && (path === '/api/media' || path.startsWith('/api/media?'))
 }

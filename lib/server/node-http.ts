@@ -23,6 +23,15 @@ export function recordPeerAddress(req: IncomingMessage): void {
   req.headers['x-forwarded-for'] = forwarded ? `${Array.isArray(forwarded) ? forwarded.join(', ') : forwarded}, ${peer}` : peer
 }
 
+// Requests whose body a reader watches under the pace rule (lib/api/body-pace.ts): that rule
+// bounds them, not REQUEST_TIMEOUT_MS (http-server.ts).
+const pacedBodies = new WeakSet<IncomingMessage>()
+
+/** Whether the request's body is being read under the pace rule (bodyBytes with `pace`, or a reader that said so: ApiRequest's bodyPaced). */
+export function isBodyPaced(req: IncomingMessage): boolean {
+  return pacedBodies.has(req)
+}
+
 /**
  * A Node request as what a /v1 handler reads (ApiRequest): headers are read from Node's own
  * object when asked for, and the body becomes a web stream only when a handler reads it.
@@ -66,6 +75,10 @@ class NodeRequestView implements ApiRequest {
     return this.abandoned
   }
 
+  bodyPaced(): void {
+    pacedBodies.add(this.req)
+  }
+
   get body(): ReadableStream<Uint8Array> | null {
     if (this.stream === undefined) {
       // A body asked for after the client went away (a request that waited for a large-body
@@ -81,12 +94,14 @@ class NodeRequestView implements ApiRequest {
   // Same outcomes as reading `body`: a body over maxBytes stops being kept and gets its 413
   // (discardRest); a client gone mid-body rejects, and so, with the error `pace` gives up with,
   // does one that sends too slowly (body-pace.ts, passed in: the server bundle holds no app
-  // module), which would otherwise hold its large-body slot until Node's requestTimeout.
+  // module), which would otherwise hold its large-body slot forever (Node's requestTimeout is off
+  // on our server; http-server.ts).
   bodyBytes(maxBytes: number, pace?: (giveUp: (error: Error) => void) => BodyPace): Promise<Buffer | 'too-large' | null> {
     if (this.method === 'GET' || this.method === 'HEAD') return Promise.resolve(null)
     const req = this.req
     if (req.destroyed && !req.readableEnded) return Promise.reject(new Error('aborted'))
     if (req.readableEnded) return Promise.resolve(Buffer.alloc(0))
+    if (pace) pacedBodies.add(req)
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = []
       let received = 0

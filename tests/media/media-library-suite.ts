@@ -201,6 +201,8 @@ export function mediaLibrarySuite(storeName: 'disk' | 's3', storeEnv: () => Prom
 
     it('503 with Retry-After once the instance holds as many uploads as it may and its queue is full', { timeout: 90_000 }, async () => {
       vi.stubEnv('LARGE_BODY_CONCURRENCY', '1')
+      // One token stands for many clients here: LARGE_BODY_PER_CLIENT raised past the line's size.
+      vi.stubEnv('LARGE_BODY_PER_CLIENT', '100')
       const { port } = new URL(server.url)
       const stalled: ReturnType<typeof httpRequest>[] = []
       try {
@@ -222,6 +224,7 @@ export function mediaLibrarySuite(storeName: 'disk' | 's3', storeEnv: () => Prom
       } finally {
         for (const req of stalled) req.destroy()
         vi.stubEnv('LARGE_BODY_CONCURRENCY', undefined)
+        vi.stubEnv('LARGE_BODY_PER_CLIENT', undefined)
       }
       // The abandoned uploads give their slots back: the next upload is served.
       let after = 0

@@ -1,5 +1,6 @@
-import { createServer, type Server } from 'node:http'
+import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { createHttpServer } from '../../lib/server/http-server.ts'
 import { recordPeerAddress } from '../../lib/server/node-http.ts'
 import { createV1Listener } from '../../lib/server/v1-listener.ts'
 import { loadSourceV1Routes } from '../../lib/server/v1-route-modules.ts'
@@ -13,7 +14,8 @@ import '../../inngest/outbox-queue.ts'
  */
 export async function startApiServer(): Promise<{ url: string; close: () => Promise<void>; server: Server }> {
   const serveV1 = createV1Listener(await loadSourceV1Routes())
-  const server = createServer((req, res) => {
+  // The production server's own (its time bounds: lib/server/http-server.ts).
+  const server = createHttpServer((req, res) => {
     recordPeerAddress(req)
     void serveV1(req, res)
   })

@@ -13,9 +13,9 @@ export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
     return jsonResponse(pageRecord(await listMedia(actor, query), toMediaRecord))
   }),
   // An upload is a large body: it waits for a slot of the same gate as bulk imports (503 past its
-  // bound). A source_url's fetch waits on another server, not on this process: outside the slot.
+  // bound, or past LARGE_BODY_PER_CLIENT for this token). A source_url's fetch waits on another server, not on this process: outside the slot.
   // An Idempotency-Key is bound to what the body turned out to be (once, after reading it).
-  POST: withApi(createMediaOperation, ({ actor, request, once }) =>
+  POST: withApi(createMediaOperation, ({ actor, principal, request, once }) =>
     withLargeBodySlot(async () => {
       const upload = await readMediaUploadBody(request, mediaMaxBytes())
       try {
@@ -28,6 +28,6 @@ export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
         // A replayed answer never reached createMedia, which discards what it keeps.
         if (upload.kind === 'file') await upload.file.discard()
       }
-    }, request.signal),
+    }, request.signal, `token:${principal.tokenId}`),
   ),
 })
