@@ -9,23 +9,34 @@ import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 // under it; but Node's own requestTimeout (300 s, left at its default by the server) cuts any
 // request still arriving after five minutes, with a bare 408 and nothing stored. A 50 MB upload
 // (MEDIA_MAX_BYTES) needs 170 KB/s to beat it; a 32 MiB import, 110 KB/s.
+//
+// Node's requestTimeout is off now (lib/server/http-server.test.ts asserts the server's settings);
+// the bound on a body nobody paces is ours, REQUEST_TIMEOUT_MS. So the case is played in seconds,
+// not the six minutes it took against Node's constant: REQUEST_TIMEOUT_MS 2 s and a pace span of
+// 2 s, and a body that takes four times that at twice the floor is still stored.
 let server: Awaited<ReturnType<typeof startApiServer>>
 let newsroom: TestTenant
 let token: string
 
 beforeAll(async () => {
+  process.env.REQUEST_TIMEOUT_MS = '2000'
+  process.env.MEDIA_UPLOAD_IDLE_MS = '2000'
   ;[server, newsroom] = await Promise.all([startApiServer(), createTestTenant()])
   token = await newsroom.token(['articles:write'])
 }, 120_000)
 
-afterAll(() => server?.close())
+afterAll(async () => {
+  delete process.env.REQUEST_TIMEOUT_MS
+  delete process.env.MEDIA_UPLOAD_IDLE_MS
+  await server?.close()
+})
 
 describe('a bulk import that arrives steadily at twice the least rate', () => {
-  it('is stored, however long it takes, rather than cut at five minutes', async () => {
+  it('is stored, however long it takes, rather than cut by a request timeout', async () => {
     const item = { external_id: 'SLOW-1', headline: 'Ferry strike ends', lede: 'Crossings resume at dawn.', body: '<p>Crossings resume at dawn.</p>' }
     const json = JSON.stringify({ articles: [item] })
-    // 700 KB: JSON's own whitespace after the value, sent at 2,000 bytes a second (350 s).
-    const body = Buffer.from(json + ' '.repeat(700_000 - json.length))
+    // 16 KB: JSON's own whitespace after the value, sent at 2,000 bytes a second (8 s: four REQUEST_TIMEOUT_MS).
+    const body = Buffer.from(json + ' '.repeat(16_000 - json.length))
     const url = new URL(`${server.url}/v1/articles/bulk`)
     const request = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Content-Length': String(body.length) } })
     const answer = new Promise<{ status: number; text: string; afterSeconds: number }>((resolve) => {
@@ -50,5 +61,5 @@ describe('a bulk import that arrives steadily at twice the least rate', () => {
     clearInterval(timer)
     expect(result, `answered after ${result.afterSeconds} s, ${sent} of ${body.length} bytes sent`).toMatchObject({ status: 200 })
     expect(JSON.parse(result.text)).toMatchObject({ created: 1, failed: 0 })
-  }, 480_000)
+  }, 60_000)
 })
