@@ -1,7 +1,7 @@
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test'
 import { signIn, sql } from './support/portal.ts'
 import { e2eBaseUrl } from './support/e2e-env.ts'
-import { clickWhileGated } from './support/two-factor-gate.ts'
+import { clickWhileGated, overdueMember } from './support/two-factor-gate.ts'
 
 // The portal's relying party is its configured public address (NEXTAUTH_URL, which the e2e
 // server leaves at http://localhost:<port>), and WebAuthn refuses IP addresses as relying
@@ -126,20 +126,7 @@ test('a member whose only second factor is a passkey signs in with the password,
 })
 
 test('a member past the newsroom’s grace who adds a passkey is let go at once: the reminder goes, and Articles opens', async ({ browser }) => {
-  const { hashPassword } = await import('../lib/auth/passwords.ts')
-  const stamp = Date.now()
-  const member = { email: `passkey-overdue-${stamp}@strict.example`, password: 'a long e2e passphrase' }
-  // A newsroom of its own that requires a factor of everyone, its grace long over.
-  await sql(
-    `INSERT INTO tenants (id, name, slug, public_site_url, updated_at, two_factor_policy, two_factor_grace_days, two_factor_policy_changed_at)
-     VALUES ($1, 'Strict Courier', $2, 'https://strict.example', now(), 'all', 3, now() - interval '4 days')`,
-    [`ten_e2epko${stamp}`, `strict-courier-${stamp}`],
-  )
-  await sql(
-    `INSERT INTO users (id, tenant_id, email, name, role, password_hash, created_at, updated_at)
-     VALUES ($1, $2, $3, 'Overdue writer', 'writer'::"Role", $4, now() - interval '30 days', now())`,
-    [`usr_e2epko${stamp}`, `ten_e2epko${stamp}`, member.email, await hashPassword(member.password)],
-  )
+  const member = await overdueMember('Strict Courier', 'Overdue writer')
   const { context, page } = await browserWithPasskeyDevice(browser)
 
   await signIn(page, member)

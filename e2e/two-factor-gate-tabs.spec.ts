@@ -1,28 +1,11 @@
 import { expect, test, type BrowserContext, type Page } from '@playwright/test'
 import { totpCode, totpStep } from '../lib/auth/totp.ts'
 import { sql } from './support/portal.ts'
-import { clickWhileGated } from './support/two-factor-gate.ts'
+import { clickWhileGated, overdueMember as overdueGatedMember } from './support/two-factor-gate.ts'
 
 test.use({ viewport: { width: 1280, height: 800 } })
 
-/** A writer of a newsroom of its own that requires a factor of everyone, its grace long over. */
-async function overdueMember(): Promise<{ email: string; password: string; tenantId: string; userId: string }> {
-  const { hashPassword } = await import('../lib/auth/passwords.ts')
-  const stamp = `${Date.now()}${Math.floor(Math.random() * 1000)}`
-  const email = `gate-${stamp}@strict.example`
-  const password = 'a long e2e passphrase'
-  await sql(
-    `INSERT INTO tenants (id, name, slug, public_site_url, updated_at, two_factor_policy, two_factor_grace_days, two_factor_policy_changed_at)
-     VALUES ($1, 'Strict Herald', $2, 'https://strict.example', now(), 'all', 3, now() - interval '4 days')`,
-    [`ten_e2egt${stamp}`, `strict-herald-${stamp}`],
-  )
-  await sql(
-    `INSERT INTO users (id, tenant_id, email, name, role, password_hash, created_at, updated_at)
-     VALUES ($1, $2, $3, 'Gated writer', 'writer'::"Role", $4, now() - interval '30 days', now())`,
-    [`usr_e2egt${stamp}`, `ten_e2egt${stamp}`, email, await hashPassword(password)],
-  )
-  return { email, password, tenantId: `ten_e2egt${stamp}`, userId: `usr_e2egt${stamp}` }
-}
+const overdueMember = () => overdueGatedMember('Strict Herald', 'Gated writer')
 
 async function signInToSecurity(page: Page, who: { email: string; password: string }) {
   await page.goto('/signin')

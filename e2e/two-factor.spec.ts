@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test'
 import { totpCode, totpStep } from '../lib/auth/totp.ts'
 import { sql } from './support/portal.ts'
-import { clickWhileGated } from './support/two-factor-gate.ts'
+import { clickWhileGated, overdueMember } from './support/two-factor-gate.ts'
 
 test.use({ viewport: { width: 1280, height: 800 } })
 
@@ -79,21 +79,7 @@ test('a member sets up an authenticator app, then signs in with password and cod
 })
 
 test('past the newsroom’s grace, a member without a factor is sent to Security until they set one up', async ({ page }) => {
-  const { hashPassword } = await import('../lib/auth/passwords.ts')
-  const stamp = Date.now()
-  const email = `covered-${stamp}@strict.example`
-  const password = 'a long e2e passphrase'
-  // A newsroom of its own: requiring a factor of the Daily Planet would stop every other journey.
-  await sql(
-    `INSERT INTO tenants (id, name, slug, public_site_url, updated_at, two_factor_policy, two_factor_grace_days, two_factor_policy_changed_at)
-     VALUES ($1, 'Strict Gazette', $2, 'https://strict.example', now(), 'all', 3, now() - interval '4 days')`,
-    [`ten_e2etf${stamp}`, `strict-${stamp}`],
-  )
-  await sql(
-    `INSERT INTO users (id, tenant_id, email, name, role, password_hash, created_at, updated_at)
-     VALUES ($1, $2, $3, 'Covered writer', 'writer'::"Role", $4, now() - interval '30 days', now())`,
-    [`usr_e2etfc${stamp}`, `ten_e2etf${stamp}`, email, await hashPassword(password)],
-  )
+  const { email, password } = await overdueMember('Strict Gazette', 'Covered writer')
   await passwordStep(page, { email, password })
   await expect(page).toHaveURL(/\/settings\/security$/)
   await expect(page.getByTestId('second-factor-banner')).toContainText('set it up now')
