@@ -4,10 +4,10 @@ import net from 'node:net'
 import { Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { closeRedis } from '../../lib/redis.ts'
-import { consumeTokenRequest, resetRateLimitersForTests, type RateLimitDecision } from '../../lib/api/rate-limit.ts'
+import { consumeSignInAttempt, consumeTokenRequest, resetRateLimitersForTests, type RateLimitDecision } from '../../lib/api/rate-limit.ts'
 
 /**
- * break66: a token's rolling minute while Redis is slow for a moment (CLIENT PAUSE: nothing lost,
+ * A token's rolling minute (break66) while Redis is slow for a moment (CLIENT PAUSE: nothing lost,
  * Redis answers again with every count it had). The limit is 200 a minute, with two instances
  * behind the balancer (RATE_LIMIT_INSTANCES=2): one instance alone must never let more than 200
  * through in any 60 s, before, during and after the pause.
@@ -138,5 +138,75 @@ describe('a token at its limit while Redis pauses for a moment', () => {
     // The reservations sent while Redis stalled ran once it answered, after their senders had given
     // up on them: their slots (a whole prefetched block each) stay counted for the window, unused.
     expect(used, `admitted before / during / after the stall: ${admittedOf(before)} / ${admittedOf(during)} / ${admittedOf(after)}; then refused as having made more than 200`).toBeGreaterThanOrEqual(180)
+  }, 60_000)
+})
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+// break70: attempts that do not count (given back: a refusal, a right password) while Redis is
+// paused. Decided in memory, each was also noted as owed to Redis, and the give-back took it out
+// of memory only: once Redis answered, the owed count was declared there anyway, and the
+// account's log filled with failures nobody made.
+describe('sign-in attempts given back while Redis is paused', () => {
+  it('does not lock a member whose account nobody failed for, after refused attempts during a blip', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    Object.assign(process.env, { REDIS_URL: redisUrl, RATE_LIMIT_KEY_PREFIX: `${prefix}:refused`, RATE_LIMIT_SIGN_IN_PER_ACCOUNT: '10', RATE_LIMIT_SIGN_IN_PER_ADDRESS: '50' })
+    const attacker = '198.51.100.7'
+    // The attacker's address has spent its budget on other accounts (real, failed attempts).
+    for (let i = 0; i < 50; i++) expect((await consumeSignInAttempt(`other-${i}@example.com`, attacker)).allowed).toBe(true)
+    expect((await consumeSignInAttempt('victim@example.com', attacker)).addressExhausted).toBe(true)
+    // Redis stalls for 3 s; the attacker keeps sending the victim's address, refused every time (no password is checked).
+    await admin.call('CLIENT', 'PAUSE', '3000', 'ALL')
+    const during = []
+    for (let round = 0; round < 3; round++) during.push(...(await Promise.all(Array.from({ length: 8 }, () => consumeSignInAttempt('victim@example.com', attacker)))))
+    expect(during.every((attempt) => !attempt.allowed && attempt.addressExhausted)).toBe(true)
+    await sleep(3_500)
+    await expect.poll(async () => (await admin.ping()) === 'PONG').toBe(true)
+    // The member, from their own desk, with no failure anywhere for the account.
+    const member = await consumeSignInAttempt('victim@example.com', '203.0.113.9')
+    expect({ allowed: member.allowed, accountLocked: member.accountLocked, lockEndsInSeconds: member.lockEndsInSeconds }).toEqual({ allowed: true, accountLocked: false, lockEndsInSeconds: 0 })
+  }, 60_000)
+
+  it('does not count a member’s right passwords during a blip as failures once Redis answers', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    Object.assign(process.env, { REDIS_URL: redisUrl, RATE_LIMIT_KEY_PREFIX: `${prefix}:succeeded`, RATE_LIMIT_SIGN_IN_PER_ACCOUNT: '10', RATE_LIMIT_SIGN_IN_PER_ADDRESS: '50' })
+    const desk = '203.0.113.20'
+    await consumeSignInAttempt('busy@example.com', desk).then((attempt) => attempt.succeeded())
+    await admin.call('CLIENT', 'PAUSE', '3000', 'ALL')
+    // Sign-ins during the pause (several devices, a script re-authenticating), all with the right password.
+    for (let i = 0; i < 12; i++) {
+      const attempt = await consumeSignInAttempt('busy@example.com', desk)
+      expect(attempt.allowed).toBe(true)
+      await attempt.succeeded()
+    }
+    await sleep(3_500)
+    await expect.poll(async () => (await admin.ping()) === 'PONG').toBe(true)
+    // One typo afterwards: the first failure counted.
+    const typo = await consumeSignInAttempt('busy@example.com', desk)
+    expect({ allowed: typo.allowed, accountLocked: typo.accountLocked, failuresFromHere: typo.failuresFromHere }).toEqual({ allowed: true, accountLocked: false, failuresFromHere: 0 })
+  }, 60_000)
+})
+
+// break70: what an instance admitted alone was declared to Redis whole on its return, however
+// long ago: after an outage of several windows a busy token was refused outright (0 of 200).
+describe('a token after Redis was away for several windows', () => {
+  it('is refused on Redis’s return only for what it was admitted in the last window', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    // 200 per 4 s, two instances behind the balancer: 100 per 4 s each while Redis is away.
+    Object.assign(process.env, { REDIS_URL: redisUrl, RATE_LIMIT_KEY_PREFIX: `${prefix}:long`, RATE_LIMIT_STANDARD_PER_MINUTE: '200', RATE_LIMIT_WINDOW_SECONDS: '4', RATE_LIMIT_INSTANCES: '2' })
+    expect((await consumeTokenRequest('token-long', 'standard')).allowed).toBe(true)
+    // Redis answers nothing for 10 s (two and a half windows); the integration goes on at about 40 a second.
+    await admin.call('CLIENT', 'PAUSE', '10000', 'ALL')
+    const admittedAt: number[] = []
+    const until = Date.now() + 10_000
+    while (Date.now() < until) {
+      if ((await consumeTokenRequest('token-long', 'standard')).allowed) admittedAt.push(Date.now())
+      await sleep(25)
+    }
+    await expect.poll(async () => (await admin.ping()) === 'PONG').toBe(true)
+    const back = Date.now()
+    const inLastWindow = admittedAt.filter((at) => at > back - 4_000).length
+    const after = await spend('token-long', 200)
+    expect(admittedOf(after), `admitted at once on Redis's return (limit 200 per 4 s; admitted alone: ${admittedAt.length}, ${inLastWindow} of them in the last 4 s)`).toBeGreaterThanOrEqual(200 - inLastWindow - 10)
   }, 60_000)
 })
