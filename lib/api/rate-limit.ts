@@ -362,8 +362,17 @@ async function consumeHeld(policy: Policy, key: string, nowMs?: number, alsoRead
     metrics.rateLimitLocalDecisions.inc()
   }
   const outcome = memory.consume(fullKey, limited.limit, windowMs, nowMs)
-  if (redis && outcome.allowed) owe(fullKey, nowMs ?? Date.now(), windowMs)
-  return { decision: decide(limited, outcome), release: outcome.release }
+  if (!redis || !outcome.allowed) return { decision: decide(limited, outcome), release: outcome.release }
+  // Owed to Redis until it is told (declareOwed); a request that turns out not to count (a right
+  // password, a refusal) is taken out of what is owed as well as out of memory.
+  const at = owe(fullKey, nowMs ?? Date.now(), windowMs)
+  return {
+    decision: decide(limited, outcome),
+    release: async () => {
+      forgetOwed(fullKey, at)
+      await outcome.release()
+    },
+  }
 }
 
 /**
@@ -374,31 +383,48 @@ async function consumeHeld(policy: Policy, key: string, nowMs?: number, alsoRead
  * of 200 in one window, break66). Declared at Redis's time then, later than they were admitted:
  * they leave the window a little late, never early.
  */
-const owedToRedis = new Map<string, { count: number; lastAt: number }>()
+/** Per key, the times (oldest first) of the requests admitted in memory that Redis has yet to be told of. */
+const owedToRedis = new Map<string, number[]>()
 
-function owe(fullKey: string, at: number, windowMs: number): void {
-  const owed = owedToRedis.get(fullKey)
-  if (owed) {
-    owed.count++
-    owed.lastAt = at
-    return
+/** Notes a request admitted in memory at `at`; returns `at`, for forgetOwed. Times that left the window are dropped on the way. */
+function owe(fullKey: string, at: number, windowMs: number): number {
+  const times = owedToRedis.get(fullKey)
+  if (times) {
+    times.push(at)
+    // Admissions that left the window are owed no more: an outage of many windows must not be declared whole (break70).
+    let gone = 0
+    while (gone < times.length && at - times[gone]! >= windowMs) gone++
+    if (gone > 0) times.splice(0, gone)
+    return at
   }
   // Keys never asked for again would stay: those whose admissions have all left the window go.
-  if (owedToRedis.size >= 10_000) for (const [key, entry] of owedToRedis) if (at - entry.lastAt >= windowMs) owedToRedis.delete(key)
-  owedToRedis.set(fullKey, { count: 1, lastAt: at })
+  if (owedToRedis.size >= 10_000) for (const [key, entry] of owedToRedis) if (at - entry.at(-1)! >= windowMs) owedToRedis.delete(key)
+  owedToRedis.set(fullKey, [at])
+  return at
+}
+
+function forgetOwed(fullKey: string, at: number): void {
+  const times = owedToRedis.get(fullKey)
+  const index = times?.lastIndexOf(at) ?? -1
+  if (index < 0) return
+  times!.splice(index, 1)
+  if (times!.length === 0) owedToRedis.delete(fullKey)
 }
 
 async function declareOwed(redis: Redis, policy: Policy, fullKey: string, windowMs: number, inBlocks: boolean, nowMs: number | undefined): Promise<void> {
-  const owed = owedToRedis.get(fullKey)
-  if (!owed) return
+  const times = owedToRedis.get(fullKey)
+  if (!times) return
   owedToRedis.delete(fullKey)
-  if ((nowMs ?? Date.now()) - owed.lastAt >= windowMs) return
+  const now = nowMs ?? Date.now()
+  // Only what is still in the window counts (and never more than the limit could have let in).
+  const count = Math.min(policy.limit, times.filter((at) => now - at < windowMs).length)
+  if (count === 0) return
   try {
-    if (inBlocks) await reserved.declare(redis, policy.lineage, fullKey, policy.limit, windowMs, owed.count)
+    if (inBlocks) await reserved.declare(redis, policy.lineage, fullKey, policy.limit, windowMs, count)
     // A budget decided request by request (under minimumForBlocks, so at most 99 of them): a log entry each.
-    else await Promise.all(Array.from({ length: owed.count }, () => consumeInRedis(redis, policy.lineage, fullKey, policy.limit, windowMs, nowMs)))
+    else await Promise.all(Array.from({ length: count }, () => consumeInRedis(redis, policy.lineage, fullKey, policy.limit, windowMs, nowMs)))
   } catch (error) {
-    owedToRedis.set(fullKey, owed)
+    owedToRedis.set(fullKey, times)
     throw error
   }
 }
