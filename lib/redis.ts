@@ -116,6 +116,12 @@ function createClient(url: string): Redis {
     // A Redis that accepts the connection but stalls must not stall requests either.
     commandTimeout: positiveMilliseconds(process.env.REDIS_COMMAND_TIMEOUT_MS, 250),
     maxRetriesPerRequest: 1,
+    // A command sent but unanswered when the connection dropped is failed, not sent again on the
+    // new one: it may have run already (its answer lost in the reset), and the rate limiter's
+    // reservation scripts are not idempotent: run twice under one tag, a reservation's slots were
+    // counted twice and one count was never freed, a busy token losing part of its limit for good
+    // (break70). Every caller has its answer to a failed command (memory, no cache, a retry).
+    autoResendUnfulfilledCommands: false,
     // Keep trying in the background, at most every 2 s, so the shared count resumes by itself.
     retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
     // Commands issued in the same tick by concurrent requests (rate limit, cache, generation) go

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { lineageLua, RedisDataLost, redisNowLua, withDefinedCommands, type RedisLineage, type WindowOutcome } from './sliding-window.ts'
+import { takeBack } from './redis-take-back.ts'
 
 /**
  * The shared sliding-window log (sliding-window.ts) without a Redis round trip per request
@@ -224,7 +225,7 @@ export class ReservedWindows {
       answer = await commands.reserveWindowBlock(state.log, state.sizes, lineage.key, limit, windowMs, '', tag, slots, 0, leaseMsFor(windowMs), lineage.known)
     } catch (error) {
       // As a reservation given up on (reserve): taken back after it, so a retry does not count it twice.
-      giveBackSlots(redis, state, `${tag}:g`, slots).catch(() => undefined)
+      takeBack(redis, () => giveBackSlots(redis, state, `${tag}:g`, slots), { idempotent: true })
       throw error
     }
     if (answer[0] === -1) throw new RedisDataLost(String(answer[1]))
@@ -304,7 +305,7 @@ export class ReservedWindows {
       // command sent after it on the same connection, which Redis runs after it; if it never ran,
       // there is nothing to give back. (Its waiters are decided in memory meanwhile.)
       if (!(error instanceof RedisDataLost)) {
-        for (const part of [`${tag}:g`, `${tag}:p`]) giveBackSlots(redis, state, part, first.limit).catch(() => undefined)
+        for (const part of [`${tag}:g`, `${tag}:p`]) takeBack(redis, () => giveBackSlots(redis, state, part, first.limit), { idempotent: true })
       }
       for (const waiter of batch) waiter.reject(error)
     }
@@ -332,7 +333,8 @@ export class ReservedWindows {
     if (!block || block.next >= block.end) return
     const unused = block.end - block.next
     block.next = block.end
-    giveBackSlots(redis, state, `${block.tag}:p`, unused).catch(() => undefined)
+    // Not idempotent (it subtracts): sent again only if it never left.
+    takeBack(redis, () => giveBackSlots(redis, state, `${block.tag}:p`, unused), { idempotent: false })
   }
 }
 

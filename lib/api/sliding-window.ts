@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
+import { takeBack } from './redis-take-back.ts'
 
 /**
  * A sliding-window log: a request is admitted when fewer than `limit` requests were admitted in
@@ -192,7 +193,7 @@ export async function consumeInRedis(redis: Redis, lineage: RedisLineage, key: s
     // Given up on (the client's command timeout), the script may still run once Redis answers
     // and count a request that was decided in memory instead: its entry is taken out again by a
     // command sent after it on the same connection, which Redis runs after it (break66).
-    redis.zrem(key, member).catch(() => undefined)
+    takeBack(redis, () => redis.zrem(key, member), { idempotent: true })
     throw error
   }
   if (answer[0] === -1) throw new RedisDataLost(String(answer[1]))
