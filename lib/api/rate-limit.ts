@@ -19,8 +19,13 @@ import { ReservedWindows } from './reserved-window.ts'
  * holds across every app instance. If Redis is down or slow, each instance keeps the log in
  * memory instead, at its share of each limit: the limit divided by RATE_LIMIT_INSTANCES (the
  * number of instances behind the load balancer; default 1), rounded down (at least 1). So
- * N instances together never admit more than the limit while Redis is away, and requests are
- * never failed because of Redis. Without REDIS_URL (one process) memory holds the whole limit.
+ * N instances together never admit more than the limit in memory while Redis is away, and
+ * requests are never failed because of Redis. Without REDIS_URL (one process) memory holds the
+ * whole limit. A window that spans the start of an outage can hold what Redis admitted before it
+ * and the shares admitted after: an instance cannot know what the others spent through Redis,
+ * so at worst (2 - 1/N) times the limit (one instance spent it all through Redis, each other
+ * instance then its share), exactly the limit with one instance (break70 measured 300 for 200
+ * with two); the alternative, admitting nothing in an outage's first window, fails requests.
  * What an instance admitted through Redis is counted in its memory too (only the newest share of
  * it is kept), so a token it let use the limit stays refused by it when Redis goes mid-window.
  *
