@@ -14,6 +14,7 @@ const perCopyIsHarmless: Record<string, string> = {
   'lib/api/openapi/content-openapi-document.ts': "the content API's document and the problem codes it lists, built from code: every copy builds the same",
   'lib/api/rate-limit.ts': 'the limiter objects and the in-memory fallback (with what it admitted that Redis has yet to be told): each copy limits its own door (/v1 or sign-in), and notices by itself that Redis came back without its data (the marker it saw)',
   'lib/api/sliding-window.ts': 'a counter that makes rate-limit log entries unique, tagged per copy',
+  'lib/api/redis-take-back.ts': 'the take-backs waiting for Redis to be ready again: each copy sends its own, once',
   'lib/api/reserved-window.ts': 'which clients have the reservation script defined (a second copy defines it again on the shared client), and a counter that makes block tags unique, tagged per copy: blocks of two copies are blocks of two instances in the one Redis log',
   'lib/articles/get-article.ts': 'the single-article reads waiting for this turn of the event loop: each copy batches its own',
   'lib/articles/article-totals.ts': 'whether the Redis-down warning was logged',
