@@ -7,6 +7,7 @@ import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { closedPort, startOwnRedis, waitUntil } from '../../tests/support/own-redis.ts'
 import { testRedisUrl } from '../../tests/support/test-env.ts'
 import { closeRedis, getRedis } from '../redis.ts'
 import { consumeTokenRequest, rateLimitHeaders, resetRateLimitersForTests, type RateLimitDecision } from './rate-limit.ts'
@@ -82,15 +83,6 @@ function startWorker(env: Record<string, string>, tokenId: string, count: number
       return JSON.parse(line) as WorkerResult
     },
   }
-}
-
-/** A port on 127.0.0.1 that nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as net.AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 describe('rate limits shared through Redis', () => {
@@ -405,42 +397,6 @@ describe('blocks of a busy budget reserved by each instance', () => {
     expect(rateLimitHeaders(decisions[149]!)).toMatchObject({ 'X-RateLimit-Remaining': '0', 'Retry-After': expect.any(String) })
   })
 })
-
-/** A Redis server of the test's own on `port`: restarting it disturbs no one (the shared test Redis is never restarted or flushed). `dir` keeps its data across a restart (SHUTDOWN SAVE). */
-async function startOwnRedis(port: number, dir?: string) {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...(dir ? ['--dir', dir] : [])], { stdio: 'ignore' })
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  const killTimer = setTimeout(() => child.kill('SIGKILL'), 90_000)
-  await waitUntil(
-    () =>
-      new Promise<boolean>((resolve) => {
-        const socket = net.connect(port, '127.0.0.1', () => resolve(socket.end() && true))
-        socket.once('error', () => resolve(false))
-      }),
-    `redis-server on ${port} to listen`,
-  )
-  const client = new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 1, retryStrategy: () => null })
-  await client.ping()
-  return {
-    client,
-    /** Stops the server: SHUTDOWN NOSAVE loses everything, as a Redis without persistence does (or a failover to an empty replica). */
-    stop: async (save = false) => {
-      await client.call('SHUTDOWN', save ? 'SAVE' : 'NOSAVE').catch(() => undefined)
-      client.disconnect()
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))])
-      child.kill('SIGKILL')
-      clearTimeout(killTimer)
-    },
-  }
-}
-
-async function waitUntil(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const until = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 /** `count` requests of one token, one after the other. */
 async function spend(tokenId: string, plan: 'standard' | 'enterprise', count: number): Promise<RateLimitDecision[]> {

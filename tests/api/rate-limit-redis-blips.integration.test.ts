@@ -1,9 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import net from 'node:net'
 import { Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { closeRedis } from '../../lib/redis.ts'
+import { closedPort, startOwnRedis } from '../support/own-redis.ts'
 import { consumeSignInAttempt, consumeTokenRequest, resetRateLimitersForTests, type RateLimitDecision } from '../../lib/api/rate-limit.ts'
 
 /**
@@ -16,35 +15,14 @@ import { consumeSignInAttempt, consumeTokenRequest, resetRateLimitersForTests, t
  * client of the server it is sent to, so the shared test Redis is never paused.
  */
 let redisUrl = ''
-let redisServer: ChildProcess | undefined
+let ownRedis: Awaited<ReturnType<typeof startOwnRedis>> | undefined
 const prefix = `test:break66:${randomBytes(6).toString('hex')}`
 const savedEnv = { ...process.env }
 let admin: Redis
 
-async function freePort(): Promise<number> {
-  const server = net.createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as net.AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
-
 beforeAll(async () => {
-  const port = await freePort()
-  redisServer = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
-  redisUrl = `redis://127.0.0.1:${port}`
-  const probe = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
-  probe.on('error', () => undefined)
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await probe.connect()
-      break
-    } catch (error) {
-      if (attempt > 50) throw error
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-  }
-  probe.disconnect()
+  ownRedis = await startOwnRedis(await closedPort())
+  redisUrl = ownRedis.url
   admin = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 })
   await admin.connect()
 })
@@ -58,11 +36,9 @@ afterEach(async () => {
 })
 
 afterAll(async () => {
-  const keys: string[] = []
-  for await (const batch of admin.scanStream({ match: `${prefix}:*`, count: 500 })) keys.push(...(batch as string[]))
-  if (keys.length > 0) await admin.del(...keys)
+  // The server is the test's own: stopped, it keeps nothing.
   await admin.quit()
-  redisServer?.kill('SIGTERM')
+  await ownRedis?.stop()
 })
 
 const admittedOf = (decisions: RateLimitDecision[]) => decisions.filter((decision) => decision.allowed).length
