@@ -8,12 +8,19 @@
 const hostShape = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=]+)(?::(\d{1,5}))?$/
 
 export function isValidHostHeader(host: string): boolean {
+  // Nearly every request names the host the one before it did: the last one found valid is
+  // remembered, where the pattern and URL.canParse cost ~1 µs of a cached read's ~30 (issue 50).
+  if (host === lastValidHost) return true
   const match = hostShape.exec(host)
   if (!match) return false
   if (match[1] !== undefined && (Number(match[1]) < 1 || Number(match[1]) > 65_535)) return false
   // What the listeners build the request URL from must accept it too (e.g. `[1::2::3]`).
-  return URL.canParse(`http://${host}/`)
+  if (!URL.canParse(`http://${host}/`)) return false
+  lastValidHost = host
+  return true
 }
+
+let lastValidHost: string | undefined
 
 export const invalidHostDetail =
   'The Host header is missing, empty or malformed: send a host name or address with an optional port of 1 to 65535, such as api.example.com or 127.0.0.1:3000.'
