@@ -1,28 +1,18 @@
-import { expect, test, type Page } from '@playwright/test'
+import { expect, test } from '@playwright/test'
 import { queryE2eDatabase } from './support/e2e-database.ts'
 import { seedUsers, signedInContext } from './support/portal-session.ts'
 import { unique } from './support/unique.ts'
+import { createDraft } from './support/article-drafts.ts'
 
 test.describe.configure({ timeout: 180_000 })
 
-async function createDraft(page: Page, headline: string, body: string): Promise<string> {
-  await page.goto('/articles/new')
-  await page.getByLabel('Headline').fill(headline)
-  await page.getByRole('textbox', { name: 'Body' }).click()
-  await page.keyboard.type(body)
-  await page.getByRole('button', { name: 'Create draft' }).click()
-  await expect(page.getByRole('heading', { level: 1, name: headline })).toBeVisible()
-  const match = /\/articles\/(art_[a-z0-9]+)/.exec(page.url())
-  if (!match?.[1]) throw new Error(`Not on an article page: ${page.url()}`)
-  return match[1]
-}
 
 test('an editor with unsaved text in one tab still shows as editing to a colleague after saving the other tab', async ({ browser }) => {
   const editorContext = await signedInContext(browser, 'editor')
   const adminContext = await signedInContext(browser, 'admin')
   const a = await editorContext.newPage()
   const headline = `Harbour lights ${unique()}`
-  const id = await createDraft(a, headline, 'The first paragraph.')
+  const id = await createDraft(a, { headline, body: 'The first paragraph.' })
   const b = await editorContext.newPage()
   await b.goto(`/articles/${id}`)
   await expect(b.getByRole('heading', { level: 1, name: headline })).toBeVisible()

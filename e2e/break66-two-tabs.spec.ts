@@ -1,25 +1,12 @@
-import { expect, test, type Page } from '@playwright/test'
+import { expect, test } from '@playwright/test'
 import { queryE2eDatabase } from './support/e2e-database.ts'
 import { signedInContext } from './support/portal-session.ts'
 import { unique } from './support/unique.ts'
+import { createDraft } from './support/article-drafts.ts'
 
 test.describe.configure({ timeout: 180_000 })
 const live = { timeout: 8000 }
 
-async function createDraft(page: Page, fields: { headline: string; body: string[] }): Promise<string> {
-  await page.goto('/articles/new')
-  await page.getByLabel('Headline').fill(fields.headline)
-  await page.getByRole('textbox', { name: 'Body' }).click()
-  for (const [index, paragraph] of fields.body.entries()) {
-    if (index > 0) await page.keyboard.press('Enter')
-    await page.keyboard.type(paragraph)
-  }
-  await page.getByRole('button', { name: 'Create draft' }).click()
-  await expect(page.getByRole('heading', { level: 1, name: fields.headline })).toBeVisible()
-  const match = /\/articles\/(art_[a-z0-9]+)/.exec(page.url())
-  if (!match?.[1]) throw new Error(`Not on an article page: ${page.url()}`)
-  return match[1]
-}
 
 async function stored(id: string) {
   const [row] = await queryE2eDatabase<{ headline: string; body: string | null; version: number }>('SELECT headline, body, version FROM articles WHERE id = $1', [id])

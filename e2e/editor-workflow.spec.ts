@@ -2,35 +2,13 @@ import { expect, test, type Page } from '@playwright/test'
 import { createE2eApiToken, queryE2eDatabase } from './support/e2e-database.ts'
 import { seedUsers, signedInContext } from './support/portal-session.ts'
 import { unique } from './support/unique.ts'
+import { createDraft, move } from './support/article-drafts.ts'
 
 // Journeys through the editors' workflow as people make them, against the seeded Daily Planet.
 // Every test writes its own articles under unique headlines, so none depends on another.
 
-function articleIdOf(page: Page): string {
-  const match = /\/articles\/(art_[a-z0-9]+)/.exec(page.url())
-  if (!match?.[1]) throw new Error(`Not on an article page: ${page.url()}`)
-  return match[1]
-}
 
-async function createDraft(page: Page, fields: { headline: string; lede?: string; body?: string; department?: string; tags?: string }): Promise<string> {
-  await page.goto('/articles/new')
-  await page.getByLabel('Headline').fill(fields.headline)
-  if (fields.lede) await page.getByLabel('Lede').fill(fields.lede)
-  if (fields.body) {
-    await page.getByRole('textbox', { name: 'Body' }).click()
-    await page.keyboard.type(fields.body)
-  }
-  if (fields.department) await page.getByLabel('Department').selectOption({ label: fields.department })
-  if (fields.tags) await page.getByLabel('Tags').fill(fields.tags)
-  await page.getByRole('button', { name: 'Create draft' }).click()
-  await expect(page.getByRole('heading', { level: 1, name: fields.headline })).toBeVisible()
-  return articleIdOf(page)
-}
 
-async function move(page: Page, button: string, expected: RegExp | string) {
-  await page.getByRole('button', { name: button, exact: true }).click()
-  await expect(page.getByTestId('workflow-status')).toContainText(expected)
-}
 
 async function expectNoHorizontalScroll(page: Page) {
   const { scrollWidth, clientWidth } = await page.evaluate(() => ({

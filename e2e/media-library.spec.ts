@@ -3,6 +3,7 @@ import sharp from 'sharp'
 import { createE2eApiToken, createE2eContentKey, queryE2eDatabase } from './support/e2e-database.ts'
 import { seedUsers, signedInContext } from './support/portal-session.ts'
 import { unique } from './support/unique.ts'
+import { articleIdOf } from './support/article-drafts.ts'
 
 // The media library as a newsroom uses it: upload, describe, crop, put in a story, publish,
 // and the site gets the picture; and who may delete whose image.
@@ -18,11 +19,6 @@ async function photo(width: number, height: number, seed: number): Promise<Buffe
   return sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality: 95 }).toBuffer()
 }
 
-function articleIdOf(page: Page): string {
-  const match = /\/articles\/(art_[a-z0-9]+)/.exec(page.url())
-  if (!match?.[1]) throw new Error(`Not on an article page: ${page.url()}`)
-  return match[1]
-}
 
 async function mediaRow(filename: string) {
   const [row] = await queryE2eDatabase<{ id: string; alt_text: string | null; focal_x: number; focal_y: number; created_by_id: string | null }>(

@@ -1,7 +1,8 @@
-import { expect, test, type Page } from '@playwright/test'
+import { expect, test } from '@playwright/test'
 import { queryE2eDatabase } from './support/e2e-database.ts'
 import { signedInContext } from './support/portal-session.ts'
 import { unique } from './support/unique.ts'
+import { createDraft, move } from './support/article-drafts.ts'
 
 // Issue 45, tried by a hurried editor: a save that meets a newer version is merged and saved
 // again by itself when the two sides changed different fields. That second save must answer the
@@ -10,21 +11,7 @@ import { unique } from './support/unique.ts'
 
 test.describe.configure({ timeout: 180_000 })
 
-async function createDraft(page: Page, headline: string, lede: string): Promise<string> {
-  await page.goto('/articles/new')
-  await page.getByLabel('Headline').fill(headline)
-  await page.getByLabel('Lede').fill(lede)
-  await page.getByRole('button', { name: 'Create draft' }).click()
-  await expect(page.getByRole('heading', { level: 1, name: headline })).toBeVisible()
-  const match = /\/articles\/(art_[a-z0-9]+)/.exec(page.url())
-  if (!match?.[1]) throw new Error(`Not on an article page: ${page.url()}`)
-  return match[1]
-}
 
-async function move(page: Page, button: string, expected: RegExp | string) {
-  await page.getByRole('button', { name: button, exact: true }).click()
-  await expect(page.getByTestId('workflow-status')).toContainText(expected)
-}
 
 async function stored(id: string) {
   const [row] = await queryE2eDatabase<{ status: string; headline: string; lede: string | null; version: number }>('SELECT status, headline, lede, version FROM articles WHERE id = $1', [id])
@@ -38,7 +25,7 @@ test('a save merged with a version a colleague published meanwhile asks "Change 
   const editor = await editorContext.newPage()
   const admin = await adminContext.newPage()
   const headline = `Tram depot ${unique()}`
-  const id = await createDraft(editor, headline, 'The depot opens in spring.')
+  const id = await createDraft(editor, { headline, lede: 'The depot opens in spring.' })
   await move(editor, 'Submit for review', 'Moved to in review.')
   await move(editor, 'Approve', 'Moved to approved.')
 

@@ -2,6 +2,7 @@ import { expect, test, type Page } from '@playwright/test'
 import { createE2eApiToken, queryE2eDatabase } from './support/e2e-database.ts'
 import { seedUsers, signedInContext } from './support/portal-session.ts'
 import { unique } from './support/unique.ts'
+import { createDraft, move } from './support/article-drafts.ts'
 
 // Issue 45: team editing that never loses work and never takes a story down by accident, walked
 // by two or three people at once (the seeded Daily Planet's editor, admin and writer), each in
@@ -13,28 +14,7 @@ test.describe.configure({ timeout: 180_000 })
 // A change elsewhere shows within the watch's check (2 s) plus a round trip; leave room for a busy machine.
 const live = { timeout: 8000 }
 
-async function createDraft(page: Page, fields: { headline: string; lede?: string; body?: string[] }): Promise<string> {
-  await page.goto('/articles/new')
-  await page.getByLabel('Headline').fill(fields.headline)
-  if (fields.lede) await page.getByLabel('Lede').fill(fields.lede)
-  if (fields.body) {
-    await page.getByRole('textbox', { name: 'Body' }).click()
-    for (const [index, paragraph] of fields.body.entries()) {
-      if (index > 0) await page.keyboard.press('Enter')
-      await page.keyboard.type(paragraph)
-    }
-  }
-  await page.getByRole('button', { name: 'Create draft' }).click()
-  await expect(page.getByRole('heading', { level: 1, name: fields.headline })).toBeVisible()
-  const match = /\/articles\/(art_[a-z0-9]+)/.exec(page.url())
-  if (!match?.[1]) throw new Error(`Not on an article page: ${page.url()}`)
-  return match[1]
-}
 
-async function move(page: Page, button: string, expected: RegExp | string) {
-  await page.getByRole('button', { name: button, exact: true }).click()
-  await expect(page.getByTestId('workflow-status')).toContainText(expected)
-}
 
 async function stored(id: string) {
   const [row] = await queryE2eDatabase<{ status: string; headline: string; lede: string | null; body: string | null; version: number }>(

@@ -4,6 +4,7 @@ import { expect, test, type Page } from '@playwright/test'
 import { queryE2eDatabase } from './support/e2e-database.ts'
 import { signedInContext } from './support/portal-session.ts'
 import { unique } from './support/unique.ts'
+import { createDraft, move } from './support/article-drafts.ts'
 
 // Issue 30, items 3 and 5, as people meet them: harm asks first in the portal's own dialog
 // (never the browser's), secrets shown once can be copied, the body editor makes links, focus
@@ -19,29 +20,14 @@ function refuseNativeDialogs(page: Page) {
   })
 }
 
-async function createDraft(page: Page, headline: string, body?: string): Promise<string> {
-  await page.goto('/articles/new')
-  await page.getByLabel('Headline').fill(headline)
-  if (body) {
-    await page.getByRole('textbox', { name: 'Body' }).click()
-    await page.keyboard.type(body)
-  }
-  await page.getByRole('button', { name: 'Create draft' }).click()
-  await expect(page.getByRole('heading', { level: 1, name: headline })).toBeVisible()
-  return /\/articles\/(art_[a-z0-9]+)/.exec(page.url())![1]!
-}
 
-async function move(page: Page, button: string, expected: string) {
-  await page.getByRole('button', { name: button, exact: true }).click()
-  await expect(page.getByTestId('workflow-status')).toContainText(expected)
-}
 
 test('archiving asks first and says the schedule it cancels; nothing uses the browser’s own dialogs', async ({ browser }) => {
   const context = await signedInContext(browser, 'editor', { timezoneId: 'America/New_York' })
   const page = await context.newPage()
   refuseNativeDialogs(page)
   const headline = `Harbour plan ${unique()}`
-  const id = await createDraft(page, headline)
+  const id = await createDraft(page, { headline })
   await move(page, 'Submit for review', 'Moved to in review.')
   await move(page, 'Approve', 'Moved to approved.')
   await page.getByLabel('Publish at').fill('2031-07-15T09:30')
@@ -97,7 +83,7 @@ test('the Link button links the selected words, refuses an address the body woul
   const context = await signedInContext(browser, 'writer')
   const page = await context.newPage()
   refuseNativeDialogs(page)
-  const id = await createDraft(page, `Linked report ${unique()}`, 'Read the report')
+  const id = await createDraft(page, { headline: `Linked report ${unique()}`, body: 'Read the report' })
   const body = page.getByRole('textbox', { name: 'Body' })
   await body.click()
   await page.keyboard.press('ControlOrMeta+a')
@@ -174,7 +160,7 @@ test('an admin chooses English stemming in Settings → Search: “budgets” th
   const page = await context.newPage()
   const word = `zq${unique()}`
   const headline = `Council budget ${word}`
-  await createDraft(page, headline)
+  await createDraft(page, { headline })
   try {
     await page.goto(`/articles?q=${encodeURIComponent(`budgets ${word}`)}`)
     await expect(page.getByText('No articles match')).toBeVisible()
