@@ -102,8 +102,8 @@ export function useEditLease(
     [setState, showHistory],
   )
   /** The lease taken from this page is free again: edit again, and take it back if edits are waiting. */
-  const regainRef = useRef<(taker: Taker, version: number) => void>(() => undefined)
-  const regain = (taker: Taker, version: number) => regainRef.current(taker, version)
+  const regainRef = useRef<(taker: Taker, version: number, takenBackElsewhere?: boolean) => void>(() => undefined)
+  const regain = (taker: Taker, version: number, takenBackElsewhere = false) => regainRef.current(taker, version, takenBackElsewhere)
   const claim = useCallback(async ({ takeOver }: { takeOver: boolean }): Promise<LeaseAnswer> => {
     const response = await fetch(`/api/articles/${encodeURIComponent(articleId)}/lease`, {
       method: 'POST',
@@ -136,9 +136,9 @@ export function useEditLease(
     [claim, setState, loseTo, showHistory],
   )
 
-  const regainNow = useCallback((taker: Taker, version: number) => {
+  const regainNow = useCallback((taker: Taker, version: number, takenBackElsewhere = false) => {
     setState({ status: 'none' })
-    const what = taker.lapsed ? `Your hold on this article lapsed while this page was away; ${taker.name} had it open in an editor meanwhile and has since let go` : `${taker.name} took over editing and has since let go`
+    const what = takenBackElsewhere ? 'You took this article back in another window' : taker.lapsed ? `Your hold on this article lapsed while this page was away; ${taker.name} had it open in an editor meanwhile and has since let go` : `${taker.name} took over editing and has since let go`
     setLeaseNotice(
       `${what} (version ${version}). You can edit again${dirtyNow.current ? ': what you typed is still in the form, and saving it combines it with their changes' : ''}.`,
     )
@@ -229,6 +229,9 @@ export function useEditLease(
         const taken = current.current as Extract<LeaseState, { status: 'lost' }>
         // The taker let go (saved and left, or their lease lapsed): this editor may edit again.
         if (!answer.lock) return regain(taken.taker, answer.version)
+        // Taken back by this editor in another tab or window (break70): the lease is theirs again,
+        // and this tab joins it for its unsaved text, as their other tabs do.
+        if (answer.lock.holder_id === userId) return regain(taken.taker, answer.version, true)
         // Re-taken (by them again, or by someone else): the banner names who holds it now.
         if (answer.lock.holder_id !== userId && (answer.lock.holder_id !== taken.lock?.holder_id || answer.lock.since !== taken.lock?.since))
           setState({ status: 'lost', lock: answer.lock, taker: { name: answer.lock.holder_name, since: answer.lock.since, lapsed: taken.taker.lapsed } })
