@@ -26,6 +26,11 @@ export type ConcurrencySlots = {
 // What a waiter refused after its bound is told to wait before trying again.
 const waitedRetryAfterSeconds = 5
 
+// setTimeout fires after 1 ms for any delay past this: a bound of weeks (an operator's
+// MEDIA_UPLOAD_IDLE_MS meant as "no limit", which body-pace.ts honours) refused every waiter at
+// once (break70). Held to ~24.8 days instead, which is as good as no limit for a line.
+const longestTimerMs = 2 ** 31 - 1
+
 const leftTheLine = () => new DomainError('request_aborted', 'The client left before its turn came.')
 
 export function concurrencySlots(
@@ -76,7 +81,7 @@ export function concurrencySlots(
         timer = setTimeout(() => {
           outOfLine()
           reject(new ServiceUnavailableError(options.waitedTooLong?.(maxWaitMs) ?? options.busy(state.running + state.waiting.length), waitedRetryAfterSeconds))
-        }, maxWaitMs)
+        }, Math.min(maxWaitMs, longestTimerMs))
       }
     })
   const give = () => {

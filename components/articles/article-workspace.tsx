@@ -117,7 +117,7 @@ export function ArticleWorkspace({ articleId, userId, role, justCreated }: { art
   // Someone else's lease makes the page read-only too, until the person takes over.
   const leaseReason =
     lease.state.status === 'held' || lease.state.status === 'reading' || lease.state.status === 'lost'
-      ? `${lease.state.status === 'lost' ? lease.state.taker.name : (lease.state.lock?.holder_name ?? 'Someone else')} is editing this article; ${lease.state.status === 'lost' ? 'they took it over' : 'take over to edit it'}.`
+      ? `${lease.state.status === 'lost' ? lease.state.taker.name : (lease.state.lock?.holder_name ?? 'Someone else')} is editing this article; ${lease.state.status === 'lost' ? (lease.state.taker.lapsed ? 'they started after your hold lapsed' : 'they took it over') : 'take over to edit it'}.`
       : null
   // The lease banner above says who edits: the form and the moves do not say it again.
   const leaseExplained = leaseReason !== null && !current.data.readOnlyReason

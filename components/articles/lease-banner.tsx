@@ -65,7 +65,7 @@ export function LeaseBanner({ state, notice = null, onTakeOver, onReadOnly }: { 
     return (
       <div role="alert" className={`alert warning ${styles.leaseBanner}`} data-testid="lease-banner">
         <p>
-          <strong>{state.taker.name} took over editing this article</strong>
+          <strong>{state.taker.lapsed ? `Your hold on this article lapsed while this page was away, and ${state.taker.name} started editing it` : `${state.taker.name} took over editing this article`}</strong>
           {state.taker.since && (
             <>
               {' '}

@@ -26,8 +26,21 @@ export type LeaseState =
   | { status: 'reading'; lock: ArticleLock | null }
   | { status: 'lost'; lock: ArticleLock | null; taker: Taker }
 
-/** Who took the lease from this editor, and since when (unknown when only their save was seen). */
-export type Taker = { name: string; since: string | null }
+/**
+ * Who took the lease from this editor, and since when (unknown when only their save was seen).
+ * `lapsed`: nobody took it over: this page's own claim had lapsed (no heartbeat got through for
+ * the lease's length: a laptop asleep, a tab left open overnight) before they began editing.
+ */
+export type Taker = { name: string; since: string | null; lapsed?: boolean }
+
+/**
+ * Whether someone else's lease began only once this page's own claim (`mine`, as last renewed)
+ * had lapsed: then they found the article free and nobody took it over (break70). Both are the
+ * server's times.
+ */
+function beganAfterLapse(mine: LeaseState, since: string): boolean {
+  return mine.status === 'mine' && Date.parse(since) >= Date.parse(mine.lock.expires_at)
+}
 
 /** A change made elsewhere: its version and the notice naming who did what (changeNotice). */
 export type ArticleChange = { version: number; by: string | null; notice: string }
@@ -89,8 +102,8 @@ export function useEditLease(
     [setState, showHistory],
   )
   /** The lease taken from this page is free again: edit again, and take it back if edits are waiting. */
-  const regainRef = useRef<(takerName: string, version: number) => void>(() => undefined)
-  const regain = (takerName: string, version: number) => regainRef.current(takerName, version)
+  const regainRef = useRef<(taker: Taker, version: number, takenBackElsewhere?: boolean) => void>(() => undefined)
+  const regain = (taker: Taker, version: number, takenBackElsewhere = false) => regainRef.current(taker, version, takenBackElsewhere)
   const claim = useCallback(async ({ takeOver }: { takeOver: boolean }): Promise<LeaseAnswer> => {
     const response = await fetch(`/api/articles/${encodeURIComponent(articleId)}/lease`, {
       method: 'POST',
@@ -115,17 +128,19 @@ export function useEditLease(
         if (takeOver) setLeaseNotice(null)
       }
       // A heartbeat that finds someone else holding it: they took it over.
-      else if (current.current.status === 'mine' || current.current.status === 'lost') loseTo({ name: answer.lock.holder_name, since: answer.lock.since }, answer.lock)
+      else if (current.current.status === 'mine' || current.current.status === 'lost')
+        loseTo({ name: answer.lock.holder_name, since: answer.lock.since, lapsed: current.current.status === 'lost' ? current.current.taker.lapsed : beganAfterLapse(current.current, answer.lock.since) }, answer.lock)
       else setState({ status: 'held', lock: answer.lock })
       if (answer.took_over_from) showHistory()
     },
     [claim, setState, loseTo, showHistory],
   )
 
-  const regainNow = useCallback((takerName: string, version: number) => {
+  const regainNow = useCallback((taker: Taker, version: number, takenBackElsewhere = false) => {
     setState({ status: 'none' })
+    const what = takenBackElsewhere ? 'You took this article back in another window' : taker.lapsed ? `Your hold on this article lapsed while this page was away; ${taker.name} had it open in an editor meanwhile and has since let go` : `${taker.name} took over editing and has since let go`
     setLeaseNotice(
-      `${takerName} took over editing and has since let go (version ${version}). You can edit again${dirtyNow.current ? ': what you typed is still in the form, and saving it combines it with their changes' : ''}.`,
+      `${what} (version ${version}). You can edit again${dirtyNow.current ? ': what you typed is still in the form, and saving it combines it with their changes' : ''}.`,
     )
     if (dirtyNow.current && editable) {
       setState({ status: 'claiming' })
@@ -194,22 +209,32 @@ export function useEditLease(
         onChange({ version: answer.version, by: answer.last_change?.actor_name ?? answer.edited_by, notice: changeNotice(answer.last_change, userId) })
       }
       setPolledLock(answer.lock)
-      if (status === 'mine' && answer.lock && answer.lock.holder_id !== userId) return loseTo({ name: answer.lock.holder_name, since: answer.lock.since }, answer.lock)
+      if (status === 'mine' && answer.lock && answer.lock.holder_id !== userId)
+        return loseTo({ name: answer.lock.holder_name, since: answer.lock.since, lapsed: beganAfterLapse(current.current, answer.lock.since) }, answer.lock)
       // Someone else saved while this page held the lease: only a take-over (or an override)
       // lets them, though they may have saved and let go before this poll saw their lease.
       // (A write that overrode the lease, e.g. /v1 with override_lock, leaves it with this page: no take-over then.)
+      // Unless this page's own claim had lapsed by now (its heartbeats did not get through: a
+      // laptop asleep): then they found it free, and the change notice says what they did.
       if (status === 'mine' && newer && byOther && answer.lock?.holder_id !== userId) {
-        loseTo({ name: answer.last_change?.actor_name ?? 'Someone', since: null }, answer.lock)
-        if (!answer.lock) regain(answer.last_change?.actor_name ?? 'Someone', answer.version)
+        const mine = current.current as Extract<LeaseState, { status: 'mine' }>
+        const taker = { name: answer.last_change?.actor_name ?? 'Someone', since: null, lapsed: Date.now() >= Date.parse(mine.lock.expires_at) }
+        // Free again: taken back for the unsaved text (regain), never shown as taken from this page.
+        if (taker.lapsed && !answer.lock) return regain(taker, answer.version)
+        loseTo(taker, answer.lock)
+        if (!answer.lock) regain(taker, answer.version)
         return
       }
       if (status === 'lost') {
         const taken = current.current as Extract<LeaseState, { status: 'lost' }>
         // The taker let go (saved and left, or their lease lapsed): this editor may edit again.
-        if (!answer.lock) return regain(taken.taker.name, answer.version)
+        if (!answer.lock) return regain(taken.taker, answer.version)
+        // Taken back by this editor in another tab or window (break70): the lease is theirs again,
+        // and this tab joins it for its unsaved text, as their other tabs do.
+        if (answer.lock.holder_id === userId) return regain(taken.taker, answer.version, true)
         // Re-taken (by them again, or by someone else): the banner names who holds it now.
         if (answer.lock.holder_id !== userId && (answer.lock.holder_id !== taken.lock?.holder_id || answer.lock.since !== taken.lock?.since))
-          setState({ status: 'lost', lock: answer.lock, taker: { name: answer.lock.holder_name, since: answer.lock.since } })
+          setState({ status: 'lost', lock: answer.lock, taker: { name: answer.lock.holder_name, since: answer.lock.since, lapsed: taken.taker.lapsed } })
       }
       if (status === 'reading' || status === 'held') {
         const was = (current.current as Extract<LeaseState, { status: 'reading' | 'held' }>).lock

@@ -35,10 +35,10 @@ export const mediaUploadMinBytesPerSecond = () => positive(process.env.MEDIA_UPL
 
 // A setting left empty or mistyped means its default: Number('') is 0 and Number('two') NaN, which
 // as a limit refused every upload at once (an idle limit of 0 ms) or parked every one (a slot count
-// nothing is below).
+// nothing is below). A fraction below 1 is such a setting too: floored, it was that 0 (break70).
 export function positive(raw: string | undefined, fallback: number): number {
-  const value = Number(raw)
-  return Number.isFinite(value) && value > 0 ? Math.floor(value) : fallback
+  const value = Math.floor(Number(raw))
+  return Number.isFinite(value) && value > 0 ? value : fallback
 }
 
 /** The types the library keeps; SVG is refused (it can carry script). */

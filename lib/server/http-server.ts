@@ -33,10 +33,15 @@ export function createHttpServer(listener: (req: IncomingMessage, res: ServerRes
 
 const headersTimeoutMs = 60_000
 
-/** REQUEST_TIMEOUT_MS (default 300 s); empty or not a positive number means the default. */
+// setTimeout fires after 1 ms for any delay past this, so a REQUEST_TIMEOUT_MS of weeks (meant as
+// "no limit") cut every body still arriving a millisecond after its headers (break70).
+const longestTimerMs = 2 ** 31 - 1
+
+/** REQUEST_TIMEOUT_MS (default 300 s); empty or not a positive number means the default; past ~24.8 days (setTimeout's longest), ~24.8 days. */
 export function requestTimeoutMs(): number {
-  const value = Number(process.env.REQUEST_TIMEOUT_MS)
-  return Number.isFinite(value) && value > 0 ? Math.floor(value) : 300_000
+  // Floored first: a fraction below 1 is not a positive number of milliseconds (break70).
+  const value = Math.floor(Number(process.env.REQUEST_TIMEOUT_MS))
+  return Number.isFinite(value) && value > 0 ? Math.min(value, longestTimerMs) : 300_000
 }
 
 function watchArrival(req: IncomingMessage, res: ServerResponse, pacedByRoute: boolean): void {
