@@ -1,4 +1,5 @@
-import { expect, test, type Page } from '@playwright/test'
+import { expect, test } from '@playwright/test'
+import { createDraft } from './support/article-drafts.ts'
 import { queryE2eDatabase } from './support/e2e-database.ts'
 import { seedUsers, signedInContext } from './support/portal-session.ts'
 import { unique } from './support/unique.ts'
@@ -11,17 +12,6 @@ import { unique } from './support/unique.ts'
 // lease going free or passing to someone other than the editor.
 test.describe.configure({ timeout: 180_000 })
 
-async function createDraft(page: Page, headline: string, body: string): Promise<string> {
-  await page.goto('/articles/new')
-  await page.getByLabel('Headline').fill(headline)
-  await page.getByRole('textbox', { name: 'Body' }).click()
-  await page.keyboard.type(body)
-  await page.getByRole('button', { name: 'Create draft' }).click()
-  await expect(page.getByRole('heading', { level: 1, name: headline })).toBeVisible()
-  const match = /\/articles\/(art_[a-z0-9]+)/.exec(page.url())
-  if (!match?.[1]) throw new Error(`Not on an article page: ${page.url()}`)
-  return match[1]
-}
 
 const holder = async (id: string) => (await queryE2eDatabase<{ email: string }>('SELECT u.email FROM article_leases l JOIN users u ON u.id = l.holder_id WHERE l.article_id = $1 AND l.expires_at > now()', [id]))[0]?.email
 
@@ -29,7 +19,7 @@ test('an editor who takes the article back in another tab is not told in the fir
   const editorContext = await signedInContext(browser, 'editor')
   const adminContext = await signedInContext(browser, 'admin')
   const a = await editorContext.newPage()
-  const id = await createDraft(a, `Tide tables ${unique()}`, 'The first paragraph.')
+  const id = await createDraft(a, { headline: `Tide tables ${unique()}`, body: 'The first paragraph.' })
   await a.getByRole('textbox', { name: 'Body' }).click()
   await a.keyboard.press('Control+End')
   await a.keyboard.press('Enter')
