@@ -8,6 +8,7 @@ import { leaseHeartbeatSeconds, watchHoldSeconds, watchIntervalSeconds } from '@
 import { useTRPC } from '@/components/trpc-context'
 import { portalRequestHeader } from '@/lib/security/same-origin'
 import { changeNotice } from '@/lib/articles/change-notice'
+import { changedAfterClaimEnded, leaseBeganAfterClaimEnded } from '@/lib/articles/lease-lapse'
 
 const watchIntervalMs = watchIntervalSeconds * 1000
 const heartbeatMs = leaseHeartbeatSeconds * 1000
@@ -33,13 +34,9 @@ export type LeaseState =
  */
 export type Taker = { name: string; since: string | null; lapsed?: boolean }
 
-/**
- * Whether someone else's lease began only once this page's own claim (`mine`, as last renewed)
- * had lapsed: then they found the article free and nobody took it over (break70). Both are the
- * server's times.
- */
+/** Whether someone else's lease began only once this page's own claim (`mine`, as last renewed) had lapsed (lease-lapse.ts). */
 function beganAfterLapse(mine: LeaseState, since: string): boolean {
-  return mine.status === 'mine' && Date.parse(since) >= Date.parse(mine.lock.expires_at)
+  return mine.status === 'mine' && leaseBeganAfterClaimEnded(since, mine.lock.expires_at)
 }
 
 /** A change made elsewhere: its version and the notice naming who did what (changeNotice). */
@@ -218,7 +215,7 @@ export function useEditLease(
       // laptop asleep): then they found it free, and the change notice says what they did.
       if (status === 'mine' && newer && byOther && answer.lock?.holder_id !== userId) {
         const mine = current.current as Extract<LeaseState, { status: 'mine' }>
-        const taker = { name: answer.last_change?.actor_name ?? 'Someone', since: null, lapsed: Date.now() >= Date.parse(mine.lock.expires_at) }
+        const taker = { name: answer.last_change?.actor_name ?? 'Someone', since: null, lapsed: changedAfterClaimEnded(answer.last_change, mine.lock.expires_at) }
         // Free again: taken back for the unsaved text (regain), never shown as taken from this page.
         if (taker.lapsed && !answer.lock) return regain(taker, answer.version)
         loseTo(taker, answer.lock)

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { changeIsNews, changeNotice } from './change-notice.ts'
 import type { LastChange } from './watch-article.ts'
 
-const edith = { actor_id: 'usr_edith', actor_name: 'Edith Hale' }
+const edith = { actor_id: 'usr_edith', actor_name: 'Edith Hale', at: null }
 const move = (from_state: string, to_state: string, extra: Partial<LastChange> = {}): LastChange =>
   ({ ...edith, move: { from_state, to_state, publish_at: null, schedule_cancelled: false }, note: null, ...extra }) as LastChange
 

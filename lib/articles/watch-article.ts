@@ -17,6 +17,8 @@ export type LastChange = {
   actor_name: string | null
   move: { from_state: ApiStatus; to_state: ApiStatus; publish_at: string | null; schedule_cancelled: boolean } | null
   note: string | null
+  /** When it was made (the server's clock, PostgreSQL's spelling): a page compares it with its own lease's end, never with the browser's clock. */
+  at: string | null
 }
 
 /** What a watcher is shown of an article: its version, state, live lease, last editor and the change that made this version. */
@@ -71,13 +73,14 @@ function lastChangeExpression(article: string): string {
   return `COALESCE(
     (SELECT json_build_object('actor_id', moved.actor_id, 'actor_name', mover.name,
         'move', json_build_object('from_state', moved.from_state::text, 'to_state', moved.to_state::text, 'publish_at', moved.publish_at, 'schedule_cancelled', moved.schedule_cancelled),
-        'note', (SELECT note.body FROM article_notes note WHERE note.article_id = moved.article_id AND note.transition_id = moved.id LIMIT 1))
+        'note', (SELECT note.body FROM article_notes note WHERE note.article_id = moved.article_id AND note.transition_id = moved.id LIMIT 1),
+        'at', moved.created_at)
       FROM article_transitions moved LEFT JOIN users mover ON mover.id = moved.actor_id
       WHERE moved.article_id = ${article}.id AND moved.version = ${article}.version ORDER BY moved.created_at DESC LIMIT 1),
-    (SELECT json_build_object('actor_id', revision.actor_id, 'actor_name', reviser.name, 'move', NULL, 'note', NULL)
+    (SELECT json_build_object('actor_id', revision.actor_id, 'actor_name', reviser.name, 'move', NULL, 'note', NULL, 'at', revision.created_at)
       FROM article_revisions revision LEFT JOIN users reviser ON reviser.id = revision.actor_id
       WHERE revision.tenant_id = ${article}.tenant_id AND revision.article_id = ${article}.id AND revision.version = ${article}.version LIMIT 1),
-    (SELECT json_build_object('actor_id', editor.id, 'actor_name', editor.name, 'move', NULL, 'note', NULL) FROM users editor WHERE editor.id = ${article}.edited_by_id)
+    (SELECT json_build_object('actor_id', editor.id, 'actor_name', editor.name, 'move', NULL, 'note', NULL, 'at', ${article}.updated_at) FROM users editor WHERE editor.id = ${article}.edited_by_id)
   )`
 }
 
