@@ -293,7 +293,7 @@ async function main() {
       '',
       `Machine: ${(await import('node:os')).cpus().length} cores, Node ${process.version}, sharp ${sharp.versions.sharp} (libvips ${sharp.versions.vips}). ` +
         'Server: the /v1 and /content/v1 route server (the listener of lib/server) on PostgreSQL 127.0.0.1, disk media store' +
-        (builtServer ? '; the peak-RSS row on the production build (`npm start`: node --max-old-space-size=320 --heap-growing-percent=60 dist/start.mjs). ' : '; the peak-RSS row on the same route server (no production build: run `npm run build`). ') +
+        (builtServer ? '; the peak-RSS row on the production build (`npm start`: node --max-old-space-size=320 dist/start.mjs). ' : '; the peak-RSS row on the same route server (no production build: run `npm run build`). ') +
         'CPU per request is the server process\'s CPU time (user + system) over the row\'s requests; PostgreSQL\'s beside it.',
       '',
     )
