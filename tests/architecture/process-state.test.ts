@@ -27,6 +27,7 @@ const perCopyIsHarmless: Record<string, string> = {
   'lib/ids.ts': 'a pool of random bytes for ids',
   'lib/db/prepared-query.ts': 'each connection\'s statement-name suffix: a second copy gives a connection a second suffix and prepares its statements once more under it',
   'lib/server/node-http.ts': 'the security headers made from the environment, memoised',
+  'lib/server/host-header.ts': 'the last Host header found valid, memoised: every copy judges a Host alike',
   'lib/json-bytes.ts': 'a scratch buffer answers are written into (and whether it is in use), and member names as JSON writes them, memoised: every copy writes the same bytes',
   'lib/api/text-response.ts': 'header names lower-cased, memoised: every copy lowers a name alike',
   'lib/redis.ts': 'which clients have settled their first connection: the client itself is shared',
