@@ -2,15 +2,13 @@
  * A sampled allocation profile (V8's HeapProfiler sampling, with the objects the collector
  * freed included: bench/alloc-profile-preload.mjs writes one) as bytes allocated by function,
  * self and with callers' chains, frames in Next's minified chunks mapped back to `lib/…` through
- * their source maps as bench/cpu-profile-summary.ts does.
+ * their source maps (bench/profile-frames.ts, as bench/cpu-profile-summary.ts does).
  *
  *   npx tsx bench/alloc-profile-summary.ts <alloc-<pid>.json> [requests answered] [top N]
  */
-import { readFileSync, existsSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
-import { SourceMapConsumer } from 'source-map-js'
+import { readFileSync } from 'node:fs'
+import { where, type Frame } from './profile-frames.ts'
 
-type Frame = { functionName: string; url: string; lineNumber: number; columnNumber: number }
 type Node = { callFrame: Frame; selfSize: number; children?: Node[] }
 
 const [file, requestsArg, topArg] = process.argv.slice(2)
@@ -19,29 +17,9 @@ const profile = JSON.parse(readFileSync(file, 'utf8')) as { head: Node }
 const requests = Number(requestsArg ?? 0)
 const top = Number(topArg ?? 30)
 
-const consumers = new Map<string, SourceMapConsumer | null>()
-function consumerOf(url: string): SourceMapConsumer | null {
-  if (consumers.has(url)) return consumers.get(url)!
-  let consumer: SourceMapConsumer | null = null
-  try {
-    const path = url.startsWith('file://') ? fileURLToPath(url) : url
-    if (existsSync(`${path}.map`)) consumer = new SourceMapConsumer(JSON.parse(readFileSync(`${path}.map`, 'utf8')))
-  } catch {
-    consumer = null
-  }
-  consumers.set(url, consumer)
-  return consumer
-}
-
 function nameOf(frame: Frame): string {
-  const { url, functionName, lineNumber, columnNumber } = frame
-  if (!url) return functionName || '(native)'
-  const consumer = consumerOf(url)
-  if (consumer) {
-    const original = consumer.originalPositionFor({ line: lineNumber + 1, column: columnNumber })
-    if (original.source) return `${original.source.replace(/^.*?\.\.\/\.\.\/\.\.\//, '').replace(/^.*node_modules\//, '')}:${original.line} ${original.name ?? functionName}`
-  }
-  return `${url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/\.next\//, '.next/')}:${lineNumber} ${functionName || '(anonymous)'}`
+  const { module, fn } = where(frame)
+  return `${module} ${fn}`
 }
 
 const self = new Map<string, number>()

@@ -8,11 +8,9 @@
  * With the requests answered while the profile ran, each row also gives µs a request. Self time
  * of the main thread only (the profile's own), idle excluded from the shares.
  */
-import { readFileSync, existsSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
-import { SourceMapConsumer } from 'source-map-js'
+import { readFileSync } from 'node:fs'
+import { where, type Frame } from './profile-frames.ts'
 
-type Frame = { functionName: string; url: string; lineNumber: number; columnNumber: number }
 type Node = { id: number; callFrame: Frame; children?: number[] }
 type Profile = { nodes: Node[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number }
 
@@ -21,39 +19,6 @@ if (!file) throw new Error('usage: cpu-profile-summary.ts <file.cpuprofile> [req
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile
 const requests = Number(requestsArg ?? 0)
 const top = Number(topArg ?? 40)
-
-const consumers = new Map<string, SourceMapConsumer | null>()
-function consumerOf(url: string): SourceMapConsumer | null {
-  if (consumers.has(url)) return consumers.get(url)!
-  let consumer: SourceMapConsumer | null = null
-  try {
-    const path = url.startsWith('file://') ? fileURLToPath(url) : url
-    if (existsSync(`${path}.map`)) {
-      const map = JSON.parse(readFileSync(`${path}.map`, 'utf8'))
-      // Turbopack writes index maps (sections); source-map-js reads them.
-      consumer = new SourceMapConsumer(map)
-    }
-  } catch {
-    consumer = null
-  }
-  consumers.set(url, consumer)
-  return consumer
-}
-
-function where(frame: Frame): { module: string; fn: string } {
-  const { url, functionName, lineNumber, columnNumber } = frame
-  if (!url) return { module: functionName.startsWith('(') ? functionName : '(native)', fn: functionName || '(anonymous)' }
-  const consumer = consumerOf(url)
-  if (consumer) {
-    const original = consumer.originalPositionFor({ line: lineNumber + 1, column: columnNumber })
-    if (original.source) {
-      const source = original.source.replace(/^.*?\.\.\/\.\.\/\.\.\//, '').replace(/%40/g, '@')
-      return { module: source, fn: `${original.name ?? functionName ?? '(anonymous)'}:${original.line}` }
-    }
-  }
-  const source = url.replace(/^file:\/\/.*?\/node_modules\//, 'node_modules/').replace(/^file:\/\/\/work\/wt\/[^/]+\//, '').replace(/^node:/, 'node:')
-  return { module: source, fn: `${functionName || '(anonymous)'}:${lineNumber + 1}` }
-}
 
 const byId = new Map(profile.nodes.map((node) => [node.id, node]))
 // Only samples from `from seconds` after the profile started (bench/profile-cold-list.ts prints
