@@ -13,6 +13,8 @@ export type BenchRow = {
   peakRssMb: number | null
   /** CPU per request (µs) of the server measured and of PostgreSQL, where measured. */
   cpu?: { server: number; postgres: number }
+  /** The collector's time over the service's CPU time in the row (bench/gc-time.ts), where measured. */
+  gcShare?: number
   /** The archive size measured, in a report of several sizes. */
   articles?: number
 }
@@ -66,15 +68,17 @@ export function formatRows(rows: BenchRow[], sizes?: number[]): string {
   if (sizes && sizes.length > 1) return formatSizeColumns(rows, sizes)
   const baseline = new Map(rows.filter((row) => row.target === 'baseline').map((row) => [row.name, row.rps]))
   return [
-    '| endpoint | server | req/s | p50 ms | p99 ms | errors | peak RSS MB | × baseline | CPU µs/req: server / PostgreSQL |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| endpoint | server | req/s | p50 ms | p99 ms | errors | peak RSS MB | × baseline | CPU µs/req: server / PostgreSQL | collector % of server CPU |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map((row) => {
       const ratio = row.target === 'service' && baseline.has(row.name) ? (row.rps / baseline.get(row.name)!).toFixed(2) : ''
       const cpu = row.cpu ? `${row.cpu.server} / ${row.cpu.postgres}` : ''
-      return `| ${row.name} | ${row.target} | ${round(row.rps)} | ${row.p50} | ${row.p99} | ${row.errors} | ${row.peakRssMb ?? ''} | ${ratio} | ${cpu} |`
+      return `| ${row.name} | ${row.target} | ${round(row.rps)} | ${row.p50} | ${row.p99} | ${row.errors} | ${row.peakRssMb ?? ''} | ${ratio} | ${cpu} | ${collectorPercent(row)} |`
     }),
   ].join('\n')
 }
+
+const collectorPercent = (row: BenchRow) => (row.gcShare === undefined ? '' : (row.gcShare * 100).toFixed(1))
 
 const sizeName = (articles: number) => (articles % 1_000_000 === 0 ? `${articles / 1_000_000}M` : articles % 1_000 === 0 ? `${articles / 1_000}k` : String(articles))
 
@@ -88,8 +92,9 @@ function formatSizeColumns(rows: BenchRow[], sizes: number[]): string {
     if (!row) return '–'
     const base = row.target === 'service' ? baseline(row.name, row.articles!) : undefined
     const cpu = row.cpu ? `, CPU ${row.cpu.server} / ${row.cpu.postgres}` : ''
+    const collector = row.gcShare === undefined ? '' : `, GC ${collectorPercent(row)} %`
     const errors = row.errors ? `, ${row.errors} errors` : ''
-    return `${round(row.rps)} req/s${base ? ` (${(row.rps / base).toFixed(2)}× base)` : ''}, p50 ${row.p50}, p99 ${row.p99}${cpu}${errors}`
+    return `${round(row.rps)} req/s${base ? ` (${(row.rps / base).toFixed(2)}× base)` : ''}, p50 ${row.p50}, p99 ${row.p99}${cpu}${collector}${errors}`
   }
   const [smallest, largest] = [sizes[0]!, sizes.at(-1)!]
   const growth = (endpoint: BenchRow) => {
@@ -99,7 +104,7 @@ function formatSizeColumns(rows: BenchRow[], sizes: number[]): string {
     return `req/s ×${(large.rps / small.rps).toFixed(2)}, p99 ×${small.p99 > 0 ? (large.p99 / small.p99).toFixed(2) : '–'}${cpu}`
   }
   return [
-    `Each cell: req/s (× the baseline at that size), p50 and p99 ms, CPU µs per request: server / PostgreSQL. Growth: ${sizeName(largest)} against ${sizeName(smallest)}.`,
+    `Each cell: req/s (× the baseline at that size), p50 and p99 ms, CPU µs per request: server / PostgreSQL, and (GC) the collector's time as a share of the service's CPU in that row. Growth: ${sizeName(largest)} against ${sizeName(smallest)}.`,
     '',
     `| endpoint | server | ${sizes.map((size) => `${size.toLocaleString('en')} articles`).join(' | ')} | growth |`,
     `|---|---|${sizes.map(() => '---').join('|')}|---|`,

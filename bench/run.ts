@@ -20,6 +20,7 @@ import { runJsonScript } from './json-script.ts'
 import type { EditorAwarenessCost } from './report.ts'
 import { measureRequestLogCost, type RequestLogCost } from './request-log-cost.ts'
 import { cpuPerRequest, cpuSnapshot, measurePostgresOf } from './process-cpu.ts'
+import { gcSecondsOf, gcShare } from './gc-time.ts'
 
 const adminUrl = process.env.BENCH_DATABASE_ADMIN_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test'
 // BENCH_DATABASE: the database measured (several benches on one machine each need their own).
@@ -45,6 +46,8 @@ const databaseUrl = (() => {
 })()
 
 // The run's shared secrets for the services it starts (see serviceEnv).
+// The services' METRICS_TOKEN: the bench reads their collector time from /metrics.
+const metricsToken = randomBytes(24).toString('base64url')
 const benchSecrets = { nextAuth: randomBytes(32).toString('base64url'), webhook: randomBytes(32).toString('base64url') }
 
 function log(message: string) {
@@ -240,6 +243,8 @@ async function benchAt(articleCount: number, options: { build: boolean; children
       REDIS_URL: redisUrl,
       RATE_LIMIT_KEY_PREFIX: `newsroom:bench:${Date.now()}`,
       INNGEST_DEV: fakeInngest.url,
+      // Its /metrics, for the collector's time in each row (bench/gc-time.ts).
+      METRICS_TOKEN: metricsToken,
     }
     // The production server, as `npm start` runs it, but without the npm wrapper: its pid is the one measured.
     // BENCH_PROFILE=<dir>: the service writes a CPU profile there when the bench stops it.
@@ -273,10 +278,12 @@ async function benchAt(articleCount: number, options: { build: boolean; children
       if (only && !only.test(name)) return
       log(`${target}: ${name}`)
       const pid = (target === 'service' ? service : baseline).pid!
+      const gcBefore = target === 'service' ? await gcSecondsOf(app, metricsToken) : 0
       const before = cpuSnapshot(pid)
       const result = await load({ url: target === 'service' ? app : base, token: big!.token, ...scenario })
       const cpu = cpuPerRequest(before, cpuSnapshot(pid), result.requests)
-      rows.push({ name, target, ...result, peakRssMb: target === 'service' ? memory.peakMb() : null, cpu: { server: cpu.server, postgres: cpu.postgres } })
+      const collector = target === 'service' ? gcShare(gcBefore, await gcSecondsOf(app, metricsToken), cpu.server, result.requests) : undefined
+      rows.push({ name, target, ...result, peakRssMb: target === 'service' ? memory.peakMb() : null, cpu: { server: cpu.server, postgres: cpu.postgres }, gcShare: collector })
     }
 
     await measure('GET /v1/articles?limit=50', 'baseline', { method: 'GET', path: '/v1/articles?limit=50' })
@@ -317,10 +324,12 @@ async function benchAt(articleCount: number, options: { build: boolean; children
         // growing busier or quieter through a round does not favour one of them.
         for (const side of round % 2 === 0 ? [sides[0]!, ...sides.slice(1).reverse()] : sides) {
           log(`${side.target === 'baseline' ? 'bare node:http' : 'service'}: ${side.name(round)}`)
+          const gcBefore = side.target === 'service' ? await gcSecondsOf(side.url, metricsToken) : 0
           const before = cpuSnapshot(side.pid)
           const result = await load({ url: side.url, token: big!.token, method: 'GET', path: `/v1/articles/${sampleId}` })
           const cpu = cpuPerRequest(before, cpuSnapshot(side.pid), result.requests)
-          rows.push({ name: side.name(round), target: side.target, ...result, peakRssMb: side.pid === service.pid ? memory.peakMb() : null, cpu: { server: cpu.server, postgres: cpu.postgres } })
+          const collector = side.target === 'service' ? gcShare(gcBefore, await gcSecondsOf(side.url, metricsToken), cpu.server, result.requests) : undefined
+          rows.push({ name: side.name(round), target: side.target, ...result, peakRssMb: side.pid === service.pid ? memory.peakMb() : null, cpu: { server: cpu.server, postgres: cpu.postgres }, gcShare: collector })
           log(`  ${Math.round(result.rps)} req/s, ${cpu.server} µs CPU/request (server), load average ${(await import('node:os')).loadavg().map((value) => value.toFixed(2)).join(' ')}`)
         }
       }
