@@ -2,6 +2,7 @@ import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { fastTimestamptz } from './db/fast-type-parsers.ts'
 import { recordNativeDate } from './native-date.ts'
+import { apiRequestEntry } from './request-log/request-log-entry.ts'
 
 const recorded = Symbol.for('newsroom.native-date')
 const runtimeDate = Date
@@ -41,5 +42,20 @@ describe('dates parsed from rows', () => {
     const parse = fastTimestamptz(pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => unknown)
     expect((parse('2026-11-29 19:57:18+00') as Date).getTime()).toBe(Date.UTC(2026, 10, 29, 19, 57, 18))
     expect(wrapper.made()).toBe(1)
+  })
+})
+
+describe("a request log entry's time", () => {
+  it("is made with the runtime's Date, not through Next's wrapper, for every request a key makes", () => {
+    recordNativeDate()
+    const wrapper = installNextLikeWrapper()
+    const arrivedAt = Date.UTC(2026, 11, 1, 4, 40, 0, 250)
+    const entry = apiRequestEntry({
+      id: 'req_1', tenantId: 'ten_1', tokenId: 'tok_1', method: 'GET', route: '/v1/articles/{article_id}',
+      url: new URL('http://localhost/v1/articles/art_1'), forwardedFor: '203.0.113.9', status: 200, problemCode: null, durationMs: 1.4, arrivedAt,
+    })
+    expect(wrapper.made()).toBe(0)
+    expect(entry.createdAt).toBeInstanceOf(Date)
+    expect(entry.createdAt.toISOString()).toBe('2026-12-01T04:40:00.250Z')
   })
 })
