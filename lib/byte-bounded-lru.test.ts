@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest'
+import { byteBoundedLru } from './byte-bounded-lru.ts'
+
+const filled = (count: number) => {
+  const lru = byteBoundedLru<number>()
+  for (let i = 0; i < count; i++) lru.set(`k${i}`, i, 1, count)
+  return lru
+}
+
+describe('the byte-bounded LRU the response cache, kept records and snippets share', () => {
+  it('gives up exactly the least recently used when it holds a few entries', () => {
+    const lru = filled(3)
+    expect(lru.get('k0')).toBe(0)
+    lru.set('k3', 3, 1, 3)
+    expect(lru.get('k1')).toBeUndefined()
+    expect([lru.get('k0'), lru.get('k2'), lru.get('k3')]).toEqual([0, 2, 3])
+  })
+
+  it('keeps the oldest entry once it is read, and gives up those nobody read since', () => {
+    const lru = filled(100)
+    expect(lru.get('k0')).toBe(0)
+    for (let i = 100; i < 160; i++) lru.set(`k${i}`, i, 1, 100)
+    expect(lru.get('k0')).toBe(0)
+    expect(lru.get('k1')).toBeUndefined()
+    expect(lru.get('k60')).toBeUndefined()
+    expect(lru.get('k61')).toBe(61)
+    expect(lru.bytes()).toBe(100)
+  })
+
+  it('never gives up an answer read between every two others kept, through ten times its size of churn', () => {
+    const lru = filled(100)
+    for (let i = 100; i < 1_100; i++) {
+      lru.set(`k${i}`, i, 1, 100)
+      expect(lru.get('k50')).toBe(50)
+    }
+  })
+
+  it('gives up a once-hot entry after three quarters of its size of others were read and set past it', () => {
+    const lru = filled(100)
+    // Read while among the newest: it may stay where it is, within a quarter of the back.
+    lru.set('hot', -1, 1, 100)
+    expect(lru.get('hot')).toBe(-1)
+    for (let i = 100; i < 200; i++) lru.set(`k${i}`, i, 1, 100)
+    expect(lru.get('hot')).toBeUndefined()
+  })
+})
