@@ -35,12 +35,40 @@ describe('the byte-bounded LRU the response cache, kept records and snippets sha
     }
   })
 
-  it('gives up a once-hot entry after three quarters of its size of others were read and set past it', () => {
+  it('gives up a once-hot entry when as many others as it holds were set after its last read', () => {
     const lru = filled(100)
-    // Read while among the newest: it may stay where it is, within a quarter of the back.
     lru.set('hot', -1, 1, 100)
     expect(lru.get('hot')).toBe(-1)
-    for (let i = 100; i < 200; i++) lru.set(`k${i}`, i, 1, 100)
+    for (let i = 100; i < 199; i++) lru.set(`k${i}`, i, 1, 100)
+    expect(lru.get('hot')).toBe(-1)
+    for (let i = 199; i < 299; i++) lru.set(`k${i}`, i, 1, 100)
     expect(lru.get('hot')).toBeUndefined()
+  })
+})
+
+describe('the LRU with a hot key among many', () => {
+  it('keeps a value set again for the same key, counting its new size once', () => {
+    const lru = filled(10)
+    lru.set('k3', 33, 4, 20)
+    expect(lru.get('k3')).toBe(33)
+    expect(lru.bytes()).toBe(13)
+    // Over budget now: the least recently used (k0, k1 …) go first, k3 (just read) stays.
+    lru.set('big', 99, 10, 20)
+    expect(lru.bytes()).toBeLessThanOrEqual(20)
+    expect(lru.get('k0')).toBeUndefined()
+    expect(lru.get('k3')).toBe(33)
+    expect(lru.get('big')).toBe(99)
+  })
+
+  it('gives up everything else for an entry as large as the budget, and a clear empties it', () => {
+    const lru = filled(10)
+    lru.set('whole', 1, 10, 10)
+    expect(lru.bytes()).toBe(10)
+    expect(lru.get('k9')).toBeUndefined()
+    lru.clear()
+    expect(lru.get('whole')).toBeUndefined()
+    expect(lru.bytes()).toBe(0)
+    lru.set('again', 2, 1, 10)
+    expect(lru.get('again')).toBe(2)
   })
 })
