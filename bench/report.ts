@@ -138,7 +138,13 @@ export function formatReport(summary: Summary): string {
       '',
       formatRows(summary.rows, summary.sizes),
       ...embeddedTable({ ...summary, rows: summary.rows.filter((row) => row.articles === summary.sizes!.at(-1)) }),
-      ...summary.bySize.flatMap((size) => ['', `## Other figures at ${size.articles.toLocaleString('en')} articles`, '', ...sizeFigures(size, summary.seconds)]),
+      ...summary.bySize.flatMap((size, index) => [
+        '',
+        `## Other figures at ${size.articles.toLocaleString('en')} articles`,
+        '',
+        ...sizeFigures(size, summary.seconds),
+        ...(index > 0 && !size.requestLogCost ? ['', `The request log's and the open editors' costs were measured at ${summary.bySize![0]!.articles.toLocaleString('en')} articles only: they do not depend on the archive's size.`] : []),
+      ]),
     ].join('\n')
   }
   const lines = [
