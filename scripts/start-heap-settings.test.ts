@@ -13,7 +13,7 @@ const script = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')
 function npmStart(env: Record<string, string>) {
   const command = script.replace('dist/start.mjs', `--import tsx ${path.join(root, 'scripts/start.ts')}`)
   const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(NEWSROOM_HEAP|NODE_OPTIONS|NEXTAUTH_SECRET|WEBHOOK_SECRET_KEY|DATABASE_URL)/.test(name)))
-  const run = spawnSync('sh', ['-c', command], { cwd: root, env: { ...clean, DATABASE_URL: 'postgresql://127.0.0.1:1/break72_never', ...env } as NodeJS.ProcessEnv, encoding: 'utf8', timeout: 60_000 })
+  const run = spawnSync('sh', ['-c', command], { cwd: root, env: { ...clean, DATABASE_URL: 'postgresql://127.0.0.1:1/break72_never', ...env } as unknown as NodeJS.ProcessEnv, encoding: 'utf8', timeout: 60_000 })
   return { status: run.status, output: `${run.stdout}${run.stderr}` }
 }
 
