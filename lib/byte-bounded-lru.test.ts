@@ -72,3 +72,27 @@ describe('the LRU with a hot key among many', () => {
     expect(lru.get('again')).toBe(2)
   })
 })
+
+describe('the budget the LRU is given (break72)', () => {
+  it('never holds more bytes than its budget: a value larger than the whole budget is not kept, and the others stay', () => {
+    const lru = filled(4)
+    lru.set('huge', 99, 10, 4)
+    expect(lru.bytes()).toBeLessThanOrEqual(4)
+    expect(lru.get('huge')).toBeUndefined()
+    expect([lru.get('k0'), lru.get('k1'), lru.get('k2'), lru.get('k3')]).toEqual([0, 1, 2, 3])
+  })
+
+  it('a key set again with a value too large to keep no longer answers with the old value', () => {
+    const lru = filled(4)
+    lru.set('k1', 100, 10, 4)
+    expect(lru.get('k1')).toBeUndefined()
+    expect(lru.bytes()).toBe(3)
+  })
+
+  it('keeps nothing with a budget of zero', () => {
+    const lru = byteBoundedLru<number>()
+    lru.set('a', 1, 1, 0)
+    expect(lru.get('a')).toBeUndefined()
+    expect(lru.bytes()).toBe(0)
+  })
+})

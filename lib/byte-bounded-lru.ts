@@ -56,6 +56,13 @@ export function byteBoundedLru<Value>() {
       // A key kept again (a newer answer for the same query) is updated where it is found: a
       // delete and a set of one key is what leaves holes in its chain.
       const previous = entries.get(key)
+      if (bytes > budget) {
+        // Larger than the whole budget (or a budget of zero): not kept, and the key's older value
+        // is not left to answer for it. Never more bytes than the budget, not even for one entry.
+        if (previous) remove(previous)
+        while (oldest && total > budget) remove(oldest)
+        return
+      }
       if (previous) {
         unlink(previous)
         total -= previous.bytes

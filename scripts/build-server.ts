@@ -20,7 +20,7 @@ const projectRoot = path.resolve(import.meta.dirname, '..')
  * that Next's copy holds.
  */
 export const serverBundleMayContain: RegExp[] = [
-  /^scripts\/(start|boot|run-prisma|schema-migrations|record-native-date)\.ts$/,
+  /^scripts\/(start|boot|run-prisma|schema-migrations|record-native-date|heap-settings)\.ts$/,
   /^lib\/server\/(app-server|app-listener|http-server|v1-listener|v1-router|v1-route-modules|node-http|unserved-methods|host-header|request-path|lifecycle)\.ts$/,
   /^lib\/api\/(problem|text-response)\.ts$/,
   /^lib\/(problem-codes|ids|errors|native-date)\.ts$/,

@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process'
 import path from 'node:path'
 import { drainOfferedWork } from '../lib/server/lifecycle.ts'
 import { bootDatabase, exitOnFailure, stopGracefully } from './boot.ts'
+import { heapSettingsRefusal } from './heap-settings.ts'
 
 const port = process.env.PORT ?? '3000'
 // The address to listen on: HOST=127.0.0.1 keeps an instance behind a proxy on the same host
@@ -17,6 +18,8 @@ const port = process.env.PORT ?? '3000'
 const host = process.env.HOST || undefined
 
 async function main() {
+  const refusal = heapSettingsRefusal(process.env)
+  if (refusal) throw new Error(refusal)
   const startedAt = performance.now()
   const { embedded, seed } = await bootDatabase('start', port)
   await runChild(path.resolve('dist/prepare-database.mjs'), { ...process.env, SEED: String(seed) })
