@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { concurrencySlots } from '../concurrency-slots.ts'
 import { ServiceUnavailableError } from '../errors.ts'
-import { mediaUploadIdleMs, positive } from '../media/media-limits.ts'
+import { positive } from '../config/positive-setting.ts'
+import { mediaUploadIdleMs } from '../media/media-limits.ts'
 import { processSingleton } from '../process-singleton.ts'
 
 // Bodies over the default limit (bulk imports, up to 32 MiB) cost several times their size in

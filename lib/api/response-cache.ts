@@ -7,6 +7,7 @@ import { getRedis } from '../redis.ts'
 import { generationKeptSeconds } from '../generation-counter.ts'
 import { bytesPayload, payloadBytes, type TextPayload } from './text-response.ts'
 import { hotSetting } from '../config/hot-setting.ts'
+import { positive } from '../config/positive-setting.ts'
 
 /** `transient`: an answer that may change without a change of the generation (a feed's tail), served but not kept. */
 export type CachedBody = TextPayload & { etag: string; transient?: boolean }
@@ -18,24 +19,9 @@ const ttlSeconds = generationKeptSeconds
 /** How long a kept answer may be served (a caller whose answer changes by itself sooner marks it `transient`). */
 export const responseCacheTtlMs = ttlSeconds * 1000
 const maxEntryBytes = 512 * 1024
-const defaultLocalBytes = 32 * 1024 * 1024
-let warnedOfBudget: string | undefined
-/**
- * RESPONSE_CACHE_MAX_BYTES, a whole number of bytes (0 keeps nothing in memory). Anything else
- * (`64MB`, `1e`) was NaN, a budget nothing is ever larger than: the cache then gave up nothing
- * and grew with every distinct query. It is the default then, and the log says so once.
- */
-const maxLocalBytes = () => {
-  const raw = hotSetting('RESPONSE_CACHE_MAX_BYTES')
-  if (raw === undefined || raw.trim() === '') return defaultLocalBytes
-  const value = Number(raw)
-  if (Number.isSafeInteger(value) && value >= 0) return value
-  if (warnedOfBudget !== raw) {
-    warnedOfBudget = raw
-    console.warn(`RESPONSE_CACHE_MAX_BYTES must be a whole number of bytes, not '${raw}': the response cache keeps at most the default ${defaultLocalBytes} bytes.`)
-  }
-  return defaultLocalBytes
-}
+// A mistyped budget (`64MB`) is the default, not NaN: a budget nothing is over let the cache grow
+// with every distinct query (break72).
+const maxLocalBytes = () => positive(hotSetting('RESPONSE_CACHE_MAX_BYTES'), 32 * 1024 * 1024)
 
 // An answer is kept the second time its query is asked, not the first (lib/doorkeeper.ts says
 // why): a one-off query is answered from the database without a write to Redis and a heap full

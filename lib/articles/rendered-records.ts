@@ -1,3 +1,4 @@
+import { positive } from '../config/positive-setting.ts'
 import { backfillState } from '../db/data-migrations/backfill-state.ts'
 import { processSingleton } from '../process-singleton.ts'
 import { Doorkeeper } from '../doorkeeper.ts'
@@ -23,7 +24,7 @@ export type ArticleKey = { id: string; version: number; updatedAt: Date; publish
 // A quarter of the response cache's memory: ~1,900 records of a 4 KB body, many times the pages
 // a newsroom's recent traffic shows, held as bytes outside V8's heap (nothing for its collector
 // to mark). 16 MiB took the bench's peak RSS at 1,000,000 articles to 391 MB of the 400 allowed.
-const maxBytes = () => Number(process.env.RENDERED_RECORDS_MAX_BYTES ?? 8 * 1024 * 1024)
+const maxBytes = () => positive(process.env.RENDERED_RECORDS_MAX_BYTES, 8 * 1024 * 1024)
 
 const keptRecords = processSingleton('rendered article records', () => byteBoundedLru<Buffer>())
 

@@ -1,4 +1,5 @@
 /** The media library's limits, from the environment (docs/media.md lists them). */
+import { positive } from '../config/positive-setting.ts'
 const mebibyte = 1024 * 1024
 
 /** The largest upload accepted (MEDIA_MAX_BYTES, default 50 MiB); larger is a 413, nothing stored. */
@@ -32,14 +33,6 @@ export const mediaUploadIdleMs = () => positive(process.env.MEDIA_UPLOAD_IDLE_MS
  * second; a body under a KB a second after half a minute is holding a slot, not uploading.
  */
 export const mediaUploadMinBytesPerSecond = () => positive(process.env.MEDIA_UPLOAD_MIN_BYTES_PER_SECOND, 1_024)
-
-// A setting left empty or mistyped means its default: Number('') is 0 and Number('two') NaN, which
-// as a limit refused every upload at once (an idle limit of 0 ms) or parked every one (a slot count
-// nothing is below). A fraction below 1 is such a setting too: floored, it was that 0 (break70).
-export function positive(raw: string | undefined, fallback: number): number {
-  const value = Math.floor(Number(raw))
-  return Number.isFinite(value) && value > 0 ? value : fallback
-}
 
 /** The types the library keeps; SVG is refused (it can carry script). */
 export const acceptedContentTypes = ['image/jpeg', 'image/png', 'image/webp', 'image/avif', 'image/gif'] as const

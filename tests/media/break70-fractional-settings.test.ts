@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { withLargeBodySlot } from '../../lib/api/large-body-gate.ts'
 
-// break70: positive() (lib/media/media-limits.ts) promises that a setting that is not a positive
+// break70: positive() (lib/config/positive-setting.ts) promises that a setting that is not a positive
 // number means its default, because a limit of 0 "refused every upload at once or parked every
 // one". A fraction below 1 passes its check (0.5 > 0) and is then floored to 0: with
 // LARGE_BODY_PER_CLIENT=0.5 every client is refused 429 ('already has 0 large requests'), and
