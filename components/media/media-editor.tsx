@@ -67,6 +67,7 @@ export function MediaEditor({ mediaId, onDeleted, focusOnOpen = false }: { media
   const form = useForm<Fields>({ defaultValues: media ? fieldsOf(media) : undefined })
   const [status, setStatus] = useState('')
   const [failure, setFailure] = useState<PortalError | null>(null)
+  const [catchingUp, setCatchingUp] = useState(false)
   const [focalX, focalY] = useWatch({ control: form.control, name: ['focal_x', 'focal_y'] })
   const update = useMutation(trpc.media.update.mutationOptions())
   const remove = useMutation(trpc.media.delete.mutationOptions())
@@ -151,7 +152,17 @@ export function MediaEditor({ mediaId, onDeleted, focusOnOpen = false }: { media
       setStatus(`Saved. This is now version ${saved.version}.`)
     } catch (error) {
       setFailure(describePortalError(error))
-      if (describePortalError(error).code === 'PRECONDITION_FAILED') refresh()
+      if (describePortalError(error).code !== 'PRECONDITION_FAILED') return
+      // Refused because another tab saved first: the button stays off until the newer version is
+      // here and the form is rebased on it, or a hurried second click would go against the old
+      // version and be refused again.
+      setCatchingUp(true)
+      try {
+        void queryClient.invalidateQueries(trpc.media.list.pathFilter())
+        await queryClient.invalidateQueries(trpc.media.get.queryFilter({ media_id: mediaId }))
+      } finally {
+        setCatchingUp(false)
+      }
     }
   })
 
@@ -243,8 +254,8 @@ export function MediaEditor({ mediaId, onDeleted, focusOnOpen = false }: { media
           )}
           <div className={styles.actions}>
             {!readOnly && (
-              <button type="submit" disabled={update.isPending}>
-                {update.isPending ? 'Saving…' : 'Save image details'}
+              <button type="submit" disabled={update.isPending || catchingUp}>
+                {update.isPending ? 'Saving…' : catchingUp ? 'Reading the newer version…' : 'Save image details'}
               </button>
             )}
             {!readOnly && form.formState.isDirty && <span className={styles.hint}>Unsaved changes</span>}
