@@ -2,7 +2,7 @@
 
 import { useQueryClient } from '@tanstack/react-query'
 import { useCallback, useEffect, useRef, useState } from 'react'
-import type { ArticleLock, LeaseAnswer } from '@/lib/articles/edit-lease'
+import type { ArticleLock, LeaseAnswer, PortalLock } from '@/lib/articles/edit-lease'
 import type { ArticleWatch } from '@/lib/articles/watch-article'
 import { leaseHeartbeatSeconds, watchHoldSeconds, watchIntervalSeconds } from '@/lib/articles/lease-timing'
 import { useTRPC } from '@/components/trpc-context'
@@ -34,9 +34,9 @@ export type LeaseState =
  */
 export type Taker = { name: string; since: string | null; lapsed?: boolean }
 
-/** Whether someone else's lease began only once this page's own claim (`mine`, as last renewed) had lapsed (lease-lapse.ts). */
-function beganAfterLapse(mine: LeaseState, since: string): boolean {
-  return mine.status === 'mine' && leaseBeganAfterClaimEnded(since, mine.lock.expires_at)
+/** Whether someone else's lease began only once this page's own claim (`mine`, as last renewed) had lapsed, and not by taking this editor's live lease (lease-lapse.ts). */
+function beganAfterLapse(mine: LeaseState, lock: PortalLock, editorId: string): boolean {
+  return mine.status === 'mine' && leaseBeganAfterClaimEnded(lock, mine.lock.expires_at, editorId)
 }
 
 /** A change made elsewhere: its version and the notice naming who did what (changeNotice). */
@@ -126,11 +126,11 @@ export function useEditLease(
       }
       // A heartbeat that finds someone else holding it: they took it over.
       else if (current.current.status === 'mine' || current.current.status === 'lost')
-        loseTo({ name: answer.lock.holder_name, since: answer.lock.since, lapsed: current.current.status === 'lost' ? current.current.taker.lapsed : beganAfterLapse(current.current, answer.lock.since) }, answer.lock)
+        loseTo({ name: answer.lock.holder_name, since: answer.lock.since, lapsed: current.current.status === 'lost' ? current.current.taker.lapsed : beganAfterLapse(current.current, answer.lock, userId) }, answer.lock)
       else setState({ status: 'held', lock: answer.lock })
       if (answer.took_over_from) showHistory()
     },
-    [claim, setState, loseTo, showHistory],
+    [claim, setState, loseTo, showHistory, userId],
   )
 
   const regainNow = useCallback((taker: Taker, version: number, takenBackElsewhere = false) => {
@@ -207,7 +207,7 @@ export function useEditLease(
       }
       setPolledLock(answer.lock)
       if (status === 'mine' && answer.lock && answer.lock.holder_id !== userId)
-        return loseTo({ name: answer.lock.holder_name, since: answer.lock.since, lapsed: beganAfterLapse(current.current, answer.lock.since) }, answer.lock)
+        return loseTo({ name: answer.lock.holder_name, since: answer.lock.since, lapsed: beganAfterLapse(current.current, answer.lock, userId) }, answer.lock)
       // Someone else saved while this page held the lease: only a take-over (or an override)
       // lets them, though they may have saved and let go before this poll saw their lease.
       // (A write that overrode the lease, e.g. /v1 with override_lock, leaves it with this page: no take-over then.)

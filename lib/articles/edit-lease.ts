@@ -15,6 +15,13 @@ export { leaseHeartbeatSeconds, leaseSeconds, watchIntervalSeconds } from './lea
 /** The lease as the article record shows it (`lock`). */
 export type ArticleLock = { holder_id: string; holder_name: string; since: string; expires_at: string }
 
+/**
+ * The lease as the portal's pages see it: also whose live lease it took over (null when it began
+ * on a free article), so a page of theirs that slept tells a take-over from its own claim's lapse
+ * (lib/articles/lease-lapse.ts). Not in the /v1 record.
+ */
+export type PortalLock = ArticleLock & { taken_over_from_id: string | null }
+
 export type LeaseClaim = {
   lock: ArticleLock
   /** Whose live lease this claim took over, if it took one. */
@@ -31,13 +38,14 @@ function toLock(row: LeaseRow): ArticleLock {
  * The SQL expression of an article's live lease as `lock` JSON (null when none or lapsed), for
  * reads of one article; `article` names the articles row in the statement.
  */
-export function liveLockExpression(article: string, now = '$3'): string {
-  return `(SELECT json_build_object('holder_id', l.holder_id, 'holder_name', u.name, 'since', l.since, 'expires_at', l.expires_at)
+export function liveLockExpression(article: string, now = '$3', { portal = false }: { portal?: boolean } = {}): string {
+  const takenOverFrom = portal ? `, 'taken_over_from_id', l.taken_over_from_id` : ''
+  return `(SELECT json_build_object('holder_id', l.holder_id, 'holder_name', u.name, 'since', l.since, 'expires_at', l.expires_at${takenOverFrom})
     FROM article_leases l JOIN users u ON u.id = l.holder_id WHERE l.article_id = ${article}.id AND l.expires_at > ${now})`
 }
 
 /** A lock read as JSON (liveLockExpression), with its times as the API writes them. */
-export function lockFromJson(lock: ArticleLock | null): ArticleLock | null {
+export function lockFromJson<Lock extends ArticleLock>(lock: Lock | null): Lock | null {
   return lock && { ...lock, since: new Date(lock.since).toISOString(), expires_at: new Date(lock.expires_at).toISOString() }
 }
 
@@ -49,6 +57,15 @@ export async function readLiveLock(tenantId: string, articleId: string, now = ne
     [articleId, now],
   )
   return row ? toLock(row) : null
+}
+
+/** The article's live lease as the portal sees it (PortalLock), or null. */
+async function readPortalLock(tenantId: string, articleId: string): Promise<PortalLock | null> {
+  const [row] = await tenantSql(tenantId).rows<{ lock: PortalLock | null }>(
+    `SELECT ${liveLockExpression('articles', 'now()', { portal: true })} AS lock FROM articles WHERE tenant_id = $1 AND id = $2`,
+    [articleId],
+  )
+  return lockFromJson(row?.lock ?? null)
 }
 
 /** "Edith Hale has had this article open since 22:41 UTC; their lease runs until 22:47 UTC." */
@@ -102,7 +119,7 @@ export async function recordLockOverride(tenantId: string, articleId: string, us
 }
 
 /** What the portal's article page is told when it asks for the lease: someone else's live lease is an answer, not a failure. */
-export type LeaseAnswer = ({ mine: true } & LeaseClaim) | { mine: false; lock: ArticleLock; took_over_from: null }
+export type LeaseAnswer = ({ mine: true } & LeaseClaim) | { mine: false; lock: PortalLock; took_over_from: null }
 
 /**
  * The portal's ask for the lease (its first edit, its heartbeat, a take-over): claimEditLease,
@@ -113,7 +130,11 @@ export async function askForEditLease(actor: Actor, articleId: string, options: 
   try {
     return { mine: true, ...(await claimEditLease(actor, articleId, options)) }
   } catch (error) {
-    if (error instanceof ConflictError && error.code === 'article_locked') return { mine: false, lock: error.extra as ArticleLock, took_over_from: null }
+    if (error instanceof ConflictError && error.code === 'article_locked') {
+      // Read again with how it began: the refusal carries the lock as /v1 shows it.
+      const lock = (await readPortalLock(actor.tenant.id, articleId)) ?? { ...(error.extra as ArticleLock), taken_over_from_id: null }
+      return { mine: false, lock, took_over_from: null }
+    }
     throw error
   }
 }
@@ -177,7 +198,10 @@ export async function claimEditLease(actor: Actor, articleId: string, options: {
          -- A renewal keeps the holder's other sessions' live claims (their other tabs); anything else holds this session's only.
          sessions = CASE WHEN article_leases.holder_id = EXCLUDED.holder_id AND article_leases.expires_at > $4
            THEN ${liveSessions('article_leases.sessions', '$11::bigint')} || EXCLUDED.sessions ELSE EXCLUDED.sessions END,
-         expires_at = GREATEST(EXCLUDED.expires_at, CASE WHEN article_leases.holder_id = EXCLUDED.holder_id THEN article_leases.expires_at END)
+         expires_at = GREATEST(EXCLUDED.expires_at, CASE WHEN article_leases.holder_id = EXCLUDED.holder_id THEN article_leases.expires_at END),
+         -- A renewal keeps how the lease began; a claim over someone's live lease took it from them.
+         taken_over_from_id = CASE WHEN article_leases.expires_at <= $4 THEN NULL
+           WHEN article_leases.holder_id = EXCLUDED.holder_id THEN article_leases.taken_over_from_id ELSE article_leases.holder_id END
        WHERE article_leases.expires_at <= $4 OR article_leases.holder_id = EXCLUDED.holder_id OR $6
        RETURNING holder_id, since, expires_at
      ), noted AS (

@@ -21,7 +21,13 @@ describe('whether a colleague came after this page lost its claim by lapsing', (
   })
 
   it('judges a colleague’s lease by when it began', () => {
-    expect(leaseBeganAfterClaimEnded('2026-12-01T03:00:00+00:00', claimEndsAt)).toBe(true)
-    expect(leaseBeganAfterClaimEnded('2026-12-01T02:58:00+00:00', claimEndsAt)).toBe(false)
+    expect(leaseBeganAfterClaimEnded({ since: '2026-12-01T03:00:00+00:00', taken_over_from_id: null }, claimEndsAt, 'usr_editor')).toBe(true)
+    expect(leaseBeganAfterClaimEnded({ since: '2026-12-01T02:58:00+00:00', taken_over_from_id: null }, claimEndsAt, 'usr_editor')).toBe(false)
+  })
+
+  it('never calls a take-over of the editor’s live lease a lapse, though this page’s own claim had ended (their other window kept it, break72)', () => {
+    expect(leaseBeganAfterClaimEnded({ since: '2026-12-01T03:05:00+00:00', taken_over_from_id: 'usr_editor' }, claimEndsAt, 'usr_editor')).toBe(false)
+    // Taken from someone who found it free after this page's claim lapsed: still a lapse for this page.
+    expect(leaseBeganAfterClaimEnded({ since: '2026-12-01T03:05:00+00:00', taken_over_from_id: 'usr_other' }, claimEndsAt, 'usr_editor')).toBe(true)
   })
 })

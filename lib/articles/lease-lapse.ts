@@ -5,9 +5,14 @@
  * server's clock on both sides, never the browser's, which may be minutes off.
  */
 
-/** Someone else's lease began (`since`) at or after this page's claim ended (`claimEndsAt`). */
-export function leaseBeganAfterClaimEnded(since: string, claimEndsAt: string): boolean {
-  return Date.parse(since) >= Date.parse(claimEndsAt)
+/**
+ * Someone else's lease began (`since`) at or after this page's claim ended (`claimEndsAt`), and
+ * not by taking over this editor's (`editorId`) live lease: their other window or tab may have
+ * kept it live while this page slept, and a take-over of it is a take-over, however long ago
+ * this page's own claim ended (break72).
+ */
+export function leaseBeganAfterClaimEnded(lock: { since: string; taken_over_from_id: string | null }, claimEndsAt: string, editorId: string): boolean {
+  return lock.taken_over_from_id !== editorId && Date.parse(lock.since) >= Date.parse(claimEndsAt)
 }
 
 /**

@@ -3,7 +3,7 @@ import { assertCan } from '../auth/permissions.ts'
 import { NotFoundError } from '../errors.ts'
 import type { Actor } from '../tenancy/actor.ts'
 import { tenantSql } from '../tenancy/tenant-sql.ts'
-import { liveLockExpression, lockFromJson, type ArticleLock } from './edit-lease.ts'
+import { liveLockExpression, lockFromJson, type PortalLock } from './edit-lease.ts'
 import type { ApiStatus } from './article-status.ts'
 
 /**
@@ -22,7 +22,7 @@ export type LastChange = {
 }
 
 /** What a watcher is shown of an article: its version, state, live lease, last editor and the change that made this version. */
-export type ArticleWatchState = { version: number; status: ApiStatus; lock: ArticleLock | null; edited_by: string | null; last_change: LastChange | null }
+export type ArticleWatchState = { version: number; status: ApiStatus; lock: PortalLock | null; edited_by: string | null; last_change: LastChange | null }
 
 export type ArticleWatch = { unchanged: true; tag: string } | ({ unchanged: false; tag: string } & ArticleWatchState)
 
@@ -58,7 +58,7 @@ export function articleWatchStateQuery(newsroomId: string): string {
 }
 
 function watchStateColumns(article: string): string {
-  return `${article}.version, ${article}.status::text AS status, ${liveLockExpression(article, 'now()')} AS lock,
+  return `${article}.version, ${article}.status::text AS status, ${liveLockExpression(article, 'now()', { portal: true })} AS lock,
     (SELECT name FROM users editor WHERE editor.id = ${article}.edited_by_id) AS edited_by,
     ${lastChangeExpression(article)} AS last_change`
 }

@@ -86,17 +86,22 @@ describe('the article watch route', () => {
     await claimEditLease(newsroom.actor('editor'), id, { takeOver: true })
     const taken = await poll(id, { cookie, 'if-none-match': claimedTag })
     expect(taken.status).toBe(200)
-    expect(await taken.json()).toMatchObject({ lock: { holder_id: newsroom.users.editor.id } })
+    // Whose live lease it took, so the writer's page that slept meanwhile does not call it a lapse (break72).
+    expect(await taken.json()).toMatchObject({ lock: { holder_id: newsroom.users.editor.id, taken_over_from_id: newsroom.users.writer.id } })
 
-    // A renewal moves only the expiry, which the page does not show: still 304.
+    // A renewal moves only the expiry, which the page does not show: still 304, and still a take-over.
     const takenTag = taken.headers.get('etag')!
     await claimEditLease(newsroom.actor('editor'), id)
     expect((await poll(id, { cookie, 'if-none-match': takenTag })).status).toBe(304)
+    expect(await (await poll(id, { cookie })).json()).toMatchObject({ lock: { taken_over_from_id: newsroom.users.writer.id } })
     // A lease that lapses (its holder's page closed without a word) is seen too: the article is free.
     await db.articleLease.update({ where: { articleId: id }, data: { expiresAt: new Date(Date.now() - 1000) } })
     const lapsed = await poll(id, { cookie, 'if-none-match': takenTag })
     expect(lapsed.status).toBe(200)
     expect(await lapsed.json()).toMatchObject({ lock: null })
+    // Claimed again once free: nobody's lease was taken.
+    await claimEditLease(newsroom.actor('editor'), id)
+    expect(await (await poll(id, { cookie })).json()).toMatchObject({ lock: { holder_id: newsroom.users.editor.id, taken_over_from_id: null } })
   })
 
   it('refuses a request without a session, or with a cookie that is not one', async () => {
@@ -217,8 +222,8 @@ describe('the edit lease route', () => {
     expect(await (await ask(id, { ...portalHeader, cookie: editor.browser.cookieHeader() })).json()).toMatchObject({ mine: false, lock: { holder_id: newsroom.users.writer.id } })
     const taken = await ask(id, { ...portalHeader, cookie: editor.browser.cookieHeader() }, { take_over: true })
     expect(await taken.json()).toMatchObject({ mine: true, lock: { holder_id: newsroom.users.editor.id }, took_over_from: { id: newsroom.users.writer.id } })
-    // The writer's next heartbeat learns it lost the lease.
-    expect(await (await ask(id, { ...portalHeader, cookie: writer.browser.cookieHeader() })).json()).toMatchObject({ mine: false, lock: { holder_id: newsroom.users.editor.id } })
+    // The writer's next heartbeat learns it lost the lease, taken from them (not found free after a lapse).
+    expect(await (await ask(id, { ...portalHeader, cookie: writer.browser.cookieHeader() })).json()).toMatchObject({ mine: false, lock: { holder_id: newsroom.users.editor.id, taken_over_from_id: newsroom.users.writer.id } })
   })
 
   it('refuses a cross-site request, no session, an ended session, another newsroom\'s article and a malformed body', async () => {
