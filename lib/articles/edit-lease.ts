@@ -187,10 +187,17 @@ export async function claimEditLease(actor: Actor, articleId: string, options: {
   const { rows } = await preparedQuery<LeaseRow & { previous_holder_id: string | null; previous_holder_name: string | null; previous_live: boolean | null }>(
     sqlPool,
     'edit-lease-claim',
-    `WITH previous AS (
-       SELECT l.holder_id, u.name, l.expires_at > $4 AS live FROM article_leases l JOIN users u ON u.id = l.holder_id WHERE l.article_id = $2 AND l.tenant_id = $1
+    `WITH previous_lease AS (
+       -- Locked, so a claim racing another take-over reads the lease as that one left it (it waits
+       -- for it), and its answer, note and audit name the holder it really took it from, as
+       -- taken_over_from_id does; read before the claim below (which reads it for that). Alone:
+       -- a row joined in a locking read is not read again after the wait.
+       SELECT holder_id, expires_at FROM article_leases WHERE article_id = $2 AND tenant_id = $1 FOR UPDATE
+     ), previous AS (
+       SELECT l.holder_id, u.name, l.expires_at > $4 AS live FROM previous_lease l JOIN users u ON u.id = l.holder_id
      ), claimed AS (
-       INSERT INTO article_leases (article_id, tenant_id, holder_id, since, expires_at, sessions) VALUES ($2, $1, $3, $4, $5, jsonb_build_object($9::text, $10::bigint))
+       INSERT INTO article_leases (article_id, tenant_id, holder_id, since, expires_at, sessions)
+       SELECT $2, $1, $3, $4, $5, jsonb_build_object($9::text, $10::bigint) FROM (SELECT count(*) FROM previous_lease) read_first
        ON CONFLICT (article_id) DO UPDATE SET
          holder_id = EXCLUDED.holder_id,
          -- A renewal keeps when the holder began; anything else begins now.
