@@ -49,33 +49,38 @@ export function lockFromJson<Lock extends ArticleLock>(lock: Lock | null): Lock 
   return lock && { ...lock, since: new Date(lock.since).toISOString(), expires_at: new Date(lock.expires_at).toISOString() }
 }
 
-/** The article's live lease, or null. */
-export async function readLiveLock(tenantId: string, articleId: string, now = new Date()): Promise<ArticleLock | null> {
-  const [row] = await tenantSql(tenantId).rows<LeaseRow>(
-    `SELECT l.holder_id, u.name AS holder_name, l.since, l.expires_at FROM article_leases l JOIN users u ON u.id = l.holder_id
+/** The article's live lease, with how it began (PortalLock), or null. */
+export async function readLiveLock(tenantId: string, articleId: string, now = new Date()): Promise<PortalLock | null> {
+  const [row] = await tenantSql(tenantId).rows<LeaseRow & { taken_over_from_id: string | null }>(
+    `SELECT l.holder_id, u.name AS holder_name, l.since, l.expires_at, l.taken_over_from_id FROM article_leases l JOIN users u ON u.id = l.holder_id
      WHERE l.tenant_id = $1 AND l.article_id = $2 AND l.expires_at > $3`,
     [articleId, now],
   )
-  return row ? toLock(row) : null
+  return row ? { ...toLock(row), taken_over_from_id: row.taken_over_from_id } : null
 }
 
-/** The article's live lease as the portal sees it (PortalLock), or null. */
-async function readPortalLock(tenantId: string, articleId: string): Promise<PortalLock | null> {
-  const [row] = await tenantSql(tenantId).rows<{ lock: PortalLock | null }>(
-    `SELECT ${liveLockExpression('articles', 'now()', { portal: true })} AS lock FROM articles WHERE tenant_id = $1 AND id = $2`,
-    [articleId],
-  )
-  return lockFromJson(row?.lock ?? null)
+/**
+ * An article_locked refusal: its problem (`extra`) carries the lock as /v1 shows it, and `lock`
+ * the lease as the portal sees it, so the portal's ask answers from the refusal without reading
+ * the lease again (askForEditLease).
+ */
+export class LeaseHeldError extends ConflictError {
+  constructor(
+    message: string,
+    readonly lock: PortalLock,
+  ) {
+    const { holder_id, holder_name, since, expires_at } = lock
+    super('article_locked', message, { holder_id, holder_name, since, expires_at })
+  }
 }
 
 /** "Edith Hale has had this article open since 22:41 UTC; their lease runs until 22:47 UTC." */
-export function lockedRefusal(lock: ArticleLock): ConflictError {
+export function lockedRefusal(lock: ArticleLock & { taken_over_from_id?: string | null }): LeaseHeldError {
   const time = (iso: string) => `${iso.slice(11, 16)} UTC`
-  return new ConflictError(
-    'article_locked',
+  return new LeaseHeldError(
     `${lock.holder_name} is editing this article (since ${time(lock.since)}; their lease runs until ${time(lock.expires_at)} unless renewed). ` +
       'Nothing was changed. Wait, ask them, or take over the article (the API: send override_lock: true to write anyway, which is recorded).',
-    { ...lock },
+    { ...lock, taken_over_from_id: lock.taken_over_from_id ?? null },
   )
 }
 
@@ -130,11 +135,7 @@ export async function askForEditLease(actor: Actor, articleId: string, options: 
   try {
     return { mine: true, ...(await claimEditLease(actor, articleId, options)) }
   } catch (error) {
-    if (error instanceof ConflictError && error.code === 'article_locked') {
-      // Read again with how it began: the refusal carries the lock as /v1 shows it.
-      const lock = (await readPortalLock(actor.tenant.id, articleId)) ?? { ...(error.extra as ArticleLock), taken_over_from_id: null }
-      return { mine: false, lock, took_over_from: null }
-    }
+    if (error instanceof LeaseHeldError) return { mine: false, lock: error.lock, took_over_from: null }
     throw error
   }
 }
