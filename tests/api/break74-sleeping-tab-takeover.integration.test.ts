@@ -4,11 +4,10 @@ import type { Role } from '../../lib/db/generated/enums.ts'
 import { claimEditLease, leaseSeconds, type PortalLock } from '../../lib/articles/edit-lease.ts'
 import { leaseBeganAfterClaimEnded } from '../../lib/articles/lease-lapse.ts'
 import { watchArticle } from '../../lib/articles/watch-article.ts'
-import { createCallerFactory, type PortalContext } from '../../lib/trpc/init.ts'
-import { appRouter } from '../../lib/trpc/routers/app-router.ts'
 import { apiClient } from '../support/api-client.ts'
 import { startApiServer } from '../support/api-server.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+import { portalCaller } from '../support/portal-caller.ts'
 
 // break74: the writer has the story open in tab 1 (asleep: its claim lapsed) and in window 2,
 // which kept the lease live. Colleagues take it over. When tab 1 wakes, it judges what happened
@@ -19,19 +18,11 @@ import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
 // their tests stay on branch break74 (d676f39) until a take-over is recorded where it outlives
 // the lease (the stop note of 2026-12-01).
 
-const createCaller = createCallerFactory(appRouter)
 let server: Awaited<ReturnType<typeof startApiServer>>
 let newsroom: TestTenant
 let adminToken: string
 
-function portal(role: Role) {
-  const user = newsroom.users[role]
-  const context: PortalContext = {
-    member: { id: user.id, email: user.email, name: `${newsroom.tenant.slug} ${role}`, role, tenantId: newsroom.tenant.id, tenantName: newsroom.tenant.name },
-    tenant: newsroom.actor(role).tenant,
-  }
-  return createCaller(context)
-}
+const portal = (role: Role) => portalCaller(newsroom, role)
 
 beforeAll(async () => {
   server = await startApiServer()

@@ -5,32 +5,23 @@ import type { Role } from '../../lib/db/generated/enums.ts'
 import { claimEditLease, leaseSeconds, releaseEditLease } from '../../lib/articles/edit-lease.ts'
 import { watchArticle } from '../../lib/articles/watch-article.ts'
 import type { Actor } from '../../lib/tenancy/actor.ts'
-import { createCallerFactory, type PortalContext } from '../../lib/trpc/init.ts'
-import { appRouter } from '../../lib/trpc/routers/app-router.ts'
 import { apiClient } from '../support/api-client.ts'
 import { startApiServer } from '../support/api-server.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+import { portalCaller } from '../support/portal-caller.ts'
 
 // Issue 29: two editors who opened one story overwrote each other. An edit lease (one row per
 // article, claimed in one statement) now says who has it open; every write by anyone else is
 // refused with 409 article_locked until the lease lapses, is taken over, or the write says
 // override_lock.
 
-const createCaller = createCallerFactory(appRouter)
 
 let server: Awaited<ReturnType<typeof startApiServer>>
 let newsroom: TestTenant
 let editorToken: string
 let adminToken: string
 
-function portal(role: Role) {
-  const user = newsroom.users[role]
-  const context: PortalContext = {
-    member: { id: user.id, email: user.email, name: `${newsroom.tenant.slug} ${role}`, role, tenantId: newsroom.tenant.id, tenantName: newsroom.tenant.name },
-    tenant: newsroom.actor(role).tenant,
-  }
-  return createCaller(context)
-}
+const portal = (role: Role) => portalCaller(newsroom, role)
 
 async function draft(headline = 'Harbour plans'): Promise<string> {
   return (await portal('writer').articles.create({ headline, lede: 'First lede.' })).article_id
