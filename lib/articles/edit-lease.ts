@@ -67,7 +67,8 @@ export async function readLiveLock(tenantId: string, articleId: string, now = ne
 export class LeaseHeldError extends ConflictError {
   constructor(
     message: string,
-    readonly lock: PortalLock,
+    /** `taken_over_from_id` is absent where the refusing read did not ask (a write's check, leaseRefusal), never a guessed null. */
+    readonly lock: ArticleLock & { taken_over_from_id?: string | null },
   ) {
     const { holder_id, holder_name, since, expires_at } = lock
     super('article_locked', message, { holder_id, holder_name, since, expires_at })
@@ -80,7 +81,7 @@ export function lockedRefusal(lock: ArticleLock & { taken_over_from_id?: string 
   return new LeaseHeldError(
     `${lock.holder_name} is editing this article (since ${time(lock.since)}; their lease runs until ${time(lock.expires_at)} unless renewed). ` +
       'Nothing was changed. Wait, ask them, or take over the article (the API: send override_lock: true to write anyway, which is recorded).',
-    { ...lock, taken_over_from_id: lock.taken_over_from_id ?? null },
+    lock,
   )
 }
 
@@ -135,7 +136,8 @@ export async function askForEditLease(actor: Actor, articleId: string, options: 
   try {
     return { mine: true, ...(await claimEditLease(actor, articleId, options)) }
   } catch (error) {
-    if (error instanceof LeaseHeldError) return { mine: false, lock: error.lock, took_over_from: null }
+    // The claim's refusal read the lease with how it began (readLiveLock).
+    if (error instanceof LeaseHeldError) return { mine: false, lock: { ...error.lock, taken_over_from_id: error.lock.taken_over_from_id ?? null }, took_over_from: null }
     throw error
   }
 }
