@@ -4,7 +4,7 @@ import { recordPeerAddress, sendWebResponse } from './node-http.ts'
 import { hasDecodablePath, undecodablePathDetail } from './request-path.ts'
 import { isServedMethod, unservedMethodResponse } from './unserved-methods.ts'
 import type { NodeListener } from './v1-listener.ts'
-import { directPortalRoutes } from './v1-route-modules.ts'
+import { directPortalRoutes, operationalPaths } from './v1-route-modules.ts'
 
 /**
  * Routes one request: /v1, the public /content/v1 and the article page's poll and lease asks
@@ -13,6 +13,8 @@ import { directPortalRoutes } from './v1-route-modules.ts'
  * 405 here: Next would fail building a web Request from them. A request whose Host cannot be
  * part of a URL is a 400 before anything builds one: problem+json from /v1, plain text elsewhere.
  * So is a path Next could not decode (a malformed percent-escape), which Next answered with a 500.
+ * /healthz, /readyz and /metrics (operationalPaths) pass those checks as the portal's paths do,
+ * then go to their route modules as /v1 does, never through Next.
  */
 export function appListener(serveV1: NodeListener, handleOther: (req: IncomingMessage, res: ServerResponse) => unknown) {
   return (req: IncomingMessage, res: ServerResponse) => {
@@ -22,8 +24,14 @@ export function appListener(serveV1: NodeListener, handleOther: (req: IncomingMe
     else if (!isValidHostHeader(req.headers.host ?? 'localhost')) void sendWebResponse(req, res, badRequest(invalidHostDetail))
     else if (!isServedMethod(req.method)) void sendWebResponse(req, res, unservedMethodResponse(req.method))
     else if (!hasDecodablePath(path)) void sendWebResponse(req, res, badRequest(undecodablePathDetail))
+    else if (operationalPaths.has(pathOnly(path))) void serveV1(req, res)
     else void handleOther(req, res)
   }
+}
+
+function pathOnly(path: string): string {
+  const query = path.indexOf('?')
+  return query < 0 ? path : path.slice(0, query)
 }
 
 const badRequest = (detail: string) => new Response(`${detail}\n`, { status: 400, headers: { 'Content-Type': 'text/plain; charset=utf-8' } })

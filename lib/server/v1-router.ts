@@ -31,7 +31,9 @@ export function createV1Router(loaded: V1Route[]): (request: ApiRequest, url: UR
 }
 
 async function callRoute(module: RouteModule, request: ApiRequest, params: RouteParams): Promise<Response> {
-  const handler = module[request.method]
+  // A module that exports GET alone (the operational routes) answers HEAD with it, as Next
+  // would; sendWebResponse leaves the body out.
+  const handler = module[request.method] ?? (request.method === 'HEAD' ? module.GET : undefined)
   if (handler) return handler(request, { params: Promise.resolve(params) })
   // Route files export every method the API knows (apiRoute); this is for the rest (TRACE…).
   return problemResponse({ code: 'method_not_allowed', detail: `${request.method} is not supported by this API.` }, createId('req'))
