@@ -58,6 +58,15 @@ const cachedAmong = Number(process.env.AB_CACHED_AMONG ?? 0)
 const others = cachedAmong > 0 ? (await published.query<{ id: string }>('SELECT id FROM articles WHERE tenant_id = $1 ORDER BY id DESC LIMIT $2', [big!.id, cachedAmong])).rows.map((row) => row.id) : []
 await published.end()
 const children: ChildProcess[] = []
+// AB_SIDE_ENV_0 / AB_SIDE_ENV_1 ('NAME=value;NAME=value'): settings for one side only, so that one
+// build can be compared with itself under two settings.
+const sideEnv = (index: number): Record<string, string> =>
+  Object.fromEntries(
+    (process.env[`AB_SIDE_ENV_${index}`] ?? '')
+      .split(';')
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  )
 process.on('exit', () => children.forEach((child) => child.kill('SIGTERM')))
 const writeKinds = ['create', 'patch', 'transition']
 const writing = kinds.some((kind) => writeKinds.includes(kind))
@@ -84,11 +93,15 @@ for (const [index, dir] of sides.entries()) {
   const child = spawn(shell, args, {
     cwd: dir,
     stdio: ['ignore', process.env.AB_TRACE_GC ? 'inherit' : 'ignore', 'inherit'],
-    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1', SEED: 'false', PORT: String(ports[index]), RATE_LIMIT_ENTERPRISE_PER_MINUTE: '100000000', RATE_LIMIT_STANDARD_PER_MINUTE: '100000000', LOCAL_SECRETS_FILE: '.data/bench-secrets.json', REDIS_URL: 'redis://127.0.0.1:6379', RATE_LIMIT_KEY_PREFIX: `newsroom:ab:${Date.now()}:${index}`, LOG_LEVEL: process.env.AB_LOG_LEVEL ?? 'warn', ...(fakeInngest && { INNGEST_DEV: fakeInngest.url }) },
+    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1', SEED: 'false', PORT: String(ports[index]), RATE_LIMIT_ENTERPRISE_PER_MINUTE: '100000000', RATE_LIMIT_STANDARD_PER_MINUTE: '100000000', LOCAL_SECRETS_FILE: '.data/bench-secrets.json', REDIS_URL: 'redis://127.0.0.1:6379', RATE_LIMIT_KEY_PREFIX: `newsroom:ab:${Date.now()}:${index}`, LOG_LEVEL: process.env.AB_LOG_LEVEL ?? 'warn', ...(fakeInngest && { INNGEST_DEV: fakeInngest.url }), ...sideEnv(index) },
   })
   children.push(child)
 }
 for (const port of ports) await waitFor(`http://127.0.0.1:${port}/v1/openapi.json`)
+// AB_NEXT_FIRST=0,1 (the sides' indexes): each side named serves one request through Next (/healthz) before any block, as a
+// production instance has (a portal page, a health check): Next's AsyncLocalStorage then turns
+// on Node's promise hooks for the rest of the process, which every /v1 request pays for.
+for (const index of (process.env.AB_NEXT_FIRST ?? '').split(',').filter(Boolean).map(Number)) await fetch(`http://127.0.0.1:${ports[index]}/healthz`).then((response) => response.arrayBuffer())
 // AB_BASELINE=1: the framework-free baseline as a third side of the write blocks.
 const withBaseline = writing && process.env.AB_BASELINE === '1'
 if (withBaseline) {
