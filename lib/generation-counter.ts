@@ -138,32 +138,38 @@ export function generationCounter(kind: 'article' | 'event', reportRedisDown: (e
       else reads.delete(tenantId)
     })
   }
+  const currentFrom = (redis: Redis | undefined, tenantId: string): Promise<string | null> => {
+    if (!redis) return Promise.resolve(`local:${local.get(tenantId) ?? 0}`)
+    if (unadvanced.has(tenantId)) {
+      advanceAgain(redis, tenantId)
+      return Promise.resolve(null)
+    }
+    // What a cache needs is a generation read after its request arrived. Readers share reads
+    // as a group commit shares a flush: the first one's GET is sent in the next turn, after
+    // every request of this turn has asked; a request that asks while a GET is in flight
+    // waits for the next one, sent as soon as that GET is answered. Under load a busy
+    // newsroom's cached reads then cost Redis one command per round trip, not one each (a
+    // tenth of a cached GET's CPU went to these commands, issue 50's profile), and none is
+    // ever answered by a read sent before it arrived.
+    let state = reads.get(tenantId)
+    if (!state) reads.set(tenantId, (state = { inFlight: false }))
+    if (state.next) return state.next
+    const waiting = state
+    state.next = new Promise((resolve) => (waiting.resolveNext = resolve))
+    if (!state.inFlight) setImmediate(() => send(redis, tenantId, waiting))
+    return state.next
+  }
   return {
     keyOf,
     localValue: (tenantId) => local.get(tenantId) ?? 0,
     // Not read beside a decision while an advance is lost: current() says so.
     redisKey: (tenantId) => (getRedis() && !unadvanced.has(tenantId) ? keyOf(tenantId) : undefined),
-    async current(tenantId) {
-      const redis = await readyRedis()
-      if (!redis) return `local:${local.get(tenantId) ?? 0}`
-      if (unadvanced.has(tenantId)) {
-        advanceAgain(redis, tenantId)
-        return null
-      }
-      // What a cache needs is a generation read after its request arrived. Readers share reads
-      // as a group commit shares a flush: the first one's GET is sent in the next turn, after
-      // every request of this turn has asked; a request that asks while a GET is in flight
-      // waits for the next one, sent as soon as that GET is answered. Under load a busy
-      // newsroom's cached reads then cost Redis one command per round trip, not one each (a
-      // tenth of a cached GET's CPU went to these commands, issue 50's profile), and none is
-      // ever answered by a read sent before it arrived.
-      let state = reads.get(tenantId)
-      if (!state) reads.set(tenantId, (state = { inFlight: false }))
-      if (state.next) return state.next
-      const waiting = state
-      state.next = new Promise((resolve) => (waiting.resolveNext = resolve))
-      if (!state.inFlight) setImmediate(() => send(redis, tenantId, waiting))
-      return state.next
+    // Not async, as are neither of the functions it calls for a busy newsroom: every cached read
+    // asks, and an async frame made a promise of its own and waited on the shared one in turns.
+    current(tenantId) {
+      const redis = getRedis()
+      if (redis && redis.status !== 'ready') return firstConnectionSettled(redis).then(() => currentFrom(redis, tenantId))
+      return currentFrom(redis, tenantId)
     },
     async advance(tenantIds) {
       const tenants = [...new Set(tenantIds)]

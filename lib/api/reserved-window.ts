@@ -211,6 +211,17 @@ export class ReservedWindows {
   }
 
   /**
+   * A request served from this instance's block now, without a promise, when the key has one
+   * with slots left and nobody waiting before it (consume's own first step); else undefined, and
+   * the caller goes on with consume.
+   */
+  consumeAtOnce(redis: Redis, key: string, limit: number): WindowOutcome | undefined {
+    const state = this.keys.get(key)
+    if (!state || state.waiting.length > 0) return undefined
+    return this.fromBlock(redis, state, limit)
+  }
+
+  /**
    * Counts `slots` admitted elsewhere (in memory, while Redis was away) in the budget's log at
    * Redis's time, as far as the limit leaves room: a full log refuses requests anyway until
    * entries leave it. Rejects with RedisDataLost as consume does.

@@ -50,7 +50,7 @@ export function responseCacheEnabled(): boolean {
  * `readGeneration` reads it otherwise: the article generation, or the event generation for the
  * events API (lib/events/event-generation.ts), whose keys must not be those of article answers.
  */
-export async function cachedRead(
+export function cachedRead(
   tenantId: string,
   key: string,
   produce: () => Promise<CachedBody>,
@@ -58,10 +58,18 @@ export async function cachedRead(
   readGeneration: (tenantId: string) => Promise<string | null> = articleGeneration,
 ): Promise<CachedBody> {
   if (!responseCacheEnabled()) return produce()
-  const generation = knownGeneration ?? (await readGeneration(tenantId))
-  if (generation === null) return produce()
-  const entryKey = entryKeyOf(tenantId, key)
+  // Promise.resolve hands a promise back as it is.
+  if (knownGeneration !== undefined) return Promise.resolve(readUnder(tenantId, key, produce, knownGeneration))
+  return readGeneration(tenantId).then((generation) => (generation === null ? produce() : readUnder(tenantId, key, produce, generation)))
+}
 
+/**
+ * cachedRead once the generation is known. A hit in this process's memory (most reads of a
+ * busy newsroom) is the answer itself, not a promise of it: a promise made and awaited per
+ * request, and one adopted by another, was CPU every cached read paid for nothing (issue 50).
+ */
+function readUnder(tenantId: string, key: string, produce: () => Promise<CachedBody>, generation: string): CachedBody | Promise<CachedBody> {
+  const entryKey = entryKeyOf(tenantId, key)
   const hit = local.entries.get(entryKey)
   if (hit && hit.generation === generation && hit.expiresAt > Date.now()) return hit.payload
   // A query this process has not been asked recently is most likely asked once (a sync walking
@@ -69,7 +77,11 @@ export async function cachedRead(
   // shared cache, a round trip that would find nothing (bench: cold get-by-id). An answer kept
   // before, now outdated by a change, is asked for often enough to look for and keep again.
   if (!hit && !local.seen.askedBefore(entryKey)) return produce()
+  return readShared(entryKey, produce, generation)
+}
 
+/** Not kept here under this generation: from Redis (shared by the instances) if there, else produced and kept in both. */
+async function readShared(entryKey: string, produce: () => Promise<CachedBody>, generation: string): Promise<CachedBody> {
   const redis = generation.startsWith('redis:') ? getRedis() : undefined
   if (redis) {
     const stored = await redis.getBuffer(entryKey).catch(() => null)

@@ -2,7 +2,7 @@ import type { z } from 'zod'
 import { asGet, requestUrl, type ApiRequest } from './api-request.ts'
 import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
-import { authenticateToken, touchToken, type TokenPrincipal } from '../tokens/authenticate-token.ts'
+import { authenticateToken, knownPrincipal, touchToken, type TokenPrincipal } from '../tokens/authenticate-token.ts'
 import { hasScope, scopeNames } from '../tokens/scopes.ts'
 import { tokenRefusal } from '../tokens/token-bounds.ts'
 import { parseInput } from '../parse-input.ts'
@@ -12,7 +12,7 @@ import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, ren
 import { runAsIdempotentUnit } from '../events/idempotent-unit.ts'
 import { failureResponse } from './failure.ts'
 import { problemResponse } from './problem.ts'
-import { consumeTokenRequest, consumeUnauthenticatedRequest, rateLimitHeaders } from './rate-limit.ts'
+import { consumeTokenRequest, consumeTokenRequestAtOnce, consumeUnauthenticatedRequest, rateLimitHeaders, type RateLimitDecision } from './rate-limit.ts'
 import { readJsonBody } from './read-json-body.ts'
 import { cachedRead, type CachedBody } from './response-cache.ts'
 import { articleGeneration, articleGenerationRedisKey } from '../articles/article-totals.ts'
@@ -47,7 +47,9 @@ export type ApiContext<Query, Body, Params> = {
   once: (content: unknown, work: () => Promise<Response>) => Promise<Response>
 }
 
-type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> }
+type RouteParams = Record<string, string | string[] | undefined>
+/** Next passes `params`; the /v1 router (lib/server/v1-router.ts) passes `resolvedParams` beside it, read without a wait. */
+type RouteContext = { params: Promise<RouteParams>; resolvedParams?: RouteParams }
 export type RouteHandler = ((request: ApiRequest, context: RouteContext) => Promise<Response>) & { operation?: ApiOptions<unknown, unknown, unknown> }
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined
@@ -106,7 +108,9 @@ export function withApi<
     let headers: Record<string, string> = {}
     try {
       const token = bearerToken(request)
-      const principal = token ? await authenticateToken(token) : null
+      // Most requests' principal is known at once (the token cache); a lookup is awaited only when it is not.
+      const known = token ? knownPrincipal(token) : null
+      const principal = known !== undefined ? known : await authenticateToken(token!)
       if (principal) seen.principal = principal
       if (!principal) {
         const decision = await consumeUnauthenticatedRequest(clientAddress(request.headers.get('x-forwarded-for')))
@@ -140,7 +144,8 @@ export function withApi<
       // A GET may be answered from the response cache, which needs the newsroom's change
       // generation: read in the rate limit's round trip, after this request arrived.
       const tenantId = principal.tenant.id
-      const decision = await consumeTokenRequest(principal.tokenId, principal.tenant.plan, undefined, request.method === 'GET' ? cacheGeneration.redisKey(tenantId) : undefined)
+      // Most of a busy token's requests are decided at once, from this instance's reserved block.
+      const decision: RateLimitDecision & { read?: string } = consumeTokenRequestAtOnce(principal.tokenId, principal.tenant.plan) ?? (await consumeTokenRequest(principal.tokenId, principal.tenant.plan, undefined, request.method === 'GET' ? cacheGeneration.redisKey(tenantId) : undefined))
       // undefined when the counter is absent: the cache then reads it through the counter, which starts it.
       const generation = decision.read === undefined ? undefined : generationFromRedis(decision.read)
       headers = rateLimitHeaders(decision)
@@ -165,41 +170,45 @@ export function withApi<
       // key is refused before the upload is read.
       const bindsLater = options.streamedBody === true
       if (bindsLater && idempotencyKey !== null) validateIdempotencyKey(idempotencyKey)
-      const respond = async () => {
-        const rawBody = options.body ? await readJsonBody(request, maxBodyBytes) : undefined
-        const run = async () => {
-          try {
-            const params = parseRequestPart(options.params, await routeContext.params, 'path')
-            // The query's fields are gathered only for an operation that takes some.
-            const query = options.query ? parseRequestPart(options.query, Object.fromEntries(url.searchParams), 'query') : undefined
-            const body = parseRequestPart(options.body, rawBody, 'body')
-            const handle = () =>
-              handler({
-                request,
-                requestId,
-                principal,
-                actor: { tenant: principal.tenant, user: principal.user },
-                query: query as Infer<QuerySchema>,
-                body: body as Infer<BodySchema>,
-                params: params as Infer<ParamsSchema>,
-                cachedRead: (key, produce) => cachedRead(tenantId, key, produce, generation, cacheGeneration.read),
-                once: (content, work) =>
-                  bindsLater && idempotencyKey !== null
-                    ? runOnce(principal.tokenId, idempotencyKey, requestFingerprint(request.method, url.pathname + url.search, content), () => work().catch((error: unknown) => errorResponse(error, requestId)))
-                    : work(),
-              })
-            // A GET changes nothing: its reads may go to the replica (lib/db/read-routing.ts decides).
-            return await (request.method === 'GET' ? readOnly(handle) : handle())
-          } catch (error) {
-            return errorResponse(error, requestId)
-          }
+      // The handler with its parsed input; every failure becomes a problem response (runOnce
+      // relies on that: a 5xx one releases the key). Not async: a cached GET's answer passes
+      // through without an async frame's promise and turns (issue 50).
+      const runWith = (rawBody: unknown, pathParams: RouteParams): Promise<Response> => {
+        try {
+          const params = parseRequestPart(options.params, pathParams, 'path')
+          // The query's fields are gathered only for an operation that takes some.
+          const query = options.query ? parseRequestPart(options.query, Object.fromEntries(url.searchParams), 'query') : undefined
+          const body = parseRequestPart(options.body, rawBody, 'body')
+          const handle = () =>
+            handler({
+              request,
+              requestId,
+              principal,
+              actor: { tenant: principal.tenant, user: principal.user },
+              query: query as Infer<QuerySchema>,
+              body: body as Infer<BodySchema>,
+              params: params as Infer<ParamsSchema>,
+              cachedRead: (key, produce) => cachedRead(tenantId, key, produce, generation, cacheGeneration.read),
+              once: (content, work) =>
+                bindsLater && idempotencyKey !== null
+                  ? runOnce(principal.tokenId, idempotencyKey, requestFingerprint(request.method, url.pathname + url.search, content), () => work().catch((error: unknown) => errorResponse(error, requestId)))
+                  : work(),
+            })
+          // A GET changes nothing: its reads may go to the replica (lib/db/read-routing.ts decides).
+          return (request.method === 'GET' ? readOnly(handle) : handle()).catch((error: unknown) => errorResponse(error, requestId))
+        } catch (error) {
+          return Promise.resolve(errorResponse(error, requestId))
         }
-
-        return idempotencyKey === null || bindsLater ? run() : runOnce(principal.tokenId, idempotencyKey, requestFingerprint(request.method, url.pathname + url.search, rawBody), run)
       }
-      const response = options.body && maxBodyBytes > defaultMaxBodyBytes ? await withLargeBodySlot(respond, request.signal, `token:${principal.tokenId}`) : await respond()
+      const run = (rawBody: unknown): Promise<Response> =>
+        routeContext.resolvedParams ? runWith(rawBody, routeContext.resolvedParams) : routeContext.params.then((pathParams) => runWith(rawBody, pathParams), (error: unknown) => errorResponse(error, requestId))
+      const dispatch = (rawBody: unknown): Promise<Response> =>
+        idempotencyKey === null || bindsLater ? run(rawBody) : runOnce(principal.tokenId, idempotencyKey, requestFingerprint(request.method, url.pathname + url.search, rawBody), () => run(rawBody))
+      const respond = async () => dispatch(await readJsonBody(request, maxBodyBytes))
+      // A body is read inside the large-body gate when it may be large (large-body-gate.ts).
+      const response = !options.body ? await dispatch(undefined) : maxBodyBytes > defaultMaxBodyBytes ? await withLargeBodySlot(respond, request.signal, `token:${principal.tokenId}`) : await respond()
+      headers['X-Request-Id'] = requestId
       setResponseHeaders(response, headers)
-      setResponseHeaders(response, { 'X-Request-Id': requestId })
       return response
     } catch (error) {
       return errorResponse(error, requestId, headers)

@@ -165,23 +165,55 @@ function headerValue(value: string | string[] | undefined): string | null {
 }
 
 
+// What sendWebResponse returns for an answer it wrote at once: one settled promise for all of
+// them, where an async function made a promise, and its caller's await a turn, per response.
+const written: Promise<void> = Promise.resolve()
+
 /**
  * Writes a route handler's Response the way Next would have: the security headers every
- * response carries, and gzip for clients that accept it.
+ * response carries, and gzip for clients that accept it. An answer whose bytes are known (every
+ * JSON answer; a cached one's gzip kept beside it) is written before this returns; a failure
+ * rejects, never throws, for callers that do not wait for it.
  */
-export async function sendWebResponse(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
-  const payload = knownPayload(response)
+export function sendWebResponse(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
+  try {
+    const payload = knownPayload(response)
+    if (!payload) return sendUnknownPayload(req, res, response)
+    const body = payloadBytes(payload)
+    if (!shouldGzip(req, response, body)) {
+      writeAnswer(req, res, response, body, false)
+      return written
+    }
+    if (payload.gzipped) {
+      writeAnswer(req, res, response, payload.gzipped, true)
+      return written
+    }
+    return gzipAsync(body).then((gzipped) => writeAnswer(req, res, response, (payload.gzipped ??= gzipped), true))
+  } catch (error) {
+    return Promise.reject(error)
+  }
+}
+
+async function sendUnknownPayload(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
   // Images (a media original, up to MEDIA_MAX_BYTES) are streamed, never whole in the heap;
   // they are compressed already, so gzip would only cost CPU.
-  if (!payload && response.body && responseHeader(response, 'content-type')?.startsWith('image/')) return streamWebResponse(req, res, response)
-  let body: Buffer = payload ? payloadBytes(payload) : Buffer.from(await response.arrayBuffer())
+  if (response.body && responseHeader(response, 'content-type')?.startsWith('image/')) return streamWebResponse(req, res, response)
+  const body = Buffer.from(await response.arrayBuffer())
+  if (!shouldGzip(req, response, body)) return writeAnswer(req, res, response, body, false)
+  writeAnswer(req, res, response, await gzipAsync(body), true)
+}
+
+function shouldGzip(req: IncomingMessage, response: Response, body: Buffer): boolean {
+  return body.length >= compressFromBytes && responseHeader(response, 'content-encoding') === null && acceptsGzip(req)
+}
+
+function writeAnswer(req: IncomingMessage, res: ServerResponse, response: Response, body: Buffer, gzipped: boolean): void {
   const sized = req.method !== 'HEAD' && response.status !== 204 && response.status !== 304
 
   // A flat name, value list for writeHead: Node writes it as it is, where an object built per
   // response (the security headers copied, then each of the answer's set on it) cost a twelfth
   // of a cached GET's CPU in property transitions (perf).
   const headers: OutgoingHttpHeader[] = []
-  let encoding: string | undefined
   let vary: string | undefined
   const plain = plainResponseHeaders(response)
   if (plain) {
@@ -190,20 +222,16 @@ export async function sendWebResponse(req: IncomingMessage, res: ServerResponse,
       const value = plain[name]!
       if (name === 'vary') vary = value
       else if (!(name === 'content-length' && sized)) headers.push(name, value)
-      if (name === 'content-encoding') encoding = value
     }
     for (const [name, value] of currentSecurityHeaders()) if (plain[name] === undefined) headers.push(name, value)
   } else {
     for (const [name, value] of responseHeaderEntries(response)) {
       if (name === 'vary') vary = String(value)
       else if (!(name === 'content-length' && sized)) headers.push(name, value)
-      if (name === 'content-encoding') encoding = String(value)
     }
     for (const [name, value] of currentSecurityHeaders()) if (responseHeader(response, name) === null) headers.push(name, value)
   }
-
-  if (body.length >= compressFromBytes && encoding === undefined && acceptsGzip(req)) {
-    body = payload ? (payload.gzipped ??= await gzipAsync(body)) : await gzipAsync(body)
+  if (gzipped) {
     headers.push('content-encoding', 'gzip')
     vary = vary ? `${vary}, Accept-Encoding` : 'Accept-Encoding'
   }

@@ -5,7 +5,8 @@ import { pathToFileURL } from 'node:url'
 import type { ApiRequest } from '../api/api-request.ts'
 
 type RouteParams = Record<string, string | string[]>
-export type RouteHandler = (request: ApiRequest, context: { params: Promise<RouteParams> }) => Promise<Response>
+/** `resolvedParams`: the params again, not wrapped in a promise, for a handler that can read them at once (the router passes both; Next, params alone). */
+export type RouteHandler = (request: ApiRequest, context: { params: Promise<RouteParams>; resolvedParams?: RouteParams }) => Promise<Response>
 export type RouteModule = Partial<Record<string, RouteHandler>>
 /**
  * The article page's awareness poll and lease asks (app/api/articles/…): the portal's most

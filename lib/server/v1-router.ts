@@ -19,24 +19,27 @@ export function createV1Router(loaded: V1Route[]): (request: ApiRequest, url: UR
   const longest = Math.max(0, ...routes.map((route) => route.segments.length))
   const byLength = Array.from({ length: longest + 1 }, (_, length) => routes.filter((route) => couldMatchLength(route.segments, length)))
   const catchAlls = routes.filter((route) => isCatchAll(route.segments))
-  return async (request, url) => {
+  // Neither this nor callRoute is async: each would add a promise, and turns of the microtask
+  // queue, to every request for nothing (they only pass the handler's promise on).
+  return (request, url) => {
     const parts = url.pathname.split('/').filter(Boolean)
     for (const route of byLength[parts.length] ?? catchAlls) {
       const params = match(route.segments, parts)
       if (params) return callRoute(route.module, request, params)
     }
     // Unreachable while app/v1/[...path] exists; kept so a removed catch-all cannot become a crash.
-    return problemResponse({ code: 'not_found', detail: 'No such endpoint.' }, createId('req'))
+    return Promise.resolve(problemResponse({ code: 'not_found', detail: 'No such endpoint.' }, createId('req')))
   }
 }
 
-async function callRoute(module: RouteModule, request: ApiRequest, params: RouteParams): Promise<Response> {
+function callRoute(module: RouteModule, request: ApiRequest, params: RouteParams): Promise<Response> {
   // A module that exports GET alone (the operational routes) answers HEAD with it, as Next
   // would; sendWebResponse leaves the body out.
   const handler = module[request.method] ?? (request.method === 'HEAD' ? module.GET : undefined)
-  if (handler) return handler(request, { params: Promise.resolve(params) })
+  // `resolvedParams`: the same params for a handler that can take them without awaiting (withApi).
+  if (handler) return handler(request, { params: Promise.resolve(params), resolvedParams: params })
   // Route files export every method the API knows (apiRoute); this is for the rest (TRACE…).
-  return problemResponse({ code: 'method_not_allowed', detail: `${request.method} is not supported by this API.` }, createId('req'))
+  return Promise.resolve(problemResponse({ code: 'method_not_allowed', detail: `${request.method} is not supported by this API.` }, createId('req')))
 }
 
 // Static segments beat dynamic ones, which beat catch-alls, as in Next's router.
