@@ -98,10 +98,10 @@ for (const [index, dir] of sides.entries()) {
   children.push(child)
 }
 for (const port of ports) await waitFor(`http://127.0.0.1:${port}/v1/openapi.json`)
-// AB_NEXT_FIRST=0,1 (the sides' indexes): each side named serves one request through Next (/healthz) before any block, as a
-// production instance has (a portal page, a health check): Next's AsyncLocalStorage then turns
+// AB_NEXT_FIRST=0,1 (the sides' indexes): each side named serves one request through Next (next-auth's /api/auth/csrf) before any block, as a
+// production instance that also serves the portal has: Next's AsyncLocalStorage then turns
 // on Node's promise hooks for the rest of the process, which every /v1 request pays for.
-for (const index of (process.env.AB_NEXT_FIRST ?? '').split(',').filter(Boolean).map(Number)) await fetch(`http://127.0.0.1:${ports[index]}/healthz`).then((response) => response.arrayBuffer())
+for (const index of (process.env.AB_NEXT_FIRST ?? '').split(',').filter(Boolean).map(Number)) await fetch(`http://127.0.0.1:${ports[index]}/api/auth/csrf`).then((response) => response.arrayBuffer())
 // AB_BASELINE=1: the framework-free baseline as a third side of the write blocks.
 const withBaseline = writing && process.env.AB_BASELINE === '1'
 if (withBaseline) {
