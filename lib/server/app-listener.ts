@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { invalidHostDetail, isValidHostHeader } from './host-header.ts'
 import { recordPeerAddress, sendWebResponse } from './node-http.ts'
-import { hasDecodablePath, undecodablePathDetail } from './request-path.ts'
+import { hasDecodablePath, targetPath, undecodablePathDetail } from './request-path.ts'
 import { isServedMethod, unservedMethodResponse } from './unserved-methods.ts'
 import type { NodeListener } from './v1-listener.ts'
 import { directPortalRoutes, operationalPaths } from './v1-route-modules.ts'
@@ -24,14 +24,9 @@ export function appListener(serveV1: NodeListener, handleOther: (req: IncomingMe
     else if (!isValidHostHeader(req.headers.host ?? 'localhost')) void sendWebResponse(req, res, badRequest(invalidHostDetail))
     else if (!isServedMethod(req.method)) void sendWebResponse(req, res, unservedMethodResponse(req.method))
     else if (!hasDecodablePath(path)) void sendWebResponse(req, res, badRequest(undecodablePathDetail))
-    else if (operationalPaths.has(pathOnly(path))) void serveV1(req, res)
+    else if (operationalPaths.has(targetPath(path))) void serveV1(req, res)
     else void handleOther(req, res)
   }
-}
-
-function pathOnly(path: string): string {
-  const query = path.indexOf('?')
-  return query < 0 ? path : path.slice(0, query)
 }
 
 const badRequest = (detail: string) => new Response(`${detail}\n`, { status: 400, headers: { 'Content-Type': 'text/plain; charset=utf-8' } })

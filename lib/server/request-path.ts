@@ -5,8 +5,7 @@
  * to render), on the portal's pages, tRPC and next-auth alike.
  */
 export function hasDecodablePath(target: string): boolean {
-  const query = target.indexOf('?')
-  const path = query === -1 ? target : target.slice(0, query)
+  const path = targetPath(target)
   if (!path.includes('%')) return true
   try {
     decodeURIComponent(path)
@@ -17,3 +16,9 @@ export function hasDecodablePath(target: string): boolean {
 }
 
 export const undecodablePathDetail = 'The address holds a malformed percent-escape: each % must begin an escape of UTF-8, such as %C3%A9 for é or %25 for % itself.'
+
+/** A request target's path as sent: before its query, not normalised (dot-segments kept). */
+export function targetPath(target: string): string {
+  const query = target.indexOf('?')
+  return query === -1 ? target : target.slice(0, query)
+}

@@ -4,15 +4,21 @@ import { createId } from '../ids.ts'
 import { invalidHostDetail, isValidHostHeader } from './host-header.ts'
 import { sendWebResponse, toApiRequest } from './node-http.ts'
 import { isServedMethod, unservedMethodResponse } from './unserved-methods.ts'
-import type { V1Route } from './v1-route-modules.ts'
+import { targetPath } from './request-path.ts'
+import { operationalPaths, type V1Route } from './v1-route-modules.ts'
 import { createV1Router } from './v1-router.ts'
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => Promise<void>
 
 /** A node:http listener that answers every request from the given /v1 route modules. */
 export function createV1Listener(routes: V1Route[]): NodeListener {
-  const route = createV1Router(routes)
+  // The operational routes (/healthz, /readyz, /metrics) answer their own paths exactly as sent,
+  // never a /v1 target that normalises to one (/v1/../metrics is /v1's 404, break76).
+  const isOperational = (route: V1Route) => route.segments.length === 1 && operationalPaths.has(`/${route.segments[0]}`)
+  const apiRoute = createV1Router(routes.filter((route) => !isOperational(route)))
+  const operationalRoute = createV1Router(routes.filter(isOperational))
   return async (req, res) => {
+    const route = operationalPaths.has(targetPath(req.url ?? '/')) ? operationalRoute : apiRoute
     try {
       if (!isValidHostHeader(req.headers.host ?? 'localhost')) {
         await sendWebResponse(req, res, problemResponse({ code: 'invalid_host', detail: invalidHostDetail }, createId('req')))

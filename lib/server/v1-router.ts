@@ -38,8 +38,18 @@ function callRoute(module: RouteModule, request: ApiRequest, params: RouteParams
   const handler = module[request.method] ?? (request.method === 'HEAD' ? module.GET : undefined)
   // `resolvedParams`: the same params for a handler that can take them without awaiting (withApi).
   if (handler) return handler(request, { params: Promise.resolve(params), resolvedParams: params })
-  // Route files export every method the API knows (apiRoute); this is for the rest (TRACE…).
-  return Promise.resolve(problemResponse({ code: 'method_not_allowed', detail: `${request.method} is not supported by this API.` }, createId('req')))
+  // /v1's route files export every method the API knows (apiRoute); a module that exports some
+  // (the operational routes) gets what Next gave it: OPTIONS naming what it serves, and a 405
+  // for the rest, which names them too (RFC 9110).
+  const allow = allowedMethods(module)
+  if (request.method === 'OPTIONS') return Promise.resolve(new Response(null, { status: 204, headers: { Allow: allow } }))
+  return Promise.resolve(problemResponse({ code: 'method_not_allowed', detail: `${request.method} is not supported here; use ${allow.replace(/, ([^,]*)$/, ' or $1')}.` }, createId('req'), { Allow: allow }))
+}
+
+const knownMethods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']
+
+function allowedMethods(module: RouteModule): string {
+  return [...knownMethods.filter((method) => module[method] || (method === 'HEAD' && module.GET)), 'OPTIONS'].join(', ')
 }
 
 // Static segments beat dynamic ones, which beat catch-alls, as in Next's router.

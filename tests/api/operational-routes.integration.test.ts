@@ -69,6 +69,8 @@ describe('the operational routes', () => {
     reachedNext.length = 0
     const post = await send('POST', '/healthz', 'Content-Length: 0\r\n')
     expect(post.status).toBe(405)
+    // RFC 9110: a 405 names what the resource serves.
+    expect(post.headers['allow']).toBe('GET, HEAD, OPTIONS')
     expect(reachedNext).toEqual([])
     expect((await send('GET', '/healthzz')).status).toBe(200)
     expect((await send('GET', '/metrics/other')).status).toBe(200)
