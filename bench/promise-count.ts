@@ -1,7 +1,7 @@
 /**
  * How many promises one cached `GET /v1/articles/{id}` makes in the service (issue 50: each is
  * CPU, and with Next's AsyncLocalStorage on, promise hooks make each cost several times more).
- * Starts the built service of a checkout with bench/promise-count-preload.cjs, reads one article
+ * Starts the built service of a checkout with bench/promise-count-preload.mjs, reads one article
  * 200 times to warm it, then counts the promises made by 1,000 more reads, one at a time (so the
  * generation read is not shared between requests, as it is under load).
  *
@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import pg from 'pg'
 import { waitFor } from './load.ts'
 
@@ -30,7 +31,7 @@ await client.connect()
 const { rows: [article] } = await client.query<{ id: string }>("SELECT id FROM articles WHERE tenant_id = $1 AND status = 'published' ORDER BY id LIMIT 1", [big!.id])
 await client.end()
 
-const service = spawn(process.execPath, ['--require', path.resolve(import.meta.dirname, 'promise-count-preload.cjs'), 'dist/start.mjs'], {
+const service = spawn(process.execPath, ['--import', pathToFileURL(path.resolve(import.meta.dirname, 'promise-count-preload.mjs')).href, 'dist/start.mjs'], {
   cwd: checkout,
   stdio: ['ignore', 'ignore', 'inherit'],
   env: { ...process.env, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1', SEED: 'false', PORT: String(port), RATE_LIMIT_ENTERPRISE_PER_MINUTE: '100000000', RATE_LIMIT_STANDARD_PER_MINUTE: '100000000', LOCAL_SECRETS_FILE: '.data/bench-secrets.json', REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', RATE_LIMIT_KEY_PREFIX: `newsroom:promise-count:${Date.now()}`, LOG_LEVEL: 'warn', PROMISE_COUNT_FILE: countFile },

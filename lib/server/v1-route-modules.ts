@@ -24,7 +24,7 @@ export const directPortalRoutes = '/api/articles/'
  * interleaved run, issue 50): an instance that serves only the API and its checks never pays it.
  */
 export const operationalPaths: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics'])
-const operationalPages = new Set([...operationalPaths].map((path) => `${path}/route`))
+const operationalPages: ReadonlySet<string> = new Set([...operationalPaths].map((path) => `${path}/route`))
 
 /** A /v1 route: its path segments as folder names (`[article_id]`, `[...path]`) and its exports. */
 export type V1Route = { segments: string[]; module: RouteModule }
