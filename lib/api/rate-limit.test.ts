@@ -31,7 +31,7 @@ afterEach(() => {
   resetRateLimitersForTests()
 })
 
-async function spend(times: number, consume: () => Promise<{ allowed: boolean }>) {
+async function spend(times: number, consume: () => { allowed: boolean } | Promise<{ allowed: boolean }>) {
   const allowed: boolean[] = []
   for (let i = 0; i < times; i++) allowed.push((await consume()).allowed)
   return allowed

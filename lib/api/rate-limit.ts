@@ -119,32 +119,21 @@ async function readyLimiters(): Promise<Limiters> {
  * absent). `read` is absent when the decision was made in memory or refused; the caller then
  * reads the key itself if it still needs it.
  */
-export async function consumeTokenRequest(tokenId: string, plan: Plan, nowMs?: number, alsoRead?: string): Promise<RateLimitDecision & { read?: string }> {
+export function consumeTokenRequest(tokenId: string, plan: Plan, nowMs?: number, alsoRead?: string): RateLimitDecision | Promise<RateLimitDecision & { read?: string }> {
+  // Most of a busy token's requests are served from this instance's block: the decision itself,
+  // not a promise of it (a cached GET made and awaited five of them for this, issue 50).
+  if (limiters && nowMs === undefined) {
+    const policy = limiters.token[plan] ?? limiters.token.standard
+    const atOnce = fromBlockAtOnce(policy, fullKeyOf(policy, tokenId))
+    if (atOnce) return atOnce.decision
+  }
+  return consumeTokenRequestLater(tokenId, plan, nowMs, alsoRead)
+}
+
+async function consumeTokenRequestLater(tokenId: string, plan: Plan, nowMs?: number, alsoRead?: string): Promise<RateLimitDecision & { read?: string }> {
   const current = await readyLimiters()
   const { decision, read } = await consumeHeld(current.token[plan] ?? current.token.standard, tokenId, nowMs, alsoRead, true)
   return read === undefined ? decision : { ...decision, read }
-}
-
-/**
- * consumeTokenRequest's common case decided at once: the token's budget is served from this
- * instance's reserved block (Redis ready, nothing owed to it, not recovering from a loss), as
- * consumeTokenRequest would serve it, without its promises (a cached GET made and awaited five of
- * them, issue 50). Undefined when it cannot be decided so: the caller asks consumeTokenRequest.
- */
-export function consumeTokenRequestAtOnce(tokenId: string, plan: Plan): RateLimitDecision | undefined {
-  const redis = getRedis()
-  if (!limiters || !redis || redis.status !== 'ready') return undefined
-  const policy = limiters.token[plan] ?? limiters.token.standard
-  if (policy.blockCap <= 0) return undefined
-  const fullKey = fullKeyOf(policy, tokenId)
-  const windowMs = policy.windowSeconds * 1000
-  if (owedToRedis.has(fullKey) || policy.lineage.recovering(windowMs)) return undefined
-  const outcome = reserved.consumeAtOnce(redis, fullKey, policy.limit)
-  if (!outcome) return undefined
-  reportedRedisDown = false
-  // Counted in memory too, as remembered() does for every admission Redis decided.
-  memory.record(fullKey, policy.share, windowMs, undefined)
-  return decide(policy, outcome)
 }
 
 /**
@@ -357,6 +346,8 @@ async function consumeHeld(policy: Policy, key: string, nowMs?: number, alsoRead
   const recovering = lineage.recovering(windowMs, nowMs)
   // While the connection is not ready, answer from memory at once, without a round trip.
   if (redis && redis.status === 'ready' && !recovering) {
+    const atOnce = inBlocks && nowMs === undefined ? fromBlockAtOnce(policy, fullKey) : undefined
+    if (atOnce) return atOnce
     try {
       await declareOwed(redis, policy, fullKey, windowMs, inBlocks && policy.blockCap > 0, nowMs)
       if (inBlocks && policy.blockCap > 0) {
@@ -400,6 +391,26 @@ async function consumeHeld(policy: Policy, key: string, nowMs?: number, alsoRead
       await outcome.release()
     },
   }
+}
+
+type Held = { decision: RateLimitDecision; release: () => Promise<void> }
+
+/**
+ * A request served from this instance's reserved block without waiting: when the policy is
+ * served in blocks, Redis is ready, nothing admitted in memory is still owed to it, it is not
+ * recovering from a loss, and the key's block has a slot left with nobody waiting before it.
+ * Otherwise undefined, and the decision goes the long way (consumeHeld). Real time only: a
+ * block's lease runs on the real clock.
+ */
+function fromBlockAtOnce(policy: Policy, fullKey: string): Held | undefined {
+  const redis = getRedis()
+  if (!redis || redis.status !== 'ready' || policy.blockCap <= 0) return undefined
+  const windowMs = policy.windowSeconds * 1000
+  if (owedToRedis.has(fullKey) || policy.lineage.recovering(windowMs)) return undefined
+  const outcome = reserved.consumeAtOnce(redis, fullKey, policy.limit)
+  if (!outcome) return undefined
+  reportedRedisDown = false
+  return { decision: decide(policy, outcome), release: remembered(policy, fullKey, windowMs, undefined, outcome) }
 }
 
 /**

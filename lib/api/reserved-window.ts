@@ -194,15 +194,13 @@ export class ReservedWindows {
    * knows (sliding-window.ts).
    */
   consume(redis: Redis, lineage: RedisLineage, key: string, limit: number, windowMs: number, prefetchCap: number, nowMs?: number): Promise<WindowOutcome> {
+    const served = nowMs === undefined ? this.consumeAtOnce(redis, key, limit) : undefined
+    if (served) return Promise.resolve(served)
     let state = this.keys.get(key)
     if (!state) {
       const log = `${key}:reserved`
       state = { log, sizes: `${log}:slots`, waiting: [], busy: false, lastReservedAt: -Infinity, nextPrefetch: 0 }
       this.keys.set(key, state)
-    }
-    if (nowMs === undefined && state.waiting.length === 0) {
-      const served = this.fromBlock(redis, state, limit)
-      if (served) return Promise.resolve(served)
     }
     return new Promise((resolve, reject) => {
       state.waiting.push({ lineage, nowMs, limit, windowMs, prefetchCap, resolve, reject })
@@ -212,8 +210,8 @@ export class ReservedWindows {
 
   /**
    * A request served from this instance's block now, without a promise, when the key has one
-   * with slots left and nobody waiting before it (consume's own first step); else undefined, and
-   * the caller goes on with consume.
+   * with slots left and nobody waiting before it (consume's first step, and rate-limit.ts's
+   * decision at once); else undefined.
    */
   consumeAtOnce(redis: Redis, key: string, limit: number): WindowOutcome | undefined {
     const state = this.keys.get(key)

@@ -2,7 +2,7 @@ import type { z } from 'zod'
 import { asGet, requestUrl, type ApiRequest } from './api-request.ts'
 import { createId } from '../ids.ts'
 import type { Actor } from '../tenancy/actor.ts'
-import { authenticateToken, knownPrincipal, touchToken, type TokenPrincipal } from '../tokens/authenticate-token.ts'
+import { authenticateToken, touchToken, type TokenPrincipal } from '../tokens/authenticate-token.ts'
 import { hasScope, scopeNames } from '../tokens/scopes.ts'
 import { tokenRefusal } from '../tokens/token-bounds.ts'
 import { parseInput } from '../parse-input.ts'
@@ -12,7 +12,7 @@ import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, ren
 import { runAsIdempotentUnit } from '../events/idempotent-unit.ts'
 import { failureResponse } from './failure.ts'
 import { problemResponse } from './problem.ts'
-import { consumeTokenRequest, consumeTokenRequestAtOnce, consumeUnauthenticatedRequest, rateLimitHeaders, type RateLimitDecision } from './rate-limit.ts'
+import { consumeTokenRequest, consumeUnauthenticatedRequest, rateLimitHeaders, type RateLimitDecision } from './rate-limit.ts'
 import { readJsonBody } from './read-json-body.ts'
 import { cachedRead, type CachedBody } from './response-cache.ts'
 import { articleGeneration, articleGenerationRedisKey } from '../articles/article-totals.ts'
@@ -108,9 +108,9 @@ export function withApi<
     let headers: Record<string, string> = {}
     try {
       const token = bearerToken(request)
-      // Most requests' principal is known at once (the token cache); a lookup is awaited only when it is not.
-      const known = token ? knownPrincipal(token) : null
-      const principal = known !== undefined ? known : await authenticateToken(token!)
+      // Known at once for most requests (the token cache): only a lookup is awaited.
+      const found = token ? authenticateToken(token) : null
+      const principal = found instanceof Promise ? await found : found
       if (principal) seen.principal = principal
       if (!principal) {
         const decision = await consumeUnauthenticatedRequest(clientAddress(request.headers.get('x-forwarded-for')))
@@ -144,8 +144,9 @@ export function withApi<
       // A GET may be answered from the response cache, which needs the newsroom's change
       // generation: read in the rate limit's round trip, after this request arrived.
       const tenantId = principal.tenant.id
-      // Most of a busy token's requests are decided at once, from this instance's reserved block.
-      const decision: RateLimitDecision & { read?: string } = consumeTokenRequestAtOnce(principal.tokenId, principal.tenant.plan) ?? (await consumeTokenRequest(principal.tokenId, principal.tenant.plan, undefined, request.method === 'GET' ? cacheGeneration.redisKey(tenantId) : undefined))
+      // Decided at once for most of a busy token's requests (its reserved block): only a round trip is awaited.
+      const deciding = consumeTokenRequest(principal.tokenId, principal.tenant.plan, undefined, request.method === 'GET' ? cacheGeneration.redisKey(tenantId) : undefined)
+      const decision: RateLimitDecision & { read?: string } = deciding instanceof Promise ? await deciding : deciding
       // undefined when the counter is absent: the cache then reads it through the counter, which starts it.
       const generation = decision.read === undefined ? undefined : generationFromRedis(decision.read)
       headers = rateLimitHeaders(decision)

@@ -34,14 +34,16 @@ const inFlight = processSingleton('token-lookups', () => ({ byHash: new Map<stri
 /**
  * The token's principal, or null for an unknown token or a deactivated owner. A revoked key's
  * principal carries its revocation in `bounds`, which every request judges (tokenRefusal).
- * Throws ServiceUnavailableError when the lookup itself fails: that says nothing about the
+ * A lookup rejects with ServiceUnavailableError when it fails: that says nothing about the
  * key, and a 401 would make an integration throw away a good one.
  */
-export async function authenticateToken(token: string): Promise<TokenPrincipal | null> {
+export function authenticateToken(token: string): TokenPrincipal | null | Promise<TokenPrincipal | null> {
   if (!looksLikeToken(token)) return null
   const tokenHash = hashToken(token)
-  const cached = cachedPrincipalOf(tokenHash)
-  if (cached !== undefined) return cached
+  // A cached principal (most of a busy key's requests) is the answer itself, not a promise of it:
+  // one made and awaited per request was CPU every /v1 request paid for nothing (issue 50).
+  const cached = cache.get(tokenHash)
+  if (cached && cached.expiresAt > Date.now()) return cached.principal
   // One lookup per key at a time: when a busy key's entry expires, every request in flight
   // would otherwise query the database for the same row at once (bench: 32 connections on one
   // key made ~20 lookups at each expiry, a latency spike every few seconds).
@@ -52,20 +54,6 @@ export async function authenticateToken(token: string): Promise<TokenPrincipal |
   })
   inFlight.byHash.set(tokenHash, lookup)
   return lookup
-}
-
-/**
- * authenticateToken's answer when it is known without a lookup (the cache, or a text that is no
- * token), given at once rather than as a promise: most of a busy key's requests (withApi asks
- * this first). Undefined when authenticateToken must look it up.
- */
-export function knownPrincipal(token: string): TokenPrincipal | null | undefined {
-  return looksLikeToken(token) ? cachedPrincipalOf(hashToken(token)) : null
-}
-
-function cachedPrincipalOf(tokenHash: string): TokenPrincipal | null | undefined {
-  const cached = cache.get(tokenHash)
-  return cached && cached.expiresAt > Date.now() ? cached.principal : undefined
 }
 
 const tokenInclude = {

@@ -42,7 +42,7 @@ const before = blockStats()
 const end = Date.now() + durationMs
 while (Date.now() < end) {
   const askedAt = Date.now()
-  pending.push(consumeTokenRequest(tokenId, 'standard').then((decision) => record(askedAt, decision)))
+  pending.push(Promise.resolve(consumeTokenRequest(tokenId, 'standard')).then((decision) => record(askedAt, decision)))
   await new Promise((resolve) => setTimeout(resolve, intervalMs))
 }
 await Promise.all(pending)
