@@ -77,3 +77,25 @@ describe('the operational routes', () => {
     expect(reachedNext).toEqual(['GET /healthzz', 'GET /metrics/other'])
   })
 })
+
+// break76 (helper-76): two ways the move from Next answered differently. OPTIONS, which Next
+// implements for every route handler; and a /v1 target with dot-segments (/v1/../metrics), which
+// normalises to an operational path and was answered by it rather than by /v1's 404.
+describe('the operational routes, as Next answered them (break76)', () => {
+  it('answer OPTIONS with 204 and Allow naming GET, HEAD and OPTIONS, as Next did', async () => {
+    for (const path of ['/healthz', '/readyz', '/metrics']) {
+      const answer = await send('OPTIONS', path)
+      expect({ path, status: answer.status }).toEqual({ path, status: 204 })
+      expect(answer.headers['allow']).toBe('GET, HEAD, OPTIONS')
+      expect(answer.body).toBe('')
+    }
+  })
+
+  it('are not reached from a /v1 target through dot-segments: that stays a /v1 problem+json 404 with X-Request-Id', async () => {
+    for (const target of ['/v1/../metrics', '/v1/%2e%2e/readyz', '/v1/../healthz']) {
+      const answer = await send('GET', target)
+      expect({ target, status: answer.status, type: answer.headers['content-type'] }).toEqual({ target, status: 404, type: 'application/problem+json' })
+      expect(answer.headers['x-request-id']).toMatch(/^req_/)
+    }
+  })
+})
