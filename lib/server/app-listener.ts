@@ -13,8 +13,8 @@ import { directPortalRoutes, operationalPaths } from './v1-route-modules.ts'
  * 405 here: Next would fail building a web Request from them. A request whose Host cannot be
  * part of a URL is a 400 before anything builds one: problem+json from /v1, plain text elsewhere.
  * So is a path Next could not decode (a malformed percent-escape), which Next answered with a 500.
- * /healthz, /readyz and /metrics (operationalPaths) pass those checks as the portal's paths do,
- * then go to their route modules as /v1 does, never through Next.
+ * /healthz, /readyz and /metrics (operationalPaths) pass the Host check as the portal's paths do,
+ * then go to their route modules as /v1 does, never through Next (their exact paths decode).
  */
 export function appListener(serveV1: NodeListener, handleOther: (req: IncomingMessage, res: ServerResponse) => unknown) {
   return (req: IncomingMessage, res: ServerResponse) => {
@@ -22,9 +22,10 @@ export function appListener(serveV1: NodeListener, handleOther: (req: IncomingMe
     const path = req.url ?? '/'
     if (path === '/v1' || path.startsWith('/v1/') || path.startsWith('/v1?') || path.startsWith('/content/v1/') || path.startsWith(directPortalRoutes)) void serveV1(req, res)
     else if (!isValidHostHeader(req.headers.host ?? 'localhost')) void sendWebResponse(req, res, badRequest(invalidHostDetail))
+    // Before the app-wide method check: the /v1 listener refuses a method with the route's own Allow (break77).
+    else if (operationalPaths.has(targetPath(path))) void serveV1(req, res)
     else if (!isServedMethod(req.method)) void sendWebResponse(req, res, unservedMethodResponse(req.method))
     else if (!hasDecodablePath(path)) void sendWebResponse(req, res, badRequest(undecodablePathDetail))
-    else if (operationalPaths.has(targetPath(path))) void serveV1(req, res)
     else void handleOther(req, res)
   }
 }
