@@ -67,6 +67,9 @@ local text = string.format('%.0f', value)
 redis.call('SET', KEYS[1], text)
 return text`
 
+// How often a lost advance is made again while Redis stays connected (see retryLater).
+const lostAdvanceRetryMs = 1_000
+
 type AdvanceCommand = { advanceGeneration: (key: string) => Promise<string> }
 const advanceCommands = [{ name: 'advanceGeneration', keys: 1, lua: advanceScript }]
 
@@ -90,20 +93,39 @@ export function generationCounter(kind: 'article' | 'event', reportRedisDown: (e
   // and it makes it again as soon as it can (on the next connection, or the next read).
   const unadvanced = processSingleton(`${kind}-generation-unadvanced`, () => new Map<string, number>())
   const retrying = new Set<string>()
+  // A Redis that stays connected but refused the advance (full: "OOM command not allowed",
+  // read-only for a moment) emits no 'ready' again: the advance is tried again every second
+  // until it is made, where it waited for this instance to be asked for that newsroom, and the
+  // other instances served answers from before the write for their whole 30 s (break77).
+  const retryTimers = new Map<string, NodeJS.Timeout>()
+  const retryLater = (redis: Redis, tenantId: string) => {
+    if (!unadvanced.has(tenantId) || retryTimers.has(tenantId)) return
+    const timer = setTimeout(() => {
+      retryTimers.delete(tenantId)
+      advanceAgain(redis, tenantId)
+    }, lostAdvanceRetryMs)
+    timer.unref()
+    retryTimers.set(tenantId, timer)
+  }
   let losses = 0
   const watched = new WeakSet<Redis>()
   const advanceAgain = (redis: Redis, tenantId: string) => {
     const loss = unadvanced.get(tenantId)
+    // Not ready: the 'ready' listener (advanceLost) makes it when the connection is back.
     if (loss === undefined || retrying.has(tenantId) || redis.status !== 'ready') return
     retrying.add(tenantId)
     void withDefinedCommands<AdvanceCommand>(redis, advanceCommands)
       .then((commands) => commands.advanceGeneration(keyOf(tenantId)))
       // Another loss since this advance was sent needs an advance after it.
       .then(() => unadvanced.get(tenantId) === loss && unadvanced.delete(tenantId), () => undefined)
-      .finally(() => retrying.delete(tenantId))
+      .finally(() => {
+        retrying.delete(tenantId)
+        retryLater(redis, tenantId)
+      })
   }
   const advanceLost = (redis: Redis, tenantId: string, error: Error) => {
     unadvanced.set(tenantId, ++losses)
+    retryLater(redis, tenantId)
     if (!watched.has(redis)) {
       watched.add(redis)
       redis.on('ready', () => {
