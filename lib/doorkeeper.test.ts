@@ -26,3 +26,19 @@ describe('the doorkeeper', () => {
     expect(door.askedBefore('a')).toBe(false)
   })
 })
+
+describe('the doorkeeper at a cache\'s size', () => {
+  it('remembers every one of a generation of article keys, and takes next to none of 100,000 new ones for asked', () => {
+    const door = new Doorkeeper(4_000)
+    const keyOf = (n: number) => `art_${String(n).padStart(20, '0')}`
+    for (let n = 0; n < 4_000; n++) expect(door.askedBefore(keyOf(n))).toBe(false)
+    expect(Array.from({ length: 4_000 }, (_, n) => door.askedBefore(keyOf(n))).every(Boolean)).toBe(true)
+    // New keys, a generation switch every 4,000 of them: a fingerprint shared by two keys
+    // (about 1 in 2^32 / 8,000 askings) is the only way one is taken for asked.
+    let takenForAsked = 0
+    for (let n = 1_000_000; n < 1_100_000; n++) if (door.askedBefore(keyOf(n))) takenForAsked++
+    expect(takenForAsked).toBeLessThanOrEqual(2)
+    // The first 4,000 are two generations back now: forgotten.
+    expect(door.askedBefore(keyOf(0))).toBe(false)
+  })
+})
