@@ -1,6 +1,6 @@
 /**
  * `date.toISOString()`, made in JavaScript for dates from 1970 to 9999 (every other date, and an
- * invalid one, by toISOString itself): the same text, about twice as fast. Why: a list page's
+ * invalid one, by toISOString itself): the same text, about three times as fast. Why: a list page's
  * records carry three or four timestamps each, and V8's toISOString for 150 of them was ~130 µs
  * of a cold 50-article page (~4 % of its CPU, issue 50's profile), as much as the rest of
  * building the records.
@@ -26,10 +26,18 @@ export function isoTimestamp(date: Date): string {
   rest -= minutes * 60_000
   const seconds = Math.floor(rest / 1000)
   const millis = rest - seconds * 1000
-  return `${year}-${twoDigits[month]}-${twoDigits[day]}T${twoDigits[hours]}:${twoDigits[minutes]}:${twoDigits[seconds]}.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`
+  // One flat string of the 24 character codes: a template literal of its 13 parts made a string
+  // for each join (~300 bytes of young garbage a timestamp, 59 KB of a cold 50-article page's
+  // 595, sampled), and the text was flattened again when it was written into the answer.
+  return String.fromCharCode(
+    zero + Math.floor(year / 1000), zero + (Math.floor(year / 100) % 10), zero + (Math.floor(year / 10) % 10), zero + (year % 10), hyphen,
+    zero + Math.floor(month / 10), zero + (month % 10), hyphen, zero + Math.floor(day / 10), zero + (day % 10), letterT,
+    zero + Math.floor(hours / 10), zero + (hours % 10), colon, zero + Math.floor(minutes / 10), zero + (minutes % 10), colon,
+    zero + Math.floor(seconds / 10), zero + (seconds % 10), dot, zero + Math.floor(millis / 100), zero + (Math.floor(millis / 10) % 10), zero + (millis % 10), letterZ,
+  )
 }
 
 const dayMs = 86_400_000
 // 9999-12-31T23:59:59.999Z: four-digit years, as toISOString writes them.
 const lastFastMs = 253_402_300_799_999
-const twoDigits = Array.from({ length: 100 }, (_, value) => String(value).padStart(2, '0'))
+const [zero, hyphen, letterT, colon, dot, letterZ] = ['0', '-', 'T', ':', '.', 'Z'].map((character) => character.charCodeAt(0)) as [number, number, number, number, number, number]
