@@ -60,5 +60,12 @@ function read(tenantId: string, text: string, values: unknown[], { prepare = fal
  * each bound of its counted buckets (article-counts.ts), 1-2 % of the page's CPU (--cpu-prof).
  */
 function asParameter(value: unknown): unknown {
-  return value instanceof Date ? isoTimestamp(value) : value
+  if (!(value instanceof Date)) return value
+  const ms = value.getTime()
+  // Years 1 to 9999 only: PostgreSQL has no year 0 (pg writes 1 BC) and does not read
+  // toISOString's six-digit years (+010000-…): those, and an invalid date, stay pg's to write.
+  return ms >= firstOfYearOne && ms <= lastOfYear9999 ? isoTimestamp(value) : value
 }
+
+const firstOfYearOne = new Date('0001-01-01T00:00:00.000Z').getTime()
+const lastOfYear9999 = new Date('9999-12-31T23:59:59.999Z').getTime()
