@@ -1,3 +1,5 @@
+import { randomInt } from 'node:crypto'
+
 /**
  * Remembers the keys asked for lately, so that a cache keeps a thing the second time it is
  * asked, not the first: most of what is asked once (a sync walking its pages, a search, the
@@ -58,9 +60,13 @@ export class Doorkeeper {
   }
 }
 
-/** FNV-1a over the key's UTF-16 code units; 0 marks an empty slot, so it is never a fingerprint. */
+// FNV-1a's start, different in every process: the response cache's keys are the clients' URLs,
+// and with a known start a client could work out many that share a slot, for long probes.
+const seed = (0x811c9dc5 ^ randomInt(2 ** 32 - 1)) >>> 0
+
+/** FNV-1a (from a random start) over the key's UTF-16 code units; 0 marks an empty slot, so it is never a fingerprint. */
 function fingerprint(key: string): number {
-  let hash = 0x811c9dc5
+  let hash = seed
   for (let index = 0; index < key.length; index++) hash = Math.imul(hash ^ key.charCodeAt(index), 0x01000193)
   return hash >>> 0 || 1
 }
