@@ -217,13 +217,16 @@ describe('sudo mode and managing the factor', () => {
     expect(await browser.signIn(fresh.users.editor.email, 'test-password')).toBe(true)
     const portal = async () => createCaller(portalContextFromSession(await browser.session(), address))
     const { secret } = await (await portal()).security.startTotp()
-    await (await portal()).security.confirmTotp({ code: totpCode(secret, totpStep()) })
+    const confirmedStep = totpStep()
+    await (await portal()).security.confirmTotp({ code: totpCode(secret, confirmedStep) })
 
     await age(browser, 11)
     await expect((await portal()).security.regenerateRecoveryCodes()).rejects.toMatchObject({ cause: expect.objectContaining({ code: 'reauthentication_required' }) })
     await expect((await portal()).security.removeTotp()).rejects.toMatchObject({ cause: expect.objectContaining({ code: 'reauthentication_required' }) })
-    // The code just used to confirm the app is spent; a wrong one is refused.
-    await expect((await portal()).security.reauthenticate({ code: totpCode(secret, totpStep()) })).rejects.toMatchObject({ code: 'UNPROCESSABLE_CONTENT' })
+    // The code just used to confirm the app is spent; a wrong one is refused. The confirmed
+    // step's own code, not the current step's: on a busy machine a new 30-s step began between
+    // the two, and its fresh code was rightly accepted (CI-like run, 2026-12-02).
+    await expect((await portal()).security.reauthenticate({ code: totpCode(secret, confirmedStep) })).rejects.toMatchObject({ code: 'UNPROCESSABLE_CONTENT' })
     await db.totpFactor.update({ where: { userId }, data: { lastUsedStep: BigInt(totpStep() - 2) } })
     await (await portal()).security.reauthenticate({ code: totpCode(secret, totpStep()) })
 
