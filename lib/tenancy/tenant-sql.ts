@@ -1,7 +1,6 @@
 import type pg from 'pg'
 import { routedQuery } from '../db/read-routing.ts'
 import { preparedNameOf } from '../db/prepared-names.ts'
-import { isoTimestamp } from '../iso-timestamp.ts'
 
 export type ReadOptions = {
   /**
@@ -50,22 +49,5 @@ function read(tenantId: string, text: string, values: unknown[], { prepare = fal
   if (!/\btenant_id = \$1\b/.test(text)) throw new Error(`tenantSql: a statement must filter on tenant_id = $1: ${text.slice(0, 80)}`)
   // Named by the text, so one text is prepared once per connection whoever runs it.
   const preparedName = prepare || generic ? preparedNameOf(text) : undefined
-  return routedQuery(tenantId, text, [tenantId, ...values.map(asParameter)], preparedName, generic, mapRow)
+  return routedQuery(tenantId, text, [tenantId, ...values], preparedName, generic, mapRow)
 }
-
-/**
- * A value as the statement receives it: a Date as its ISO text in UTC (every timestamp column is
- * timestamptz), where pg would write it in the process's local time through five local-time
- * getters and padStart (pg's dateToString, ~0.44 µs a date): a cold list's total names a Date for
- * each bound of its counted buckets (article-counts.ts), 1-2 % of the page's CPU (--cpu-prof).
- */
-function asParameter(value: unknown): unknown {
-  if (!(value instanceof Date)) return value
-  const ms = value.getTime()
-  // Years 1 to 9999 only: PostgreSQL has no year 0 (pg writes 1 BC) and does not read
-  // toISOString's six-digit years (+010000-…): those, and an invalid date, stay pg's to write.
-  return ms >= firstOfYearOne && ms <= lastOfYear9999 ? isoTimestamp(value) : value
-}
-
-const firstOfYearOne = new Date('0001-01-01T00:00:00.000Z').getTime()
-const lastOfYear9999 = new Date('9999-12-31T23:59:59.999Z').getTime()
