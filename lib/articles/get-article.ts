@@ -20,6 +20,17 @@ export async function getArticle(actor: Actor, articleId: string): Promise<Artic
 }
 
 /**
+ * Whether one article's record may change with no write to the article: it shows a live edit
+ * lease, which lapses by the clock and whose renewals move its end without advancing the
+ * newsroom's generation (edit-lease.ts). Such an answer is served but not kept
+ * (response-cache.ts `transient`): kept, a lapsed lease was shown as live and a renewal's new
+ * end was hidden for up to 30 s (break79).
+ */
+export function recordChangesByItself(article: ArticleWithLock): boolean {
+  return article.lock !== null
+}
+
+/**
  * The newsroom's article by id, or undefined, read together with the others asked for in this
  * turn (readTogether): for callers that decide themselves what a reader may see of it (the
  * public content API shows only published ones).

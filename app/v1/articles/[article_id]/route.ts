@@ -4,14 +4,14 @@ import { apiRoute, jsonResponse, withApi } from '@/lib/api/with-api'
 import { articleHeaders, expectedVersionFromIfMatch } from '@/lib/api/resource-headers'
 import { toArticleRecord } from '@/lib/articles/article-record'
 import { articleEtag } from '@/lib/api/resource-headers'
-import { getArticle } from '@/lib/articles/get-article'
+import { getArticle, recordChangesByItself } from '@/lib/articles/get-article'
 import { updateArticle } from '@/lib/articles/update-article'
 
 export const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = apiRoute({
   GET: withApi(getArticleOperation, async ({ actor, params, request, cachedRead }) => {
     const rendered = await cachedRead(`get:${params.article_id}`, async () => {
       const article = await getArticle(actor, params.article_id)
-      return renderJson(toArticleRecord(article), articleEtag(article))
+      return Object.assign(renderJson(toArticleRecord(article), articleEtag(article)), { transient: recordChangesByItself(article) })
     })
     return conditionalAnswer(request, rendered)
   }),
