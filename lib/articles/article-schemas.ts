@@ -7,7 +7,15 @@ import { maxSlugLength, slugPattern } from './article-address.ts'
 // The single source of the article API's shapes: validation, TypeScript types and the
 // OpenAPI document all come from these schemas.
 
-const timestamp = z.iso.datetime({ offset: true })
+// An instant of years 1 to 9999 in UTC, after its offset: 9999-12-31T23:59:59-14:00 is written
+// with four digits but is 10000-01-01T13:59:59Z, which PostgreSQL stored, Prisma then read as
+// an invalid date, and the API showed as +010000-…, a text its own schema refused (break79).
+const firstInstant = Date.parse('0001-01-01T00:00:00.000Z')
+const lastInstant = Date.parse('9999-12-31T23:59:59.999Z')
+const timestamp = z.iso.datetime({ offset: true }).refine((text) => {
+  const at = Date.parse(text)
+  return at >= firstInstant && at <= lastInstant
+}, 'must be an instant from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z in UTC (after its offset)')
 const nullableTimestamp = timestamp.nullable()
 const id = (example: string) => withoutNul(z.string().min(1).max(64)).meta({ example })
 
