@@ -14,7 +14,8 @@ const firstInstant = Date.parse('0001-01-01T00:00:00.000Z')
 const lastInstant = Date.parse('9999-12-31T23:59:59.999Z')
 const timestamp = z.iso.datetime({ offset: true }).refine((text) => {
   const at = Date.parse(text)
-  return at >= firstInstant && at <= lastInstant
+  // Not a datetime at all: the format's own error says so, once.
+  return Number.isNaN(at) || (at >= firstInstant && at <= lastInstant)
 }, 'must be an instant from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z in UTC (after its offset)')
 const nullableTimestamp = timestamp.nullable()
 const id = (example: string) => withoutNul(z.string().min(1).max(64)).meta({ example })
