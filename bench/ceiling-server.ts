@@ -39,4 +39,6 @@ if (process.argv[1]?.endsWith('ceiling-server.ts')) {
     response.writeHead(answer.status, headers)
     response.end(body)
   }).listen(port, '127.0.0.1')
+  // A clean exit, so that a --cpu-prof run writes its profile (bench/profile-ceiling.ts).
+  process.on('SIGTERM', () => process.exit(0))
 }

@@ -34,7 +34,8 @@ await client.connect()
 const { rows: [window] } = await client.query<{ lo: Date; hi: Date }>('SELECT min(published_at) AS lo, max(published_at) AS hi FROM articles WHERE tenant_id = $1', [big!.id])
 await client.end()
 
-const flags = `--cpu-prof --cpu-prof-dir=${dir}`
+// PROFILE_NODE_FLAGS replaces the profiler's flags (--trace-gc, say, to see why the collector runs).
+const flags = process.env.PROFILE_NODE_FLAGS ?? `--cpu-prof --cpu-prof-dir=${dir}`
 const spawnedAt = performance.now()
 const child =
   target === 'baseline'
@@ -43,7 +44,7 @@ const child =
         const [shell, args] = startCommand(target, { nodeFlags: flags })
         return spawn(shell, args, {
           cwd: target,
-          stdio: ['ignore', 'ignore', 'inherit'],
+          stdio: ['ignore', process.env.PROFILE_NODE_FLAGS ? 'inherit' : 'ignore', 'inherit'],
           env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1', SEED: 'false', PORT: String(port), RATE_LIMIT_ENTERPRISE_PER_MINUTE: '100000000', RATE_LIMIT_STANDARD_PER_MINUTE: '100000000', LOCAL_SECRETS_FILE: '.data/bench-secrets.json', REDIS_URL: 'redis://127.0.0.1:6379', RATE_LIMIT_KEY_PREFIX: `newsroom:profile:${Date.now()}`, LOG_LEVEL: 'warn' },
         })
       })()
