@@ -33,9 +33,14 @@ if (process.argv[1]?.endsWith('ceiling-server.ts')) {
   const body = Buffer.from(answer.body, 'base64')
   // A flat [name, value, name, value …] list: node:http writes it without building an object.
   const headers = answer.headers.flat()
+  // CEILING_BUSY_US: spin this long before each answer, to see what the same writes cost a server
+  // as slow as the service (bench/profile-ceiling.ts): the kernel's cost of a write depends on
+  // whether the reader is already awake.
+  const busyMs = Number(process.env.CEILING_BUSY_US ?? 0) / 1000
   createServer((request, response) => {
     // The request's body (none for a GET) is drained so the connection stays usable.
     request.resume()
+    if (busyMs > 0) for (const until = performance.now() + busyMs; performance.now() < until; );
     response.writeHead(answer.status, headers)
     response.end(body)
   }).listen(port, '127.0.0.1')
