@@ -1,0 +1,87 @@
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
+import { startOwnRedis } from '../support/own-redis.ts'
+import { spawnApiServer, type SpawnedApiServer } from '../support/spawn-api-server.ts'
+
+// break80 (helper-80): two instances share PostgreSQL and a Redis. An editor moves a draft to
+// in-review with an Idempotency-Key through the first instance; the move commits (with its result
+// recorded on the key, lib/events/idempotent-unit.ts) and the instance is SIGKILLed before it
+// answers (here while Redis is slow for a moment, which holds the instance between its commit and
+// its answer; any kill in that span does the same). The editor retries the same request, same key,
+// on the second instance, as the API says to: it must get the move's answer (200, the article
+// in-review, Idempotent-Replayed), as a retried bulk import does. It got 409 invalid_transition
+// ("cannot move from in-review to in-review"): the transition checks the workflow on the article
+// as it is now (transition-article.ts, assertMoveAllowed) before commitChange would have returned
+// the recorded result, so the key the client holds can never tell it what happened.
+
+const headers = (token: string, extra: Record<string, string> = {}) => ({ Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...extra })
+
+async function send(url: string, init: RequestInit = {}): Promise<{ status: number; body: any; headers: Headers }> {
+  const response = await fetch(url, { ...init, signal: AbortSignal.timeout(20_000) })
+  const text = await response.text()
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined }
+}
+
+let newsroom: TestTenant
+let redis: Awaited<ReturnType<typeof startOwnRedis>>
+let redisPid: number
+let first: SpawnedApiServer
+let second: SpawnedApiServer
+let monitor: pg.Client
+
+beforeAll(async () => {
+  redis = await startOwnRedis(5190)
+  redisPid = Number(/process_id:(\d+)/.exec(await redis.client.info('server'))![1])
+  newsroom = await createTestTenant({ plan: 'enterprise' })
+  const env = { REDIS_URL: redis.url, RATE_LIMIT_KEY_PREFIX: `break80-transition:${Date.now()}`, IDEMPOTENCY_LEASE_MS: '2000' }
+  ;[first, second] = await Promise.all([spawnApiServer(process.env.DATABASE_URL!, { env }), spawnApiServer(process.env.DATABASE_URL!, { env })])
+  monitor = new pg.Client({ connectionString: process.env.DATABASE_URL })
+  await monitor.connect()
+})
+afterAll(async () => {
+  try {
+    process.kill(redisPid, 'SIGCONT')
+  } catch {
+    // already gone
+  }
+  await Promise.all([first?.stop(), second?.stop()])
+  await redis?.stop()
+  await monitor?.end()
+})
+
+describe('a transition whose instance was killed after its commit, retried with its Idempotency-Key on another instance (break80)', () => {
+  it('answers the retry with the committed move, not a refusal', async () => {
+    const token = await newsroom.token(['articles:read', 'articles:write'], 'editor')
+    const created = await send(`${first.url}/v1/articles`, { method: 'POST', headers: headers(token), body: JSON.stringify({ headline: 'Before the edit' }) })
+    expect(created.status).toBe(201)
+    const path = `/v1/articles/${created.body.article_id}`
+
+    const key = `break80-${Date.now()}`
+    const body = JSON.stringify({ to_state: 'in-review' })
+    // Redis stalls for a moment; the transition commits and its instance dies before it answers.
+    process.kill(redisPid, 'SIGSTOP')
+    const firstAttempt = send(`${first.url}${path}/transitions`, { method: 'POST', headers: headers(token, { 'Idempotency-Key': key }), body }).then(
+      (answer) => `answered ${answer.status}`,
+      () => 'connection lost',
+    )
+    let committed = false
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline && !committed; ) {
+      const { rows } = await monitor.query('SELECT 1 FROM idempotency_records WHERE key = $1 AND committed_at IS NOT NULL', [key])
+      committed = rows.length > 0
+      if (!committed) await new Promise((resolve) => setTimeout(resolve, 3))
+    }
+    first.child.kill('SIGKILL')
+    process.kill(redisPid, 'SIGCONT')
+    expect(committed).toBe(true)
+    expect(await firstAttempt).toBe('connection lost')
+
+    const retry = await send(`${second.url}${path}/transitions`, { method: 'POST', headers: headers(token, { 'Idempotency-Key': key }), body })
+    expect(retry.status, JSON.stringify(retry.body)).toBe(200)
+    expect(retry.body.status).toBe('in-review')
+
+    expect(retry.headers.get('idempotent-replayed')).toBe('true')
+    // Moved once: one in-review history entry's worth of version.
+    expect(retry.body.version).toBe(created.body.version + 1)
+  })
+})
