@@ -40,7 +40,14 @@ export async function commitChange<Tx extends SqlTransaction, T>(
 ): Promise<T> {
   const unit = idempotentUnit()
   const recovered = unit && recoveredOutcome(unit)
-  if (recovered) return recovered.value as T
+  if (recovered) {
+    // The first attempt committed and may have died before its after-commit step (the generation
+    // advance, before which other instances still serve answers from before the change): run it
+    // now, before this retry acknowledges the change (break80). What it advances is only what a
+    // second advance makes cache misses of; its events are in the outbox for the sweeper.
+    await Promise.all([options.afterCommit?.([]), eventsChanged([tenantId])])
+    return recovered.value as T
+  }
   let emitted: RecordedEvent[] = []
   const value = await db.$transaction(async (tx: Tx) => {
     emitted = []
