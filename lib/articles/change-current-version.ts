@@ -7,6 +7,7 @@ import { updateOfReadArticle, type ArticleChanges } from './article-writes.ts'
 import { writeArticle } from './article-write-statement.ts'
 import { assertMediaPublishable, imagesToJudgeForWrite } from '../media/publishable-media.ts'
 import { staleVersionRefusal } from './stale-version-refusal.ts'
+import { judgingVersion, recoveredJudgedVersion } from '../events/idempotent-unit.ts'
 import { leaseRefusal, lockFromJson, liveLockExpression, recordLockOverride, type ArticleLock, type LeaseWriter } from './edit-lease.ts'
 
 // A blind change (no If-Match) is last-writer-wins: it is re-judged against each newer version
@@ -45,12 +46,21 @@ export async function changeCurrentVersion<Result>(
   writer: LeaseWriter,
   apply: (current: Article) => Promise<Result | undefined>,
 ): Promise<Result> {
+  // A retry that recovers a committed first attempt (its Idempotency-Key) judges the version the
+  // first attempt judged, whose change (recorded on the key) commitChange then returns: the
+  // lease and the pin were passed then, and the article as that change left it would refuse
+  // the change as already made (break80).
+  const judged = recoveredJudgedVersion()
+  if (judged !== undefined) {
+    const result = await apply(revivedArticle(judged))
+    if (result !== undefined) return result
+  }
   for (let attempt = 1; ; attempt++) {
     const { article: current, lock } = await readArticle(tenantId, articleId)
     const { overridden } = leaseRefusal(lock, writer)
     // A stale pin is refused with what happened since (who, what, when), not only that something did.
     if (expectedVersion !== undefined && !isExpected(expectedVersion, current.version)) throw await staleVersionRefusal(current, expectedVersion)
-    const result = await apply(current)
+    const result = await judgingVersion(current, () => apply(current))
     if (result !== undefined) {
       if (overridden && writer.userId) await recordLockOverride(tenantId, articleId, writer.userId, overridden)
       return result
@@ -58,6 +68,13 @@ export async function changeCurrentVersion<Result>(
     if (expectedVersion !== undefined) throw await staleVersionRefusal((await readArticle(tenantId, articleId)).article, expectedVersion)
     if (attempt >= maxBlindRounds) throw new ConflictError('concurrent_update', 'The article is being changed by others right now; retry in a moment.')
   }
+}
+
+/** An article recorded as JSON (recoveredJudgedVersion) as it was read: its instants Dates again. */
+function revivedArticle(recorded: unknown): Article {
+  const article = recorded as Record<string, unknown>
+  const instant = (value: unknown) => (typeof value === 'string' ? new Date(value) : (value as Date | null))
+  return { ...article, publishedAt: instant(article.publishedAt), scheduledPublishAt: instant(article.scheduledPublishAt), createdAt: instant(article.createdAt), updatedAt: instant(article.updatedAt) } as Article
 }
 
 /** The article as it is now, with its live edit lease (one statement). */

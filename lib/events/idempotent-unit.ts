@@ -20,6 +20,12 @@ export type IdempotentUnit = {
   recovered: unknown[]
   /** How many changes this attempt has committed (or recovered) so far. */
   committed: number
+  /**
+   * The version of the article the change now being made was judged against (its workflow,
+   * its state, its pin), recorded with the change's result: a retry that recovers the change
+   * judges that version again, not the article its own change made (judgingArticle).
+   */
+  judging?: unknown
 }
 
 // One per process, however many copies of this module are loaded (process-singleton.ts): the
@@ -34,12 +40,48 @@ export function idempotentUnit(): IdempotentUnit | undefined {
   return current.getStore()
 }
 
+// A recorded result with the article version it was judged against (judging) is kept as
+// { [judgedMark]: version, value }; one without, as the value itself (as every result was before).
+const judgedMark = '$judged'
+type JudgedOutcome = { [judgedMark]: unknown; value: unknown }
+
+function isJudged(recorded: unknown): recorded is JudgedOutcome {
+  return typeof recorded === 'object' && recorded !== null && !Array.isArray(recorded) && judgedMark in recorded
+}
+
 /** The result a crashed first attempt committed for this change, if there is one. */
 export function recoveredOutcome(unit: IdempotentUnit): { value: unknown } | undefined {
   if (unit.committed >= unit.recovered.length) return undefined
-  const value = revive(unit.recovered[unit.committed])
+  const recorded = unit.recovered[unit.committed]
   unit.committed++
-  return { value }
+  return { value: revive(isJudged(recorded) ? recorded.value : recorded) }
+}
+
+/**
+ * The version of the article the first attempt judged its next change against, when this
+ * request retries, under its Idempotency-Key, a first attempt whose change committed (and which
+ * recorded that version): the retry must judge what the first attempt judged. Judged against
+ * the article as the first attempt's own change left it, a move was refused as a move to the
+ * state it was already in (409, stored on the key) instead of answered (break80). As JSON: the
+ * caller revives its fields.
+ */
+export function recoveredJudgedVersion(): unknown {
+  const unit = idempotentUnit()
+  if (!unit || unit.committed >= unit.recovered.length) return undefined
+  const recorded = unit.recovered[unit.committed]
+  return isJudged(recorded) ? recorded[judgedMark] : undefined
+}
+
+/** Runs `work` (which commits one change, commitChange) noting the version it judges, to be recorded with the change's result. */
+export async function judgingVersion<T>(version: unknown, work: () => Promise<T>): Promise<T> {
+  const unit = idempotentUnit()
+  if (!unit) return work()
+  unit.judging = version
+  try {
+    return await work()
+  } finally {
+    unit.judging = undefined
+  }
 }
 
 /**
@@ -48,7 +90,8 @@ export function recoveredOutcome(unit: IdempotentUnit): { value: unknown } | und
  * lapsed and a retry took the work over, which must then be the only one to do it.
  */
 export async function recordIdempotentOutcome(tx: SqlTransaction, unit: IdempotentUnit, value: unknown): Promise<void> {
-  const json = JSON.stringify([value ?? null], (_key, field: unknown) => (typeof field === 'bigint' ? field.toString() : field))
+  const outcome = unit.judging === undefined ? (value ?? null) : ({ [judgedMark]: unit.judging, value: value ?? null } satisfies JudgedOutcome)
+  const json = JSON.stringify([outcome], (_key, field: unknown) => (typeof field === 'bigint' ? field.toString() : field))
   const recorded = await tx.$executeRaw`
     UPDATE idempotency_records
     SET committed_at = now(), outcomes = COALESCE(outcomes, '[]'::jsonb) || ${json}::jsonb
