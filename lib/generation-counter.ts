@@ -1,7 +1,7 @@
 import { Command, type Redis } from 'ioredis'
 import { changesCommitted } from './db/read-routing.ts'
 import { processSingleton } from './process-singleton.ts'
-import { firstConnectionSettled, getRedis } from './redis.ts'
+import { firstConnectionSettled, getRedis, onAnsweringAgain } from './redis.ts'
 import { withDefinedCommands } from './api/sliding-window.ts'
 
 /**
@@ -128,7 +128,7 @@ export function generationCounter(kind: 'article' | 'event', reportRedisDown: (e
     retryLater(redis, tenantId)
     if (!watched.has(redis)) {
       watched.add(redis)
-      redis.on('ready', () => {
+      onAnsweringAgain(redis, () => {
         for (const lostTenant of unadvanced.keys()) advanceAgain(redis, lostTenant)
       })
     }

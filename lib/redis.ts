@@ -1,4 +1,4 @@
-import { Redis, type RedisOptions } from 'ioredis'
+import { Command, Redis, type RedisOptions } from 'ioredis'
 import { processSingleton } from './process-singleton.ts'
 import { hotSetting } from './config/hot-setting.ts'
 
@@ -114,7 +114,7 @@ function createClient(url: string): Redis {
     enableOfflineQueue: false,
     connectTimeout: 1_000,
     // A Redis that accepts the connection but stalls must not stall requests either.
-    commandTimeout: positiveMilliseconds(process.env.REDIS_COMMAND_TIMEOUT_MS, 250),
+    commandTimeout: commandTimeoutMs(),
     maxRetriesPerRequest: 1,
     // A command sent but unanswered when the connection dropped is failed, not sent again on the
     // new one: it may have run already (its answer lost in the reset), and the rate limiter's
@@ -144,8 +144,71 @@ function createClient(url: string): Redis {
     if (down) console.info('Redis reachable again: shared rate limits and caches resumed.')
     down = false
   })
+  failFastWhileStalled(client)
   return client
 }
+
+/**
+ * Once a command goes unanswered for the command timeout, Redis counts as away until it answers
+ * again: every other command fails at once (as with the offline queue off while it is away),
+ * and one PING at a time asks whether it answers. Without this each request gave each of its
+ * steps up in turn, one timeout after another, for as long as Redis stalled (a paused VM, a long
+ * fork): a PATCH waited four, 1 s (break80). The connection is kept, so the first PING Redis
+ * answers ends it: dropping and making it again left the instance deciding alone for up to the
+ * reconnect backoff after Redis was back. A command that ran after its caller gave up was
+ * already a case every caller answers (autoResendUnfulfilledCommands above).
+ */
+function failFastWhileStalled(client: Redis): void {
+  const send = client.sendCommand.bind(client)
+  let stalled = false
+  const answered = () => {
+    if (!stalled) return
+    stalled = false
+    console.info('Redis answers again: shared rate limits and caches resumed.')
+    client.emit(answeringAgain)
+  }
+  const probe = () => {
+    const ping = new Command('ping', [], { replyEncoding: 'utf8' })
+    void send(ping)
+    // Any answer (an error reply too) means Redis answers; a connection that dropped hands over
+    // to the client's own reconnecting, whose state every caller reads.
+    ping.promise.then(answered, (error: Error) => (error.message === timedOut && client.status === 'ready' ? probe() : answered()))
+  }
+  client.sendCommand = ((command: Command, stream?: Parameters<Redis['sendCommand']>[1]) => {
+    if (stalled) {
+      command.reject(new Error(notSentWhileStalled))
+      return command.promise
+    }
+    const sent = send(command, stream)
+    command.promise.catch((error: Error) => {
+      if (stalled || error.message !== timedOut || client.status !== 'ready') return
+      stalled = true
+      console.error(`Redis did not answer within ${commandTimeoutMs()} ms: until it answers again this instance works as if it were away.`)
+      probe()
+    })
+    return sent
+  }) as Redis['sendCommand']
+}
+
+// ioredis's own words for a command the command timeout gave up on.
+const timedOut = 'Command timed out'
+
+/** What a command refused while Redis stalls fails with: it was never sent (redis-take-back.ts sends such commands again). */
+export const notSentWhileStalled = 'Redis is not asked while it stalls (it did not answer within the command timeout); this command was not sent'
+
+const answeringAgain = 'newsroom:answering-again'
+
+/**
+ * Runs `listener` each time the client can be asked again after it could not: a new connection
+ * ready, or the end of a stall on the same connection (failFastWhileStalled). What was put off
+ * while Redis was away (a take-back, a lost generation advance) is sent then.
+ */
+export function onAnsweringAgain(redis: Redis, listener: () => void): void {
+  redis.on('ready', listener)
+  redis.on(answeringAgain, listener)
+}
+
+const commandTimeoutMs = () => positiveMilliseconds(process.env.REDIS_COMMAND_TIMEOUT_MS, 250)
 
 /** A whole number of milliseconds from the environment, or `fallback` when unset, empty or not one. */
 function positiveMilliseconds(raw: string | undefined, fallback: number): number {

@@ -1,11 +1,12 @@
 import type { Redis } from 'ioredis'
+import { notSentWhileStalled, onAnsweringAgain } from '../redis.ts'
 
 /**
  * Commands that take back what a rate-limit script counted and nobody used: a reservation or a
  * decision given up on (its timeout, or its answer lost with the connection), a block's unused
  * slots at the end of its lease. Sent at once; when the connection is down at that moment (ioredis
  * fails it at once: no offline queue), sent again once the client is ready, in the order they
- * failed. Without, the slots stayed counted, unused, for the rest of the window: a busy token got
+ * failed (or once a stalled Redis answers again: lib/redis.ts). Without, the slots stayed counted, unused, for the rest of the window: a busy token got
  * 350 of its 400 after a 2 s cut, and a member with nine typos was locked (break70).
  *
  * Sent again only when that is safe: a command that never left (the stream was not writable) did
@@ -14,7 +15,7 @@ import type { Redis } from 'ioredis'
  */
 export function takeBack(redis: Redis, command: () => Promise<unknown>, options: { idempotent: boolean }): void {
   command().catch((error: Error) => {
-    const neverSent = /isn't writeable|enableOfflineQueue/i.test(error.message)
+    const neverSent = /isn't writeable|enableOfflineQueue/i.test(error.message) || error.message === notSentWhileStalled
     const lostWithConnection = /Connection is closed/i.test(error.message)
     if (neverSent || (options.idempotent && lostWithConnection)) later(redis, command)
   })
@@ -30,7 +31,7 @@ function later(redis: Redis, command: () => Promise<unknown>): void {
   if (!queue) {
     queue = []
     waiting.set(redis, queue)
-    redis.on('ready', () => {
+    onAnsweringAgain(redis, () => {
       const due = waiting.get(redis)!.splice(0)
       for (const again of due) again().catch(() => undefined)
     })

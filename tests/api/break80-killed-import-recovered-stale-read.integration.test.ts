@@ -1,8 +1,9 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
-import { startOwnRedis } from '../support/own-redis.ts'
+import { closedPort, startOwnRedis } from '../support/own-redis.ts'
 import { spawnApiServer, type SpawnedApiServer } from '../support/spawn-api-server.ts'
+import { killedBetweenCommitAndAnswer } from '../support/killed-after-commit.ts'
 
 // break80 (helper-80): two instances share PostgreSQL and a Redis. A wire feed's bulk import,
 // sent with an Idempotency-Key to the first instance, updates an article the second instance has
@@ -29,13 +30,14 @@ let redisPid: number
 let first: SpawnedApiServer
 let second: SpawnedApiServer
 let monitor: pg.Client
+let serverEnv: Record<string, string>
 
 beforeAll(async () => {
-  redis = await startOwnRedis(5190)
+  redis = await startOwnRedis(await closedPort())
   redisPid = Number(/process_id:(\d+)/.exec(await redis.client.info('server'))![1])
   newsroom = await createTestTenant({ plan: 'enterprise' })
-  const env = { REDIS_URL: redis.url, RATE_LIMIT_KEY_PREFIX: `break80-import:${Date.now()}`, IDEMPOTENCY_LEASE_MS: '2000' }
-  ;[first, second] = await Promise.all([spawnApiServer(process.env.DATABASE_URL!, { env }), spawnApiServer(process.env.DATABASE_URL!, { env })])
+  serverEnv = { REDIS_URL: redis.url, RATE_LIMIT_KEY_PREFIX: `break80-import:${Date.now()}`, IDEMPOTENCY_LEASE_MS: '2000' }
+  second = await spawnApiServer(process.env.DATABASE_URL!, { env: serverEnv })
   monitor = new pg.Client({ connectionString: process.env.DATABASE_URL })
   await monitor.connect()
 })
@@ -53,40 +55,30 @@ afterAll(async () => {
 describe('a bulk import whose instance was killed after its commit, retried with its Idempotency-Key on another instance (break80)', () => {
   it('is shown by that instance once the retry acknowledges it', async () => {
     const token = await newsroom.token(['articles:read', 'articles:write'], 'editor')
-    const externalId = `break80-wire-${Date.now()}`
-    const importOf = (headline: string) => JSON.stringify({ articles: [{ external_id: externalId, headline, lede: 'Wire lede', body: '<p>Wire copy.</p>' }] })
-    const created = await send(`${first.url}/v1/articles/bulk`, { method: 'POST', headers: headers(token), body: importOf('Wire story, first take') })
-    expect(created.status).toBe(200)
-    expect(created.body).toMatchObject({ created: 1 })
-    const path = `/v1/articles/${created.body.results[0].article_id}`
-    // Read a few times on the second instance: its answer is kept (from the second ask).
-    for (let i = 0; i < 4; i++) expect((await send(`${second.url}${path}`, { headers: headers(token) })).body.headline).toBe('Wire story, first take')
+    const importOf = (externalId: string, headline: string) => JSON.stringify({ articles: [{ external_id: externalId, headline, lede: 'Wire lede', body: '<p>Wire copy.</p>' }] })
+    const { prepared: story, key } = await killedBetweenCommitAndAnswer({
+      redisPid,
+      monitor,
+      spawn: async () => (first = await spawnApiServer(process.env.DATABASE_URL!, { env: serverEnv })),
+      // A story the second instance has read a few times, so that it keeps its answer (from the second ask).
+      prepare: async () => {
+        const externalId = `break80-wire-${Date.now()}`
+        const created = await send(`${second.url}/v1/articles/bulk`, { method: 'POST', headers: headers(token), body: importOf(externalId, 'Wire story, first take') })
+        expect(created.status).toBe(200)
+        expect(created.body).toMatchObject({ created: 1 })
+        const path = `/v1/articles/${created.body.results[0].article_id}`
+        for (let i = 0; i < 4; i++) expect((await send(`${second.url}${path}`, { headers: headers(token) })).body.headline).toBe('Wire story, first take')
+        return { externalId, path }
+      },
+      send: (server, { externalId }, key) => send(`${server.url}/v1/articles/bulk`, { method: 'POST', headers: headers(token, { 'Idempotency-Key': key }), body: importOf(externalId, 'Wire story, corrected') }),
+    })
 
-    const key = `break80-${Date.now()}`
-    const body = importOf('Wire story, corrected')
-    // Redis stalls for a moment; the import commits and its instance dies while its advance waits.
-    process.kill(redisPid, 'SIGSTOP')
-    const firstAttempt = send(`${first.url}/v1/articles/bulk`, { method: 'POST', headers: headers(token, { 'Idempotency-Key': key }), body }).then(
-      (answer) => `answered ${answer.status}`,
-      () => 'connection lost',
-    )
-    let committed = false
-    for (const deadline = Date.now() + 10_000; Date.now() < deadline && !committed; ) {
-      const { rows } = await monitor.query('SELECT 1 FROM idempotency_records WHERE key = $1 AND committed_at IS NOT NULL', [key])
-      committed = rows.length > 0
-      if (!committed) await new Promise((resolve) => setTimeout(resolve, 3))
-    }
-    first.child.kill('SIGKILL')
-    process.kill(redisPid, 'SIGCONT')
-    expect(committed).toBe(true)
-    expect(await firstAttempt).toBe('connection lost')
-
-    const retry = await send(`${second.url}/v1/articles/bulk`, { method: 'POST', headers: headers(token, { 'Idempotency-Key': key }), body })
+    const retry = await send(`${second.url}/v1/articles/bulk`, { method: 'POST', headers: headers(token, { 'Idempotency-Key': key }), body: importOf(story.externalId, 'Wire story, corrected') })
     expect(retry.status, JSON.stringify(retry.body)).toBe(200)
     expect(retry.body).toMatchObject({ created: 0, updated: 1, failed: 0 })
     expect(retry.headers.get('idempotent-replayed')).toBe('true')
 
-    const read = await send(`${second.url}${path}`, { headers: headers(token) })
+    const read = await send(`${second.url}${story.path}`, { headers: headers(token) })
     expect(read.body.headline).toBe('Wire story, corrected')
   })
 })

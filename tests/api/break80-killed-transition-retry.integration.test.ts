@@ -1,8 +1,9 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
-import { startOwnRedis } from '../support/own-redis.ts'
+import { closedPort, startOwnRedis } from '../support/own-redis.ts'
 import { spawnApiServer, type SpawnedApiServer } from '../support/spawn-api-server.ts'
+import { killedBetweenCommitAndAnswer } from '../support/killed-after-commit.ts'
 
 // break80 (helper-80): two instances share PostgreSQL and a Redis. An editor moves a draft to
 // in-review with an Idempotency-Key through the first instance; the move commits (with its result
@@ -32,11 +33,11 @@ let monitor: pg.Client
 let serverEnv: Record<string, string>
 
 beforeAll(async () => {
-  redis = await startOwnRedis(5190)
+  redis = await startOwnRedis(await closedPort())
   redisPid = Number(/process_id:(\d+)/.exec(await redis.client.info('server'))![1])
   newsroom = await createTestTenant({ plan: 'enterprise' })
   serverEnv = { REDIS_URL: redis.url, RATE_LIMIT_KEY_PREFIX: `break80-transition:${Date.now()}`, IDEMPOTENCY_LEASE_MS: '2000' }
-  ;[first, second] = await Promise.all([spawnApiServer(process.env.DATABASE_URL!, { env: serverEnv }), spawnApiServer(process.env.DATABASE_URL!, { env: serverEnv })])
+  second = await spawnApiServer(process.env.DATABASE_URL!, { env: serverEnv })
   monitor = new pg.Client({ connectionString: process.env.DATABASE_URL })
   await monitor.connect()
 })
@@ -51,61 +52,48 @@ afterAll(async () => {
   await monitor?.end()
 })
 
-/** Sends the move to `first` under `key`, holds it between its commit and its answer, and kills `first` there. */
-async function killedAfterCommit(path: string, key: string, requestHeaders: Record<string, string>, body: string): Promise<void> {
-  // Redis stalls for a moment; the transition commits and its instance dies before it answers.
-  process.kill(redisPid, 'SIGSTOP')
-  const firstAttempt = send(`${first.url}${path}/transitions`, { method: 'POST', headers: { ...requestHeaders, 'Idempotency-Key': key }, body }).then(
-    (answer) => `answered ${answer.status}`,
-    () => 'connection lost',
-  )
-  let committed = false
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline && !committed; ) {
-    const { rows } = await monitor.query('SELECT 1 FROM idempotency_records WHERE key = $1 AND committed_at IS NOT NULL', [key])
-    committed = rows.length > 0
-    if (!committed) await new Promise((resolve) => setTimeout(resolve, 3))
-  }
-  first.child.kill('SIGKILL')
-  process.kill(redisPid, 'SIGCONT')
-  expect(committed).toBe(true)
-  expect(await firstAttempt).toBe('connection lost')
-}
+const spawnFirst = async () => (first = await spawnApiServer(process.env.DATABASE_URL!, { env: serverEnv }))
 
 describe('a transition whose instance was killed after its commit, retried with its Idempotency-Key on another instance (break80)', () => {
   it('answers the retry with the committed move, not a refusal', async () => {
     const token = await newsroom.token(['articles:read', 'articles:write'], 'editor')
-    const created = await send(`${second.url}/v1/articles`, { method: 'POST', headers: headers(token), body: JSON.stringify({ headline: 'Before the edit' }) })
-    expect(created.status).toBe(201)
-    const path = `/v1/articles/${created.body.article_id}`
-    const key = `break80-${Date.now()}`
     const body = JSON.stringify({ to_state: 'in-review' })
-    await killedAfterCommit(path, key, headers(token), body)
+    const { prepared: created, key } = await killedBetweenCommitAndAnswer({
+      redisPid,
+      monitor,
+      spawn: spawnFirst,
+      prepare: async () => (await send(`${second.url}/v1/articles`, { method: 'POST', headers: headers(token), body: JSON.stringify({ headline: 'Before the edit' }) })).body,
+      send: (server, article, key) => send(`${server.url}/v1/articles/${article.article_id}/transitions`, { method: 'POST', headers: headers(token, { 'Idempotency-Key': key }), body }),
+    })
 
-    const retry = await send(`${second.url}${path}/transitions`, { method: 'POST', headers: headers(token, { 'Idempotency-Key': key }), body })
+    const retry = await send(`${second.url}/v1/articles/${created.article_id}/transitions`, { method: 'POST', headers: headers(token, { 'Idempotency-Key': key }), body })
     expect(retry.status, JSON.stringify(retry.body)).toBe(200)
     expect(retry.body.status).toBe('in-review')
     expect(retry.headers.get('idempotent-replayed')).toBe('true')
     // Moved once: one in-review history entry's worth of version.
-    expect(retry.body.version).toBe(created.body.version + 1)
+    expect(retry.body.version).toBe(created.version + 1)
   })
 
   it('answers the retry of a move pinned to the version it saw (If-Match, expected_state) with the move, not a 412', async () => {
-    first = await spawnApiServer(process.env.DATABASE_URL!, { env: serverEnv })
     const token = await newsroom.token(['articles:read', 'articles:write'], 'editor')
-    const created = await send(`${second.url}/v1/articles`, { method: 'POST', headers: headers(token), body: JSON.stringify({ headline: 'Pinned move' }) })
-    const path = `/v1/articles/${created.body.article_id}`
-    const key = `break80-pinned-${Date.now()}`
-    const pinned = headers(token, { 'If-Match': `"${created.body.version}"` })
     const body = JSON.stringify({ to_state: 'in-review', expected_state: 'draft' })
-    await killedAfterCommit(path, key, pinned, body)
+    const pinned = (version: number) => headers(token, { 'If-Match': `"${version}"` })
+    const { prepared: created, key } = await killedBetweenCommitAndAnswer({
+      redisPid,
+      monitor,
+      spawn: spawnFirst,
+      prepare: async () => (await send(`${second.url}/v1/articles`, { method: 'POST', headers: headers(token), body: JSON.stringify({ headline: 'Pinned move' }) })).body,
+      send: (server, article, key) => send(`${server.url}/v1/articles/${article.article_id}/transitions`, { method: 'POST', headers: { ...pinned(article.version), 'Idempotency-Key': key }, body }),
+    })
 
-    const retry = await send(`${second.url}${path}/transitions`, { method: 'POST', headers: { ...pinned, 'Idempotency-Key': key }, body })
+    const path = `${second.url}/v1/articles/${created.article_id}/transitions`
+    const retry = await send(path, { method: 'POST', headers: { ...pinned(created.version), 'Idempotency-Key': key }, body })
     expect(retry.status, JSON.stringify(retry.body)).toBe(200)
     expect(retry.body.status).toBe('in-review')
-    expect(retry.body.version).toBe(created.body.version + 1)
+    expect(retry.body.version).toBe(created.version + 1)
     // The answer kept on the key is the move's: asked again, the same.
-    const again = await send(`${second.url}${path}/transitions`, { method: 'POST', headers: { ...pinned, 'Idempotency-Key': key }, body })
+    const again = await send(path, { method: 'POST', headers: { ...pinned(created.version), 'Idempotency-Key': key }, body })
     expect(again.status).toBe(200)
-    expect(again.body.version).toBe(created.body.version + 1)
+    expect(again.body.version).toBe(created.version + 1)
   })
 })

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
-import { startOwnRedis } from '../support/own-redis.ts'
+import { closedPort, startOwnRedis } from '../support/own-redis.ts'
 import { spawnApiServer, type SpawnedApiServer } from '../support/spawn-api-server.ts'
 
 // break80 (helper-80): Redis stalls (accepts nothing, answers nothing: a paused VM, a long fork;
@@ -27,7 +27,7 @@ let redisPid: number
 let server: SpawnedApiServer
 
 beforeAll(async () => {
-  redis = await startOwnRedis(5193)
+  redis = await startOwnRedis(await closedPort())
   redisPid = Number(/process_id:(\d+)/.exec(await redis.client.info('server'))![1])
   newsroom = await createTestTenant({ plan: 'enterprise' })
   server = await spawnApiServer(process.env.DATABASE_URL!, { env: { REDIS_URL: redis.url, RATE_LIMIT_KEY_PREFIX: `break80-stall:${Date.now()}` } })
