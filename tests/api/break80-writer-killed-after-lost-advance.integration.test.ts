@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
-import { startOwnRedis } from '../support/own-redis.ts'
+import { closedPort, startOwnRedis } from '../support/own-redis.ts'
 import { spawnApiServer, type SpawnedApiServer } from '../support/spawn-api-server.ts'
 
 // break80 (helper-80): two instances share PostgreSQL and a Redis. The operator restarts Redis
@@ -27,13 +27,15 @@ async function send(url: string, init: RequestInit = {}): Promise<{ status: numb
 }
 
 const redisDir = mkdtempSync(path.join(os.tmpdir(), 'break80-redis-'))
+let redisPort: number
 let newsroom: TestTenant
 let redis: Awaited<ReturnType<typeof startOwnRedis>>
 let first: SpawnedApiServer
 let second: SpawnedApiServer
 
 beforeAll(async () => {
-  redis = await startOwnRedis(5192, redisDir)
+  redisPort = await closedPort()
+  redis = await startOwnRedis(redisPort, redisDir)
   newsroom = await createTestTenant({ plan: 'enterprise' })
   const env = { REDIS_URL: redis.url, RATE_LIMIT_KEY_PREFIX: `break80-lost-advance:${Date.now()}` }
   ;[first, second] = await Promise.all([spawnApiServer(process.env.DATABASE_URL!, { env }), spawnApiServer(process.env.DATABASE_URL!, { env })])
@@ -56,7 +58,7 @@ describe('an edit acknowledged while Redis restarted, its instance killed before
     const patched = await send(`${first.url}${path}`, { method: 'PATCH', headers: headers(token), body: JSON.stringify({ headline: 'After the restart' }) })
     first.child.kill('SIGKILL')
     await first.exited
-    redis = await startOwnRedis(5192, redisDir)
+    redis = await startOwnRedis(redisPort, redisDir)
     expect(patched.status).toBe(200)
     expect(patched.body.headline).toBe('After the restart')
     const backAt = Date.now()
