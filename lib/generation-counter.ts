@@ -160,8 +160,45 @@ export function generationCounter(kind: 'article' | 'event', reportRedisDown: (e
       else reads.delete(tenantId)
     })
   }
+  // After Redis was away or stalled, as this instance saw it, a change committed meanwhile on
+  // another instance may have lost its advance with that instance (killed before Redis answered
+  // again): Redis back with its data still holds the generation from before the change, and no
+  // one is left who knows (break80). So an instance that sees Redis answer again advances every
+  // newsroom's generation of this kind there, and caches nothing until it has: one cache miss
+  // for each newsroom's next reads, after an outage, against serving an acknowledged write's
+  // old answer for generationKeptSeconds.
+  const afterOutage = processSingleton(`${kind}-generation-after-outage`, () => ({ watched: new WeakSet<Redis>(), pending: false }))
+  const advanceEverything = async (redis: Redis): Promise<void> => {
+    try {
+      const commands = await withDefinedCommands<AdvanceCommand>(redis, advanceCommands)
+      let cursor = '0'
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', keyOf('*'), 'COUNT', 1000)
+        cursor = next
+        await Promise.all(keys.map((key) => commands.advanceGeneration(key)))
+      } while (cursor !== '0')
+      afterOutage.pending = false
+    } catch (error) {
+      reportRedisDown(error as Error)
+      // Again at Redis's next answer (onAnsweringAgain), or in a second if it stays connected.
+      setTimeout(() => void (afterOutage.pending && redis.status === 'ready' && advanceEverything(redis)), lostAdvanceRetryMs).unref()
+    }
+  }
+  const watchOutages = (redis: Redis) => {
+    if (afterOutage.watched.has(redis)) return
+    afterOutage.watched.add(redis)
+    // The first connection ends no outage this instance kept anything through.
+    let answered = redis.status === 'ready'
+    onAnsweringAgain(redis, () => {
+      if (!answered) return void (answered = true)
+      afterOutage.pending = true
+      void advanceEverything(redis)
+    })
+  }
   const currentFrom = (redis: Redis | undefined, tenantId: string): Promise<string | null> => {
     if (!redis) return Promise.resolve(`local:${local.get(tenantId) ?? 0}`)
+    watchOutages(redis)
+    if (afterOutage.pending) return Promise.resolve(null)
     if (unadvanced.has(tenantId)) {
       advanceAgain(redis, tenantId)
       return Promise.resolve(null)
@@ -185,7 +222,7 @@ export function generationCounter(kind: 'article' | 'event', reportRedisDown: (e
     keyOf,
     localValue: (tenantId) => local.get(tenantId) ?? 0,
     // Not read beside a decision while an advance is lost: current() says so.
-    redisKey: (tenantId) => (getRedis() && !unadvanced.has(tenantId) ? keyOf(tenantId) : undefined),
+    redisKey: (tenantId) => (getRedis() && !unadvanced.has(tenantId) && !afterOutage.pending ? keyOf(tenantId) : undefined),
     // Not async, as are neither of the functions it calls for a busy newsroom: every cached read
     // asks, and an async frame made a promise of its own and waited on the shared one in turns.
     current(tenantId) {
@@ -203,6 +240,7 @@ export function generationCounter(kind: 'article' | 'event', reportRedisDown: (e
         for (const tenantId of tenants) local.set(tenantId, (local.get(tenantId) ?? 0) + 1)
         return
       }
+      watchOutages(redis)
       // Single commands, not an explicit pipeline: the client pipelines commands of one tick itself
       // (lib/redis.ts), and an explicit pipeline could overtake single commands still queued there.
       // By its SHA (defined once per client, lib/api/sliding-window.ts), not its text every write.
