@@ -1,9 +1,5 @@
-import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
-import { closedPort, startOwnRedis } from '../support/own-redis.ts'
-import { spawnApiServer, type SpawnedApiServer } from '../support/spawn-api-server.ts'
-import { killedBetweenCommitAndAnswer } from '../support/killed-after-commit.ts'
+import { describe, expect, it } from 'vitest'
+import { bearer, killedAfterCommitFixture, sendJson } from '../support/killed-after-commit.ts'
 
 // break80 (helper-80): two instances share PostgreSQL and a Redis. A wire feed's bulk import,
 // sent with an Idempotency-Key to the first instance, updates an article the second instance has
@@ -16,69 +12,34 @@ import { killedBetweenCommitAndAnswer } from '../support/killed-after-commit.ts'
 // outdated). It showed the article as it was before, for up to the cache's 30 s: a recovered
 // change returns its recorded result without advancing the generations (lib/events/commit-change.ts).
 
-const headers = (token: string, extra: Record<string, string> = {}) => ({ Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...extra })
-
-async function send(url: string, init: RequestInit = {}): Promise<{ status: number; body: any; headers: Headers }> {
-  const response = await fetch(url, { ...init, signal: AbortSignal.timeout(20_000) })
-  const text = await response.text()
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined }
-}
-
-let newsroom: TestTenant
-let redis: Awaited<ReturnType<typeof startOwnRedis>>
-let redisPid: number
-let first: SpawnedApiServer
-let second: SpawnedApiServer
-let monitor: pg.Client
-let serverEnv: Record<string, string>
-
-beforeAll(async () => {
-  redis = await startOwnRedis(await closedPort())
-  redisPid = Number(/process_id:(\d+)/.exec(await redis.client.info('server'))![1])
-  newsroom = await createTestTenant({ plan: 'enterprise' })
-  serverEnv = { REDIS_URL: redis.url, RATE_LIMIT_KEY_PREFIX: `break80-import:${Date.now()}`, IDEMPOTENCY_LEASE_MS: '2000' }
-  second = await spawnApiServer(process.env.DATABASE_URL!, { env: serverEnv })
-  monitor = new pg.Client({ connectionString: process.env.DATABASE_URL })
-  await monitor.connect()
-})
-afterAll(async () => {
-  try {
-    process.kill(redisPid, 'SIGCONT')
-  } catch {
-    // already gone
-  }
-  await Promise.all([first?.stop(), second?.stop()])
-  await redis?.stop()
-  await monitor?.end()
-})
+const instances = killedAfterCommitFixture('break80-import')
+const headers = bearer
+const send = sendJson
 
 describe('a bulk import whose instance was killed after its commit, retried with its Idempotency-Key on another instance (break80)', () => {
   it('is shown by that instance once the retry acknowledges it', async () => {
-    const token = await newsroom.token(['articles:read', 'articles:write'], 'editor')
+    const token = await instances.newsroom.token(['articles:read', 'articles:write'], 'editor')
     const importOf = (externalId: string, headline: string) => JSON.stringify({ articles: [{ external_id: externalId, headline, lede: 'Wire lede', body: '<p>Wire copy.</p>' }] })
-    const { prepared: story, key } = await killedBetweenCommitAndAnswer({
-      redisPid,
-      monitor,
-      spawn: async () => (first = await spawnApiServer(process.env.DATABASE_URL!, { env: serverEnv })),
+    const { prepared: story, key } = await instances.killed(
       // A story the second instance has read a few times, so that it keeps its answer (from the second ask).
-      prepare: async () => {
+      async () => {
         const externalId = `break80-wire-${Date.now()}`
-        const created = await send(`${second.url}/v1/articles/bulk`, { method: 'POST', headers: headers(token), body: importOf(externalId, 'Wire story, first take') })
+        const created = await send(`${instances.second.url}/v1/articles/bulk`, { method: 'POST', headers: headers(token), body: importOf(externalId, 'Wire story, first take') })
         expect(created.status).toBe(200)
         expect(created.body).toMatchObject({ created: 1 })
         const path = `/v1/articles/${created.body.results[0].article_id}`
-        for (let i = 0; i < 4; i++) expect((await send(`${second.url}${path}`, { headers: headers(token) })).body.headline).toBe('Wire story, first take')
+        for (let i = 0; i < 4; i++) expect((await send(`${instances.second.url}${path}`, { headers: headers(token) })).body.headline).toBe('Wire story, first take')
         return { externalId, path }
       },
-      send: (server, { externalId }, key) => send(`${server.url}/v1/articles/bulk`, { method: 'POST', headers: headers(token, { 'Idempotency-Key': key }), body: importOf(externalId, 'Wire story, corrected') }),
-    })
+      (server, { externalId }, key) => send(`${server.url}/v1/articles/bulk`, { method: 'POST', headers: headers(token, { 'Idempotency-Key': key }), body: importOf(externalId, 'Wire story, corrected') }),
+    )
 
-    const retry = await send(`${second.url}/v1/articles/bulk`, { method: 'POST', headers: headers(token, { 'Idempotency-Key': key }), body: importOf(story.externalId, 'Wire story, corrected') })
+    const retry = await send(`${instances.second.url}/v1/articles/bulk`, { method: 'POST', headers: headers(token, { 'Idempotency-Key': key }), body: importOf(story.externalId, 'Wire story, corrected') })
     expect(retry.status, JSON.stringify(retry.body)).toBe(200)
     expect(retry.body).toMatchObject({ created: 0, updated: 1, failed: 0 })
     expect(retry.headers.get('idempotent-replayed')).toBe('true')
 
-    const read = await send(`${second.url}${story.path}`, { headers: headers(token) })
+    const read = await send(`${instances.second.url}${story.path}`, { headers: headers(token) })
     expect(read.body.headline).toBe('Wire story, corrected')
   })
 })

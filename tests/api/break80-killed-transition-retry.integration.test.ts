@@ -1,9 +1,5 @@
-import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
-import { closedPort, startOwnRedis } from '../support/own-redis.ts'
-import { spawnApiServer, type SpawnedApiServer } from '../support/spawn-api-server.ts'
-import { killedBetweenCommitAndAnswer } from '../support/killed-after-commit.ts'
+import { describe, expect, it } from 'vitest'
+import { bearer, killedAfterCommitFixture, sendJson } from '../support/killed-after-commit.ts'
 
 // break80 (helper-80): two instances share PostgreSQL and a Redis. An editor moves a draft to
 // in-review with an Idempotency-Key through the first instance; the move commits (with its result
@@ -16,57 +12,20 @@ import { killedBetweenCommitAndAnswer } from '../support/killed-after-commit.ts'
 // as it is now (transition-article.ts, assertMoveAllowed) before commitChange would have returned
 // the recorded result, so the key the client holds can never tell it what happened.
 
-const headers = (token: string, extra: Record<string, string> = {}) => ({ Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...extra })
-
-async function send(url: string, init: RequestInit = {}): Promise<{ status: number; body: any; headers: Headers }> {
-  const response = await fetch(url, { ...init, signal: AbortSignal.timeout(20_000) })
-  const text = await response.text()
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined }
-}
-
-let newsroom: TestTenant
-let redis: Awaited<ReturnType<typeof startOwnRedis>>
-let redisPid: number
-let first: SpawnedApiServer
-let second: SpawnedApiServer
-let monitor: pg.Client
-let serverEnv: Record<string, string>
-
-beforeAll(async () => {
-  redis = await startOwnRedis(await closedPort())
-  redisPid = Number(/process_id:(\d+)/.exec(await redis.client.info('server'))![1])
-  newsroom = await createTestTenant({ plan: 'enterprise' })
-  serverEnv = { REDIS_URL: redis.url, RATE_LIMIT_KEY_PREFIX: `break80-transition:${Date.now()}`, IDEMPOTENCY_LEASE_MS: '2000' }
-  second = await spawnApiServer(process.env.DATABASE_URL!, { env: serverEnv })
-  monitor = new pg.Client({ connectionString: process.env.DATABASE_URL })
-  await monitor.connect()
-})
-afterAll(async () => {
-  try {
-    process.kill(redisPid, 'SIGCONT')
-  } catch {
-    // already gone
-  }
-  await Promise.all([first?.stop(), second?.stop()])
-  await redis?.stop()
-  await monitor?.end()
-})
-
-const spawnFirst = async () => (first = await spawnApiServer(process.env.DATABASE_URL!, { env: serverEnv }))
+const instances = killedAfterCommitFixture('break80-transition')
+const headers = bearer
+const send = sendJson
 
 describe('a transition whose instance was killed after its commit, retried with its Idempotency-Key on another instance (break80)', () => {
   it('answers the retry with the committed move, not a refusal', async () => {
-    const token = await newsroom.token(['articles:read', 'articles:write'], 'editor')
+    const token = await instances.newsroom.token(['articles:read', 'articles:write'], 'editor')
     const body = JSON.stringify({ to_state: 'in-review' })
-    const { prepared: created, key } = await killedBetweenCommitAndAnswer({
-      redisPid,
-      monitor,
-      spawn: spawnFirst,
-      prepare: async () => (await send(`${second.url}/v1/articles`, { method: 'POST', headers: headers(token), body: JSON.stringify({ headline: 'Before the edit' }) })).body,
-      send: (server, article, key) => send(`${server.url}/v1/articles/${article.article_id}/transitions`, { method: 'POST', headers: headers(token, { 'Idempotency-Key': key }), body }),
-    })
+    const { prepared: created, key } = await instances.killed(
+      async () => (await send(`${instances.second.url}/v1/articles`, { method: 'POST', headers: headers(token), body: JSON.stringify({ headline: 'Before the edit' }) })).body,
+      (server, article, key) => send(`${server.url}/v1/articles/${article.article_id}/transitions`, { method: 'POST', headers: headers(token, { 'Idempotency-Key': key }), body }),
+    )
 
-    const retry = await send(`${second.url}/v1/articles/${created.article_id}/transitions`, { method: 'POST', headers: headers(token, { 'Idempotency-Key': key }), body })
+    const retry = await send(`${instances.second.url}/v1/articles/${created.article_id}/transitions`, { method: 'POST', headers: headers(token, { 'Idempotency-Key': key }), body })
     expect(retry.status, JSON.stringify(retry.body)).toBe(200)
     expect(retry.body.status).toBe('in-review')
     expect(retry.headers.get('idempotent-replayed')).toBe('true')
@@ -75,18 +34,15 @@ describe('a transition whose instance was killed after its commit, retried with 
   })
 
   it('answers the retry of a move pinned to the version it saw (If-Match, expected_state) with the move, not a 412', async () => {
-    const token = await newsroom.token(['articles:read', 'articles:write'], 'editor')
+    const token = await instances.newsroom.token(['articles:read', 'articles:write'], 'editor')
     const body = JSON.stringify({ to_state: 'in-review', expected_state: 'draft' })
     const pinned = (version: number) => headers(token, { 'If-Match': `"${version}"` })
-    const { prepared: created, key } = await killedBetweenCommitAndAnswer({
-      redisPid,
-      monitor,
-      spawn: spawnFirst,
-      prepare: async () => (await send(`${second.url}/v1/articles`, { method: 'POST', headers: headers(token), body: JSON.stringify({ headline: 'Pinned move' }) })).body,
-      send: (server, article, key) => send(`${server.url}/v1/articles/${article.article_id}/transitions`, { method: 'POST', headers: { ...pinned(article.version), 'Idempotency-Key': key }, body }),
-    })
+    const { prepared: created, key } = await instances.killed(
+      async () => (await send(`${instances.second.url}/v1/articles`, { method: 'POST', headers: headers(token), body: JSON.stringify({ headline: 'Pinned move' }) })).body,
+      (server, article, key) => send(`${server.url}/v1/articles/${article.article_id}/transitions`, { method: 'POST', headers: { ...pinned(article.version), 'Idempotency-Key': key }, body }),
+    )
 
-    const path = `${second.url}/v1/articles/${created.article_id}/transitions`
+    const path = `${instances.second.url}/v1/articles/${created.article_id}/transitions`
     const retry = await send(path, { method: 'POST', headers: { ...pinned(created.version), 'Idempotency-Key': key }, body })
     expect(retry.status, JSON.stringify(retry.body)).toBe(200)
     expect(retry.body.status).toBe('in-review')
