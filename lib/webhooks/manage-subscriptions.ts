@@ -4,7 +4,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '.
 import { createId } from '../ids.ts'
 import { assertCan } from '../auth/permissions.ts'
 import type { Actor } from '../tenancy/actor.ts'
-import type { ChangeTransaction } from '../events/commit-change.ts'
+import { commitChange, type ChangeTransaction } from '../events/commit-change.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import { encryptSecret } from '../security/secret-box.ts'
 import { checkWebhookUrl } from './url-safety.ts'
@@ -50,7 +50,9 @@ export async function createWebhook(actor: Actor, input: CreateWebhookInput): Pr
   if (!ownerId) throw new ForbiddenError('A webhook subscription needs a person as its owner; the system cannot create one.')
   await assertSafeUrl(input.url)
   await assertOwnDepartments(actor.tenant.id, input.department_ids)
-  return tenantDb(actor.tenant.id).$transaction(async (tx) => {
+  // Through commitChange, which records the subscription on the request's Idempotency-Key in the
+  // same transaction: a retry after a crash past the commit answers with it, not a second one.
+  return commitChange(tenantDb(actor.tenant.id), actor.tenant.id, async (tx) => {
     await assertRoomForSubscription(tx, actor.tenant.id)
     const subscription = await tx.webhookSubscription.create({
       data: { id: createId('whk'), tenantId: actor.tenant.id, url: input.url, events: input.events, ...filterData(input), secretEncrypted: encryptSecret(input.secret), ownerId },

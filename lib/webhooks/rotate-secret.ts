@@ -6,6 +6,7 @@ import type { Actor } from '../tenancy/actor.ts'
 import { tenantDb } from '../tenancy/tenant-db.ts'
 import { decryptSecret, encryptSecret } from '../security/secret-box.ts'
 import { getWebhook } from './manage-subscriptions.ts'
+import { commitChange } from '../events/commit-change.ts'
 
 /** How long the secret a rotation replaced keeps signing beside the new one. */
 export const secretOverlapMs = 24 * 3_600_000
@@ -39,12 +40,17 @@ export function signingSecrets(subscription: Pick<WebhookSubscription, 'secretEn
 export async function rotateWebhookSecret(actor: Actor, webhookId: string, now = new Date()): Promise<{ subscription: WebhookSubscription; secret: string }> {
   const current = await getWebhook(actor, webhookId)
   const secret = generateWebhookSecret()
+  const encrypted = encryptSecret(secret)
   const previousSecretExpiresAt = new Date(now.getTime() + secretOverlapMs)
-  const subscription = await tenantDb(actor.tenant.id).$transaction(async (tx) => {
+  // Through commitChange, which records the rotated subscription on the request's Idempotency-Key
+  // in the same transaction: a retry after a crash past the commit answers with the secret made
+  // then (read back from the subscription), where it rotated again, ending the overlap of the
+  // secret the receiver still had.
+  const subscription = await commitChange(tenantDb(actor.tenant.id), actor.tenant.id, async (tx) => {
     // Guarded by the secret read above, so two rotations at once cannot both claim the same predecessor.
     const [updated] = await tx.webhookSubscription.updateManyAndReturn({
       where: { id: webhookId, secretEncrypted: current.secretEncrypted },
-      data: { secretEncrypted: encryptSecret(secret), previousSecretEncrypted: current.secretEncrypted, previousSecretExpiresAt },
+      data: { secretEncrypted: encrypted, previousSecretEncrypted: current.secretEncrypted, previousSecretExpiresAt },
     })
     if (!updated) {
       if (!(await tx.webhookSubscription.findUnique({ where: { id: webhookId } }))) throw new NotFoundError('webhook', webhookId)
@@ -60,5 +66,5 @@ export async function rotateWebhookSecret(actor: Actor, webhookId: string, now =
     })
     return updated
   })
-  return { subscription, secret }
+  return { subscription, secret: subscription.secretEncrypted === encrypted ? secret : decryptSecret(subscription.secretEncrypted) }
 }
