@@ -23,7 +23,7 @@ export type IdempotentUnit = {
   /**
    * The version of the article the change now being made was judged against (its workflow,
    * its state, its pin), recorded with the change's result: a retry that recovers the change
-   * judges that version again, not the article its own change made (judgingArticle).
+   * judges that version again, not the article its own change made (judgingVersion).
    */
   judging?: unknown
 }
