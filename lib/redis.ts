@@ -170,9 +170,14 @@ function failFastWhileStalled(client: Redis): void {
   const probe = () => {
     const ping = new Command('ping', [], { replyEncoding: 'utf8' })
     void send(ping)
-    // Any answer (an error reply too) means Redis answers; a connection that dropped hands over
-    // to the client's own reconnecting, whose state every caller reads.
-    ping.promise.then(answered, (error: Error) => (error.message === timedOut && client.status === 'ready' ? probe() : answered()))
+    // Any answer (an error reply too) means Redis answers. A connection that dropped meanwhile
+    // ends the stall without an answer: the client's own reconnecting takes over, and its 'ready'
+    // is the answer then.
+    ping.promise.then(answered, (error: Error) => {
+      if (client.status !== 'ready') stalled = false
+      else if (error.message === timedOut) probe()
+      else answered()
+    })
   }
   client.sendCommand = ((command: Command, stream?: Parameters<Redis['sendCommand']>[1]) => {
     if (stalled) {
