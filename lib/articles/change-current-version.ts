@@ -52,7 +52,7 @@ export async function changeCurrentVersion<Result>(
   // the change as already made (break80).
   const judged = recoveredJudgedVersion()
   if (judged !== undefined) {
-    const result = await apply(revivedArticle(judged))
+    const result = await apply(judged as Article)
     if (result !== undefined) return result
   }
   for (let attempt = 1; ; attempt++) {
@@ -68,13 +68,6 @@ export async function changeCurrentVersion<Result>(
     if (expectedVersion !== undefined) throw await staleVersionRefusal((await readArticle(tenantId, articleId)).article, expectedVersion)
     if (attempt >= maxBlindRounds) throw new ConflictError('concurrent_update', 'The article is being changed by others right now; retry in a moment.')
   }
-}
-
-/** An article recorded as JSON (recoveredJudgedVersion) as it was read: its instants Dates again. */
-function revivedArticle(recorded: unknown): Article {
-  const article = recorded as Record<string, unknown>
-  const instant = (value: unknown) => (typeof value === 'string' ? new Date(value) : (value as Date | null))
-  return { ...article, publishedAt: instant(article.publishedAt), scheduledPublishAt: instant(article.scheduledPublishAt), createdAt: instant(article.createdAt), updatedAt: instant(article.updatedAt) } as Article
 }
 
 /** The article as it is now, with its live edit lease (one statement). */

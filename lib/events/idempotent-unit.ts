@@ -62,14 +62,14 @@ export function recoveredOutcome(unit: IdempotentUnit): { value: unknown } | und
  * request retries, under its Idempotency-Key, a first attempt whose change committed (and which
  * recorded that version): the retry must judge what the first attempt judged. Judged against
  * the article as the first attempt's own change left it, a move was refused as a move to the
- * state it was already in (409, stored on the key) instead of answered (break80). As JSON: the
- * caller revives its fields.
+ * state it was already in (409, stored on the key) instead of answered (break80). Revived as
+ * recorded results are (its instants Dates again).
  */
 export function recoveredJudgedVersion(): unknown {
   const unit = idempotentUnit()
   if (!unit || unit.committed >= unit.recovered.length) return undefined
   const recorded = unit.recovered[unit.committed]
-  return isJudged(recorded) ? recorded[judgedMark] : undefined
+  return isJudged(recorded) ? revive(recorded[judgedMark]) : undefined
 }
 
 /** Runs `work` (which commits one change, commitChange) noting the version it judges, to be recorded with the change's result. */
