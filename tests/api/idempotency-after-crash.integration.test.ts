@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { claimIdempotencyKey, requestFingerprint } from '../../lib/api/idempotency.ts'
 import { importArticles } from '../../lib/articles/bulk-import.ts'
 import { db } from '../../lib/db/client.ts'
-import { runAsIdempotentUnit } from '../../lib/events/idempotent-unit.ts'
+import { crashedClaim } from '../support/crashed-claim.ts'
 import { apiClient } from '../support/api-client.ts'
 import { startApiServer } from '../support/api-server.ts'
 import { createTestTenant, type TestTenant } from '../support/fixtures.ts'
@@ -32,9 +31,7 @@ async function createdEvents(ids: string[]): Promise<number> {
 
 /** What a crashed instance leaves: the key claimed by it and, if `commit`, the import committed — and no answer. */
 async function crashMidImport(key: string, body: ReturnType<typeof bulk>, commit: boolean): Promise<void> {
-  const claim = await claimIdempotencyKey(tokenId, key, requestFingerprint('POST', '/v1/articles/bulk', body))
-  if (!('claimed' in claim)) throw new Error('expected a fresh claim')
-  if (commit) await runAsIdempotentUnit({ tokenId, key, claimId: claim.claimId, recovered: [], committed: 0 }, () => importArticles(newsroom.actor('editor'), body.articles, { tokenScopes: ['articles:write', 'media:write'] }))
+  await crashedClaim(tokenId, key, '/v1/articles/bulk', body, commit ? () => importArticles(newsroom.actor('editor'), body.articles, { tokenScopes: ['articles:write', 'media:write'] }) : undefined)
 }
 
 describe('Idempotency-Key after the instance holding it crashed', () => {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { claimIdempotencyKey, requestFingerprint } from '../../lib/api/idempotency.ts'
 import { db } from '../../lib/db/client.ts'
-import { runAsIdempotentUnit } from '../../lib/events/idempotent-unit.ts'
+import { crashedClaim } from '../support/crashed-claim.ts'
 import { createWebhook } from '../../lib/webhooks/manage-subscriptions.ts'
 import { rotateWebhookSecret } from '../../lib/webhooks/rotate-secret.ts'
 import { decryptSecret } from '../../lib/security/secret-box.ts'
@@ -29,12 +28,7 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-/** What a crashed instance leaves: the key claimed by it and `work` committed under it, and no answer. */
-async function crashAfterCommit<T>(key: string, path: string, body: unknown, work: () => Promise<T>): Promise<T> {
-  const claim = await claimIdempotencyKey(tokenId, key, requestFingerprint('POST', path, body))
-  if (!('claimed' in claim)) throw new Error('expected a fresh claim')
-  return runAsIdempotentUnit({ tokenId, key, claimId: claim.claimId, recovered: [], committed: 0 }, work)
-}
+const crashAfterCommit = async <T>(key: string, path: string, body: unknown, work: () => Promise<T>): Promise<T> => (await crashedClaim(tokenId, key, path, body, work))!
 
 const subscriptionsAt = (url: string) => db.webhookSubscription.findMany({ where: { tenantId: newsroom.tenant.id, url } })
 
