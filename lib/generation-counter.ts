@@ -1,7 +1,7 @@
 import { Command, type Redis } from 'ioredis'
 import { changesCommitted } from './db/read-routing.ts'
 import { processSingleton } from './process-singleton.ts'
-import { firstConnectionSettled, getRedis, onAnsweringAgain } from './redis.ts'
+import { firstConnectionSettled, getRedis, onAnsweringAgain, sendEvenWhileStalled } from './redis.ts'
 import { withDefinedCommands } from './api/sliding-window.ts'
 
 /**
@@ -84,6 +84,10 @@ type GenerationReads = {
 export function generationCounter(kind: 'article' | 'event', reportRedisDown: (error: Error) => void): GenerationCounter {
   const local = processSingleton(`${kind}-generation`, () => new Map<string, number>())
   const keyOf = (tenantId: string) => `newsroom:${kind}-generation:${tenantId}`
+  // A change's advance is sent even while Redis stalls (lib/redis.ts): its writer is answered
+  // after it, and a stall shorter than the command timeout must not lose it (break81).
+  const keyPrefix = keyOf('')
+  sendEvenWhileStalled((command) => (command.name === 'evalsha' || command.name === 'eval') && command.args.some((arg) => typeof arg === 'string' && arg.startsWith(keyPrefix)))
   // Per newsroom: the read sent and not yet answered, and the one that waits for it (see current).
   const reads = new Map<string, GenerationReads>()
   // Newsrooms whose advance Redis did not take (down, or too slow) after their change committed
