@@ -1,5 +1,5 @@
 import exifr from 'exifr'
-import sharp, { type Metadata } from './sharp.ts'
+import { loadSharp, type Metadata } from './sharp.ts'
 import { DomainError } from '../errors.ts'
 import type { AcceptedContentType } from './media-limits.ts'
 
@@ -30,6 +30,7 @@ export type ImageFacts = { width: number; height: number }
  * the header before any pixel is decoded), is a 422 at upload rather than a broken rendition later.
  */
 export async function checkImage(file: string, maxPixels: number): Promise<ImageFacts> {
+  const sharp = await loadSharp()
   let meta: Metadata
   try {
     meta = await sharp(file, { limitInputPixels: false }).metadata()

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream'
-import sharp from './sharp.ts'
+import { loadSharp } from './sharp.ts'
 import type { Media } from '../db/generated/client.ts'
 import { db } from '../db/client.ts'
 import { withImageSlot } from './image-gate.ts'
@@ -77,6 +77,7 @@ export async function renderImage(source: Readable | Buffer | string, size: { wi
   // autoOrient at load: the image is upright before anything else, so the crop box (computed on
   // the upright size the record keeps) lands where the focal point was set.
   const options = { limitInputPixels: mediaMaxPixels(), sequentialRead: true, autoOrient: true }
+  const sharp = await loadSharp()
   let pipeline = input === undefined ? sharp(options) : sharp(input, options)
   if (!input) (source as Readable).pipe(pipeline)
   if (spec.crop) {
