@@ -1,4 +1,5 @@
 import type Sharp from 'sharp'
+import { processSingleton } from '../process-singleton.ts'
 
 /**
  * sharp as the media library uses it: every module that decodes images loads it from here,
@@ -17,14 +18,13 @@ import type Sharp from 'sharp'
  * deleted but mapped) until 20 later files pushed it out. Measured on the built server with 16
  * concurrent 19 MB uploads: 7 such mappings, 133 MB of the 443 MB peak.
  */
-let loading: Promise<typeof Sharp> | undefined
-
 export function loadSharp(): Promise<typeof Sharp> {
-  loading ??= import('sharp').then(({ default: sharp }) => {
-    sharp.cache(false)
-    return sharp
-  })
-  return loading
+  return processSingleton('sharp, loaded with its settings', () =>
+    import('sharp').then(({ default: sharp }) => {
+      sharp.cache(false)
+      return sharp
+    }),
+  )
 }
 
 export type { Metadata } from 'sharp'

@@ -25,7 +25,6 @@ const perCopyIsHarmless: Record<string, string> = {
   'lib/auth/portal-request-actor.ts': 'the session key derived from the secret: every copy derives the same',
   'lib/events/queue-hand-off.ts': 'the batch being handed to the queue: each copy batches its own writes',
   'lib/ids.ts': 'a pool of random bytes for ids',
-  'lib/media/sharp.ts': 'the loading of sharp, once per copy: a module Node loads once per process whoever imports it',
   'lib/db/prepared-query.ts': 'each connection\'s statement-name suffix: a second copy gives a connection a second suffix and prepares its statements once more under it',
   'lib/server/node-http.ts': 'the security headers made from the environment, memoised',
   'lib/server/host-header.ts': 'the last Host header found valid, memoised: every copy judges a Host alike',
