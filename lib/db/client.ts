@@ -5,6 +5,7 @@ import { embeddedDatabaseUrl } from './embedded-config.ts'
 import { processSingleton } from '../process-singleton.ts'
 import { hearConnectionErrors } from './heard-errors.ts'
 import { installFastTypeParsers } from './fast-type-parsers.ts'
+import { loadQueryCompilerFromFile } from './query-compiler-wasm.ts'
 
 export type Database = PrismaClient
 
@@ -25,7 +26,10 @@ function connect(connectionString: string): Connections {
   // A checked-out connection the server cuts must not end the process either.
   hearConnectionErrors(pool)
   const adapter = new PrismaPg(pool, { disposeExternalPool: true })
-  return { db: new PrismaClient({ adapter }), pool }
+  const db = new PrismaClient({ adapter })
+  // Before its first query, which loads the query compiler (query-compiler-wasm.ts says why).
+  loadQueryCompilerFromFile(db)
+  return { db, pool }
 }
 
 // One pool per process and database, shared by every copy of this module (see process-singleton.ts).
